@@ -1,0 +1,105 @@
+#pragma once
+/// The recording's data model: plain values shared by the writer, the reader and the analyses.
+/// Enum values equal the CoreCLR profiling API's where one exists (format-spec.md §5).
+
+#include <cstdint>
+#include <string_view>
+
+namespace gcsnap {
+
+/// COR_PRF_GC_ROOT_KIND.
+enum class RootKind : uint8_t { Other = 0, Stack = 1, Finalizer = 2, Handle = 3 };
+
+/// COR_PRF_GC_ROOT_FLAGS bits.
+namespace root_flags {
+inline constexpr uint8_t kPinning = 0x1;
+inline constexpr uint8_t kWeakRef = 0x2;
+inline constexpr uint8_t kInterior = 0x4;
+inline constexpr uint8_t kRefCounted = 0x8;
+inline constexpr uint8_t kAll = 0xF;
+}  // namespace root_flags
+
+/// COR_PRF_GC_GENERATION plus the two values gcsnap adds.
+enum class Generation : uint8_t {
+  Gen0 = 0,
+  Gen1 = 1,
+  Gen2 = 2,
+  LargeObjectHeap = 3,
+  PinnedObjectHeap = 4,
+  NonGcHeap = 5,   ///< frozen objects (.NET 8+): string literals, RuntimeType objects
+  Unknown = 0xFF,  ///< the address is in no recorded range
+};
+
+/// COR_PRF_GC_REASON.
+enum class GcReason : uint8_t { Other = 0, Induced = 1 };
+
+/// Why the recorder took (or did not take) a heap walk at this GC.
+enum class SnapshotTrigger : uint8_t {
+  None = 0,       ///< no heap walk
+  Policy = 1,     ///< the snapshot policy selected this GC
+  OnDemand = 2,   ///< `gcsnap snapshot PID` or the signal
+  Always = 3,     ///< every-GC policy
+};
+
+/// Bits of GcInfo::generations_collected: bit g set means generation g was collected.
+inline constexpr uint8_t kGenBit(Generation g) { return static_cast<uint8_t>(1u << static_cast<unsigned>(g)); }
+
+/// One GC's header facts (format-spec.md §6.2).
+struct GcInfo {
+  uint64_t gc_number = 0;            ///< 1-based count of GCs the recorder saw
+  uint8_t generations_collected = 0; ///< bitmask over Gen0..PinnedObjectHeap
+  GcReason reason = GcReason::Other;
+  bool compacted = false;            ///< MovedReferences were reported
+  SnapshotTrigger trigger = SnapshotTrigger::None;
+  uint64_t start_time_ns = 0;        ///< CLOCK_REALTIME at GarbageCollectionStarted
+  uint64_t end_time_ns = 0;          ///< CLOCK_REALTIME at GarbageCollectionFinished
+  uint32_t runtime_gc_index = 0;     ///< reserved for the runtime's own GC count (0 = unknown)
+
+  /// Return the highest generation collected (0..2), as users name a GC.
+  int condemned_generation() const noexcept {
+    if (generations_collected & 0x4) return 2;
+    if (generations_collected & 0x2) return 1;
+    return 0;
+  }
+};
+
+/// One range of a generation (COR_PRF_GC_GENERATION_RANGE). With regions there are many.
+struct GenerationRange {
+  Generation generation = Generation::Gen0;
+  uint64_t start = 0;
+  uint64_t length = 0;           ///< bytes in use
+  uint64_t reserved_length = 0;  ///< bytes reserved
+};
+
+/// What the recorder had to drop at one GC, so that readers can say so.
+struct DropCounts {
+  uint64_t roots = 0;
+  uint64_t ranges = 0;
+  uint64_t objects = 0;
+  uint64_t references = 0;
+  uint32_t reasons = 0;  ///< DropReason bits
+  bool any() const noexcept { return roots || ranges || objects || references || reasons; }
+};
+
+namespace drop_reason {
+inline constexpr uint32_t kMemoryLimit = 0x1;   ///< the recorder's memory budget was hit
+inline constexpr uint32_t kWriterBehind = 0x2;  ///< the writer thread could not keep up
+inline constexpr uint32_t kHeapWalkAborted = 0x4;  ///< the heap walk was stopped early
+inline constexpr uint32_t kTypeUnresolved = 0x8;   ///< some type names could not be resolved
+}  // namespace drop_reason
+
+/// A type the recording names. Ids are dense, 1-based; 0 means "unknown type".
+struct TypeRecord {
+  uint32_t id = 0;
+  uint64_t class_id = 0;         ///< the runtime's ClassID (diagnostic only)
+  std::string_view name;         ///< full name: namespaces, nesting with '+', generic args, arrays
+  std::string_view module;       ///< module file name, empty if unknown
+};
+
+/// A method the recording names: stack roots carry FunctionIDs as root ids.
+struct MethodRecord {
+  uint64_t function_id = 0;
+  std::string_view name;  ///< "Namespace.Type.Method"
+};
+
+}  // namespace gcsnap

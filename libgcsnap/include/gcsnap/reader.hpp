@@ -1,0 +1,141 @@
+#pragma once
+/// The reader: maps a recording, lists its GCs without decompressing anything, and decodes a
+/// GC's sections only when asked. Every failure is a Status with a pinned code and an offset.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gcsnap/model.hpp"
+#include "gcsnap/status.hpp"
+
+namespace gcsnap {
+
+/// Caps a reader enforces before it allocates (format-spec.md §8).
+struct ReaderLimits {
+  uint64_t max_section_decoded_bytes = 1ull << 30;  ///< one chunk, decoded
+  uint64_t max_gc_decoded_bytes = 16ull << 30;      ///< all sections of one GC, decoded
+  uint64_t max_blocks = 1u << 24;
+  uint64_t max_name_bytes = 1u << 16;               ///< one type or method name
+};
+
+/// How the file ends, as found when it was opened.
+enum class FileEnd : uint8_t {
+  Complete = 0,    ///< index and trailer present and valid
+  NoIndex = 1,     ///< all blocks complete, but the writer never wrote the index
+  Truncated = 2,   ///< the last block is partial (the writer died mid-GC); it was ignored
+  Corrupt = 3,     ///< a block header is damaged; reading stopped there
+};
+
+std::string_view file_end_name(FileEnd end) noexcept;
+
+/// One GC as listed by the block header scan or the index: no decompression needed.
+struct GcEntry {
+  GcInfo info;
+  uint64_t block_offset = 0;     ///< file offset of the block
+  uint64_t block_size = 0;       ///< bytes on disk
+  uint64_t root_count = 0;
+  uint64_t surviving_range_count = 0;
+  uint64_t moved_range_count = 0;
+  uint64_t object_count = 0;
+  uint64_t reference_count = 0;
+  uint64_t new_type_count = 0;
+  uint64_t new_method_count = 0;
+  uint64_t generation_range_count = 0;
+  DropCounts drops;
+  bool has_heap_walk() const noexcept { return info.trigger != SnapshotTrigger::None; }
+};
+
+struct RootTable {
+  std::vector<uint64_t> object_ids;
+  std::vector<RootKind> kinds;
+  std::vector<uint8_t> flags;
+  std::vector<uint64_t> root_ids;
+  size_t size() const noexcept { return object_ids.size(); }
+};
+
+struct RangeTable {
+  std::vector<uint64_t> surviving_starts, surviving_lengths;
+  std::vector<uint64_t> moved_old_starts, moved_new_starts, moved_lengths;
+};
+
+/// Objects of one heap walk, in address order, with their references in CSR form:
+/// targets of object i are reference_targets[reference_offsets[i] .. reference_offsets[i+1]).
+struct ObjectTable {
+  std::vector<uint64_t> addresses;
+  std::vector<uint32_t> type_ids;
+  std::vector<uint64_t> sizes;
+  std::vector<Generation> generations;
+  std::vector<uint64_t> reference_offsets;  ///< size() + 1 entries
+  std::vector<uint64_t> reference_targets;  ///< addresses, as the runtime reported them
+  size_t size() const noexcept { return addresses.size(); }
+};
+
+/// Types and methods defined by the blocks up to a GC. Views point into owned storage.
+class NameTable {
+ public:
+  /// Return the type with this id, or nullptr.
+  const TypeRecord* find_type(uint32_t id) const noexcept;
+  /// Return the method with this FunctionID, or nullptr.
+  const MethodRecord* find_method(uint64_t function_id) const noexcept;
+  std::span<const TypeRecord> types() const noexcept { return types_; }
+  std::span<const MethodRecord> methods() const noexcept { return methods_; }
+  /// Return the type's name, or "<unknown type N>" style text kept in the table.
+  std::string_view type_name(uint32_t id) const noexcept;
+
+  // Filled by the reader.
+  std::vector<TypeRecord> types_;          ///< sorted by id
+  std::vector<MethodRecord> methods_;      ///< sorted by function_id
+  std::vector<std::unique_ptr<char[]>> storage_;
+};
+
+class Recording {
+ public:
+  /// Map FILE and scan it. A truncated or index-less file opens; end() says how it ends.
+  /// Errors: IoError, NotAGcsnapFile, UnsupportedVersion, UnknownRequiredFeature, Truncated
+  /// (shorter than the header), LimitExceeded.
+  static Result<std::unique_ptr<Recording>> open(const std::string& path, const ReaderLimits& limits = {});
+  /// Read from memory the caller keeps alive (tests, fuzzing). Same errors as open().
+  static Result<std::unique_ptr<Recording>> from_bytes(std::span<const std::byte> bytes,
+                                                       const ReaderLimits& limits = {});
+  ~Recording();
+  Recording(const Recording&) = delete;
+  Recording& operator=(const Recording&) = delete;
+
+  std::span<const GcEntry> gcs() const noexcept;
+  FileEnd end() const noexcept;
+  /// Offset of the first byte not part of a complete block (== file size when Complete).
+  uint64_t end_offset() const noexcept;
+  /// Error that stopped the scan, when end() is Truncated or Corrupt.
+  const Error& end_error() const noexcept;
+  uint64_t file_size() const noexcept;
+  uint16_t minor_version() const noexcept;
+
+  /// Return the index in gcs() of the GC with this number.
+  std::optional<size_t> find_gc(uint64_t gc_number) const noexcept;
+  /// Return the index of the last GC that has a heap walk.
+  std::optional<size_t> last_snapshot() const noexcept;
+
+  Result<std::vector<GenerationRange>> read_generation_bounds(size_t gc_index) const;
+  Result<RootTable> read_roots(size_t gc_index) const;
+  Result<RangeTable> read_ranges(size_t gc_index) const;
+  /// Errors: NoHeapWalk when the GC has none.
+  Result<ObjectTable> read_objects(size_t gc_index) const;
+  /// Types and methods declared by blocks 0..gc_index (inclusive).
+  Result<NameTable> read_names(size_t gc_index) const;
+  /// Decode and check every section of one GC (checksums, counts, invariants).
+  Status verify_gc(size_t gc_index) const;
+
+  struct Impl;
+
+ private:
+  explicit Recording(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gcsnap

@@ -1,0 +1,87 @@
+#pragma once
+/// The streaming writer: one file per recording, one block per GC, appended as the app runs.
+///
+/// Call order per GC: begin_gc, then any number of add_* batches in any interleaving, then
+/// end_gc. Columns are buffered up to WriterOptions::chunk_items and flushed as chunks
+/// (format-spec.md §6), so memory stays bounded whatever the heap size. close() writes the
+/// index and trailer; a writer that dies before close() leaves a file the reader recovers.
+/// No method throws; after any I/O error the writer is failed and every call returns it.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "gcsnap/model.hpp"
+#include "gcsnap/status.hpp"
+
+namespace gcsnap {
+
+struct WriterOptions {
+  int compression_level = 1;          ///< zstd level; 1 is the measured sweet spot
+  bool background_compression = true;///< compress and write on a thread of the writer's own
+  uint64_t chunk_items = 1u << 20;    ///< values per column chunk before it is flushed
+  uint64_t max_queued_bytes = 256ull << 20;  ///< raw bytes waiting for the background thread
+  bool sync_each_gc = false;          ///< fdatasync after every GC block
+};
+
+/// Counters the writer keeps, for summaries.
+struct WriterStats {
+  uint64_t gcs_written = 0;
+  uint64_t snapshots_written = 0;
+  uint64_t bytes_written = 0;   ///< bytes in the file so far
+  uint64_t raw_bytes = 0;       ///< uncompressed column bytes
+  DropCounts drops;             ///< summed over all GCs
+};
+
+class Writer {
+ public:
+  /// Create (truncate) FILE and write its header. Errors: IoError.
+  static Result<std::unique_ptr<Writer>> create(const std::string& path, const WriterOptions& options = {});
+  /// Take ownership of an open, writable file descriptor. Errors: IoError.
+  static Result<std::unique_ptr<Writer>> from_fd(int fd, const WriterOptions& options = {});
+
+  ~Writer();
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+  /// Start a GC block. info.compacted and end_time_ns may be completed in end_gc.
+  Status begin_gc(const GcInfo& info);
+  Status add_generation_bounds(std::span<const GenerationRange> ranges);
+  /// Append a batch of roots: four parallel columns of equal length. Errors: InvalidArgument.
+  Status add_roots(std::span<const uint64_t> object_ids, std::span<const uint8_t> kinds,
+                   std::span<const uint8_t> flags, std::span<const uint64_t> root_ids);
+  Status add_surviving_ranges(std::span<const uint64_t> starts, std::span<const uint64_t> lengths);
+  Status add_moved_ranges(std::span<const uint64_t> old_starts, std::span<const uint64_t> new_starts,
+                          std::span<const uint64_t> lengths);
+  /// Append objects in any order; reference_counts[i] targets of object i follow, in order,
+  /// in references (whose length must equal the sum of reference_counts).
+  Status add_objects(std::span<const uint64_t> addresses, std::span<const uint32_t> type_ids,
+                     std::span<const uint64_t> sizes, std::span<const uint8_t> generations,
+                     std::span<const uint32_t> reference_counts, std::span<const uint64_t> references);
+  /// Declare types first seen in this GC. Ids must not repeat across the recording.
+  Status add_types(std::span<const TypeRecord> types);
+  Status add_methods(std::span<const MethodRecord> methods);
+  /// Record data the caller dropped at this GC (added to the block's drop section).
+  Status add_drops(const DropCounts& drops);
+  /// Finish the GC block: final info (compacted, end time) replaces begin_gc's.
+  Status end_gc(const GcInfo& info);
+  /// Abandon an open GC block: nothing of it becomes readable.
+  Status abort_gc();
+
+  /// Wait until everything queued so far is in the file.
+  Status flush();
+  /// Flush, write the index and trailer, close the file. Idempotent.
+  Status close();
+
+  WriterStats stats() const;
+  bool is_failed() const noexcept;
+
+  struct Impl;
+
+ private:
+  explicit Writer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gcsnap

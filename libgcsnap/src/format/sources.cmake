@@ -1,0 +1,2 @@
+# Format sources: encoding, sections, writer, reader (format-spec.md).
+target_sources(gcsnap PRIVATE)

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Install what gcsnap needs on a fresh Debian machine. Quick and quiet when all is there.
+set -euo pipefail
+
+packages=(cmake g++ make pkg-config libzstd-dev libfmt-dev libcli11-dev catch2 libxxhash-dev
+          clang-14 libclang-rt-14-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if ! command -v dotnet >/dev/null 2>&1; then
+  echo "setup: warning: 'dotnet' is not on PATH; recording and the end-to-end tests need the .NET SDK" >&2
+fi

@@ -1,0 +1,15 @@
+// gcsnap record: placeholder until its issue lands; it says so instead of pretending.
+#include <CLI/CLI.hpp>
+
+#include "cli_error.hpp"
+#include "commands.hpp"
+
+namespace gcsnap::cli {
+
+void add_record_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("record", "(not implemented yet)");
+  cmd->allow_extras();
+  cmd->callback([] { throw CliError("'record' is not implemented yet", kExitUsage); });
+}
+
+}  // namespace gcsnap::cli

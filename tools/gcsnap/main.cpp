@@ -1,0 +1,50 @@
+// gcsnap: record .NET GC heaps and answer "why is this object alive, what changed?".
+
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include "cli_error.hpp"
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  using namespace gcsnap::cli;
+  CLI::App app{"gcsnap: record .NET GC heaps, find why objects stay alive, diff heaps"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "gcsnap 0.1.0");
+  add_record_command(app);
+  add_snapshot_command(app);
+  add_info_command(app);
+  add_verify_command(app);
+  add_roots_command(app);
+  add_path_command(app);
+  add_where_command(app);
+  add_types_command(app);
+  add_dominators_command(app);
+  add_diff_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "gcsnap: error: {}\n", e.what());
+    return kExitUsage;
+  } catch (const CliError& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "gcsnap: error: {}\n", e.what());
+    return e.exit_code();
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "gcsnap: error: out of memory\n");
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "gcsnap: error: {}\n", e.what());
+    return kExitProblems;
+  }
+  return kExitOk;
+}
