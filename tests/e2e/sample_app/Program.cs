@@ -1,0 +1,103 @@
+// gcsnap's end-to-end sample app. Usage: dotnet Gcsnap.Sample.dll [MODE [ARG]]
+//   run (default)   build the known heap, two induced GCs, print the facts line, exit 0
+//   crash           as run, then Environment.FailFast (SIGABRT) with the finalizer thread blocked
+//   throw           as run, then an unhandled exception
+//   exit N          one induced GC, then exit with code N
+//   wait [SECONDS]  as run, print "gcsnap-sample: ready", wait until stdin closes or SECONDS
+//                   (default 120) pass, then exit 0: for on-demand snapshots
+//   churn N         N iterations of a GC-heavy allocation loop (induced and natural GCs)
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Threading.Tasks;
+
+namespace Gcsnap.Sample;
+
+public static class Program
+{
+    private const int ExitUsage = 64;
+
+    public static int Main(string[] args)
+    {
+        string mode = args.Length > 0 ? args[0] : "run";
+        string? arg = args.Length > 1 ? args[1] : null;
+        switch (mode)
+        {
+            case "run":
+                Scenario.Run();
+                Scenario.PrintFacts(mode);
+                return Finish();
+            case "crash":
+                Scenario.Run();
+                Scenario.PrintFacts(mode);
+                Environment.FailFast("gcsnap-sample: crashing on purpose (crash mode)");
+                return 1;
+            case "throw":
+                Scenario.Run();
+                Scenario.PrintFacts(mode);
+                throw new InvalidOperationException("gcsnap-sample: unhandled on purpose (throw mode)");
+            case "exit" when int.TryParse(arg, out int code):
+                Scenario.InducedGc();
+                Console.WriteLine($"gcsnap-sample: mode=exit pid={Environment.ProcessId} code={code}");
+                return code;
+            case "wait":
+                return Wait(arg is null ? 120 : int.Parse(arg));
+            case "churn" when int.TryParse(arg, out int iterations) && iterations >= 0:
+                return Churn(iterations);
+            default:
+                Console.Error.WriteLine("usage: Gcsnap.Sample [run | crash | throw | exit N | wait [SECONDS] | churn N]");
+                return ExitUsage;
+        }
+    }
+
+    private static int Finish()
+    {
+        Scenario.ReleaseFinalizerThread();
+        Console.WriteLine($"gcsnap-sample: done finalized={Finalizable.FinalizedCount} checksum={Scenario.Checksum()}");
+        return 0;
+    }
+
+    private static int Wait(int seconds)
+    {
+        Scenario.Run();
+        Scenario.PrintFacts("wait");
+        Console.WriteLine("gcsnap-sample: ready");
+        Console.Out.Flush();
+        var stdinClosed = Task.Run(() => Console.OpenStandardInput().CopyTo(Stream.Null));
+        bool closed = stdinClosed.Wait(TimeSpan.FromSeconds(seconds));
+        Console.WriteLine($"gcsnap-sample: wait ended by {(closed ? "stdin" : "timeout")} " +
+                          $"gen2_count={GC.CollectionCount(2)}");
+        return Finish();
+    }
+
+    /// <summary>Allocate in a sliding window so that objects die young and old, with induced
+    /// gen0 and gen2 GCs on top of the natural ones. Deterministic: a fixed seed.</summary>
+    private static int Churn(int iterations)
+    {
+        var random = new Random(12345);
+        var window = new List<object>();
+        long allocated = 0;
+        for (int i = 0; i < iterations; i++)
+        {
+            for (int j = 0; j < 100; j++)
+            {
+                object o = (j % 10) switch
+                {
+                    0 => new byte[random.Next(16, 4096)],
+                    1 => new LeakyItem(j),
+                    2 => new string('x', random.Next(1, 64)),
+                    _ => new Survivor2(j),
+                };
+                allocated++;
+                if (random.Next(8) == 0) window.Add(o);
+            }
+            if (window.Count > 20_000) window.RemoveRange(0, 10_000);
+            if (i % 100 == 99) GC.Collect(0);
+            if (i % 1000 == 999) Scenario.InducedGc();
+        }
+        Console.WriteLine($"gcsnap-sample: mode=churn pid={Environment.ProcessId} iterations={iterations} " +
+                          $"allocated={allocated} kept={window.Count} gen0_count={GC.CollectionCount(0)} " +
+                          $"gen1_count={GC.CollectionCount(1)} gen2_count={GC.CollectionCount(2)}");
+        return 0;
+    }
+}
