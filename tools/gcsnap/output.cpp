@@ -1,0 +1,246 @@
+#include "output.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli_error.hpp"
+
+namespace gcsnap::cli {
+
+Table& Table::add_column(std::string key, std::string title, ColumnKind kind) {
+  columns_.push_back(Column{std::move(key), std::move(title), kind});
+  return *this;
+}
+
+void Table::add_row(std::vector<Cell> cells) {
+  if (cells.size() != columns_.size()) throw std::logic_error("table row has the wrong number of cells");
+  rows_.push_back(std::move(cells));
+}
+
+std::string format_bytes(uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  double value = static_cast<double>(bytes);
+  size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < std::size(kUnits)) {
+    value /= 1024.0;
+    ++unit;
+  }
+  // Rounding can reach 1024.0 ("1024.0 KiB"); show the next unit instead.
+  if (value >= 1023.95 && unit + 1 < std::size(kUnits)) {
+    value /= 1024.0;
+    ++unit;
+  }
+  return fmt::format("{:.1f} {}", value, kUnits[unit]);
+}
+
+std::string format_delta_bytes(int64_t bytes) {
+  if (bytes == 0) return "0 B";
+  const uint64_t magnitude = bytes < 0 ? 0 - static_cast<uint64_t>(bytes) : static_cast<uint64_t>(bytes);
+  return (bytes < 0 ? "-" : "+") + format_bytes(magnitude);
+}
+
+std::string format_address(uint64_t address) { return fmt::format("0x{:x}", address); }
+
+std::string json_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 2);
+  for (char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+        else out += c;
+    }
+  }
+  return out;
+}
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+Format parse_format(std::string_view name) {
+  if (name == "table") return Format::Table;
+  if (name == "json") return Format::Json;
+  if (name == "csv") return Format::Csv;
+  throw CliError(fmt::format("unknown format '{}' (use table, json or csv)", name), kExitUsage);
+}
+
+void add_format_option(CLI::App& cmd, Format& format) {
+  cmd.add_option_function<std::string>(
+         "--format", [&format](const std::string& name) { format = parse_format(name); },
+         "output format: table (default), json or csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+}
+
+namespace {
+
+std::string plain_number(const Cell& cell) {
+  if (cell.type() == Cell::Type::Unsigned) return fmt::format("{}", cell.as_unsigned());
+  if (cell.type() == Cell::Type::Signed) return fmt::format("{}", cell.as_signed());
+  return cell.text();
+}
+
+int64_t signed_value(const Cell& cell) {
+  if (cell.type() == Cell::Type::Signed) return cell.as_signed();
+  return static_cast<int64_t>(cell.as_unsigned());
+}
+
+// Text shown in an aligned table.
+std::string human_text(const Cell& cell, ColumnKind kind) {
+  if (cell.type() == Cell::Type::Empty) return "-";
+  if (cell.type() == Cell::Type::Text) return cell.text();
+  switch (kind) {
+    case ColumnKind::Bytes:
+      return cell.type() == Cell::Type::Signed && cell.as_signed() < 0 ? format_delta_bytes(cell.as_signed())
+                                                                        : format_bytes(cell.as_unsigned());
+    case ColumnKind::DeltaBytes: return format_delta_bytes(signed_value(cell));
+    case ColumnKind::DeltaCount: {
+      const int64_t v = signed_value(cell);
+      return v > 0 ? fmt::format("+{}", v) : fmt::format("{}", v);
+    }
+    case ColumnKind::Address: return format_address(cell.as_unsigned());
+    default: return plain_number(cell);
+  }
+}
+
+// Text of a field in JSON/CSV: raw numbers, hex addresses.
+std::string machine_text(const Cell& cell, ColumnKind kind) {
+  if (cell.type() != Cell::Type::Text && kind == ColumnKind::Address && cell.type() != Cell::Type::Empty)
+    return format_address(cell.as_unsigned());
+  return plain_number(cell);
+}
+
+bool is_right_aligned(ColumnKind kind) { return kind != ColumnKind::Text; }
+
+std::string render_text(const Table& table) {
+  const auto& cols = table.columns();
+  std::vector<std::vector<std::string>> texts;
+  std::vector<size_t> widths(cols.size());
+  for (size_t c = 0; c < cols.size(); ++c) widths[c] = cols[c].title.size();
+  for (const auto& row : table.rows()) {
+    auto& out = texts.emplace_back();
+    for (size_t c = 0; c < cols.size(); ++c) {
+      out.push_back(human_text(row[c], cols[c].kind));
+      widths[c] = std::max(widths[c], out.back().size());
+    }
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string s;
+    for (size_t c = 0; c < cols.size(); ++c) {
+      const bool last = c + 1 == cols.size();
+      const size_t pad = widths[c] - cells[c].size();
+      if (is_right_aligned(cols[c].kind)) s += std::string(pad, ' ') + cells[c];
+      else s += last ? cells[c] : cells[c] + std::string(pad, ' ');
+      if (!last) s += "  ";
+    }
+    return s + "\n";
+  };
+  std::string s;
+  if (!table.title().empty()) s += table.title() + "\n";
+  std::vector<std::string> header;
+  for (const auto& col : cols) header.push_back(col.title);
+  s += line(header);
+  for (const auto& row : texts) s += line(row);
+  if (table.empty()) s += "  (none)\n";
+  return s;
+}
+
+std::string render_json(const Table& table) {
+  const auto& cols = table.columns();
+  std::string s = "[";
+  for (size_t r = 0; r < table.rows().size(); ++r) {
+    s += r == 0 ? "\n  {" : ",\n  {";
+    const auto& row = table.rows()[r];
+    for (size_t c = 0; c < cols.size(); ++c) {
+      if (c) s += ", ";
+      s += fmt::format("\"{}\": ", json_escape(cols[c].key));
+      const Cell& cell = row[c];
+      if (cell.type() == Cell::Type::Empty) s += "null";
+      else if (cell.type() == Cell::Type::Text || cols[c].kind == ColumnKind::Address)
+        s += fmt::format("\"{}\"", json_escape(machine_text(cell, cols[c].kind)));
+      else s += plain_number(cell);
+    }
+    s += "}";
+  }
+  s += table.rows().empty() ? "]" : "\n]";
+  return s;
+}
+
+std::string render_csv(const Table& table) {
+  const auto& cols = table.columns();
+  std::string s;
+  for (size_t c = 0; c < cols.size(); ++c) s += (c ? "," : "") + csv_field(cols[c].key);
+  s += "\r\n";
+  for (const auto& row : table.rows()) {
+    for (size_t c = 0; c < cols.size(); ++c) s += (c ? "," : "") + csv_field(machine_text(row[c], cols[c].kind));
+    s += "\r\n";
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string render_table(const Table& table, Format format) {
+  switch (format) {
+    case Format::Json: return render_json(table) + "\n";
+    case Format::Csv: return render_csv(table);
+    default: return render_text(table);
+  }
+}
+
+std::string render_report(const Report& report, Format format) {
+  std::string s;
+  if (format == Format::Json && report.tables.size() != 1) {
+    s = "{";
+    for (size_t i = 0; i < report.tables.size(); ++i) {
+      std::string body = render_json(report.tables[i]);
+      // Indent the nested array by two spaces so the whole document stays readable.
+      std::string indented;
+      for (char c : body) {
+        indented += c;
+        if (c == '\n') indented += "  ";
+      }
+      s += fmt::format("{}\n  \"{}\": {}", i ? "," : "", json_escape(report.tables[i].name()), indented);
+    }
+    return s + (report.tables.empty() ? "}\n" : "\n}\n");
+  }
+  for (size_t i = 0; i < report.tables.size(); ++i) {
+    if (i) s += format == Format::Csv ? "\r\n" : "\n";
+    s += render_table(report.tables[i], format);
+  }
+  if (format == Format::Table && !report.notes.empty()) {
+    s += "\n";
+    for (const auto& note : report.notes) s += "note: " + note + "\n";
+  }
+  return s;
+}
+
+void print_report(const Report& report, Format format, std::FILE* out) {
+  const std::string s = render_report(report, format);
+  std::fwrite(s.data(), 1, s.size(), out);
+}
+
+void print_table(const Table& table, Format format, std::FILE* out) {
+  const std::string s = render_table(table, format);
+  std::fwrite(s.data(), 1, s.size(), out);
+}
+
+}  // namespace gcsnap::cli

@@ -1,0 +1,121 @@
+#pragma once
+// Shared CLI output: a small table model printed as an aligned text table, JSON or CSV.
+//
+// A command fills a Report (one or more named Tables) and calls print_report. Formats
+// (docs/cli.md "Output formats"):
+//   table  aligned columns; byte sizes human-readable ("1.5 MiB"); numbers right-aligned.
+//   json   one table: an array of objects whose keys are the column keys, in column order;
+//          several tables: an object {"<table name>": [ ... ], ...} in report order.
+//          Counts and bytes are JSON integers; addresses are strings "0x..."; an empty cell
+//          is null. Keys never depend on the data.
+//   csv    RFC 4180: header row of column keys, CRLF line ends, fields quoted when they hold
+//          a comma, quote, CR or LF. Several tables are separated by one empty line.
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace gcsnap::cli {
+
+enum class Format { Table, Json, Csv };
+
+/// How a column's values are rendered.
+enum class ColumnKind {
+  Text,        ///< left-aligned string
+  Count,       ///< unsigned or signed integer
+  Bytes,       ///< byte size: "1.5 MiB" in tables, raw integer elsewhere
+  DeltaCount,  ///< signed integer shown with a sign in tables ("+12", "-3", "0")
+  DeltaBytes,  ///< signed byte size: "+1.5 MiB" in tables, raw integer elsewhere
+  Address,     ///< "0x..." everywhere (a string in JSON: addresses exceed 2^53)
+};
+
+struct Column {
+  std::string key;    ///< JSON key and CSV header: lower_snake_case, stable
+  std::string title;  ///< table header
+  ColumnKind kind = ColumnKind::Text;
+};
+
+/// One value: text, an integer, or empty.
+class Cell {
+ public:
+  Cell() = default;
+  Cell(std::string text) : type_(Type::Text), text_(std::move(text)) {}  // NOLINT
+  Cell(const char* text) : type_(Type::Text), text_(text) {}            // NOLINT
+  Cell(std::string_view text) : type_(Type::Text), text_(text) {}       // NOLINT
+  Cell(uint64_t value) : type_(Type::Unsigned), u_(value) {}            // NOLINT
+  Cell(int64_t value) : type_(Type::Signed), i_(value) {}               // NOLINT
+  Cell(unsigned value) : Cell(static_cast<uint64_t>(value)) {}          // NOLINT
+  Cell(int value) : Cell(static_cast<int64_t>(value)) {}                // NOLINT
+  Cell(unsigned long long value) : Cell(static_cast<uint64_t>(value)) {}// NOLINT
+  Cell(long long value) : Cell(static_cast<int64_t>(value)) {}          // NOLINT
+  static Cell empty() { return Cell(); }
+
+  enum class Type { Empty, Text, Unsigned, Signed };
+  Type type() const noexcept { return type_; }
+  const std::string& text() const noexcept { return text_; }
+  uint64_t as_unsigned() const noexcept { return u_; }
+  int64_t as_signed() const noexcept { return i_; }
+
+ private:
+  Type type_ = Type::Empty;
+  std::string text_;
+  uint64_t u_ = 0;
+  int64_t i_ = 0;
+};
+
+class Table {
+ public:
+  Table() = default;
+  /// name is the JSON key when a report has several tables; title is shown above a text table.
+  Table(std::string name, std::string title) : name_(std::move(name)), title_(std::move(title)) {}
+  Table& add_column(std::string key, std::string title, ColumnKind kind = ColumnKind::Text);
+  /// Append a row; it must have one cell per column (throws std::logic_error otherwise).
+  void add_row(std::vector<Cell> cells);
+
+  const std::string& name() const noexcept { return name_; }
+  const std::string& title() const noexcept { return title_; }
+  const std::vector<Column>& columns() const noexcept { return columns_; }
+  const std::vector<std::vector<Cell>>& rows() const noexcept { return rows_; }
+  bool empty() const noexcept { return rows_.empty(); }
+
+ private:
+  std::string name_, title_;
+  std::vector<Column> columns_;
+  std::vector<std::vector<Cell>> rows_;
+};
+
+/// Tables printed together, plus free-text notes that only the table format shows
+/// (e.g. "3 roots were dropped by the recorder"). Notes go to the end in table format.
+struct Report {
+  std::vector<Table> tables;
+  std::vector<std::string> notes;
+};
+
+std::string render_table(const Table& table, Format format);
+std::string render_report(const Report& report, Format format);
+void print_report(const Report& report, Format format, std::FILE* out = stdout);
+void print_table(const Table& table, Format format, std::FILE* out = stdout);
+
+/// "0" "512 B" "1.5 KiB" "12.0 MiB": binary units, one decimal above bytes.
+std::string format_bytes(uint64_t bytes);
+/// "+1.5 KiB", "-512 B", "0 B".
+std::string format_delta_bytes(int64_t bytes);
+/// "0x7f12ab00" (lower-case, no padding).
+std::string format_address(uint64_t address);
+/// Escape a string for the inside of JSON quotes (control characters as \u00XX).
+std::string json_escape(std::string_view text);
+/// Quote a CSV field per RFC 4180 when it needs it; return it unchanged otherwise.
+std::string csv_field(std::string_view text);
+/// Parse "table", "json" or "csv"; throws CliError(kExitUsage) otherwise.
+Format parse_format(std::string_view name);
+
+/// Add `--format table|json|csv` to a subcommand; the choice lands in *format.
+void add_format_option(CLI::App& cmd, Format& format);
+
+}  // namespace gcsnap::cli
