@@ -1,6 +1,8 @@
 // gcsnap's end-to-end sample app. Usage: dotnet Gcsnap.Sample.dll [MODE [ARG]]
-//   run (default)   build the known heap, two induced GCs, print the facts line, exit 0
-//   crash           as run, then Environment.FailFast (SIGABRT) with the finalizer thread blocked
+//   run (default)   build the known heap, four induced GCs (the last two are the diff pair),
+//                   print the facts line, exit 0
+//   crash [MS]      as run, wait MS (default 1000) so the recorder can write what it has, then
+//                   Environment.FailFast (SIGABRT) with the finalizer thread still blocked
 //   throw           as run, then an unhandled exception
 //   exit N          one induced GC, then exit with code N
 //   wait [SECONDS]  as run, print "gcsnap-sample: ready", wait until stdin closes or SECONDS
@@ -9,6 +11,7 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
+using System.Threading;
 using System.Threading.Tasks;
 
 namespace Gcsnap.Sample;
@@ -30,6 +33,7 @@ public static class Program
             case "crash":
                 Scenario.Run();
                 Scenario.PrintFacts(mode);
+                Thread.Sleep(arg is null ? 1000 : int.Parse(arg));
                 Environment.FailFast("gcsnap-sample: crashing on purpose (crash mode)");
                 return 1;
             case "throw":
@@ -45,7 +49,7 @@ public static class Program
             case "churn" when int.TryParse(arg, out int iterations) && iterations >= 0:
                 return Churn(iterations);
             default:
-                Console.Error.WriteLine("usage: Gcsnap.Sample [run | crash | throw | exit N | wait [SECONDS] | churn N]");
+                Console.Error.WriteLine("usage: Gcsnap.Sample [run | crash [MS] | throw | exit N | wait [SECONDS] | churn N]");
                 return ExitUsage;
         }
     }
@@ -96,6 +100,7 @@ public static class Program
             if (i % 1000 == 999) Scenario.InducedGc();
         }
         Console.WriteLine($"gcsnap-sample: mode=churn pid={Environment.ProcessId} iterations={iterations} " +
+                          $"induced_gcs={Scenario.InducedGcs} " +
                           $"allocated={allocated} kept={window.Count} gen0_count={GC.CollectionCount(0)} " +
                           $"gen1_count={GC.CollectionCount(1)} gen2_count={GC.CollectionCount(2)}");
         return 0;

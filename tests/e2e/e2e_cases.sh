@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Command-line end-to-end cases, run by ctest (tests/e2e/CMakeLists.txt):
+#   e2e_cases.sh CASE GCSNAP SAMPLE_DLL WORK_DIR [CASE ARGS...]
+# Each case records the sample app (or a command that is not .NET) with the real runtime and
+# checks exit codes and messages. Recordings land in WORK_DIR/<case>.snap, the app's stdout
+# in WORK_DIR/<case>.out, for the Catch2 checks that ctest runs next.
+set -uo pipefail
+case_name=$1 gcsnap=$2 dll=$3 work=$4
+shift 4
+mkdir -p "$work"
+snap=$work/$case_name.snap out=$work/$case_name.out err=$work/$case_name.err
+
+fail() { echo "e2e $case_name: FAIL: $*" >&2; exit 1; }
+show() { echo "--- $1:"; cat "$1"; }
+require_dotnet() {
+  command -v dotnet >/dev/null 2>&1 || fail "'dotnet' is not on PATH; the end-to-end tests need the .NET SDK"
+  [ -f "$dll" ] || fail "$dll is missing (the e2e.build_sample_app fixture builds it)"
+}
+# record_app EXPECTED_RC APP_ARGS...: record the sample app; check its exit code and facts line.
+record_app() {
+  local expected=$1
+  shift
+  require_dotnet
+  rm -f "$snap"
+  "$gcsnap" record -o "$snap" -- dotnet "$dll" "$@" >"$out" 2>"$err" </dev/null
+  local rc=$?
+  show "$out"; show "$err"
+  [ "$rc" -eq "$expected" ] || fail "gcsnap record exited $rc, expected $expected (the app's own exit code)"
+  grep -q '^gcsnap-sample: mode=' "$out" || fail "the app printed no facts line (did it run?)"
+  [ -s "$snap" ] || fail "no recording at $snap"
+}
+# check_cli_accepts: `gcsnap info` and `gcsnap verify` accept the recording (exit 0, some output).
+check_cli_accepts() {
+  local rc
+  "$gcsnap" info "$snap" >"$work/$case_name.info" 2>&1; rc=$?
+  show "$work/$case_name.info"
+  [ "$rc" -eq 0 ] || fail "gcsnap info exited $rc"
+  [ -s "$work/$case_name.info" ] || fail "gcsnap info printed nothing"
+  "$gcsnap" verify "$snap" >"$work/$case_name.verify" 2>&1; rc=$?
+  show "$work/$case_name.verify"
+  [ "$rc" -eq 0 ] || fail "gcsnap verify exited $rc"
+}
+
+case_run() { record_app 0 run; grep -q '^gcsnap-sample: done finalized=' "$out" || fail "the app did not finish"; check_cli_accepts; }
+case_churn() { record_app 0 churn "${1:-3000}"; check_cli_accepts; }
+
+case_exit_code() {
+  record_app 7 exit 7
+  record_app 0 exit 0
+  check_cli_accepts
+}
+
+case_crash() {
+  record_app 134 crash 1000  # SIGABRT from FailFast: 128 + 6
+  local rc
+  "$gcsnap" verify "$snap" >"$work/crash.verify" 2>&1; rc=$?
+  show "$work/crash.verify"
+  # The runtime died without Shutdown: verify must say where and how the file ends.
+  grep -Eqi 'index|truncat|end' "$work/crash.verify" || fail "gcsnap verify does not say where the file ends"
+  [ "$rc" -le 1 ] || fail "gcsnap verify exited $rc: a crash-cut recording must still be readable"
+  "$gcsnap" info "$snap" >/dev/null 2>&1 || fail "gcsnap info rejects the crash-cut recording"
+}
+
+case_missing_command() {
+  local missing=/nonexistent/gcsnap-e2e-no-such-command rc
+  "$gcsnap" record -o "$snap" -- "$missing" >"$out" 2>"$err"; rc=$?
+  show "$err"
+  [ "$rc" -ne 0 ] || fail "gcsnap record of a missing command exited 0"
+  [ "$(wc -l <"$err")" -eq 1 ] || fail "expected exactly one line on stderr"
+  grep -q '^gcsnap: error: .*gcsnap-e2e-no-such-command' "$err" || fail "the error line does not name the command"
+}
+
+case_not_dotnet() {
+  local rc
+  "$gcsnap" record -o "$snap" -- /bin/true >"$out" 2>"$err"; rc=$?
+  show "$err"
+  grep -qi 'nothing was recorded\|no \.NET\|not a \.NET' "$err" || fail "gcsnap record does not say that nothing was recorded"
+  [ "$rc" -ne 0 ] || fail "gcsnap record exited 0 although nothing was recorded"
+}
+
+# The app waits on a FIFO for stdin; `gcsnap snapshot PID` asks its shim for a heap walk.
+case_snapshot() {
+  require_dotnet
+  local fifo=$work/snapshot.fifo pid="" rc
+  rm -f "$snap" "$fifo"; mkfifo "$fifo"
+  "$gcsnap" record -o "$snap" -- dotnet "$dll" wait 120 <"$fifo" >"$out" 2>"$err" &
+  local recorder=$!
+  exec 3>"$fifo"
+  for _ in $(seq 1 600); do
+    grep -q "^gcsnap-sample: ready" "$out" 2>/dev/null && break
+    kill -0 "$recorder" 2>/dev/null || break
+    sleep 0.1
+  done
+  pid=$(sed -n 's/^gcsnap-sample: mode=wait pid=\([0-9]*\) .*/\1/p' "$out")
+  if [ -z "$pid" ] || ! grep -q '^gcsnap-sample: ready' "$out"; then
+    exec 3>&-; wait "$recorder"; show "$out"; show "$err"; fail "the app never became ready"
+  fi
+  "$gcsnap" snapshot "$pid" >"$work/snapshot.cmd" 2>&1; rc=$?
+  exec 3>&-
+  wait "$recorder"; local record_rc=$?
+  show "$work/snapshot.cmd"; show "$out"; show "$err"
+  [ "$rc" -eq 0 ] || fail "gcsnap snapshot $pid exited $rc"
+  [ "$record_rc" -eq 0 ] || fail "gcsnap record exited $record_rc"
+  check_cli_accepts
+}
+
+fn=case_${case_name//-/_}
+declare -F "$fn" >/dev/null || fail "unknown case"
+"$fn" "$@"
+echo "e2e $case_name: ok"
