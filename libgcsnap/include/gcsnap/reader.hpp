@@ -128,6 +128,8 @@ class Recording {
   Result<ObjectTable> read_objects(size_t gc_index) const;
   /// Types and methods declared by blocks 0..gc_index (inclusive).
   Result<NameTable> read_names(size_t gc_index) const;
+  /// Types and methods declared by block gc_index alone (the types new in that GC).
+  Result<NameTable> read_block_names(size_t gc_index) const;
   /// Decode and check every section of one GC (checksums, counts, invariants).
   Status verify_gc(size_t gc_index) const;
 
@@ -135,6 +137,7 @@ class Recording {
 
  private:
   explicit Recording(std::unique_ptr<Impl> impl);
+  Result<NameTable> read_names_range(size_t first, size_t last) const;
   std::unique_ptr<Impl> impl_;
 };
 

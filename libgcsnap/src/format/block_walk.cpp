@@ -1,0 +1,82 @@
+#include "format/block_walk.hpp"
+
+#include <cstring>
+
+#include "format/format_constants.hpp"
+
+namespace gcsnap::format {
+namespace {
+
+bool is_known_data_section(uint16_t type) {
+  return type >= static_cast<uint16_t>(SectionType::GenerationBounds) &&
+         type <= static_cast<uint16_t>(SectionType::Methods);
+}
+constexpr uint8_t kFlagMustUnderstand = 0x01;  // §4: unknown type with this flag cannot be skipped
+
+}  // namespace
+
+Status load_section(std::span<const uint8_t> file, const SectionRef& ref, const ReaderLimits& limits,
+                    std::vector<uint8_t>& out) {
+  const SectionHeader& h = ref.header;
+  if (h.decoded_size > limits.max_section_decoded_bytes)
+    return make_error(ErrorCode::LimitExceeded, "section larger than the section limit", ref.offset);
+  // Every item takes at least one byte, so a count above the decoded size is a lie.
+  if (h.item_count > h.decoded_size)
+    return make_error(ErrorCode::CorruptSection, "section count larger than its data", ref.offset);
+  auto stored = file.subspan(static_cast<size_t>(ref.offset + kSectionHeaderSize), static_cast<size_t>(h.stored_size));
+  return decode_payload(h, stored, ref.offset, out);
+}
+
+Result<std::vector<SectionRef>> walk_block(std::span<const uint8_t> file, const GcSummary& summary,
+                                           const ReaderLimits& limits) {
+  const GcEntry& e = summary.entry;
+  if (e.block_offset > file.size() || e.block_size > file.size() - e.block_offset)
+    return make_error(ErrorCode::Truncated, "block extends past the end of the file", e.block_offset);
+  const uint64_t end = e.block_offset + e.block_size;
+  std::vector<SectionRef> out;
+  uint64_t pos = e.block_offset;
+  uint64_t decoded_total = 0;
+  uint32_t count = 0;
+  std::vector<uint8_t> record;
+  bool ended = false;
+  while (pos < end && !ended) {
+    auto header = decode_section_header(file.subspan(static_cast<size_t>(pos), static_cast<size_t>(end - pos)), pos);
+    if (!header) return header.error();
+    const SectionHeader& h = *header;
+    if (h.stored_size > end - pos - kSectionHeaderSize)
+      return make_error(ErrorCode::CorruptSection, "section extends past its block", pos);
+    SectionRef ref{h, pos};
+    ++count;
+    const bool first = pos == e.block_offset;
+    if (first != (h.type == static_cast<uint16_t>(SectionType::BlockStart)))
+      return make_error(ErrorCode::CorruptSection, "block does not start with a block start", pos);
+    if (first || h.type == static_cast<uint16_t>(SectionType::BlockEnd)) {
+      GCSNAP_RETURN_IF_ERROR(load_section(file, ref, limits, record));
+      if (first) {
+        auto info = decode_gc_info(record, pos);
+        if (!info) return info.error();
+        if (record.size() != kBlockStartSize || info->gc_number != e.info.gc_number)
+          return make_error(ErrorCode::InconsistentData, "block start names another GC", pos);
+      } else {
+        uint8_t expected[kGcSummarySize];
+        encode_gc_summary(summary, expected);
+        if (record.size() != kGcSummarySize || std::memcmp(record.data(), expected, kGcSummarySize) != 0)
+          return make_error(ErrorCode::InconsistentData, "block end disagrees with the index", pos);
+        ended = true;
+      }
+    } else if (is_known_data_section(h.type)) {
+      decoded_total += h.decoded_size;
+      if (h.decoded_size > limits.max_gc_decoded_bytes || decoded_total > limits.max_gc_decoded_bytes)
+        return make_error(ErrorCode::LimitExceeded, "GC larger than the per-GC limit", pos);
+      out.push_back(ref);
+    } else if (h.flags & kFlagMustUnderstand) {
+      return make_error(ErrorCode::UnknownRequiredFeature, "section type this reader does not know", pos);
+    }
+    pos += kSectionHeaderSize + h.stored_size;
+  }
+  if (!ended || pos != end || count != summary.section_count)
+    return make_error(ErrorCode::CorruptSection, "block does not end where its summary says", pos);
+  return out;
+}
+
+}  // namespace gcsnap::format

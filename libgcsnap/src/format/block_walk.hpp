@@ -1,0 +1,29 @@
+#pragma once
+// Walking one block's section headers and loading one section's payload (format-spec.md §6).
+
+#include <span>
+#include <vector>
+
+#include "format/gc_summary.hpp"
+#include "format/section.hpp"
+#include "gcsnap/reader.hpp"
+
+namespace gcsnap::format {
+
+struct SectionRef {
+  SectionHeader header;
+  uint64_t offset = 0;  ///< file offset of the section header
+};
+
+/// List the data sections of the block SUMMARY names, checking every header, the block
+/// start and end records against the summary, and the GC's decoded-size limit.
+/// Errors: Truncated, ChecksumMismatch, CorruptSection, InconsistentData, LimitExceeded,
+/// UnknownRequiredFeature.
+Result<std::vector<SectionRef>> walk_block(std::span<const uint8_t> file, const GcSummary& summary,
+                                           const ReaderLimits& limits);
+
+/// Check the section limit, then checksum and decompress its payload into out.
+Status load_section(std::span<const uint8_t> file, const SectionRef& ref, const ReaderLimits& limits,
+                    std::vector<uint8_t>& out);
+
+}  // namespace gcsnap::format

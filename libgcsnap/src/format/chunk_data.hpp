@@ -1,0 +1,69 @@
+#pragma once
+// Writer-side buffers: one struct per section type, holding the columns of one chunk.
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "format/format_constants.hpp"
+
+namespace gcsnap::format {
+
+struct GenerationBoundsChunk {
+  std::vector<uint8_t> generations;
+  std::vector<uint64_t> starts, lengths, reserved;
+  size_t size() const noexcept { return starts.size(); }
+};
+struct RootsChunk {
+  std::vector<uint64_t> object_ids;
+  std::vector<uint8_t> kinds, flags;
+  std::vector<uint64_t> root_ids;
+  size_t size() const noexcept { return object_ids.size(); }
+};
+struct SurvivingChunk {
+  std::vector<uint64_t> starts, lengths;
+  size_t size() const noexcept { return starts.size(); }
+};
+struct MovedChunk {
+  std::vector<uint64_t> old_starts, new_starts, lengths;
+  size_t size() const noexcept { return old_starts.size(); }
+};
+struct ObjectsChunk {
+  std::vector<uint64_t> addresses;
+  std::vector<uint32_t> type_ids;
+  std::vector<uint64_t> sizes;
+  std::vector<uint8_t> generations;
+  std::vector<uint32_t> reference_counts;
+  std::vector<uint64_t> references;
+  size_t size() const noexcept { return addresses.size(); }
+};
+struct TypesChunk {
+  std::vector<uint64_t> ids, class_ids, name_lengths, module_lengths;
+  std::vector<uint8_t> names, modules;
+  size_t size() const noexcept { return ids.size(); }
+};
+struct MethodsChunk {
+  std::vector<uint64_t> function_ids, name_lengths;
+  std::vector<uint8_t> names;
+  size_t size() const noexcept { return function_ids.size(); }
+};
+/// A record whose payload the writer already built (block start, end, abort, index).
+struct RawRecord {
+  uint16_t type = 0;
+  uint64_t item_count = 0;
+  std::vector<uint8_t> payload;
+  size_t size() const noexcept { return payload.size(); }
+};
+
+using ChunkData = std::variant<GenerationBoundsChunk, RootsChunk, SurvivingChunk, MovedChunk, ObjectsChunk,
+                               TypesChunk, MethodsChunk, RawRecord>;
+
+/// Encode one chunk as a whole section (header + maybe-compressed payload), appended to out.
+/// Objects are sorted by address first (format-spec.md §6.6).
+void encode_chunk_section(ChunkData& chunk, int level, std::vector<uint8_t>& out);
+
+/// Raw column bytes the chunk holds, for WriterStats::raw_bytes and queue accounting.
+uint64_t chunk_raw_bytes(const ChunkData& chunk) noexcept;
+
+}  // namespace gcsnap::format

@@ -1,0 +1,132 @@
+// Encoding of each section type's columns (format-spec.md §6).
+#include <algorithm>
+#include <numeric>
+
+#include "format/chunk_data.hpp"
+#include "format/column_codec.hpp"
+#include "format/section.hpp"
+
+namespace gcsnap::format {
+namespace {
+
+thread_local std::vector<uint8_t> t_payload;
+
+uint16_t type_of(SectionType t) { return static_cast<uint16_t>(t); }
+
+// §6.6: objects go to disk in address order within a chunk; ties keep arrival order.
+void sort_objects(ObjectsChunk& c) {
+  if (std::is_sorted(c.addresses.begin(), c.addresses.end())) return;
+  const size_t n = c.size();
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return c.addresses[a] < c.addresses[b]; });
+  std::vector<uint64_t> first(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) first[i + 1] = first[i] + c.reference_counts[i];
+  ObjectsChunk s;
+  s.addresses.resize(n);
+  s.type_ids.resize(n);
+  s.sizes.resize(n);
+  s.generations.resize(n);
+  s.reference_counts.resize(n);
+  s.references.reserve(c.references.size());
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t k = order[i];
+    s.addresses[i] = c.addresses[k];
+    s.type_ids[i] = c.type_ids[k];
+    s.sizes[i] = c.sizes[k];
+    s.generations[i] = c.generations[k];
+    s.reference_counts[i] = c.reference_counts[k];
+    s.references.insert(s.references.end(), c.references.begin() + static_cast<ptrdiff_t>(first[k]),
+                        c.references.begin() + static_cast<ptrdiff_t>(first[k + 1]));
+  }
+  c = std::move(s);
+}
+
+struct Encode {
+  std::vector<uint8_t>& p;
+  uint16_t operator()(const GenerationBoundsChunk& c) {
+    encode_bytes_column(c.generations, p);
+    encode_delta_column(c.starts, p);
+    encode_varint_column(std::span<const uint64_t>(c.lengths), p);
+    encode_varint_column(std::span<const uint64_t>(c.reserved), p);
+    return type_of(SectionType::GenerationBounds);
+  }
+  uint16_t operator()(const RootsChunk& c) {
+    encode_delta_column(c.object_ids, p);
+    encode_bytes_column(c.kinds, p);
+    encode_bytes_column(c.flags, p);
+    encode_delta_column(c.root_ids, p);
+    return type_of(SectionType::Roots);
+  }
+  uint16_t operator()(const SurvivingChunk& c) {
+    encode_delta_column(c.starts, p);
+    encode_varint_column(std::span<const uint64_t>(c.lengths), p);
+    return type_of(SectionType::SurvivingRanges);
+  }
+  uint16_t operator()(const MovedChunk& c) {
+    encode_delta_column(c.old_starts, p);
+    encode_delta_column(c.new_starts, p);
+    encode_varint_column(std::span<const uint64_t>(c.lengths), p);
+    return type_of(SectionType::MovedRanges);
+  }
+  uint16_t operator()(const ObjectsChunk& c) {
+    encode_delta_column(c.addresses, p);
+    encode_varint_column(std::span<const uint32_t>(c.type_ids), p);
+    encode_varint_column(std::span<const uint64_t>(c.sizes), p);
+    encode_bytes_column(c.generations, p);
+    encode_varint_column(std::span<const uint32_t>(c.reference_counts), p);
+    encode_edge_column(c.addresses, c.reference_counts, c.references, p);
+    return type_of(SectionType::Objects);
+  }
+  uint16_t operator()(const TypesChunk& c) {
+    encode_delta_column(c.ids, p);
+    encode_varint_column(std::span<const uint64_t>(c.class_ids), p);
+    encode_varint_column(std::span<const uint64_t>(c.name_lengths), p);
+    encode_varint_column(std::span<const uint64_t>(c.module_lengths), p);
+    encode_bytes_column(c.names, p);
+    encode_bytes_column(c.modules, p);
+    return type_of(SectionType::Types);
+  }
+  uint16_t operator()(const MethodsChunk& c) {
+    encode_delta_column(c.function_ids, p);
+    encode_varint_column(std::span<const uint64_t>(c.name_lengths), p);
+    encode_bytes_column(c.names, p);
+    return type_of(SectionType::Methods);
+  }
+  uint16_t operator()(const RawRecord& c) {
+    p.insert(p.end(), c.payload.begin(), c.payload.end());
+    return c.type;
+  }
+};
+
+}  // namespace
+
+void encode_chunk_section(ChunkData& chunk, int level, std::vector<uint8_t>& out) {
+  if (auto* objects = std::get_if<ObjectsChunk>(&chunk)) sort_objects(*objects);
+  auto& payload = t_payload;
+  payload.clear();
+  uint16_t type = std::visit(Encode{payload}, chunk);
+  uint64_t items = std::visit([](const auto& c) -> uint64_t { return c.size(); }, chunk);
+  if (auto* raw = std::get_if<RawRecord>(&chunk)) {
+    items = raw->item_count;
+    level = raw->type == static_cast<uint16_t>(SectionType::Index) ? level : -100;  // §6.1: small records stay raw
+  }
+  build_section(type, items, payload, level, out);
+}
+
+uint64_t chunk_raw_bytes(const ChunkData& chunk) noexcept {
+  struct Bytes {
+    uint64_t operator()(const GenerationBoundsChunk& c) const { return c.size() * 25; }
+    uint64_t operator()(const RootsChunk& c) const { return c.size() * 18; }
+    uint64_t operator()(const SurvivingChunk& c) const { return c.size() * 16; }
+    uint64_t operator()(const MovedChunk& c) const { return c.size() * 24; }
+    uint64_t operator()(const ObjectsChunk& c) const { return c.size() * 25 + c.references.size() * 8; }
+    uint64_t operator()(const TypesChunk& c) const { return c.size() * 32 + c.names.size() + c.modules.size(); }
+    uint64_t operator()(const MethodsChunk& c) const { return c.size() * 16 + c.names.size(); }
+    uint64_t operator()(const RawRecord& c) const { return c.payload.size(); }
+  };
+  return std::visit(Bytes{}, chunk);
+}
+
+}  // namespace gcsnap::format

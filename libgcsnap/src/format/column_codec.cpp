@@ -1,0 +1,185 @@
+#include "format/column_codec.hpp"
+
+#include <cstring>
+
+#include "format/varint.hpp"
+
+namespace gcsnap::format {
+namespace {
+
+// Append kind, length and data; data sits in scratch so the length can go first.
+void append_column(uint8_t kind, const std::vector<uint8_t>& data, std::vector<uint8_t>& out) {
+  uint8_t head[1 + kMaxVarintBytes];
+  head[0] = kind;
+  size_t n = 1 + put_varint(head + 1, data.size());
+  out.insert(out.end(), head, head + n);
+  out.insert(out.end(), data.begin(), data.end());
+}
+
+thread_local std::vector<uint8_t> t_scratch;
+
+template <typename T>
+void encode_varints(std::span<const T> values, std::vector<uint8_t>& out) {
+  uint64_t any_low = 0;
+  for (T v : values) any_low |= v;
+  const unsigned shift = (any_low & 7) == 0 && !values.empty() ? 3 : 0;
+  auto& s = t_scratch;
+  s.resize(values.size() * kMaxVarintBytes);
+  size_t n = 0;
+  for (T v : values) n += put_varint(s.data() + n, static_cast<uint64_t>(v) >> shift);
+  s.resize(n);
+  append_column(static_cast<uint8_t>(ColumnKind::Varint) | (shift ? kColumnShift3 : 0), s, out);
+}
+
+}  // namespace
+
+void encode_bytes_column(std::span<const uint8_t> values, std::vector<uint8_t>& out) {
+  uint8_t head[1 + kMaxVarintBytes];
+  head[0] = static_cast<uint8_t>(ColumnKind::Bytes);
+  size_t n = 1 + put_varint(head + 1, values.size());
+  out.insert(out.end(), head, head + n);
+  out.insert(out.end(), values.begin(), values.end());
+}
+
+void encode_varint_column(std::span<const uint64_t> values, std::vector<uint8_t>& out) {
+  encode_varints(values, out);
+}
+void encode_varint_column(std::span<const uint32_t> values, std::vector<uint8_t>& out) {
+  encode_varints(values, out);
+}
+
+void encode_delta_column(std::span<const uint64_t> values, std::vector<uint8_t>& out) {
+  uint64_t any_low = 0;
+  bool sorted = true;
+  uint64_t prev = 0;
+  for (uint64_t v : values) {
+    any_low |= v;
+    sorted = sorted && v >= prev;
+    prev = v;
+  }
+  const unsigned shift = (any_low & 7) == 0 && !values.empty() ? 3 : 0;
+  auto& s = t_scratch;
+  s.resize(values.size() * kMaxVarintBytes);
+  size_t n = 0;
+  prev = 0;
+  for (uint64_t v : values) {
+    uint64_t x = v >> shift;
+    uint64_t d = x - prev;  // wraps; zigzag makes any wrapped difference round trip
+    n += put_varint(s.data() + n, sorted ? d : zigzag_encode(d));
+    prev = x;
+  }
+  s.resize(n);
+  auto kind = sorted ? ColumnKind::Delta : ColumnKind::DeltaZigzag;
+  append_column(static_cast<uint8_t>(kind) | (shift ? kColumnShift3 : 0), s, out);
+}
+
+void encode_edge_column(std::span<const uint64_t> sources, std::span<const uint32_t> counts,
+                        std::span<const uint64_t> targets, std::vector<uint8_t>& out) {
+  uint64_t any_low = 0;
+  for (uint64_t t : targets) any_low |= t;
+  for (size_t i = 0; i < sources.size(); ++i)
+    if (counts[i]) any_low |= sources[i];
+  const unsigned shift = (any_low & 7) == 0 && !targets.empty() ? 3 : 0;
+  auto& s = t_scratch;
+  s.resize(targets.size() * kMaxVarintBytes);
+  size_t n = 0, t = 0;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    uint64_t src = sources[i] >> shift;
+    for (uint32_t k = 0; k < counts[i]; ++k, ++t)
+      n += put_varint(s.data() + n, zigzag_encode((targets[t] >> shift) - src));
+  }
+  s.resize(n);
+  append_column(static_cast<uint8_t>(ColumnKind::Edge) | (shift ? kColumnShift3 : 0), s, out);
+}
+
+Status ColumnCursor::next(uint8_t& kind, std::span<const uint8_t>& data) {
+  const uint8_t* p = payload_.data() + pos_;
+  const uint8_t* end = payload_.data() + payload_.size();
+  if (p >= end) return corrupt("column missing");
+  kind = *p++;
+  uint64_t len = 0;
+  size_t used = get_varint(p, end, len);
+  if (used == 0) return corrupt("column length");
+  p += used;
+  if (len > static_cast<uint64_t>(end - p)) return corrupt("column longer than its section");
+  data = {p, static_cast<size_t>(len)};
+  pos_ = static_cast<size_t>(p + len - payload_.data());
+  return {};
+}
+
+Status ColumnCursor::read_bytes(uint64_t n, std::vector<uint8_t>& out) {
+  uint8_t kind = 0;
+  std::span<const uint8_t> data;
+  GCSNAP_RETURN_IF_ERROR(next(kind, data));
+  if (kind != static_cast<uint8_t>(ColumnKind::Bytes)) return corrupt("column kind is not bytes");
+  if (data.size() != n) return corrupt("byte column length disagrees with its count");
+  out.assign(data.begin(), data.end());
+  return {};
+}
+
+Status ColumnCursor::read_u64(uint64_t n, std::vector<uint64_t>& out, uint64_t max_value) {
+  uint8_t kind = 0;
+  std::span<const uint8_t> data;
+  GCSNAP_RETURN_IF_ERROR(next(kind, data));
+  const uint8_t base = kind & 0x0F;
+  const unsigned shift = (kind & kColumnShift3) ? 3 : 0;
+  if ((kind & ~(0x0F | kColumnShift3)) != 0 || base < 1 || base > 3) return corrupt("column kind is not integer");
+  // Each value takes at least one byte: this bounds the allocation by the real data.
+  if (n > data.size()) return corrupt("integer column shorter than its count");
+  out.resize(static_cast<size_t>(n));
+  const uint8_t* p = data.data();
+  const uint8_t* end = p + data.size();
+  uint64_t prev = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t v = 0;
+    size_t used = get_varint(p, end, v);
+    if (used == 0) return corrupt("bad varint");
+    p += used;
+    if (base == 2) v = prev + v;
+    else if (base == 3) v = prev + zigzag_decode(v);
+    prev = v;
+    if (shift && (v >> 61) != 0) return corrupt("shifted value overflows 64 bits");
+    uint64_t value = v << shift;
+    if (value > max_value) return corrupt("value too large for its field");
+    out[static_cast<size_t>(i)] = value;
+  }
+  if (p != end) return corrupt("integer column has bytes left over");
+  return {};
+}
+
+Status ColumnCursor::read_edges(std::span<const uint64_t> sources, std::span<const uint64_t> counts,
+                                uint64_t total, std::vector<uint64_t>& out) {
+  uint8_t kind = 0;
+  std::span<const uint8_t> data;
+  GCSNAP_RETURN_IF_ERROR(next(kind, data));
+  if ((kind & 0x0F) != static_cast<uint8_t>(ColumnKind::Edge) || (kind & ~(0x0F | kColumnShift3)) != 0)
+    return corrupt("column kind is not edge");
+  const unsigned shift = (kind & kColumnShift3) ? 3 : 0;
+  if (total > data.size()) return corrupt("edge column shorter than its count");
+  out.resize(static_cast<size_t>(total));
+  const uint8_t* p = data.data();
+  const uint8_t* end = p + data.size();
+  size_t t = 0;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    uint64_t src = sources[i] >> shift;
+    if (shift && counts[i] && (sources[i] & 7)) return corrupt("edge shift on an unaligned source");
+    for (uint64_t k = 0; k < counts[i]; ++k, ++t) {
+      uint64_t z = 0;
+      size_t used = get_varint(p, end, z);
+      if (used == 0) return corrupt("bad varint");
+      p += used;
+      uint64_t v = src + zigzag_decode(z);
+      if (shift && (v >> 61) != 0) return corrupt("shifted value overflows 64 bits");
+      out[t] = v << shift;
+    }
+  }
+  if (p != end || t != total) return corrupt("edge column has bytes left over");
+  return {};
+}
+
+Status ColumnCursor::finish() const {
+  if (pos_ != payload_.size()) return corrupt("section has bytes after its last column");
+  return {};
+}
+
+}  // namespace gcsnap::format

@@ -1,0 +1,48 @@
+#pragma once
+// Column encodings inside a section payload (format-spec.md §5).
+// A column is: kind byte, LEB128 byte length, that many bytes of data.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "format/format_constants.hpp"
+#include "gcsnap/status.hpp"
+
+namespace gcsnap::format {
+
+/// Raw bytes (enums, flags, name text).
+void encode_bytes_column(std::span<const uint8_t> values, std::vector<uint8_t>& out);
+/// LEB128 of each value, divided by 8 when all are multiples of 8.
+void encode_varint_column(std::span<const uint64_t> values, std::vector<uint8_t>& out);
+void encode_varint_column(std::span<const uint32_t> values, std::vector<uint8_t>& out);
+/// Deltas from the previous value (unsigned when non-decreasing, else zigzag), /8 when aligned.
+void encode_delta_column(std::span<const uint64_t> values, std::vector<uint8_t>& out);
+/// zigzag(target - source) per edge; source i owns counts[i] consecutive targets.
+void encode_edge_column(std::span<const uint64_t> sources, std::span<const uint32_t> counts,
+                        std::span<const uint64_t> targets, std::vector<uint8_t>& out);
+
+/// Walks the columns of one decoded payload.
+class ColumnCursor {
+ public:
+  ColumnCursor(std::span<const uint8_t> payload, uint64_t file_offset) noexcept
+      : payload_(payload), offset_(file_offset) {}
+  /// Decode the next column as exactly n raw bytes.
+  Status read_bytes(uint64_t n, std::vector<uint8_t>& out);
+  /// Decode the next column (Varint, Delta or DeltaZigzag) as exactly n values <= max_value.
+  Status read_u64(uint64_t n, std::vector<uint64_t>& out, uint64_t max_value = UINT64_MAX);
+  /// Decode the next column as an Edge column for these sources and counts.
+  Status read_edges(std::span<const uint64_t> sources, std::span<const uint64_t> counts, uint64_t total,
+                    std::vector<uint64_t>& out);
+  /// Errors with CorruptSection unless every byte of the payload was used.
+  Status finish() const;
+
+ private:
+  Status next(uint8_t& kind, std::span<const uint8_t>& data);
+  Error corrupt(const char* what) const noexcept { return make_error(ErrorCode::CorruptSection, what, offset_); }
+  std::span<const uint8_t> payload_;
+  size_t pos_ = 0;
+  uint64_t offset_;
+};
+
+}  // namespace gcsnap::format

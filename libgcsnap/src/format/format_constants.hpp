@@ -1,0 +1,49 @@
+#pragma once
+// Constants of the byte layout; each cites its format-spec.md section.
+
+#include <cstdint>
+
+namespace gcsnap::format {
+
+/// §3: first 8 bytes of every file, and last 8 bytes of a complete file (§7.2).
+inline constexpr uint8_t kFileMagic[8] = {0x89, 'G', 'C', 'S', 'N', 'A', 'P', 0x0A};
+inline constexpr uint8_t kTrailerMagic[8] = {0x0A, 'X', 'D', 'N', 'I', 'S', 'C', 'G'};
+inline constexpr uint16_t kMajorVersion = 1;
+inline constexpr uint16_t kMinorVersion = 0;
+inline constexpr uint32_t kFileHeaderSize = 40;
+/// §3: required-feature bits this reader implements (none yet).
+inline constexpr uint64_t kKnownRequiredFeatures = 0;
+
+/// §4: every section starts with this fixed header.
+inline constexpr uint32_t kSectionHeaderSize = 40;
+/// §7.2
+inline constexpr uint32_t kTrailerSize = 32;
+
+/// §4.1 section types.
+enum class SectionType : uint16_t {
+  BlockStart = 0x0001,
+  GenerationBounds = 0x0010,
+  Roots = 0x0011,
+  SurvivingRanges = 0x0012,
+  MovedRanges = 0x0013,
+  Objects = 0x0014,
+  Types = 0x0015,
+  Methods = 0x0016,
+  BlockAbort = 0x00FE,
+  BlockEnd = 0x00FF,
+  Index = 0x0100,
+};
+
+/// §4 codec byte.
+enum class Codec : uint8_t { Raw = 0, Zstd = 1 };
+
+/// §5.1 column kinds (low 4 bits of a column's kind byte); bit 4 = values were divided by 8.
+enum class ColumnKind : uint8_t { Bytes = 0, Varint = 1, Delta = 2, DeltaZigzag = 3, Edge = 4 };
+inline constexpr uint8_t kColumnShift3 = 0x10;
+
+/// §6.9: size of a GC summary record (block end payload and index entry).
+inline constexpr uint32_t kGcSummarySize = 152;
+/// §6.1: size of the block start payload.
+inline constexpr uint32_t kBlockStartSize = 32;
+
+}  // namespace gcsnap::format

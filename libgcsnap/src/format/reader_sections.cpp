@@ -1,0 +1,176 @@
+// Recording: decoding a GC's sections on demand (format-spec.md §6).
+#include <algorithm>
+#include <new>
+#include <numeric>
+
+#include "format/chunk_decoder.hpp"
+#include "format/reader_impl.hpp"
+
+namespace gcsnap {
+
+using format::DecodeContext;
+using format::SectionType;
+
+namespace {
+
+// Decode every section of TYPE in block I through FN, after checking that their counts add
+// up to EXPECTED (the block end's count) before anything is decoded.
+template <typename Table, typename Fn>
+Status decode_all(const Recording::Impl& impl, size_t i, SectionType type, uint64_t expected, Table& out, Fn&& fn) {
+  auto refs = impl.sections_of(i, type);
+  if (!refs) return refs.error();
+  uint64_t total = 0;
+  for (const auto& r : *refs) {
+    if (r.header.item_count > UINT64_MAX - total)
+      return make_error(ErrorCode::CorruptSection, "section counts overflow", r.offset);
+    total += r.header.item_count;
+  }
+  if (total != expected)
+    return make_error(ErrorCode::InconsistentData, "section counts disagree with the block end",
+                      impl.summaries[i].entry.block_offset);
+  std::vector<uint8_t> payload;
+  for (const auto& r : *refs) {
+    GCSNAP_RETURN_IF_ERROR(format::load_section(impl.data, r, impl.limits, payload));
+    DecodeContext ctx{payload, r.header.item_count, r.offset, impl.limits.max_name_bytes};
+    GCSNAP_RETURN_IF_ERROR(fn(ctx, out));
+  }
+  return {};
+}
+
+// §6.6: chunks are each sorted, but the table must be in address order as a whole.
+void sort_by_address(ObjectTable& t) {
+  if (std::is_sorted(t.addresses.begin(), t.addresses.end())) return;
+  const size_t n = t.size();
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return t.addresses[a] < t.addresses[b]; });
+  ObjectTable s;
+  s.addresses.resize(n);
+  s.type_ids.resize(n);
+  s.sizes.resize(n);
+  s.generations.resize(n);
+  s.reference_offsets.resize(n + 1);
+  s.reference_targets.reserve(t.reference_targets.size());
+  s.reference_offsets[0] = 0;
+  for (size_t i = 0; i < n; ++i) {
+    size_t k = order[i];
+    s.addresses[i] = t.addresses[k];
+    s.type_ids[i] = t.type_ids[k];
+    s.sizes[i] = t.sizes[k];
+    s.generations[i] = t.generations[k];
+    auto b = t.reference_targets.begin();
+    s.reference_targets.insert(s.reference_targets.end(), b + static_cast<ptrdiff_t>(t.reference_offsets[k]),
+                               b + static_cast<ptrdiff_t>(t.reference_offsets[k + 1]));
+    s.reference_offsets[i + 1] = s.reference_targets.size();
+  }
+  t = std::move(s);
+}
+
+template <typename T, typename Fn>
+Result<T> guarded(Fn&& fn) noexcept {
+  try {
+    return fn();
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::OutOfMemory, "decoding a section");
+  }
+}
+
+}  // namespace
+
+Result<std::vector<GenerationRange>> Recording::read_generation_bounds(size_t gc_index) const {
+  return guarded<std::vector<GenerationRange>>([&]() -> Result<std::vector<GenerationRange>> {
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
+    std::vector<GenerationRange> out;
+    GCSNAP_RETURN_IF_ERROR(decode_all(*impl_, gc_index, SectionType::GenerationBounds,
+                                      impl_->gcs[gc_index].generation_range_count, out,
+                                      format::decode_generation_bounds));
+    return out;
+  });
+}
+
+Result<RootTable> Recording::read_roots(size_t gc_index) const {
+  return guarded<RootTable>([&]() -> Result<RootTable> {
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
+    RootTable out;
+    GCSNAP_RETURN_IF_ERROR(decode_all(*impl_, gc_index, SectionType::Roots, impl_->gcs[gc_index].root_count, out,
+                                      format::decode_roots));
+    return out;
+  });
+}
+
+Result<RangeTable> Recording::read_ranges(size_t gc_index) const {
+  return guarded<RangeTable>([&]() -> Result<RangeTable> {
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
+    RangeTable out;
+    const GcEntry& e = impl_->gcs[gc_index];
+    GCSNAP_RETURN_IF_ERROR(
+        decode_all(*impl_, gc_index, SectionType::SurvivingRanges, e.surviving_range_count, out, format::decode_surviving));
+    GCSNAP_RETURN_IF_ERROR(
+        decode_all(*impl_, gc_index, SectionType::MovedRanges, e.moved_range_count, out, format::decode_moved));
+    return out;
+  });
+}
+
+Result<ObjectTable> Recording::read_objects(size_t gc_index) const {
+  return guarded<ObjectTable>([&]() -> Result<ObjectTable> {
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
+    const GcEntry& e = impl_->gcs[gc_index];
+    if (!e.has_heap_walk() && e.object_count == 0)
+      return make_error(ErrorCode::NoHeapWalk, "this GC has no heap walk", e.block_offset);
+    ObjectTable out;
+    out.reference_offsets.push_back(0);
+    GCSNAP_RETURN_IF_ERROR(decode_all(*impl_, gc_index, SectionType::Objects, e.object_count, out, format::decode_objects));
+    if (out.reference_targets.size() != e.reference_count)
+      return make_error(ErrorCode::InconsistentData, "reference count disagrees with the block end", e.block_offset);
+    sort_by_address(out);
+    for (size_t i = 1; i < out.size(); ++i)
+      if (out.addresses[i] == out.addresses[i - 1])
+        return make_error(ErrorCode::InconsistentData, "two objects at one address", e.block_offset);
+    return out;
+  });
+}
+
+Result<NameTable> Recording::read_names(size_t gc_index) const { return read_names_range(0, gc_index); }
+
+Result<NameTable> Recording::read_block_names(size_t gc_index) const { return read_names_range(gc_index, gc_index); }
+
+Result<NameTable> Recording::read_names_range(size_t first, size_t last) const {
+  return guarded<NameTable>([&]() -> Result<NameTable> {
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(last));
+    NameTable out;
+    for (size_t i = first; i <= last; ++i) {
+      const GcEntry& e = impl_->gcs[i];
+      GCSNAP_RETURN_IF_ERROR(decode_all(*impl_, i, SectionType::Types, e.new_type_count, out, format::decode_types));
+      GCSNAP_RETURN_IF_ERROR(
+          decode_all(*impl_, i, SectionType::Methods, e.new_method_count, out, format::decode_methods));
+    }
+    std::sort(out.types_.begin(), out.types_.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+    std::sort(out.methods_.begin(), out.methods_.end(),
+              [](const auto& a, const auto& b) { return a.function_id < b.function_id; });
+    for (size_t i = 1; i < out.types_.size(); ++i)
+      if (out.types_[i].id == out.types_[i - 1].id)
+        return make_error(ErrorCode::InconsistentData, "a type id is declared twice");
+    for (size_t i = 1; i < out.methods_.size(); ++i)
+      if (out.methods_[i].function_id == out.methods_[i - 1].function_id)
+        return make_error(ErrorCode::InconsistentData, "a method is declared twice");
+    return out;
+  });
+}
+
+const TypeRecord* NameTable::find_type(uint32_t id) const noexcept {
+  auto it = std::lower_bound(types_.begin(), types_.end(), id, [](const TypeRecord& t, uint32_t v) { return t.id < v; });
+  return it != types_.end() && it->id == id ? &*it : nullptr;
+}
+
+const MethodRecord* NameTable::find_method(uint64_t function_id) const noexcept {
+  auto it = std::lower_bound(methods_.begin(), methods_.end(), function_id,
+                             [](const MethodRecord& m, uint64_t v) { return m.function_id < v; });
+  return it != methods_.end() && it->function_id == function_id ? &*it : nullptr;
+}
+
+std::string_view NameTable::type_name(uint32_t id) const noexcept {
+  if (const TypeRecord* t = find_type(id)) return t->name;
+  return id == 0 ? std::string_view("<unknown type>") : std::string_view("<undeclared type>");
+}
+
+}  // namespace gcsnap

@@ -1,0 +1,145 @@
+#include "format/section.hpp"
+
+#include <cstring>
+#include <new>
+
+#include <zstd.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "format/byte_io.hpp"
+
+namespace gcsnap::format {
+namespace {
+
+uint32_t header_checksum(const uint8_t* h) noexcept {
+  uint8_t copy[kSectionHeaderSize];
+  std::memcpy(copy, h, kSectionHeaderSize);
+  std::memset(copy + 4, 0, 4);
+  return static_cast<uint32_t>(XXH3_64bits(copy, kSectionHeaderSize));
+}
+
+// One compression/decompression context per thread: creating them costs more than a
+// small chunk's compression.
+struct ZstdContexts {
+  ZSTD_CCtx* cctx = nullptr;
+  ZSTD_DCtx* dctx = nullptr;
+  ~ZstdContexts() {
+    ZSTD_freeCCtx(cctx);
+    ZSTD_freeDCtx(dctx);
+  }
+};
+thread_local ZstdContexts t_zstd;
+
+// §4.3: the reader never lets zstd use a window above 2^27 bytes.
+constexpr int kWindowLogMax = 27;
+
+ZSTD_DCtx* thread_dctx() noexcept {
+  if (!t_zstd.dctx) {
+    t_zstd.dctx = ZSTD_createDCtx();
+    if (t_zstd.dctx) ZSTD_DCtx_setParameter(t_zstd.dctx, ZSTD_d_windowLogMax, kWindowLogMax);
+  }
+  return t_zstd.dctx;
+}
+
+}  // namespace
+
+uint64_t checksum64(std::span<const uint8_t> bytes) noexcept { return XXH3_64bits(bytes.data(), bytes.size()); }
+
+void encode_section_header(const SectionHeader& h, uint8_t* out) noexcept {
+  store_le16(out, h.type);
+  out[2] = static_cast<uint8_t>(h.codec);
+  out[3] = h.flags;
+  store_le32(out + 4, 0);
+  store_le64(out + 8, h.item_count);
+  store_le64(out + 16, h.stored_size);
+  store_le64(out + 24, h.decoded_size);
+  store_le64(out + 32, h.payload_checksum);
+  store_le32(out + 4, header_checksum(out));
+}
+
+Result<SectionHeader> decode_section_header(std::span<const uint8_t> bytes, uint64_t file_offset) noexcept {
+  if (bytes.size() < kSectionHeaderSize)
+    return make_error(ErrorCode::Truncated, "section header cut short", file_offset);
+  const uint8_t* p = bytes.data();
+  if (load_le32(p + 4) != header_checksum(p))
+    return make_error(ErrorCode::ChecksumMismatch, "section header checksum", file_offset);
+  SectionHeader h;
+  h.type = load_le16(p);
+  uint8_t codec = p[2];
+  h.flags = p[3];
+  h.item_count = load_le64(p + 8);
+  h.stored_size = load_le64(p + 16);
+  h.decoded_size = load_le64(p + 24);
+  h.payload_checksum = load_le64(p + 32);
+  if (codec > static_cast<uint8_t>(Codec::Zstd))
+    return make_error(ErrorCode::CorruptSection, "unknown section codec", file_offset);
+  h.codec = static_cast<Codec>(codec);
+  if (h.codec == Codec::Raw && h.stored_size != h.decoded_size)
+    return make_error(ErrorCode::CorruptSection, "raw section sizes disagree", file_offset);
+  return h;
+}
+
+void build_section(uint16_t type, uint64_t item_count, std::span<const uint8_t> payload, int level,
+                   std::vector<uint8_t>& out) {
+  SectionHeader h;
+  h.type = type;
+  h.item_count = item_count;
+  h.decoded_size = payload.size();
+  size_t start = out.size();
+  out.resize(start + kSectionHeaderSize);
+  bool compressed = false;
+  if (level > -100 && payload.size() > 64) {
+    if (!t_zstd.cctx) t_zstd.cctx = ZSTD_createCCtx();
+    if (!t_zstd.cctx) throw std::bad_alloc();
+    size_t bound = ZSTD_compressBound(payload.size());
+    out.resize(start + kSectionHeaderSize + bound);
+    size_t n = ZSTD_compressCCtx(t_zstd.cctx, out.data() + start + kSectionHeaderSize, bound, payload.data(),
+                                 payload.size(), level);
+    if (!ZSTD_isError(n) && n < payload.size()) {
+      out.resize(start + kSectionHeaderSize + n);
+      h.codec = Codec::Zstd;
+      h.stored_size = n;
+      compressed = true;
+    }
+  }
+  if (!compressed) {
+    out.resize(start + kSectionHeaderSize);
+    out.insert(out.end(), payload.begin(), payload.end());
+    h.codec = Codec::Raw;
+    h.stored_size = payload.size();
+  }
+  h.payload_checksum = checksum64({out.data() + start + kSectionHeaderSize, static_cast<size_t>(h.stored_size)});
+  encode_section_header(h, out.data() + start);
+}
+
+Status decode_payload(const SectionHeader& h, std::span<const uint8_t> stored, uint64_t file_offset,
+                      std::vector<uint8_t>& out) noexcept {
+  if (stored.size() != h.stored_size) return make_error(ErrorCode::Truncated, "section payload cut short", file_offset);
+  if (checksum64(stored) != h.payload_checksum)
+    return make_error(ErrorCode::ChecksumMismatch, "section payload checksum", file_offset);
+  try {
+    out.resize(static_cast<size_t>(h.decoded_size));
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::OutOfMemory, "section payload", file_offset);
+  }
+  if (h.codec == Codec::Raw) {
+    if (!stored.empty()) std::memcpy(out.data(), stored.data(), stored.size());
+    return {};
+  }
+  // §4.3: the frame must declare its content size, equal to the header's, and fill the payload.
+  unsigned long long declared = ZSTD_getFrameContentSize(stored.data(), stored.size());
+  if (declared == ZSTD_CONTENTSIZE_ERROR || declared == ZSTD_CONTENTSIZE_UNKNOWN || declared != h.decoded_size)
+    return make_error(ErrorCode::DecompressionFailed, "zstd frame content size", file_offset);
+  size_t frame = ZSTD_findFrameCompressedSize(stored.data(), stored.size());
+  if (ZSTD_isError(frame) || frame != stored.size())
+    return make_error(ErrorCode::DecompressionFailed, "zstd frame size", file_offset);
+  ZSTD_DCtx* dctx = thread_dctx();
+  if (!dctx) return make_error(ErrorCode::OutOfMemory, "zstd context", file_offset);
+  size_t n = ZSTD_decompressDCtx(dctx, out.data(), out.size(), stored.data(), stored.size());
+  if (ZSTD_isError(n) || n != h.decoded_size)
+    return make_error(ErrorCode::DecompressionFailed, "zstd rejected the frame", file_offset);
+  return {};
+}
+
+}  // namespace gcsnap::format

@@ -1,0 +1,41 @@
+#pragma once
+// Section headers, checksums and the zstd step (format-spec.md §4).
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "format/format_constants.hpp"
+#include "gcsnap/status.hpp"
+
+namespace gcsnap::format {
+
+struct SectionHeader {
+  uint16_t type = 0;
+  Codec codec = Codec::Raw;
+  uint8_t flags = 0;
+  uint64_t item_count = 0;
+  uint64_t stored_size = 0;    ///< payload bytes in the file
+  uint64_t decoded_size = 0;   ///< payload bytes after decompression
+  uint64_t payload_checksum = 0;  ///< XXH3-64 of the stored payload
+};
+
+uint64_t checksum64(std::span<const uint8_t> bytes) noexcept;
+
+/// Serialize HEADER (computing its own checksum) into 40 bytes at out.
+void encode_section_header(const SectionHeader& header, uint8_t* out) noexcept;
+/// Parse and check a header at bytes[0..40). Errors: Truncated, ChecksumMismatch, CorruptSection.
+Result<SectionHeader> decode_section_header(std::span<const uint8_t> bytes, uint64_t file_offset) noexcept;
+
+/// Build a whole section (header + payload) from a decoded payload; compresses with zstd
+/// when level > -100 and that makes it smaller. Appends to out.
+void build_section(uint16_t type, uint64_t item_count, std::span<const uint8_t> payload, int level,
+                   std::vector<uint8_t>& out);
+
+/// Check the payload checksum and decompress into out (sized decoded_size). The caller has
+/// already checked decoded_size against its limits. Errors: ChecksumMismatch,
+/// DecompressionFailed, CorruptSection, OutOfMemory.
+Status decode_payload(const SectionHeader& header, std::span<const uint8_t> stored, uint64_t file_offset,
+                      std::vector<uint8_t>& out) noexcept;
+
+}  // namespace gcsnap::format

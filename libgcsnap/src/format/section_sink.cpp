@@ -1,0 +1,143 @@
+#include "format/section_sink.hpp"
+
+#include <cerrno>
+#include <new>
+
+#include <unistd.h>
+
+#include "format/byte_io.hpp"
+#include "format/section.hpp"
+
+namespace gcsnap::format {
+namespace {
+constexpr size_t kFlushThreshold = 4u << 20;
+uint16_t type_of(SectionType t) { return static_cast<uint16_t>(t); }
+}  // namespace
+
+SectionSink::~SectionSink() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status SectionSink::fail(Error e) noexcept {
+  if (error_.code == ErrorCode::Ok) error_ = e;
+  return error_;
+}
+
+Status SectionSink::write_out(const uint8_t* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(fd_, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      Error e = make_error(ErrorCode::IoError, "write failed", flushed_);
+      e.sys_errno = errno;
+      return fail(e);
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+    flushed_ += static_cast<uint64_t>(w);
+  }
+  return {};
+}
+
+Status SectionSink::flush() {
+  if (error_.code != ErrorCode::Ok) return error_;
+  Status s = write_out(buffer_.data(), buffer_.size());
+  buffer_.clear();
+  return s;
+}
+
+Status SectionSink::write_file_header() {
+  // §3: magic, major, minor, header size, required and optional feature bits, checksum.
+  uint8_t h[kFileHeaderSize] = {};
+  for (int i = 0; i < 8; ++i) h[i] = kFileMagic[i];
+  store_le16(h + 8, kMajorVersion);
+  store_le16(h + 10, kMinorVersion);
+  store_le32(h + 12, kFileHeaderSize);
+  store_le64(h + 16, 0);
+  store_le64(h + 24, 0);
+  store_le64(h + 32, checksum64({h, 32}));
+  buffer_.insert(buffer_.end(), h, h + kFileHeaderSize);
+  offset_ = kFileHeaderSize;
+  return flush();
+}
+
+Status SectionSink::consume(ChunkData& chunk) {
+  if (error_.code != ErrorCode::Ok) return error_;
+  try {
+    auto* raw = std::get_if<RawRecord>(&chunk);
+    const uint64_t start = offset_.load(std::memory_order_relaxed);
+    if (raw && raw->type == type_of(SectionType::BlockStart)) {
+      in_block_ = true;
+      block_offset_ = start;
+      block_sections_ = 0;
+    }
+    bool block_end = raw && raw->type == type_of(SectionType::BlockEnd);
+    if (block_end) {
+      // §6.9: the block end names its own block: offset, size, section count.
+      auto summary = decode_gc_summary(raw->payload, 0);
+      if (!summary || !in_block_) return fail(make_error(ErrorCode::InvalidState, "block end outside a block"));
+      GcSummary s = *summary;
+      s.section_count = block_sections_ + 1;
+      s.entry.block_offset = block_offset_;
+      s.entry.block_size = start + kSectionHeaderSize + kGcSummarySize - block_offset_;
+      encode_gc_summary(s, raw->payload.data());
+      index_.push_back(s);
+    }
+    size_t before = buffer_.size();
+    encode_chunk_section(chunk, level_, buffer_);
+    offset_.store(start + (buffer_.size() - before), std::memory_order_relaxed);
+    ++block_sections_;
+    if (raw && (block_end || raw->type == type_of(SectionType::BlockAbort))) {
+      in_block_ = false;
+      GCSNAP_RETURN_IF_ERROR(flush());
+      if (block_end && sync_each_gc_ && ::fdatasync(fd_) != 0) {
+        Error e = make_error(ErrorCode::IoError, "fdatasync failed", flushed_);
+        e.sys_errno = errno;
+        return fail(e);
+      }
+    } else if (buffer_.size() >= kFlushThreshold) {
+      GCSNAP_RETURN_IF_ERROR(flush());
+    }
+    return {};
+  } catch (const std::bad_alloc&) {
+    return fail(make_error(ErrorCode::OutOfMemory, "encoding a section"));
+  }
+}
+
+Status SectionSink::finish() {
+  if (error_.code != ErrorCode::Ok) return error_;
+  try {
+    // §7.1: the index is one section of GC summaries; §7.2: the trailer points at it.
+    RawRecord index;
+    index.type = type_of(SectionType::Index);
+    index.item_count = index_.size();
+    index.payload.resize(index_.size() * kGcSummarySize);
+    for (size_t i = 0; i < index_.size(); ++i) encode_gc_summary(index_[i], index.payload.data() + i * kGcSummarySize);
+    const uint64_t index_offset = offset_.load(std::memory_order_relaxed);
+    ChunkData chunk{std::move(index)};
+    size_t before = buffer_.size();
+    encode_chunk_section(chunk, level_, buffer_);
+    const uint64_t index_size = buffer_.size() - before;
+    uint8_t t[kTrailerSize] = {};
+    store_le64(t, index_offset);
+    store_le64(t + 8, index_size);
+    store_le64(t + 16, checksum64({t, 16}));
+    for (int i = 0; i < 8; ++i) t[24 + i] = kTrailerMagic[i];
+    buffer_.insert(buffer_.end(), t, t + kTrailerSize);
+    offset_.store(index_offset + index_size + kTrailerSize, std::memory_order_relaxed);
+  } catch (const std::bad_alloc&) {
+    return fail(make_error(ErrorCode::OutOfMemory, "encoding the index"));
+  }
+  GCSNAP_RETURN_IF_ERROR(flush());
+  if (sync_each_gc_) ::fdatasync(fd_);
+  int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) {
+    Error e = make_error(ErrorCode::IoError, "close failed", flushed_);
+    e.sys_errno = errno;
+    return fail(e);
+  }
+  return {};
+}
+
+}  // namespace gcsnap::format

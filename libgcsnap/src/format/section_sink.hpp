@@ -1,0 +1,50 @@
+#pragma once
+// Turns chunks into sections and appends them to the file, keeping the block bookkeeping
+// (offsets, section counts) and the index entries (format-spec.md §6, §7).
+// Used by one thread at a time: the writer's own, or its background thread.
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "format/chunk_data.hpp"
+#include "format/gc_summary.hpp"
+#include "gcsnap/status.hpp"
+
+namespace gcsnap::format {
+
+class SectionSink {
+ public:
+  SectionSink(int fd, int level, bool sync_each_gc) : fd_(fd), level_(level), sync_each_gc_(sync_each_gc) {}
+  ~SectionSink();
+  SectionSink(const SectionSink&) = delete;
+  SectionSink& operator=(const SectionSink&) = delete;
+
+  Status write_file_header();
+  /// Encode and append one chunk. A BlockEnd record carries a GcSummary whose offsets and
+  /// section count the sink fills in.
+  Status consume(ChunkData& chunk);
+  /// Push buffered bytes to the file.
+  Status flush();
+  /// Write the index and trailer, then close the file.
+  Status finish();
+  uint64_t bytes_written() const noexcept { return offset_.load(std::memory_order_relaxed); }
+
+ private:
+  Status write_out(const uint8_t* p, size_t n);
+  Status fail(Error e) noexcept;
+
+  int fd_;
+  int level_;
+  bool sync_each_gc_;
+  std::vector<uint8_t> buffer_;
+  std::atomic<uint64_t> offset_{0};   // file offset of buffer_[0] + buffer_.size()
+  uint64_t flushed_ = 0;              // bytes already in the file
+  uint64_t block_offset_ = 0;
+  uint32_t block_sections_ = 0;
+  bool in_block_ = false;
+  std::vector<GcSummary> index_;
+  Error error_{};
+};
+
+}  // namespace gcsnap::format

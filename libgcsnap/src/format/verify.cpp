@@ -1,0 +1,56 @@
+// Recording::verify_gc: decode every section of one GC and check the invariants of
+// format-spec.md §9.3.
+#include <new>
+
+#include "format/chunk_decoder.hpp"
+#include "format/reader_impl.hpp"
+
+namespace gcsnap {
+namespace {
+
+Status check_types_known(const ObjectTable& objects, const NameTable& names, uint64_t offset) {
+  uint32_t last_ok = 0;
+  for (uint32_t id : objects.type_ids) {
+    if (id == 0 || id == last_ok) continue;
+    if (!names.find_type(id)) return make_error(ErrorCode::InconsistentData, "object of an undeclared type", offset);
+    last_ok = id;
+  }
+  return {};
+}
+
+}  // namespace
+
+Status Recording::verify_gc(size_t gc_index) const {
+  try {
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
+    const GcEntry& e = impl_->gcs[gc_index];
+    // Every section of the block, including ones this reader skips, must pass its checksum.
+    auto walked = format::walk_block(impl_->data, impl_->summaries[gc_index], impl_->limits);
+    if (!walked) return walked.error();
+    std::vector<uint8_t> payload;
+    for (const auto& ref : *walked) GCSNAP_RETURN_IF_ERROR(format::load_section(impl_->data, ref, impl_->limits, payload));
+
+    GCSNAP_RETURN_IF_ERROR(read_generation_bounds(gc_index).status());
+    GCSNAP_RETURN_IF_ERROR(read_roots(gc_index).status());
+    GCSNAP_RETURN_IF_ERROR(read_ranges(gc_index).status());
+    if (e.has_heap_walk() || e.object_count > 0) {
+      auto objects = read_objects(gc_index);
+      if (!objects) return objects.error();
+      // Type names are cumulative, so only GCs with objects pay for reading all earlier blocks.
+      auto names = read_names(gc_index);
+      if (!names) return names.error();
+      GCSNAP_RETURN_IF_ERROR(check_types_known(*objects, *names, e.block_offset));
+    } else {
+      // The block's own types and methods must still decode.
+      auto names = read_block_names(gc_index);
+      if (!names) return names.error();
+    }
+    if (gc_index > 0 && impl_->gcs[gc_index - 1].info.gc_number >= e.info.gc_number)
+      return make_error(ErrorCode::InconsistentData, "GC numbers do not increase", e.block_offset);
+    return {};
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::OutOfMemory, "verifying a GC");
+  }
+}
+
+}  // namespace gcsnap

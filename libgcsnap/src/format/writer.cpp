@@ -1,0 +1,233 @@
+// Writer: call order and GC blocks (format-spec.md §6). Column batching is in writer_columns.cpp.
+#include <cerrno>
+#include <new>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "format/byte_io.hpp"
+#include "format/writer_impl.hpp"
+
+namespace gcsnap {
+
+using format::ChunkData;
+using format::RawRecord;
+using format::SectionType;
+
+namespace {
+
+RawRecord make_record(SectionType type, size_t payload_size) {
+  RawRecord r;
+  r.type = static_cast<uint16_t>(type);
+  r.item_count = 1;
+  r.payload.resize(payload_size);
+  return r;
+}
+
+}  // namespace
+
+uint64_t Writer::Impl::chunk_items() const noexcept {
+  // Objects are permuted with 32-bit indices when sorted (chunk_encoder.cpp).
+  uint64_t n = options.chunk_items;
+  if (n == 0) return 1;
+  return n > (1ull << 31) ? (1ull << 31) : n;
+}
+
+Status Writer::Impl::fail(Error e) noexcept {
+  if (state != State::Failed) {
+    failure = e;
+    state = State::Failed;
+  }
+  return failure;
+}
+
+Status Writer::Impl::check_in_gc() const noexcept {
+  if (state == State::Failed) return failure;
+  if (state != State::InGc) return make_error(ErrorCode::InvalidState, "no GC block is open (call begin_gc first)");
+  return {};
+}
+
+Status Writer::Impl::emit(ChunkData&& chunk) {
+  {
+    std::lock_guard lock(stats_mutex);
+    stats.raw_bytes += format::chunk_raw_bytes(chunk);
+  }
+  Status s = queue ? queue->push(std::move(chunk)) : sink->consume(chunk);
+  if (!s.is_ok()) return fail(s.error());
+  return {};
+}
+
+Status Writer::Impl::flush_buffers() {
+  if (bounds.size()) GCSNAP_RETURN_IF_ERROR(emit(std::exchange(bounds, {})));
+  if (roots.size()) GCSNAP_RETURN_IF_ERROR(emit(std::exchange(roots, {})));
+  if (surviving.size()) GCSNAP_RETURN_IF_ERROR(emit(std::exchange(surviving, {})));
+  if (moved.size()) GCSNAP_RETURN_IF_ERROR(emit(std::exchange(moved, {})));
+  if (types.size()) GCSNAP_RETURN_IF_ERROR(emit(std::exchange(types, {})));
+  if (methods.size()) GCSNAP_RETURN_IF_ERROR(emit(std::exchange(methods, {})));
+  if (objects.size()) GCSNAP_RETURN_IF_ERROR(emit(std::exchange(objects, {})));
+  return {};
+}
+
+void Writer::Impl::clear_buffers() {
+  bounds = {};
+  roots = {};
+  surviving = {};
+  moved = {};
+  objects = {};
+  types = {};
+  methods = {};
+}
+
+Writer::Writer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Writer::~Writer() {
+  if (impl_) (void)close();
+}
+
+Result<std::unique_ptr<Writer>> Writer::create(const std::string& path, const WriterOptions& options) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    Error e = make_error(ErrorCode::IoError, "cannot create the file");
+    e.sys_errno = errno;
+    return e;
+  }
+  return from_fd(fd, options);
+}
+
+Result<std::unique_ptr<Writer>> Writer::from_fd(int fd, const WriterOptions& options) {
+  if (fd < 0) return make_error(ErrorCode::InvalidArgument, "negative file descriptor");
+  try {
+    auto impl = std::make_unique<Impl>();
+    impl->options = options;
+    impl->sink = std::make_unique<format::SectionSink>(fd, options.compression_level, options.sync_each_gc);
+    GCSNAP_RETURN_IF_ERROR(impl->sink->write_file_header());
+    if (options.background_compression) {
+      impl->queue = std::make_unique<format::ChunkQueue>(*impl->sink, options.max_queued_bytes);
+      GCSNAP_RETURN_IF_ERROR(impl->queue->start());
+    }
+    impl->stats.bytes_written = impl->sink->bytes_written();
+    return std::unique_ptr<Writer>(new Writer(std::move(impl)));
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::OutOfMemory, "creating the writer");
+  }
+}
+
+Status Writer::begin_gc(const GcInfo& info) {
+  Impl& w = *impl_;
+  if (w.state == Impl::State::Failed) return w.failure;
+  if (w.state != Impl::State::Idle) return make_error(ErrorCode::InvalidState, "begin_gc while a GC is open or after close");
+  if (!format::is_valid_gc_info(info)) return make_error(ErrorCode::InvalidArgument, "GcInfo field out of range");
+  if (w.any_gc && info.gc_number <= w.last_gc_number)
+    return make_error(ErrorCode::InvalidArgument, "GC numbers must increase");
+  try {
+    RawRecord r = make_record(SectionType::BlockStart, format::kBlockStartSize);
+    format::encode_gc_info(info, r.payload.data());
+    w.summary = {};
+    w.summary.entry.info = info;
+    w.gc_type_ids.clear();
+    w.gc_method_ids.clear();
+    w.state = Impl::State::InGc;
+    return w.emit(std::move(r));
+  } catch (const std::bad_alloc&) {
+    return w.fail(make_error(ErrorCode::OutOfMemory, "begin_gc"));
+  }
+}
+
+Status Writer::add_drops(const DropCounts& drops) {
+  Impl& w = *impl_;
+  GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
+  DropCounts& d = w.summary.entry.drops;
+  d.roots += drops.roots;
+  d.ranges += drops.ranges;
+  d.objects += drops.objects;
+  d.references += drops.references;
+  d.reasons |= drops.reasons;
+  return {};
+}
+
+Status Writer::end_gc(const GcInfo& info) {
+  Impl& w = *impl_;
+  GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
+  if (!format::is_valid_gc_info(info)) return make_error(ErrorCode::InvalidArgument, "GcInfo field out of range");
+  if (info.gc_number != w.summary.entry.info.gc_number)
+    return make_error(ErrorCode::InvalidArgument, "end_gc names another GC than begin_gc");
+  try {
+    GCSNAP_RETURN_IF_ERROR(w.flush_buffers());
+    w.summary.entry.info = info;
+    RawRecord r = make_record(SectionType::BlockEnd, format::kGcSummarySize);
+    format::encode_gc_summary(w.summary, r.payload.data());
+    GCSNAP_RETURN_IF_ERROR(w.emit(std::move(r)));
+  } catch (const std::bad_alloc&) {
+    return w.fail(make_error(ErrorCode::OutOfMemory, "end_gc"));
+  }
+  w.state = Impl::State::Idle;
+  w.any_gc = true;
+  w.last_gc_number = info.gc_number;
+  std::lock_guard lock(w.stats_mutex);
+  ++w.stats.gcs_written;
+  if (info.trigger != SnapshotTrigger::None) ++w.stats.snapshots_written;
+  const DropCounts& d = w.summary.entry.drops;
+  w.stats.drops.roots += d.roots;
+  w.stats.drops.ranges += d.ranges;
+  w.stats.drops.objects += d.objects;
+  w.stats.drops.references += d.references;
+  w.stats.drops.reasons |= d.reasons;
+  return {};
+}
+
+Status Writer::abort_gc() {
+  Impl& w = *impl_;
+  GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
+  w.clear_buffers();
+  for (uint32_t id : w.gc_type_ids) w.type_ids.erase(id);
+  for (uint64_t id : w.gc_method_ids) w.method_ids.erase(id);
+  w.state = Impl::State::Idle;
+  try {
+    // §6.10: chunks already written stay in the file but belong to no complete block.
+    RawRecord r = make_record(SectionType::BlockAbort, 8);
+    format::store_le64(r.payload.data(), w.summary.entry.info.gc_number);
+    return w.emit(std::move(r));
+  } catch (const std::bad_alloc&) {
+    return w.fail(make_error(ErrorCode::OutOfMemory, "abort_gc"));
+  }
+}
+
+Status Writer::flush() {
+  Impl& w = *impl_;
+  if (w.state == Impl::State::Failed) return w.failure;
+  if (w.state == Impl::State::Closed) return {};
+  if (w.queue) {
+    Status s = w.queue->drain();
+    if (!s.is_ok()) return w.fail(s.error());
+  }
+  Status s = w.sink->flush();
+  if (!s.is_ok()) return w.fail(s.error());
+  return {};
+}
+
+Status Writer::close() {
+  Impl& w = *impl_;
+  if (w.state == Impl::State::Closed) return {};
+  if (w.state == Impl::State::InGc) (void)abort_gc();
+  if (w.queue) {
+    Status s = w.queue->stop();
+    w.queue.reset();
+    if (!s.is_ok()) (void)w.fail(s.error());
+  }
+  if (w.state == Impl::State::Failed) return w.failure;
+  Status s = w.sink->finish();
+  if (!s.is_ok()) return w.fail(s.error());
+  w.state = Impl::State::Closed;
+  return {};
+}
+
+WriterStats Writer::stats() const {
+  std::lock_guard lock(impl_->stats_mutex);
+  WriterStats s = impl_->stats;
+  s.bytes_written = impl_->sink->bytes_written();
+  return s;
+}
+
+bool Writer::is_failed() const noexcept { return impl_->state == Impl::State::Failed; }
+
+}  // namespace gcsnap

@@ -1,0 +1,205 @@
+// Writer: buffering the add_* batches into chunks of at most chunk_items values
+// (format-spec.md §6: a long column is several chunk sections of the same type).
+#include <algorithm>
+#include <new>
+
+#include "format/writer_impl.hpp"
+
+namespace gcsnap {
+namespace {
+
+// §6.7: a name must fit the reader's default limit.
+constexpr size_t kMaxNameBytes = 1u << 16;
+
+template <typename T>
+void append(std::vector<T>& to, std::span<const T> from, size_t begin, size_t count) {
+  to.insert(to.end(), from.begin() + static_cast<ptrdiff_t>(begin),
+            from.begin() + static_cast<ptrdiff_t>(begin + count));
+}
+
+// Feed n items in pieces that fill the chunk up to chunk_items, emitting full chunks.
+template <typename Chunk, typename AppendFn>
+Status feed(Writer::Impl& w, Chunk& chunk, size_t n, AppendFn&& append_piece) {
+  try {
+    const uint64_t cap = w.chunk_items();
+    size_t done = 0;
+    while (done < n) {
+      size_t room = static_cast<size_t>(cap - std::min<uint64_t>(cap, chunk.size()));
+      size_t take = std::min(room, n - done);
+      append_piece(done, take);
+      done += take;
+      if (chunk.size() >= cap) GCSNAP_RETURN_IF_ERROR(w.emit(std::exchange(chunk, {})));
+    }
+    return {};
+  } catch (const std::bad_alloc&) {
+    return w.fail(make_error(ErrorCode::OutOfMemory, "buffering a batch"));
+  }
+}
+
+}  // namespace
+
+Status Writer::add_generation_bounds(std::span<const GenerationRange> ranges) {
+  Impl& w = *impl_;
+  GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
+  for (const auto& r : ranges)
+    if (static_cast<uint8_t>(r.generation) > 5) return make_error(ErrorCode::InvalidArgument, "generation out of range");
+  w.summary.entry.generation_range_count += ranges.size();
+  return feed(w, w.bounds, ranges.size(), [&](size_t b, size_t n) {
+    for (size_t i = b; i < b + n; ++i) {
+      w.bounds.generations.push_back(static_cast<uint8_t>(ranges[i].generation));
+      w.bounds.starts.push_back(ranges[i].start);
+      w.bounds.lengths.push_back(ranges[i].length);
+      w.bounds.reserved.push_back(ranges[i].reserved_length);
+    }
+  });
+}
+
+Status Writer::add_roots(std::span<const uint64_t> object_ids, std::span<const uint8_t> kinds,
+                         std::span<const uint8_t> flags, std::span<const uint64_t> root_ids) {
+  Impl& w = *impl_;
+  GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
+  const size_t n = object_ids.size();
+  if (kinds.size() != n || flags.size() != n || root_ids.size() != n)
+    return make_error(ErrorCode::InvalidArgument, "root columns differ in length");
+  for (uint8_t k : kinds)
+    if (k > 3) return make_error(ErrorCode::InvalidArgument, "root kind out of range");
+  w.summary.entry.root_count += n;
+  return feed(w, w.roots, n, [&](size_t b, size_t c) {
+    append(w.roots.object_ids, object_ids, b, c);
+    append(w.roots.kinds, kinds, b, c);
+    append(w.roots.flags, flags, b, c);
+    append(w.roots.root_ids, root_ids, b, c);
+  });
+}
+
+Status Writer::add_surviving_ranges(std::span<const uint64_t> starts, std::span<const uint64_t> lengths) {
+  Impl& w = *impl_;
+  GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
+  if (starts.size() != lengths.size()) return make_error(ErrorCode::InvalidArgument, "range columns differ in length");
+  for (size_t i = 0; i < starts.size(); ++i)
+    if (lengths[i] > UINT64_MAX - starts[i]) return make_error(ErrorCode::InvalidArgument, "range end overflows");
+  w.summary.entry.surviving_range_count += starts.size();
+  return feed(w, w.surviving, starts.size(), [&](size_t b, size_t c) {
+    append(w.surviving.starts, starts, b, c);
+    append(w.surviving.lengths, lengths, b, c);
+  });
+}
+
+Status Writer::add_moved_ranges(std::span<const uint64_t> old_starts, std::span<const uint64_t> new_starts,
+                                std::span<const uint64_t> lengths) {
+  Impl& w = *impl_;
+  GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
+  const size_t n = old_starts.size();
+  if (new_starts.size() != n || lengths.size() != n)
+    return make_error(ErrorCode::InvalidArgument, "range columns differ in length");
+  for (size_t i = 0; i < n; ++i)
+    if (lengths[i] > UINT64_MAX - old_starts[i] || lengths[i] > UINT64_MAX - new_starts[i])
+      return make_error(ErrorCode::InvalidArgument, "range end overflows");
+  w.summary.entry.moved_range_count += n;
+  return feed(w, w.moved, n, [&](size_t b, size_t c) {
+    append(w.moved.old_starts, old_starts, b, c);
+    append(w.moved.new_starts, new_starts, b, c);
+    append(w.moved.lengths, lengths, b, c);
+  });
+}
+
+Status Writer::add_objects(std::span<const uint64_t> addresses, std::span<const uint32_t> type_ids,
+                           std::span<const uint64_t> sizes, std::span<const uint8_t> generations,
+                           std::span<const uint32_t> reference_counts, std::span<const uint64_t> references) {
+  Impl& w = *impl_;
+  GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
+  const size_t n = addresses.size();
+  if (type_ids.size() != n || sizes.size() != n || generations.size() != n || reference_counts.size() != n)
+    return make_error(ErrorCode::InvalidArgument, "object columns differ in length");
+  uint64_t total = 0;
+  uint8_t max_gen = 0;
+  for (size_t i = 0; i < n; ++i) {
+    total += reference_counts[i];
+    max_gen = std::max(max_gen, generations[i]);
+  }
+  if (total != references.size())
+    return make_error(ErrorCode::InvalidArgument, "references length differs from the sum of reference_counts");
+  if (max_gen > 5) return make_error(ErrorCode::InvalidArgument, "generation out of range");
+  w.summary.entry.object_count += n;
+  w.summary.entry.reference_count += total;
+  size_t ref_pos = 0;
+  auto& o = w.objects;
+  return feed(w, o, n, [&](size_t b, size_t c) {
+    append(o.addresses, addresses, b, c);
+    append(o.type_ids, type_ids, b, c);
+    append(o.sizes, sizes, b, c);
+    append(o.generations, generations, b, c);
+    append(o.reference_counts, reference_counts, b, c);
+    size_t refs = 0;
+    for (size_t i = b; i < b + c; ++i) refs += reference_counts[i];
+    append(o.references, references, ref_pos, refs);
+    ref_pos += refs;
+  });
+}
+
+Status Writer::add_types(std::span<const TypeRecord> types) {
+  Impl& w = *impl_;
+  GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
+  try {
+    for (size_t i = 0; i < types.size(); ++i) {
+      const auto& t = types[i];
+      if (t.id == 0) return make_error(ErrorCode::InvalidArgument, "type id 0 is reserved for unknown");
+      if (t.name.size() > kMaxNameBytes || t.module.size() > kMaxNameBytes)
+        return make_error(ErrorCode::InvalidArgument, "type name longer than 65536 bytes");
+      if (w.type_ids.count(t.id)) return make_error(ErrorCode::InvalidArgument, "type id declared twice");
+      for (size_t j = 0; j < i; ++j)
+        if (types[j].id == t.id) return make_error(ErrorCode::InvalidArgument, "type id declared twice");
+    }
+    for (const auto& t : types) {
+      w.type_ids.insert(t.id);
+      w.gc_type_ids.push_back(t.id);
+    }
+  } catch (const std::bad_alloc&) {
+    return w.fail(make_error(ErrorCode::OutOfMemory, "add_types"));
+  }
+  w.summary.entry.new_type_count += types.size();
+  auto& c = w.types;
+  return feed(w, c, types.size(), [&](size_t b, size_t n) {
+    for (size_t i = b; i < b + n; ++i) {
+      const auto& t = types[i];
+      c.ids.push_back(t.id);
+      c.class_ids.push_back(t.class_id);
+      c.name_lengths.push_back(t.name.size());
+      c.module_lengths.push_back(t.module.size());
+      c.names.insert(c.names.end(), t.name.begin(), t.name.end());
+      c.modules.insert(c.modules.end(), t.module.begin(), t.module.end());
+    }
+  });
+}
+
+Status Writer::add_methods(std::span<const MethodRecord> methods) {
+  Impl& w = *impl_;
+  GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
+  try {
+    for (size_t i = 0; i < methods.size(); ++i) {
+      const auto& m = methods[i];
+      if (m.name.size() > kMaxNameBytes) return make_error(ErrorCode::InvalidArgument, "method name longer than 65536 bytes");
+      if (w.method_ids.count(m.function_id)) return make_error(ErrorCode::InvalidArgument, "method declared twice");
+      for (size_t j = 0; j < i; ++j)
+        if (methods[j].function_id == m.function_id)
+          return make_error(ErrorCode::InvalidArgument, "method declared twice");
+    }
+    for (const auto& m : methods) {
+      w.method_ids.insert(m.function_id);
+      w.gc_method_ids.push_back(m.function_id);
+    }
+  } catch (const std::bad_alloc&) {
+    return w.fail(make_error(ErrorCode::OutOfMemory, "add_methods"));
+  }
+  w.summary.entry.new_method_count += methods.size();
+  auto& c = w.methods;
+  return feed(w, c, methods.size(), [&](size_t b, size_t n) {
+    for (size_t i = b; i < b + n; ++i) {
+      c.function_ids.push_back(methods[i].function_id);
+      c.name_lengths.push_back(methods[i].name.size());
+      c.names.insert(c.names.end(), methods[i].name.begin(), methods[i].name.end());
+    }
+  });
+}
+
+}  // namespace gcsnap

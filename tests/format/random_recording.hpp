@@ -1,0 +1,44 @@
+#pragma once
+// A random recording model for tests: generate, write through Writer, compare with Recording.
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gcsnap/gcsnap.hpp>
+
+namespace gcsnap::testing {
+
+struct ModelGc {
+  GcInfo info;
+  std::vector<GenerationRange> bounds;
+  RootTable roots;
+  RangeTable ranges;
+  ObjectTable objects;  // in writer input order; reference_offsets is CSR
+  std::vector<uint32_t> ref_counts;
+  std::vector<std::pair<uint32_t, std::pair<uint64_t, std::pair<std::string, std::string>>>> types;
+  std::vector<std::pair<uint64_t, std::string>> methods;
+  DropCounts drops;
+};
+
+struct ModelOptions {
+  size_t max_objects = 200;
+  size_t max_roots = 20;
+  bool unaligned = false;
+  bool extreme = false;  // max uint64 ids, lengths
+};
+
+/// Generate GCs numbered 1..n with increasing type ids.
+std::vector<ModelGc> make_random_gcs(uint64_t seed, size_t n, const ModelOptions& opt = {});
+
+/// Write MODEL to PATH; return the writer's close() status.
+Status write_model(const std::string& path, const std::vector<ModelGc>& model, const WriterOptions& options,
+                   bool close = true);
+
+/// Compare a Recording against MODEL; return "" when equal, else the first difference.
+std::string compare_with_model(const Recording& rec, const std::vector<ModelGc>& model, size_t gc_count);
+
+std::vector<std::byte> read_file_bytes(const std::string& path);
+
+}  // namespace gcsnap::testing
