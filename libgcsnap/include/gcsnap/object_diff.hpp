@@ -1,0 +1,51 @@
+#pragma once
+/// Object-level diff of two heap walks of one recording: which objects are new, which died,
+/// which survived (matched through the moved/surviving ranges of every GC in between, see
+/// object_identity.hpp), grouped by type. Retention paths for groups: group_paths.hpp.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gcsnap/reader.hpp"
+#include "gcsnap/status.hpp"
+
+namespace gcsnap {
+
+inline constexpr size_t kNoObject = SIZE_MAX;
+
+struct ObjectDiff {
+  std::vector<size_t> new_objects;   ///< indices into B's table: not the image of any A object
+  std::vector<size_t> dead_objects;  ///< indices into A's table: died at a GC in (A, B]
+  /// Per A object: index into B's table of the same object, or kNoObject (dead or missing).
+  std::vector<size_t> b_index_of_a;
+  uint64_t surviving_count = 0;
+  uint64_t surviving_bytes_a = 0, surviving_bytes_b = 0;
+  uint64_t new_bytes = 0, dead_bytes = 0;
+  /// A objects that the ranges say survived, but B's walk has no object at their address
+  /// (the walk dropped objects, or the data is inconsistent). Counted neither new nor dead.
+  std::vector<size_t> missing_in_b;
+};
+
+/// Match A's objects to B's. `a_at_b` and `a_died_at` are parallel to A's table: each
+/// object's address at B's GC and the GC number it died at (0 = alive), as BulkMapper
+/// returns them after applying every GC in (A, B]. B's addresses must be sorted.
+/// Errors: InvalidArgument (columns of different lengths).
+Result<ObjectDiff> diff_objects(const ObjectTable& a, const ObjectTable& b, std::span<const uint64_t> a_at_b,
+                                std::span<const uint64_t> a_died_at);
+
+/// Objects of one type within a set (new objects, dead objects, ...).
+struct TypeGroup {
+  std::string name;
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+  std::vector<size_t> members;  ///< indices into the table, in address order
+};
+
+/// Group table rows `indices` by type name; largest bytes first, then count, then name.
+std::vector<TypeGroup> group_by_type(const ObjectTable& objects, const NameTable& names,
+                                     std::span<const size_t> indices);
+
+}  // namespace gcsnap

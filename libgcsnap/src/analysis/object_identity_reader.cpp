@@ -1,0 +1,84 @@
+// Recording-level identity: load one GC's transition at a time and follow addresses with it.
+#include "gcsnap/object_identity.hpp"
+
+namespace gcsnap {
+
+bool has_complete_transition(const Recording& recording, size_t gc_index) noexcept {
+  const auto gcs = recording.gcs();
+  if (gc_index == 0 || gc_index >= gcs.size()) return false;
+  if (gcs[gc_index].info.gc_number != gcs[gc_index - 1].info.gc_number + 1) return false;
+  return gcs[gc_index].drops.ranges == 0;
+}
+
+Result<GcTransition> read_transition(const Recording& recording, size_t gc_index) {
+  auto ranges = recording.read_ranges(gc_index);
+  if (!ranges) return ranges.error();
+  std::vector<GenerationRange> bounds;
+  if (gc_index > 0) {
+    auto before = recording.read_generation_bounds(gc_index - 1);
+    if (!before) return before.error();
+    bounds = std::move(before).value();
+  }
+  return GcTransition::build(recording.gcs()[gc_index].info, *ranges, bounds);
+}
+
+Result<AddressHistory> follow_address(const Recording& recording, size_t from_index, uint64_t address,
+                                      Generation hint) {
+  const auto gcs = recording.gcs();
+  if (from_index >= gcs.size()) return make_error(ErrorCode::InvalidArgument, "no such GC index");
+  AddressHistory history;
+  history.start_gc = gcs[from_index].info.gc_number;
+  history.address = address;
+  auto bounds = recording.read_generation_bounds(from_index);
+  if (!bounds) return bounds.error();
+  const Generation at_start = GenerationMap(*bounds).find(address);
+  history.generation_at_start = at_start != Generation::Unknown ? at_start : hint;
+  Generation generation = history.generation_at_start;
+  uint64_t current = address;
+  for (size_t i = from_index + 1; i < gcs.size(); ++i) {
+    if (!has_complete_transition(recording, i)) {
+      history.gap_at = gcs[i].info.gc_number;
+      break;
+    }
+    auto transition = read_transition(recording, i);
+    if (!transition) return transition.error();
+    const auto step = transition->follow(current, generation);
+    AddressStep entry{gcs[i].info.gc_number, step.fate, current, step.address, Generation::Unknown, false};
+    if (step.fate == Fate::Died) {
+      history.steps.push_back(entry);
+      history.died_at = entry.gc_number;
+      break;
+    }
+    auto after = recording.read_generation_bounds(i);
+    if (!after) return after.error();
+    entry.generation_after = GenerationMap(*after).find(step.address);
+    if (entry.generation_after == Generation::Unknown) {
+      entry.generation_estimated = true;
+      entry.generation_after = step.fate == Fate::NotCondemned || step.fate == Fate::NonGcHeap
+                                   ? step.generation_before
+                                   : promoted_generation(gcs[i].info, step.generation_before);
+    }
+    history.steps.push_back(entry);
+    current = step.address;
+    generation = entry.generation_after;
+  }
+  return history;
+}
+
+Result<BulkMapper> map_objects(const Recording& recording, size_t from_index, size_t to_index,
+                               std::span<const uint64_t> addresses, std::span<const Generation> generations) {
+  if (from_index > to_index || to_index >= recording.gcs().size())
+    return make_error(ErrorCode::InvalidArgument, "GC range is empty or out of the recording");
+  for (size_t i = from_index + 1; i <= to_index; ++i)
+    if (!has_complete_transition(recording, i))
+      return make_error(ErrorCode::InconsistentData, "ranges of a GC in between are missing");
+  BulkMapper mapper(addresses, generations);
+  for (size_t i = from_index + 1; i <= to_index; ++i) {
+    auto transition = read_transition(recording, i);
+    if (!transition) return transition.error();
+    mapper.apply(*transition);
+  }
+  return mapper;
+}
+
+}  // namespace gcsnap
