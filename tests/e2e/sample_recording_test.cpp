@@ -157,4 +157,31 @@ TEST_CASE("each root kind appears with the right flags", "[sample]") {
   }
 }
 
+TEST_CASE("stack roots name their method and handle-held objects have no referrers", "[sample]") {
+  auto [before, after] = diff_pair();
+  for (const GcView* gc : {&before, &after}) {
+    INFO("GC #" << gc->entry.info.gc_number);
+    size_t stack = 0, unnamed = 0;
+    for (size_t i = 0; i < gc->roots.size(); ++i) {
+      if (gc->roots.kinds[i] != RootKind::Stack || gc->roots.root_ids[i] == 0) continue;
+      ++stack;
+      if (!gc->names.find_method(gc->roots.root_ids[i])) ++unnamed;
+    }
+    CHECK(stack > 0);
+    CHECK(unnamed == 0);
+    // HandleHeld and the pinned byte[] are reachable only through their handles.
+    std::vector<uint64_t> targets = gc->objects.reference_targets;
+    std::sort(targets.begin(), targets.end());
+    for (std::string_view type : {kHandleHeld, kStackHeld}) {
+      uint32_t id = find_type_id(gc->names, type);
+      REQUIRE(id != 0);
+      for (size_t i = 0; i < gc->objects.size(); ++i) {
+        if (gc->objects.type_ids[i] != id) continue;
+        INFO(type << " has a referrer");
+        CHECK(!std::binary_search(targets.begin(), targets.end(), gc->objects.addresses[i]));
+      }
+    }
+  }
+}
+
 }  // namespace gcsnap::e2e

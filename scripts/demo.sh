@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Record the bundled sample app (tests/e2e/sample_app) and show what gcsnap finds in it.
+# Works from a fresh clone: sets up and builds into build/ (or $GCSNAP_BUILD_DIR) first.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${GCSNAP_BUILD_DIR:-$root/build}
+demo=$build/demo
+gcsnap=$build/bin/gcsnap
+
+step() { printf '\n== %s\n' "$*"; }
+# show CMD...: print the command as a user would type it, then run it.
+show() {
+  printf '$ gcsnap %s\n' "$*" | sed "s|$demo/||g"
+  "$gcsnap" "$@"
+}
+
+step "Build gcsnap"
+"$root/scripts/build.sh"
+if ! command -v dotnet >/dev/null 2>&1; then
+  echo "demo: error: 'dotnet' is not on PATH; recording needs the .NET SDK (net10.0)" >&2
+  exit 1
+fi
+
+step "Build the sample app"
+mkdir -p "$demo"
+"$root/tests/e2e/build_sample_app.sh" "$root/tests/e2e/sample_app" "$demo/sample_app_out" "$demo/sample_app_artifacts"
+app=$demo/sample_app_out/Gcsnap.Sample.dll
+snap=$demo/sample.snap
+
+step "Record it: every GC's roots and ranges, a heap walk at each gen2 or induced GC"
+rm -f "$snap"
+show record -o "$snap" -- dotnet "$app"
+
+step "What the recording holds"
+show info "$snap"
+show verify "$snap"
