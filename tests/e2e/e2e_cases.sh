@@ -50,16 +50,19 @@ case_exit_code() {
   check_cli_accepts
 }
 
-case_crash() {
-  record_app 134 crash 1000  # SIGABRT from FailFast: 128 + 6
+# crash_case MODE: the app dies of SIGABRT (FailFast or an unhandled exception) after its GCs.
+crash_case() {
+  record_app 134 "$1" 1000  # 128 + SIGABRT, passed through
   local rc
-  "$gcsnap" verify "$snap" >"$work/crash.verify" 2>&1; rc=$?
-  show "$work/crash.verify"
+  "$gcsnap" verify "$snap" >"$work/$case_name.verify" 2>&1; rc=$?
+  show "$work/$case_name.verify"
   # The runtime died without Shutdown: verify must say where and how the file ends.
-  grep -Eqi 'index|truncat|end' "$work/crash.verify" || fail "gcsnap verify does not say where the file ends"
+  grep -Eqi 'index|truncat|end' "$work/$case_name.verify" || fail "gcsnap verify does not say where the file ends"
   [ "$rc" -le 1 ] || fail "gcsnap verify exited $rc: a crash-cut recording must still be readable"
   "$gcsnap" info "$snap" >/dev/null 2>&1 || fail "gcsnap info rejects the crash-cut recording"
 }
+case_crash() { crash_case crash; }
+case_unhandled() { crash_case throw; }
 
 case_missing_command() {
   local missing=/nonexistent/gcsnap-e2e-no-such-command rc

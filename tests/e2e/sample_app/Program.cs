@@ -3,7 +3,7 @@
 //                   print the facts line, exit 0
 //   crash [MS]      as run, wait MS (default 1000) so the recorder can write what it has, then
 //                   Environment.FailFast (SIGABRT) with the finalizer thread still blocked
-//   throw           as run, then an unhandled exception
+//   throw [MS]      as run, wait MS (default 1000), then an unhandled exception (SIGABRT)
 //   exit N          one induced GC, then exit with code N
 //   wait [SECONDS]  as run, print "gcsnap-sample: ready", wait until stdin closes or SECONDS
 //                   (default 120) pass, then exit 0: for on-demand snapshots
@@ -39,6 +39,7 @@ public static class Program
             case "throw":
                 Scenario.Run();
                 Scenario.PrintFacts(mode);
+                Thread.Sleep(arg is null ? 1000 : int.Parse(arg));
                 throw new InvalidOperationException("gcsnap-sample: unhandled on purpose (throw mode)");
             case "exit" when int.TryParse(arg, out int code):
                 Scenario.InducedGc();
@@ -49,7 +50,7 @@ public static class Program
             case "churn" when int.TryParse(arg, out int iterations) && iterations >= 0:
                 return Churn(iterations);
             default:
-                Console.Error.WriteLine("usage: Gcsnap.Sample [run | crash [MS] | throw | exit N | wait [SECONDS] | churn N]");
+                Console.Error.WriteLine("usage: Gcsnap.Sample [run | crash [MS] | throw [MS] | exit N | wait [SECONDS] | churn N]");
                 return ExitUsage;
         }
     }

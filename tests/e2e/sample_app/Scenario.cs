@@ -24,7 +24,9 @@ public static class Scenario
     /// <summary>Number of GC.Collect calls made so far; the last two are the diff pair.</summary>
     public static int InducedGcs { get; private set; }
 
-    /// <summary>Build every shape, then run the two induced GCs. Returns after the second one.</summary>
+    /// <summary>Build every shape, then run the induced GCs. Not inlined: the tests expect the
+    /// StackHeld root to name Gcsnap.Sample.Scenario.Run.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
     public static void Run()
     {
         BuildStaticShapes();
