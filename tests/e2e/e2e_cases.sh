@@ -69,8 +69,10 @@ case_missing_command() {
   "$gcsnap" record -o "$snap" -- "$missing" >"$out" 2>"$err"; rc=$?
   show "$err"
   [ "$rc" -ne 0 ] || fail "gcsnap record of a missing command exited 0"
+  [ "$rc" -ne 2 ] || fail "gcsnap record of a missing command gave a usage error (exit 2)"
   [ "$(wc -l <"$err")" -eq 1 ] || fail "expected exactly one line on stderr"
   grep -q '^gcsnap: error: .*gcsnap-e2e-no-such-command' "$err" || fail "the error line does not name the command"
+  grep -Eqi 'not found|no such file|cannot (run|execute|start)' "$err" || fail "the error line does not say why"
 }
 
 case_not_dotnet() {
