@@ -1,15 +1,153 @@
-// gcsnap roots: placeholder until its issue lands; it says so instead of pretending.
+// gcsnap roots: the roots of one GC (address, type, kind, flags, root id, method) and a
+// summary by kind and flags. Works on GCs without a heap walk (no type names then).
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "cli_error.hpp"
 #include "commands.hpp"
+#include "gc_select.hpp"
+#include "gcsnap/root_summary.hpp"
+#include "output.hpp"
 
 namespace gcsnap::cli {
 
+namespace {
+
+struct RootsOptions {
+  std::string file;
+  std::optional<uint64_t> gc;
+  std::vector<std::string> kinds;
+  std::vector<std::string> flags;
+  std::string type;
+  size_t top = 0;
+  Format format = Format::Table;
+};
+
+uint8_t parse_kinds(const std::vector<std::string>& names) {
+  uint8_t mask = 0;
+  for (const auto& name : names) {
+    RootKind kind;
+    if (name == "stack") kind = RootKind::Stack;
+    else if (name == "finalizer") kind = RootKind::Finalizer;
+    else if (name == "handle") kind = RootKind::Handle;
+    else if (name == "other") kind = RootKind::Other;
+    else throw CliError(fmt::format("unknown root kind '{}' (use stack, finalizer, handle, other)", name), kExitUsage);
+    mask = static_cast<uint8_t>(mask | (1u << static_cast<unsigned>(kind)));
+  }
+  return mask;
+}
+
+uint8_t parse_flags(const std::vector<std::string>& names) {
+  uint8_t mask = 0;
+  for (const auto& name : names) {
+    if (name == "pinning") mask |= root_flags::kPinning;
+    else if (name == "weak") mask |= root_flags::kWeakRef;
+    else if (name == "interior") mask |= root_flags::kInterior;
+    else if (name == "refcounted") mask |= root_flags::kRefCounted;
+    else throw CliError(fmt::format("unknown root flag '{}' (use pinning, weak, interior, refcounted)", name), kExitUsage);
+  }
+  return mask;
+}
+
+// Row of the object holding address (an object start, or inside one for interior roots).
+std::optional<size_t> containing_object(const ObjectTable& objects, uint64_t address) {
+  auto it = std::upper_bound(objects.addresses.begin(), objects.addresses.end(), address);
+  if (it == objects.addresses.begin()) return std::nullopt;
+  const auto row = static_cast<size_t>(it - objects.addresses.begin()) - 1;
+  if (address - objects.addresses[row] >= std::max<uint64_t>(objects.sizes[row], 1)) return std::nullopt;
+  return row;
+}
+
+void run_roots(const RootsOptions& opt) {
+  SelectedGc sel = open_selected_gc(opt.file, opt.gc, GcNeed::Any);
+  const Recording& rec = *sel.recording;
+  auto roots = rec.read_roots(sel.index);
+  if (!roots) fail_on(sel.file, roots.error());
+  auto names = rec.read_names(sel.index);
+  if (!names) fail_on(sel.file, names.error());
+  std::optional<ObjectTable> objects;
+  if (sel.entry().has_heap_walk()) {
+    auto read = rec.read_objects(sel.index);
+    if (!read) fail_on(sel.file, read.error());
+    objects = std::move(read).value();
+  } else if (!opt.type.empty()) {
+    throw CliError(fmt::format("{}: --type needs a GC with a heap walk; GC {} has none", sel.file, sel.number()),
+                   kExitUsage);
+  }
+  auto type_of = [&](uint64_t address) -> std::optional<std::string_view> {
+    if (!objects) return std::nullopt;
+    auto row = containing_object(*objects, address);
+    if (!row) return std::nullopt;
+    return names->type_name(objects->type_ids[*row]);
+  };
+
+  std::vector<size_t> rows = filter_roots(*roots, parse_kinds(opt.kinds), parse_flags(opt.flags));
+  if (!opt.type.empty())
+    rows.erase(std::remove_if(rows.begin(), rows.end(),
+                              [&](size_t i) {
+                                auto t = type_of(roots->object_ids[i]);
+                                return !t || t->find(opt.type) == std::string_view::npos;
+                              }),
+               rows.end());
+  // Summary of the selected roots (before --top).
+  RootTable selected;
+  for (size_t i : rows) {
+    selected.object_ids.push_back(roots->object_ids[i]);
+    selected.kinds.push_back(roots->kinds[i]);
+    selected.flags.push_back(roots->flags[i]);
+    selected.root_ids.push_back(roots->root_ids[i]);
+  }
+  Report report;
+  Table summary("summary", fmt::format("Roots of GC {} by kind and flags", sel.number()));
+  summary.add_column("kind", "KIND").add_column("flags", "FLAGS").add_column("count", "ROOTS", ColumnKind::Count);
+  summary.add_column("distinct_objects", "OBJECTS", ColumnKind::Count).add_column("null_objects", "NULL", ColumnKind::Count);
+  for (const auto& g : summarize_roots(selected))
+    summary.add_row({root_kind_name(g.kind), root_flags_text(g.flags), g.count, g.distinct_objects, g.null_objects});
+
+  // Listed like the summary: stack, finalizer, handle, other; then by object address.
+  auto rank = [&](size_t i) { return roots->kinds[i] == RootKind::Other ? 4 : static_cast<int>(roots->kinds[i]); };
+  std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) {
+    return std::make_pair(rank(x), roots->object_ids[x]) < std::make_pair(rank(y), roots->object_ids[y]);
+  });
+  if (opt.top && rows.size() > opt.top) rows.resize(opt.top);
+  Table list("roots", fmt::format("Roots ({} of {})", rows.size(), roots->size()));
+  list.add_column("address", "OBJECT", ColumnKind::Address).add_column("type", "TYPE").add_column("kind", "KIND");
+  list.add_column("flags", "FLAGS").add_column("root_id", "ROOT ID", ColumnKind::Address).add_column("method", "METHOD");
+  for (size_t i : rows) {
+    const auto t = type_of(roots->object_ids[i]);
+    Cell method;
+    if (roots->kinds[i] == RootKind::Stack)
+      if (const MethodRecord* m = names->find_method(roots->root_ids[i])) method = Cell(m->name);
+    list.add_row({roots->object_ids[i], t ? Cell(*t) : Cell(), root_kind_name(roots->kinds[i]),
+                  root_flags_text(roots->flags[i]), roots->root_ids[i], method});
+  }
+  report.tables.push_back(std::move(summary));
+  report.tables.push_back(std::move(list));
+  if (!objects) report.notes.push_back(fmt::format("GC {} has no heap walk: no type names", sel.number()));
+  if (sel.entry().drops.roots)
+    report.notes.push_back(fmt::format("the recorder dropped {} roots at this GC", sel.entry().drops.roots));
+  print_report(report, opt.format);
+}
+
+}  // namespace
+
 void add_roots_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("roots", "(not implemented yet)");
-  cmd->allow_extras();
-  cmd->callback([] { throw CliError("'roots' is not implemented yet", kExitUsage); });
+  auto opt = std::make_shared<RootsOptions>();
+  auto* cmd = app.add_subcommand("roots", "List the roots of a GC and summarize them by kind and flags");
+  cmd->add_option("file", opt->file, "recording, as FILE or FILE:GC (default GC: the last)")->required();
+  add_gc_option(*cmd, opt->gc);
+  cmd->add_option("--kind", opt->kinds, "only roots of these kinds: stack, finalizer, handle, other")->delimiter(',');
+  cmd->add_option("--flags", opt->flags, "only roots with all these flags: pinning, weak, interior, refcounted")
+      ->delimiter(',');
+  cmd->add_option("--type", opt->type, "only roots whose object's type name contains this text (needs a heap walk)");
+  cmd->add_option("--top", opt->top, "list at most N roots (the summary still counts all that match)");
+  add_format_option(*cmd, opt->format);
+  cmd->callback([opt] { run_roots(*opt); });
 }
 
 }  // namespace gcsnap::cli

@@ -130,23 +130,30 @@ std::string machine_text(const Cell& cell, ColumnKind kind) {
 
 bool is_right_aligned(ColumnKind kind) { return kind != ColumnKind::Text; }
 
+// Display width of UTF-8 text: code points, not bytes (titles such as "ΔBYTES", type names).
+size_t display_width(const std::string& text) {
+  return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
 std::string render_text(const Table& table) {
   const auto& cols = table.columns();
   std::vector<std::vector<std::string>> texts;
   std::vector<size_t> widths(cols.size());
-  for (size_t c = 0; c < cols.size(); ++c) widths[c] = cols[c].title.size();
+  for (size_t c = 0; c < cols.size(); ++c) widths[c] = display_width(cols[c].title);
   for (const auto& row : table.rows()) {
     auto& out = texts.emplace_back();
     for (size_t c = 0; c < cols.size(); ++c) {
       out.push_back(human_text(row[c], cols[c].kind));
-      widths[c] = std::max(widths[c], out.back().size());
+      widths[c] = std::max(widths[c], display_width(out.back()));
     }
   }
   auto line = [&](const std::vector<std::string>& cells) {
     std::string s;
     for (size_t c = 0; c < cols.size(); ++c) {
       const bool last = c + 1 == cols.size();
-      const size_t pad = widths[c] - cells[c].size();
+      const size_t pad = widths[c] - display_width(cells[c]);
       if (is_right_aligned(cols[c].kind)) s += std::string(pad, ' ') + cells[c];
       else s += last ? cells[c] : cells[c] + std::string(pad, ' ');
       if (!last) s += "  ";

@@ -25,11 +25,15 @@ enum class Fate : uint8_t {
   NotCondemned = 2,  ///< its generation was not collected by this GC: it survives in place
   NonGcHeap = 3,     ///< a frozen object: never moves, never dies
   Died = 4,          ///< condemned and in no range
+  /// In no range, and neither bounds nor hint give its generation, at a GC that did not
+  /// condemn the whole heap: it may have survived in place or died. Followers assume it
+  /// stayed (a dead object's address is not reused until a later GC reports it).
+  Unknown = 5,
 };
 
 inline bool is_alive(Fate fate) noexcept { return fate != Fate::Died; }
 
-/// Return "moved", "stayed", "not-condemned", "non-gc-heap" or "died".
+/// Return "moved", "stayed", "not-condemned", "non-gc-heap", "died" or "unknown".
 const char* fate_name(Fate fate) noexcept;
 /// Return "gen0", "gen1", "gen2", "loh", "poh", "non-gc-heap" or "unknown".
 const char* generation_name(Generation generation) noexcept;

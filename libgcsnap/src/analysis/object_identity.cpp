@@ -12,6 +12,7 @@ const char* fate_name(Fate fate) noexcept {
     case Fate::NotCondemned: return "not-condemned";
     case Fate::NonGcHeap: return "non-gc-heap";
     case Fate::Died: return "died";
+    case Fate::Unknown: return "unknown";
   }
   return "unknown";
 }
@@ -154,6 +155,7 @@ GcTransition::Step GcTransition::classify(uint64_t address, Generation hint, Gen
   step.address = address;
   step.generation_before = from_bounds != Generation::Unknown ? from_bounds : hint;
   if (step.generation_before == Generation::NonGcHeap) step.fate = Fate::NonGcHeap;
+  else if (step.generation_before == Generation::Unknown && !is_condemned(info_, Generation::Unknown)) step.fate = Fate::Unknown;
   else if (!is_condemned(info_, step.generation_before)) step.fate = Fate::NotCondemned;
   else step.fate = Fate::Died;
   return step;
@@ -229,7 +231,8 @@ void BulkMapper::apply(const GcTransition& gc) {
     if (!next.empty() && addresses_[next.back()] > step.address) still_sorted = false;
     addresses_[i] = step.address;
     const Generation before = step.generation_before;
-    generations_[i] = step.fate == Fate::NotCondemned ? before : promoted_generation(gc.info(), before);
+    const bool in_place = step.fate == Fate::NotCondemned || step.fate == Fate::NonGcHeap || step.fate == Fate::Unknown;
+    generations_[i] = in_place ? before : promoted_generation(gc.info(), before);
     next.push_back(i);
   }
   if (!still_sorted)

@@ -52,9 +52,11 @@ Result<AddressHistory> follow_address(const Recording& recording, size_t from_in
     auto after = recording.read_generation_bounds(i);
     if (!after) return after.error();
     entry.generation_after = GenerationMap(*after).find(step.address);
-    if (entry.generation_after == Generation::Unknown) {
-      entry.generation_estimated = true;
-      entry.generation_after = step.fate == Fate::NotCondemned || step.fate == Fate::NonGcHeap
+    if (step.fate == Fate::NonGcHeap) {
+      entry.generation_after = Generation::NonGcHeap;
+    } else if (entry.generation_after == Generation::Unknown) {
+      entry.generation_estimated = step.fate != Fate::Unknown;
+      entry.generation_after = step.fate == Fate::NotCondemned || step.fate == Fate::Unknown
                                    ? step.generation_before
                                    : promoted_generation(gcs[i].info, step.generation_before);
     }
