@@ -157,6 +157,30 @@ TEST_CASE("object diff matches the simulation's new, dead and surviving objects"
   }
 }
 
+TEST_CASE("merge lookups agree with binary-search lookups", "[identity][sim]") {
+  for (uint64_t seed = 2000; seed < 2030; ++seed) {
+    const HeapSim sim = run_sim(seed, 12);
+    for (uint64_t n = 2; n <= sim.gcs().size(); ++n) {
+      const GcTransition t = transition(sim, n, seed % 2 == 0);
+      // Every present object of the previous GC plus addresses in the gaps between them.
+      std::vector<uint64_t> xs;
+      for (size_t id : sim.gcs()[n - 2].present) {
+        xs.push_back(sim.gcs()[n - 2].address[id]);
+        xs.push_back(sim.gcs()[n - 2].address[id] + 8);
+      }
+      std::sort(xs.begin(), xs.end());
+      std::vector<GcTransition::Step> steps(xs.size());
+      t.follow_sorted(xs, {}, steps);
+      for (size_t i = 0; i < xs.size(); ++i) {
+        const auto one = t.follow(xs[i]);
+        REQUIRE(one.fate == steps[i].fate);
+        REQUIRE(one.address == steps[i].address);
+        REQUIRE(one.generation_before == steps[i].generation_before);
+      }
+    }
+  }
+}
+
 TEST_CASE("the simulation exercises moves, reuse and every fate", "[identity][sim]") {
   const HeapSim sim = run_sim(7, 40);
   uint64_t moved = 0, surviving = 0, died = 0;

@@ -84,6 +84,18 @@ class GcTransition {
   void follow_sorted(std::span<const uint64_t> addresses, std::span<const Generation> hints,
                      std::span<Step> out) const noexcept;
 
+  /// A merge cursor: answers follow() for ascending addresses in amortized O(1).
+  class Cursor {
+   public:
+    explicit Cursor(const GcTransition& t) noexcept : t_(&t) {}
+    /// Same answer as GcTransition::follow; x must not be smaller than the previous call's.
+    Step next(uint64_t x, Generation hint) noexcept;
+
+   private:
+    const GcTransition* t_;
+    size_t m_ = 0, s_ = 0, b_ = 0;
+  };
+
   const GcInfo& info() const noexcept { return info_; }
 
  private:

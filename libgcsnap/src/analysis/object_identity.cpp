@@ -173,27 +173,27 @@ GcTransition::Step GcTransition::follow(uint64_t address, Generation hint) const
   return classify(address, hint, from_bounds);
 }
 
+GcTransition::Step GcTransition::Cursor::next(uint64_t x, Generation hint) noexcept {
+  const GcTransition& t = *t_;
+  while (m_ < t.moved_old_.size() && t.moved_old_[m_] + t.moved_len_[m_] <= x) ++m_;
+  while (s_ < t.surv_start_.size() && t.surv_start_[s_] + t.surv_len_[s_] <= x) ++s_;
+  while (b_ < t.bound_starts_.size() && t.bound_ends_[b_] <= x) ++b_;
+  const Generation from_bounds =
+      b_ < t.bound_starts_.size() && t.bound_starts_[b_] <= x ? t.bound_gens_[b_] : Generation::Unknown;
+  const Generation before = from_bounds != Generation::Unknown ? from_bounds : hint;
+  if (m_ < t.moved_old_.size() && t.moved_old_[m_] <= x) {
+    const uint64_t to = t.moved_new_[m_] + (x - t.moved_old_[m_]);
+    return Step{to == x ? Fate::Stayed : Fate::Moved, to, before};
+  }
+  if (s_ < t.surv_start_.size() && t.surv_start_[s_] <= x) return Step{Fate::Stayed, x, before};
+  return t.classify(x, hint, from_bounds);
+}
+
 void GcTransition::follow_sorted(std::span<const uint64_t> addresses, std::span<const Generation> hints,
                                  std::span<Step> out) const noexcept {
-  size_t m = 0, s = 0, b = 0;
-  for (size_t i = 0; i < addresses.size(); ++i) {
-    const uint64_t x = addresses[i];
-    const Generation hint = hints.empty() ? Generation::Unknown : hints[i];
-    while (m < moved_old_.size() && moved_old_[m] + moved_len_[m] <= x) ++m;
-    while (s < surv_start_.size() && surv_start_[s] + surv_len_[s] <= x) ++s;
-    while (b < bound_starts_.size() && bound_ends_[b] <= x) ++b;
-    const Generation from_bounds =
-        b < bound_starts_.size() && bound_starts_[b] <= x ? bound_gens_[b] : Generation::Unknown;
-    const Generation before = from_bounds != Generation::Unknown ? from_bounds : hint;
-    if (m < moved_old_.size() && moved_old_[m] <= x) {
-      const uint64_t to = moved_new_[m] + (x - moved_old_[m]);
-      out[i] = Step{to == x ? Fate::Stayed : Fate::Moved, to, before};
-    } else if (s < surv_start_.size() && surv_start_[s] <= x) {
-      out[i] = Step{Fate::Stayed, x, before};
-    } else {
-      out[i] = classify(x, hint, from_bounds);
-    }
-  }
+  Cursor cursor(*this);
+  for (size_t i = 0; i < addresses.size(); ++i)
+    out[i] = cursor.next(addresses[i], hints.empty() ? Generation::Unknown : hints[i]);
 }
 
 BulkMapper::BulkMapper(std::span<const uint64_t> addresses, std::span<const Generation> generations)
@@ -209,35 +209,28 @@ BulkMapper::BulkMapper(std::span<const uint64_t> addresses, std::span<const Gene
 
 void BulkMapper::apply(const GcTransition& gc) {
   // order_ holds the alive objects sorted by address, so one merge pass answers them all.
-  std::vector<uint64_t> sorted(order_.size());
-  std::vector<Generation> hints(order_.size());
-  for (size_t k = 0; k < order_.size(); ++k) {
-    sorted[k] = addresses_[order_[k]];
-    hints[k] = generations_[order_[k]];
-  }
-  std::vector<GcTransition::Step> steps(order_.size());
-  gc.follow_sorted(sorted, hints, steps);
-  std::vector<size_t> next;
-  next.reserve(order_.size());
+  GcTransition::Cursor cursor(gc);
+  size_t kept = 0;
   bool still_sorted = true;
+  uint64_t previous = 0;
   for (size_t k = 0; k < order_.size(); ++k) {
     const size_t i = order_[k];
-    const auto& step = steps[k];
+    const auto step = cursor.next(addresses_[i], generations_[i]);
     if (step.fate == Fate::Died) {
       died_at_[i] = gc.info().gc_number;
       --alive_;
       continue;
     }
-    if (!next.empty() && addresses_[next.back()] > step.address) still_sorted = false;
+    if (kept > 0 && previous > step.address) still_sorted = false;
+    previous = step.address;
     addresses_[i] = step.address;
-    const Generation before = step.generation_before;
     const bool in_place = step.fate == Fate::NotCondemned || step.fate == Fate::NonGcHeap || step.fate == Fate::Unknown;
-    generations_[i] = in_place ? before : promoted_generation(gc.info(), before);
-    next.push_back(i);
+    generations_[i] = in_place ? step.generation_before : promoted_generation(gc.info(), step.generation_before);
+    order_[kept++] = i;
   }
+  order_.resize(kept);
   if (!still_sorted)
-    std::sort(next.begin(), next.end(), [&](size_t a, size_t b) { return addresses_[a] < addresses_[b]; });
-  order_ = std::move(next);
+    std::sort(order_.begin(), order_.end(), [&](size_t a, size_t b) { return addresses_[a] < addresses_[b]; });
 }
 
 }  // namespace gcsnap
