@@ -2,6 +2,7 @@
 // summary by kind and flags. Works on GCs without a heap walk (no type names then).
 #include <algorithm>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -63,74 +64,97 @@ std::optional<size_t> containing_object(const ObjectTable& objects, uint64_t add
   return row;
 }
 
-void run_roots(const RootsOptions& opt) {
-  SelectedGc sel = open_selected_gc(opt.file, opt.gc, GcNeed::Any);
-  const Recording& rec = *sel.recording;
-  auto roots = rec.read_roots(sel.index);
-  if (!roots) fail_on(sel.file, roots.error());
-  auto names = rec.read_names(sel.index);
-  if (!names) fail_on(sel.file, names.error());
+// What one GC offers: its roots, names, and its heap walk when it has one.
+struct RootsInput {
+  SelectedGc sel;
+  RootTable roots;
+  NameTable names;
   std::optional<ObjectTable> objects;
-  if (sel.entry().has_heap_walk()) {
-    auto read = rec.read_objects(sel.index);
-    if (!read) fail_on(sel.file, read.error());
-    objects = std::move(read).value();
-  } else if (!opt.type.empty()) {
-    throw CliError(fmt::format("{}: --type needs a GC with a heap walk; GC {} has none", sel.file, sel.number()),
-                   kExitUsage);
-  }
-  auto type_of = [&](uint64_t address) -> std::optional<std::string_view> {
+
+  std::optional<std::string_view> type_of(uint64_t address) const {
     if (!objects) return std::nullopt;
     auto row = containing_object(*objects, address);
     if (!row) return std::nullopt;
-    return names->type_name(objects->type_ids[*row]);
-  };
+    return names.type_name(objects->type_ids[*row]);
+  }
+};
 
-  std::vector<size_t> rows = filter_roots(*roots, parse_kinds(opt.kinds), parse_flags(opt.flags));
+RootsInput load_roots(const RootsOptions& opt) {
+  RootsInput in{open_selected_gc(opt.file, opt.gc, GcNeed::Any), {}, {}, std::nullopt};
+  const Recording& rec = *in.sel.recording;
+  auto roots = rec.read_roots(in.sel.index);
+  if (!roots) fail_on(in.sel.file, roots.error());
+  in.roots = std::move(roots).value();
+  auto names = rec.read_names(in.sel.index);
+  if (!names) fail_on(in.sel.file, names.error());
+  in.names = std::move(names).value();
+  if (in.sel.entry().has_heap_walk()) {
+    auto objects = rec.read_objects(in.sel.index);
+    if (!objects) fail_on(in.sel.file, objects.error());
+    in.objects = std::move(objects).value();
+  } else if (!opt.type.empty()) {
+    throw CliError(fmt::format("{}: --type needs a GC with a heap walk; GC {} has none", in.sel.file, in.sel.number()),
+                   kExitUsage);
+  }
+  return in;
+}
+
+std::vector<size_t> select_roots(const RootsInput& in, const RootsOptions& opt) {
+  std::vector<size_t> rows = filter_roots(in.roots, parse_kinds(opt.kinds), parse_flags(opt.flags));
   if (!opt.type.empty())
-    rows.erase(std::remove_if(rows.begin(), rows.end(),
-                              [&](size_t i) {
-                                auto t = type_of(roots->object_ids[i]);
-                                return !t || t->find(opt.type) == std::string_view::npos;
-                              }),
-               rows.end());
-  // Summary of the selected roots (before --top).
+    std::erase_if(rows, [&](size_t i) {
+      auto t = in.type_of(in.roots.object_ids[i]);
+      return !t || t->find(opt.type) == std::string_view::npos;
+    });
+  // Listed like the summary: stack, finalizer, handle, other; then by object address.
+  auto rank = [&](size_t i) { return in.roots.kinds[i] == RootKind::Other ? 4 : static_cast<int>(in.roots.kinds[i]); };
+  std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) {
+    return std::make_pair(rank(x), in.roots.object_ids[x]) < std::make_pair(rank(y), in.roots.object_ids[y]);
+  });
+  return rows;
+}
+
+Table summary_table(const RootsInput& in, const std::vector<size_t>& rows) {
   RootTable selected;
   for (size_t i : rows) {
-    selected.object_ids.push_back(roots->object_ids[i]);
-    selected.kinds.push_back(roots->kinds[i]);
-    selected.flags.push_back(roots->flags[i]);
-    selected.root_ids.push_back(roots->root_ids[i]);
+    selected.object_ids.push_back(in.roots.object_ids[i]);
+    selected.kinds.push_back(in.roots.kinds[i]);
+    selected.flags.push_back(in.roots.flags[i]);
+    selected.root_ids.push_back(in.roots.root_ids[i]);
   }
-  Report report;
-  Table summary("summary", fmt::format("Roots of GC {} by kind and flags", sel.number()));
+  Table summary("summary", fmt::format("Roots of GC {} by kind and flags", in.sel.number()));
   summary.add_column("kind", "KIND").add_column("flags", "FLAGS").add_column("count", "ROOTS", ColumnKind::Count);
   summary.add_column("distinct_objects", "OBJECTS", ColumnKind::Count).add_column("null_objects", "NULL", ColumnKind::Count);
   for (const auto& g : summarize_roots(selected))
     summary.add_row({root_kind_name(g.kind), root_flags_text(g.flags), g.count, g.distinct_objects, g.null_objects});
+  return summary;
+}
 
-  // Listed like the summary: stack, finalizer, handle, other; then by object address.
-  auto rank = [&](size_t i) { return roots->kinds[i] == RootKind::Other ? 4 : static_cast<int>(roots->kinds[i]); };
-  std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) {
-    return std::make_pair(rank(x), roots->object_ids[x]) < std::make_pair(rank(y), roots->object_ids[y]);
-  });
-  if (opt.top && rows.size() > opt.top) rows.resize(opt.top);
-  Table list("roots", fmt::format("Roots ({} of {})", rows.size(), roots->size()));
+Table list_table(const RootsInput& in, std::span<const size_t> rows) {
+  Table list("roots", fmt::format("Roots ({} of {})", rows.size(), in.roots.size()));
   list.add_column("address", "OBJECT", ColumnKind::Address).add_column("type", "TYPE").add_column("kind", "KIND");
   list.add_column("flags", "FLAGS").add_column("root_id", "ROOT ID", ColumnKind::Address).add_column("method", "METHOD");
   for (size_t i : rows) {
-    const auto t = type_of(roots->object_ids[i]);
+    const auto t = in.type_of(in.roots.object_ids[i]);
     Cell method;
-    if (roots->kinds[i] == RootKind::Stack)
-      if (const MethodRecord* m = names->find_method(roots->root_ids[i])) method = Cell(m->name);
-    list.add_row({roots->object_ids[i], t ? Cell(*t) : Cell(), root_kind_name(roots->kinds[i]),
-                  root_flags_text(roots->flags[i]), roots->root_ids[i], method});
+    if (in.roots.kinds[i] == RootKind::Stack)
+      if (const MethodRecord* m = in.names.find_method(in.roots.root_ids[i])) method = Cell(m->name);
+    list.add_row({in.roots.object_ids[i], t ? Cell(*t) : Cell(), root_kind_name(in.roots.kinds[i]),
+                  root_flags_text(in.roots.flags[i]), in.roots.root_ids[i], method});
   }
-  report.tables.push_back(std::move(summary));
-  report.tables.push_back(std::move(list));
-  if (!objects) report.notes.push_back(fmt::format("GC {} has no heap walk: no type names", sel.number()));
-  if (sel.entry().drops.roots)
-    report.notes.push_back(fmt::format("the recorder dropped {} roots at this GC", sel.entry().drops.roots));
+  return list;
+}
+
+void run_roots(const RootsOptions& opt) {
+  const RootsInput in = load_roots(opt);
+  const std::vector<size_t> rows = select_roots(in, opt);
+  Report report;
+  report.tables.push_back(summary_table(in, rows));  // counts every match, before --top
+  const size_t shown = opt.top ? std::min(opt.top, rows.size()) : rows.size();
+  report.tables.push_back(list_table(in, std::span<const size_t>(rows).first(shown)));
+  if (!in.objects) report.notes.push_back(fmt::format("GC {} has no heap walk: no type names", in.sel.number()));
+  if (in.sel.entry().drops.roots)
+    report.notes.push_back(fmt::format("the recorder dropped {} roots at this GC", in.sel.entry().drops.roots));
   print_report(report, opt.format);
 }
 
