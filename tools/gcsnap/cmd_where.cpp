@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -58,66 +59,83 @@ std::optional<StartObject> find_start_object(const SelectedGc& sel, uint64_t add
   return StartObject{std::string(names->type_name(objects->type_ids[row])), objects->generations[row], a[row] == address};
 }
 
-void run_where(const WhereOptions& opt) {
-  const uint64_t address = parse_address(opt.address);
-  SelectedGc sel = open_selected_gc(opt.file, opt.from_gc, GcNeed::Any);
-  // Without a GC given, start at the last heap walk: the addresses other commands print.
-  if (!opt.from_gc && !parse_gc_spec(opt.file).gc) {
-    if (auto last = sel.recording->last_snapshot()) sel.index = *last;
-    else sel.index = 0;
-  }
-  const auto start = find_start_object(sel, address);
-  auto history = follow_address(*sel.recording, sel.index, address, start ? start->generation : Generation::Unknown);
-  if (!history) fail_on(sel.file, history.error());
-  const auto gcs = sel.recording->gcs();
+// How the story ends: where it was last seen and whether it is alive, dead or unknown.
+struct Outcome {
+  uint64_t last_gc = 0, last_address = 0;
+  bool uncertain = false;  // some step could not tell survival
+  std::string status;
+};
 
-  Report report;
+Outcome outcome_of(const AddressHistory& h) {
+  Outcome o{h.start_gc, h.address, false, "alive"};
+  if (!h.steps.empty()) {
+    o.last_gc = h.steps.back().gc_number;
+    o.last_address = h.steps.back().to;
+  }
+  o.uncertain = std::any_of(h.steps.begin(), h.steps.end(), [](const AddressStep& s) { return s.fate == Fate::Unknown; });
+  if (h.died_at) o.status = "died";
+  else if (h.gap_at || o.uncertain) o.status = "unknown";
+  return o;
+}
+
+Table summary_table(const AddressHistory& h, const std::optional<StartObject>& start, const Outcome& o) {
   Table summary("summary", "");
   summary.add_column("address", "ADDRESS", ColumnKind::Address).add_column("start_gc", "FROM GC", ColumnKind::Count);
   summary.add_column("type", "TYPE").add_column("generation", "GEN").add_column("status", "STATUS");
   summary.add_column("died_at", "DIED AT GC", ColumnKind::Count).add_column("last_gc", "LAST GC", ColumnKind::Count);
   summary.add_column("last_address", "LAST ADDRESS", ColumnKind::Address);
-  std::string status = "alive";
-  uint64_t last_gc = history->start_gc, last_address = address;
-  if (!history->steps.empty()) {
-    last_gc = history->steps.back().gc_number;
-    last_address = history->steps.back().to;
-  }
-  const bool uncertain = std::any_of(history->steps.begin(), history->steps.end(),
-                                     [](const AddressStep& s) { return s.fate == Fate::Unknown; });
-  if (history->died_at) status = "died";
-  else if (history->gap_at || uncertain) status = "unknown";
-  summary.add_row({address, history->start_gc, start ? Cell(start->type) : Cell(),
-                   generation_name(history->generation_at_start), status,
-                   history->died_at ? Cell(history->died_at) : Cell(), last_gc, last_address});
+  summary.add_row({h.address, h.start_gc, start ? Cell(start->type) : Cell(), generation_name(h.generation_at_start),
+                   o.status, h.died_at ? Cell(h.died_at) : Cell(), o.last_gc, o.last_address});
+  return summary;
+}
 
+Table history_table(const AddressHistory& h, const Recording& rec) {
   Table steps("history", "");
   steps.add_column("gc", "GC", ColumnKind::Count).add_column("condemned", "COLLECTED");
   steps.add_column("fate", "FATE").add_column("from", "FROM", ColumnKind::Address);
   steps.add_column("to", "TO", ColumnKind::Address).add_column("generation", "GEN AFTER");
-  for (const auto& s : history->steps) {
-    const auto& info = gcs[*sel.recording->find_gc(s.gc_number)].info;
-    const std::string gen = s.fate == Fate::Died ? "" : std::string(generation_name(s.generation_after)) + (s.generation_estimated ? "?" : "");
+  for (const auto& s : h.steps) {
+    const auto& info = rec.gcs()[*rec.find_gc(s.gc_number)].info;
+    const bool died = s.fate == Fate::Died;
+    const std::string gen = std::string(generation_name(s.generation_after)) + (s.generation_estimated ? "?" : "");
     steps.add_row({s.gc_number, fmt::format("gen{}{}", info.condemned_generation(), info.compacted ? " compacting" : ""),
-                   fate_name(s.fate), s.from, s.fate == Fate::Died ? Cell() : Cell(s.to),
-                   gen.empty() ? Cell() : Cell(gen)});
+                   fate_name(s.fate), s.from, died ? Cell() : Cell(s.to), died ? Cell() : Cell(gen)});
   }
-  report.tables.push_back(std::move(summary));
-  report.tables.push_back(std::move(steps));
+  return steps;
+}
+
+std::vector<std::string> notes_for(const AddressHistory& h, const std::optional<StartObject>& start, bool has_walk,
+                                   const Outcome& o) {
+  std::vector<std::string> notes;
   if (start && !start->exact)
-    report.notes.push_back(fmt::format("0x{:x} is inside an object of GC {}, not at its start", address, history->start_gc));
-  if (sel.entry().has_heap_walk() && !start)
-    report.notes.push_back(fmt::format("GC {}'s heap walk has no object at 0x{:x}", history->start_gc, address));
-  if (history->died_at) report.notes.push_back(fmt::format("died at GC {}", history->died_at));
-  else if (history->gap_at)
-    report.notes.push_back(fmt::format("alive at GC {}; GC {}'s ranges are missing, so it cannot be followed further",
-                                       last_gc, history->gap_at));
-  else if (uncertain)
-    report.notes.push_back("'unknown': the address is in no range and its generation is unknown (no bounds cover it, "
-                           "no heap walk has it), so survival cannot be told at a GC that did not collect gen2");
-  else report.notes.push_back(fmt::format("still alive at the last GC ({}) at 0x{:x}", last_gc, last_address));
-  if (std::any_of(history->steps.begin(), history->steps.end(), [](const auto& s) { return s.generation_estimated; }))
-    report.notes.push_back("'?' marks generations estimated by promotion (no generation bounds covered the address)");
+    notes.push_back(fmt::format("0x{:x} is inside an object of GC {}, not at its start", h.address, h.start_gc));
+  if (has_walk && !start) notes.push_back(fmt::format("GC {}'s heap walk has no object at 0x{:x}", h.start_gc, h.address));
+  if (h.died_at) notes.push_back(fmt::format("died at GC {}", h.died_at));
+  else if (h.gap_at)
+    notes.push_back(fmt::format("alive at GC {}; GC {}'s ranges are missing, so it cannot be followed further",
+                                o.last_gc, h.gap_at));
+  else if (o.uncertain)
+    notes.push_back("'unknown': the address is in no range and its generation is unknown (no bounds cover it, "
+                    "no heap walk has it), so survival cannot be told at a GC that did not collect gen2");
+  else notes.push_back(fmt::format("still alive at the last GC ({}) at 0x{:x}", o.last_gc, o.last_address));
+  if (std::any_of(h.steps.begin(), h.steps.end(), [](const auto& s) { return s.generation_estimated; }))
+    notes.push_back("'?' marks generations estimated by promotion (no generation bounds covered the address)");
+  return notes;
+}
+
+void run_where(const WhereOptions& opt) {
+  const uint64_t address = parse_address(opt.address);
+  SelectedGc sel = open_selected_gc(opt.file, opt.from_gc, GcNeed::Any);
+  // Without a GC given, start at the last heap walk: the addresses other commands print.
+  if (!opt.from_gc && !parse_gc_spec(opt.file).gc) sel.index = sel.recording->last_snapshot().value_or(0);
+  const auto start = find_start_object(sel, address);
+  auto history = follow_address(*sel.recording, sel.index, address, start ? start->generation : Generation::Unknown);
+  if (!history) fail_on(sel.file, history.error());
+  const Outcome outcome = outcome_of(*history);
+  Report report;
+  report.tables.push_back(summary_table(*history, start, outcome));
+  report.tables.push_back(history_table(*history, *sel.recording));
+  report.notes = notes_for(*history, start, sel.entry().has_heap_walk(), outcome);
   print_report(report, opt.format);
 }
 
