@@ -24,6 +24,11 @@ public static class Scenario
     /// <summary>Number of GC.Collect calls made so far; the last two are the diff pair.</summary>
     public static int InducedGcs { get; private set; }
 
+    /// <summary>GC.CollectionCount(0) right after each GC of the diff pair: the runtime's own
+    /// numbers for them (every GC collects gen0), which a recorder that saw every GC shares.</summary>
+    public static int DiffFromGc { get; private set; }
+    public static int DiffToGc { get; private set; }
+
     /// <summary>Build every shape, then run the induced GCs. Not inlined: the tests expect the
     /// StackHeld root to name Gcsnap.Sample.Scenario.Run.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -37,8 +42,10 @@ public static class Scenario
 
         var stackHeld = new StackHeld();
         InducedGc();  // diff pair: first GC
+        DiffFromGc = GC.CollectionCount(0);
         AllocateSurvivors();
         InducedGc();  // diff pair: second GC
+        DiffToGc = GC.CollectionCount(0);
         GC.KeepAlive(stackHeld);
     }
 
@@ -54,6 +61,7 @@ public static class Scenario
             $"finalized_before_snapshots_end={Finalizable.FinalizedCount} " +
             $"pinned_bytes={Expect.PinnedBytes} large_bytes={Expect.LargeBytes} " +
             $"weak_target_alive={(weakAlive ? 1 : 0)} induced_gcs={InducedGcs} " +
+            $"diff_from_gc={DiffFromGc} diff_to_gc={DiffToGc} " +
             $"gen0_count={GC.CollectionCount(0)} gen1_count={GC.CollectionCount(1)} " +
             $"gen2_count={GC.CollectionCount(2)}");
         Console.Out.Flush();
