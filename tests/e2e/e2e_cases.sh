@@ -109,6 +109,40 @@ case_snapshot() {
   check_cli_accepts
 }
 
+# fact KEY FILE: a value from the sample app's facts line.
+fact() { sed -n "s/^gcsnap-sample: mode=.* $1=\([0-9]*\) .*/\1/p" "$2"; }
+# csv CMD...: run gcsnap with --format csv, without CRs; fail on a non-zero exit.
+csv() {
+  "$gcsnap" "$@" --format csv >"$work/analysis.csv" 2>"$work/analysis.err" ||
+    { cat "$work/analysis.err"; fail "gcsnap $* exited non-zero"; }
+  tr -d '\r' <"$work/analysis.csv"
+}
+# expect_line TEXT PATTERN WHAT: fail unless a line of TEXT matches the extended regex PATTERN.
+expect_line() { grep -Eq "$2" <<<"$1" || { printf '%s\n' "$1"; fail "$3"; }; }
+
+# The analyses answer what the sample app's code says, on the run case's recording.
+case_analysis() {
+  local s=$work/run.snap from to text
+  [ -s "$s" ] || fail "no recording of the run case at $s"
+  from=$(fact diff_from_gc "$work/run.out") to=$(fact diff_to_gc "$work/run.out")
+  [ -n "$from" ] && [ -n "$to" ] || fail "no diff_from_gc/diff_to_gc in $work/run.out"
+  text=$(csv roots "$s:$to" --type Gcsnap.Sample.StackHeld)
+  expect_line "$text" '^0x[0-9a-f]+,Gcsnap\.Sample\.StackHeld,stack,,0x[0-9a-f]+,Gcsnap\.Sample\.Scenario\.Run$' \
+    "roots: StackHeld is not held by a stack root of Scenario.Run"
+  text=$(csv roots "$s:$to" --kind finalizer --type Gcsnap.Sample.Finalizable)
+  expect_line "$text" "^finalizer,,$(fact finalizable "$work/run.out")," "roots: not every Finalizable is a finalizer root"
+  text=$(csv roots "$s:$to" --kind handle --flags pinning)
+  expect_line "$text" '^0x[0-9a-f]+,System\.Byte\[\],handle,pinning,0x[0-9a-f]+,$' "roots: no pinned handle to a byte[]"
+  text=$(csv roots "$s:$to" --flags weak --type Gcsnap.Sample.WeakTarget)
+  expect_line "$text" '^handle,weak,1,1,0$' "roots: not exactly one weak handle to WeakTarget"
+  text=$(csv diff "$s" --from "$from" --to "$to")
+  expect_line "$text" "^Gcsnap\.Sample\.Survivor2,0,$(fact survivor2 "$work/run.out"),\+?$(fact survivor2 "$work/run.out")," \
+    "diff: the Survivor2 count does not grow by the number the app allocated"
+  expect_line "$text" "^new,$(fact survivor2 "$work/run.out")," "diff: the new objects are not the Survivor2s"
+  expect_line "$text" '^dead,0,0$' "diff: objects died although the app dropped none"
+  expect_line "$text" '^missing,0,0$' "diff: objects went missing between the two GCs"
+}
+
 fn=case_${case_name//-/_}
 declare -F "$fn" >/dev/null || fail "unknown case"
 "$fn" "$@"
