@@ -29,8 +29,18 @@ snap=$demo/sample.snap
 
 step "Record it: every GC's roots and ranges, a heap walk at each gen2 or induced GC"
 rm -f "$snap"
-show record -o "$snap" -- dotnet "$app"
+show record -o "$snap" -- dotnet "$app" | tee "$demo/app.out"
+# The app prints the runtime's numbers of its last two induced GCs, between which it allocates
+# its Survivor2 objects.
+fact() { sed -n "s/^gcsnap-sample: mode=.* $1=\([0-9]*\) .*/\1/p" "$demo/app.out"; }
+from=$(fact diff_from_gc) to=$(fact diff_to_gc)
 
 step "What the recording holds"
 show info "$snap"
 show verify "$snap"
+
+step "Which roots hold the sample's objects (last GC)"
+show roots "$snap" --type Gcsnap.Sample --top 8
+
+step "What changed between GC $from and GC $to"
+show diff "$snap" --from "$from" --to "$to" --top 5
