@@ -4,6 +4,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -106,11 +107,13 @@ std::vector<size_t> select_roots(const RootsInput& in, const RootsOptions& opt) 
       auto t = in.type_of(in.roots.object_ids[i]);
       return !t || t->find(opt.type) == std::string_view::npos;
     });
-  // Listed like the summary: stack, finalizer, handle, other; then by object address.
-  auto rank = [&](size_t i) { return in.roots.kinds[i] == RootKind::Other ? 4 : static_cast<int>(in.roots.kinds[i]); };
-  std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) {
-    return std::make_pair(rank(x), in.roots.object_ids[x]) < std::make_pair(rank(y), in.roots.object_ids[y]);
-  });
+  // Listed like the summary: stack, finalizer, handle, other; then by object address, with
+  // null slots (object 0, which the runtime reports for empty stack slots) last.
+  auto key = [&](size_t i) {
+    const int rank = in.roots.kinds[i] == RootKind::Other ? 4 : static_cast<int>(in.roots.kinds[i]);
+    return std::make_tuple(rank, in.roots.object_ids[i] == 0, in.roots.object_ids[i]);
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) { return key(x) < key(y); });
   return rows;
 }
 
