@@ -1,0 +1,118 @@
+#include "control_server.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+namespace gcsnap::shim {
+
+std::unique_ptr<ControlServer> ControlServer::start(const std::string& path, Handler handler, std::string& error) {
+  sockaddr_un address{};
+  if (path.size() >= sizeof(address.sun_path)) {
+    error = "control socket path is too long: " + path;
+    return nullptr;
+  }
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    error = std::string("cannot create the control socket: ") + std::strerror(errno);
+    return nullptr;
+  }
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  ::unlink(path.c_str());  // a stale socket of a dead process that had our pid
+  mode_t old_mask = ::umask(0077);
+  int bound = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+  ::umask(old_mask);
+  int pipe_fds[2] = {-1, -1};
+  if (bound != 0 || ::listen(fd, 4) != 0 || ::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    error = "cannot listen on " + path + ": " + std::strerror(errno);
+    ::close(fd);
+    if (bound == 0) ::unlink(path.c_str());
+    return nullptr;
+  }
+  std::unique_ptr<ControlServer> server(new ControlServer(path, fd, pipe_fds[0], pipe_fds[1], std::move(handler)));
+  server->thread_ = std::thread([s = server.get()] { s->serve(); });
+  return server;
+}
+
+ControlServer::ControlServer(std::string path, int listen_fd, int wake_read, int wake_write, Handler handler)
+    : path_(std::move(path)), listen_fd_(listen_fd), wake_read_(wake_read), wake_write_(wake_write),
+      handler_(std::move(handler)) {}
+
+ControlServer::~ControlServer() { stop(2000); }
+
+void ControlServer::serve() noexcept {
+  for (;;) {
+    pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {wake_read_, POLLIN, 0}};
+    int n = ::poll(fds, 2, -1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 || (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) break;
+    if (!(fds[0].revents & POLLIN)) continue;
+    int client = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (client < 0) continue;
+    answer(client);
+    ::close(client);
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  exited_ = true;
+  exited_cv_.notify_all();
+}
+
+void ControlServer::answer(int client) noexcept {
+  try {
+    ucred peer{};
+    socklen_t peer_size = sizeof(peer);
+    if (::getsockopt(client, SOL_SOCKET, SO_PEERCRED, &peer, &peer_size) != 0 ||
+        (peer.uid != ::getuid() && peer.uid != 0)) {
+      return;
+    }
+    timeval timeout{5, 0};
+    ::setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+    ::setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
+    std::string request;
+    char buffer[256];
+    while (request.find('\n') == std::string::npos && request.size() < 1024) {
+      ssize_t got = ::recv(client, buffer, sizeof(buffer), 0);
+      if (got <= 0) break;
+      request.append(buffer, static_cast<size_t>(got));
+    }
+    size_t newline = request.find('\n');
+    if (newline == std::string::npos) return;
+    request.resize(newline);
+    std::string reply = handler_(request) + "\n";
+    ::send(client, reply.data(), reply.size(), MSG_NOSIGNAL);
+  } catch (...) {
+    // A failed request must not take the app down; the client sees the connection close.
+  }
+}
+
+void ControlServer::stop(int timeout_ms) noexcept {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopped_) return;
+    stopped_ = true;
+  }
+  char byte = 1;
+  (void)!::write(wake_write_, &byte, 1);
+  ::unlink(path_.c_str());
+  std::unique_lock<std::mutex> lock(mutex_);
+  bool done = exited_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [this] { return exited_; });
+  lock.unlock();
+  if (done) {
+    if (thread_.joinable()) thread_.join();
+    ::close(listen_fd_);
+    ::close(wake_read_);
+    ::close(wake_write_);
+  } else if (thread_.joinable()) {
+    thread_.detach();  // stuck in a forced GC during shutdown: never block the app's exit
+  }
+}
+
+}  // namespace gcsnap::shim

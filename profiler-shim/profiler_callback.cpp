@@ -1,0 +1,109 @@
+#include "profiler_callback.hpp"
+
+#include "shim_guard.hpp"
+#include "shim_session.hpp"
+
+namespace gcsnap::shim {
+namespace {
+
+// ObjectID, UINT_PTR and SIZE_T are all unsigned long here, as is uint64_t on LP64 Linux.
+static_assert(sizeof(ObjectID) == sizeof(uint64_t) && sizeof(COR_PRF_GC_ROOT_KIND) == sizeof(uint32_t));
+
+std::span<const uint64_t> ids(const unsigned long* values, ULONG count) {
+  return {reinterpret_cast<const uint64_t*>(values), values ? count : 0u};
+}
+std::span<const uint32_t> words(const int32_t* values, ULONG count) {
+  return {reinterpret_cast<const uint32_t*>(values), values ? count : 0u};
+}
+
+ShimSession& session() { return ShimSession::instance(); }
+
+}  // namespace
+
+HRESULT ProfilerCallback::QueryInterface(REFIID riid, void** ppv) {
+  if (!ppv) return E_POINTER;
+  if (riid == IID_IUnknown || riid == IID_ICorProfilerCallback || riid == IID_ICorProfilerCallback2 ||
+      riid == IID_ICorProfilerCallback3 || riid == IID_ICorProfilerCallback4) {
+    *ppv = static_cast<ICorProfilerCallback4*>(this);
+    AddRef();
+    return S_OK;
+  }
+  *ppv = nullptr;
+  return E_NOINTERFACE;
+}
+
+ULONG ProfilerCallback::Release() {
+  // The runtime holds the profiler until the process ends; it is never deleted, so a late
+  // callback can never touch freed memory.
+  ULONG left = --refs_;
+  return left;
+}
+
+HRESULT ProfilerCallback::Initialize(IUnknown* info) {
+  return guarded("Initialize", CORPROF_E_PROFILER_CANCEL_ACTIVATION,
+                 [&] { return session().on_initialize(info); });
+}
+
+HRESULT ProfilerCallback::InitializeForAttach(IUnknown*, void*, UINT) {
+  // Attach is not supported: MONITOR_GC and the output file are set up at startup only.
+  return static_cast<HRESULT>(0x80131368u);  // CORPROF_E_PROFILER_NOT_ATTACHABLE
+}
+
+HRESULT ProfilerCallback::Shutdown() {
+  return guarded("Shutdown", S_OK, [&] {
+    session().on_shutdown();
+    return S_OK;
+  });
+}
+
+HRESULT ProfilerCallback::GarbageCollectionStarted(int generations, BOOL collected[], COR_PRF_GC_REASON reason) {
+  return guarded("GarbageCollectionStarted", S_OK, [&] {
+    if (session().is_recording()) session().on_gc_started(generations, collected, reason);
+    return S_OK;
+  });
+}
+
+HRESULT ProfilerCallback::SurvivingReferences2(ULONG ranges, ObjectID starts[], SIZE_T lengths[]) {
+  // S_OK also tells the runtime to skip the v1 SurvivingReferences for this batch.
+  return guarded("SurvivingReferences2", S_OK, [&] {
+    if (session().is_recording()) session().on_surviving_references(ids(starts, ranges), ids(lengths, ranges));
+    return S_OK;
+  });
+}
+
+HRESULT ProfilerCallback::MovedReferences2(ULONG ranges, ObjectID old_starts[], ObjectID new_starts[],
+                                           SIZE_T lengths[]) {
+  return guarded("MovedReferences2", S_OK, [&] {
+    if (session().is_recording()) {
+      session().on_moved_references(ids(old_starts, ranges), ids(new_starts, ranges), ids(lengths, ranges));
+    }
+    return S_OK;
+  });
+}
+
+HRESULT ProfilerCallback::RootReferences2(ULONG count, ObjectID refs[], COR_PRF_GC_ROOT_KIND kinds[],
+                                          COR_PRF_GC_ROOT_FLAGS flags[], UINT_PTR root_ids[]) {
+  return guarded("RootReferences2", S_OK, [&] {
+    if (session().is_recording()) {
+      session().on_root_references(ids(refs, count), words(kinds, count), words(flags, count), ids(root_ids, count));
+    }
+    return S_OK;
+  });
+}
+
+HRESULT ProfilerCallback::ObjectReferences(ObjectID object, ClassID class_id, ULONG count, ObjectID refs[]) {
+  // E_FAIL stops the runtime's heap walk: that is how a GC without a snapshot stays cheap.
+  return guarded("ObjectReferences", E_FAIL, [&] {
+    if (!session().is_recording()) return E_FAIL;
+    return session().on_object_references(object, class_id, ids(refs, count)) ? S_OK : E_FAIL;
+  });
+}
+
+HRESULT ProfilerCallback::GarbageCollectionFinished() {
+  return guarded("GarbageCollectionFinished", S_OK, [&] {
+    if (session().is_recording()) session().on_gc_finished();
+    return S_OK;
+  });
+}
+
+}  // namespace gcsnap::shim

@@ -1,0 +1,37 @@
+#pragma once
+// RuntimeQueries over ICorProfilerInfo: type names, object sizes and method names, using
+// only calls that cannot trigger a GC, so they are legal inside GC callbacks (reference §8).
+
+#include <string>
+#include <unordered_map>
+
+#include "cor_profiler_abi.hpp"
+#include "recorder.hpp"
+
+namespace gcsnap::shim {
+
+class RuntimeInfoQueries final : public RuntimeQueries {
+ public:
+  explicit RuntimeInfoQueries(com::ICorProfilerInfo4* info) : info_(info) {}
+
+  TypeName type_name(uint64_t class_id) override;
+  uint64_t object_size(uint64_t object_id) override;
+  uint64_t class_of(uint64_t object_id) override;
+  std::string method_name(uint64_t function_id) override;
+
+ private:
+  bool append_class_name(com::ClassID class_id, std::string& out, int depth);
+  bool append_typedef_name(com::IMetaDataImport* metadata, com::mdTypeDef token, std::string& out, int depth);
+  com::IMetaDataImport* metadata_for(com::ModuleID module);
+  const std::string& module_name(com::ModuleID module);
+
+  com::ICorProfilerInfo4* info_;
+  std::unordered_map<com::ModuleID, com::IMetaDataImport*> metadata_;  ///< kept for the process life
+  std::unordered_map<com::ModuleID, std::string> module_names_;
+  std::unordered_map<com::ClassID, std::string> class_names_;          ///< generic args, array elements
+};
+
+/// Convert N UTF-16 code units to UTF-8 (unpaired surrogates become U+FFFD).
+std::string utf16_to_utf8(const char16_t* text, size_t n);
+
+}  // namespace gcsnap::shim

@@ -1,0 +1,43 @@
+#pragma once
+// The shim's settings, read once from the environment at Initialize (docs/shim.md
+// "Settings"). Plain C++: parse_settings takes a lookup function so tests need no env.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gcsnap::shim {
+
+/// Which GCs get a heap walk (besides on-demand requests).
+enum class SnapshotPolicy : uint8_t {
+  Default,  ///< every gen2 GC and every induced GC
+  All,      ///< every GC
+  Gen2,     ///< every gen2 GC
+  Induced,  ///< every induced GC (GC.Collect, ForceGC)
+  None,     ///< ranges and roots only (on-demand requests still walk)
+};
+
+struct Settings {
+  std::string output;                            ///< GCSNAP_OUTPUT; required
+  SnapshotPolicy policy = SnapshotPolicy::Default;
+  uint64_t max_snapshots = UINT64_MAX;           ///< policy snapshots; on-demand ones are extra
+  uint64_t max_memory_bytes = 1024ull << 20;     ///< GCSNAP_MAX_MEMORY_MB
+  bool control_socket = true;                    ///< GCSNAP_CONTROL=0 turns it off
+};
+
+struct SettingsResult {
+  Settings settings;
+  std::string error;  ///< empty when the settings are usable
+};
+
+using EnvLookup = std::function<const char*(const char*)>;
+
+/// Parse "default", "all", "gen2", "induced" or "none".
+std::optional<SnapshotPolicy> parse_policy(std::string_view text) noexcept;
+std::string_view policy_name(SnapshotPolicy policy) noexcept;
+/// Read the settings through LOOKUP (getenv in the shim). Never throws on bad input: it says why.
+SettingsResult parse_settings(const EnvLookup& lookup);
+
+}  // namespace gcsnap::shim

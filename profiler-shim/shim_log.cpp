@@ -1,0 +1,34 @@
+#include "shim_log.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace gcsnap::shim {
+
+void log_line(std::string_view message) noexcept {
+  char line[1024];
+  constexpr std::string_view kPrefix = "gcsnap: ";
+  size_t room = sizeof(line) - kPrefix.size() - 1;
+  size_t n = std::min(message.size(), room);
+  std::memcpy(line, kPrefix.data(), kPrefix.size());
+  std::memcpy(line + kPrefix.size(), message.data(), n);
+  line[kPrefix.size() + n] = '\n';
+  size_t total = kPrefix.size() + n + 1;
+  const char* p = line;
+  while (total > 0) {
+    ssize_t w = ::write(STDERR_FILENO, p, total);
+    if (w <= 0) return;
+    p += w;
+    total -= static_cast<size_t>(w);
+  }
+}
+
+bool log_once(std::atomic<bool>& flag, std::string_view message) noexcept {
+  if (flag.exchange(true)) return false;
+  log_line(message);
+  return true;
+}
+
+}  // namespace gcsnap::shim

@@ -1,0 +1,227 @@
+#include "shim_session.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+#include "gcsnap_shim/shim_protocol.hpp"
+#include "shim_log.hpp"
+
+namespace gcsnap::shim {
+namespace {
+
+using namespace com;
+
+uint64_t now_ns() noexcept {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+std::string hresult_text(HRESULT hr) {
+  char text[16];
+  std::snprintf(text, sizeof(text), "0x%08x", static_cast<unsigned>(hr));
+  return text;
+}
+
+void shutdown_at_exit() noexcept {
+  // Shutdown is not called when the app leaves through exit() paths the runtime skips;
+  // finishing here keeps the index (the file is readable without it anyway).
+  ShimSession::instance().on_shutdown();
+}
+
+}  // namespace
+
+ShimSession& ShimSession::instance() {
+  static ShimSession* session = new ShimSession();  // never destroyed: see the header
+  return *session;
+}
+
+void report_failure(const char* where, const char* what) noexcept {
+  ShimSession::instance().turn_off(where, what);
+}
+
+void ShimSession::turn_off(const char* where, const char* why) noexcept {
+  off_.store(true);
+  if (recorder_) recorder_->stop();
+  char line[512];
+  std::snprintf(line, sizeof(line),
+                "recording stopped (%s: %s); the app runs on, the file keeps every GC completed before",
+                where, why);
+  log_once(told_off_, line);
+}
+
+HRESULT ShimSession::cancel(const std::string& why) {
+  log_line("not recording: " + why);
+  return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+}
+
+bool ShimSession::query_info(IUnknown* info_unknown) {
+  static constexpr const IID* kInfoIids[] = {
+      &IID_ICorProfilerInfo14, &IID_ICorProfilerInfo13, &IID_ICorProfilerInfo12, &IID_ICorProfilerInfo11,
+      &IID_ICorProfilerInfo10, &IID_ICorProfilerInfo9,  &IID_ICorProfilerInfo8,  &IID_ICorProfilerInfo7,
+      &IID_ICorProfilerInfo6,  &IID_ICorProfilerInfo5,  &IID_ICorProfilerInfo4};
+  if (!info_unknown) return false;
+  for (size_t i = 0; i < std::size(kInfoIids); ++i) {
+    void* out = nullptr;
+    if (info_unknown->QueryInterface(*kInfoIids[i], &out) == S_OK && out) {
+      // Single inheritance: an InfoN pointer is also a valid pointer to every lower version.
+      info_ = static_cast<ICorProfilerInfo4*>(out);
+      info_version_ = 14 - static_cast<int>(i);
+      if (info_version_ >= 14) info14_ = static_cast<ICorProfilerInfo14*>(out);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool ShimSession::open_output() {
+  // O_EXCL: child .NET processes inherit the environment; only the first one records.
+  int fd = ::open(settings_.output.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    int err = errno;
+    if (err == EEXIST) {
+      log_line("not recording process " + std::to_string(::getpid()) + ": " + settings_.output +
+               " already exists (another process is recording into it?)");
+    } else {
+      log_line("not recording: cannot create " + settings_.output + ": " + std::strerror(err));
+    }
+    return false;
+  }
+  WriterOptions options;
+  options.max_queued_bytes = settings_.max_memory_bytes / 4;
+  auto writer = Writer::from_fd(fd, options);
+  if (!writer.is_ok()) {
+    log_line("not recording: cannot write " + settings_.output + ": " + writer.error().detail);
+    ::unlink(settings_.output.c_str());
+    return false;
+  }
+  pending_writer_ = std::move(writer).value();
+  return true;
+}
+
+HRESULT ShimSession::on_initialize(IUnknown* info_unknown) {
+  SettingsResult parsed = parse_settings([](const char* name) { return std::getenv(name); });
+  if (!parsed.error.empty()) return cancel(parsed.error);
+  settings_ = parsed.settings;
+  if (!query_info(info_unknown)) return cancel("the runtime offers no ICorProfilerInfo4 or newer");
+  if (!open_output()) return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  // MONITOR_GC set here, in Initialize, is what makes the runtime deliver the heap walk;
+  // as a side effect the runtime turns background GC off for the life of the process.
+  HRESULT hr = info_->SetEventMask(COR_PRF_MONITOR_GC);
+  if (!succeeded(hr)) {
+    (void)pending_writer_->close();
+    ::unlink(settings_.output.c_str());
+    return cancel("SetEventMask(COR_PRF_MONITOR_GC) failed with " + hresult_text(hr));
+  }
+  queries_ = new RuntimeInfoQueries(info_);
+  writer_thread_ = new WriterThread(std::move(pending_writer_), [](const char* message) {
+    report_failure("writing the file", message);
+  });
+  RecorderOptions options;
+  options.policy = settings_.policy;
+  options.max_snapshots = settings_.max_snapshots;
+  options.memory_budget_bytes = settings_.max_memory_bytes - settings_.max_memory_bytes / 4;
+  recorder_ = new Recorder(options, *queries_, *writer_thread_);
+  raw_bounds_.resize(1024);
+  if (settings_.control_socket) start_control_socket();
+  std::atexit(shutdown_at_exit);
+  return S_OK;
+}
+
+void ShimSession::start_control_socket() {
+  std::string error;
+  auto server = ControlServer::start(control_socket_path(::getpid()),
+                                     [this](const std::string& request) { return handle_request(request); }, error);
+  if (!server) {
+    log_line("on-demand snapshots are unavailable: " + error);
+    return;
+  }
+  control_ = server.release();
+}
+
+std::string ShimSession::handle_request(const std::string& request) {
+  std::string error = std::string(kReplyError) + " ";
+  if (request != kRequestSnapshot.substr(0, kRequestSnapshot.size() - 1)) return error + "unknown request";
+  if (!is_recording() || shut_down_.load()) return error + "recording is off";
+  uint64_t before = recorder_->last_on_demand_gc();
+  recorder_->request_on_demand();
+  // Legal here: this is a native thread of our own, not inside a callback (reference §8).
+  HRESULT hr = info_->ForceGC();
+  if (!succeeded(hr)) return error + "ForceGC failed with " + hresult_text(hr);
+  uint64_t after = recorder_->last_on_demand_gc();
+  if (after == before) return error + "the forced GC was not recorded";
+  return std::string(kReplyOk) + " " + std::to_string(after);
+}
+
+void ShimSession::on_shutdown() noexcept {
+  if (!writer_thread_ || shut_down_.exchange(true)) return;
+  if (control_) control_->stop(2000);
+  if (recorder_) recorder_->stop();
+  writer_thread_->finish();
+}
+
+void ShimSession::read_non_gc_ranges() {
+  non_gc_ranges_.clear();
+  if (!info14_) return;
+  COR_PRF_NONGC_HEAP_RANGE ranges[64];
+  ULONG count = 0;
+  if (!succeeded(info14_->GetNonGCHeapBounds(64, &count, ranges))) return;
+  for (ULONG i = 0; i < count && i < 64; ++i) non_gc_ranges_.push_back({ranges[i].rangeStart, ranges[i].rangeLength});
+}
+
+void ShimSession::on_gc_started(int generation_count, const BOOL* collected, COR_PRF_GC_REASON reason) {
+  uint8_t mask = 0;
+  for (int g = 0; g < generation_count && g < 8 && collected; ++g) {
+    if (collected[g]) mask = static_cast<uint8_t>(mask | (1u << g));
+  }
+  if (recorder_->on_gc_started(mask, reason == COR_PRF_GC_REASON_INDUCED, now_ns())) {
+    read_non_gc_ranges();
+    recorder_->set_non_gc_ranges(non_gc_ranges_);
+  }
+}
+
+void ShimSession::on_surviving_references(std::span<const uint64_t> starts, std::span<const uint64_t> lengths) {
+  recorder_->on_surviving_references(starts, lengths);
+}
+
+void ShimSession::on_moved_references(std::span<const uint64_t> old_starts, std::span<const uint64_t> new_starts,
+                                      std::span<const uint64_t> lengths) {
+  recorder_->on_moved_references(old_starts, new_starts, lengths);
+}
+
+void ShimSession::on_root_references(std::span<const uint64_t> objects, std::span<const uint32_t> kinds,
+                                     std::span<const uint32_t> flags, std::span<const uint64_t> root_ids) {
+  recorder_->on_root_references(objects, kinds, flags, root_ids);
+}
+
+bool ShimSession::on_object_references(uint64_t object, uint64_t class_id, std::span<const uint64_t> references) {
+  return recorder_->on_object_references(object, class_id, references);
+}
+
+void ShimSession::on_gc_finished() {
+  ULONG count = 0;
+  HRESULT hr = info_->GetGenerationBounds(static_cast<ULONG>(raw_bounds_.size()), &count, raw_bounds_.data());
+  if (succeeded(hr) && count > raw_bounds_.size()) {
+    // With regions there is one range per region: grow and ask again.
+    raw_bounds_.resize(count + count / 2);
+    hr = info_->GetGenerationBounds(static_cast<ULONG>(raw_bounds_.size()), &count, raw_bounds_.data());
+  }
+  bounds_.clear();
+  if (succeeded(hr)) {
+    for (ULONG i = 0; i < count && i < raw_bounds_.size(); ++i) {
+      const COR_PRF_GC_GENERATION_RANGE& r = raw_bounds_[i];
+      auto generation = r.generation >= 0 && r.generation <= 4 ? static_cast<Generation>(r.generation)
+                                                                 : Generation::Unknown;
+      bounds_.push_back(GenerationRange{generation, r.rangeStart, r.rangeLength, r.rangeLengthReserved});
+    }
+  }
+  recorder_->on_gc_finished(bounds_, now_ns());
+}
+
+}  // namespace gcsnap::shim

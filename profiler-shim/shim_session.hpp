@@ -1,0 +1,66 @@
+#pragma once
+// One recording session per process: owns the settings, the writer thread, the recorder,
+// the control socket and the runtime queries. The callback class forwards to it; it turns
+// COM arrays into spans for the recorder. Created at Initialize, never freed: a callback
+// racing Shutdown or a detached control thread can still touch it safely.
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "control_server.hpp"
+#include "cor_profiler_abi.hpp"
+#include "recorder.hpp"
+#include "runtime_queries.hpp"
+#include "settings.hpp"
+#include "writer_thread.hpp"
+
+namespace gcsnap::shim {
+
+class ShimSession {
+ public:
+  /// Return the process's session (created on first use).
+  static ShimSession& instance();
+
+  com::HRESULT on_initialize(com::IUnknown* info_unknown);
+  void on_shutdown() noexcept;
+  void on_gc_started(int generation_count, const com::BOOL* collected, com::COR_PRF_GC_REASON reason);
+  void on_surviving_references(std::span<const uint64_t> starts, std::span<const uint64_t> lengths);
+  void on_moved_references(std::span<const uint64_t> old_starts, std::span<const uint64_t> new_starts,
+                           std::span<const uint64_t> lengths);
+  void on_root_references(std::span<const uint64_t> objects, std::span<const uint32_t> kinds,
+                          std::span<const uint32_t> flags, std::span<const uint64_t> root_ids);
+  bool on_object_references(uint64_t object, uint64_t class_id, std::span<const uint64_t> references);
+  void on_gc_finished();
+
+  bool is_recording() const noexcept { return recorder_ && recorder_->is_active() && !off_.load(); }
+  /// Turn recording off (the guard and the writer thread call this); say WHY once.
+  void turn_off(const char* where, const char* why) noexcept;
+
+ private:
+  com::HRESULT cancel(const std::string& why);
+  bool query_info(com::IUnknown* info_unknown);
+  bool open_output();
+  void start_control_socket();
+  std::string handle_request(const std::string& request);
+  void read_non_gc_ranges();
+
+  Settings settings_;
+  com::ICorProfilerInfo4* info_ = nullptr;
+  com::ICorProfilerInfo14* info14_ = nullptr;
+  int info_version_ = 0;
+  std::unique_ptr<Writer> pending_writer_;  ///< opened in Initialize, handed to the writer thread
+  RuntimeInfoQueries* queries_ = nullptr;
+  WriterThread* writer_thread_ = nullptr;
+  Recorder* recorder_ = nullptr;
+  ControlServer* control_ = nullptr;
+  std::vector<com::COR_PRF_GC_GENERATION_RANGE> raw_bounds_;
+  std::vector<GenerationRange> bounds_;
+  std::vector<AddressRange> non_gc_ranges_;
+  std::atomic<bool> off_{false};
+  std::atomic<bool> told_off_{false};
+  std::atomic<bool> shut_down_{false};
+};
+
+}  // namespace gcsnap::shim

@@ -1,0 +1,131 @@
+#include "writer_thread.hpp"
+
+#include <vector>
+
+namespace gcsnap::shim {
+namespace {
+
+Status write_names(Writer& writer, const GcBatch& batch) {
+  if (!batch.types.empty()) {
+    std::vector<TypeRecord> types;
+    types.reserve(batch.types.size());
+    for (const OwnedType& t : batch.types) types.push_back(TypeRecord{t.id, t.class_id, t.name, t.module});
+    GCSNAP_RETURN_IF_ERROR(writer.add_types(types));
+  }
+  if (!batch.methods.empty()) {
+    std::vector<MethodRecord> methods;
+    methods.reserve(batch.methods.size());
+    for (const OwnedMethod& m : batch.methods) methods.push_back(MethodRecord{m.function_id, m.name});
+    GCSNAP_RETURN_IF_ERROR(writer.add_methods(methods));
+  }
+  return Status::ok();
+}
+
+Status write_gc(Writer& writer, GcBatch& batch) {
+  GCSNAP_RETURN_IF_ERROR(writer.begin_gc(batch.info));
+  GCSNAP_RETURN_IF_ERROR(write_names(writer, batch));
+  if (!batch.bounds.empty()) GCSNAP_RETURN_IF_ERROR(writer.add_generation_bounds(batch.bounds));
+  if (!batch.root_objects.empty()) {
+    GCSNAP_RETURN_IF_ERROR(
+        writer.add_roots(batch.root_objects, batch.root_kinds, batch.root_flags, batch.root_ids));
+  }
+  if (!batch.surviving_starts.empty()) {
+    GCSNAP_RETURN_IF_ERROR(writer.add_surviving_ranges(batch.surviving_starts, batch.surviving_lengths));
+  }
+  if (!batch.moved_old_starts.empty()) {
+    GCSNAP_RETURN_IF_ERROR(
+        writer.add_moved_ranges(batch.moved_old_starts, batch.moved_new_starts, batch.moved_lengths));
+  }
+  if (!batch.object_addresses.empty()) {
+    assign_generations(batch);
+    GCSNAP_RETURN_IF_ERROR(writer.add_objects(batch.object_addresses, batch.object_types, batch.object_sizes,
+                                              batch.object_generations, batch.object_ref_counts,
+                                              batch.references));
+  }
+  if (batch.drops.any()) GCSNAP_RETURN_IF_ERROR(writer.add_drops(batch.drops));
+  return writer.end_gc(batch.info);
+}
+
+}  // namespace
+
+WriterThread::WriterThread(std::unique_ptr<Writer> writer, FailureHandler on_failure)
+    : writer_(std::move(writer)), on_failure_(std::move(on_failure)) {
+  thread_ = std::thread([this] { run(); });
+}
+
+WriterThread::~WriterThread() {
+  finish();
+  if (thread_.joinable()) thread_.join();
+}
+
+void WriterThread::submit(std::unique_ptr<GcBatch> batch) noexcept {
+  if (!batch) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (stopping_ || failed_.load()) return;  // the batch is freed here: nothing more is written
+  queued_bytes_.fetch_add(batch->accounted_bytes, std::memory_order_relaxed);
+  try {
+    queue_.push_back(std::move(batch));
+  } catch (...) {
+    queued_bytes_.fetch_sub(batch ? batch->accounted_bytes : 0, std::memory_order_relaxed);
+    return;
+  }
+  wake_.notify_one();
+}
+
+void WriterThread::run() noexcept {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) break;  // stopping and drained
+    std::unique_ptr<GcBatch> batch = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    lock.unlock();
+    if (!failed_.load()) write_batch(*batch);
+    uint64_t bytes = batch->accounted_bytes;
+    batch.reset();
+    queued_bytes_.fetch_sub(bytes, std::memory_order_relaxed);
+    lock.lock();
+    busy_ = false;
+    if (queue_.empty()) drained_.notify_all();
+  }
+}
+
+bool WriterThread::write_batch(GcBatch& batch) noexcept {
+  try {
+    Status status = write_gc(*writer_, batch);
+    if (status.is_ok()) return true;
+    (void)writer_->abort_gc();
+    fail(status.error().detail && *status.error().detail ? status.error().detail : "the writer failed");
+  } catch (...) {
+    fail("out of memory while encoding a GC");
+  }
+  return false;
+}
+
+void WriterThread::fail(const char* message) noexcept {
+  if (failed_.exchange(true)) return;
+  if (on_failure_) on_failure_(message);
+}
+
+bool WriterThread::finish() noexcept {
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (closed_) return !failed_.load();
+    stopping_ = true;
+    wake_.notify_one();
+  }
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard<std::mutex> lock(mutex_);
+  closed_ = true;
+  Status status = writer_->close();
+  if (!status.is_ok()) fail("could not finish the file");
+  return !failed_.load();
+}
+
+WriterStats WriterThread::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return writer_->stats();
+}
+
+}  // namespace gcsnap::shim

@@ -1,0 +1,69 @@
+#pragma once
+// The shim's own writer thread: it takes finished GcBatches from the GC thread and does the
+// encoding, compression and file writes, so a GC callback never waits on I/O.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "gc_batch.hpp"
+#include "gcsnap/writer.hpp"
+
+namespace gcsnap::shim {
+
+/// Where the recorder hands finished GCs. The writer thread is the real one; tests may fake it.
+class BatchSink {
+ public:
+  /// Take ownership of a finished GC. Must not block on I/O.
+  virtual void submit(std::unique_ptr<GcBatch> batch) noexcept = 0;
+  /// Bytes of batches submitted but not yet written (charged to the memory budget).
+  virtual uint64_t queued_bytes() const noexcept = 0;
+
+ protected:
+  ~BatchSink() = default;
+};
+
+class WriterThread final : public BatchSink {
+ public:
+  /// Called once, on the writer thread, when the writer fails (the message says why).
+  using FailureHandler = std::function<void(const char* message)>;
+
+  WriterThread(std::unique_ptr<Writer> writer, FailureHandler on_failure);
+  ~WriterThread();
+  WriterThread(const WriterThread&) = delete;
+  WriterThread& operator=(const WriterThread&) = delete;
+
+  void submit(std::unique_ptr<GcBatch> batch) noexcept override;
+  uint64_t queued_bytes() const noexcept override { return queued_bytes_.load(std::memory_order_relaxed); }
+
+  /// Write everything queued, then close the file (index and trailer). Idempotent.
+  /// Returns false if the writer failed at any point.
+  bool finish() noexcept;
+  bool failed() const noexcept { return failed_.load(); }
+  WriterStats stats() const;
+
+ private:
+  void run() noexcept;
+  bool write_batch(GcBatch& batch) noexcept;
+  void fail(const char* message) noexcept;
+
+  std::unique_ptr<Writer> writer_;
+  FailureHandler on_failure_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable drained_;
+  std::deque<std::unique_ptr<GcBatch>> queue_;
+  bool stopping_ = false;
+  bool closed_ = false;
+  bool busy_ = false;
+  std::atomic<uint64_t> queued_bytes_{0};
+  std::atomic<bool> failed_{false};
+  std::thread thread_;
+};
+
+}  // namespace gcsnap::shim
