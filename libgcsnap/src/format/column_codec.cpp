@@ -25,9 +25,13 @@ void encode_varints(std::span<const T> values, std::vector<uint8_t>& out) {
   const unsigned shift = (any_low & 7) == 0 && !values.empty() ? 3 : 0;
   auto& s = t_scratch;
   s.resize(values.size() * kMaxVarintBytes);
-  size_t n = 0;
-  for (T v : values) n += put_varint(s.data() + n, static_cast<uint64_t>(v) >> shift);
-  s.resize(n);
+  // Raw pointers: stores through uint8_t* may alias anything, so vector members would be reloaded.
+  uint8_t* const base = s.data();
+  uint8_t* o = base;
+  const T* v = values.data();
+  const size_t count = values.size();
+  for (size_t i = 0; i < count; ++i) o += put_varint(o, static_cast<uint64_t>(v[i]) >> shift);
+  s.resize(static_cast<size_t>(o - base));
   append_column(static_cast<uint8_t>(ColumnKind::Varint) | (shift ? kColumnShift3 : 0), s, out);
 }
 
@@ -60,15 +64,18 @@ void encode_delta_column(std::span<const uint64_t> values, std::vector<uint8_t>&
   const unsigned shift = (any_low & 7) == 0 && !values.empty() ? 3 : 0;
   auto& s = t_scratch;
   s.resize(values.size() * kMaxVarintBytes);
-  size_t n = 0;
+  uint8_t* const base = s.data();
+  uint8_t* o = base;
+  const uint64_t* v = values.data();
+  const size_t count = values.size();
   prev = 0;
-  for (uint64_t v : values) {
-    uint64_t x = v >> shift;
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t x = v[i] >> shift;
     uint64_t d = x - prev;  // wraps; zigzag makes any wrapped difference round trip
-    n += put_varint(s.data() + n, sorted ? d : zigzag_encode(d));
+    o += put_varint(o, sorted ? d : zigzag_encode(d));
     prev = x;
   }
-  s.resize(n);
+  s.resize(static_cast<size_t>(o - base));
   auto kind = sorted ? ColumnKind::Delta : ColumnKind::DeltaZigzag;
   append_column(static_cast<uint8_t>(kind) | (shift ? kColumnShift3 : 0), s, out);
 }
@@ -82,13 +89,18 @@ void encode_edge_column(std::span<const uint64_t> sources, std::span<const uint3
   const unsigned shift = (any_low & 7) == 0 && !targets.empty() ? 3 : 0;
   auto& s = t_scratch;
   s.resize(targets.size() * kMaxVarintBytes);
-  size_t n = 0, t = 0;
-  for (size_t i = 0; i < sources.size(); ++i) {
-    uint64_t src = sources[i] >> shift;
-    for (uint32_t k = 0; k < counts[i]; ++k, ++t)
-      n += put_varint(s.data() + n, zigzag_encode((targets[t] >> shift) - src));
+  uint8_t* const base = s.data();
+  uint8_t* o = base;
+  const uint64_t* src_p = sources.data();
+  const uint32_t* count_p = counts.data();
+  const uint64_t* t = targets.data();
+  const size_t n = sources.size();
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t src = src_p[i] >> shift;
+    const uint64_t* end = t + count_p[i];
+    for (; t < end; ++t) o += put_varint(o, zigzag_encode((*t >> shift) - src));
   }
-  s.resize(n);
+  s.resize(static_cast<size_t>(o - base));
   append_column(static_cast<uint8_t>(ColumnKind::Edge) | (shift ? kColumnShift3 : 0), s, out);
 }
 
