@@ -1,0 +1,110 @@
+#pragma once
+/// The object graph of one heap walk, in index form: node i is the i-th object in address
+/// order; edges are resolved from addresses to node indices once, at build time.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "gcsnap/model.hpp"
+#include "gcsnap/reader.hpp"
+#include "gcsnap/status.hpp"
+
+namespace gcsnap {
+
+/// Index of an object in ObjectTable order (address order).
+using NodeIndex = uint32_t;
+/// "No such node": unresolved, unreachable, or no parent.
+inline constexpr NodeIndex kNoNode = 0xFFFFFFFFu;
+/// Largest node count a HeapGraph accepts (indices are 32-bit).
+inline constexpr size_t kMaxNodes = 0xFFFFFFF0u;
+
+/// A root that resolved to an object of the walk.
+struct GraphRoot {
+  NodeIndex node = kNoNode;
+  RootKind kind = RootKind::Other;
+  uint8_t flags = 0;         ///< root_flags bits
+  uint64_t root_id = 0;      ///< as recorded (FunctionID for stack roots, handle id, ...)
+  uint32_t root_index = 0;   ///< position in the RootTable
+  bool is_weak() const noexcept { return (flags & root_flags::kWeakRef) != 0; }
+};
+
+/// What could not be resolved while building, so that reports can say so.
+struct GraphBuildStats {
+  uint64_t references = 0;             ///< edges in the ObjectTable
+  uint64_t unresolved_references = 0;  ///< targets that are not the address of a walked object
+  uint64_t null_roots = 0;             ///< roots whose object id is 0
+  uint64_t unresolved_roots = 0;       ///< roots pointing at no walked object
+  uint64_t interior_roots = 0;         ///< interior roots resolved to their containing object
+};
+
+/// The heap graph: forward CSR always, reverse CSR on demand.
+/// It keeps a pointer to the ObjectTable's address, size and type columns, so the table must
+/// outlive the graph; the table's reference columns are not used after build() and may be
+/// released by the caller to save memory.
+class HeapGraph {
+ public:
+  /// Build the forward graph and map the roots to nodes.
+  /// Reference targets are resolved by a radix sort of the targets and one merge with the
+  /// (sorted) address column, not by a search per edge.
+  /// Errors: InvalidArgument (columns of different lengths, offsets not monotonic or past
+  /// the targets, addresses not strictly increasing), LimitExceeded (more than kMaxNodes
+  /// objects), OutOfMemory.
+  [[nodiscard]] static Result<HeapGraph> build(const ObjectTable& objects, const RootTable& roots);
+
+  HeapGraph() = default;
+  HeapGraph(HeapGraph&&) noexcept = default;
+  HeapGraph& operator=(HeapGraph&&) noexcept = default;
+  HeapGraph(const HeapGraph&) = delete;
+  HeapGraph& operator=(const HeapGraph&) = delete;
+
+  size_t node_count() const noexcept { return node_count_; }
+  uint64_t edge_count() const noexcept { return forward_targets_.size(); }
+
+  /// Return the nodes that node references (resolved edges only, in recorded order).
+  std::span<const NodeIndex> successors(NodeIndex node) const noexcept {
+    return {forward_targets_.data() + forward_offsets_[node],
+            static_cast<size_t>(forward_offsets_[node + 1] - forward_offsets_[node])};
+  }
+
+  /// Build the reverse CSR (predecessors). Idempotent. Errors: OutOfMemory.
+  [[nodiscard]] Status build_reverse();
+  bool has_reverse() const noexcept { return !reverse_offsets_.empty(); }
+  /// Return the nodes that reference node. Requires build_reverse().
+  std::span<const NodeIndex> predecessors(NodeIndex node) const noexcept {
+    return {reverse_sources_.data() + reverse_offsets_[node],
+            static_cast<size_t>(reverse_offsets_[node + 1] - reverse_offsets_[node])};
+  }
+
+  /// Return the roots that resolved to a node, in RootTable order (weak ones included).
+  std::span<const GraphRoot> roots() const noexcept { return roots_; }
+  /// Return the RootTable positions of roots that are null or point at no walked object.
+  std::span<const uint32_t> unresolved_roots() const noexcept { return unresolved_roots_; }
+  const GraphBuildStats& stats() const noexcept { return stats_; }
+
+  /// Return the node of the object that starts exactly at address.
+  /// Errors: NotFound (no object starts there; interior addresses are not accepted).
+  [[nodiscard]] Result<NodeIndex> find_object(uint64_t address) const noexcept;
+
+  uint64_t address(NodeIndex node) const noexcept { return addresses_[node]; }
+  uint64_t object_size(NodeIndex node) const noexcept { return sizes_[node]; }
+  uint32_t type_id(NodeIndex node) const noexcept { return type_ids_[node]; }
+  std::span<const uint64_t> sizes() const noexcept { return {sizes_, node_count_}; }
+  std::span<const uint32_t> type_ids() const noexcept { return {type_ids_, node_count_}; }
+
+ private:
+  size_t node_count_ = 0;
+  const uint64_t* addresses_ = nullptr;
+  const uint64_t* sizes_ = nullptr;
+  const uint32_t* type_ids_ = nullptr;
+  std::vector<uint64_t> forward_offsets_;  // node_count_ + 1
+  std::vector<NodeIndex> forward_targets_;
+  std::vector<uint64_t> reverse_offsets_;  // empty until build_reverse()
+  std::vector<NodeIndex> reverse_sources_;
+  std::vector<GraphRoot> roots_;
+  std::vector<uint32_t> unresolved_roots_;
+  GraphBuildStats stats_;
+};
+
+}  // namespace gcsnap

@@ -1,0 +1,84 @@
+#pragma once
+/// Retention paths: why is an object alive? Shortest chains of references from a root.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "gcsnap/heap_graph.hpp"
+#include "gcsnap/status.hpp"
+
+namespace gcsnap {
+
+struct RetentionOptions {
+  /// Let roots flagged root_flags::kWeakRef retain objects. Off by default: a weak handle
+  /// does not keep its target alive.
+  bool include_weak = false;
+  /// How many distinct paths find_retention_paths returns; 0 means all.
+  size_t max_paths = 1;
+};
+
+/// Return the priority of a root when paths are equally short; lower wins.
+/// Order: handles, other (statics live behind handles or here), stack, finalizer queue;
+/// weak roots after all strong ones.
+unsigned root_priority(const GraphRoot& root) noexcept;
+
+/// One path: nodes.front() is the object a root points at, nodes.back() is the target.
+struct RetentionPath {
+  uint32_t root = 0;             ///< index into HeapGraph::roots()
+  std::vector<NodeIndex> nodes;
+  size_t hops() const noexcept { return nodes.empty() ? 0 : nodes.size() - 1; }
+};
+
+enum class Reachability : uint8_t {
+  Strong = 0,       ///< reachable from a strong root (or a weak one with include_weak)
+  WeakOnly = 1,     ///< reachable only through weak roots: not retained
+  Unreachable = 2,  ///< no root reaches it: garbage at the time of the walk, or roots were dropped
+};
+
+struct RetentionResult {
+  Reachability reachability = Reachability::Unreachable;
+  /// Shortest first. For WeakOnly, the paths from weak roots (informative, not retaining).
+  std::vector<RetentionPath> paths;
+  /// Distinct direct retainers of the target: objects referencing it plus roots pointing at
+  /// it. Only counted when more than one path is asked for.
+  uint64_t retainer_count = 0;
+};
+
+/// Breadth-first shortest-path tree from the roots (multi-source BFS, parent array).
+/// Sources are queued in root_priority order, so among equally short paths the one from the
+/// best-priority root wins. One tree answers path queries for any number of objects.
+class ShortestPathTree {
+ public:
+  /// Run the BFS. `blocked` (if not kNoNode) is reached but never expanded, which gives the
+  /// shortest paths that do not pass through it. The BFS stops early once `stop_at` is
+  /// reached (kNoNode: explore everything). Errors: OutOfMemory.
+  [[nodiscard]] static Result<ShortestPathTree> compute(const HeapGraph& graph, const RetentionOptions& options,
+                                                        NodeIndex blocked = kNoNode, NodeIndex stop_at = kNoNode);
+
+  bool is_reached(NodeIndex node) const noexcept { return parent_[node] != kNoNode; }
+  /// Return the path to node (empty nodes when it was not reached). O(path length).
+  RetentionPath path_to(NodeIndex node) const;
+  /// Return the number of reached nodes.
+  size_t reached_count() const noexcept { return reached_; }
+
+ private:
+  static constexpr NodeIndex kRootMark = 0xFFFFFFFEu;
+  uint32_t root_of(NodeIndex node) const noexcept;
+  const HeapGraph* graph_ = nullptr;
+  std::vector<NodeIndex> parent_;  // kNoNode: not reached; kRootMark: a root's object
+  std::vector<std::pair<NodeIndex, uint32_t>> root_nodes_;  // sorted by node: best root per node
+  size_t reached_ = 0;
+};
+
+/// Find the shortest retention path to target, or up to options.max_paths distinct ones.
+/// Distinct paths are one per distinct direct retainer (a root pointing at the target, or an
+/// object referencing it), each the shortest path through that retainer that does not pass
+/// through the target itself; sorted by length, then root priority. When the target is not
+/// strongly reachable, reachability says why and paths holds weak-root paths if any.
+/// Errors: InvalidArgument (target out of range), OutOfMemory.
+[[nodiscard]] Result<RetentionResult> find_retention_paths(const HeapGraph& graph, NodeIndex target,
+                                                           const RetentionOptions& options);
+
+}  // namespace gcsnap

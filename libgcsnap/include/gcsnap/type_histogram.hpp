@@ -1,0 +1,40 @@
+#pragma once
+/// Type histogram: count, shallow bytes and retained bytes per type.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "gcsnap/dominators.hpp"
+#include "gcsnap/heap_graph.hpp"
+#include "gcsnap/status.hpp"
+
+namespace gcsnap {
+
+struct TypeStats {
+  uint32_t type_id = 0;
+  uint64_t count = 0;           ///< objects of the type in the walk
+  uint64_t shallow_bytes = 0;   ///< sum of their own sizes
+  /// Bytes that would be freed if every object of the type went away (as far as the
+  /// dominator tree can tell): the sum of the retained sizes of the type's reachable
+  /// objects that no other object of the same type dominates, so nested instances (a
+  /// linked list's nodes) are not counted twice. 0 when no dominator tree was given.
+  uint64_t retained_bytes = 0;
+  uint64_t unreachable_count = 0;  ///< of count, objects no (strong) root reaches
+};
+
+enum class TypeOrder : uint8_t { RetainedBytes = 0, ShallowBytes = 1, Count = 2 };
+
+struct TypeHistogramOptions {
+  TypeOrder order = TypeOrder::ShallowBytes;
+  size_t top = 0;  ///< keep the first `top` types after sorting; 0 keeps all
+};
+
+/// Count the objects of each type, largest first by options.order, ties by type id.
+/// `dominators` may be null (retained_bytes and unreachable_count stay 0); when given it
+/// must come from the same graph. Errors: InvalidArgument (tree of another graph), OutOfMemory.
+[[nodiscard]] Result<std::vector<TypeStats>> build_type_histogram(const HeapGraph& graph,
+                                                                  const DominatorTree* dominators,
+                                                                  const TypeHistogramOptions& options = {});
+
+}  // namespace gcsnap

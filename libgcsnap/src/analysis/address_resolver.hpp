@@ -1,0 +1,22 @@
+#pragma once
+// Bulk address -> node index resolution (private to the analyses).
+
+#include <cstdint>
+#include <span>
+
+#include "gcsnap/status.hpp"
+
+namespace gcsnap::detail {
+
+/// Resolve every target to the index of the object that starts exactly there, or to
+/// 0xFFFFFFFF when no object does. `addresses` must be strictly increasing and shorter than
+/// 2^32. Returns the number of targets left unresolved. May throw std::bad_alloc.
+uint64_t resolve_addresses(std::span<const uint64_t> addresses, std::span<const uint64_t> targets,
+                           std::span<uint32_t> out);
+
+/// Return the index of the object containing address (start <= address < start + size),
+/// or 0xFFFFFFFF. Used for interior roots only.
+uint32_t find_containing(std::span<const uint64_t> addresses, std::span<const uint64_t> sizes,
+                         uint64_t address) noexcept;
+
+}  // namespace gcsnap::detail

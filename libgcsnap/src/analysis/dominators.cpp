@@ -1,0 +1,195 @@
+#include "gcsnap/dominators.hpp"
+
+#include <algorithm>
+#include <new>
+
+// Semi-NCA (Georgiadis, Tarjan, Werneck, "Finding Dominators in Practice", 2006): semi-
+// dominators as in Lengauer-Tarjan with simple path compression, then each idom is the
+// nearest common ancestor of the DFS parent and the semidominator, found by walking up the
+// partially built tree. Measured 1.3-2.5 M nodes/s on 10 M-object heap graphs, faster than
+// Cooper-Harvey-Kennedy (format-and-performance.md §4.2). Everything runs on preorder
+// numbers: 0 is the virtual root, 1..M the reachable objects; DFS and path compression use
+// explicit stacks so a reference chain of any length works.
+
+namespace gcsnap {
+namespace {
+
+struct Preorder {
+  std::vector<uint32_t> number;  // node -> preorder number; 0 = not reached
+  std::vector<NodeIndex> vertex; // preorder number -> node; vertex[0] unused (virtual root)
+  std::vector<uint32_t> parent;  // DFS tree parent, in preorder numbers
+  std::vector<bool> is_root;     // a child of the virtual root
+};
+
+Preorder depth_first_order(const HeapGraph& graph, const DominatorOptions& options) {
+  Preorder p;
+  const size_t n = graph.node_count();
+  p.number.assign(n, 0);
+  p.vertex.reserve(n + 1);
+  p.parent.reserve(n + 1);
+  p.vertex.push_back(kNoNode);
+  p.parent.push_back(0);
+  struct Frame {
+    NodeIndex node;
+    uint32_t number;
+    size_t next;  // next successor to look at
+  };
+  std::vector<Frame> stack;
+  std::vector<NodeIndex> root_nodes;
+  auto visit = [&](NodeIndex node, uint32_t parent) {
+    const auto number = static_cast<uint32_t>(p.vertex.size());
+    p.number[node] = number;
+    p.vertex.push_back(node);
+    p.parent.push_back(parent);
+    stack.push_back({node, number, 0});
+  };
+  for (const GraphRoot& root : graph.roots()) {
+    if (root.is_weak() && !options.include_weak) continue;
+    root_nodes.push_back(root.node);
+    if (p.number[root.node] != 0) continue;
+    visit(root.node, 0);
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      const auto successors = graph.successors(top.node);
+      if (top.next == successors.size()) {
+        stack.pop_back();
+        continue;
+      }
+      const NodeIndex s = successors[top.next++];
+      if (p.number[s] == 0) visit(s, top.number);
+    }
+  }
+  p.is_root.assign(p.vertex.size(), false);
+  for (NodeIndex r : root_nodes) p.is_root[p.number[r]] = true;
+  return p;
+}
+
+class SemiNca {
+ public:
+  SemiNca(const HeapGraph& graph, const Preorder& order)
+      : graph_(graph), order_(order), ancestor_(order.parent), label_(order.parent.size()),
+        semi_(order.parent.size()), idom_(order.parent) {
+    for (uint32_t i = 0; i < label_.size(); ++i) label_[i] = semi_[i] = i;
+  }
+
+  std::vector<uint32_t> run() {
+    const auto last = static_cast<uint32_t>(label_.size()) - 1;
+    for (uint32_t w = last; w >= 1; --w) compute_semi(w);
+    for (uint32_t w = 1; w <= last; ++w) {
+      uint32_t candidate = idom_[w];
+      while (candidate > semi_[w]) candidate = idom_[candidate];
+      idom_[w] = candidate;
+    }
+    return std::move(idom_);
+  }
+
+ private:
+  void compute_semi(uint32_t w) {
+    if (order_.is_root[w]) {
+      semi_[w] = 0;  // the virtual root is a predecessor
+      return;
+    }
+    uint32_t semi = order_.parent[w];
+    for (NodeIndex pred : graph_.predecessors(order_.vertex[w])) {
+      const uint32_t v = order_.number[pred];
+      if (v == 0) continue;  // not reachable from the roots used
+      const uint32_t candidate = semi_[eval(v, w + 1)];
+      if (candidate < semi) semi = candidate;
+    }
+    semi_[w] = semi;
+  }
+
+  // Return the vertex of minimal semidominator on the linked path above v (v included),
+  // compressing that path. Vertices numbered >= last_linked are the linked ones.
+  uint32_t eval(uint32_t v, uint32_t last_linked) {
+    if (ancestor_[v] < last_linked) return label_[v];
+    stack_.clear();
+    uint32_t x = v;
+    do {
+      stack_.push_back(x);
+      x = ancestor_[x];
+    } while (ancestor_[x] >= last_linked);
+    uint32_t above = x;
+    uint32_t above_label = label_[above];
+    do {
+      x = stack_.back();
+      stack_.pop_back();
+      ancestor_[x] = ancestor_[above];
+      if (semi_[above_label] < semi_[label_[x]]) label_[x] = above_label;
+      else above_label = label_[x];
+      above = x;
+    } while (!stack_.empty());
+    return label_[x];
+  }
+
+  const HeapGraph& graph_;
+  const Preorder& order_;
+  std::vector<uint32_t> ancestor_;
+  std::vector<uint32_t> label_;
+  std::vector<uint32_t> semi_;
+  std::vector<uint32_t> idom_;
+  std::vector<uint32_t> stack_;
+};
+
+}  // namespace
+
+Result<DominatorTree> DominatorTree::compute(const HeapGraph& graph, const DominatorOptions& options) {
+  if (!graph.has_reverse())
+    return make_error(ErrorCode::InvalidState, "dominators need the reverse graph (HeapGraph::build_reverse)");
+  try {
+    DominatorTree tree;
+    const size_t n = graph.node_count();
+    std::vector<uint32_t> idom;
+    Preorder order = depth_first_order(graph, options);
+    idom = SemiNca(graph, order).run();
+    order.number = {};
+    order.parent = {};
+    const size_t count = order.vertex.size();  // M + 1
+
+    // Retained sizes: children come after their idom in preorder, so one backward pass
+    // adds each subtree into its parent.
+    std::vector<uint64_t> retained(count, 0);
+    for (size_t w = count - 1; w >= 1; --w) {
+      retained[w] += graph.object_size(order.vertex[w]);
+      retained[idom[w]] += retained[w];
+    }
+    tree.idom_.assign(n, kNoNode);
+    tree.retained_.assign(n, 0);
+    for (size_t w = 1; w < count; ++w) {
+      const NodeIndex v = order.vertex[w];
+      tree.idom_[v] = idom[w] == 0 ? kVirtualRoot : order.vertex[idom[w]];
+      tree.retained_[v] = retained[w];
+    }
+    tree.reachable_bytes_ = retained[0];
+    uint64_t total = 0;
+    for (uint64_t s : graph.sizes()) total += s;
+    tree.unreachable_bytes_ = total - retained[0];
+    tree.preorder_.assign(order.vertex.begin() + 1, order.vertex.end());
+    return tree;
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::OutOfMemory, "out of memory computing dominators");
+  }
+}
+
+uint32_t DominatorTree::depth(NodeIndex v) const noexcept {
+  uint32_t d = 0;
+  for (NodeIndex x = idom_[v]; x != kVirtualRoot && x != kNoNode; x = idom_[x]) ++d;
+  return d;
+}
+
+std::vector<NodeIndex> DominatorTree::top_retainers(size_t n) const {
+  std::vector<NodeIndex> nodes(preorder_.begin(), preorder_.end());
+  auto larger = [&](NodeIndex a, NodeIndex b) {
+    return retained_[a] != retained_[b] ? retained_[a] > retained_[b] : a < b;
+  };
+  if (n == 0 || n >= nodes.size()) {
+    std::sort(nodes.begin(), nodes.end(), larger);
+    return nodes;
+  }
+  std::nth_element(nodes.begin(), nodes.begin() + static_cast<std::ptrdiff_t>(n), nodes.end(), larger);
+  nodes.resize(n);
+  std::sort(nodes.begin(), nodes.end(), larger);
+  return nodes;
+}
+
+}  // namespace gcsnap

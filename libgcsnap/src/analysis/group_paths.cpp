@@ -1,0 +1,70 @@
+#include "gcsnap/group_paths.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace gcsnap {
+
+namespace {
+
+// A path's shape: root kind and flags, then the type of each object from root to member.
+std::vector<uint32_t> shape_of(const HeapGraph& graph, const RetentionPath& path) {
+  const GraphRoot& root = graph.roots()[path.root];
+  std::vector<uint32_t> shape;
+  shape.reserve(path.nodes.size() + 1);
+  shape.push_back(static_cast<uint32_t>(root.kind) << 8 | root.flags);
+  for (NodeIndex n : path.nodes) shape.push_back(graph.type_id(n));
+  return shape;
+}
+
+struct ShapeCount {
+  uint64_t count = 0;
+  size_t first_member = kNoObject;
+  RetentionPath path;
+};
+
+GroupPath cluster_group(const HeapGraph& graph, const ShortestPathTree& tree, const TypeGroup& group,
+                        size_t max_candidates) {
+  GroupPath out;
+  std::map<std::vector<uint32_t>, ShapeCount> shapes;
+  const size_t n = std::min(group.members.size(), max_candidates);
+  for (size_t k = 0; k < n; ++k) {
+    const size_t member = group.members[k];
+    ++out.examined;
+    if (member >= graph.node_count() || !tree.is_reached(static_cast<NodeIndex>(member))) continue;
+    ++out.reachable;
+    RetentionPath path = tree.path_to(static_cast<NodeIndex>(member));
+    ShapeCount& c = shapes[shape_of(graph, path)];
+    if (c.count++ == 0) {
+      c.first_member = member;
+      c.path = std::move(path);
+    }
+  }
+  const ShapeCount* best = nullptr;
+  for (const auto& [shape, c] : shapes) {
+    if (!best || c.count > best->count ||
+        (c.count == best->count && (c.path.nodes.size() < best->path.nodes.size() ||
+                                    (c.path.nodes.size() == best->path.nodes.size() && c.first_member < best->first_member))))
+      best = &c;
+  }
+  if (best) {
+    out.member = best->first_member;
+    out.path = best->path;
+    out.same_shape = best->count;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<GroupPath>> find_group_paths(const HeapGraph& graph, std::span<const TypeGroup> groups,
+                                                size_t max_candidates) {
+  auto tree = ShortestPathTree::compute(graph, RetentionOptions{});
+  if (!tree) return tree.error();
+  std::vector<GroupPath> out;
+  out.reserve(groups.size());
+  for (const auto& g : groups) out.push_back(cluster_group(graph, *tree, g, max_candidates));
+  return out;
+}
+
+}  // namespace gcsnap

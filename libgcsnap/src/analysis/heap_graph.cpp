@@ -1,0 +1,126 @@
+#include "gcsnap/heap_graph.hpp"
+
+#include <algorithm>
+#include <new>
+
+#include "analysis/address_resolver.hpp"
+
+namespace gcsnap {
+namespace {
+
+Status validate(const ObjectTable& objects) noexcept {
+  const size_t n = objects.addresses.size();
+  if (objects.sizes.size() != n || objects.type_ids.size() != n)
+    return make_error(ErrorCode::InvalidArgument, "object columns have different lengths");
+  if (n > kMaxNodes) return make_error(ErrorCode::LimitExceeded, "more objects than a heap graph can index");
+  const auto& offsets = objects.reference_offsets;
+  if (offsets.empty() && n == 0 && objects.reference_targets.empty()) return Status::ok();
+  if (offsets.size() != n + 1 || offsets.front() != 0 || offsets.back() != objects.reference_targets.size())
+    return make_error(ErrorCode::InvalidArgument, "reference offsets do not match the reference targets");
+  for (size_t i = 0; i < n; ++i) {
+    if (offsets[i] > offsets[i + 1])
+      return make_error(ErrorCode::InvalidArgument, "reference offsets are not monotonic");
+    if (i > 0 && objects.addresses[i - 1] >= objects.addresses[i])
+      return make_error(ErrorCode::InvalidArgument, "object addresses are not strictly increasing");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<HeapGraph> HeapGraph::build(const ObjectTable& objects, const RootTable& roots) {
+  GCSNAP_RETURN_IF_ERROR(validate(objects));
+  if (roots.kinds.size() != roots.size() || roots.flags.size() != roots.size() ||
+      roots.root_ids.size() != roots.size())
+    return make_error(ErrorCode::InvalidArgument, "root columns have different lengths");
+  if (roots.size() > 0xFFFFFFFFu) return make_error(ErrorCode::LimitExceeded, "too many roots");
+  try {
+    HeapGraph g;
+    const size_t n = objects.size();
+    g.node_count_ = n;
+    g.addresses_ = objects.addresses.data();
+    g.sizes_ = objects.sizes.data();
+    g.type_ids_ = objects.type_ids.data();
+    g.stats_.references = objects.reference_targets.size();
+
+    // Resolve in place, then squeeze out the unresolved edges while writing the offsets.
+    g.forward_targets_.resize(objects.reference_targets.size());
+    g.stats_.unresolved_references =
+        detail::resolve_addresses(objects.addresses, objects.reference_targets, g.forward_targets_);
+    g.forward_offsets_.assign(n + 1, 0);
+    uint64_t kept = 0;
+    for (size_t i = 0; i < n; ++i) {
+      for (uint64_t e = objects.reference_offsets[i]; e < objects.reference_offsets[i + 1]; ++e) {
+        const NodeIndex t = g.forward_targets_[e];
+        if (t != kNoNode) g.forward_targets_[kept++] = t;
+      }
+      g.forward_offsets_[i + 1] = kept;
+    }
+    g.forward_targets_.resize(kept);
+    if (kept + kept / 8 < objects.reference_targets.size()) g.forward_targets_.shrink_to_fit();
+
+    // Roots: a handful compared to objects, so one search each is fine.
+    const std::span<const uint64_t> addresses = objects.addresses;
+    for (size_t r = 0; r < roots.size(); ++r) {
+      const uint64_t id = roots.object_ids[r];
+      NodeIndex node = kNoNode;
+      if (id != 0) {
+        auto it = std::lower_bound(addresses.begin(), addresses.end(), id);
+        if (it != addresses.end() && *it == id) {
+          node = static_cast<NodeIndex>(it - addresses.begin());
+        } else if (roots.flags[r] & root_flags::kInterior) {
+          node = detail::find_containing(addresses, objects.sizes, id);
+          if (node != kNoNode) ++g.stats_.interior_roots;
+        }
+      }
+      if (node == kNoNode) {
+        if (id == 0) ++g.stats_.null_roots;
+        else ++g.stats_.unresolved_roots;
+        g.unresolved_roots_.push_back(static_cast<uint32_t>(r));
+        continue;
+      }
+      g.roots_.push_back(GraphRoot{node, roots.kinds[r], roots.flags[r], roots.root_ids[r], static_cast<uint32_t>(r)});
+    }
+    return g;
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::OutOfMemory, "out of memory building the heap graph");
+  }
+}
+
+Status HeapGraph::build_reverse() {
+  if (has_reverse()) return Status::ok();
+  try {
+    // Counting sort by target; offsets double as the scatter cursors and are shifted back
+    // afterwards, so no extra per-node array is needed.
+    std::vector<uint64_t> offsets(node_count_ + 1, 0);
+    for (NodeIndex t : forward_targets_) ++offsets[t];
+    uint64_t sum = 0;
+    for (size_t i = 0; i < node_count_; ++i) {
+      const uint64_t c = offsets[i];
+      offsets[i] = sum;
+      sum += c;
+    }
+    offsets[node_count_] = sum;
+    std::vector<NodeIndex> sources(forward_targets_.size());
+    for (size_t s = 0; s < node_count_; ++s) {
+      for (uint64_t e = forward_offsets_[s]; e < forward_offsets_[s + 1]; ++e)
+        sources[offsets[forward_targets_[e]]++] = static_cast<NodeIndex>(s);
+    }
+    for (size_t i = node_count_; i > 0; --i) offsets[i] = offsets[i - 1];
+    offsets[0] = 0;
+    reverse_offsets_ = std::move(offsets);
+    reverse_sources_ = std::move(sources);
+    return Status::ok();
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::OutOfMemory, "out of memory building the reverse graph");
+  }
+}
+
+Result<NodeIndex> HeapGraph::find_object(uint64_t address) const noexcept {
+  const uint64_t* end = addresses_ + node_count_;
+  const uint64_t* it = std::lower_bound(addresses_, end, address);
+  if (it == end || *it != address) return make_error(ErrorCode::NotFound, "no object starts at this address");
+  return static_cast<NodeIndex>(it - addresses_);
+}
+
+}  // namespace gcsnap

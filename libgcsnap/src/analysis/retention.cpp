@@ -1,0 +1,182 @@
+#include "gcsnap/retention.hpp"
+
+#include <algorithm>
+#include <new>
+#include <tuple>
+
+namespace gcsnap {
+
+unsigned root_priority(const GraphRoot& root) noexcept {
+  unsigned rank = 0;
+  switch (root.kind) {
+    case RootKind::Handle: rank = 0; break;
+    case RootKind::Other: rank = 1; break;
+    case RootKind::Stack: rank = 2; break;
+    case RootKind::Finalizer: rank = 3; break;
+    default: rank = 4; break;
+  }
+  return root.is_weak() ? rank + 8 : rank;
+}
+
+Result<ShortestPathTree> ShortestPathTree::compute(const HeapGraph& graph, const RetentionOptions& options,
+                                                   NodeIndex blocked, NodeIndex stop_at) {
+  try {
+    ShortestPathTree tree;
+    tree.graph_ = &graph;
+    const auto roots = graph.roots();
+    tree.parent_.assign(graph.node_count(), kNoNode);
+
+    std::vector<uint32_t> order;
+    order.reserve(roots.size());
+    for (uint32_t r = 0; r < roots.size(); ++r)
+      if (options.include_weak || !roots[r].is_weak()) order.push_back(r);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return root_priority(roots[a]) < root_priority(roots[b]);
+    });
+
+    // The FIFO keeps each BFS level sorted by the priority of its best root, so the first
+    // discoverer of a node is always its best-priority parent on the next level up.
+    std::vector<NodeIndex> queue;
+    queue.reserve(std::min<size_t>(graph.node_count(), size_t{1} << 20));
+    bool done = false;
+    for (uint32_t r : order) {
+      const NodeIndex node = roots[r].node;
+      if (tree.parent_[node] != kNoNode) continue;
+      tree.parent_[node] = kRootMark;
+      tree.root_nodes_.emplace_back(node, r);
+      queue.push_back(node);
+      if (node == stop_at) done = true;
+    }
+    for (size_t head = 0; head < queue.size() && !done; ++head) {
+      const NodeIndex v = queue[head];
+      if (v == blocked) continue;
+      for (NodeIndex s : graph.successors(v)) {
+        if (tree.parent_[s] != kNoNode) continue;
+        tree.parent_[s] = v;
+        queue.push_back(s);
+        if (s == stop_at) {
+          done = true;
+          break;
+        }
+      }
+    }
+    tree.reached_ = queue.size();
+    std::sort(tree.root_nodes_.begin(), tree.root_nodes_.end());
+    return tree;
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::OutOfMemory, "out of memory computing retention paths");
+  }
+}
+
+uint32_t ShortestPathTree::root_of(NodeIndex node) const noexcept {
+  auto it = std::lower_bound(root_nodes_.begin(), root_nodes_.end(), std::make_pair(node, uint32_t{0}));
+  return it != root_nodes_.end() && it->first == node ? it->second : 0;
+}
+
+RetentionPath ShortestPathTree::path_to(NodeIndex node) const {
+  RetentionPath path;
+  if (parent_[node] == kNoNode) return path;
+  NodeIndex v = node;
+  while (parent_[v] != kRootMark) {
+    path.nodes.push_back(v);
+    v = parent_[v];
+  }
+  path.nodes.push_back(v);
+  std::reverse(path.nodes.begin(), path.nodes.end());
+  path.root = root_of(v);
+  return path;
+}
+
+namespace {
+
+// A candidate for one distinct retainer, cheap to sort before any path is materialised.
+struct Candidate {
+  uint64_t hops;
+  unsigned priority;
+  NodeIndex retainer;  // kNoNode: a root pointing straight at the target
+  uint32_t root;
+};
+
+std::vector<NodeIndex> direct_referrers(const HeapGraph& graph, NodeIndex target) {
+  std::vector<NodeIndex> referrers;
+  if (graph.has_reverse()) {
+    for (NodeIndex p : graph.predecessors(target))
+      if (p != target) referrers.push_back(p);
+  } else {
+    // One sequential pass over the forward edges is cheaper than building the reverse CSR.
+    for (NodeIndex p = 0; p < graph.node_count(); ++p)
+      for (NodeIndex s : graph.successors(p))
+        if (s == target && p != target) referrers.push_back(p);
+  }
+  referrers.erase(std::unique(referrers.begin(), referrers.end()), referrers.end());
+  return referrers;
+}
+
+Result<RetentionResult> find_distinct_paths(const HeapGraph& graph, NodeIndex target,
+                                            const RetentionOptions& options) {
+  auto tree = ShortestPathTree::compute(graph, options, target);
+  if (!tree) return tree.error();
+  RetentionResult result;
+  if (!tree->is_reached(target)) return result;
+  result.reachability = Reachability::Strong;
+  const auto roots = graph.roots();
+  std::vector<Candidate> candidates;
+  for (uint32_t r = 0; r < roots.size(); ++r) {
+    if (roots[r].node == target && (options.include_weak || !roots[r].is_weak()))
+      candidates.push_back({0, root_priority(roots[r]), kNoNode, r});
+  }
+  for (NodeIndex p : direct_referrers(graph, target)) {
+    if (!tree->is_reached(p)) continue;
+    RetentionPath path = tree->path_to(p);
+    candidates.push_back({path.nodes.size(), root_priority(roots[path.root]), p, path.root});
+  }
+  result.retainer_count = candidates.size();
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    return std::tie(a.hops, a.priority, a.retainer, a.root) < std::tie(b.hops, b.priority, b.retainer, b.root);
+  });
+  if (options.max_paths != 0 && candidates.size() > options.max_paths) candidates.resize(options.max_paths);
+  for (const Candidate& c : candidates) {
+    RetentionPath path;
+    if (c.retainer == kNoNode) {
+      path.root = c.root;
+    } else {
+      path = tree->path_to(c.retainer);
+    }
+    path.nodes.push_back(target);
+    result.paths.push_back(std::move(path));
+  }
+  return result;
+}
+
+Result<RetentionResult> find_paths_once(const HeapGraph& graph, NodeIndex target, const RetentionOptions& options) {
+  if (options.max_paths != 1) return find_distinct_paths(graph, target, options);
+  auto tree = ShortestPathTree::compute(graph, options, kNoNode, target);
+  if (!tree) return tree.error();
+  RetentionResult result;
+  if (tree->is_reached(target)) {
+    result.reachability = Reachability::Strong;
+    result.paths.push_back(tree->path_to(target));
+  }
+  return result;
+}
+
+}  // namespace
+
+Result<RetentionResult> find_retention_paths(const HeapGraph& graph, NodeIndex target,
+                                             const RetentionOptions& options) {
+  if (target >= graph.node_count()) return make_error(ErrorCode::InvalidArgument, "node index out of range");
+  try {
+    auto result = find_paths_once(graph, target, options);
+    if (!result || result->reachability == Reachability::Strong || options.include_weak) return result;
+    RetentionOptions weak = options;
+    weak.include_weak = true;
+    auto weak_result = find_paths_once(graph, target, weak);
+    if (!weak_result) return weak_result;
+    if (weak_result->reachability == Reachability::Strong) weak_result->reachability = Reachability::WeakOnly;
+    return weak_result;
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::OutOfMemory, "out of memory computing retention paths");
+  }
+}
+
+}  // namespace gcsnap
