@@ -133,8 +133,11 @@ Table summary_table(const RootsInput& in, const std::vector<size_t>& rows) {
   return summary;
 }
 
-Table list_table(const RootsInput& in, std::span<const size_t> rows) {
-  Table list("roots", fmt::format("Roots ({} of {})", rows.size(), in.roots.size()));
+Table list_table(const RootsInput& in, std::span<const size_t> rows, size_t matched) {
+  Table list("roots", rows.size() == matched
+                          ? fmt::format("Roots ({} of {})", matched, in.roots.size())
+                          : fmt::format("Roots (first {} of {} that match, {} in all)", rows.size(), matched,
+                                        in.roots.size()));
   list.add_column("address", "OBJECT", ColumnKind::Address).add_column("type", "TYPE").add_column("kind", "KIND");
   list.add_column("flags", "FLAGS").add_column("root_id", "ROOT ID", ColumnKind::Address).add_column("method", "METHOD");
   for (size_t i : rows) {
@@ -154,7 +157,7 @@ void run_roots(const RootsOptions& opt) {
   Report report;
   report.tables.push_back(summary_table(in, rows));  // counts every match, before --top
   const size_t shown = opt.top ? std::min(opt.top, rows.size()) : rows.size();
-  report.tables.push_back(list_table(in, std::span<const size_t>(rows).first(shown)));
+  report.tables.push_back(list_table(in, std::span<const size_t>(rows).first(shown), rows.size()));
   if (!in.objects) report.notes.push_back(fmt::format("GC {} has no heap walk: no type names", in.sel.number()));
   if (in.sel.entry().drops.roots)
     report.notes.push_back(fmt::format("the recorder dropped {} roots at this GC", in.sel.entry().drops.roots));
