@@ -1,0 +1,33 @@
+#pragma once
+/// Retention paths for groups of objects (the largest groups of new survivors of a diff):
+/// one shortest path per group, all from a single breadth-first search.
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "gcsnap/heap_graph.hpp"
+#include "gcsnap/object_diff.hpp"
+#include "gcsnap/retention.hpp"
+#include "gcsnap/status.hpp"
+
+namespace gcsnap {
+
+/// A retention path for one group: the most common shape of path among its members.
+struct GroupPath {
+  size_t member = kNoObject;  ///< the member the path leads to (kNoObject: none is reachable)
+  RetentionPath path;         ///< empty when no member is strongly reachable
+  uint64_t examined = 0;      ///< members looked at (the first max_candidates, in address order)
+  uint64_t reachable = 0;     ///< of those, members a strong root reaches
+  uint64_t same_shape = 0;    ///< of those, members whose shortest path has this path's shape
+};
+
+/// For each group, cluster the shortest paths (one BFS for all groups) of its first
+/// `max_candidates` members by shape (root kind and flags, then the type of every object on
+/// the path) and return the most common shape, ties to the shorter path, then the lower
+/// member. `graph` must be built from the table the groups index.
+/// Errors: those of ShortestPathTree::compute.
+Result<std::vector<GroupPath>> find_group_paths(const HeapGraph& graph, std::span<const TypeGroup> groups,
+                                                size_t max_candidates = 4096);
+
+}  // namespace gcsnap

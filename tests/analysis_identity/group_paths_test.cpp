@@ -1,0 +1,52 @@
+// Retention paths for groups of new objects: one BFS, the shortest path to any member.
+#include <catch2/catch.hpp>
+
+#include "gcsnap/group_paths.hpp"
+
+namespace gcsnap {
+
+TEST_CASE("group paths report the most common path shape", "[diff][paths]") {
+  // 0 Cache -> 1 Array -> {2 Order, 3 Order}; 4 Order held by a handle; 5 String unreachable;
+  // 6 String held only by a weak handle.
+  ObjectTable objects;
+  objects.addresses = {0x100, 0x200, 0x300, 0x400, 0x500, 0x600, 0x700};
+  objects.type_ids = {1, 2, 3, 3, 3, 4, 4};
+  objects.sizes = {16, 64, 24, 24, 24, 32, 32};
+  objects.generations.assign(7, Generation::Gen0);
+  objects.reference_offsets = {0, 1, 3, 3, 3, 3, 3, 3};
+  objects.reference_targets = {0x200, 0x300, 0x400};
+  RootTable roots;
+  roots.object_ids = {0x100, 0x500, 0x700};
+  roots.kinds = {RootKind::Handle, RootKind::Handle, RootKind::Handle};
+  roots.flags = {0, 0, root_flags::kWeakRef};
+  roots.root_ids = {1, 2, 3};
+  auto graph = HeapGraph::build(objects, roots);
+  REQUIRE(graph.is_ok());
+
+  std::vector<TypeGroup> groups(3);
+  groups[0].members = {2, 3, 4};  // two via Cache -> Array, one held by a handle directly
+  groups[1].members = {4};        // only the direct one
+  groups[2].members = {5, 6};     // nothing strong reaches them
+  auto paths = find_group_paths(*graph, groups);
+  REQUIRE(paths.is_ok());
+  REQUIRE(paths->size() == 3);
+  const GroupPath& orders = (*paths)[0];
+  CHECK(orders.member == 2);
+  CHECK(orders.path.nodes == std::vector<NodeIndex>{0, 1, 2});
+  CHECK(orders.examined == 3);
+  CHECK(orders.reachable == 3);
+  CHECK(orders.same_shape == 2);  // Orders 2 and 3 share Handle -> Cache -> Array -> Order
+  CHECK((*paths)[1].member == 4);
+  CHECK((*paths)[1].path.hops() == 0);
+  CHECK((*paths)[1].same_shape == 1);
+  CHECK((*paths)[2].member == kNoObject);
+  CHECK((*paths)[2].path.nodes.empty());
+  CHECK((*paths)[2].reachable == 0);
+  // Only the first candidates are examined.
+  auto limited = find_group_paths(*graph, std::span<const TypeGroup>(groups).first(1), 1);
+  REQUIRE(limited.is_ok());
+  CHECK((*limited)[0].examined == 1);
+  CHECK((*limited)[0].same_shape == 1);
+}
+
+}  // namespace gcsnap
