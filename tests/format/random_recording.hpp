@@ -37,7 +37,9 @@ Status write_model(const std::string& path, const std::vector<ModelGc>& model, c
                    bool close = true);
 
 /// Compare a Recording against MODEL; return "" when equal, else the first difference.
-std::string compare_with_model(const Recording& rec, const std::vector<ModelGc>& model, size_t gc_count);
+/// With allow_read_errors, a read_* that fails is accepted, but one that succeeds must match.
+std::string compare_with_model(const Recording& rec, const std::vector<ModelGc>& model, size_t gc_count,
+                               bool allow_read_errors = false);
 
 std::vector<std::byte> read_file_bytes(const std::string& path);
 
