@@ -1,0 +1,137 @@
+// The committed golden files (tests/golden/): the valid sample reads back exactly; each
+// damaged file gives the error it is named for (format-spec.md §9).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include <gcsnap/gcsnap.hpp>
+
+using namespace gcsnap;
+
+namespace {
+
+std::string golden(const char* name) { return std::string(GCSNAP_GOLDEN_DIR) + "/" + name; }
+
+// The first error any read of any GC gives, or Ok.
+ErrorCode first_read_error(const Recording& r) {
+  for (size_t i = 0; i < r.gcs().size(); ++i) {
+    Status s = r.verify_gc(i);
+    if (!s.is_ok()) return s.code();
+  }
+  return ErrorCode::Ok;
+}
+
+}  // namespace
+
+TEST_CASE("golden sample-valid.snap reads back what was written") {
+  auto rec = Recording::open(golden("sample-valid.snap"));
+  REQUIRE(rec);
+  const Recording& r = **rec;
+  CHECK(r.end() == FileEnd::Complete);
+  REQUIRE(r.gcs().size() == 3);
+  CHECK(r.gcs()[0].info.gc_number == 1);
+  CHECK(r.gcs()[2].info.reason == GcReason::Induced);
+  CHECK(r.gcs()[2].info.condemned_generation() == 2);
+  CHECK(r.gcs()[1].info.compacted);
+  CHECK(r.gcs()[0].root_count == 5);
+  CHECK(r.gcs()[0].generation_range_count == 4);
+  CHECK(r.gcs()[2].drops.objects == 3);
+  CHECK(r.gcs()[2].drops.reasons == drop_reason::kTypeUnresolved);
+  for (size_t i = 0; i < 3; ++i) CHECK(r.verify_gc(i).is_ok());
+  auto roots = r.read_roots(0);
+  REQUIRE(roots);
+  CHECK(roots->object_ids[1] == 0);  // null roots are kept
+  CHECK(roots->flags[2] == root_flags::kWeakRef);
+  CHECK(r.read_objects(0).error().code == ErrorCode::NoHeapWalk);
+  auto ranges = r.read_ranges(1);
+  REQUIRE(ranges);
+  CHECK(ranges->moved_new_starts == std::vector<uint64_t>{0x7f0000800000, 0x7f0000800100});
+  auto objects = r.read_objects(2);
+  REQUIRE(objects);
+  REQUIRE(objects->size() == 56);
+  CHECK(objects->addresses.front() == 0x7e0000001000);
+  CHECK(objects->generations.front() == Generation::NonGcHeap);
+  CHECK(std::is_sorted(objects->addresses.begin(), objects->addresses.end()));
+  // Object 0x7f0000c00018 (heap-walk position 2) refers to itself and to the frozen string.
+  auto it = std::find(objects->addresses.begin(), objects->addresses.end(), 0x7f0000c00018ull);
+  REQUIRE(it != objects->addresses.end());
+  size_t k = static_cast<size_t>(it - objects->addresses.begin());
+  CHECK(objects->reference_offsets[k + 1] - objects->reference_offsets[k] == 2);
+  CHECK(objects->reference_targets[objects->reference_offsets[k]] == 0x7f0000c00018);
+  CHECK(objects->reference_targets[objects->reference_offsets[k] + 1] == 0x7e0000001000);
+  auto names = r.read_names(2);
+  REQUIRE(names);
+  CHECK(names->types().size() == 4);
+  CHECK(names->type_name(3) == "App.Cache+Entry");
+  CHECK(names->find_method(0x7ff000001000)->name == "App.Program.Main");
+  auto first_names = r.read_names(0);
+  REQUIRE(first_names);
+  CHECK(first_names->types().size() == 2);
+}
+
+TEST_CASE("golden files that must not open") {
+  struct Case {
+    const char* file;
+    ErrorCode code;
+  };
+  const Case cases[] = {
+      {"bad-magic.snap", ErrorCode::NotAGcsnapFile},
+      {"empty.snap", ErrorCode::NotAGcsnapFile},
+      {"unsupported-version.snap", ErrorCode::UnsupportedVersion},
+      {"unknown-required-feature.snap", ErrorCode::UnknownRequiredFeature},
+      {"truncated-header.snap", ErrorCode::Truncated},
+  };
+  for (const auto& c : cases) {
+    INFO(c.file);
+    auto rec = Recording::open(golden(c.file));
+    REQUIRE_FALSE(rec);
+    CHECK(rec.error().code == c.code);
+  }
+  auto missing = Recording::open(golden("does-not-exist.snap"));
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().code == ErrorCode::IoError);
+}
+
+TEST_CASE("golden files that open but hold a damaged GC") {
+  struct Case {
+    const char* file;
+    ErrorCode code;
+  };
+  const Case cases[] = {
+      {"checksum-mismatch.snap", ErrorCode::ChecksumMismatch},
+      {"corrupt-section.snap", ErrorCode::CorruptSection},
+      {"decompression-failed.snap", ErrorCode::DecompressionFailed},
+      {"limit-exceeded.snap", ErrorCode::LimitExceeded},
+      {"inconsistent-data.snap", ErrorCode::InconsistentData},
+  };
+  for (const auto& c : cases) {
+    INFO(c.file);
+    auto rec = Recording::open(golden(c.file));
+    REQUIRE(rec);
+    CHECK((*rec)->end() == FileEnd::Complete);
+    CHECK((*rec)->gcs().size() == 3);
+    CHECK(first_read_error(**rec) == c.code);
+  }
+}
+
+TEST_CASE("golden files with a damaged end") {
+  auto truncated = Recording::open(golden("truncated-block.snap"));
+  REQUIRE(truncated);
+  CHECK((*truncated)->end() == FileEnd::Truncated);
+  CHECK((*truncated)->end_error().code == ErrorCode::Truncated);
+  CHECK((*truncated)->gcs().size() == 2);
+  CHECK(first_read_error(**truncated) == ErrorCode::Ok);
+
+  auto no_index = Recording::open(golden("no-index.snap"));
+  REQUIRE(no_index);
+  CHECK((*no_index)->end() == FileEnd::NoIndex);
+  CHECK((*no_index)->gcs().size() == 3);
+  CHECK(first_read_error(**no_index) == ErrorCode::Ok);
+
+  auto bad_index = Recording::open(golden("corrupt-index.snap"));
+  REQUIRE(bad_index);
+  CHECK((*bad_index)->end() == FileEnd::Corrupt);
+  CHECK((*bad_index)->end_error().code == ErrorCode::ChecksumMismatch);
+  CHECK((*bad_index)->gcs().size() == 3);
+}
