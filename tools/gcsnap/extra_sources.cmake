@@ -1,3 +1,7 @@
 # Extra CLI sources, one line per owner: append yours, never rewrite others'.
 target_sources(gcsnap_cli PRIVATE output.cpp gc_select.cpp)
 target_sources(gcsnap_cli PRIVATE diff_objects_report.cpp)
+target_sources(gcsnap_cli PRIVATE record_launch.cpp)
+target_include_directories(gcsnap_cli PRIVATE ${PROJECT_SOURCE_DIR}/profiler-shim/include)
+target_compile_definitions(gcsnap_cli PRIVATE GCSNAP_INSTALL_LIBDIR="${CMAKE_INSTALL_LIBDIR}")
+target_sources(gcsnap_cli PRIVATE heap_load.cpp)

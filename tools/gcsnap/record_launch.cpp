@@ -1,0 +1,159 @@
+#include "record_launch.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "cli_error.hpp"
+#include "gcsnap_shim/shim_protocol.hpp"
+
+namespace gcsnap::cli {
+namespace {
+
+std::atomic<pid_t> g_child{0};
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+void forward_signal(int sig, siginfo_t* info, void*) {
+  // A signal the terminal sent (Ctrl+C) already reached the child in the same process
+  // group: forwarding it would deliver it twice. Forward only what someone sent to us.
+  if (info && info->si_code == SI_KERNEL) return;
+  pid_t child = g_child.load();
+  if (child > 0) ::kill(child, sig);
+}
+
+bool is_file(const std::string& path) {
+  struct stat st{};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string directory_of(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string self_directory() {
+  char buffer[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
+  if (n <= 0) return ".";
+  return directory_of(std::string(buffer, static_cast<size_t>(n)));
+}
+
+[[noreturn]] void exec_child(const LaunchRequest& request, int error_pipe) {
+  for (const auto& [name, value] : request.environment) ::setenv(name.c_str(), value.c_str(), 1);
+  std::string output = request.output_path;
+  size_t at = output.find("{pid}");
+  if (at != std::string::npos) output.replace(at, 5, std::to_string(::getpid()));
+  ::setenv(request.output_env_name.c_str(), output.c_str(), 1);
+  std::vector<char*> argv;
+  for (const std::string& arg : request.command) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  ::execvp(argv[0], argv.data());
+  int err = errno;
+  (void)!::write(error_pipe, &err, sizeof(err));
+  ::_exit(127);
+}
+
+}  // namespace
+
+std::string find_shim() {
+  std::string name(gcsnap::shim::kShimFileName);
+  if (const char* explicit_path = std::getenv("GCSNAP_SHIM"); explicit_path && *explicit_path) {
+    if (is_file(explicit_path)) return explicit_path;
+    throw CliError(std::string("shim not found: GCSNAP_SHIM=") + explicit_path + " is not a file", kExitNotRecorded);
+  }
+  std::string here = self_directory();
+  std::string candidates[] = {
+      here + "/" + name,
+      here + "/../" GCSNAP_INSTALL_LIBDIR "/gcsnap/" + name,
+      here + "/../lib/gcsnap/" + name,
+  };
+  for (const std::string& candidate : candidates) {
+    char resolved[PATH_MAX];
+    if (is_file(candidate) && ::realpath(candidate.c_str(), resolved)) return resolved;
+  }
+  throw CliError("shim not found: no " + name + " next to " + here + " nor in ../" GCSNAP_INSTALL_LIBDIR
+                 "/gcsnap (set GCSNAP_SHIM=/path/to/" + name + ")",
+                 kExitNotRecorded);
+}
+
+std::string prepare_output(const std::string& output) {
+  std::string path = output;
+  if (path.empty() || path.back() == '/') throw CliError("output path '" + output + "' names no file", kExitUsage);
+  if (path.front() != '/') {
+    char cwd[PATH_MAX];
+    if (!::getcwd(cwd, sizeof(cwd))) throw CliError("cannot tell the current directory", kExitNotRecorded);
+    path = std::string(cwd) + "/" + path;
+  }
+  std::string dir = directory_of(path);
+  struct stat st{};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    throw CliError("output path not writable: directory " + dir + " does not exist", kExitNotRecorded);
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw CliError("output path not writable: " + dir + ": " + std::strerror(errno), kExitNotRecorded);
+  }
+  if (path.find("{pid}") == std::string::npos && ::lstat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw CliError("output path not writable: " + path + " is a directory", kExitNotRecorded);
+    // The shim creates the file exclusively (so child processes cannot clobber it): -o replaces.
+    if (::unlink(path.c_str()) != 0) {
+      throw CliError("output path not writable: cannot replace " + path + ": " + std::strerror(errno),
+                     kExitNotRecorded);
+    }
+  }
+  return path;
+}
+
+LaunchResult run_command(const LaunchRequest& request) {
+  int error_pipe[2];
+  if (::pipe2(error_pipe, O_CLOEXEC) != 0) throw CliError("cannot create a pipe", kExitNotRecorded);
+  struct sigaction action{};
+  action.sa_sigaction = forward_signal;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  for (int sig : kForwarded) ::sigaction(sig, &action, nullptr);
+
+  pid_t pid = ::fork();
+  if (pid < 0) throw CliError(std::string("cannot start the command: ") + std::strerror(errno), kExitNotRecorded);
+  if (pid == 0) {
+    ::close(error_pipe[0]);
+    exec_child(request, error_pipe[1]);
+  }
+  g_child.store(pid);
+  ::close(error_pipe[1]);
+  int exec_errno = 0;
+  ssize_t got;
+  do {
+    got = ::read(error_pipe[0], &exec_errno, sizeof(exec_errno));
+  } while (got < 0 && errno == EINTR);
+  ::close(error_pipe[0]);
+
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  g_child.store(0);
+  if (got == static_cast<ssize_t>(sizeof(exec_errno))) {
+    const std::string& cmd = request.command.front();
+    if (exec_errno == ENOENT) throw CliError("command not found: " + cmd, 127);
+    throw CliError("cannot run " + cmd + ": " + std::strerror(exec_errno), exec_errno == EACCES ? 126 : 127);
+  }
+  LaunchResult result;
+  result.pid = pid;
+  result.output_path = request.output_path;
+  size_t at = result.output_path.find("{pid}");
+  if (at != std::string::npos) result.output_path.replace(at, 5, std::to_string(pid));
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
+  else result.exit_code = 1;
+  return result;
+}
+
+}  // namespace gcsnap::cli
