@@ -1,15 +1,172 @@
-// gcsnap path: placeholder until its issue lands; it says so instead of pretending.
+// gcsnap path: why is this object alive? The shortest chain of references from a root (or
+// one per distinct direct retainer with --all/--limit), for one object or for instances of a type.
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "cli_error.hpp"
 #include "commands.hpp"
+#include "gcsnap/object_identity.hpp"
+#include "gcsnap/retention.hpp"
+#include "gcsnap/root_summary.hpp"
+#include "heap_load.hpp"
+#include "output.hpp"
 
 namespace gcsnap::cli {
 
+namespace {
+
+struct PathOptions {
+  std::string file;
+  std::string object;
+  std::optional<uint64_t> gc;
+  std::string type;
+  bool all = false;
+  size_t limit = 0;  // 0: not given
+  bool include_weak = false;
+  Format format = Format::Table;
+};
+
+// One path to print, with what it leads to.
+struct FoundPath {
+  RetentionPath path;
+  Reachability reachability;
+};
+
+const char* reachability_name(Reachability r) {
+  switch (r) {
+    case Reachability::Strong: return "strong";
+    case Reachability::WeakOnly: return "weak-only";
+    case Reachability::Unreachable: break;
+  }
+  return "unreachable";
+}
+
+Report make_report(const LoadedHeap& heap, const std::vector<FoundPath>& found, const std::string& what) {
+  Table paths("paths", fmt::format("Retention paths to {} in GC {}", what, heap.sel.number()));
+  paths.add_column("path", "PATH", ColumnKind::Count).add_column("target", "TARGET", ColumnKind::Address);
+  paths.add_column("target_type", "TARGET TYPE").add_column("hops", "HOPS", ColumnKind::Count);
+  paths.add_column("reachability", "HELD").add_column("root_kind", "ROOT KIND").add_column("root_flags", "FLAGS");
+  paths.add_column("root_id", "ROOT ID", ColumnKind::Address).add_column("method", "METHOD");
+  Table hops("hops", "Hops (0 = the object the root points at)");
+  hops.add_column("path", "PATH", ColumnKind::Count).add_column("hop", "HOP", ColumnKind::Count);
+  hops.add_column("address", "OBJECT", ColumnKind::Address).add_column("type", "TYPE");
+  hops.add_column("size", "SIZE", ColumnKind::Bytes).add_column("generation", "GEN");
+  for (size_t p = 0; p < found.size(); ++p) {
+    const RetentionPath& path = found[p].path;
+    const GraphRoot& root = heap.graph.roots()[path.root];
+    const NodeIndex target = path.nodes.back();
+    Cell method;
+    if (root.kind == RootKind::Stack)
+      if (const MethodRecord* m = heap.names.find_method(root.root_id)) method = Cell(m->name);
+    paths.add_row({p + 1, heap.graph.address(target), heap.type_name(target), path.hops(),
+                   reachability_name(found[p].reachability), root_kind_name(root.kind), root_flags_text(root.flags),
+                   root.root_id, method});
+    for (size_t h = 0; h < path.nodes.size(); ++h) {
+      const NodeIndex v = path.nodes[h];
+      hops.add_row({p + 1, h, heap.graph.address(v), heap.type_name(v), heap.graph.object_size(v),
+                    generation_name(heap.objects.generations[v])});
+    }
+  }
+  Report report;
+  report.tables.push_back(std::move(paths));
+  report.tables.push_back(std::move(hops));
+  report.notes = heap.notes();
+  return report;
+}
+
+size_t max_paths(const PathOptions& opt) {
+  if (opt.all) return 0;
+  return opt.limit ? opt.limit : 1;
+}
+
+void run_object(const LoadedHeap& heap, const PathOptions& opt) {
+  const NodeIndex target = find_object_or_fail(heap, parse_address(opt.object));
+  auto result = find_retention_paths(heap.graph, target, RetentionOptions{opt.include_weak, max_paths(opt)});
+  if (!result) fail_on(heap.sel.file, result.error());
+  std::vector<FoundPath> found;
+  for (auto& p : result->paths) found.push_back({std::move(p), result->reachability});
+  const std::string what = fmt::format("{} ({})", format_address(heap.graph.address(target)), heap.type_name(target));
+  Report report = make_report(heap, found, what);
+  if (max_paths(opt) != 1 && result->reachability == Reachability::Strong)
+    report.notes.push_back(fmt::format("{} distinct direct retainers (roots or objects) hold it; {} shown",
+                                       result->retainer_count, found.size()));
+  print_report(report, opt.format);
+  if (result->reachability == Reachability::WeakOnly)
+    throw CliError(fmt::format("{}: {} is only weakly reachable in GC {}: weak roots do not keep it alive "
+                               "(the paths shown start at weak roots)", heap.sel.file, what, heap.sel.number()),
+                   kExitProblems);
+  if (result->reachability == Reachability::Unreachable)
+    throw CliError(fmt::format("{}: {} is not reachable from any root in GC {}: it was garbage at this GC "
+                               "(or its roots were not recorded)", heap.sel.file, what, heap.sel.number()),
+                   kExitProblems);
+}
+
+// Objects whose type name is exactly `type`, or, if none, contains it.
+std::vector<NodeIndex> objects_of_type(const LoadedHeap& heap, const std::string& type) {
+  std::vector<NodeIndex> exact, partial;
+  for (NodeIndex v = 0; v < heap.graph.node_count(); ++v) {
+    const std::string_view name = heap.type_name(v);
+    if (name == type) exact.push_back(v);
+    else if (exact.empty() && name.find(type) != std::string_view::npos) partial.push_back(v);
+  }
+  return exact.empty() ? partial : exact;
+}
+
+void run_type(const LoadedHeap& heap, const PathOptions& opt) {
+  const std::vector<NodeIndex> instances = objects_of_type(heap, opt.type);
+  if (instances.empty())
+    throw CliError(fmt::format("{}: no object in GC {} has a type named or containing '{}'", heap.sel.file,
+                               heap.sel.number(), opt.type), kExitUsage);
+  auto tree = ShortestPathTree::compute(heap.graph, RetentionOptions{opt.include_weak, 1});
+  if (!tree) fail_on(heap.sel.file, tree.error());
+  std::vector<FoundPath> found;
+  for (NodeIndex v : instances)
+    if (tree->is_reached(v)) found.push_back({tree->path_to(v), Reachability::Strong});
+  std::stable_sort(found.begin(), found.end(),
+                   [](const FoundPath& a, const FoundPath& b) { return a.path.hops() < b.path.hops(); });
+  const size_t reachable = found.size();
+  if (max_paths(opt) != 0 && found.size() > max_paths(opt)) found.resize(max_paths(opt));
+  Report report = make_report(heap, found, fmt::format("objects of type '{}'", opt.type));
+  report.notes.push_back(fmt::format("{} objects match '{}'; {} reachable from {}roots; {} shown, nearest first",
+                                     instances.size(), opt.type, reachable, opt.include_weak ? "" : "strong ",
+                                     found.size()));
+  print_report(report, opt.format);
+  if (reachable == 0)
+    throw CliError(fmt::format("{}: none of the {} objects matching '{}' is reachable from a {}root in GC {}",
+                               heap.sel.file, instances.size(), opt.type, opt.include_weak ? "" : "strong ",
+                               heap.sel.number()), kExitProblems);
+}
+
+void run_path(const PathOptions& opt) {
+  if (opt.object.empty() == opt.type.empty())
+    throw CliError("path: give either an OBJECT address or --type TYPE", kExitUsage);
+  if (opt.all && opt.limit)
+    throw CliError("path: --all and --limit cannot be used together", kExitUsage);
+  const auto heap = load_heap(opt.file, opt.gc, false);
+  if (!opt.object.empty()) run_object(*heap, opt);
+  else run_type(*heap, opt);
+}
+
+}  // namespace
+
 void add_path_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("path", "(not implemented yet)");
-  cmd->allow_extras();
-  cmd->callback([] { throw CliError("'path' is not implemented yet", kExitUsage); });
+  auto opt = std::make_shared<PathOptions>();
+  auto* cmd = app.add_subcommand("path", "Show why an object is alive: its shortest retention path from a root");
+  cmd->add_option("file", opt->file, "recording, as FILE or FILE:GC (default GC: the last with a heap walk)")->required();
+  cmd->add_option("object", opt->object, "object address (hex)");
+  add_gc_option(*cmd, opt->gc);
+  cmd->add_option("--type", opt->type, "paths to objects of this type (exact name, else names containing it), nearest first");
+  cmd->add_flag("--all", opt->all, "every distinct path: one per direct retainer (--type: every instance)");
+  cmd->add_option("--limit", opt->limit, "at most N distinct paths (--type: N instances)")->check(CLI::PositiveNumber);
+  cmd->add_flag("--include-weak", opt->include_weak, "let weak roots (weak handles) retain objects");
+  add_format_option(*cmd, opt->format);
+  cmd->callback([opt] { run_path(*opt); });
 }
 
 }  // namespace gcsnap::cli

@@ -1,0 +1,88 @@
+#include "heap_load.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "cli_error.hpp"
+#include "output.hpp"
+
+namespace gcsnap::cli {
+
+std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uint64_t> gc, bool reverse) {
+  auto heap = std::make_unique<LoadedHeap>();
+  heap->sel = open_selected_gc(spec, gc, GcNeed::HeapWalk);
+  const Recording& rec = *heap->sel.recording;
+  const std::string& file = heap->sel.file;
+  auto objects = rec.read_objects(heap->sel.index);
+  if (!objects) fail_on(file, objects.error());
+  heap->objects = std::move(objects).value();
+  auto roots = rec.read_roots(heap->sel.index);
+  if (!roots) fail_on(file, roots.error());
+  heap->roots = std::move(roots).value();
+  auto names = rec.read_names(heap->sel.index);
+  if (!names) fail_on(file, names.error());
+  heap->names = std::move(names).value();
+  auto graph = HeapGraph::build(heap->objects, heap->roots);
+  if (!graph) fail_on(file, graph.error());
+  heap->graph = std::move(graph).value();
+  // The graph holds its own edges now: give the address-form ones back (8 B per edge).
+  heap->objects.reference_targets = {};
+  heap->objects.reference_offsets = {};
+  if (reverse) {
+    auto status = heap->graph.build_reverse();
+    if (!status) fail_on(file, status.error());
+  }
+  return heap;
+}
+
+std::vector<std::string> LoadedHeap::notes() const {
+  std::vector<std::string> out;
+  const GraphBuildStats& s = graph.stats();
+  if (s.unresolved_references)
+    out.push_back(fmt::format("{} of {} references point at no recorded object and were ignored",
+                              s.unresolved_references, s.references));
+  if (s.unresolved_roots)
+    out.push_back(fmt::format("{} roots point at no recorded object and were ignored", s.unresolved_roots));
+  const DropCounts& d = sel.entry().drops;
+  if (d.any())
+    out.push_back(fmt::format("the recorder dropped data at this GC (roots {}, objects {}, references {}): "
+                              "answers may be incomplete", d.roots, d.objects, d.references));
+  return out;
+}
+
+uint64_t parse_address(const std::string& text) {
+  std::string_view digits = text;
+  if (digits.starts_with("0x") || digits.starts_with("0X")) digits.remove_prefix(2);
+  uint64_t value = 0;
+  bool ok = !digits.empty() && digits.size() <= 16;
+  for (char c : digits) {
+    int v = -1;
+    if (c >= '0' && c <= '9') v = c - '0';
+    else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
+    if (v < 0) ok = false;
+    value = value * 16 + static_cast<uint64_t>(v < 0 ? 0 : v);
+  }
+  if (!ok) throw CliError(fmt::format("'{}' is not an object address (expected hex, e.g. 0x7f3a10002000)", text), kExitUsage);
+  return value;
+}
+
+NodeIndex find_object_or_fail(const LoadedHeap& heap, uint64_t address) {
+  auto found = heap.graph.find_object(address);
+  if (found) return *found;
+  std::string hint;
+  const auto& a = heap.objects.addresses;
+  auto it = std::upper_bound(a.begin(), a.end(), address);
+  if (it != a.begin()) {
+    const auto row = static_cast<NodeIndex>(it - a.begin() - 1);
+    if (address - a[row] < heap.objects.sizes[row])
+      hint = fmt::format(" (it is inside {} {} at offset +0x{:x})", format_address(a[row]), heap.type_name(row),
+                         address - a[row]);
+  }
+  throw CliError(fmt::format("{}: {} is not the address of an object in GC {}{}", heap.sel.file,
+                             format_address(address), heap.sel.number(), hint),
+                 kExitUsage);
+}
+
+}  // namespace gcsnap::cli

@@ -1,0 +1,41 @@
+#pragma once
+// Shared by path, types and dominators: load one GC's heap walk and build its graph.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gc_select.hpp"
+#include "gcsnap/heap_graph.hpp"
+#include "gcsnap/reader.hpp"
+
+namespace gcsnap::cli {
+
+/// One GC's objects, roots and names, with its heap graph. Not movable: the graph points
+/// into `objects`.
+struct LoadedHeap {
+  SelectedGc sel;
+  ObjectTable objects;
+  RootTable roots;
+  NameTable names;
+  HeapGraph graph;
+
+  std::string_view type_name(NodeIndex node) const { return names.type_name(graph.type_id(node)); }
+  /// "note:" lines about what the graph could not resolve or the recorder dropped.
+  std::vector<std::string> notes() const;
+};
+
+/// Open SPEC (FILE or FILE:N, or --gc), read the GC's heap walk and build the graph (with
+/// the reverse CSR when `reverse`). Throws CliError naming the file.
+std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uint64_t> gc, bool reverse);
+
+/// Parse "0x7f12ab00" or "7f12ab00" (hex); throws CliError(kExitUsage) otherwise.
+uint64_t parse_address(const std::string& text);
+
+/// Return the node of the object at address; throws CliError(kExitUsage) naming the file
+/// and GC, and the containing object when the address points inside one.
+NodeIndex find_object_or_fail(const LoadedHeap& heap, uint64_t address);
+
+}  // namespace gcsnap::cli
