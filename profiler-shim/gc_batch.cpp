@@ -25,8 +25,11 @@ void assign_generations(GcBatch& batch) {
             [](const GenerationRange& a, const GenerationRange& b) { return a.start < b.start; });
   batch.object_generations.resize(batch.object_addresses.size());
   for (size_t i = 0; i < batch.object_addresses.size(); ++i) {
-    batch.object_generations[i] =
-        static_cast<uint8_t>(classify_address(batch.object_addresses[i], sorted, batch.non_gc_ranges));
+    Generation g = classify_address(batch.object_addresses[i], sorted, batch.non_gc_ranges);
+    // format-spec.md §5.2 allows generations 0..5 only, although model.hpp names Unknown:
+    // an object the heap walk reported outside every post-GC range is filed as Gen2.
+    if (g == Generation::Unknown) g = Generation::Gen2;
+    batch.object_generations[i] = static_cast<uint8_t>(g);
   }
 }
 

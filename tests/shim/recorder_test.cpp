@@ -1,0 +1,258 @@
+// The recorder driven by synthetic callbacks, as the runtime would call it, and checked
+// through the reader: what the shim writes is what a user will read.
+#include <unistd.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "gcsnap/reader.hpp"
+#include "recorder.hpp"
+#include "writer_thread.hpp"
+
+using namespace gcsnap;
+using namespace gcsnap::shim;
+
+namespace {
+
+constexpr uint8_t kGen0 = 0x1;
+constexpr uint8_t kFull = 0x1F;
+
+class FakeQueries final : public RuntimeQueries {
+ public:
+  TypeName type_name(uint64_t class_id) override {
+    ++type_lookups;
+    if (class_id == 0xBAD) return {};
+    return {"Type" + std::to_string(class_id), "app.dll", true};
+  }
+  uint64_t object_size(uint64_t object_id) override { return object_id >= 0x9000 ? 40 : 24; }
+  uint64_t class_of(uint64_t object_id) override { return object_id >= 0x9000 ? 0xF0 : 0; }
+  std::string method_name(uint64_t function_id) override { return "Ns.T.M" + std::to_string(function_id); }
+  int type_lookups = 0;
+};
+
+struct Harness {
+  explicit Harness(RecorderOptions options)
+      : path("shim_recorder_" + std::to_string(::getpid()) + "_" + std::to_string(++counter) + ".snap") {
+    auto writer = Writer::create(path);
+    REQUIRE(writer.is_ok());
+    sink = std::make_unique<WriterThread>(std::move(writer).value(), [this](const char* message) { failed = true; failure = message; });
+    recorder = std::make_unique<Recorder>(options, queries, *sink);
+  }
+  ~Harness() { ::unlink(path.c_str()); }
+  std::unique_ptr<Recording> finish() {
+    INFO(failure);
+    REQUIRE(sink->finish());
+    auto opened = Recording::open(path);
+    REQUIRE(opened.is_ok());
+    return std::move(opened).value();
+  }
+  void roots(std::vector<uint64_t> objects, std::vector<uint32_t> kinds, std::vector<uint64_t> ids) {
+    std::vector<uint32_t> flags(objects.size(), 0);
+    recorder->on_root_references(objects, kinds, flags, ids);
+  }
+  void finish_gc() {
+    std::vector<GenerationRange> bounds = {{Generation::Gen2, 0x1000, 0x800, 0x1000},
+                                           {Generation::Gen0, 0x4000, 0x100, 0x1000}};
+    recorder->on_gc_finished(bounds, 2000);
+  }
+
+  static inline int counter = 0;
+  std::string path;
+  FakeQueries queries;
+  std::unique_ptr<WriterThread> sink;
+  std::unique_ptr<Recorder> recorder;
+  bool failed = false;
+  std::string failure;
+};
+
+RecorderOptions with_policy(SnapshotPolicy policy) {
+  RecorderOptions options;
+  options.policy = policy;
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("recorder: a walked GC lands in the file with roots, ranges, objects, types, methods", "[shim][recorder]") {
+  Harness h(with_policy(SnapshotPolicy::Default));
+  REQUIRE(h.recorder->on_gc_started(kFull, true, 1000));
+  std::vector<AddressRange> frozen = {{0x9000, 0x1000}};
+  h.recorder->set_non_gc_ranges(frozen);
+  h.roots({0x1000, 0x4010}, {1, 3}, {0x77, 0x5555});  // two batches are concatenated
+  h.roots({0}, {2}, {0});
+  std::vector<uint64_t> starts = {0x1000}, lengths = {0x800};
+  h.recorder->on_surviving_references(starts, lengths);
+  std::vector<uint64_t> refs = {0x1100, 0x9010};
+  CHECK(h.recorder->on_object_references(0x1000, 0xA, refs));
+  CHECK(h.recorder->on_object_references(0x1100, 0xB, {}));
+  CHECK(h.recorder->on_object_references(0x4010, 0xA, {}));
+  h.finish_gc();
+  auto rec = h.finish();
+
+  REQUIRE(rec->gcs().size() == 1);
+  const GcEntry& gc = rec->gcs()[0];
+  CHECK(gc.info.gc_number == 1);
+  CHECK(gc.info.trigger == SnapshotTrigger::Policy);
+  CHECK(gc.info.reason == GcReason::Induced);
+  CHECK(gc.info.generations_collected == kFull);
+  CHECK_FALSE(gc.info.compacted);
+  CHECK(gc.info.start_time_ns == 1000);
+  CHECK(gc.info.end_time_ns == 2000);
+
+  auto roots = rec->read_roots(0);
+  REQUIRE(roots.is_ok());
+  CHECK(roots->object_ids == std::vector<uint64_t>{0x1000, 0x4010, 0});
+  CHECK(roots->kinds == std::vector<RootKind>{RootKind::Stack, RootKind::Handle, RootKind::Finalizer});
+  CHECK(roots->root_ids == std::vector<uint64_t>{0x77, 0x5555, 0});
+
+  auto ranges = rec->read_ranges(0);
+  REQUIRE(ranges.is_ok());
+  CHECK(ranges->surviving_starts == std::vector<uint64_t>{0x1000});
+  CHECK(ranges->moved_old_starts.empty());
+  auto bounds = rec->read_generation_bounds(0);
+  REQUIRE(bounds.is_ok());
+  CHECK(bounds->size() == 2);
+
+  auto objects = rec->read_objects(0);
+  REQUIRE(objects.is_ok());
+  REQUIRE(objects->size() == 4);  // three walked + the frozen reference target
+  std::map<uint64_t, Generation> generation;
+  std::map<uint64_t, uint64_t> size;
+  for (size_t i = 0; i < objects->size(); ++i) {
+    generation[objects->addresses[i]] = objects->generations[i];
+    size[objects->addresses[i]] = objects->sizes[i];
+  }
+  CHECK(generation[0x1000] == Generation::Gen2);
+  CHECK(generation[0x1100] == Generation::Gen2);
+  CHECK(generation[0x4010] == Generation::Gen0);
+  CHECK(generation[0x9010] == Generation::NonGcHeap);
+  CHECK(size[0x9010] == 40);
+
+  auto names = rec->read_names(0);
+  REQUIRE(names.is_ok());
+  CHECK(names->types().size() == 3);  // 0xA, 0xB and the frozen object's 0xF0
+  const MethodRecord* method = names->find_method(0x77);
+  REQUIRE(method);
+  CHECK(method->name == "Ns.T.M119");
+  CHECK(names->find_method(0x5555) == nullptr);  // handle roots carry no FunctionID
+  CHECK(h.queries.type_lookups == 3);  // each ClassID resolved once
+}
+
+TEST_CASE("recorder: a gen0 GC under the default policy stops the walk but keeps ranges and roots",
+          "[shim][recorder]") {
+  Harness h(with_policy(SnapshotPolicy::Default));
+  CHECK_FALSE(h.recorder->on_gc_started(kGen0, false, 1));
+  h.roots({0x4000}, {1}, {0});
+  std::vector<uint64_t> old_starts = {0x4000}, new_starts = {0x1000}, lengths = {0x40};
+  h.recorder->on_moved_references(old_starts, new_starts, lengths);
+  CHECK_FALSE(h.recorder->on_object_references(0x1000, 0xA, {}));
+  h.finish_gc();
+  auto rec = h.finish();
+  REQUIRE(rec->gcs().size() == 1);
+  const GcEntry& gc = rec->gcs()[0];
+  CHECK(gc.info.trigger == SnapshotTrigger::None);
+  CHECK(gc.info.compacted);
+  CHECK(gc.root_count == 1);
+  CHECK(gc.moved_range_count == 1);
+  CHECK(gc.object_count == 0);
+  CHECK(rec->read_objects(0).error().code == ErrorCode::NoHeapWalk);
+}
+
+TEST_CASE("recorder: policies, max snapshots and on-demand requests", "[shim][recorder]") {
+  SECTION("all, capped at two") {
+    RecorderOptions options = with_policy(SnapshotPolicy::All);
+    options.max_snapshots = 2;
+    Harness h(options);
+    std::vector<bool> walked;
+    for (int i = 0; i < 3; ++i) {
+      walked.push_back(h.recorder->on_gc_started(kGen0, false, 1));
+      h.finish_gc();
+    }
+    CHECK(walked == std::vector<bool>{true, true, false});
+    auto rec = h.finish();
+    CHECK(rec->gcs()[0].info.trigger == SnapshotTrigger::Always);
+    CHECK(rec->gcs()[2].info.trigger == SnapshotTrigger::None);
+  }
+  SECTION("none, with one on-demand request") {
+    Harness h(with_policy(SnapshotPolicy::None));
+    CHECK_FALSE(h.recorder->on_gc_started(kFull, true, 1));
+    h.finish_gc();
+    h.recorder->request_on_demand();
+    CHECK_FALSE(h.recorder->on_gc_started(kGen0, false, 1));  // not the forced GC: still pending
+    h.finish_gc();
+    CHECK(h.recorder->on_gc_started(kFull, true, 1));
+    h.finish_gc();
+    CHECK(h.recorder->last_on_demand_gc() == 3);
+    CHECK_FALSE(h.recorder->on_gc_started(kFull, true, 1));
+    h.finish_gc();
+    auto rec = h.finish();
+    REQUIRE(rec->gcs().size() == 4);
+    CHECK(rec->gcs()[2].info.trigger == SnapshotTrigger::OnDemand);
+    CHECK(rec->gcs()[3].info.trigger == SnapshotTrigger::None);
+  }
+  SECTION("gen2 and induced") {
+    Harness gen2(with_policy(SnapshotPolicy::Gen2));
+    CHECK(gen2.recorder->on_gc_started(kFull, false, 1));
+    gen2.finish_gc();
+    CHECK_FALSE(gen2.recorder->on_gc_started(0x3, true, 1));
+    gen2.finish_gc();
+    Harness induced(with_policy(SnapshotPolicy::Induced));
+    CHECK(induced.recorder->on_gc_started(0x1, true, 1));
+    induced.finish_gc();
+    CHECK_FALSE(induced.recorder->on_gc_started(kFull, false, 1));
+    induced.finish_gc();
+  }
+}
+
+TEST_CASE("recorder: the memory budget drops data and the file says so", "[shim][recorder]") {
+  RecorderOptions options = with_policy(SnapshotPolicy::All);
+  options.memory_budget_bytes = 16 * 1024;
+  Harness h(options);
+  REQUIRE(h.recorder->on_gc_started(kFull, true, 1));
+  std::vector<uint64_t> refs(8, 0x1000);
+  for (uint64_t i = 0; i < 2000; ++i) CHECK(h.recorder->on_object_references(0x1000 + i * 24, 0xA, refs));
+  h.finish_gc();
+  auto rec = h.finish();
+  const GcEntry& gc = rec->gcs()[0];
+  CHECK(gc.object_count > 0);
+  CHECK(gc.drops.objects > 0);
+  CHECK(gc.object_count + gc.drops.objects == 2000);
+  CHECK(gc.drops.references == gc.drops.objects * 8);
+  CHECK((gc.drops.reasons & drop_reason::kMemoryLimit) != 0);
+  CHECK(rec->verify_gc(0).is_ok());
+}
+
+TEST_CASE("recorder: unresolved types are named and flagged; stop keeps completed GCs", "[shim][recorder]") {
+  Harness h(with_policy(SnapshotPolicy::All));
+  REQUIRE(h.recorder->on_gc_started(kFull, true, 1));
+  CHECK(h.recorder->on_object_references(0x1000, 0xBAD, {}));
+  h.finish_gc();
+  REQUIRE(h.recorder->on_gc_started(kFull, true, 1));
+  h.recorder->stop();  // e.g. the guard caught something mid-GC
+  CHECK_FALSE(h.recorder->on_object_references(0x1000, 0xA, {}));
+  h.finish_gc();
+  CHECK_FALSE(h.recorder->on_gc_started(kFull, true, 1));
+  auto rec = h.finish();
+  REQUIRE(rec->gcs().size() == 1);
+  CHECK((rec->gcs()[0].drops.reasons & drop_reason::kTypeUnresolved) != 0);
+  auto names = rec->read_names(0);
+  REQUIRE(names.is_ok());
+  REQUIRE(names->types().size() == 1);
+  CHECK(names->types()[0].name == "<unresolved type 0xbad>");
+}
+
+TEST_CASE("classify_address uses the post-GC bounds, then the frozen ranges", "[shim][recorder]") {
+  std::vector<GenerationRange> bounds = {{Generation::Gen1, 0x1000, 0x100, 0x1000},
+                                         {Generation::LargeObjectHeap, 0x8000, 0x10, 0x100}};
+  std::vector<AddressRange> frozen = {{0x20000, 0x100}};
+  CHECK(classify_address(0x1000, bounds, frozen) == Generation::Gen1);
+  CHECK(classify_address(0x10FF, bounds, frozen) == Generation::Gen1);
+  CHECK(classify_address(0x1100, bounds, frozen) == Generation::Unknown);  // reserved, not in use
+  CHECK(classify_address(0x8008, bounds, frozen) == Generation::LargeObjectHeap);
+  CHECK(classify_address(0x20010, bounds, frozen) == Generation::NonGcHeap);
+  CHECK(classify_address(0x10, bounds, frozen) == Generation::Unknown);
+}

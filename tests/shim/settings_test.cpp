@@ -1,0 +1,48 @@
+#include <map>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "settings.hpp"
+
+using namespace gcsnap::shim;
+
+namespace {
+
+SettingsResult parse(std::map<std::string, std::string> env) {
+  return parse_settings([&](const char* name) -> const char* {
+    auto found = env.find(name);
+    return found == env.end() ? nullptr : found->second.c_str();
+  });
+}
+
+}  // namespace
+
+TEST_CASE("settings: defaults and every variable", "[shim][settings]") {
+  auto plain = parse({{"GCSNAP_OUTPUT", "/tmp/x.snap"}});
+  REQUIRE(plain.error.empty());
+  CHECK(plain.settings.policy == SnapshotPolicy::Default);
+  CHECK(plain.settings.max_memory_bytes == 1024ull << 20);
+  CHECK(plain.settings.max_snapshots == UINT64_MAX);
+  CHECK(plain.settings.control_socket);
+
+  auto full = parse({{"GCSNAP_OUTPUT", "o"}, {"GCSNAP_POLICY", "gen2"}, {"GCSNAP_MAX_SNAPSHOTS", "3"},
+                     {"GCSNAP_MAX_MEMORY_MB", "64"}, {"GCSNAP_CONTROL", "0"}});
+  REQUIRE(full.error.empty());
+  CHECK(full.settings.policy == SnapshotPolicy::Gen2);
+  CHECK(full.settings.max_snapshots == 3);
+  CHECK(full.settings.max_memory_bytes == 64ull << 20);
+  CHECK_FALSE(full.settings.control_socket);
+}
+
+TEST_CASE("settings: bad values say why", "[shim][settings]") {
+  CHECK(parse({}).error.find("GCSNAP_OUTPUT") != std::string::npos);
+  CHECK(parse({{"GCSNAP_OUTPUT", "o"}, {"GCSNAP_POLICY", "sometimes"}}).error.find("GCSNAP_POLICY") != std::string::npos);
+  CHECK_FALSE(parse({{"GCSNAP_OUTPUT", "o"}, {"GCSNAP_MAX_SNAPSHOTS", "3x"}}).error.empty());
+  CHECK_FALSE(parse({{"GCSNAP_OUTPUT", "o"}, {"GCSNAP_MAX_MEMORY_MB", "0"}}).error.empty());
+  for (const char* name : {"default", "all", "gen2", "induced", "none"}) {
+    auto policy = parse_policy(name);
+    REQUIRE(policy);
+    CHECK(policy_name(*policy) == name);
+  }
+}
