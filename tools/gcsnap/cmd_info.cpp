@@ -1,15 +1,105 @@
-// gcsnap info: placeholder until its issue lands; it says so instead of pretending.
+// gcsnap info FILE: how the file ends, then one row per GC (docs/cli.md "gcsnap info").
+#include <memory>
+#include <string>
+
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "cli_error.hpp"
 #include "commands.hpp"
+#include "gc_select.hpp"
+#include "gcsnap/reader.hpp"
+#include "output.hpp"
 
 namespace gcsnap::cli {
+namespace {
+
+struct InfoOptions {
+  std::string file;
+  Format format = Format::Table;
+};
+
+std::string trigger_name(SnapshotTrigger t) {
+  switch (t) {
+    case SnapshotTrigger::None: return "none";
+    case SnapshotTrigger::Policy: return "policy";
+    case SnapshotTrigger::OnDemand: return "on-demand";
+    case SnapshotTrigger::Always: return "always";
+  }
+  return "unknown";
+}
+
+std::string drops_text(const DropCounts& d) {
+  if (!d.any()) return "";
+  std::string s;
+  auto add = [&](uint64_t n, const char* what) {
+    if (n) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", n, what);
+  };
+  add(d.roots, "roots");
+  add(d.ranges, "ranges");
+  add(d.objects, "objects");
+  add(d.references, "references");
+  if (d.reasons) s += fmt::format("{}reasons 0x{:x}", s.empty() ? "" : ", ", d.reasons);
+  return s;
+}
+
+Table file_table(const std::string& file, const Recording& r) {
+  Table t("file", "");
+  t.add_column("file", "FILE").add_column("bytes", "SIZE", ColumnKind::Bytes);
+  t.add_column("version", "VERSION").add_column("end", "END").add_column("gcs", "GCS", ColumnKind::Count);
+  t.add_column("snapshots", "SNAPSHOTS", ColumnKind::Count);
+  uint64_t snapshots = 0;
+  for (const auto& e : r.gcs()) snapshots += e.has_heap_walk() ? 1 : 0;
+  t.add_row({file, r.file_size(), fmt::format("1.{}", r.minor_version()), std::string(file_end_name(r.end())),
+             static_cast<uint64_t>(r.gcs().size()), snapshots});
+  return t;
+}
+
+Table gc_table(const Recording& r) {
+  Table t("gcs", "");
+  t.add_column("gc", "GC", ColumnKind::Count).add_column("generation", "GEN").add_column("reason", "REASON");
+  t.add_column("compacted", "COMPACTED").add_column("trigger", "SNAPSHOT");
+  t.add_column("roots", "ROOTS", ColumnKind::Count).add_column("surviving_ranges", "SURVIVING", ColumnKind::Count);
+  t.add_column("moved_ranges", "MOVED", ColumnKind::Count).add_column("objects", "OBJECTS", ColumnKind::Count);
+  t.add_column("references", "REFS", ColumnKind::Count).add_column("new_types", "NEW TYPES", ColumnKind::Count);
+  t.add_column("bytes", "ON DISK", ColumnKind::Bytes).add_column("drops", "DROPS");
+  for (const auto& e : r.gcs()) {
+    std::string drops = drops_text(e.drops);
+    t.add_row({e.info.gc_number, fmt::format("gen{}", e.info.condemned_generation()),
+               e.info.reason == GcReason::Induced ? "induced" : "other", e.info.compacted ? "yes" : "no",
+               trigger_name(e.info.trigger), e.root_count, e.surviving_range_count, e.moved_range_count,
+               e.object_count, e.reference_count, e.new_type_count, e.block_size,
+               drops.empty() ? Cell::empty() : Cell(drops)});
+  }
+  return t;
+}
+
+void run_info(const InfoOptions& o) {
+  auto recording = open_recording(o.file);
+  const Recording& r = *recording;
+  Report report;
+  report.tables.push_back(file_table(o.file, r));
+  report.tables.push_back(gc_table(r));
+  if (r.end() == FileEnd::NoIndex)
+    report.notes.push_back("the file has no index (the writer did not finish it); its GCs were found by scanning");
+  else if (r.end() != FileEnd::Complete)
+    report.notes.push_back(fmt::format("the file is {} after offset 0x{:x} ({}: {}); only the GCs before it are listed",
+                                       file_end_name(r.end()), r.end_offset(), error_code_name(r.end_error().code),
+                                       r.end_error().detail));
+  uint64_t dropped = 0;
+  for (const auto& e : r.gcs()) dropped += e.drops.any() ? 1 : 0;
+  if (dropped) report.notes.push_back(fmt::format("{} GC(s) have data the recorder dropped (DROPS column)", dropped));
+  print_report(report, o.format);
+}
+
+}  // namespace
 
 void add_info_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("info", "(not implemented yet)");
-  cmd->allow_extras();
-  cmd->callback([] { throw CliError("'info' is not implemented yet", kExitUsage); });
+  auto options = std::make_shared<InfoOptions>();
+  auto* cmd = app.add_subcommand("info", "Show how a recording ends and list its GCs");
+  cmd->add_option("FILE", options->file, "recording (.snap)")->required();
+  add_format_option(*cmd, options->format);
+  cmd->callback([options] { run_info(*options); });
 }
 
 }  // namespace gcsnap::cli
