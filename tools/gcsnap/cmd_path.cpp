@@ -38,20 +38,11 @@ struct FoundPath {
   Reachability reachability;
 };
 
-const char* reachability_name(Reachability r) {
-  switch (r) {
-    case Reachability::Strong: return "strong";
-    case Reachability::WeakOnly: return "weak-only";
-    case Reachability::Unreachable: break;
-  }
-  return "unreachable";
-}
-
 Report make_report(const LoadedHeap& heap, const std::vector<FoundPath>& found, const std::string& what) {
   Table paths("paths", fmt::format("Retention paths to {} in GC {}", what, heap.sel.number()));
   paths.add_column("path", "PATH", ColumnKind::Count).add_column("target", "TARGET", ColumnKind::Address);
   paths.add_column("target_type", "TARGET TYPE").add_column("hops", "HOPS", ColumnKind::Count);
-  paths.add_column("reachability", "HELD").add_column("root_kind", "ROOT KIND").add_column("root_flags", "FLAGS");
+  paths.add_column("held", "HELD").add_column("root_kind", "ROOT KIND").add_column("root_flags", "FLAGS");
   paths.add_column("root_id", "ROOT ID", ColumnKind::Address).add_column("method", "METHOD");
   Table hops("hops", "Hops (0 = the object the root points at)");
   hops.add_column("path", "PATH", ColumnKind::Count).add_column("hop", "HOP", ColumnKind::Count);
@@ -64,8 +55,9 @@ Report make_report(const LoadedHeap& heap, const std::vector<FoundPath>& found, 
     Cell method;
     if (root.kind == RootKind::Stack)
       if (const MethodRecord* m = heap.names.find_method(root.root_id)) method = Cell(m->name);
-    paths.add_row({p + 1, heap.graph.address(target), heap.type_name(target), path.hops(),
-                   reachability_name(found[p].reachability), root_kind_name(root.kind), root_flags_text(root.flags),
+    const char* held = root.is_weak() ? "weak" : "strong";
+    paths.add_row({p + 1, heap.graph.address(target), heap.type_name(target), path.hops(), held,
+                   root_kind_name(root.kind), root_flags_text(root.flags),
                    root.root_id, method});
     for (size_t h = 0; h < path.nodes.size(); ++h) {
       const NodeIndex v = path.nodes[h];
@@ -107,15 +99,25 @@ void run_object(const LoadedHeap& heap, const PathOptions& opt) {
                    kExitProblems);
 }
 
-// Objects whose type name is exactly `type`, or, if none, contains it.
+// The name without namespace or enclosing type: "Survivor2" for "Gcsnap.Sample.Survivor2".
+std::string_view simple_name(std::string_view name) {
+  const size_t generic = name.find('<');
+  const size_t cut = name.substr(0, generic).find_last_of(".+");
+  return cut == std::string_view::npos ? name : name.substr(cut + 1);
+}
+
+// Objects whose type name is exactly `type`; else whose simple name is; else containing it.
 std::vector<NodeIndex> objects_of_type(const LoadedHeap& heap, const std::string& type) {
-  std::vector<NodeIndex> exact, partial;
+  std::vector<NodeIndex> matches[3];
   for (NodeIndex v = 0; v < heap.graph.node_count(); ++v) {
     const std::string_view name = heap.type_name(v);
-    if (name == type) exact.push_back(v);
-    else if (exact.empty() && name.find(type) != std::string_view::npos) partial.push_back(v);
+    if (name == type) matches[0].push_back(v);
+    else if (simple_name(name) == type) matches[1].push_back(v);
+    else if (name.find(type) != std::string_view::npos) matches[2].push_back(v);
   }
-  return exact.empty() ? partial : exact;
+  for (auto& m : matches)
+    if (!m.empty()) return std::move(m);
+  return {};
 }
 
 void run_type(const LoadedHeap& heap, const PathOptions& opt) {
@@ -161,7 +163,9 @@ void add_path_command(CLI::App& app) {
   cmd->add_option("file", opt->file, "recording, as FILE or FILE:GC (default GC: the last with a heap walk)")->required();
   cmd->add_option("object", opt->object, "object address (hex)");
   add_gc_option(*cmd, opt->gc);
-  cmd->add_option("--type", opt->type, "paths to objects of this type (exact name, else names containing it), nearest first");
+  cmd->add_option("--type", opt->type,
+                  "paths to objects of this type (full name, else name without namespace, else names containing it), "
+                  "nearest first");
   cmd->add_flag("--all", opt->all, "every distinct path: one per direct retainer (--type: every instance)");
   cmd->add_option("--limit", opt->limit, "at most N distinct paths (--type: N instances)")->check(CLI::PositiveNumber);
   cmd->add_flag("--include-weak", opt->include_weak, "let weak roots (weak handles) retain objects");
