@@ -26,6 +26,45 @@ Status validate(const ObjectTable& objects) noexcept {
   return Status::ok();
 }
 
+// Most references point near their source (objects are allocated next to what they
+// reference), so each target is first looked up among the 64 objects on either side of its
+// source, which are in cache anyway; only the far ones go through the bulk sort + merge.
+uint64_t resolve_edges(const ObjectTable& objects, std::vector<NodeIndex>& out) {
+  constexpr size_t kWindow = 64;
+  const std::span<const uint64_t> addresses = objects.addresses;
+  const size_t n = addresses.size();
+  std::vector<uint64_t> far_targets;
+  std::vector<uint64_t> far_positions;
+  uint64_t unresolved = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const size_t lo = i >= kWindow ? i - kWindow : 0;
+    const size_t hi = std::min(n, i + kWindow + 1);
+    const auto first = addresses.begin() + static_cast<std::ptrdiff_t>(lo);
+    for (uint64_t e = objects.reference_offsets[i]; e < objects.reference_offsets[i + 1]; ++e) {
+      const uint64_t t = objects.reference_targets[e];
+      if (t < *first || t > addresses[hi - 1]) {
+        far_targets.push_back(t);
+        far_positions.push_back(e);
+        continue;
+      }
+      // Branchless lower bound: the comparisons are unpredictable, a conditional move is not.
+      const uint64_t* base = &*first;
+      for (size_t len = hi - lo; len > 1;) {
+        const size_t half = len / 2;
+        base += base[half] <= t ? half : 0;
+        len -= half;
+      }
+      const bool hit = *base == t;
+      out[e] = hit ? static_cast<NodeIndex>(base - addresses.data()) : kNoNode;
+      unresolved += hit ? 0 : 1;
+    }
+  }
+  std::vector<NodeIndex> far_nodes(far_targets.size());
+  unresolved += detail::resolve_addresses(addresses, far_targets, far_nodes);
+  for (size_t k = 0; k < far_positions.size(); ++k) out[far_positions[k]] = far_nodes[k];
+  return unresolved;
+}
+
 }  // namespace
 
 Result<HeapGraph> HeapGraph::build(const ObjectTable& objects, const RootTable& roots) {
@@ -45,8 +84,7 @@ Result<HeapGraph> HeapGraph::build(const ObjectTable& objects, const RootTable& 
 
     // Resolve in place, then squeeze out the unresolved edges while writing the offsets.
     g.forward_targets_.resize(objects.reference_targets.size());
-    g.stats_.unresolved_references =
-        detail::resolve_addresses(objects.addresses, objects.reference_targets, g.forward_targets_);
+    g.stats_.unresolved_references = resolve_edges(objects, g.forward_targets_);
     g.forward_offsets_.assign(n + 1, 0);
     uint64_t kept = 0;
     for (size_t i = 0; i < n; ++i) {
