@@ -1,5 +1,6 @@
 #include "format/chunk_decoder.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "format/column_codec.hpp"
@@ -91,29 +92,51 @@ Status decode_moved(const DecodeContext& ctx, RangeTable& out) {
   return {};
 }
 
+namespace {
+
+// Grow to n elements, at least doubling the capacity, so many chunks do not reallocate often.
+template <typename T>
+T* grow_by(std::vector<T>& v, uint64_t n) {
+  const size_t old = v.size();
+  if (old + n > v.capacity()) v.reserve(std::max<size_t>(static_cast<size_t>(old + n), 2 * v.capacity()));
+  v.resize(old + static_cast<size_t>(n));
+  return v.data() + old;
+}
+
+thread_local std::vector<uint64_t> t_small_ints, t_counts;
+
+}  // namespace
+
+// Decodes straight into the table; on error the caller discards the whole table.
 Status decode_objects(const DecodeContext& ctx, ObjectTable& out) {
   ColumnCursor c(ctx.payload, ctx.offset);
-  std::vector<uint64_t> addresses, type_ids, sizes, counts, targets;
+  const uint64_t n = ctx.items;
+  if (n > ctx.payload.size()) return corrupt(ctx, "object count larger than its data");
+  const size_t first = out.addresses.size();
+  uint64_t* addresses = grow_by(out.addresses, n);
+  GCSNAP_RETURN_IF_ERROR(c.read_u64_into(n, addresses));
+  GCSNAP_RETURN_IF_ERROR(c.read_u64(n, t_small_ints, UINT32_MAX));
+  uint32_t* type_ids = grow_by(out.type_ids, n);
+  for (uint64_t i = 0; i < n; ++i) type_ids[i] = static_cast<uint32_t>(t_small_ints[i]);
+  GCSNAP_RETURN_IF_ERROR(c.read_u64_into(n, grow_by(out.sizes, n)));
   std::vector<uint8_t> gens;
-  GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, addresses));
-  GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, type_ids, UINT32_MAX));
-  GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, sizes));
-  GCSNAP_RETURN_IF_ERROR(c.read_bytes(ctx.items, gens));
-  GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, counts, UINT32_MAX));
-  uint64_t total = 0;
-  for (uint64_t n : counts) total += n;  // at most 2^32 items of < 2^32 each: no overflow
-  GCSNAP_RETURN_IF_ERROR(c.read_edges(addresses, counts, total, targets));
-  GCSNAP_RETURN_IF_ERROR(c.finish());
+  GCSNAP_RETURN_IF_ERROR(c.read_bytes(n, gens));
   for (uint8_t g : gens)
     if (g > 5) return corrupt(ctx, "generation out of range");
-  append_all(out.addresses, addresses);
-  for (uint64_t t : type_ids) out.type_ids.push_back(static_cast<uint32_t>(t));
-  append_all(out.sizes, sizes);
-  for (uint8_t g : gens) out.generations.push_back(static_cast<Generation>(g));
-  uint64_t base = out.reference_offsets.back();
-  for (uint64_t n : counts) out.reference_offsets.push_back(base += n);
-  append_all(out.reference_targets, targets);
-  return {};
+  Generation* generations = grow_by(out.generations, n);
+  if (n) std::memcpy(generations, gens.data(), gens.size());
+  auto& counts = t_counts;
+  GCSNAP_RETURN_IF_ERROR(c.read_u64(n, counts, UINT32_MAX));
+  uint64_t total = 0;
+  uint64_t* offsets = grow_by(out.reference_offsets, n);
+  uint64_t base = offsets[-1];
+  for (uint64_t i = 0; i < n; ++i) {  // at most 2^32 items of < 2^32 each: no overflow
+    total += counts[i];
+    offsets[i] = base + total;
+  }
+  uint64_t* targets = grow_by(out.reference_targets, total);
+  GCSNAP_RETURN_IF_ERROR(c.read_edges(out.addresses.data() + first, counts.data(), static_cast<size_t>(n), total, targets));
+  return c.finish();
 }
 
 Status decode_types(const DecodeContext& ctx, NameTable& out) {

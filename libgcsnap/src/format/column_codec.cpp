@@ -129,61 +129,100 @@ Status ColumnCursor::read_bytes(uint64_t n, std::vector<uint8_t>& out) {
   return {};
 }
 
-Status ColumnCursor::read_u64(uint64_t n, std::vector<uint64_t>& out, uint64_t max_value) {
-  uint8_t kind = 0;
-  std::span<const uint8_t> data;
-  GCSNAP_RETURN_IF_ERROR(next(kind, data));
-  const uint8_t base = kind & 0x0F;
-  const unsigned shift = (kind & kColumnShift3) ? 3 : 0;
-  if ((kind & ~(0x0F | kColumnShift3)) != 0 || base < 1 || base > 3) return corrupt("column kind is not integer");
-  // Each value takes at least one byte: this bounds the allocation by the real data.
-  if (n > data.size()) return corrupt("integer column shorter than its count");
-  out.resize(static_cast<size_t>(n));
-  const uint8_t* p = data.data();
-  const uint8_t* end = p + data.size();
+namespace {
+
+// One loop per encoding and shift so that the per-value work has no mode branches.
+template <int Base, unsigned Shift>
+bool decode_values(const uint8_t* p, const uint8_t* end, uint64_t n, uint64_t* dst, uint64_t max_value) {
   uint64_t prev = 0;
   for (uint64_t i = 0; i < n; ++i) {
     uint64_t v = 0;
     size_t used = get_varint(p, end, v);
-    if (used == 0) return corrupt("bad varint");
+    if (used == 0) return false;
     p += used;
-    if (base == 2) v = prev + v;
-    else if (base == 3) v = prev + zigzag_decode(v);
+    if constexpr (Base == 2) v = prev + v;
+    if constexpr (Base == 3) v = prev + zigzag_decode(v);
     prev = v;
-    if (shift && (v >> 61) != 0) return corrupt("shifted value overflows 64 bits");
-    uint64_t value = v << shift;
-    if (value > max_value) return corrupt("value too large for its field");
-    out[static_cast<size_t>(i)] = value;
+    if constexpr (Shift != 0) {
+      if ((v >> 61) != 0) return false;
+    }
+    const uint64_t value = v << Shift;
+    if (value > max_value) return false;
+    dst[i] = value;
   }
-  if (p != end) return corrupt("integer column has bytes left over");
+  return p == end;
+}
+
+template <unsigned Shift>
+bool decode_any(uint8_t base, const uint8_t* p, const uint8_t* end, uint64_t n, uint64_t* dst, uint64_t max) {
+  switch (base) {
+    case 1: return decode_values<1, Shift>(p, end, n, dst, max);
+    case 2: return decode_values<2, Shift>(p, end, n, dst, max);
+    default: return decode_values<3, Shift>(p, end, n, dst, max);
+  }
+}
+
+}  // namespace
+
+Status ColumnCursor::read_u64(uint64_t n, std::vector<uint64_t>& out, uint64_t max_value) {
+  uint8_t kind = 0;
+  std::span<const uint8_t> data;
+  GCSNAP_RETURN_IF_ERROR(next(kind, data));
+  // Each value takes at least one byte: this bounds the allocation by the real data.
+  if (n > data.size()) return corrupt("integer column shorter than its count");
+  out.resize(static_cast<size_t>(n));
+  return decode_column(kind, data, n, out.data(), max_value);
+}
+
+Status ColumnCursor::read_u64_into(uint64_t n, uint64_t* dst, uint64_t max_value) {
+  uint8_t kind = 0;
+  std::span<const uint8_t> data;
+  GCSNAP_RETURN_IF_ERROR(next(kind, data));
+  if (n > data.size()) return corrupt("integer column shorter than its count");
+  return decode_column(kind, data, n, dst, max_value);
+}
+
+Status ColumnCursor::decode_column(uint8_t kind, std::span<const uint8_t> data, uint64_t n, uint64_t* dst,
+                                   uint64_t max_value) {
+  const uint8_t base = kind & 0x0F;
+  if ((kind & ~(0x0F | kColumnShift3)) != 0 || base < 1 || base > 3) return corrupt("column kind is not integer");
+  const uint8_t* p = data.data();
+  const uint8_t* end = p + data.size();
+  bool ok = (kind & kColumnShift3) ? decode_any<3>(base, p, end, n, dst, max_value)
+                                   : decode_any<0>(base, p, end, n, dst, max_value);
+  if (!ok) return corrupt("integer column malformed (bad varint, value too large, or bytes left over)");
   return {};
 }
 
-Status ColumnCursor::read_edges(std::span<const uint64_t> sources, std::span<const uint64_t> counts,
-                                uint64_t total, std::vector<uint64_t>& out) {
+Status ColumnCursor::read_edges(const uint64_t* sources, const uint64_t* counts, size_t n, uint64_t total,
+                                uint64_t* dst) {
   uint8_t kind = 0;
   std::span<const uint8_t> data;
   GCSNAP_RETURN_IF_ERROR(next(kind, data));
   if ((kind & 0x0F) != static_cast<uint8_t>(ColumnKind::Edge) || (kind & ~(0x0F | kColumnShift3)) != 0)
     return corrupt("column kind is not edge");
   const unsigned shift = (kind & kColumnShift3) ? 3 : 0;
+  const uint64_t low_mask = shift ? 7 : 0;
   if (total > data.size()) return corrupt("edge column shorter than its count");
-  out.resize(static_cast<size_t>(total));
   const uint8_t* p = data.data();
   const uint8_t* end = p + data.size();
-  size_t t = 0;
-  for (size_t i = 0; i < sources.size(); ++i) {
-    uint64_t src = sources[i] >> shift;
-    if (shift && counts[i] && (sources[i] & 7)) return corrupt("edge shift on an unaligned source");
-    for (uint64_t k = 0; k < counts[i]; ++k, ++t) {
+  uint64_t t = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t count = counts[i];
+    if (count == 0) continue;
+    if (count > total - t) return corrupt("edge counts exceed the edge total");
+    if (sources[i] & low_mask) return corrupt("edge shift on an unaligned source");
+    const uint64_t src = sources[i] >> shift;
+    for (uint64_t* out = dst + t, *stop = out + count; out < stop; ++out) {
       uint64_t z = 0;
       size_t used = get_varint(p, end, z);
       if (used == 0) return corrupt("bad varint");
       p += used;
       uint64_t v = src + zigzag_decode(z);
       if (shift && (v >> 61) != 0) return corrupt("shifted value overflows 64 bits");
-      out[t] = v << shift;
+      *out = v << shift;
     }
+    t += count;
   }
   if (p != end || t != total) return corrupt("edge column has bytes left over");
   return {};

@@ -31,14 +31,17 @@ class ColumnCursor {
   Status read_bytes(uint64_t n, std::vector<uint8_t>& out);
   /// Decode the next column (Varint, Delta or DeltaZigzag) as exactly n values <= max_value.
   Status read_u64(uint64_t n, std::vector<uint64_t>& out, uint64_t max_value = UINT64_MAX);
-  /// Decode the next column as an Edge column for these sources and counts.
-  Status read_edges(std::span<const uint64_t> sources, std::span<const uint64_t> counts, uint64_t total,
-                    std::vector<uint64_t>& out);
+  /// Same as read_u64, into dst[0..n), which the caller has sized.
+  Status read_u64_into(uint64_t n, uint64_t* dst, uint64_t max_value = UINT64_MAX);
+  /// Decode the next column as an Edge column into dst[0..total): source i owns counts[i]
+  /// consecutive targets; the counts must add up to total.
+  Status read_edges(const uint64_t* sources, const uint64_t* counts, size_t n, uint64_t total, uint64_t* dst);
   /// Errors with CorruptSection unless every byte of the payload was used.
   Status finish() const;
 
  private:
   Status next(uint8_t& kind, std::span<const uint8_t>& data);
+  Status decode_column(uint8_t kind, std::span<const uint8_t> data, uint64_t n, uint64_t* dst, uint64_t max_value);
   Error corrupt(const char* what) const noexcept { return make_error(ErrorCode::CorruptSection, what, offset_); }
   std::span<const uint8_t> payload_;
   size_t pos_ = 0;
