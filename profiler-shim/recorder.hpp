@@ -111,6 +111,8 @@ class Recorder {
 
   std::unordered_map<uint64_t, uint32_t> type_ids_;  ///< ClassID -> type id
   uint32_t next_type_id_ = 1;
+  uint64_t last_class_id_ = 0;
+  uint32_t last_type_id_ = 0;
   std::unordered_set<uint64_t> known_functions_;
   std::vector<OwnedType> carried_types_;             ///< declared in a GC that was discarded
   std::vector<OwnedMethod> carried_methods_;

@@ -1,5 +1,7 @@
 #include "writer_thread.hpp"
 
+#include <cstring>
+#include <string>
 #include <vector>
 
 namespace gcsnap::shim {
@@ -96,7 +98,11 @@ bool WriterThread::write_batch(GcBatch& batch) noexcept {
     Status status = write_gc(*writer_, batch);
     if (status.is_ok()) return true;
     (void)writer_->abort_gc();
-    fail(status.error().detail && *status.error().detail ? status.error().detail : "the writer failed");
+    const Error& e = status.error();
+    std::string message(error_code_name(e.code));
+    if (e.detail && *e.detail) message += std::string(": ") + e.detail;
+    if (e.sys_errno != 0) message += std::string(": ") + std::strerror(e.sys_errno);
+    fail(message.c_str());
   } catch (...) {
     fail("out of memory while encoding a GC");
   }
