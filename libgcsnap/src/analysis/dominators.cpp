@@ -66,9 +66,10 @@ Preorder depth_first_order(const HeapGraph& graph, const DominatorOptions& optio
 
 class SemiNca {
  public:
-  SemiNca(const HeapGraph& graph, const Preorder& order)
+  // Takes over order.parent as the initial idoms (phase 1 reads the DFS parents from there).
+  SemiNca(const HeapGraph& graph, Preorder& order)
       : graph_(graph), order_(order), ancestor_(order.parent), label_(order.parent.size()),
-        semi_(order.parent.size()), idom_(order.parent) {
+        semi_(order.parent.size()), idom_(std::move(order.parent)) {
     for (uint32_t i = 0; i < label_.size(); ++i) label_[i] = semi_[i] = i;
   }
 
@@ -89,7 +90,7 @@ class SemiNca {
       semi_[w] = 0;  // the virtual root is a predecessor
       return;
     }
-    uint32_t semi = order_.parent[w];
+    uint32_t semi = idom_[w];  // still the DFS parent: phase 2 has not started
     for (NodeIndex pred : graph_.predecessors(order_.vertex[w])) {
       const uint32_t v = order_.number[pred];
       if (v == 0) continue;  // not reachable from the roots used
@@ -143,7 +144,6 @@ Result<DominatorTree> DominatorTree::compute(const HeapGraph& graph, const Domin
     Preorder order = depth_first_order(graph, options);
     idom = SemiNca(graph, order).run();
     order.number = {};
-    order.parent = {};
     const size_t count = order.vertex.size();  // M + 1
 
     // Retained sizes: children come after their idom in preorder, so one backward pass
