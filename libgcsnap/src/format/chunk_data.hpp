@@ -20,6 +20,12 @@ struct RootsChunk {
   std::vector<uint8_t> kinds, flags;
   std::vector<uint64_t> root_ids;
   size_t size() const noexcept { return object_ids.size(); }
+  void reserve(size_t n) {
+    object_ids.reserve(n);
+    kinds.reserve(n);
+    flags.reserve(n);
+    root_ids.reserve(n);
+  }
 };
 struct SurvivingChunk {
   std::vector<uint64_t> starts, lengths;
@@ -37,6 +43,13 @@ struct ObjectsChunk {
   std::vector<uint32_t> reference_counts;
   std::vector<uint64_t> references;
   size_t size() const noexcept { return addresses.size(); }
+  void reserve(size_t n) {
+    addresses.reserve(n);
+    type_ids.reserve(n);
+    sizes.reserve(n);
+    generations.reserve(n);
+    reference_counts.reserve(n);
+  }
 };
 struct TypesChunk {
   std::vector<uint64_t> ids, class_ids, name_lengths, module_lengths;

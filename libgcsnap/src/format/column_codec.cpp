@@ -1,38 +1,50 @@
 #include "format/column_codec.hpp"
 
 #include <cstring>
+#include <memory>
 
 #include "format/varint.hpp"
 
 namespace gcsnap::format {
 namespace {
 
-// Append kind, length and data; data sits in scratch so the length can go first.
-void append_column(uint8_t kind, const std::vector<uint8_t>& data, std::vector<uint8_t>& out) {
+// Grow-only scratch without the zero fill of std::vector::resize: encoders write it fully.
+class Scratch {
+ public:
+  uint8_t* reserve(size_t n) {
+    if (n > capacity_) {
+      data_.reset(new uint8_t[n]);
+      capacity_ = n;
+    }
+    return data_.get();
+  }
+ private:
+  std::unique_ptr<uint8_t[]> data_;
+  size_t capacity_ = 0;
+};
+thread_local Scratch t_scratch;
+
+void append_column(uint8_t kind, const uint8_t* data, size_t size, std::vector<uint8_t>& out) {
   uint8_t head[1 + kMaxVarintBytes];
   head[0] = kind;
-  size_t n = 1 + put_varint(head + 1, data.size());
+  size_t n = 1 + put_varint(head + 1, size);
   out.insert(out.end(), head, head + n);
-  out.insert(out.end(), data.begin(), data.end());
+  out.insert(out.end(), data, data + size);
 }
-
-thread_local std::vector<uint8_t> t_scratch;
 
 template <typename T>
 void encode_varints(std::span<const T> values, std::vector<uint8_t>& out) {
   uint64_t any_low = 0;
   for (T v : values) any_low |= v;
   const unsigned shift = (any_low & 7) == 0 && !values.empty() ? 3 : 0;
-  auto& s = t_scratch;
-  s.resize(values.size() * kMaxVarintBytes);
   // Raw pointers: stores through uint8_t* may alias anything, so vector members would be reloaded.
-  uint8_t* const base = s.data();
+  uint8_t* const base = t_scratch.reserve(values.size() * kMaxVarintBytes);
   uint8_t* o = base;
   const T* v = values.data();
   const size_t count = values.size();
   for (size_t i = 0; i < count; ++i) o += put_varint(o, static_cast<uint64_t>(v[i]) >> shift);
-  s.resize(static_cast<size_t>(o - base));
-  append_column(static_cast<uint8_t>(ColumnKind::Varint) | (shift ? kColumnShift3 : 0), s, out);
+  append_column(static_cast<uint8_t>(ColumnKind::Varint) | (shift ? kColumnShift3 : 0), base,
+                static_cast<size_t>(o - base), out);
 }
 
 }  // namespace
@@ -62,9 +74,7 @@ void encode_delta_column(std::span<const uint64_t> values, std::vector<uint8_t>&
     prev = v;
   }
   const unsigned shift = (any_low & 7) == 0 && !values.empty() ? 3 : 0;
-  auto& s = t_scratch;
-  s.resize(values.size() * kMaxVarintBytes);
-  uint8_t* const base = s.data();
+  uint8_t* const base = t_scratch.reserve(values.size() * kMaxVarintBytes);
   uint8_t* o = base;
   const uint64_t* v = values.data();
   const size_t count = values.size();
@@ -75,9 +85,8 @@ void encode_delta_column(std::span<const uint64_t> values, std::vector<uint8_t>&
     o += put_varint(o, sorted ? d : zigzag_encode(d));
     prev = x;
   }
-  s.resize(static_cast<size_t>(o - base));
   auto kind = sorted ? ColumnKind::Delta : ColumnKind::DeltaZigzag;
-  append_column(static_cast<uint8_t>(kind) | (shift ? kColumnShift3 : 0), s, out);
+  append_column(static_cast<uint8_t>(kind) | (shift ? kColumnShift3 : 0), base, static_cast<size_t>(o - base), out);
 }
 
 void encode_edge_column(std::span<const uint64_t> sources, std::span<const uint32_t> counts,
@@ -87,9 +96,7 @@ void encode_edge_column(std::span<const uint64_t> sources, std::span<const uint3
   for (size_t i = 0; i < sources.size(); ++i)
     if (counts[i]) any_low |= sources[i];
   const unsigned shift = (any_low & 7) == 0 && !targets.empty() ? 3 : 0;
-  auto& s = t_scratch;
-  s.resize(targets.size() * kMaxVarintBytes);
-  uint8_t* const base = s.data();
+  uint8_t* const base = t_scratch.reserve(targets.size() * kMaxVarintBytes);
   uint8_t* o = base;
   const uint64_t* src_p = sources.data();
   const uint32_t* count_p = counts.data();
@@ -100,8 +107,8 @@ void encode_edge_column(std::span<const uint64_t> sources, std::span<const uint3
     const uint64_t* end = t + count_p[i];
     for (; t < end; ++t) o += put_varint(o, zigzag_encode((*t >> shift) - src));
   }
-  s.resize(static_cast<size_t>(o - base));
-  append_column(static_cast<uint8_t>(ColumnKind::Edge) | (shift ? kColumnShift3 : 0), s, out);
+  append_column(static_cast<uint8_t>(ColumnKind::Edge) | (shift ? kColumnShift3 : 0), base,
+                static_cast<size_t>(o - base), out);
 }
 
 Status ColumnCursor::next(uint8_t& kind, std::span<const uint8_t>& data) {

@@ -26,6 +26,9 @@ Status feed(Writer::Impl& w, Chunk& chunk, size_t n, AppendFn&& append_piece) {
     while (done < n) {
       size_t room = static_cast<size_t>(cap - std::min<uint64_t>(cap, chunk.size()));
       size_t take = std::min(room, n - done);
+      // A fresh chunk gets its final capacity at once: no regrowth copies of big columns.
+      if constexpr (requires { chunk.reserve(take); })
+        if (chunk.size() == 0) chunk.reserve(take);
       append_piece(done, take);
       done += take;
       if (chunk.size() >= cap) GCSNAP_RETURN_IF_ERROR(w.emit(std::exchange(chunk, {})));
