@@ -42,5 +42,14 @@ show verify "$snap"
 step "Which roots hold the sample's objects (last GC)"
 show roots "$snap" --type Gcsnap.Sample --top 8
 
+step "Which types take the most memory (last heap walk)"
+show types "$snap" --top 10
+
+step "Why is a LeakyItem still alive?"
+show path "$snap" --type Gcsnap.Sample.LeakyItem --limit 1
+
+step "What retains the most"
+show dominators "$snap" --by type --top 5
+
 step "What changed between GC $from and GC $to"
 show diff "$snap" --from "$from" --to "$to" --top 5

@@ -150,6 +150,33 @@ case_analysis() {
   expect_line "$text" "^new,$(fact survivor2 "$work/run.out")," "diff: the new objects are not the Survivor2s"
   expect_line "$text" '^dead,0,0$' "diff: objects died although the app dropped none"
   expect_line "$text" '^missing,0,0$' "diff: objects went missing between the two GCs"
+  analysis_types_and_paths "$s:$to"
+}
+
+# analysis_types_and_paths FILE:GC: the type table and the retention paths of the known objects.
+analysis_types_and_paths() {
+  local leaky text retained
+  leaky=$(fact leaky_items "$work/run.out")
+  text=$(csv types "$1" --filter Gcsnap.Sample)
+  expect_line "$text" "^Gcsnap\.Sample\.LeakyItem,$leaky,[0-9]+,[0-9]+,0$" "types: not $leaky LeakyItems, all reachable"
+  expect_line "$text" "^Gcsnap\.Sample\.Survivor2,$(fact survivor2 "$work/run.out"),[0-9]+,[0-9]+,0$" "types: Survivor2 count"
+  expect_line "$text" '^Gcsnap\.Sample\.Outer\+Inner,1,' "types: no Outer+Inner"
+  expect_line "$text" '^Gcsnap\.Sample\.Holder<System\.String>,1,' "types: no Holder<System.String>"
+  # Each LeakyItem alone retains its payload array, so retained - shallow is leaky * one array.
+  retained=$(awk -F, '$1 == "Gcsnap.Sample.LeakyItem" { print $4 - $3 }' <<<"$text")
+  [ -n "$retained" ] && [ "$retained" -ge $((leaky * 32)) ] && [ $((retained % leaky)) -eq 0 ] ||
+    fail "types: LeakyItem's retained bytes do not include exactly $leaky payload arrays ($retained)"
+  text=$(csv path "$1" --type Gcsnap.Sample.LeakyItem --limit 1)
+  expect_line "$text" '^1,0x[0-9a-f]+,Gcsnap\.Sample\.LeakyItem,3,strong,handle,' "path: LeakyItem not 3 hops from a handle"
+  expect_line "$text" '^1,1,0x[0-9a-f]+,System\.Collections\.Generic\.List<Gcsnap\.Sample\.LeakyItem>,' "path: no List hop"
+  expect_line "$text" '^1,2,0x[0-9a-f]+,Gcsnap\.Sample\.LeakyItem\[\],' "path: no LeakyItem[] hop"
+  text=$(csv path "$1" --type Gcsnap.Sample.HandleHeld)
+  expect_line "$text" '^1,0x[0-9a-f]+,Gcsnap\.Sample\.HandleHeld,0,strong,handle,,0x[0-9a-f]+,$' "path: HandleHeld not held by its handle"
+  text=$(csv path "$1" --type Gcsnap.Sample.StackHeld)
+  expect_line "$text" '^1,0x[0-9a-f]+,Gcsnap\.Sample\.StackHeld,0,strong,stack,,0x[0-9a-f]+,Gcsnap\.Sample\.Scenario\.Run$' \
+    "path: StackHeld not held by Scenario.Run's frame"
+  text=$(csv path "$1" --type Gcsnap.Sample.Finalizable --limit 1)
+  expect_line "$text" '^1,0x[0-9a-f]+,Gcsnap\.Sample\.Finalizable,0,strong,finalizer,' "path: Finalizable not held by the finalizer queue"
 }
 
 fn=case_${case_name//-/_}
