@@ -222,6 +222,11 @@ void ShimSession::on_gc_finished() {
     }
   }
   recorder_->on_gc_finished(bounds_, now_ns());
+  if (!succeeded(hr)) {
+    // Without bounds no generation can be told: an unexpected HRESULT turns recording off.
+    std::string why = "failed with " + hresult_text(hr);
+    turn_off("GetGenerationBounds", why.c_str());
+  }
 }
 
 }  // namespace gcsnap::shim
