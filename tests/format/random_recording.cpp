@@ -102,7 +102,7 @@ std::vector<ModelGc> make_random_gcs(uint64_t seed, size_t n, const ModelOptions
 }
 
 Status write_model(const std::string& path, const std::vector<ModelGc>& model, const WriterOptions& options,
-                   bool close) {
+                   std::unique_ptr<Writer>* keep_open) {
   auto w = Writer::create(path, options);
   if (!w) return w.error();
   Writer& writer = **w;
@@ -144,7 +144,11 @@ Status write_model(const std::string& path, const std::vector<ModelGc>& model, c
     if (gc.drops.any()) GCSNAP_RETURN_IF_ERROR(writer.add_drops(gc.drops));
     GCSNAP_RETURN_IF_ERROR(writer.end_gc(gc.info));
   }
-  if (!close) return writer.flush();
+  if (keep_open) {
+    Status s = writer.flush();
+    *keep_open = std::move(*w);
+    return s;
+  }
   return writer.close();
 }
 

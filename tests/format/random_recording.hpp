@@ -32,9 +32,10 @@ struct ModelOptions {
 /// Generate GCs numbered 1..n with increasing type ids.
 std::vector<ModelGc> make_random_gcs(uint64_t seed, size_t n, const ModelOptions& opt = {});
 
-/// Write MODEL to PATH; return the writer's close() status.
+/// Write MODEL to PATH; return the writer's close() status. With keep_open, flush instead and
+/// hand the still-open writer to the caller (what a crashed writer leaves is then on disk).
 Status write_model(const std::string& path, const std::vector<ModelGc>& model, const WriterOptions& options,
-                   bool close = true);
+                   std::unique_ptr<Writer>* keep_open = nullptr);
 
 /// Compare a Recording against MODEL; return "" when equal, else the first difference.
 /// With allow_read_errors, a read_* that fails is accepted, but one that succeeds must match.

@@ -53,7 +53,7 @@ Result<ScanResult> scan_blocks(std::span<const uint8_t> file, uint32_t header_si
       return std::move(stop(r, end, block, pos, header.error()));
     }
     const SectionHeader& h = *header;
-    if (h.stored_size > left - kSectionHeaderSize || left < kSectionHeaderSize)
+    if (h.stored_size > left - kSectionHeaderSize)  // left >= 40: the header decoded
       return std::move(stop(r, FileEnd::Truncated, block, pos,
                             make_error(ErrorCode::Truncated, "section extends past the end of the file", pos)));
     const uint64_t next = pos + kSectionHeaderSize + h.stored_size;

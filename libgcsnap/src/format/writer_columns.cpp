@@ -144,19 +144,18 @@ Status Writer::add_types(std::span<const TypeRecord> types) {
   Impl& w = *impl_;
   GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
   try {
-    for (size_t i = 0; i < types.size(); ++i) {
-      const auto& t = types[i];
+    for (const auto& t : types) {
       if (t.id == 0) return make_error(ErrorCode::InvalidArgument, "type id 0 is reserved for unknown");
       if (t.name.size() > kMaxNameBytes || t.module.size() > kMaxNameBytes)
         return make_error(ErrorCode::InvalidArgument, "type name longer than 65536 bytes");
-      if (w.type_ids.count(t.id)) return make_error(ErrorCode::InvalidArgument, "type id declared twice");
-      for (size_t j = 0; j < i; ++j)
-        if (types[j].id == t.id) return make_error(ErrorCode::InvalidArgument, "type id declared twice");
     }
-    for (const auto& t : types) {
-      w.type_ids.insert(t.id);
-      w.gc_type_ids.push_back(t.id);
+    for (size_t i = 0; i < types.size(); ++i) {
+      if (!w.type_ids.insert(types[i].id).second) {
+        for (size_t j = 0; j < i; ++j) w.type_ids.erase(types[j].id);  // the batch is all or nothing
+        return make_error(ErrorCode::InvalidArgument, "type id declared twice");
+      }
     }
+    for (const auto& t : types) w.gc_type_ids.push_back(t.id);
   } catch (const std::bad_alloc&) {
     return w.fail(make_error(ErrorCode::OutOfMemory, "add_types"));
   }
@@ -179,18 +178,15 @@ Status Writer::add_methods(std::span<const MethodRecord> methods) {
   Impl& w = *impl_;
   GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
   try {
-    for (size_t i = 0; i < methods.size(); ++i) {
-      const auto& m = methods[i];
+    for (const auto& m : methods)
       if (m.name.size() > kMaxNameBytes) return make_error(ErrorCode::InvalidArgument, "method name longer than 65536 bytes");
-      if (w.method_ids.count(m.function_id)) return make_error(ErrorCode::InvalidArgument, "method declared twice");
-      for (size_t j = 0; j < i; ++j)
-        if (methods[j].function_id == m.function_id)
-          return make_error(ErrorCode::InvalidArgument, "method declared twice");
+    for (size_t i = 0; i < methods.size(); ++i) {
+      if (!w.method_ids.insert(methods[i].function_id).second) {
+        for (size_t j = 0; j < i; ++j) w.method_ids.erase(methods[j].function_id);
+        return make_error(ErrorCode::InvalidArgument, "method declared twice");
+      }
     }
-    for (const auto& m : methods) {
-      w.method_ids.insert(m.function_id);
-      w.gc_method_ids.push_back(m.function_id);
-    }
+    for (const auto& m : methods) w.gc_method_ids.push_back(m.function_id);
   } catch (const std::bad_alloc&) {
     return w.fail(make_error(ErrorCode::OutOfMemory, "add_methods"));
   }
