@@ -65,7 +65,8 @@ crash_case() {
   "$gcsnap" verify "$snap" >"$work/$case_name.verify" 2>&1; rc=$?
   show "$work/$case_name.verify"
   # The runtime died without Shutdown: verify must say where and how the file ends.
-  grep -Eqi 'index|truncat|end' "$work/$case_name.verify" || fail "gcsnap verify does not say where the file ends"
+  grep -Eq 'ends (complete|no-index|truncated)' "$work/$case_name.verify" ||
+    fail "gcsnap verify does not say how the file ends"
   [ "$rc" -le 1 ] || fail "gcsnap verify exited $rc: a crash-cut recording must still be readable"
   "$gcsnap" info "$snap" >/dev/null 2>&1 || fail "gcsnap info rejects the crash-cut recording"
 }
