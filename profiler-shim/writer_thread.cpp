@@ -81,15 +81,12 @@ void WriterThread::run() noexcept {
     if (queue_.empty()) break;  // stopping and drained
     std::unique_ptr<GcBatch> batch = std::move(queue_.front());
     queue_.pop_front();
-    busy_ = true;
     lock.unlock();
     if (!failed_.load()) write_batch(*batch);
     uint64_t bytes = batch->accounted_bytes;
     batch.reset();
     queued_bytes_.fetch_sub(bytes, std::memory_order_relaxed);
     lock.lock();
-    busy_ = false;
-    if (queue_.empty()) drained_.notify_all();
   }
 }
 
@@ -122,9 +119,14 @@ bool WriterThread::finish() noexcept {
     wake_.notify_one();
   }
   if (thread_.joinable()) thread_.join();
-  std::lock_guard<std::mutex> lock(mutex_);
-  closed_ = true;
-  Status status = writer_->close();
+  Status status;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+    status = writer_->close();
+  }
+  // fail() runs the failure handler, which takes the recorder's lock: never under ours,
+  // because a GC thread holds the recorder's lock while it submits (lock order).
   if (!status.is_ok()) fail("could not finish the file");
   return !failed_.load();
 }

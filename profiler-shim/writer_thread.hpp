@@ -56,11 +56,9 @@ class WriterThread final : public BatchSink {
   FailureHandler on_failure_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  std::condition_variable drained_;
   std::deque<std::unique_ptr<GcBatch>> queue_;
   bool stopping_ = false;
   bool closed_ = false;
-  bool busy_ = false;
   std::atomic<uint64_t> queued_bytes_{0};
   std::atomic<bool> failed_{false};
   std::thread thread_;
