@@ -117,10 +117,12 @@ void measure_columns(const Heap& h) {
 int main(int argc, char** argv) {
   const size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 4000000;
   const std::string path = argc > 2 ? argv[2] : "/tmp/gcsnap-measure.snap";
-  const bool only_write = argc > 3 && std::string(argv[3]) == "write";
+  const std::string mode = argc > 3 ? argv[3] : "all";  // all | write | read
+  const bool only_write = mode == "write";
   Heap h = make_heap(n);
-  if (!only_write) measure_columns(h);
+  if (mode == "all") measure_columns(h);
   for (bool background : {false, true}) {
+    if (background && mode == "read") break;
     gcsnap::WriterOptions options;
     options.background_compression = background;
     auto t0 = Clock::now();
