@@ -51,6 +51,9 @@ void generate(size_t n, double p, ObjectTable& objects, RootTable& roots) {
   std::mt19937_64 rng(42);
   uint64_t address = 0x7f0000000000;
   objects.addresses.reserve(n);
+  objects.sizes.reserve(n);
+  objects.type_ids.reserve(n);
+  objects.generations.reserve(n);
   objects.reference_offsets.reserve(n + 1);
   objects.reference_offsets.push_back(0);
   for (size_t i = 0; i < n; ++i) {

@@ -1,0 +1,27 @@
+# Run one gcsnap command; check its exit code and that stdout/stderr contain given texts.
+#   -DGCSNAP=<binary> -DARGS="a|b|c" -DRC=<exit code> -DEXPECT="text1|text2" [-DEXPECT_ERR="text|..."]
+cmake_minimum_required(VERSION 3.20)
+string(REPLACE "|" ";" args "${ARGS}")
+execute_process(COMMAND ${GCSNAP} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(report "gcsnap ${args}\n=== exit ${rc}\n=== stdout\n${out}=== stderr\n${err}")
+if(NOT rc EQUAL RC)
+  message(FATAL_ERROR "expected exit ${RC}\n${report}")
+endif()
+string(REPLACE "\r" "" out "${out}")
+string(REPLACE "\n" " " err "${err}")
+
+function(require_texts haystack wanted where)
+  if(wanted STREQUAL "")
+    return()
+  endif()
+  string(REPLACE "|" ";" wanted "${wanted}")
+  foreach(text IN LISTS wanted)
+    string(FIND "${haystack}" "${text}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "missing '${text}' in ${where}\n${report}")
+    endif()
+  endforeach()
+endfunction()
+
+require_texts("${out}" "${EXPECT}" stdout)
+require_texts("${err}" "${EXPECT_ERR}" stderr)
