@@ -134,6 +134,9 @@ Status decode_objects(const DecodeContext& ctx, ObjectTable& out) {
     total += counts[i];
     offsets[i] = base + total;
   }
+  // Every reference takes at least one byte of the edge column: refuse counts the data
+  // cannot hold before allocating the targets (a few bytes could otherwise ask for GiBs).
+  if (total > ctx.payload.size()) return corrupt(ctx, "reference counts larger than the section's data");
   uint64_t* targets = grow_by(out.reference_targets, total);
   GCSNAP_RETURN_IF_ERROR(c.read_edges(out.addresses.data() + first, counts.data(), static_cast<size_t>(n), total, targets));
   return c.finish();

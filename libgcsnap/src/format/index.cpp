@@ -34,7 +34,8 @@ Result<std::vector<GcSummary>> read_index(std::span<const uint8_t> file, const T
     return make_error(ErrorCode::CorruptSection, "index size disagrees with the trailer", at);
   if (h.item_count > limits.max_blocks) return make_error(ErrorCode::LimitExceeded, "too many GC blocks", at);
   // The count is checked against the decoded size before anything is allocated.
-  if (h.decoded_size != h.item_count * kGcSummarySize)
+  // Divide rather than multiply: item_count * 152 wraps for counts above 2^57.
+  if (h.decoded_size % kGcSummarySize != 0 || h.decoded_size / kGcSummarySize != h.item_count)
     return make_error(ErrorCode::CorruptSection, "index size disagrees with its count", at);
   if (h.decoded_size > limits.max_section_decoded_bytes)
     return make_error(ErrorCode::LimitExceeded, "index larger than the section limit", at);

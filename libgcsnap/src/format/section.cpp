@@ -118,6 +118,16 @@ Status decode_payload(const SectionHeader& h, std::span<const uint8_t> stored, u
   if (stored.size() != h.stored_size) return make_error(ErrorCode::Truncated, "section payload cut short", file_offset);
   if (checksum64(stored) != h.payload_checksum)
     return make_error(ErrorCode::ChecksumMismatch, "section payload checksum", file_offset);
+  if (h.codec == Codec::Zstd) {
+    // §4.3: the frame must declare its content size, equal to the header's, and fill the
+    // payload. Checked before allocating, so a header's decoded_size alone never costs memory.
+    unsigned long long declared = ZSTD_getFrameContentSize(stored.data(), stored.size());
+    if (declared == ZSTD_CONTENTSIZE_ERROR || declared == ZSTD_CONTENTSIZE_UNKNOWN || declared != h.decoded_size)
+      return make_error(ErrorCode::DecompressionFailed, "zstd frame content size", file_offset);
+    size_t frame = ZSTD_findFrameCompressedSize(stored.data(), stored.size());
+    if (ZSTD_isError(frame) || frame != stored.size())
+      return make_error(ErrorCode::DecompressionFailed, "zstd frame size", file_offset);
+  }
   try {
     out.resize(static_cast<size_t>(h.decoded_size));
   } catch (const std::bad_alloc&) {
@@ -127,13 +137,6 @@ Status decode_payload(const SectionHeader& h, std::span<const uint8_t> stored, u
     if (!stored.empty()) std::memcpy(out.data(), stored.data(), stored.size());
     return {};
   }
-  // §4.3: the frame must declare its content size, equal to the header's, and fill the payload.
-  unsigned long long declared = ZSTD_getFrameContentSize(stored.data(), stored.size());
-  if (declared == ZSTD_CONTENTSIZE_ERROR || declared == ZSTD_CONTENTSIZE_UNKNOWN || declared != h.decoded_size)
-    return make_error(ErrorCode::DecompressionFailed, "zstd frame content size", file_offset);
-  size_t frame = ZSTD_findFrameCompressedSize(stored.data(), stored.size());
-  if (ZSTD_isError(frame) || frame != stored.size())
-    return make_error(ErrorCode::DecompressionFailed, "zstd frame size", file_offset);
   ZSTD_DCtx* dctx = thread_dctx();
   if (!dctx) return make_error(ErrorCode::OutOfMemory, "zstd context", file_offset);
   size_t n = ZSTD_decompressDCtx(dctx, out.data(), out.size(), stored.data(), stored.size());
