@@ -11,7 +11,7 @@ namespace gcsnap::format {
 Result<FileHeader> parse_file_header(std::span<const uint8_t> file) noexcept {
   // §3: magic first, so that any other file says "not a gcsnap file" whatever its length.
   const size_t magic_len = file.size() < 8 ? file.size() : 8;
-  if (std::memcmp(file.data(), kFileMagic, magic_len) != 0 || file.empty())
+  if (file.empty() || std::memcmp(file.data(), kFileMagic, magic_len) != 0)  // an empty span may hold nullptr
     return make_error(ErrorCode::NotAGcsnapFile, "leading magic missing");
   if (file.size() < 12) return make_error(ErrorCode::Truncated, "file shorter than its header");
   FileHeader h;
