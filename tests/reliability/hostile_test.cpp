@@ -700,13 +700,13 @@ TEST_CASE("write hostile files as regression inputs", "[.write-regressions]") {
     f.summary().entry.reference_count = 0xFFFFFFFFull;
     f.end_block();
     f.finish();
-    save("objects-refcount-bomb-4g.snap", f);
+    save("objects-refcount-bomb-4g.bin", f);
   }
   {
     File f;
     good_block(f, 1);
     f.finish(std::nullopt, (uint64_t{1} << 61) + 1);
-    save("index-count-times-152-wraps.snap", f);
+    save("index-count-times-152-wraps.bin", f);
   }
   {
     auto frame = zero_bomb(100);
@@ -716,6 +716,6 @@ TEST_CASE("write hostile files as regression inputs", "[.write-regressions]") {
     h.item_count = 1;
     h.stored_size = frame.size();
     h.decoded_size = 48u << 20;  // under fuzz_open's 64 MiB cap
-    save("zstd-header-size-lies-48m.snap", roots_block_with(h, frame));
+    save("zstd-header-size-lies-48m.bin", roots_block_with(h, frame));
   }
 }
