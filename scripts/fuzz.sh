@@ -30,7 +30,7 @@ while (($#)); do
     *) seconds=$1; shift ;;
   esac
 done
-((${#targets[@]})) || targets=(fuzz_open fuzz_decoders)
+((${#targets[@]})) || targets=(fuzz_open fuzz_open_fixsum fuzz_decoders)
 
 clangxx=$(command -v clang++-14 || command -v clang++ || true)
 if [ -z "$clangxx" ]; then
@@ -56,8 +56,8 @@ for t in "${targets[@]}"; do
   seeds=$build/seeds/$t
   mkdir -p "$corpus" "$seeds" "$rel/regressions/$t"
   case $t in
-    fuzz_open) cp "$root"/tests/golden/*.snap "$seeds"/ ;;
-    fuzz_decoders) "$build/tests/reliability/make_decoder_seeds" "$seeds" "$root"/tests/golden/*.snap >/dev/null ;;
+    fuzz_open*) cp "$root"/tests/golden/*.snap "$seeds"/ 2>/dev/null || true ;;
+    fuzz_decoders) "$build/tests/reliability/make_decoder_seeds" "$seeds" "$root"/tests/golden/*.snap "$rel"/regressions/fuzz_open/* >/dev/null ;;
   esac
   log=$build/$t.log
   echo "fuzz.sh: $t for ${seconds}s (corpus $corpus, log $log)"
