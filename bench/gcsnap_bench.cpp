@@ -144,15 +144,18 @@ int cmd_analyse(const std::string& path) {
   const double n = static_cast<double>(objects->size());
   kv("objects", n);
   kv("load_cpu_s", tl.cpu());
+  kv("peak_rss_b_per_obj_after_load", peak_rss_bytes() / n);
   Timer tb;
   auto graph = HeapGraph::build(*objects, *roots);
   if (!graph) die("graph", graph.error());
   objects->reference_targets = {};  // as the CLI does (heap_load.cpp)
   objects->reference_offsets = {};
   kv("graph_build_cpu_s", tb.cpu());
+  kv("peak_rss_b_per_obj_after_build", peak_rss_bytes() / n);
   Timer trv;
   if (Status s = graph->build_reverse(); !s) die("reverse", s.error());
   kv("graph_reverse_cpu_s", trv.cpu());
+  kv("peak_rss_b_per_obj_after_reverse", peak_rss_bytes() / n);
   // One path: the object 3/4 into the heap (an old object, deep in a near-reference chain),
   // or the next reachable one.
   double path_s = 0, path_cpu = 0;
@@ -168,6 +171,7 @@ int cmd_analyse(const std::string& path) {
   kv("path_wall_ms", path_s * 1e3);
   kv("path_cpu_ms", path_cpu * 1e3);
   kv("path_hops", static_cast<double>(hops));
+  kv("peak_rss_b_per_obj_after_path", peak_rss_bytes() / n);
   Timer td;
   auto dom = DominatorTree::compute(*graph);
   if (!dom) die("dominators", dom.error());
