@@ -119,6 +119,80 @@ case_snapshot() {
   check_cli_accepts
 }
 
+# Server GC (several GC threads) with many threads allocating at once; a heap walk at every GC.
+case_server_gc() {
+  record_opts=(--policy all)
+  DOTNET_gcServer=1 record_app 0 threads 8
+  grep -q 'server_gc=True' "$out" || fail "the app did not run with server GC"
+  grep -q '^gcsnap: recorded .*nothing dropped' "$err" || fail "the recorder dropped data or printed no summary"
+  check_cli_accepts
+}
+
+# The app is killed with SIGKILL mid-recording: every GC completed before stays readable.
+case_sigkill() {
+  require_dotnet
+  local fifo=$work/sigkill.fifo pid="" rc
+  rm -f "$snap" "$fifo"; mkfifo "$fifo"
+  "$gcsnap" record -o "$snap" -- dotnet "$dll" wait 120 <"$fifo" >"$out" 2>"$err" &
+  local recorder=$!
+  exec 3>"$fifo"
+  for _ in $(seq 1 600); do
+    grep -q "^gcsnap-sample: ready" "$out" 2>/dev/null && break
+    kill -0 "$recorder" 2>/dev/null || break
+    sleep 0.1
+  done
+  pid=$(sed -n 's/^gcsnap-sample: mode=wait pid=\([0-9]*\) .*/\1/p' "$out")
+  [ -n "$pid" ] || { exec 3>&-; wait "$recorder"; show "$out"; show "$err"; fail "the app never became ready"; }
+  # Give the writer thread a moment for the GCs the app already induced, then kill it hard.
+  sleep 1
+  kill -KILL "$pid"
+  wait "$recorder"; rc=$?
+  exec 3>&-
+  show "$err"
+  [ "$rc" -eq 137 ] || fail "gcsnap record exited $rc, expected 137 (128 + SIGKILL, passed through)"
+  "$gcsnap" verify "$snap" >"$work/$case_name.verify" 2>&1; rc=$?
+  show "$work/$case_name.verify"
+  grep -Eq 'ends (no-index|truncated)' "$work/$case_name.verify" || fail "verify does not say the file ends without its index"
+  [ "$rc" -le 1 ] || fail "gcsnap verify exited $rc: the killed recording must stay readable"
+  local gcs
+  gcs=$("$gcsnap" info "$snap" --format csv 2>/dev/null | tr -d '\r' | grep -c '^[0-9]')
+  [ "$gcs" -ge "$(fact induced_gcs "$out")" ] || fail "only $gcs GCs readable; the app had induced $(fact induced_gcs "$out")"
+}
+
+# The output cannot be written (its directory is a regular file): one clear line, nothing run.
+case_unwritable() {
+  require_dotnet
+  local rc
+  "$gcsnap" record -o "$dll/out.snap" -- dotnet "$dll" exit 0 >"$out" 2>"$err"; rc=$?
+  show "$err"
+  [ "$rc" -eq 4 ] || fail "gcsnap record exited $rc, expected 4"
+  [ "$(wc -l <"$err")" -eq 1 ] || fail "expected exactly one line on stderr"
+  grep -q '^gcsnap: error: .*not writable' "$err" || fail "the error does not say the output is not writable"
+  [ ! -s "$out" ] || fail "the app ran although nothing could be recorded"
+}
+
+# The disk fills during the recording (a 1 MiB tmpfs): the app runs to its normal end with its
+# normal exit code, stderr says so once, and the file keeps the GCs completed before.
+case_disk_full() {
+  require_dotnet
+  local mnt=$work/small-fs rc
+  mkdir -p "$mnt"
+  mountpoint -q "$mnt" && umount "$mnt"
+  mount -t tmpfs -o size=1m tmpfs "$mnt" || fail "cannot mount a 1 MiB tmpfs at $mnt (the test needs root)"
+  "$gcsnap" record -o "$mnt/full.snap" --policy all -- dotnet "$dll" churn 3000 >"$out" 2>"$err" </dev/null; rc=$?
+  show "$err"
+  cp "$mnt/full.snap" "$snap" 2>/dev/null
+  umount "$mnt"
+  [ "$rc" -eq 0 ] || fail "the app's exit code changed to $rc when the disk filled"
+  grep -q '^gcsnap-sample: mode=churn' "$out" || fail "the app did not run to its end"
+  [ "$(grep -c 'No space left on device' "$err")" -eq 1 ] || fail "stderr does not say exactly once that the disk is full"
+  "$gcsnap" verify "$snap" >"$work/$case_name.verify" 2>&1; rc=$?
+  show "$work/$case_name.verify"
+  grep -Eq 'ends (complete|no-index|truncated)' "$work/$case_name.verify" || fail "verify does not say how the file ends"
+  [ "$rc" -le 1 ] || fail "gcsnap verify exited $rc: the GCs before the full disk must stay readable"
+  "$gcsnap" info "$snap" --format csv | tr -d '\r' | grep -q '^[0-9]' || fail "no complete GC kept before the disk filled"
+}
+
 # fact KEY FILE: a value from the sample app's facts line.
 fact() { sed -n "s/^gcsnap-sample: mode=.* $1=\([0-9]*\) .*/\1/p" "$2"; }
 # csv CMD...: run gcsnap with --format csv, without CRs; fail on a non-zero exit.

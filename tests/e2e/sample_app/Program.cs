@@ -49,10 +49,51 @@ public static class Program
                 return Wait(arg is null ? 120 : int.Parse(arg));
             case "churn" when int.TryParse(arg, out int iterations) && iterations >= 0:
                 return Churn(iterations);
+            case "threads" when int.TryParse(arg, out int threadCount) && threadCount > 0:
+                return Threads(threadCount);
             default:
                 Console.Error.WriteLine("usage: Gcsnap.Sample [run | crash [MS] | throw [MS] | exit N | wait [SECONDS] | churn N]");
                 return ExitUsage;
         }
+    }
+
+    // threads T: T threads allocate at once while the main thread induces GCs, so that GCs
+    // (server GC: on several GC threads) interrupt many allocating threads.
+    private static int Threads(int threadCount)
+    {
+        long allocated = 0;
+        var stop = false;
+        var workers = new Thread[threadCount];
+        for (int t = 0; t < threadCount; t++)
+        {
+            int seed = t;
+            workers[t] = new Thread(() =>
+            {
+                var random = new Random(seed);
+                var window = new List<object>();
+                long mine = 0;
+                while (!Volatile.Read(ref stop))
+                {
+                    window.Add(random.Next(3) == 0 ? new LeakyItem(seed) : new byte[random.Next(16, 2048)]);
+                    mine++;
+                    if (window.Count > 5_000) window.RemoveRange(0, 2_500);
+                }
+                Interlocked.Add(ref allocated, mine);
+                GC.KeepAlive(window);
+            });
+            workers[t].Start();
+        }
+        for (int i = 0; i < 6; i++)
+        {
+            Thread.Sleep(100);
+            Scenario.InducedGc();
+        }
+        Volatile.Write(ref stop, true);
+        foreach (var w in workers) w.Join();
+        Console.WriteLine($"gcsnap-sample: mode=threads pid={Environment.ProcessId} threads={threadCount} " +
+                          $"induced_gcs={Scenario.InducedGcs} allocated={allocated} " +
+                          $"server_gc={System.Runtime.GCSettings.IsServerGC} gen0_count={GC.CollectionCount(0)} ");
+        return 0;
     }
 
     private static int Finish()
