@@ -3,10 +3,14 @@
 // ObjectTable/RootTable, plus brute-force oracles that follow the definitions directly.
 
 #include <algorithm>
+#include <memory>
 #include <cstdint>
 #include <random>
 #include <vector>
 
+#include <catch2/catch.hpp>
+
+#include "gcsnap/heap_graph.hpp"
 #include "gcsnap/model.hpp"
 #include "gcsnap/reader.hpp"
 
@@ -126,6 +130,23 @@ inline std::vector<std::vector<uint32_t>> oracle_dominated(const Fixture& f, boo
       if (base[v] >= 0 && (v == d || without[v] < 0)) dominated[d].push_back(v);
   }
   return dominated;
+}
+
+/// A fixture turned into reader tables and a built HeapGraph (reverse CSR too when asked).
+struct BuiltGraph {
+  ObjectTable objects;
+  RootTable roots;
+  HeapGraph graph;
+};
+
+inline std::unique_ptr<BuiltGraph> build_graph(const Fixture& f, bool with_reverse) {
+  auto b = std::make_unique<BuiltGraph>();
+  to_tables(f, b->objects, b->roots);
+  auto g = HeapGraph::build(b->objects, b->roots);
+  REQUIRE(g);
+  b->graph = std::move(g).value();
+  if (with_reverse) REQUIRE(b->graph.build_reverse().is_ok());
+  return b;
 }
 
 }  // namespace gcsnap::test

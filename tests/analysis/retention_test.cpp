@@ -12,20 +12,7 @@ using gcsnap::test::Fixture;
 
 namespace {
 
-struct Built {
-  ObjectTable objects;
-  RootTable roots;
-  HeapGraph graph;
-};
-
-std::unique_ptr<Built> build(const Fixture& f) {
-  auto b = std::make_unique<Built>();
-  to_tables(f, b->objects, b->roots);
-  auto g = HeapGraph::build(b->objects, b->roots);
-  REQUIRE(g);
-  b->graph = std::move(g).value();
-  return b;
-}
+std::unique_ptr<gcsnap::test::BuiltGraph> build(const Fixture& f) { return gcsnap::test::build_graph(f, false); }
 
 bool has_edge(const Fixture& f, uint32_t from, uint32_t to) {
   return std::find(f.edges[from].begin(), f.edges[from].end(), to) != f.edges[from].end();

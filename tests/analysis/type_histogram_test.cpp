@@ -13,21 +13,7 @@ using gcsnap::test::Fixture;
 
 namespace {
 
-struct Built {
-  ObjectTable objects;
-  RootTable roots;
-  HeapGraph graph;
-};
-
-std::unique_ptr<Built> build(const Fixture& f) {
-  auto b = std::make_unique<Built>();
-  to_tables(f, b->objects, b->roots);
-  auto g = HeapGraph::build(b->objects, b->roots);
-  REQUIRE(g);
-  b->graph = std::move(g).value();
-  REQUIRE(b->graph.build_reverse().is_ok());
-  return b;
-}
+std::unique_ptr<gcsnap::test::BuiltGraph> build(const Fixture& f) { return gcsnap::test::build_graph(f, true); }
 
 }  // namespace
 

@@ -93,13 +93,15 @@ case_not_dotnet() {
   [ "$(wc -l <"$err")" -eq 1 ] || fail "expected exactly one line on stderr"
 }
 
-# The app waits on a FIFO for stdin; `gcsnap snapshot PID` asks its shim for a heap walk.
-case_snapshot() {
+# start_waiting_app: record the sample app in wait mode in the background, its stdin a FIFO
+# held open on fd 3 (closing fd 3 ends the wait); sets recorder (gcsnap's pid) and pid (the
+# app's) once the app says it is ready.
+start_waiting_app() {
   require_dotnet
-  local fifo=$work/snapshot.fifo pid="" rc
+  local fifo=$work/$case_name.fifo
   rm -f "$snap" "$fifo"; mkfifo "$fifo"
   "$gcsnap" record -o "$snap" -- dotnet "$dll" wait 120 <"$fifo" >"$out" 2>"$err" &
-  local recorder=$!
+  recorder=$!
   exec 3>"$fifo"
   for _ in $(seq 1 600); do
     grep -q "^gcsnap-sample: ready" "$out" 2>/dev/null && break
@@ -110,6 +112,12 @@ case_snapshot() {
   if [ -z "$pid" ] || ! grep -q '^gcsnap-sample: ready' "$out"; then
     exec 3>&-; wait "$recorder"; show "$out"; show "$err"; fail "the app never became ready"
   fi
+}
+
+# The app waits on a FIFO for stdin; `gcsnap snapshot PID` asks its shim for a heap walk.
+case_snapshot() {
+  local pid="" rc recorder
+  start_waiting_app
   "$gcsnap" snapshot "$pid" >"$work/snapshot.cmd" 2>&1; rc=$?
   exec 3>&-
   wait "$recorder"; local record_rc=$?
@@ -130,19 +138,8 @@ case_server_gc() {
 
 # The app is killed with SIGKILL mid-recording: every GC completed before stays readable.
 case_sigkill() {
-  require_dotnet
-  local fifo=$work/sigkill.fifo pid="" rc
-  rm -f "$snap" "$fifo"; mkfifo "$fifo"
-  "$gcsnap" record -o "$snap" -- dotnet "$dll" wait 120 <"$fifo" >"$out" 2>"$err" &
-  local recorder=$!
-  exec 3>"$fifo"
-  for _ in $(seq 1 600); do
-    grep -q "^gcsnap-sample: ready" "$out" 2>/dev/null && break
-    kill -0 "$recorder" 2>/dev/null || break
-    sleep 0.1
-  done
-  pid=$(sed -n 's/^gcsnap-sample: mode=wait pid=\([0-9]*\) .*/\1/p' "$out")
-  [ -n "$pid" ] || { exec 3>&-; wait "$recorder"; show "$out"; show "$err"; fail "the app never became ready"; }
+  local pid="" rc recorder
+  start_waiting_app
   # Give the writer thread a moment for the GCs the app already induced, then kill it hard.
   sleep 1
   kill -KILL "$pid"
