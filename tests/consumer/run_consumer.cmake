@@ -5,8 +5,14 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "install failed: ${rc}")
 endif()
+# A sanitized libgcsnap.a needs the sanitizer runtimes in the consumer's link too.
+set(consumer_flags "")
+if(SANITIZE)
+  set(consumer_flags -DCMAKE_CXX_FLAGS=-fsanitize=address,undefined
+                     -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined)
+endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/consumer/project -B ${WORK_DIR}/build
-                -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix RESULT_VARIABLE rc)
+                -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix ${consumer_flags} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "consumer configure failed: ${rc}")
 endif()
