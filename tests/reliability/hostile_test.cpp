@@ -72,6 +72,22 @@ ChildResult in_child(const std::function<int()>& fn) {
   return r;
 }
 
+// Open F in a child process with LIMITS, call READ on its first GC, and check the error code
+// and that the child's peak memory grew by less than MAX_GROWTH_KIB.
+template <typename Table>
+void check_bounded_error(const File& f, const ReaderLimits& limits,
+                         Result<Table> (Recording::*read)(size_t) const, ErrorCode expected,
+                         long max_growth_kib) {
+  auto r = in_child([&] {
+    auto rec = Recording::from_bytes(f.view(), limits);
+    if (!rec) return 100;
+    return static_cast<int>(code_of(((**rec).*read)(0)));
+  });
+  CHECK(r.exit_code == static_cast<int>(expected));
+  INFO("RSS growth " << r.rss_growth_kib << " KiB");
+  CHECK(r.rss_growth_kib < max_growth_kib);
+}
+
 // A zstd frame of `size` zero bytes with its content size in the header (a "bomb": a few KiB
 // that expand to size bytes).
 std::vector<uint8_t> zero_bomb(uint64_t size) {
@@ -256,14 +272,7 @@ TEST_CASE("reference counts whose sum is far above the data (allocation bomb)", 
   f.summary().entry.reference_count = uint64_t{1} << 26;
   f.end_block();
   f.finish();
-  auto r = in_child([&] {
-    auto rec = Recording::from_bytes(f.view());
-    if (!rec) return 100;
-    return static_cast<int>(code_of((*rec)->read_objects(0)));
-  });
-  CHECK(r.exit_code == static_cast<int>(ErrorCode::CorruptSection));
-  INFO("RSS growth " << r.rss_growth_kib << " KiB");
-  CHECK(r.rss_growth_kib < 64 * 1024);
+  check_bounded_error(f, ReaderLimits{}, &Recording::read_objects, ErrorCode::CorruptSection, 64 * 1024);
 }
 
 TEST_CASE("an index whose count times 152 overflows to its real size", "[hostile][counts]") {
@@ -298,24 +307,11 @@ TEST_CASE("a zstd bomb above the section limit is refused before allocating", "[
   File f = roots_block_with(h, bomb);
   ReaderLimits small;
   small.max_section_decoded_bytes = 64u << 20;
-  auto r = in_child([&] {
-    auto rec = Recording::from_bytes(f.view(), small);
-    if (!rec) return 100;
-    return static_cast<int>(code_of((*rec)->read_roots(0)));
-  });
-  CHECK(r.exit_code == static_cast<int>(ErrorCode::LimitExceeded));
-  INFO("RSS growth " << r.rss_growth_kib << " KiB");
-  CHECK(r.rss_growth_kib < 32 * 1024);
+  check_bounded_error(f, small, &Recording::read_roots, ErrorCode::LimitExceeded, 32 * 1024);
 
   SECTION("within the default limit it decodes to at most its declared size, then fails cleanly") {
-    auto d = in_child([&] {
-      auto rec = Recording::from_bytes(f.view());
-      if (!rec) return 100;
-      return static_cast<int>(code_of((*rec)->read_roots(0)));
-    });
-    CHECK(d.exit_code == static_cast<int>(ErrorCode::CorruptSection));  // zeros are not roots columns
-    INFO("RSS growth " << d.rss_growth_kib << " KiB");
-    CHECK(d.rss_growth_kib < (256 + 64) * 1024);
+    // zeros are not roots columns
+    check_bounded_error(f, ReaderLimits{}, &Recording::read_roots, ErrorCode::CorruptSection, (256 + 64) * 1024);
   }
   SECTION("a GC limit below the section sizes is refused too") {
     ReaderLimits gc_small;
@@ -348,13 +344,7 @@ TEST_CASE("a frame that expands beyond the size its header declares", "[hostile]
   h.stored_size = bomb.size();
   h.decoded_size = 4096;  // lies: the frame says 256 MiB
   File f = roots_block_with(h, bomb);
-  auto r = in_child([&] {
-    auto rec = Recording::from_bytes(f.view());
-    if (!rec) return 100;
-    return static_cast<int>(code_of((*rec)->read_roots(0)));
-  });
-  CHECK(r.exit_code == static_cast<int>(ErrorCode::DecompressionFailed));
-  CHECK(r.rss_growth_kib < 32 * 1024);
+  check_bounded_error(f, ReaderLimits{}, &Recording::read_roots, ErrorCode::DecompressionFailed, 32 * 1024);
 }
 
 TEST_CASE("a header declaring 1 GiB over a tiny frame does not allocate 1 GiB", "[hostile][zstd][memory]") {
@@ -366,14 +356,7 @@ TEST_CASE("a header declaring 1 GiB over a tiny frame does not allocate 1 GiB", 
   h.stored_size = frame.size();
   h.decoded_size = uint64_t{1} << 30;  // exactly the default section limit
   File f = roots_block_with(h, frame);
-  auto r = in_child([&] {
-    auto rec = Recording::from_bytes(f.view());
-    if (!rec) return 100;
-    return static_cast<int>(code_of((*rec)->read_roots(0)));
-  });
-  CHECK(r.exit_code == static_cast<int>(ErrorCode::DecompressionFailed));
-  INFO("RSS growth " << r.rss_growth_kib << " KiB");
-  CHECK(r.rss_growth_kib < 64 * 1024);
+  check_bounded_error(f, ReaderLimits{}, &Recording::read_roots, ErrorCode::DecompressionFailed, 64 * 1024);
 }
 
 TEST_CASE("a zstd frame without a content size, or with trailing bytes", "[hostile][zstd]") {
