@@ -12,7 +12,11 @@ using gcsnap::test::Fixture;
 
 namespace {
 
-std::unique_ptr<gcsnap::test::BuiltGraph> build(const Fixture& f) { return gcsnap::test::build_graph(f, false); }
+// With the reverse CSR, find_retention_paths searches backwards from the target; without it,
+// forwards from the roots. Both must give the same answers.
+std::unique_ptr<gcsnap::test::BuiltGraph> build(const Fixture& f, bool reverse = false) {
+  return gcsnap::test::build_graph(f, reverse);
+}
 
 bool has_edge(const Fixture& f, uint32_t from, uint32_t to) {
   return std::find(f.edges[from].begin(), f.edges[from].end(), to) != f.edges[from].end();
@@ -33,10 +37,12 @@ void check_valid(const Fixture& f, const HeapGraph& g, const RetentionPath& path
 }  // namespace
 
 TEST_CASE("shortest retention paths match a BFS oracle on random heaps") {
+  const bool reverse = GENERATE(false, true);
+  CAPTURE(reverse);
   for (uint32_t seed = 1; seed <= 300; ++seed) {
     const uint32_t n = 5 + seed % 120;
     Fixture f = test::random_fixture(seed, n, 0.6 + (seed % 7) * 0.4, 1 + seed % 4, 0.3);
-    auto b = build(f);
+    auto b = build(f, reverse);
     const auto strong = test::oracle_distances(f, false);
     const auto any = test::oracle_distances(f, true);
     for (uint32_t v = 0; v < n; ++v) {
@@ -106,12 +112,14 @@ TEST_CASE("distinct paths: one per direct retainer, each shortest through it") {
 }
 
 TEST_CASE("equally short paths prefer handles, then other, stack, finalizer") {
+  const bool reverse = GENERATE(false, true);
+  CAPTURE(reverse);
   Fixture f;
   f.edges = {{4}, {4}, {4}, {4}, {}};
   f.sizes.assign(5, 24);
   f.types.assign(5, 1);
   f.roots = {{0, RootKind::Finalizer}, {1, RootKind::Stack}, {2, RootKind::Other}, {3, RootKind::Handle}};
-  auto b = build(f);
+  auto b = build(f, reverse);
   auto r = find_retention_paths(b->graph, 4, RetentionOptions{});
   REQUIRE(r);
   REQUIRE(r->paths.size() == 1);
@@ -126,31 +134,35 @@ TEST_CASE("equally short paths prefer handles, then other, stack, finalizer") {
 }
 
 TEST_CASE("priority carries down equally long chains, but a shorter path wins") {
+  const bool reverse = GENERATE(false, true);
+  CAPTURE(reverse);
   // stack root 0 -> 1 -> 4 and handle root 2 -> 3 -> 4 are equally long; stack root 5 -> 6.
   Fixture f;
   f.edges = {{1}, {4}, {3}, {4}, {}, {6}, {}};
   f.sizes.assign(7, 24);
   f.types.assign(7, 1);
   f.roots = {{0, RootKind::Stack}, {2, RootKind::Handle}, {5, RootKind::Stack}};
-  auto b = build(f);
+  auto b = build(f, reverse);
   auto r = find_retention_paths(b->graph, 4, RetentionOptions{});
   REQUIRE(r);
   CHECK(r->paths[0].nodes == std::vector<NodeIndex>{2, 3, 4});
   f.edges[5] = {4};  // now the stack root is one hop away
-  auto b2 = build(f);
+  auto b2 = build(f, reverse);
   auto r2 = find_retention_paths(b2->graph, 4, RetentionOptions{});
   REQUIRE(r2);
   CHECK(r2->paths[0].nodes == std::vector<NodeIndex>{5, 4});
 }
 
 TEST_CASE("weak roots do not retain unless asked") {
+  const bool reverse = GENERATE(false, true);
+  CAPTURE(reverse);
   Fixture f;
   f.edges = {{1}, {}, {}, {2}};  // 2 <-> 3 is a cycle nobody references
   f.edges[2] = {3};
   f.sizes.assign(4, 24);
   f.types.assign(4, 1);
   f.roots = {{0, RootKind::Handle, root_flags::kWeakRef}};
-  auto b = build(f);
+  auto b = build(f, reverse);
   auto r = find_retention_paths(b->graph, 1, RetentionOptions{});
   REQUIRE(r);
   CHECK(r->reachability == Reachability::WeakOnly);
@@ -167,6 +179,8 @@ TEST_CASE("weak roots do not retain unless asked") {
 }
 
 TEST_CASE("a path one million hops long") {
+  const bool reverse = GENERATE(false, true);
+  CAPTURE(reverse);
   const uint32_t n = 1'000'000;
   Fixture f;
   f.edges.resize(n);
@@ -175,7 +189,7 @@ TEST_CASE("a path one million hops long") {
   f.sizes.assign(n, 24);
   f.types.assign(n, 1);
   f.roots = {{0, RootKind::Stack}};
-  auto b = build(f);
+  auto b = build(f, reverse);
   auto r = find_retention_paths(b->graph, n - 1, RetentionOptions{});
   REQUIRE(r);
   REQUIRE(r->paths.size() == 1);
