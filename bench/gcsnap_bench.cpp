@@ -10,6 +10,7 @@
 //   gcsnap_bench smoke DIR            tiny round trip through the writer and reader (exit 1 on mismatch)
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -47,6 +48,15 @@ struct Timer {
   double wall() const { return std::chrono::duration<double>(Clock::now() - w).count(); }
   double cpu() const { return cpu_now() - c; }
 };
+
+double current_rss_bytes() {
+  long pages = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE));
+}
 
 double peak_rss_bytes() {
   rusage u{};
@@ -145,17 +155,19 @@ int cmd_analyse(const std::string& path) {
   kv("objects", n);
   kv("load_cpu_s", tl.cpu());
   kv("peak_rss_b_per_obj_after_load", peak_rss_bytes() / n);
+  kv("rss_b_per_obj_after_load", current_rss_bytes() / n);
   Timer tb;
   auto graph = HeapGraph::build(*objects, *roots);
   if (!graph) die("graph", graph.error());
-  objects->reference_targets = {};  // as the CLI does (heap_load.cpp)
-  objects->reference_offsets = {};
+  objects->release_references();  // as the CLI does (heap_load.cpp)
   kv("graph_build_cpu_s", tb.cpu());
   kv("peak_rss_b_per_obj_after_build", peak_rss_bytes() / n);
+  kv("rss_b_per_obj_after_build", current_rss_bytes() / n);
   Timer trv;
   if (Status s = graph->build_reverse(); !s) die("reverse", s.error());
   kv("graph_reverse_cpu_s", trv.cpu());
   kv("peak_rss_b_per_obj_after_reverse", peak_rss_bytes() / n);
+  kv("rss_b_per_obj_after_reverse", current_rss_bytes() / n);
   // One path: the object 3/4 into the heap (an old object, deep in a near-reference chain),
   // or the next reachable one.
   double path_s = 0, path_cpu = 0;
@@ -172,6 +184,7 @@ int cmd_analyse(const std::string& path) {
   kv("path_cpu_ms", path_cpu * 1e3);
   kv("path_hops", static_cast<double>(hops));
   kv("peak_rss_b_per_obj_after_path", peak_rss_bytes() / n);
+  kv("rss_b_per_obj_after_path", current_rss_bytes() / n);
   Timer td;
   auto dom = DominatorTree::compute(*graph);
   if (!dom) die("dominators", dom.error());
@@ -179,6 +192,7 @@ int cmd_analyse(const std::string& path) {
   kv("dominators_cpu_s", td.cpu());
   kv("reachable", static_cast<double>(dom->reachable_count()));
   kv("analysis_peak_rss_bytes_per_object", peak_rss_bytes() / n);
+  kv("rss_b_per_obj_after_dominators", current_rss_bytes() / n);
   return 0;
 }
 
@@ -188,10 +202,8 @@ int cmd_diff(const std::string& path) {
   if (!a) die("read_objects A", a.error());
   auto b = rec->read_objects(1);
   if (!b) die("read_objects B", b.error());
-  a->reference_targets = {};  // the object-level diff needs no references
-  a->reference_offsets = {};
-  b->reference_targets = {};
-  b->reference_offsets = {};
+  a->release_references();  // the object-level diff needs no references
+  b->release_references();
   Timer t;
   auto mapper = map_objects(*rec, 0, 1, a->addresses, a->generations);
   if (!mapper) die("map_objects", mapper.error());

@@ -99,8 +99,7 @@ int main(int argc, char** argv) {
   auto graph = HeapGraph::build(objects, roots);
   const double build_s = seconds_since(t0);
   if (!graph) return 1;
-  objects.reference_targets = {};
-  objects.reference_offsets = {};
+  objects.release_references();
   t0 = cpu_seconds();
   if (!graph->build_reverse()) return 1;
   const double reverse_s = seconds_since(t0);

@@ -27,8 +27,7 @@ std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uin
   if (!graph) fail_on(file, graph.error());
   heap->graph = std::move(graph).value();
   // The graph holds its own edges now: give the address-form ones back (8 B per edge).
-  heap->objects.reference_targets = {};
-  heap->objects.reference_offsets = {};
+  heap->objects.release_references();
   if (reverse) {
     auto status = heap->graph.build_reverse();
     if (!status) fail_on(file, status.error());

@@ -74,6 +74,13 @@ struct ObjectTable {
   std::vector<uint64_t> reference_offsets;  ///< size() + 1 entries
   std::vector<uint64_t> reference_targets;  ///< addresses, as the runtime reported them
   size_t size() const noexcept { return addresses.size(); }
+  /// Give the reference columns' memory back (16 B per object and 8 B per reference), e.g.
+  /// once a HeapGraph holds the edges in index form.
+  void release_references() noexcept {
+    // Not `= {}`: that picks operator=(initializer_list), which keeps the capacity.
+    std::vector<uint64_t>().swap(reference_offsets);
+    std::vector<uint64_t>().swap(reference_targets);
+  }
 };
 
 /// Types and methods defined by the blocks up to a GC. Views point into owned storage.

@@ -143,28 +143,38 @@ Result<DominatorTree> DominatorTree::compute(const HeapGraph& graph, const Domin
     std::vector<uint32_t> idom;
     Preorder order = depth_first_order(graph, options);
     idom = SemiNca(graph, order).run();
-    order.number = {};
+    std::vector<uint32_t>().swap(order.number);  // not `= {}`, which keeps the capacity
+    std::vector<bool>().swap(order.is_root);
     const size_t count = order.vertex.size();  // M + 1
 
-    // Retained sizes: children come after their idom in preorder, so one backward pass
-    // adds each subtree into its parent.
-    std::vector<uint64_t> retained(count, 0);
-    for (size_t w = count - 1; w >= 1; --w) {
-      retained[w] += graph.object_size(order.vertex[w]);
-      retained[idom[w]] += retained[w];
-    }
+    // Retained sizes: children come after their idom in preorder, so one backward pass adds
+    // each subtree into its parent. Accumulated straight into the node-indexed result (no
+    // preorder-indexed copy): at 10 M objects every extra array here is 4-8 B per object of
+    // peak memory (docs/performance.md).
     tree.idom_.assign(n, kNoNode);
     tree.retained_.assign(n, 0);
-    for (size_t w = 1; w < count; ++w) {
+    uint64_t reachable = 0;
+    for (size_t w = count - 1; w >= 1; --w) {
       const NodeIndex v = order.vertex[w];
-      tree.idom_[v] = idom[w] == 0 ? kVirtualRoot : order.vertex[idom[w]];
-      tree.retained_[v] = retained[w];
+      const uint64_t retained = tree.retained_[v] + graph.object_size(v);
+      tree.retained_[v] = retained;
+      if (idom[w] == 0) {
+        tree.idom_[v] = kVirtualRoot;
+        reachable += retained;
+      } else {
+        const NodeIndex parent = order.vertex[idom[w]];
+        tree.idom_[v] = parent;
+        tree.retained_[parent] += retained;
+      }
     }
-    tree.reachable_bytes_ = retained[0];
+    std::vector<uint32_t>().swap(idom);
+    tree.reachable_bytes_ = reachable;
     uint64_t total = 0;
     for (uint64_t s : graph.sizes()) total += s;
-    tree.unreachable_bytes_ = total - retained[0];
-    tree.preorder_.assign(order.vertex.begin() + 1, order.vertex.end());
+    tree.unreachable_bytes_ = total - reachable;
+    order.vertex.erase(order.vertex.begin());  // the virtual root's slot: the rest is the preorder
+    order.vertex.shrink_to_fit();
+    tree.preorder_ = std::move(order.vertex);
     return tree;
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::OutOfMemory, "out of memory computing dominators");

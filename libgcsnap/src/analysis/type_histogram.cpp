@@ -64,7 +64,7 @@ void add_retained(const HeapGraph& graph, const DominatorTree& dom, const TypeSl
   }
   for (size_t i = m + 1; i > 0; --i) offsets[i] = offsets[i - 1];
   offsets[0] = 0;
-  position = {};
+  std::vector<uint32_t>().swap(position);  // frees; `position = {}` would keep the capacity
 
   std::vector<uint32_t> on_path(types.ids.size(), 0);
   struct Step {
