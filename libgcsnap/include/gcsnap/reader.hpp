@@ -22,6 +22,9 @@ struct ReaderLimits {
   uint64_t max_gc_decoded_bytes = 16ull << 30;      ///< all sections of one GC, decoded
   uint64_t max_blocks = 1u << 24;
   uint64_t max_name_bytes = 1u << 16;               ///< one type or method name
+  /// Threads that decode one GC's objects sections at once (0: one per core, at most 4).
+  /// Not a limit, but it lives with the other reading settings.
+  unsigned decode_threads = 0;
 };
 
 /// How the file ends, as found when it was opened.

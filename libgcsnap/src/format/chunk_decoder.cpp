@@ -104,42 +104,61 @@ T* grow_by(std::vector<T>& v, uint64_t n) {
 }
 
 thread_local std::vector<uint64_t> t_small_ints, t_counts;
+thread_local std::vector<uint8_t> t_bytes;
 
 }  // namespace
 
-// Decodes straight into the table; on error the caller discards the whole table.
-Status decode_objects(const DecodeContext& ctx, ObjectTable& out) {
+Result<uint64_t> reference_total(const DecodeContext& ctx) {
   ColumnCursor c(ctx.payload, ctx.offset);
   const uint64_t n = ctx.items;
   if (n > ctx.payload.size()) return corrupt(ctx, "object count larger than its data");
-  const size_t first = out.addresses.size();
-  uint64_t* addresses = grow_by(out.addresses, n);
-  GCSNAP_RETURN_IF_ERROR(c.read_u64_into(n, addresses));
-  GCSNAP_RETURN_IF_ERROR(c.read_u64(n, t_small_ints, UINT32_MAX));
-  uint32_t* type_ids = grow_by(out.type_ids, n);
-  for (uint64_t i = 0; i < n; ++i) type_ids[i] = static_cast<uint32_t>(t_small_ints[i]);
-  GCSNAP_RETURN_IF_ERROR(c.read_u64_into(n, grow_by(out.sizes, n)));
-  std::vector<uint8_t> gens;
-  GCSNAP_RETURN_IF_ERROR(c.read_bytes(n, gens));
-  for (uint8_t g : gens)
-    if (g > 5) return corrupt(ctx, "generation out of range");
-  Generation* generations = grow_by(out.generations, n);
-  if (n) std::memcpy(generations, gens.data(), gens.size());
+  for (int column = 0; column < 4; ++column) GCSNAP_RETURN_IF_ERROR(c.skip());  // address .. generation
   auto& counts = t_counts;
   GCSNAP_RETURN_IF_ERROR(c.read_u64(n, counts, UINT32_MAX));
   uint64_t total = 0;
-  uint64_t* offsets = grow_by(out.reference_offsets, n);
-  uint64_t base = offsets[-1];
+  for (uint64_t k : counts) total += k;  // at most 2^32 items of < 2^32 each: no overflow
+  if (total > ctx.payload.size()) return corrupt(ctx, "reference counts larger than the section's data");
+  return total;
+}
+
+Status decode_objects_into(const DecodeContext& ctx, const ObjectSlots& slots, std::span<uint64_t> targets) {
+  ColumnCursor c(ctx.payload, ctx.offset);
+  const uint64_t n = ctx.items;
+  if (n > ctx.payload.size()) return corrupt(ctx, "object count larger than its data");
+  GCSNAP_RETURN_IF_ERROR(c.read_u64_into(n, slots.addresses));
+  GCSNAP_RETURN_IF_ERROR(c.read_u64(n, t_small_ints, UINT32_MAX));
+  for (uint64_t i = 0; i < n; ++i) slots.type_ids[i] = static_cast<uint32_t>(t_small_ints[i]);
+  GCSNAP_RETURN_IF_ERROR(c.read_u64_into(n, slots.sizes));
+  std::vector<uint8_t>& gens = t_bytes;
+  GCSNAP_RETURN_IF_ERROR(c.read_bytes(n, gens));
+  for (uint8_t g : gens)
+    if (g > 5) return corrupt(ctx, "generation out of range");
+  if (n) std::memcpy(slots.generations, gens.data(), gens.size());
+  auto& counts = t_counts;
+  GCSNAP_RETURN_IF_ERROR(c.read_u64(n, counts, UINT32_MAX));
+  uint64_t total = 0;
   for (uint64_t i = 0; i < n; ++i) {  // at most 2^32 items of < 2^32 each: no overflow
     total += counts[i];
-    offsets[i] = base + total;
+    slots.end_offsets[i] = total;
   }
-  // Every reference takes at least one byte of the edge column: refuse counts the data
-  // cannot hold before allocating the targets (a few bytes could otherwise ask for GiBs).
-  if (total > ctx.payload.size()) return corrupt(ctx, "reference counts larger than the section's data");
-  uint64_t* targets = grow_by(out.reference_targets, total);
-  GCSNAP_RETURN_IF_ERROR(c.read_edges(out.addresses.data() + first, counts.data(), static_cast<size_t>(n), total, targets));
+  if (total != targets.size()) return corrupt(ctx, "reference counts disagree with the references expected");
+  GCSNAP_RETURN_IF_ERROR(
+      c.read_edges(slots.addresses, counts.data(), static_cast<size_t>(n), total, targets.data()));
   return c.finish();
+}
+
+// Decodes straight into the table; on error the caller discards the whole table.
+Status decode_objects(const DecodeContext& ctx, ObjectTable& out) {
+  auto refs = reference_total(ctx);
+  if (!refs) return refs.error();
+  const uint64_t n = ctx.items;
+  const uint64_t base = out.reference_offsets.back();
+  ObjectSlots slots{grow_by(out.addresses, n), grow_by(out.type_ids, n), grow_by(out.sizes, n),
+                    grow_by(out.generations, n), grow_by(out.reference_offsets, n)};
+  uint64_t* targets = grow_by(out.reference_targets, *refs);
+  GCSNAP_RETURN_IF_ERROR(decode_objects_into(ctx, slots, {targets, static_cast<size_t>(*refs)}));
+  for (uint64_t i = 0; i < n; ++i) slots.end_offsets[i] += base;
+  return {};
 }
 
 Status decode_types(const DecodeContext& ctx, NameTable& out) {

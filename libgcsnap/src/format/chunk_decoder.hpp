@@ -23,6 +23,24 @@ Status decode_surviving(const DecodeContext& ctx, RangeTable& out);
 Status decode_moved(const DecodeContext& ctx, RangeTable& out);
 /// Appends objects and their references; out.reference_offsets must hold at least {0}.
 Status decode_objects(const DecodeContext& ctx, ObjectTable& out);
+
+/// Where one objects section's ctx.items objects go: the fixed-width columns at their final
+/// place in the table (so sections can be decoded in parallel), the references appended to
+/// `targets`. end_offsets[i] receives the number of references of objects 0..i of this
+/// section (section-local; the caller adds the references of earlier sections).
+/// `targets` must hold exactly the section's reference count (reference_total tells it).
+struct ObjectSlots {
+  uint64_t* addresses;
+  uint32_t* type_ids;
+  uint64_t* sizes;
+  Generation* generations;
+  uint64_t* end_offsets;
+};
+Status decode_objects_into(const DecodeContext& ctx, const ObjectSlots& slots, std::span<uint64_t> targets);
+
+/// Return the number of references an objects section holds (the sum of its count column),
+/// checked as decode_objects_into checks it, without decoding the other columns.
+Result<uint64_t> reference_total(const DecodeContext& ctx);
 Status decode_types(const DecodeContext& ctx, NameTable& out);
 Status decode_methods(const DecodeContext& ctx, NameTable& out);
 

@@ -144,7 +144,7 @@ bool decode_values(const uint8_t* p, const uint8_t* end, uint64_t n, uint64_t* d
   uint64_t prev = 0;
   for (uint64_t i = 0; i < n; ++i) {
     uint64_t v = 0;
-    size_t used = get_varint(p, end, v);
+    size_t used = get_varint_any(p, end, v);
     if (used == 0) return false;
     p += used;
     if constexpr (Base == 2) v = prev + v;
@@ -222,7 +222,7 @@ Status ColumnCursor::read_edges(const uint64_t* sources, const uint64_t* counts,
     const uint64_t src = sources[i] >> shift;
     for (uint64_t* out = dst + t, *stop = out + count; out < stop; ++out) {
       uint64_t z = 0;
-      size_t used = get_varint(p, end, z);
+      size_t used = get_varint_any(p, end, z);
       if (used == 0) return corrupt("bad varint");
       p += used;
       uint64_t v = src + zigzag_decode(z);

@@ -36,6 +36,12 @@ class ColumnCursor {
   /// Decode the next column as an Edge column into dst[0..total): source i owns counts[i]
   /// consecutive targets; the counts must add up to total.
   Status read_edges(const uint64_t* sources, const uint64_t* counts, size_t n, uint64_t total, uint64_t* dst);
+  /// Skip the next column (any kind), checking only that its length fits the payload.
+  Status skip() {
+    uint8_t kind = 0;
+    std::span<const uint8_t> data;
+    return next(kind, data);
+  }
   /// Errors with CorruptSection unless every byte of the payload was used.
   Status finish() const;
 

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "format/chunk_decoder.hpp"
+#include "format/object_sections.hpp"
 #include "format/reader_impl.hpp"
 
 namespace gcsnap {
@@ -13,44 +14,29 @@ using format::SectionType;
 
 namespace {
 
-// Decode every section of TYPE in block I through FN, after checking that their counts add
-// up to EXPECTED (the block end's count) before anything is decoded.
-struct NoReserve {
-  template <typename Table>
-  void operator()(Table&, uint64_t, uint64_t) const {}
-};
-
-// Before decoding, size the object table once from the block end's counts, each capped by
-// what the checked section headers say the GC holds (an object takes at least 5 bytes).
-struct ReserveObjects {
-  uint64_t references = 0;
-  void operator()(ObjectTable& t, uint64_t objects, uint64_t decoded_bytes) const {
-    const size_t n = static_cast<size_t>(std::min(objects, decoded_bytes / 5));
-    t.addresses.reserve(n);
-    t.type_ids.reserve(n);
-    t.sizes.reserve(n);
-    t.generations.reserve(n);
-    t.reference_offsets.reserve(n + 1);
-    t.reference_targets.reserve(static_cast<size_t>(std::min(references, decoded_bytes)));
-  }
-};
-
-template <typename Table, typename Fn, typename Reserve = NoReserve>
-Status decode_all(const Recording::Impl& impl, size_t i, SectionType type, uint64_t expected, Table& out, Fn&& fn,
-                  Reserve reserve = {}) {
+// Return the sections of TYPE in block I, after checking that their counts add up to
+// EXPECTED (the block end's count), before anything is decoded.
+Result<std::vector<format::SectionRef>> counted_sections(const Recording::Impl& impl, size_t i, SectionType type,
+                                                         uint64_t expected) {
   auto refs = impl.sections_of(i, type);
   if (!refs) return refs.error();
-  uint64_t total = 0, decoded = 0;
+  uint64_t total = 0;
   for (const auto& r : *refs) {
     if (r.header.item_count > UINT64_MAX - total)
       return make_error(ErrorCode::CorruptSection, "section counts overflow", r.offset);
     total += r.header.item_count;
-    decoded += r.header.decoded_size;  // walk_block capped the sum at max_gc_decoded_bytes
   }
   if (total != expected)
     return make_error(ErrorCode::InconsistentData, "section counts disagree with the block end",
                       impl.summaries[i].entry.block_offset);
-  reserve(out, total, decoded);
+  return refs;
+}
+
+// Decode every section of TYPE in block I through FN, in file order.
+template <typename Table, typename Fn>
+Status decode_all(const Recording::Impl& impl, size_t i, SectionType type, uint64_t expected, Table& out, Fn&& fn) {
+  auto refs = counted_sections(impl, i, type, expected);
+  if (!refs) return refs.error();
   std::vector<uint8_t> payload;
   for (const auto& r : *refs) {
     GCSNAP_RETURN_IF_ERROR(format::load_section(impl.data, r, impl.limits, payload));
@@ -140,10 +126,11 @@ Result<ObjectTable> Recording::read_objects(size_t gc_index) const {
     const GcEntry& e = impl_->gcs[gc_index];
     if (!e.has_heap_walk() && e.object_count == 0)
       return make_error(ErrorCode::NoHeapWalk, "this GC has no heap walk", e.block_offset);
+    auto refs = counted_sections(*impl_, gc_index, SectionType::Objects, e.object_count);
+    if (!refs) return refs.error();
     ObjectTable out;
-    out.reference_offsets.push_back(0);
-    GCSNAP_RETURN_IF_ERROR(decode_all(*impl_, gc_index, SectionType::Objects, e.object_count, out,
-                                      format::decode_objects, ReserveObjects{e.reference_count}));
+    GCSNAP_RETURN_IF_ERROR(
+        format::decode_object_sections(impl_->data, *refs, impl_->limits, impl_->limits.decode_threads, out));
     if (out.reference_targets.size() != e.reference_count)
       return make_error(ErrorCode::InconsistentData, "reference count disagrees with the block end", e.block_offset);
     sort_by_address(out);

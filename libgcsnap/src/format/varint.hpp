@@ -1,8 +1,10 @@
 #pragma once
 // LEB128 unsigned varints and zigzag (format-spec.md §2.2).
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace gcsnap::format {
 
@@ -43,6 +45,33 @@ inline size_t get_varint(const uint8_t* p, const uint8_t* end, uint64_t& out) no
     }
   }
   return 0;
+}
+
+/// Decode one varint of at most 8 bytes from p, which must have 8 readable bytes. Return
+/// the bytes consumed, or 0 when the varint is longer (the caller then uses get_varint).
+/// Why: branch-free on the length, this decodes the column loops about twice as fast as the
+/// byte-at-a-time loop (docs/performance.md); 8-byte varints cover values below 2^56.
+inline size_t get_varint_fast8(const uint8_t* p, uint64_t& out) noexcept {
+  uint64_t x = 0;
+  std::memcpy(&x, p, 8);
+  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
+  const uint64_t stops = ~x & 0x8080808080808080ull;  // high bit clear: the last byte
+  if (stops == 0) return 0;
+  const unsigned bits = static_cast<unsigned>(std::countr_zero(stops)) + 1;  // 8, 16, ..., 64
+  if (bits < 64) x &= (uint64_t{1} << bits) - 1;
+  x = (x & 0x7Full) | ((x >> 1) & (0x7Full << 7)) | ((x >> 2) & (0x7Full << 14)) | ((x >> 3) & (0x7Full << 21)) |
+      ((x >> 4) & (0x7Full << 28)) | ((x >> 5) & (0x7Full << 35)) | ((x >> 6) & (0x7Full << 42)) |
+      ((x >> 7) & (0x7Full << 49));
+  out = x;
+  return bits / 8;
+}
+
+/// get_varint with the fast path when at least 8 bytes remain.
+inline size_t get_varint_any(const uint8_t* p, const uint8_t* end, uint64_t& out) noexcept {
+  if (end - p >= 8) {
+    if (size_t used = get_varint_fast8(p, out)) return used;
+  }
+  return get_varint(p, end, out);
 }
 
 }  // namespace gcsnap::format
