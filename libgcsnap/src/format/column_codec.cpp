@@ -42,7 +42,7 @@ void encode_varints(std::span<const T> values, std::vector<uint8_t>& out) {
   uint8_t* o = base;
   const T* v = values.data();
   const size_t count = values.size();
-  for (size_t i = 0; i < count; ++i) o += put_varint(o, static_cast<uint64_t>(v[i]) >> shift);
+  for (size_t i = 0; i < count; ++i) o += put_varint_fast(o, static_cast<uint64_t>(v[i]) >> shift);
   append_column(static_cast<uint8_t>(ColumnKind::Varint) | (shift ? kColumnShift3 : 0), base,
                 static_cast<size_t>(o - base), out);
 }
@@ -82,7 +82,7 @@ void encode_delta_column(std::span<const uint64_t> values, std::vector<uint8_t>&
   for (size_t i = 0; i < count; ++i) {
     uint64_t x = v[i] >> shift;
     uint64_t d = x - prev;  // wraps; zigzag makes any wrapped difference round trip
-    o += put_varint(o, sorted ? d : zigzag_encode(d));
+    o += put_varint_fast(o, sorted ? d : zigzag_encode(d));
     prev = x;
   }
   auto kind = sorted ? ColumnKind::Delta : ColumnKind::DeltaZigzag;
@@ -105,7 +105,7 @@ void encode_edge_column(std::span<const uint64_t> sources, std::span<const uint3
   for (size_t i = 0; i < n; ++i) {
     const uint64_t src = src_p[i] >> shift;
     const uint64_t* end = t + count_p[i];
-    for (; t < end; ++t) o += put_varint(o, zigzag_encode((*t >> shift) - src));
+    for (; t < end; ++t) o += put_varint_fast(o, zigzag_encode((*t >> shift) - src));
   }
   append_column(static_cast<uint8_t>(ColumnKind::Edge) | (shift ? kColumnShift3 : 0), base,
                 static_cast<size_t>(o - base), out);

@@ -26,6 +26,22 @@ inline size_t put_varint(uint8_t* p, uint64_t v) noexcept {
   return n;
 }
 
+/// put_varint without a branch on the length for values below 2^56 (p must have 8 bytes of
+/// room, which kMaxVarintBytes per value gives). Why: varint lengths in the edge column vary
+/// from value to value, and the byte loop mispredicted on most of them (docs/performance.md).
+inline size_t put_varint_fast(uint8_t* p, uint64_t v) noexcept {
+  if (v >> 56) return put_varint(p, v);
+  uint64_t x = (v & 0x7Full) | ((v << 1) & (0x7Full << 8)) | ((v << 2) & (0x7Full << 16)) |
+               ((v << 3) & (0x7Full << 24)) | ((v << 4) & (0x7Full << 32)) | ((v << 5) & (0x7Full << 40)) |
+               ((v << 6) & (0x7Full << 48)) | ((v << 7) & (0x7Full << 56));
+  const unsigned bits = static_cast<unsigned>(std::bit_width(v | 1));  // 1..56
+  const unsigned len = (bits + 6) / 7;                                  // 1..8
+  x |= 0x8080808080808080ull & ((uint64_t{1} << (8 * (len - 1))) - 1);  // continuation bits
+  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
+  std::memcpy(p, &x, 8);
+  return len;
+}
+
 /// Decode one varint from [p, end). Return bytes consumed, or 0 when it is cut, longer
 /// than 10 bytes, or has bits above 64 (format-spec.md §2.2: a reader must reject these).
 inline size_t get_varint(const uint8_t* p, const uint8_t* end, uint64_t& out) noexcept {
