@@ -39,6 +39,26 @@ struct GraphBuildStats {
   uint64_t interior_roots = 0;         ///< interior roots resolved to their containing object
 };
 
+/// Offsets of a CSR adjacency array: 32-bit while the edge count fits (8 B per object less
+/// for forward + reverse, which the 100 B/object analysis budget needs), 64-bit beyond.
+class CsrOffsets {
+ public:
+  /// Make n_plus_1 zero offsets wide enough for edges up to max_edges.
+  void reset(size_t n_plus_1, uint64_t max_edges);
+  bool empty() const noexcept { return narrow_.empty() && wide_.empty(); }
+  uint64_t operator[](size_t i) const noexcept { return wide_.empty() ? narrow_[i] : wide_[i]; }
+  void set(size_t i, uint64_t value) noexcept {
+    if (wide_.empty()) narrow_[i] = static_cast<uint32_t>(value);
+    else wide_[i] = value;
+  }
+  std::vector<uint32_t>& narrow() noexcept { return narrow_; }
+  std::vector<uint64_t>& wide() noexcept { return wide_; }
+
+ private:
+  std::vector<uint32_t> narrow_;
+  std::vector<uint64_t> wide_;
+};
+
 /// The heap graph: forward CSR always, reverse CSR on demand.
 /// It keeps a pointer to the ObjectTable's address, size and type columns, so the table must
 /// outlive the graph; the table's reference columns are not used after build() and may be
@@ -64,8 +84,8 @@ class HeapGraph {
 
   /// Return the nodes that node references (resolved edges only, in recorded order).
   std::span<const NodeIndex> successors(NodeIndex node) const noexcept {
-    return {forward_targets_.data() + forward_offsets_[node],
-            static_cast<size_t>(forward_offsets_[node + 1] - forward_offsets_[node])};
+    const uint64_t begin = forward_offsets_[node];
+    return {forward_targets_.data() + begin, static_cast<size_t>(forward_offsets_[node + 1] - begin)};
   }
 
   /// Build the reverse CSR (predecessors). Idempotent. Errors: OutOfMemory.
@@ -73,8 +93,8 @@ class HeapGraph {
   bool has_reverse() const noexcept { return !reverse_offsets_.empty(); }
   /// Return the nodes that reference node. Requires build_reverse().
   std::span<const NodeIndex> predecessors(NodeIndex node) const noexcept {
-    return {reverse_sources_.data() + reverse_offsets_[node],
-            static_cast<size_t>(reverse_offsets_[node + 1] - reverse_offsets_[node])};
+    const uint64_t begin = reverse_offsets_[node];
+    return {reverse_sources_.data() + begin, static_cast<size_t>(reverse_offsets_[node + 1] - begin)};
   }
 
   /// Return the roots that resolved to a node, in RootTable order (weak ones included).
@@ -98,9 +118,9 @@ class HeapGraph {
   const uint64_t* addresses_ = nullptr;
   const uint64_t* sizes_ = nullptr;
   const uint32_t* type_ids_ = nullptr;
-  std::vector<uint64_t> forward_offsets_;  // node_count_ + 1
+  CsrOffsets forward_offsets_;  // node_count_ + 1
   std::vector<NodeIndex> forward_targets_;
-  std::vector<uint64_t> reverse_offsets_;  // empty until build_reverse()
+  CsrOffsets reverse_offsets_;  // empty until build_reverse()
   std::vector<NodeIndex> reverse_sources_;
   std::vector<GraphRoot> roots_;
   std::vector<uint32_t> unresolved_roots_;

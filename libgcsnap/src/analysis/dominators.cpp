@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <new>
 
+#include "huge_pages.hpp"
+
 // Semi-NCA (Georgiadis, Tarjan, Werneck, "Finding Dominators in Practice", 2006): semi-
 // dominators as in Lengauer-Tarjan with simple path compression, then each idom is the
 // nearest common ancestor of the DFS parent and the semidominator, found by walking up the
@@ -24,9 +26,9 @@ struct Preorder {
 Preorder depth_first_order(const HeapGraph& graph, const DominatorOptions& options) {
   Preorder p;
   const size_t n = graph.node_count();
-  p.number.assign(n, 0);
-  p.vertex.reserve(n + 1);
-  p.parent.reserve(n + 1);
+  detail::assign_huge(p.number, n, 0u);
+  detail::reserve_huge(p.vertex, n + 1);
+  detail::reserve_huge(p.parent, n + 1);
   p.vertex.push_back(kNoNode);
   p.parent.push_back(0);
   struct Frame {
@@ -68,9 +70,13 @@ class SemiNca {
  public:
   // Takes over order.parent as the initial idoms (phase 1 reads the DFS parents from there).
   SemiNca(const HeapGraph& graph, Preorder& order)
-      : graph_(graph), order_(order), ancestor_(order.parent), label_(order.parent.size()),
-        semi_(order.parent.size()), idom_(std::move(order.parent)) {
-    for (uint32_t i = 0; i < label_.size(); ++i) label_[i] = semi_[i] = i;
+      : graph_(graph), order_(order), idom_(std::move(order.parent)) {
+    const size_t count = idom_.size();
+    detail::reserve_huge(ancestor_, count);
+    ancestor_.assign(idom_.begin(), idom_.end());
+    detail::resize_huge(label_, count);
+    detail::resize_huge(semi_, count);
+    for (uint32_t i = 0; i < count; ++i) label_[i] = semi_[i] = i;
   }
 
   std::vector<uint32_t> run() {
@@ -151,8 +157,8 @@ Result<DominatorTree> DominatorTree::compute(const HeapGraph& graph, const Domin
     // each subtree into its parent. Accumulated straight into the node-indexed result (no
     // preorder-indexed copy): at 10 M objects every extra array here is 4-8 B per object of
     // peak memory (docs/performance.md).
-    tree.idom_.assign(n, kNoNode);
-    tree.retained_.assign(n, 0);
+    detail::assign_huge(tree.idom_, n, kNoNode);
+    detail::assign_huge(tree.retained_, n, uint64_t{0});
     uint64_t reachable = 0;
     for (size_t w = count - 1; w >= 1; --w) {
       const NodeIndex v = order.vertex[w];

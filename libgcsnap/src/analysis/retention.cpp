@@ -5,6 +5,8 @@
 #include <optional>
 #include <tuple>
 
+#include "huge_pages.hpp"
+
 namespace gcsnap {
 
 unsigned root_priority(const GraphRoot& root) noexcept {
@@ -25,7 +27,7 @@ Result<ShortestPathTree> ShortestPathTree::compute(const HeapGraph& graph, const
     ShortestPathTree tree;
     tree.graph_ = &graph;
     const auto roots = graph.roots();
-    tree.parent_.assign(graph.node_count(), kNoNode);
+    detail::assign_huge(tree.parent_, graph.node_count(), kNoNode);
 
     std::vector<uint32_t> order;
     order.reserve(roots.size());
