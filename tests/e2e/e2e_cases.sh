@@ -156,6 +156,27 @@ case_sigkill() {
   [ "$gcs" -ge "$(fact induced_gcs "$out")" ] || fail "only $gcs GCs readable; the app had induced $(fact induced_gcs "$out")"
 }
 
+# exit_writing_case HOW CODE: the app leaves with CODE right after an induced GC that walks two
+# million ExitMarkers, while the shim's writer thread is still encoding that walk. HOW: return
+# from Main or Environment.Exit (the runtime calls the profiler's Shutdown), or libc's exit()
+# (no Shutdown: the shim's atexit handler). Either must drain the writer thread and close the
+# file: the exit code is passed through, the file ends complete, nothing is dropped.
+exit_writing_case() {
+  local how=$1 code=$2
+  record_app "$code" exit-writing 2000000 "$code" "$how"
+  grep -q "^gcsnap-sample: mode=exit-writing .* how=$how " "$out" || fail "the app did not leave by '$how'"
+  grep -q '^gcsnap: recorded .*nothing dropped' "$err" || fail "the recorder dropped data or printed no summary"
+  ! grep -q 'recording stopped' "$err" || fail "the shim stopped recording"
+  check_cli_accepts
+  grep -q 'ends complete' "$work/$case_name.verify" || fail "verify does not say the file ends complete"
+  local gcs
+  gcs=$("$gcsnap" info "$snap" --format csv 2>/dev/null | tr -d '\r' | grep -c '^[0-9]')
+  [ "$gcs" -ge "$(fact gc_count "$out")" ] || fail "$gcs GCs in the file; the app saw $(fact gc_count "$out")"
+}
+case_exit_writing_return() { exit_writing_case return 3; }
+case_exit_writing_exit() { exit_writing_case exit 5; }
+case_exit_writing_libc_exit() { exit_writing_case libc-exit 6; }
+
 # The output cannot be written (its directory is a regular file): one clear line, nothing run.
 case_unwritable() {
   require_dotnet

@@ -77,6 +77,20 @@ public sealed class FinalizerGate
     }
 }
 
+/// <summary>Alive across the last GC of the exit-writing mode, each but the first holding an
+/// earlier one: that GC's heap walk must hold every one of them and those references.</summary>
+public sealed class ExitMarker
+{
+    public readonly int Index;
+    public readonly ExitMarker? Earlier;
+
+    public ExitMarker(int index, ExitMarker? earlier)
+    {
+        Index = index;
+        Earlier = earlier;
+    }
+}
+
 /// <summary>Its nested type checks '+' nesting in type names: Gcsnap.Sample.Outer+Inner.</summary>
 public sealed class Outer
 {

@@ -8,9 +8,16 @@
 //   wait [SECONDS]  as run, print "gcsnap-sample: ready", wait until stdin closes or SECONDS
 //                   (default 120) pass, then exit 0: for on-demand snapshots
 //   churn N         N iterations of a GC-heavy allocation loop (induced and natural GCs)
+//   threads T       T threads allocate while the main thread induces GCs
+//   exit-writing N CODE return|exit|libc-exit
+//                   allocate N ExitMarkers, one induced GC (a heap walk too large for the
+//                   recorder to write at once), then at once return CODE from Main, call
+//                   Environment.Exit(CODE), or call libc's exit(CODE) (which skips the
+//                   runtime's shutdown): the app exits while that GC is being written
 using System;
 using System.Collections.Generic;
 using System.IO;
+using System.Runtime.InteropServices;
 using System.Threading;
 using System.Threading.Tasks;
 
@@ -51,8 +58,13 @@ public static class Program
                 return Churn(iterations);
             case "threads" when int.TryParse(arg, out int threadCount) && threadCount > 0:
                 return Threads(threadCount);
+            case "exit-writing" when args.Length == 4 && int.TryParse(arg, out int markers) && markers > 0 &&
+                                     int.TryParse(args[2], out int exitCode) &&
+                                     args[3] is "return" or "exit" or "libc-exit":
+                return ExitWhileWriting(markers, exitCode, args[3]);
             default:
-                Console.Error.WriteLine("usage: Gcsnap.Sample [run | crash [MS] | throw [MS] | exit N | wait [SECONDS] | churn N]");
+                Console.Error.WriteLine("usage: Gcsnap.Sample [run | crash [MS] | throw [MS] | exit N | wait [SECONDS] | churn N | " +
+                                        "threads T | exit-writing N CODE return|exit|libc-exit]");
                 return ExitUsage;
         }
     }
@@ -95,6 +107,33 @@ public static class Program
                           $"server_gc={System.Runtime.GCSettings.IsServerGC} gen0_count={GC.CollectionCount(0)} ");
         return 0;
     }
+
+    // exit-writing: the last GC's heap walk holds N ExitMarkers; the app leaves right after it,
+    // while the recorder's writer thread is still encoding that walk. The facts line says how
+    // long the output file was at that moment, so the test can tell the walk was not yet written.
+    private static int ExitWhileWriting(int markers, int code, string how)
+    {
+        // Each marker but the first holds a random earlier one: references that compress
+        // badly, so that writing the walk takes the writer thread a while.
+        var random = new Random(4321);
+        var all = new ExitMarker[markers];
+        for (int i = 0; i < markers; i++)
+            all[i] = new ExitMarker(i, i == 0 ? null : all[random.Next(i)]);
+        Scenario.InducedGc();
+        string? output = Environment.GetEnvironmentVariable("GCSNAP_OUTPUT");
+        long bytesAtExit = output is not null && File.Exists(output) ? new FileInfo(output).Length : -1;
+        Console.WriteLine($"gcsnap-sample: mode=exit-writing pid={Environment.ProcessId} markers={markers} " +
+                          $"induced_gcs={Scenario.InducedGcs} gc_count={GC.CollectionCount(0)} " +
+                          $"file_bytes_at_exit={bytesAtExit} code={code} how={how} ");
+        Console.Out.Flush();
+        GC.KeepAlive(all);
+        if (how == "exit") Environment.Exit(code);
+        if (how == "libc-exit") LibcExit(code);
+        return code;
+    }
+
+    [DllImport("libc", EntryPoint = "exit")]
+    private static extern void LibcExit(int code);
 
     private static int Finish()
     {
