@@ -50,6 +50,15 @@ struct ObjectsChunk {
     generations.reserve(n);
     reference_counts.reserve(n);
   }
+  /// Empty every column, keeping the capacity (for reuse by the next chunk).
+  void clear() noexcept {
+    addresses.clear();
+    type_ids.clear();
+    sizes.clear();
+    generations.clear();
+    reference_counts.clear();
+    references.clear();
+  }
 };
 struct TypesChunk {
   std::vector<uint64_t> ids, class_ids, name_lengths, module_lengths;

@@ -54,6 +54,10 @@ Status Writer::Impl::emit(ChunkData&& chunk) {
   }
   Status s = queue ? queue->push(std::move(chunk)) : sink->consume(chunk);
   if (!s.is_ok()) return fail(s.error());
+  if (auto* done = std::get_if<format::ObjectsChunk>(&chunk); done && !queue) {
+    done->clear();
+    spare_objects = std::move(*done);
+  }
   return {};
 }
 
@@ -160,6 +164,7 @@ Status Writer::end_gc(const GcInfo& info) {
   } catch (const std::bad_alloc&) {
     return w.fail(make_error(ErrorCode::OutOfMemory, "end_gc"));
   }
+  w.spare_objects = {};  // an idle writer holds no chunk memory
   w.state = Impl::State::Idle;
   w.any_gc = true;
   w.last_gc_number = info.gc_number;

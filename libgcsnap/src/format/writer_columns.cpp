@@ -2,6 +2,8 @@
 // (format-spec.md §6: a long column is several chunk sections of the same type).
 #include <algorithm>
 #include <new>
+#include <type_traits>
+#include <utility>
 
 #include "format/writer_impl.hpp"
 
@@ -27,6 +29,8 @@ Status feed(Writer::Impl& w, Chunk& chunk, size_t n, AppendFn&& append_piece) {
       size_t room = static_cast<size_t>(cap - std::min<uint64_t>(cap, chunk.size()));
       size_t take = std::min(room, n - done);
       // A fresh chunk gets its final capacity at once: no regrowth copies of big columns.
+      if constexpr (std::is_same_v<Chunk, format::ObjectsChunk>)
+        if (chunk.size() == 0 && w.spare_objects.addresses.capacity() >= take) chunk = std::exchange(w.spare_objects, {});
       if constexpr (requires { chunk.reserve(take); })
         if (chunk.size() == 0) chunk.reserve(take);
       append_piece(done, take);

@@ -30,6 +30,10 @@ struct Writer::Impl {
   format::SurvivingChunk surviving;
   format::MovedChunk moved;
   format::ObjectsChunk objects;
+  // An encoded objects chunk's emptied columns, for the next one: in the foreground, reusing
+  // them saves a page fault per 4 KiB of every chunk (~10 % of the writer's time at 10 M
+  // objects). Chunks handed to the background thread are not recycled.
+  format::ObjectsChunk spare_objects;
   format::TypesChunk types;
   format::MethodsChunk methods;
   std::vector<uint32_t> gc_type_ids;      // declared in the open block (forgotten on abort)
