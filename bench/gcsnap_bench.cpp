@@ -142,6 +142,18 @@ int cmd_read(const std::string& path) {
   auto roots = rec->read_roots(1);
   if (!roots) die("read_roots", roots.error());
   kv("decode_roots_ms", tr.wall() * 1e3);
+  // The same decode on one thread: what one core does (the default uses up to 4).
+  *objects = ObjectTable{};
+  ReaderLimits one_thread;
+  one_thread.decode_threads = 1;
+  auto rec1 = Recording::open(path, one_thread);
+  if (!rec1) die("open", rec1.error());
+  Timer t1;
+  auto objects1 = (*rec1)->read_objects(1);
+  const double wall1 = t1.wall(), cpu1 = t1.cpu();
+  if (!objects1) die("read_objects", objects1.error());
+  kv("decode1_wall_s", wall1);
+  kv("decode1_cpu_s", cpu1);
   return 0;
 }
 
@@ -164,25 +176,41 @@ int cmd_analyse(const std::string& path) {
   kv("graph_build_cpu_s", tb.cpu());
   kv("peak_rss_b_per_obj_after_build", peak_rss_bytes() / n);
   kv("rss_b_per_obj_after_build", current_rss_bytes() / n);
+  // The first target for the path figures: the object 3/4 into the heap (an old object, deep in
+  // a near-reference chain), or the next reachable one. Without the reverse CSR the path is a
+  // forward BFS from the roots (what `gcsnap path ADDRESS` does after loading).
+  const auto first_target = static_cast<NodeIndex>(graph->node_count() * 3 / 4);
+  {
+    Timer tf;
+    auto p = find_retention_paths(*graph, first_target, RetentionOptions{});
+    if (!p) die("path", p.error());
+    kv("path_forward_cpu_ms", tf.cpu() * 1e3);
+  }
   Timer trv;
   if (Status s = graph->build_reverse(); !s) die("reverse", s.error());
   kv("graph_reverse_cpu_s", trv.cpu());
   kv("peak_rss_b_per_obj_after_reverse", peak_rss_bytes() / n);
   kv("rss_b_per_obj_after_reverse", current_rss_bytes() / n);
-  // One path: the object 3/4 into the heap (an old object, deep in a near-reference chain),
-  // or the next reachable one.
-  double path_s = 0, path_cpu = 0;
+  // With the reverse CSR: one path each for 101 objects spread evenly over the heap, the first
+  // being first_target; median and slowest.
+  std::vector<double> path_cpu;
   size_t hops = 0;
-  for (NodeIndex target = static_cast<NodeIndex>(graph->node_count() * 3 / 4); target < graph->node_count(); ++target) {
-    Timer tp;
-    auto p = find_retention_paths(*graph, target, RetentionOptions{});
-    path_s = tp.wall();
-    path_cpu = tp.cpu();
-    if (!p) die("path", p.error());
-    if (!p->paths.empty()) { hops = p->paths[0].hops(); break; }
+  for (size_t k = 0; k <= 100; ++k) {
+    const size_t start = (first_target + k * (graph->node_count() / 101)) % graph->node_count();
+    for (auto target = static_cast<NodeIndex>(start); target < graph->node_count(); ++target) {
+      Timer tp;
+      auto p = find_retention_paths(*graph, target, RetentionOptions{});
+      const double cpu = tp.cpu();
+      if (!p) die("path", p.error());
+      if (p->paths.empty()) continue;  // unreachable: take the next object
+      path_cpu.push_back(cpu);
+      if (k == 0) hops = p->paths[0].hops();
+      break;
+    }
   }
-  kv("path_wall_ms", path_s * 1e3);
-  kv("path_cpu_ms", path_cpu * 1e3);
+  std::sort(path_cpu.begin(), path_cpu.end());
+  kv("path_cpu_ms", path_cpu.empty() ? 0 : path_cpu[path_cpu.size() / 2] * 1e3);
+  kv("path_max_cpu_ms", path_cpu.empty() ? 0 : path_cpu.back() * 1e3);
   kv("path_hops", static_cast<double>(hops));
   kv("peak_rss_b_per_obj_after_path", peak_rss_bytes() / n);
   kv("rss_b_per_obj_after_path", current_rss_bytes() / n);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <new>
 
-#include "huge_pages.hpp"
 
 // Semi-NCA (Georgiadis, Tarjan, Werneck, "Finding Dominators in Practice", 2006): semi-
 // dominators as in Lengauer-Tarjan with simple path compression, then each idom is the
@@ -26,9 +25,9 @@ struct Preorder {
 Preorder depth_first_order(const HeapGraph& graph, const DominatorOptions& options) {
   Preorder p;
   const size_t n = graph.node_count();
-  detail::assign_huge(p.number, n, 0u);
-  detail::reserve_huge(p.vertex, n + 1);
-  detail::reserve_huge(p.parent, n + 1);
+  p.number.assign(n, 0u);
+  p.vertex.reserve(n + 1);
+  p.parent.reserve(n + 1);
   p.vertex.push_back(kNoNode);
   p.parent.push_back(0);
   struct Frame {
@@ -72,10 +71,10 @@ class SemiNca {
   SemiNca(const HeapGraph& graph, Preorder& order)
       : graph_(graph), order_(order), idom_(std::move(order.parent)) {
     const size_t count = idom_.size();
-    detail::reserve_huge(ancestor_, count);
+    ancestor_.reserve(count);
     ancestor_.assign(idom_.begin(), idom_.end());
-    detail::resize_huge(label_, count);
-    detail::resize_huge(semi_, count);
+    label_.resize(count);
+    semi_.resize(count);
     for (uint32_t i = 0; i < count; ++i) label_[i] = semi_[i] = i;
   }
 
@@ -157,8 +156,8 @@ Result<DominatorTree> DominatorTree::compute(const HeapGraph& graph, const Domin
     // each subtree into its parent. Accumulated straight into the node-indexed result (no
     // preorder-indexed copy): at 10 M objects every extra array here is 4-8 B per object of
     // peak memory (docs/performance.md).
-    detail::assign_huge(tree.idom_, n, kNoNode);
-    detail::assign_huge(tree.retained_, n, uint64_t{0});
+    tree.idom_.assign(n, kNoNode);
+    tree.retained_.assign(n, uint64_t{0});
     uint64_t reachable = 0;
     for (size_t w = count - 1; w >= 1; --w) {
       const NodeIndex v = order.vertex[w];

@@ -4,7 +4,6 @@
 #include <new>
 
 #include "analysis/address_resolver.hpp"
-#include "huge_pages.hpp"
 
 namespace gcsnap {
 namespace {
@@ -94,7 +93,7 @@ Result<HeapGraph> HeapGraph::build(const ObjectTable& objects, const RootTable& 
     g.stats_.references = objects.reference_targets.size();
 
     // Resolve in place, then squeeze out the unresolved edges while writing the offsets.
-    detail::resize_huge(g.forward_targets_, objects.reference_targets.size());
+    g.forward_targets_.resize(objects.reference_targets.size());
     g.stats_.unresolved_references = resolve_edges(objects, g.forward_targets_);
     g.forward_offsets_.reset(n + 1, objects.reference_targets.size());
     uint64_t kept = 0;
@@ -164,8 +163,8 @@ void reverse_edges(size_t node_count, const CsrOffsets& forward, const std::vect
 void CsrOffsets::reset(size_t n_plus_1, uint64_t max_edges) {
   std::vector<uint32_t>().swap(narrow_);
   std::vector<uint64_t>().swap(wide_);
-  if (max_edges <= UINT32_MAX) detail::assign_huge(narrow_, n_plus_1, 0u);
-  else detail::assign_huge(wide_, n_plus_1, uint64_t{0});
+  if (max_edges <= UINT32_MAX) narrow_.assign(n_plus_1, 0u);
+  else wide_.assign(n_plus_1, uint64_t{0});
 }
 
 Status HeapGraph::build_reverse() {
@@ -174,7 +173,7 @@ Status HeapGraph::build_reverse() {
     CsrOffsets offsets;
     offsets.reset(node_count_ + 1, forward_targets_.size());
     std::vector<NodeIndex> sources;
-    detail::resize_huge(sources, forward_targets_.size());
+    sources.resize(forward_targets_.size());
     if (!offsets.narrow().empty()) reverse_edges(node_count_, forward_offsets_, forward_targets_, offsets.narrow(), sources);
     else reverse_edges(node_count_, forward_offsets_, forward_targets_, offsets.wide(), sources);
     reverse_offsets_ = std::move(offsets);

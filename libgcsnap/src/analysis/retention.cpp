@@ -5,7 +5,6 @@
 #include <optional>
 #include <tuple>
 
-#include "huge_pages.hpp"
 
 namespace gcsnap {
 
@@ -27,7 +26,7 @@ Result<ShortestPathTree> ShortestPathTree::compute(const HeapGraph& graph, const
     ShortestPathTree tree;
     tree.graph_ = &graph;
     const auto roots = graph.roots();
-    detail::assign_huge(tree.parent_, graph.node_count(), kNoNode);
+    tree.parent_.assign(graph.node_count(), kNoNode);
 
     std::vector<uint32_t> order;
     order.reserve(roots.size());

@@ -7,7 +7,6 @@
 #include <thread>
 
 #include "format/chunk_decoder.hpp"
-#include "huge_pages.hpp"
 
 // Why two passes: the table is sized once and every section decodes straight into its slice,
 // so no section's columns are copied. Sizing it needs each section's reference count, which
@@ -98,12 +97,12 @@ Status decode_object_sections(std::span<const uint8_t> file, std::span<const Sec
     job.first_reference = references;
     references += job.references;  // each at most its payload's size: no overflow
   }
-  detail::resize_huge(out.addresses, objects);
-  detail::resize_huge(out.type_ids, objects);
-  detail::resize_huge(out.sizes, objects);
-  detail::resize_huge(out.generations, objects);
-  detail::assign_huge(out.reference_offsets, objects + 1, uint64_t{0});
-  detail::resize_huge(out.reference_targets, references);
+  out.addresses.resize(objects);
+  out.type_ids.resize(objects);
+  out.sizes.resize(objects);
+  out.generations.resize(objects);
+  out.reference_offsets.assign(objects + 1, uint64_t{0});
+  out.reference_targets.resize(references);
 
   // Pass 2: decode each section into its slice of the table.
   run_jobs(jobs.size(), n_threads, [&](size_t k) {
