@@ -56,14 +56,17 @@ if [ "$APP" = 1 ]; then
   export GCSNAP_SHIM=$BUILD/bin/libgcsnap_profiler.so
   [ -f "$GCSNAP_SHIM" ] || GCSNAP_SHIM=$(find "$BUILD" -name libgcsnap_profiler.so | head -1)
   for r in $(seq 1 "$REPS"); do
-    for mode in off none default all; do
+    for mode in off none default walk all; do
       log "app rep $r: $mode"
       # shellcheck disable=SC2086
       if [ "$mode" = off ]; then
         dotnet "$OUT/app/gc_heavy_app.dll" $APP_ARGS >"$OUT/app.$mode.$r.txt"
       else
-        "$GCSNAP" record -o "$OUT/app-$mode.snap" --policy "$mode" -- dotnet "$OUT/app/gc_heavy_app.dll" $APP_ARGS \
-          >"$OUT/app.$mode.$r.txt" 2>"$OUT/app.$mode.$r.err"
+        # walk: every GC walked by the runtime, nothing stored (the runtime's own walk cost).
+        policy=$mode walk_only=0
+        [ "$mode" = walk ] && policy=all walk_only=1
+        GCSNAP_WALK_ONLY=$walk_only "$GCSNAP" record -o "$OUT/app-$mode.snap" --policy "$policy" -- \
+          dotnet "$OUT/app/gc_heavy_app.dll" $APP_ARGS >"$OUT/app.$mode.$r.txt" 2>"$OUT/app.$mode.$r.err"
         echo "file_bytes $(stat -c %s "$OUT/app-$mode.snap")" >>"$OUT/app.$mode.$r.txt"
         rm -f "$OUT/app-$mode.snap"
       fi

@@ -164,12 +164,11 @@ void Recorder::on_root_references(std::span<const uint64_t> object_ids, std::spa
 
 uint32_t Recorder::type_id_for(uint64_t class_id) {
   if (class_id == 0) return 0;
-  // Heap walks visit runs of same-typed objects: one compare saves most hash look-ups.
-  if (class_id == last_class_id_) return last_type_id_;
+  CachedType& cached = type_cache_[((class_id >> 3) ^ (class_id >> 11)) % kTypeCacheSize];
+  if (cached.class_id == class_id) return cached.type_id;
   auto found = type_ids_.find(class_id);
   if (found != type_ids_.end()) {
-    last_class_id_ = class_id;
-    last_type_id_ = found->second;
+    cached = CachedType{class_id, found->second};
     return found->second;
   }
   RuntimeQueries::TypeName resolved = queries_.type_name(class_id);

@@ -72,6 +72,9 @@ SettingsResult parse_settings(const EnvLookup& lookup) {
   if (const char* control = lookup(kEnvControl); control && std::string_view(control) == "0") {
     s.control_socket = false;
   }
+  if (const char* walk_only = lookup(kEnvWalkOnly); walk_only && std::string_view(walk_only) == "1") {
+    s.walk_only = true;
+  }
   return result;
 }
 

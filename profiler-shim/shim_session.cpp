@@ -201,6 +201,7 @@ void ShimSession::on_root_references(std::span<const uint64_t> objects, std::spa
 }
 
 bool ShimSession::on_object_references(uint64_t object, uint64_t class_id, std::span<const uint64_t> references) {
+  if (settings_.walk_only) return recorder_->is_walking();  // continue the runtime's walk, store nothing
   return recorder_->on_object_references(object, class_id, references);
 }
 

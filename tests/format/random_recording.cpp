@@ -23,10 +23,22 @@ void make_objects(std::mt19937_64& rng, ModelGc& gc, const ModelOptions& opt, ui
   for (size_t i = 0; i < n; ++i) addrs.push_back(pick_address(rng, cursor, opt.unaligned));
   if (opt.extreme && n > 0) addrs.back() = UINT64_MAX;
   if (opt.extreme && n > 1) addrs.front() = 0;
-  // Heap-walk order: mostly sorted, with some swapped neighbours and moved runs.
-  for (size_t i = 0; i + 1 < n; ++i)
-    if (rng() % 7 == 0) std::swap(addrs[i], addrs[i + 1]);
-  if (n > 10 && rng() % 2) std::rotate(addrs.begin(), addrs.begin() + static_cast<ptrdiff_t>(n / 3), addrs.end());
+  if (opt.region_runs) {
+    std::sort(addrs.begin(), addrs.end());
+    std::vector<std::vector<uint64_t>> runs;
+    for (size_t i = 0; i < n; ++i) {
+      if (runs.empty() || rng() % 16 == 0) runs.emplace_back();
+      runs.back().push_back(addrs[i]);
+    }
+    std::shuffle(runs.begin(), runs.end(), rng);
+    addrs.clear();
+    for (const auto& run : runs) addrs.insert(addrs.end(), run.begin(), run.end());
+  } else {
+    // Heap-walk order: mostly sorted, with some swapped neighbours and moved runs.
+    for (size_t i = 0; i + 1 < n; ++i)
+      if (rng() % 7 == 0) std::swap(addrs[i], addrs[i + 1]);
+    if (n > 10 && rng() % 2) std::rotate(addrs.begin(), addrs.begin() + static_cast<ptrdiff_t>(n / 3), addrs.end());
+  }
   auto& o = gc.objects;
   o.reference_offsets.push_back(0);
   for (size_t i = 0; i < n; ++i) {

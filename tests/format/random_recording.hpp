@@ -27,6 +27,10 @@ struct ModelOptions {
   size_t max_roots = 20;
   bool unaligned = false;
   bool extreme = false;  // max uint64 ids, lengths
+  /// Walk order as a regions heap gives it: address-sorted runs over disjoint intervals, the
+  /// runs in shuffled order (the writer's run-ordering path); otherwise mostly sorted with
+  /// swapped neighbours (its general sort).
+  bool region_runs = false;
 };
 
 /// Generate GCs numbered 1..n with increasing type ids.

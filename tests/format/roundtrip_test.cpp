@@ -40,6 +40,7 @@ TEST_CASE("random recordings round trip over many seeds") {
     mo.extreme = seed % 5 == 0;
     mo.max_objects = seed % 7 == 0 ? 0 : 300;
     mo.max_roots = seed % 11 == 0 ? 0 : 30;
+    mo.region_runs = seed % 6 == 1;
     WriterOptions wo;
     wo.background_compression = seed % 2 == 0;
     wo.chunk_items = seed % 4 == 0 ? 1 + seed % 5 : (seed % 4 == 1 ? 64 : 1u << 20);

@@ -25,9 +25,11 @@ TEST_CASE("settings: defaults and every variable", "[shim][settings]") {
   CHECK(plain.settings.max_memory_bytes == 1024ull << 20);
   CHECK(plain.settings.max_snapshots == UINT64_MAX);
   CHECK(plain.settings.control_socket);
+  CHECK_FALSE(plain.settings.walk_only);
 
   auto full = parse({{"GCSNAP_OUTPUT", "o"}, {"GCSNAP_POLICY", "gen2"}, {"GCSNAP_MAX_SNAPSHOTS", "3"},
-                     {"GCSNAP_MAX_MEMORY_MB", "64"}, {"GCSNAP_CONTROL", "0"}});
+                     {"GCSNAP_MAX_MEMORY_MB", "64"}, {"GCSNAP_CONTROL", "0"}, {"GCSNAP_WALK_ONLY", "1"}});
+  CHECK(full.settings.walk_only);
   REQUIRE(full.error.empty());
   CHECK(full.settings.policy == SnapshotPolicy::Gen2);
   CHECK(full.settings.max_snapshots == 3);

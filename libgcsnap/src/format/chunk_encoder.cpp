@@ -13,14 +13,48 @@ thread_local std::vector<uint8_t> t_payload;
 
 uint16_t type_of(SectionType t) { return static_cast<uint16_t>(t); }
 
+// Return the permutation that puts addresses in order, ties in arrival order. A heap walk
+// visits the heap range by range, each in address order, so the chunk is a few hundred
+// sorted runs over disjoint intervals: ordering the runs is enough. A run is also cut where
+// the address jumps by more than kRunGap, so that an object from elsewhere (a frozen string
+// the walk reports when it is referenced) does not stretch a run over others. The general
+// sort is kept for runs that interleave (a stable merge sort of 64 Ki objects was 4 % of an
+// every-GC recording's CPU, perf on gc_heavy_app).
+std::vector<uint32_t> address_order(const std::vector<uint64_t>& addresses) {
+  constexpr uint64_t kRunGap = uint64_t{1} << 20;
+  const size_t n = addresses.size();
+  std::vector<uint32_t> order(n);
+  struct Run {
+    uint32_t begin, end;
+  };
+  std::vector<Run> runs;
+  for (uint32_t i = 0; i < n;) {
+    uint32_t j = i + 1;
+    while (j < n && addresses[j - 1] <= addresses[j] && addresses[j] - addresses[j - 1] <= kRunGap) ++j;
+    runs.push_back({i, j});
+    i = j;
+  }
+  std::stable_sort(runs.begin(), runs.end(),
+                   [&](const Run& a, const Run& b) { return addresses[a.begin] < addresses[b.begin]; });
+  bool disjoint = true;
+  for (size_t k = 1; k < runs.size() && disjoint; ++k)
+    disjoint = addresses[runs[k - 1].end - 1] < addresses[runs[k].begin];
+  if (disjoint) {
+    uint32_t* o = order.data();
+    for (const Run& r : runs)
+      for (uint32_t i = r.begin; i < r.end; ++i) *o++ = i;
+    return order;
+  }
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return addresses[a] < addresses[b]; });
+  return order;
+}
+
 // §6.6: objects go to disk in address order within a chunk; ties keep arrival order.
 void sort_objects(ObjectsChunk& c) {
   if (std::is_sorted(c.addresses.begin(), c.addresses.end())) return;
   const size_t n = c.size();
-  std::vector<uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return c.addresses[a] < c.addresses[b]; });
+  const std::vector<uint32_t> order = address_order(c.addresses);
   std::vector<uint64_t> first(n + 1, 0);
   for (size_t i = 0; i < n; ++i) first[i + 1] = first[i] + c.reference_counts[i];
   ObjectsChunk s;
