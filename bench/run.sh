@@ -68,6 +68,7 @@ if [ "$APP" = 1 ]; then
         GCSNAP_WALK_ONLY=$walk_only "$GCSNAP" record -o "$OUT/app-$mode.snap" --policy "$policy" -- \
           dotnet "$OUT/app/gc_heavy_app.dll" $APP_ARGS >"$OUT/app.$mode.$r.txt" 2>"$OUT/app.$mode.$r.err"
         echo "file_bytes $(stat -c %s "$OUT/app-$mode.snap")" >>"$OUT/app.$mode.$r.txt"
+        "$BENCH" gctime "$OUT/app-$mode.snap" >>"$OUT/app.$mode.$r.txt"
         rm -f "$OUT/app-$mode.snap"
       fi
     done
