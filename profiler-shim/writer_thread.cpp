@@ -1,5 +1,7 @@
 #include "writer_thread.hpp"
 
+#include <pthread.h>
+
 #include <cstring>
 #include <string>
 #include <vector>
@@ -75,6 +77,8 @@ void WriterThread::submit(std::unique_ptr<GcBatch> batch) noexcept {
 }
 
 void WriterThread::run() noexcept {
+  // A name of its own, so that top, perf and gdb tell it from the app's threads.
+  pthread_setname_np(pthread_self(), "gcsnap-writer");
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
