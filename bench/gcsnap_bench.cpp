@@ -90,7 +90,9 @@ int cmd_write(size_t n, const std::string& path, bool background) {
   std::fprintf(stderr, "generated %zu + %zu objects in %.1f s\n", r.a.size(), r.b.size(), gen.wall());
   WriterOptions opt;
   opt.background_compression = background;
-  if (const char* level = std::getenv("GCSNAP_BENCH_LEVEL")) opt.compression_level = std::atoi(level);  // experiments
+  // Experiments: zstd level and chunk size other than the defaults.
+  if (const char* level = std::getenv("GCSNAP_BENCH_LEVEL")) opt.compression_level = std::atoi(level);
+  if (const char* chunk = std::getenv("GCSNAP_BENCH_CHUNK")) opt.chunk_items = std::strtoull(chunk, nullptr, 10);
   auto w = Writer::create(path, opt);
   if (!w) die("create", w.error());
   Writer& writer = **w;
