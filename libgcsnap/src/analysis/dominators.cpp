@@ -69,13 +69,9 @@ class SemiNca {
  public:
   // Takes over order.parent as the initial idoms (phase 1 reads the DFS parents from there).
   SemiNca(const HeapGraph& graph, Preorder& order)
-      : graph_(graph), order_(order), idom_(std::move(order.parent)) {
-    const size_t count = idom_.size();
-    ancestor_.reserve(count);
-    ancestor_.assign(idom_.begin(), idom_.end());
-    label_.resize(count);
-    semi_.resize(count);
-    for (uint32_t i = 0; i < count; ++i) label_[i] = semi_[i] = i;
+      : graph_(graph), order_(order), ancestor_(order.parent), label_(order.parent.size()),
+        semi_(order.parent.size()), idom_(std::move(order.parent)) {
+    for (uint32_t i = 0; i < label_.size(); ++i) label_[i] = semi_[i] = i;
   }
 
   std::vector<uint32_t> run() {

@@ -162,19 +162,19 @@ class BackwardSearch {
       : graph_(graph), options_(options), visited_(graph.node_count()), root_nodes_(graph.node_count()) {
     const auto roots = graph.roots();
     for (uint32_t r = 0; r < roots.size(); ++r)
-      if (options.include_weak || !roots[r].is_weak()) root_nodes_.set(roots[r].node);
+      if (options.include_weak || !roots[r].is_weak()) root_nodes_[roots[r].node] = true;
   }
 
   RetentionResult run(NodeIndex target) {
     queue_.push_back({target, kNone});
-    visited_.set(target);
+    visited_[target] = true;
     for (size_t level = 0; level < queue_.size();) {
       const size_t level_end = queue_.size();
       if (auto found = best_root_in(level, level_end)) return result_from(*found);
       for (size_t i = level; i < level_end; ++i) {
         for (NodeIndex p : graph_.predecessors(queue_[i].node)) {
-          if (visited_.test(p)) continue;
-          visited_.set(p);
+          if (visited_[p]) continue;
+          visited_[p] = true;
           queue_.push_back({p, static_cast<uint32_t>(i)});
         }
       }
@@ -194,20 +194,11 @@ class BackwardSearch {
     uint32_t root;
   };
 
-  class Bits {
-   public:
-    explicit Bits(size_t n) : words_((n + 63) / 64, 0) {}
-    bool test(size_t i) const noexcept { return (words_[i / 64] >> (i % 64)) & 1u; }
-    void set(size_t i) noexcept { words_[i / 64] |= uint64_t{1} << (i % 64); }
-   private:
-    std::vector<uint64_t> words_;
-  };
-
   // Return the level entry with the best root (priority, then RootTable order), if any.
   std::optional<Found> best_root_in(size_t begin, size_t end) const {
     std::vector<std::pair<NodeIndex, size_t>> hits;  // (node, queue position), sorted by node
     for (size_t i = begin; i < end; ++i)
-      if (root_nodes_.test(queue_[i].node)) hits.emplace_back(queue_[i].node, i);
+      if (root_nodes_[queue_[i].node]) hits.emplace_back(queue_[i].node, i);
     if (hits.empty()) return std::nullopt;
     std::sort(hits.begin(), hits.end());
     std::optional<Found> best;
@@ -239,8 +230,8 @@ class BackwardSearch {
 
   const HeapGraph& graph_;
   const RetentionOptions& options_;
-  Bits visited_;
-  Bits root_nodes_;
+  std::vector<bool> visited_;     // one bit per node
+  std::vector<bool> root_nodes_;  // objects of the roots that count
   std::vector<Entry> queue_;
 };
 
