@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Issue 11: the snapshot pause. Prints, for each heap size, the longest stall bench/stall_app
+# felt during: a plain full blocking GC (no profiler); `gcsnap snapshot` with
+# GCSNAP_WALK_ONLY=1 (the runtime's heap walk, nothing stored); `gcsnap snapshot` (the shim
+# storing the walk); the EventPipe heap dump dotnet-gcdump is built on (dotnet-trace with the
+# gcdump keywords). Snapshots are taken under `gcsnap record --policy none`.
+#   bench/pause.sh [--sizes "1000000 5000000"] [--reps 3] [--rows plain,walk,shim,eventpipe] [--out DIR] [--keep]
+# Env: BUILD_DIR (default build-bench; Release), DOTNET_TRACE (use this dotnet-trace instead of
+# installing one from NuGet into OUT/tools).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD_DIR:-$ROOT/build-bench}
+OUT=${TMPDIR:-/tmp}/gcsnap-pause
+SIZES="1000000 5000000"
+REPS=3
+ROWS=plain,walk,shim,eventpipe
+KEEP=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --sizes) SIZES=$2; shift 2 ;;
+    --reps) REPS=$2; shift 2 ;;
+    --rows) ROWS=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    --keep) KEEP=(--keep); shift ;;
+    *) echo "usage: $0 [--sizes \"N ...\"] [--reps R] [--rows plain,walk,shim,eventpipe] [--out DIR] [--keep]" >&2; exit 64 ;;
+  esac
+done
+mkdir -p "$OUT"
+log() { echo "pause.sh: $*" >&2; }
+
+if [ -z "${BUILD_DIR:-}" ] || [ ! -x "$BUILD/bin/gcsnap" ]; then
+  log "building gcsnap and the shim in $BUILD (Release, -j2)"
+  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGCSNAP_BUILD_TESTS=OFF >"$OUT/cmake.log" 2>&1
+  cmake --build "$BUILD" -j2 --target gcsnap_cli gcsnap_profiler >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log" >&2; exit 1; }
+fi
+GCSNAP=$BUILD/bin/gcsnap
+export GCSNAP_SHIM=${GCSNAP_SHIM:-$BUILD/bin/libgcsnap_profiler.so}
+
+log "building bench/stall_app"
+dotnet build "$ROOT/bench/stall_app/stall_app.csproj" -c Release -o "$OUT/stall_app" >"$OUT/app-build.log" 2>&1 \
+  || { tail -20 "$OUT/app-build.log" >&2; exit 1; }
+
+TRACE=${DOTNET_TRACE:-}
+TRACE_NOTE="not installed"
+if [[ ",$ROWS," == *,eventpipe,* ]] && [ -z "$TRACE" ]; then
+  TRACE=$OUT/tools/dotnet-trace
+  if [ ! -x "$TRACE" ]; then
+    log "installing dotnet-trace from NuGet into $OUT/tools"
+    if ! dotnet tool install dotnet-trace --tool-path "$OUT/tools" >"$OUT/dotnet-trace-install.log" 2>&1; then
+      TRACE_NOTE="dotnet tool install dotnet-trace failed: $(grep -m1 -i error "$OUT/dotnet-trace-install.log" || tail -1 "$OUT/dotnet-trace-install.log")"
+      log "$TRACE_NOTE"
+      TRACE=""
+    fi
+  fi
+fi
+
+python3 "$ROOT/bench/pause_drive.py" --sizes "$SIZES" --reps "$REPS" --rows "$ROWS" --out "$OUT" \
+  --app-dll "$OUT/stall_app/StallApp.dll" --gcsnap "$GCSNAP" --dotnet-trace "$TRACE" --trace-note "$TRACE_NOTE" "${KEEP[@]}"
