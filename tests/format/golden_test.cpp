@@ -24,10 +24,11 @@ ErrorCode first_read_error(const Recording& r) {
 
 }  // namespace
 
-// compat/: the same sample as written by earlier writers (before long-distance matching was
-// turned on): readers must keep reading every file a released writer produced.
+// compat/: the same sample as written by earlier writers (1.0 before long-distance matching was
+// turned on, 1.0 with it): readers must keep reading every file a released writer produced.
 TEST_CASE("golden sample-valid.snap reads back what was written") {
-  const char* name = GENERATE("sample-valid.snap", "compat/sample-valid-no-ldm.snap");
+  const char* name =
+      GENERATE("sample-valid.snap", "compat/sample-valid-1.0.snap", "compat/sample-valid-no-ldm.snap");
   CAPTURE(name);
   auto rec = Recording::open(golden(name));
   REQUIRE(rec);
@@ -72,6 +73,25 @@ TEST_CASE("golden sample-valid.snap reads back what was written") {
   auto first_names = r.read_names(0);
   REQUIRE(first_names);
   CHECK(first_names->types().size() == 2);
+  // §6.11 (1.1): the 1.0 files have no dependent-handles section, so no pairs.
+  auto handles = r.read_dependent_handles(2);
+  REQUIRE(handles);
+  auto has_section = r.has_dependent_handle_section(2);
+  REQUIRE(has_section);
+  auto no_walk = r.read_dependent_handles(0);
+  REQUIRE(no_walk);
+  CHECK(no_walk->size() == 0);
+  CHECK_FALSE(*r.has_dependent_handle_section(0));
+  if (std::string(name) == "sample-valid.snap") {
+    CHECK(r.minor_version() == 1);
+    CHECK(*has_section);
+    CHECK(handles->primaries == std::vector<uint64_t>{0x7f0000c00040, 0x7f0000c00018});
+    CHECK(handles->secondaries == std::vector<uint64_t>{0x7f0000c000d8, 0x7f0000c01000});
+  } else {
+    CHECK(r.minor_version() == 0);
+    CHECK_FALSE(*has_section);
+    CHECK(handles->size() == 0);
+  }
 }
 
 TEST_CASE("golden files that must not open") {

@@ -83,6 +83,11 @@ bool write_sample(const std::string& path, bool duplicate_address) {
   std::vector<uint8_t> more_gens(48, 2);
   for (uint64_t i = 0; i < 48; ++i) more_addr.push_back(0x7f0000c01000 + 24 * i);
   ok = ok && wr.add_objects(more_addr, more_types, more_sizes, more_gens, more_counts, {}).is_ok();
+  // §6.11 (1.1): one App.Cache+Entry keeps a string alive through a dependent handle, and the
+  // other one an object that no reference reaches.
+  uint64_t primaries[] = {0x7f0000c00040, 0x7f0000c00018};
+  uint64_t secondaries[] = {0x7f0000c000d8, 0x7f0000c01000};
+  ok = ok && wr.add_dependent_handles(primaries, secondaries).is_ok();
   ok = ok && wr.add_drops({0, 0, 3, 5, drop_reason::kTypeUnresolved}).is_ok() && wr.end_gc(gc3).is_ok();
   return ok && wr.close().is_ok();
 }

@@ -23,7 +23,9 @@ namespace {
 
 enum Decoder : uint8_t {
   kGenerationBounds, kRoots, kSurviving, kMoved, kObjects, kTypes, kMethods,
-  kSectionHeaderAndPayload, kGcInfo, kGcSummary, kFileHeader, kTrailer, kVarints, kColumns, kCount
+  kSectionHeaderAndPayload, kGcInfo, kGcSummary, kFileHeader, kTrailer, kVarints, kColumns,
+  kDependentHandles,  // 1.1; new decoders go last so that existing seeds keep their meaning
+  kCount
 };
 
 void run(uint8_t which, uint64_t items, std::span<const uint8_t> bytes) {
@@ -114,6 +116,13 @@ void run(uint8_t which, uint64_t items, std::span<const uint8_t> bytes) {
       std::vector<uint64_t> targets(static_cast<size_t>(total));
       (void)c.read_edges(a.data(), counts.data(), a.size(), total, targets.data());
       (void)c.finish();
+      break;
+    }
+    case kDependentHandles: {
+      DependentHandleTable out;
+      if (decode_dependent_handles(ctx, out).is_ok() &&
+          (out.primaries.size() != items || out.secondaries.size() != items))
+        __builtin_trap();
       break;
     }
     default: break;

@@ -60,7 +60,11 @@ int main(int argc, char** argv) {
       for (const auto& ref : *refs) {
         std::vector<uint8_t> payload;
         if (!load_section(file, ref, ReaderLimits{}, payload).is_ok()) continue;
-        const uint8_t which = static_cast<uint8_t>(ref.header.type - static_cast<uint16_t>(SectionType::GenerationBounds));
+        // The decoder selectors of fuzz_decoders.cpp: 0..6 for types 0x0010..0x0016, then the
+        // 1.1 sections, which were appended after the other decoders.
+        uint8_t which = static_cast<uint8_t>(ref.header.type - static_cast<uint16_t>(SectionType::GenerationBounds));
+        if (ref.header.type == static_cast<uint16_t>(SectionType::DependentHandles)) which = 14;
+        else if (which > 6) continue;
         const std::string name = stem + "-s" + std::to_string(k++);
         write_seed(dir, name, which, ref.header.item_count, payload);
         write_seed(dir, name + "-raw", 7, 0,

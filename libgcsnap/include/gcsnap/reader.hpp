@@ -67,6 +67,14 @@ struct RangeTable {
   std::vector<uint64_t> moved_old_starts, moved_new_starts, moved_lengths;
 };
 
+/// Dependent handles of one GC (format-spec.md §6.11), in report order: primaries[i] keeps
+/// secondaries[i] alive as long as it is alive itself (ConditionalWeakTable key -> value).
+struct DependentHandleTable {
+  std::vector<uint64_t> primaries;
+  std::vector<uint64_t> secondaries;
+  size_t size() const noexcept { return primaries.size(); }
+};
+
 /// Objects of one heap walk, in address order, with their references in CSR form:
 /// targets of object i are reference_targets[reference_offsets[i] .. reference_offsets[i+1]).
 struct ObjectTable {
@@ -136,6 +144,12 @@ class Recording {
   Result<RangeTable> read_ranges(size_t gc_index) const;
   /// Errors: NoHeapWalk when the GC has none.
   Result<ObjectTable> read_objects(size_t gc_index) const;
+  /// Dependent-handle pairs of a GC; empty when the block has no such section (every file
+  /// of a 1.0 writer, GCs without a heap walk). has_dependent_handle_section tells them apart.
+  Result<DependentHandleTable> read_dependent_handles(size_t gc_index) const;
+  /// Whether the GC's block holds a dependent-handles section (a 1.1 writer at a heap walk
+  /// writes one even when the runtime reported no pair). Errors: as reading the block.
+  Result<bool> has_dependent_handle_section(size_t gc_index) const;
   /// Types and methods declared by blocks 0..gc_index (inclusive).
   Result<NameTable> read_names(size_t gc_index) const;
   /// Types and methods declared by block gc_index alone (the types new in that GC).

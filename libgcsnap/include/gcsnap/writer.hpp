@@ -62,6 +62,9 @@ class Writer {
   /// Declare types first seen in this GC. Ids must not repeat across the recording.
   Status add_types(std::span<const TypeRecord> types);
   Status add_methods(std::span<const MethodRecord> methods);
+  /// Append dependent-handle pairs (format-spec.md §6.11, since 1.1): primaries[i] keeps
+  /// secondaries[i] alive. Two parallel columns of equal length. Errors: InvalidArgument.
+  Status add_dependent_handles(std::span<const uint64_t> primaries, std::span<const uint64_t> secondaries);
   /// Record data the caller dropped at this GC (added to the block's drop section).
   Status add_drops(const DropCounts& drops);
   /// Finish the GC block: final info (compacted, end time) replaces begin_gc's.

@@ -70,6 +70,11 @@ struct MethodsChunk {
   std::vector<uint8_t> names;
   size_t size() const noexcept { return function_ids.size(); }
 };
+struct DependentHandlesChunk {
+  std::vector<uint64_t> primaries, secondaries;
+  bool captured = false;  // add_dependent_handles was called in this GC, maybe with no pair
+  size_t size() const noexcept { return primaries.size(); }
+};
 /// A record whose payload the writer already built (block start, end, abort, index).
 struct RawRecord {
   uint16_t type = 0;
@@ -79,7 +84,7 @@ struct RawRecord {
 };
 
 using ChunkData = std::variant<GenerationBoundsChunk, RootsChunk, SurvivingChunk, MovedChunk, ObjectsChunk,
-                               TypesChunk, MethodsChunk, RawRecord>;
+                               TypesChunk, MethodsChunk, DependentHandlesChunk, RawRecord>;
 
 /// Encode one chunk as a whole section (header + maybe-compressed payload), appended to out.
 /// Objects are sorted by address first (format-spec.md §6.6).

@@ -161,6 +161,17 @@ Status decode_objects(const DecodeContext& ctx, ObjectTable& out) {
   return {};
 }
 
+Status decode_dependent_handles(const DecodeContext& ctx, DependentHandleTable& out) {
+  ColumnCursor c(ctx.payload, ctx.offset);
+  std::vector<uint64_t> primaries, secondaries;
+  GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, primaries));
+  GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, secondaries));
+  GCSNAP_RETURN_IF_ERROR(c.finish());
+  append_all(out.primaries, primaries);
+  append_all(out.secondaries, secondaries);
+  return {};
+}
+
 Status decode_types(const DecodeContext& ctx, NameTable& out) {
   ColumnCursor c(ctx.payload, ctx.offset);
   std::vector<uint64_t> ids, class_ids, name_lengths, module_lengths;

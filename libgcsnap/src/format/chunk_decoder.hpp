@@ -41,6 +41,7 @@ Status decode_objects_into(const DecodeContext& ctx, const ObjectSlots& slots, s
 /// Return the number of references an objects section holds (the sum of its count column),
 /// checked as decode_objects_into checks it, without decoding the other columns.
 Result<uint64_t> reference_total(const DecodeContext& ctx);
+Status decode_dependent_handles(const DecodeContext& ctx, DependentHandleTable& out);
 Status decode_types(const DecodeContext& ctx, NameTable& out);
 Status decode_methods(const DecodeContext& ctx, NameTable& out);
 

@@ -128,6 +128,11 @@ struct Encode {
     encode_bytes_column(c.names, p);
     return type_of(SectionType::Methods);
   }
+  uint16_t operator()(const DependentHandlesChunk& c) {
+    encode_delta_column(c.primaries, p);
+    encode_delta_column(c.secondaries, p);
+    return type_of(SectionType::DependentHandles);
+  }
   uint16_t operator()(const RawRecord& c) {
     p.insert(p.end(), c.payload.begin(), c.payload.end());
     return c.type;
@@ -158,6 +163,7 @@ uint64_t chunk_raw_bytes(const ChunkData& chunk) noexcept {
     uint64_t operator()(const ObjectsChunk& c) const { return c.size() * 25 + c.references.size() * 8; }
     uint64_t operator()(const TypesChunk& c) const { return c.size() * 32 + c.names.size() + c.modules.size(); }
     uint64_t operator()(const MethodsChunk& c) const { return c.size() * 16 + c.names.size(); }
+    uint64_t operator()(const DependentHandlesChunk& c) const { return c.size() * 16; }
     uint64_t operator()(const RawRecord& c) const { return c.payload.size(); }
   };
   return std::visit(Bytes{}, chunk);

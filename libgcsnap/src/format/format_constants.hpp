@@ -9,7 +9,7 @@ namespace gcsnap::format {
 inline constexpr uint8_t kFileMagic[8] = {0x89, 'G', 'C', 'S', 'N', 'A', 'P', 0x0A};
 inline constexpr uint8_t kTrailerMagic[8] = {0x0A, 'X', 'D', 'N', 'I', 'S', 'C', 'G'};
 inline constexpr uint16_t kMajorVersion = 1;
-inline constexpr uint16_t kMinorVersion = 0;
+inline constexpr uint16_t kMinorVersion = 1;  // 1.1: dependent handles (§6.11)
 inline constexpr uint32_t kFileHeaderSize = 40;
 /// §3: required-feature bits this reader implements (none yet).
 inline constexpr uint64_t kKnownRequiredFeatures = 0;
@@ -29,6 +29,7 @@ enum class SectionType : uint16_t {
   Objects = 0x0014,
   Types = 0x0015,
   Methods = 0x0016,
+  DependentHandles = 0x0017,  // since 1.1
   BlockAbort = 0x00FE,
   BlockEnd = 0x00FF,
   Index = 0x0100,

@@ -141,6 +141,33 @@ Result<ObjectTable> Recording::read_objects(size_t gc_index) const {
   });
 }
 
+// §6.11: the GC summary holds no count for dependent handles, so the sections' own counts are
+// the only ones; each section's columns must still decode to exactly its item_count.
+Result<DependentHandleTable> Recording::read_dependent_handles(size_t gc_index) const {
+  return guarded<DependentHandleTable>([&]() -> Result<DependentHandleTable> {
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
+    auto refs = impl_->sections_of(gc_index, SectionType::DependentHandles);
+    if (!refs) return refs.error();
+    DependentHandleTable out;
+    std::vector<uint8_t> payload;
+    for (const auto& r : *refs) {
+      GCSNAP_RETURN_IF_ERROR(format::load_section(impl_->data, r, impl_->limits, payload));
+      DecodeContext ctx{payload, r.header.item_count, r.offset, impl_->limits.max_name_bytes};
+      GCSNAP_RETURN_IF_ERROR(format::decode_dependent_handles(ctx, out));
+    }
+    return out;
+  });
+}
+
+Result<bool> Recording::has_dependent_handle_section(size_t gc_index) const {
+  return guarded<bool>([&]() -> Result<bool> {
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
+    auto refs = impl_->sections_of(gc_index, SectionType::DependentHandles);
+    if (!refs) return refs.error();
+    return !refs->empty();
+  });
+}
+
 Result<NameTable> Recording::read_names(size_t gc_index) const { return read_names_range(0, gc_index); }
 
 Result<NameTable> Recording::read_block_names(size_t gc_index) const { return read_names_range(gc_index, gc_index); }

@@ -33,6 +33,7 @@ Status Recording::verify_gc(size_t gc_index) const {
     GCSNAP_RETURN_IF_ERROR(read_generation_bounds(gc_index).status());
     GCSNAP_RETURN_IF_ERROR(read_roots(gc_index).status());
     GCSNAP_RETURN_IF_ERROR(read_ranges(gc_index).status());
+    GCSNAP_RETURN_IF_ERROR(read_dependent_handles(gc_index).status());
     if (e.has_heap_walk() || e.object_count > 0) {
       auto objects = read_objects(gc_index);
       if (!objects) return objects.error();

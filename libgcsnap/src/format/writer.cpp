@@ -69,6 +69,8 @@ Status Writer::Impl::flush_buffers() {
   if (types.size()) GCSNAP_RETURN_IF_ERROR(emit(std::exchange(types, {})));
   if (methods.size()) GCSNAP_RETURN_IF_ERROR(emit(std::exchange(methods, {})));
   if (objects.size()) GCSNAP_RETURN_IF_ERROR(emit(std::exchange(objects, {})));
+  // §6.11: an empty section says "captured, none", which a missing one cannot.
+  if (dependent_handles.size() || dependent_handles.captured) GCSNAP_RETURN_IF_ERROR(emit(std::exchange(dependent_handles, {})));
   return {};
 }
 
@@ -80,6 +82,7 @@ void Writer::Impl::clear_buffers() {
   objects = {};
   types = {};
   methods = {};
+  dependent_handles = {};
 }
 
 Writer::Writer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -144,6 +144,19 @@ Status Writer::add_objects(std::span<const uint64_t> addresses, std::span<const 
   });
 }
 
+Status Writer::add_dependent_handles(std::span<const uint64_t> primaries, std::span<const uint64_t> secondaries) {
+  Impl& w = *impl_;
+  GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
+  if (primaries.size() != secondaries.size())
+    return make_error(ErrorCode::InvalidArgument, "dependent-handle columns differ in length");
+  auto& c = w.dependent_handles;
+  c.captured = true;
+  return feed(w, c, primaries.size(), [&](size_t b, size_t n) {
+    append(c.primaries, primaries, b, n);
+    append(c.secondaries, secondaries, b, n);
+  });
+}
+
 Status Writer::add_types(std::span<const TypeRecord> types) {
   Impl& w = *impl_;
   GCSNAP_RETURN_IF_ERROR(w.check_in_gc());

@@ -36,6 +36,7 @@ struct Writer::Impl {
   format::ObjectsChunk spare_objects;
   format::TypesChunk types;
   format::MethodsChunk methods;
+  format::DependentHandlesChunk dependent_handles;
   std::vector<uint32_t> gc_type_ids;      // declared in the open block (forgotten on abort)
   std::vector<uint64_t> gc_method_ids;
 
