@@ -1,6 +1,8 @@
 #pragma once
-// ICorProfilerCallback .. ICorProfilerCallback4 with every slot (reference §3). The shim
-// answers QI up to Callback4 only: Callback5+ would switch on ConditionalWeakTable scans.
+// ICorProfilerCallback .. ICorProfilerCallback5 with every slot (reference §3). The shim
+// answers QI up to Callback5: with COR_PRF_MONITOR_GC that turns on the runtime's
+// dependent-handle scan, whose pairs (ConditionalWeakTable key -> value) the heap graph needs.
+// Nothing above Callback5: the runtime would use this pointer for every lower version.
 // Included by cor_profiler_abi.hpp; do not include directly.
 
 namespace gcsnap::shim::com {
@@ -116,6 +118,16 @@ struct ICorProfilerCallback4 : ICorProfilerCallback3 {
 
  protected:
   ~ICorProfilerCallback4() = default;
+};
+
+struct ICorProfilerCallback5 : ICorProfilerCallback4 {
+  // keys[i] keeps values[i] alive; root_ids[i] is the dependent handle. Called during the
+  // GC's profiler walk, after the root scan and before the heap walk, in batches.
+  virtual HRESULT ConditionalWeakTableElementReferences(ULONG count, ObjectID keys[], ObjectID values[],
+                                                        GCHandleID root_ids[]) = 0;  // 89
+
+ protected:
+  ~ICorProfilerCallback5() = default;
 };
 
 }  // namespace gcsnap::shim::com

@@ -43,6 +43,9 @@ struct GcBatch {
   std::vector<uint32_t> object_types, object_ref_counts;
   std::vector<uint8_t> object_generations;    ///< filled by assign_generations
   std::vector<uint64_t> references;
+  /// Dependent handles (heap-walk GCs only): primaries[i] keeps secondaries[i] alive.
+  std::vector<uint64_t> dependent_primaries, dependent_secondaries;
+  uint64_t dependent_handles_dropped = 0;
 
   std::vector<OwnedType> types;
   std::vector<OwnedMethod> methods;

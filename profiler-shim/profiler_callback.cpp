@@ -23,8 +23,8 @@ ShimSession& session() { return ShimSession::instance(); }
 HRESULT ProfilerCallback::QueryInterface(REFIID riid, void** ppv) {
   if (!ppv) return E_POINTER;
   if (riid == IID_IUnknown || riid == IID_ICorProfilerCallback || riid == IID_ICorProfilerCallback2 ||
-      riid == IID_ICorProfilerCallback3 || riid == IID_ICorProfilerCallback4) {
-    *ppv = static_cast<ICorProfilerCallback4*>(this);
+      riid == IID_ICorProfilerCallback3 || riid == IID_ICorProfilerCallback4 || riid == IID_ICorProfilerCallback5) {
+    *ppv = static_cast<ICorProfilerCallback5*>(this);
     AddRef();
     return S_OK;
   }
@@ -87,6 +87,14 @@ HRESULT ProfilerCallback::RootReferences2(ULONG count, ObjectID refs[], COR_PRF_
     if (session().is_recording()) {
       session().on_root_references(ids(refs, count), words(kinds, count), words(flags, count), ids(root_ids, count));
     }
+    return S_OK;
+  });
+}
+
+HRESULT ProfilerCallback::ConditionalWeakTableElementReferences(ULONG count, ObjectID keys[], ObjectID values[],
+                                                                GCHandleID*) {
+  return guarded("ConditionalWeakTableElementReferences", S_OK, [&] {
+    if (session().is_recording()) session().on_dependent_handles(ids(keys, count), ids(values, count));
     return S_OK;
   });
 }

@@ -2,8 +2,9 @@
 // The COM object the runtime talks to. This is the only file where the runtime's method
 // names live: each callback the shim uses forwards at once, through the guard, to plainly
 // named C++ on ShimSession; every other slot of ICorProfilerCallback..4 returns S_OK.
-// The class answers QI for IUnknown and Callback..Callback4: Callback3 is needed to be
-// loaded at startup, Callback4 for MovedReferences2/SurvivingReferences2 (SIZE_T lengths).
+// The class answers QI for IUnknown and Callback..Callback5: Callback3 is needed to be
+// loaded at startup, Callback4 for MovedReferences2/SurvivingReferences2 (SIZE_T lengths),
+// Callback5 for ConditionalWeakTableElementReferences (dependent handles).
 
 #include <atomic>
 
@@ -17,7 +18,7 @@ using namespace com;
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #pragma GCC diagnostic ignored "-Wnon-virtual-dtor"
 
-class ProfilerCallback final : public ICorProfilerCallback4 {
+class ProfilerCallback final : public ICorProfilerCallback5 {
  public:
   ProfilerCallback() = default;
   ~ProfilerCallback() = default;
@@ -112,6 +113,8 @@ class ProfilerCallback final : public ICorProfilerCallback4 {
   HRESULT ReJITError(ModuleID, mdMethodDef, FunctionID, HRESULT) override { return S_OK; }
   HRESULT MovedReferences2(ULONG ranges, ObjectID old_starts[], ObjectID new_starts[], SIZE_T lengths[]) override;
   HRESULT SurvivingReferences2(ULONG ranges, ObjectID starts[], SIZE_T lengths[]) override;
+  HRESULT ConditionalWeakTableElementReferences(ULONG count, ObjectID keys[], ObjectID values[],
+                                                GCHandleID root_ids[]) override;
  private:
   std::atomic<ULONG> refs_{1};
 };

@@ -162,6 +162,23 @@ void Recorder::on_root_references(std::span<const uint64_t> object_ids, std::spa
   }
 }
 
+void Recorder::on_dependent_handles(std::span<const uint64_t> primaries, std::span<const uint64_t> secondaries) {
+  // The runtime scans dependent handles at every GC once Callback5 is answered; only a GC
+  // with a heap walk can use them, so the others cost one relaxed load here.
+  if (!walking_.load(std::memory_order_relaxed)) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  const size_t n = primaries.size();
+  if (!batch_ || !walking_.load() || secondaries.size() != n) return;
+  if (!reserve_for(batch_->dependent_primaries, n) || !reserve_for(batch_->dependent_secondaries, n)) {
+    batch_->dependent_handles_dropped += n;
+    batch_->drops.references += n;
+    note_drop();
+    return;
+  }
+  append(batch_->dependent_primaries, primaries);
+  append(batch_->dependent_secondaries, secondaries);
+}
+
 uint32_t Recorder::type_id_for(uint64_t class_id) {
   if (class_id == 0) return 0;
   CachedType& cached = type_cache_[((class_id >> 3) ^ (class_id >> 11)) % kTypeCacheSize];

@@ -67,6 +67,9 @@ class Recorder {
                            std::span<const uint64_t> lengths);
   void on_root_references(std::span<const uint64_t> object_ids, std::span<const uint32_t> kinds,
                           std::span<const uint32_t> flags, std::span<const uint64_t> root_ids);
+  /// Dependent handles (ConditionalWeakTable entries), reported before the heap walk. Kept
+  /// only at GCs with a heap walk; elsewhere the call returns at once.
+  void on_dependent_handles(std::span<const uint64_t> primaries, std::span<const uint64_t> secondaries);
   /// One object of the heap walk. Returns false to stop the walk (no heap walk this GC).
   bool on_object_references(uint64_t object_id, uint64_t class_id, std::span<const uint64_t> references);
   /// GarbageCollectionFinished with the post-GC generation bounds: hand the GC to the sink.

@@ -200,6 +200,11 @@ void ShimSession::on_root_references(std::span<const uint64_t> objects, std::spa
   recorder_->on_root_references(objects, kinds, flags, root_ids);
 }
 
+void ShimSession::on_dependent_handles(std::span<const uint64_t> primaries, std::span<const uint64_t> secondaries) {
+  if (settings_.walk_only) return;
+  recorder_->on_dependent_handles(primaries, secondaries);
+}
+
 bool ShimSession::on_object_references(uint64_t object, uint64_t class_id, std::span<const uint64_t> references) {
   if (settings_.walk_only) return recorder_->is_walking();  // continue the runtime's walk, store nothing
   return recorder_->on_object_references(object, class_id, references);

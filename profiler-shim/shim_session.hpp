@@ -32,6 +32,7 @@ class ShimSession {
   void on_root_references(std::span<const uint64_t> objects, std::span<const uint32_t> kinds,
                           std::span<const uint32_t> flags, std::span<const uint64_t> root_ids);
   bool on_object_references(uint64_t object, uint64_t class_id, std::span<const uint64_t> references);
+  void on_dependent_handles(std::span<const uint64_t> primaries, std::span<const uint64_t> secondaries);
   void on_gc_finished();
 
   bool is_recording() const noexcept { return recorder_ && recorder_->is_active() && !off_.load(); }

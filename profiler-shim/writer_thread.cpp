@@ -46,6 +46,10 @@ Status write_gc(Writer& writer, GcBatch& batch) {
                                               batch.object_generations, batch.object_ref_counts,
                                               batch.references));
   }
+  if (batch.has_heap_walk()) {
+    // Written even when empty: the section then says "captured, none" (format-spec.md §6.11).
+    GCSNAP_RETURN_IF_ERROR(writer.add_dependent_handles(batch.dependent_primaries, batch.dependent_secondaries));
+  }
   if (batch.drops.any()) GCSNAP_RETURN_IF_ERROR(writer.add_drops(batch.drops));
   return writer.end_gc(batch.info);
 }

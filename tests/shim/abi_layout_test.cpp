@@ -36,6 +36,7 @@ TEST_CASE("callback slots match the runtime's vtable", "[shim][abi]") {
   CHECK(slot_of(&ICorProfilerCallback3::ProfilerDetachSucceeded) == 82);
   CHECK(slot_of(&ICorProfilerCallback4::MovedReferences2) == 87);
   CHECK(slot_of(&ICorProfilerCallback4::SurvivingReferences2) == 88);
+  CHECK(slot_of(&ICorProfilerCallback5::ConditionalWeakTableElementReferences) == 89);
 }
 
 TEST_CASE("info slots the shim calls match the runtime's vtable", "[shim][abi]") {

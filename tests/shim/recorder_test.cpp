@@ -256,3 +256,48 @@ TEST_CASE("classify_address uses the post-GC bounds, then the frozen ranges", "[
   CHECK(classify_address(0x20010, bounds, frozen) == Generation::NonGcHeap);
   CHECK(classify_address(0x10, bounds, frozen) == Generation::Unknown);
 }
+
+TEST_CASE("recorder: dependent handles are kept at heap-walk GCs only", "[shim][recorder]") {
+  Harness h(with_policy(SnapshotPolicy::Default));
+  std::vector<uint64_t> keys = {0x1000, 0x1100}, values = {0x1100, 0x4010};
+  // GC 1: gen0, no walk: the pairs are ignored and no section is written.
+  CHECK_FALSE(h.recorder->on_gc_started(kGen0, false, 1));
+  h.recorder->on_dependent_handles(keys, values);
+  h.finish_gc();
+  // GC 2: full, walked: two batches are concatenated.
+  REQUIRE(h.recorder->on_gc_started(kFull, true, 2));
+  h.recorder->on_dependent_handles(std::span(keys).first(1), std::span(values).first(1));
+  h.recorder->on_dependent_handles(std::span(keys).last(1), std::span(values).last(1));
+  CHECK(h.recorder->on_object_references(0x1000, 0xA, {}));
+  h.finish_gc();
+  // GC 3: walked, the runtime reports no pair: an empty section says "captured, none".
+  REQUIRE(h.recorder->on_gc_started(kFull, true, 3));
+  CHECK(h.recorder->on_object_references(0x1000, 0xA, {}));
+  h.finish_gc();
+  auto rec = h.finish();
+  REQUIRE(rec->gcs().size() == 3);
+  CHECK_FALSE(*rec->has_dependent_handle_section(0));
+  CHECK(rec->read_dependent_handles(0)->size() == 0);
+  auto walked = rec->read_dependent_handles(1);
+  REQUIRE(walked);
+  CHECK(walked->primaries == keys);
+  CHECK(walked->secondaries == values);
+  CHECK(*rec->has_dependent_handle_section(2));
+  CHECK(rec->read_dependent_handles(2)->size() == 0);
+  for (size_t i = 0; i < 3; ++i) CHECK(rec->verify_gc(i).is_ok());
+}
+
+TEST_CASE("recorder: dependent handles count against the memory budget", "[shim][recorder]") {
+  RecorderOptions options = with_policy(SnapshotPolicy::All);
+  options.memory_budget_bytes = 16 * 1024;
+  Harness h(options);
+  REQUIRE(h.recorder->on_gc_started(kFull, true, 1));
+  std::vector<uint64_t> keys(4096, 0x1000), values(4096, 0x1100);
+  h.recorder->on_dependent_handles(keys, values);
+  h.finish_gc();
+  auto rec = h.finish();
+  const GcEntry& gc = rec->gcs()[0];
+  CHECK(rec->read_dependent_handles(0)->size() == 0);
+  CHECK(gc.drops.references == 4096);
+  CHECK((gc.drops.reasons & drop_reason::kMemoryLimit) != 0);
+}
