@@ -66,6 +66,12 @@ void load_side(DiffSide& side, const Recording& rec) {
   auto names = rec.read_names(side.selected.index);
   if (!names) fail_on(file, names.error());
   side.names = std::move(names).value();
+  auto has_dependent = rec.has_dependent_handle_section(side.selected.index);
+  if (!has_dependent) fail_on(file, has_dependent.error());
+  side.has_dependent = *has_dependent;
+  auto dependent = rec.read_dependent_handles(side.selected.index);
+  if (!dependent) fail_on(file, dependent.error());
+  side.dependent = std::move(dependent).value();
   side.gc_number = rec.gcs()[side.selected.index].info.gc_number;
 }
 

@@ -38,7 +38,28 @@ struct FoundPath {
   Reachability reachability;
 };
 
+// How hop H of PATH is held by hop H-1: "root" for the first, "reference" (a field or array
+// element), or "ConditionalWeakTable" (a dependent handle: the key keeps the value alive).
+Cell held_via(const RetentionPath& path, size_t h) {
+  if (h == 0) return Cell("root");
+  if (h - 1 >= path.edges.size()) return Cell();
+  return Cell(path.edges[h - 1].kind == EdgeKind::DependentHandle ? "ConditionalWeakTable" : "reference");
+}
+
+// "Customer -[ConditionalWeakTable]-> CustomerExtras": the path on one line.
+std::string path_line(const LoadedHeap& heap, const RetentionPath& path) {
+  std::string s;
+  for (size_t h = 0; h < path.nodes.size(); ++h) {
+    if (h > 0)
+      s += h - 1 < path.edges.size() && path.edges[h - 1].kind == EdgeKind::DependentHandle ? " -[ConditionalWeakTable]-> "
+                                                                                             : " -> ";
+    s += heap.type_name(path.nodes[h]);
+  }
+  return s;
+}
+
 Report make_report(const LoadedHeap& heap, const std::vector<FoundPath>& found, const std::string& what) {
+  bool dependent_hop = false;
   Table paths("paths", fmt::format("Retention paths to {} in GC {}", what, heap.sel.number()));
   paths.add_column("path", "PATH", ColumnKind::Count).add_column("target", "TARGET", ColumnKind::Address);
   paths.add_column("target_type", "TARGET TYPE").add_column("hops", "HOPS", ColumnKind::Count);
@@ -48,6 +69,7 @@ Report make_report(const LoadedHeap& heap, const std::vector<FoundPath>& found, 
   hops.add_column("path", "PATH", ColumnKind::Count).add_column("hop", "HOP", ColumnKind::Count);
   hops.add_column("address", "OBJECT", ColumnKind::Address).add_column("type", "TYPE");
   hops.add_column("size", "SIZE", ColumnKind::Bytes).add_column("generation", "GEN");
+  hops.add_column("via", "HELD VIA");
   for (size_t p = 0; p < found.size(); ++p) {
     const RetentionPath& path = found[p].path;
     const GraphRoot& root = heap.graph.roots()[path.root];
@@ -62,13 +84,24 @@ Report make_report(const LoadedHeap& heap, const std::vector<FoundPath>& found, 
     for (size_t h = 0; h < path.nodes.size(); ++h) {
       const NodeIndex v = path.nodes[h];
       hops.add_row({p + 1, h, heap.graph.address(v), heap.type_name(v), heap.graph.object_size(v),
-                    generation_name(heap.objects.generations[v])});
+                    generation_name(heap.objects.generations[v]), held_via(path, h)});
     }
+    if (std::any_of(path.edges.begin(), path.edges.end(),
+                    [](const PathHop& e) { return e.kind == EdgeKind::DependentHandle; }))
+      dependent_hop = true;
   }
   Report report;
   report.tables.push_back(std::move(paths));
   report.tables.push_back(std::move(hops));
   report.notes = heap.notes();
+  if (dependent_hop) {
+    for (size_t p = 0; p < found.size(); ++p)
+      if (std::any_of(found[p].path.edges.begin(), found[p].path.edges.end(),
+                      [](const PathHop& e) { return e.kind == EdgeKind::DependentHandle; }))
+        report.notes.push_back(fmt::format("path {}: {}", p + 1, path_line(heap, found[p].path)));
+    report.notes.push_back("'ConditionalWeakTable' hops are dependent handles: a ConditionalWeakTable key keeps its "
+                           "value alive without referencing it");
+  }
   return report;
 }
 

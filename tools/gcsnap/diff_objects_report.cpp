@@ -59,13 +59,16 @@ std::string path_text(const HeapGraph& graph, const NameTable& names, const Rete
   const GraphRoot& root = graph.roots()[path.root];
   std::string flags = root_flags_text(root.flags);
   std::string s = fmt::format("[{}{}{}]", root_kind_name(root.kind), flags.empty() ? "" : " ", flags);
-  for (NodeIndex n : path.nodes) s += fmt::format(" -> {}", names.type_name(graph.type_id(n)));
+  for (size_t h = 0; h < path.nodes.size(); ++h) {
+    const bool dependent = h > 0 && h - 1 < path.edges.size() && path.edges[h - 1].kind == EdgeKind::DependentHandle;
+    s += fmt::format(" {} {}", dependent ? "-[ConditionalWeakTable]->" : "->", names.type_name(graph.type_id(path.nodes[h])));
+  }
   return s;
 }
 
 void add_group_rows(Table& table, const DiffSide& b, const std::vector<TypeGroup>& groups,
                     std::vector<std::string>& notes) {
-  auto graph = HeapGraph::build(b.objects, b.roots);
+  auto graph = HeapGraph::build(b.objects, b.roots, b.has_dependent ? &b.dependent : nullptr);
   if (!graph) fail_on(b.selected.file, graph.error());
   auto paths = find_group_paths(*graph, groups);
   if (!paths) fail_on(b.selected.file, paths.error());

@@ -20,6 +20,8 @@ struct DiffSide {
   ObjectTable objects;
   RootTable roots;
   NameTable names;
+  DependentHandleTable dependent;
+  bool has_dependent = false;  ///< the GC's block has a dependent-handles section (§6.11)
   uint64_t gc_number = 0;
 };
 

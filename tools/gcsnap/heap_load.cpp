@@ -23,7 +23,15 @@ std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uin
   auto names = rec.read_names(heap->sel.index);
   if (!names) fail_on(file, names.error());
   heap->names = std::move(names).value();
-  auto graph = HeapGraph::build(heap->objects, heap->roots);
+  // §6.11: ConditionalWeakTable values are held by their keys; without the section (1.0
+  // recordings) the graph has no such edges and notes() says so.
+  auto has_dependent = rec.has_dependent_handle_section(heap->sel.index);
+  if (!has_dependent) fail_on(file, has_dependent.error());
+  heap->has_dependent = *has_dependent;
+  auto dependent = rec.read_dependent_handles(heap->sel.index);
+  if (!dependent) fail_on(file, dependent.error());
+  heap->dependent = std::move(dependent).value();
+  auto graph = HeapGraph::build(heap->objects, heap->roots, heap->has_dependent ? &heap->dependent : nullptr);
   if (!graph) fail_on(file, graph.error());
   heap->graph = std::move(graph).value();
   // The graph holds its own edges now: give the address-form ones back (8 B per edge).
@@ -43,6 +51,12 @@ std::vector<std::string> LoadedHeap::notes() const {
                               s.unresolved_references, s.references));
   if (s.unresolved_roots)
     out.push_back(fmt::format("{} roots point at no recorded object and were ignored", s.unresolved_roots));
+  if (!has_dependent)
+    out.push_back("this recording has no dependent-handle section: objects kept alive only by a "
+                  "ConditionalWeakTable look unreachable");
+  else if (s.dependent_edges < s.dependent_handles)
+    out.push_back(fmt::format("{} of {} dependent handles point at no recorded object and were ignored",
+                              s.dependent_handles - s.dependent_edges, s.dependent_handles));
   const DropCounts& d = sel.entry().drops;
   if (d.any())
     out.push_back(fmt::format("the recorder dropped data at this GC (roots {}, objects {}, references {}): "

@@ -20,6 +20,8 @@ struct LoadedHeap {
   ObjectTable objects;
   RootTable roots;
   NameTable names;
+  DependentHandleTable dependent;  ///< empty, and has_dependent false, for 1.0 recordings
+  bool has_dependent = false;      ///< the GC's block has a dependent-handles section
   HeapGraph graph;
 
   std::string_view type_name(NodeIndex node) const { return names.type_name(graph.type_id(node)); }

@@ -30,6 +30,13 @@ struct GraphRoot {
   bool is_weak() const noexcept { return (flags & root_flags::kWeakRef) != 0; }
 };
 
+/// How an edge of the graph holds its target.
+enum class EdgeKind : uint8_t {
+  Reference = 0,        ///< a reference the object holds (a field or an array element)
+  DependentHandle = 1,  ///< a dependent handle: the primary (a ConditionalWeakTable key)
+                        ///< keeps the secondary (its value) alive (format-spec.md §6.11)
+};
+
 /// What could not be resolved while building, so that reports can say so.
 struct GraphBuildStats {
   uint64_t references = 0;             ///< edges in the ObjectTable
@@ -37,6 +44,8 @@ struct GraphBuildStats {
   uint64_t null_roots = 0;             ///< roots whose object id is 0
   uint64_t unresolved_roots = 0;       ///< roots pointing at no walked object
   uint64_t interior_roots = 0;         ///< interior roots resolved to their containing object
+  uint64_t dependent_handles = 0;      ///< dependent-handle pairs given to build()
+  uint64_t dependent_edges = 0;        ///< of those, pairs whose two objects were walked (edges added)
 };
 
 /// Offsets of a CSR adjacency array: 32-bit while the edge count fits (8 B per object less
@@ -71,7 +80,11 @@ class HeapGraph {
   /// Errors: InvalidArgument (columns of different lengths, offsets not monotonic or past
   /// the targets, addresses not strictly increasing), LimitExceeded (more than kMaxNodes
   /// objects), OutOfMemory.
-  [[nodiscard]] static Result<HeapGraph> build(const ObjectTable& objects, const RootTable& roots);
+  /// DEPENDENT (optional) adds one edge primary -> secondary per dependent handle whose two
+  /// objects were walked, after the primary's own references: every analysis then treats a
+  /// ConditionalWeakTable value as referenced by its key, as the GC does.
+  [[nodiscard]] static Result<HeapGraph> build(const ObjectTable& objects, const RootTable& roots,
+                                               const DependentHandleTable* dependent = nullptr);
 
   HeapGraph() = default;
   HeapGraph(HeapGraph&&) noexcept = default;
@@ -87,6 +100,12 @@ class HeapGraph {
     const uint64_t begin = forward_offsets_[node];
     return {forward_targets_.data() + begin, static_cast<size_t>(forward_offsets_[node + 1] - begin)};
   }
+
+  /// Return how FROM holds TO: Reference when FROM references TO (even if a dependent handle
+  /// also links them), DependentHandle when only a dependent handle does. O(degree of FROM).
+  EdgeKind edge_kind(NodeIndex from, NodeIndex to) const noexcept;
+  /// Whether build() was given a dependent-handle table (even an empty one).
+  bool has_dependent_handles() const noexcept { return has_dependent_; }
 
   /// Build the reverse CSR (predecessors). Idempotent. Errors: OutOfMemory.
   [[nodiscard]] Status build_reverse();
@@ -124,6 +143,10 @@ class HeapGraph {
   std::vector<NodeIndex> reverse_sources_;
   std::vector<GraphRoot> roots_;
   std::vector<uint32_t> unresolved_roots_;
+  // Dependent-handle edges (primary, secondary), sorted: they are the last successors of
+  // their primary, so edge_kind can tell them from references.
+  std::vector<std::pair<NodeIndex, NodeIndex>> dependent_edges_;
+  bool has_dependent_ = false;
   GraphBuildStats stats_;
 };
 

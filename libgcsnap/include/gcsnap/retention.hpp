@@ -24,12 +24,23 @@ struct RetentionOptions {
 /// weak roots after all strong ones.
 unsigned root_priority(const GraphRoot& root) noexcept;
 
+/// How one hop of a path holds the next object: edges[i] is the hop nodes[i] -> nodes[i+1].
+/// A struct so that what is known about a hop can grow without changing the path's shape.
+struct PathHop {
+  EdgeKind kind = EdgeKind::Reference;
+};
+
 /// One path: nodes.front() is the object a root points at, nodes.back() is the target.
 struct RetentionPath {
   uint32_t root = 0;             ///< index into HeapGraph::roots()
   std::vector<NodeIndex> nodes;
+  std::vector<PathHop> edges;    ///< hops() entries, filled by every function returning paths
   size_t hops() const noexcept { return nodes.empty() ? 0 : nodes.size() - 1; }
 };
+
+/// Fill path.edges from the graph (one entry per hop). The path-returning functions call it;
+/// callers that assemble paths themselves may too.
+void describe_hops(const HeapGraph& graph, RetentionPath& path);
 
 enum class Reachability : uint8_t {
   Strong = 0,       ///< reachable from a strong root (or a weak one with include_weak)

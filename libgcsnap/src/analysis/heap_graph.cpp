@@ -75,9 +75,40 @@ uint64_t resolve_edges(const ObjectTable& objects, std::vector<NodeIndex>& out) 
   return unresolved;
 }
 
+// Append the dependent-handle edges to the forward CSR: each primary's secondaries follow its
+// own references. Pairs whose primary or secondary is not a walked object are skipped.
+void add_dependent_edges(const ObjectTable& objects, const DependentHandleTable& dependent, CsrOffsets& offsets,
+                         std::vector<NodeIndex>& targets, std::vector<std::pair<NodeIndex, NodeIndex>>& edges,
+                         size_t n) {
+  const size_t d = std::min(dependent.primaries.size(), dependent.secondaries.size());
+  if (d == 0) return;
+  std::vector<NodeIndex> primary(d), secondary(d);
+  detail::resolve_addresses(objects.addresses, std::span(dependent.primaries).first(d), primary);
+  detail::resolve_addresses(objects.addresses, std::span(dependent.secondaries).first(d), secondary);
+  edges.reserve(d);
+  for (size_t k = 0; k < d; ++k)
+    if (primary[k] != kNoNode && secondary[k] != kNoNode) edges.emplace_back(primary[k], secondary[k]);
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  if (edges.empty()) return;
+  std::vector<NodeIndex> merged;
+  merged.reserve(targets.size() + edges.size());
+  CsrOffsets merged_offsets;
+  merged_offsets.reset(n + 1, targets.size() + edges.size());
+  size_t next = 0;
+  for (size_t i = 0; i < n; ++i) {
+    for (uint64_t e = offsets[i]; e < offsets[i + 1]; ++e) merged.push_back(targets[e]);
+    for (; next < edges.size() && edges[next].first == i; ++next) merged.push_back(edges[next].second);
+    merged_offsets.set(i + 1, merged.size());
+  }
+  targets = std::move(merged);
+  offsets = std::move(merged_offsets);
+}
+
 }  // namespace
 
-Result<HeapGraph> HeapGraph::build(const ObjectTable& objects, const RootTable& roots) {
+Result<HeapGraph> HeapGraph::build(const ObjectTable& objects, const RootTable& roots,
+                                   const DependentHandleTable* dependent) {
   GCSNAP_RETURN_IF_ERROR(validate(objects));
   if (roots.kinds.size() != roots.size() || roots.flags.size() != roots.size() ||
       roots.root_ids.size() != roots.size())
@@ -106,6 +137,12 @@ Result<HeapGraph> HeapGraph::build(const ObjectTable& objects, const RootTable& 
     }
     g.forward_targets_.resize(kept);
     if (kept + kept / 8 < objects.reference_targets.size()) g.forward_targets_.shrink_to_fit();
+    if (dependent) {
+      g.has_dependent_ = true;
+      g.stats_.dependent_handles = dependent->size();
+      add_dependent_edges(objects, *dependent, g.forward_offsets_, g.forward_targets_, g.dependent_edges_, n);
+      g.stats_.dependent_edges = g.dependent_edges_.size();
+    }
 
     // Roots: a handful compared to objects, so one search each is fine.
     const std::span<const uint64_t> addresses = objects.addresses;
@@ -182,6 +219,19 @@ Status HeapGraph::build_reverse() {
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::OutOfMemory, "out of memory building the reverse graph");
   }
+}
+
+EdgeKind HeapGraph::edge_kind(NodeIndex from, NodeIndex to) const noexcept {
+  if (from >= node_count_) return EdgeKind::Reference;
+  auto range = std::equal_range(dependent_edges_.begin(), dependent_edges_.end(), std::make_pair(from, NodeIndex{0}),
+                                [](const auto& a, const auto& b) { return a.first < b.first; });
+  const size_t dependent_count = static_cast<size_t>(range.second - range.first);
+  if (dependent_count == 0) return EdgeKind::Reference;
+  const auto all = successors(from);
+  for (NodeIndex s : all.first(all.size() - dependent_count))
+    if (s == to) return EdgeKind::Reference;
+  return std::binary_search(range.first, range.second, std::make_pair(from, to)) ? EdgeKind::DependentHandle
+                                                                                 : EdgeKind::Reference;
 }
 
 Result<NodeIndex> HeapGraph::find_object(uint64_t address) const noexcept {

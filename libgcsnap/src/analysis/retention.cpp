@@ -70,6 +70,11 @@ Result<ShortestPathTree> ShortestPathTree::compute(const HeapGraph& graph, const
   }
 }
 
+void describe_hops(const HeapGraph& graph, RetentionPath& path) {
+  path.edges.assign(path.hops(), PathHop{});
+  for (size_t i = 0; i + 1 < path.nodes.size(); ++i) path.edges[i].kind = graph.edge_kind(path.nodes[i], path.nodes[i + 1]);
+}
+
 uint32_t ShortestPathTree::root_of(NodeIndex node) const noexcept {
   auto it = std::lower_bound(root_nodes_.begin(), root_nodes_.end(), std::make_pair(node, uint32_t{0}));
   return it != root_nodes_.end() && it->first == node ? it->second : 0;
@@ -86,6 +91,7 @@ RetentionPath ShortestPathTree::path_to(NodeIndex node) const {
   path.nodes.push_back(v);
   std::reverse(path.nodes.begin(), path.nodes.end());
   path.root = root_of(v);
+  describe_hops(*graph_, path);
   return path;
 }
 
@@ -254,14 +260,19 @@ Result<RetentionResult> find_retention_paths(const HeapGraph& graph, NodeIndex t
                                              const RetentionOptions& options) {
   if (target >= graph.node_count()) return make_error(ErrorCode::InvalidArgument, "node index out of range");
   try {
+    auto described = [&](Result<RetentionResult> r) {
+      if (r)
+        for (RetentionPath& p : r->paths) describe_hops(graph, p);
+      return r;
+    };
     auto result = find_paths_once(graph, target, options);
-    if (!result || result->reachability == Reachability::Strong || options.include_weak) return result;
+    if (!result || result->reachability == Reachability::Strong || options.include_weak) return described(std::move(result));
     RetentionOptions weak = options;
     weak.include_weak = true;
     auto weak_result = find_paths_once(graph, target, weak);
     if (!weak_result) return weak_result;
     if (weak_result->reachability == Reachability::Strong) weak_result->reachability = Reachability::WeakOnly;
-    return weak_result;
+    return described(std::move(weak_result));
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::OutOfMemory, "out of memory computing retention paths");
   }
