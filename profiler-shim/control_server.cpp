@@ -58,12 +58,55 @@ void ControlServer::serve() noexcept {
     int client = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (client < 0) continue;
     answer(client);
+    if (passed_fd_ >= 0) ::close(passed_fd_);
+    passed_fd_ = -1;
     ::close(client);
   }
   std::lock_guard<std::mutex> lock(mutex_);
   exited_ = true;
   exited_cv_.notify_all();
+  if (stopped_from_inside_) {
+    // Nobody will join this thread: it cleans up after itself (the object stays, see stop()).
+    ::close(listen_fd_);
+    ::close(wake_read_);
+    ::close(wake_write_);
+    thread_.detach();
+  }
 }
+
+int ControlServer::take_passed_fd() noexcept {
+  int fd = passed_fd_;
+  passed_fd_ = -1;
+  return fd;
+}
+
+namespace {
+
+/// recv() that also picks up one SCM_RIGHTS descriptor into PASSED_FD (closing extras).
+ssize_t receive(int client, char* buffer, size_t size, int& passed_fd) noexcept {
+  iovec io{buffer, size};
+  alignas(cmsghdr) char control[CMSG_SPACE(4 * sizeof(int))];
+  msghdr message{};
+  message.msg_iov = &io;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof(control);
+  ssize_t got = ::recvmsg(client, &message, MSG_CMSG_CLOEXEC);
+  if (got < 0) return got;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&message); c; c = CMSG_NXTHDR(&message, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < count; ++i) {
+      int fd;
+      std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+      if (passed_fd < 0) passed_fd = fd;
+      else ::close(fd);
+    }
+  }
+  return got;
+}
+
+}  // namespace
 
 void ControlServer::answer(int client) noexcept {
   try {
@@ -79,7 +122,7 @@ void ControlServer::answer(int client) noexcept {
     std::string request;
     char buffer[256];
     while (request.find('\n') == std::string::npos && request.size() < 1024) {
-      ssize_t got = ::recv(client, buffer, sizeof(buffer), 0);
+      ssize_t got = receive(client, buffer, sizeof(buffer), passed_fd_);
       if (got <= 0) break;
       request.append(buffer, static_cast<size_t>(got));
     }
@@ -98,10 +141,12 @@ void ControlServer::stop(int timeout_ms) noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopped_) return;
     stopped_ = true;
+    stopped_from_inside_ = std::this_thread::get_id() == thread_.get_id();
   }
   char byte = 1;
   (void)!::write(wake_write_, &byte, 1);
   ::unlink(path_.c_str());
+  if (stopped_from_inside_) return;  // serve() ends after this reply and cleans up
   std::unique_lock<std::mutex> lock(mutex_);
   bool done = exited_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [this] { return exited_; });
   lock.unlock();

@@ -2,6 +2,7 @@
 // The control socket: a unix stream socket at $TMPDIR/gcsnap-<pid>.ctl, served by a thread
 // of the shim's own. `gcsnap snapshot PID` connects, sends "snapshot\n" and reads one reply
 // line. Only the same user (or root) may ask (SO_PEERCRED); the socket file is mode 0600.
+// A request may carry one file descriptor (attach: the output file the CLI opened).
 
 #include <atomic>
 #include <condition_variable>
@@ -26,7 +27,12 @@ class ControlServer {
 
   /// Stop serving and remove the socket file. Waits at most TIMEOUT_MS for a request in
   /// progress (a forced GC) to finish, then leaves the thread behind rather than hang.
+  /// Called from inside the handler, it only asks: the thread ends after this reply, and
+  /// the object must then outlive it (attached sessions never free theirs).
   void stop(int timeout_ms) noexcept;
+  /// From inside the handler: take the descriptor the client sent with this request
+  /// (SCM_RIGHTS), or -1. One not taken is closed after the reply.
+  int take_passed_fd() noexcept;
   const std::string& path() const noexcept { return path_; }
 
  private:
@@ -43,6 +49,8 @@ class ControlServer {
   std::condition_variable exited_cv_;
   bool exited_ = false;
   bool stopped_ = false;
+  bool stopped_from_inside_ = false;
+  int passed_fd_ = -1;  ///< only the server thread touches it
   std::thread thread_;
 };
 

@@ -74,7 +74,7 @@ struct ICorProfilerInfo2 : ICorProfilerInfo {
 
 struct ICorProfilerInfo3 : ICorProfilerInfo2 {
   virtual HRESULT slot57_EnumJITedFunctions() = 0;
-  virtual HRESULT slot58_RequestProfilerDetach() = 0;
+  virtual HRESULT RequestProfilerDetach(DWORD expected_completion_ms) = 0;  // 58
   virtual HRESULT slot59_SetFunctionIDMapper2() = 0;
   virtual HRESULT slot60_GetStringLayout2() = 0;
   virtual HRESULT slot61_SetEnterLeaveFunctionHooks3() = 0;

@@ -16,8 +16,6 @@ std::span<const uint32_t> words(const int32_t* values, ULONG count) {
   return {reinterpret_cast<const uint32_t*>(values), values ? count : 0u};
 }
 
-ShimSession& session() { return ShimSession::instance(); }
-
 }  // namespace
 
 HRESULT ProfilerCallback::QueryInterface(REFIID riid, void** ppv) {
@@ -33,20 +31,38 @@ HRESULT ProfilerCallback::QueryInterface(REFIID riid, void** ppv) {
 }
 
 ULONG ProfilerCallback::Release() {
-  // The runtime holds the profiler until the process ends; it is never deleted, so a late
-  // callback can never touch freed memory.
+  // Never deleted, so a late callback can never touch freed memory: the runtime holds it
+  // until the process ends or a detach (a few dozen bytes left per attach).
   ULONG left = --refs_;
   return left;
 }
 
 HRESULT ProfilerCallback::Initialize(IUnknown* info) {
-  return guarded("Initialize", CORPROF_E_PROFILER_CANCEL_ACTIVATION,
-                 [&] { return session().on_initialize(info); });
+  return guarded("Initialize", CORPROF_E_PROFILER_CANCEL_ACTIVATION, [&] {
+    session_ = new ShimSession();
+    return session_->on_initialize(info);
+  });
 }
 
-HRESULT ProfilerCallback::InitializeForAttach(IUnknown*, void*, UINT) {
-  // Attach is not supported: MONITOR_GC and the output file are set up at startup only.
-  return static_cast<HRESULT>(0x80131368u);  // CORPROF_E_PROFILER_NOT_ATTACHABLE
+HRESULT ProfilerCallback::InitializeForAttach(IUnknown* info, void* client_data, UINT client_data_size) {
+  return guarded("InitializeForAttach", CORPROF_E_PROFILER_CANCEL_ACTIVATION, [&] {
+    session_ = new ShimSession();
+    return session_->on_initialize_for_attach(info, client_data, client_data_size);
+  });
+}
+
+HRESULT ProfilerCallback::ProfilerAttachComplete() {
+  return guarded("ProfilerAttachComplete", S_OK, [&] {
+    session().on_attach_complete();
+    return S_OK;
+  });
+}
+
+HRESULT ProfilerCallback::ProfilerDetachSucceeded() {
+  return guarded("ProfilerDetachSucceeded", S_OK, [&] {
+    session().on_detach_succeeded();
+    return S_OK;
+  });
 }
 
 HRESULT ProfilerCallback::Shutdown() {

@@ -9,6 +9,7 @@
 #include <atomic>
 
 #include "cor_profiler_abi.hpp"
+#include "shim_session.hpp"
 
 namespace gcsnap::shim {
 
@@ -105,8 +106,8 @@ class ProfilerCallback final : public ICorProfilerCallback5 {
   HRESULT HandleCreated(GCHandleID, ObjectID initial) override { return S_OK; }
   HRESULT HandleDestroyed(GCHandleID) override { return S_OK; }
   HRESULT InitializeForAttach(IUnknown* info, void* client_data, UINT client_data_size) override;
-  HRESULT ProfilerAttachComplete() override { return S_OK; }
-  HRESULT ProfilerDetachSucceeded() override { return S_OK; }
+  HRESULT ProfilerAttachComplete() override;
+  HRESULT ProfilerDetachSucceeded() override;
   HRESULT ReJITCompilationStarted(FunctionID, ReJITID, BOOL is_safe_to_block) override { return S_OK; }
   HRESULT GetReJITParameters(ModuleID, mdMethodDef, ICorProfilerFunctionControl*) override { return S_OK; }
   HRESULT ReJITCompilationFinished(FunctionID, ReJITID, HRESULT, BOOL is_safe_to_block) override { return S_OK; }
@@ -116,7 +117,11 @@ class ProfilerCallback final : public ICorProfilerCallback5 {
   HRESULT ConditionalWeakTableElementReferences(ULONG count, ObjectID keys[], ObjectID values[],
                                                 GCHandleID root_ids[]) override;
  private:
+  /// This load's session (set by Initialize or InitializeForAttach), or the idle one.
+  ShimSession& session() { return session_ ? *session_ : ShimSession::idle(); }
+
   std::atomic<ULONG> refs_{1};
+  ShimSession* session_ = nullptr;
 };
 
 #pragma GCC diagnostic pop

@@ -14,7 +14,66 @@ std::optional<uint64_t> parse_count(std::string_view text) noexcept {
   return value;
 }
 
+/// Apply one "key=value" line of attach client data to S; return an error text or "".
+std::string apply_attach_line(std::string_view key, std::string_view value, Settings& s) {
+  auto bad = [&] { return "attach data: bad " + std::string(key) + " '" + std::string(value) + "'"; };
+  if (key == "mode") {
+    if (value == "snapshot") s.mode = AttachMode::Snapshot;
+    else if (value == "record") s.mode = AttachMode::Record;
+    else return bad();
+  } else if (key == "policy") {
+    auto parsed = parse_policy(value);
+    if (!parsed) return bad();
+    s.policy = *parsed;
+  } else if (key == "owner_pid" || key == "deadline_s" || key == "max_snapshots" || key == "max_memory_mb") {
+    auto parsed = parse_count(value);
+    if (!parsed) return bad();
+    if (key == "owner_pid") {
+      if (*parsed > 0x7fffffffu) return bad();
+      s.owner_pid = static_cast<long>(*parsed);
+    } else if (key == "deadline_s") {
+      s.deadline_s = *parsed;
+    } else if (key == "max_snapshots") {
+      s.max_snapshots = *parsed;
+    } else {
+      if (*parsed == 0 || *parsed > (1ull << 24)) return bad();
+      s.max_memory_bytes = *parsed << 20;
+    }
+  }
+  return {};  // unknown keys are ignored: a newer CLI may send more
+}
+
 }  // namespace
+
+SettingsResult parse_attach_settings(std::string_view data) {
+  SettingsResult result;
+  Settings& s = result.settings;
+  s.policy = SnapshotPolicy::None;
+  if (data.size() > 4096) {
+    result.error = "attach data: longer than 4096 bytes";
+    return result;
+  }
+  size_t line_end = data.find('\n');
+  if (data.substr(0, line_end) != kAttachDataHeader) {
+    result.error = "attach data: not '" + std::string(kAttachDataHeader) + "' (another gcsnap version?)";
+    return result;
+  }
+  while (line_end != std::string_view::npos) {
+    data.remove_prefix(line_end + 1);
+    line_end = data.find('\n');
+    std::string_view line = data.substr(0, line_end);
+    if (line.empty()) continue;
+    size_t eq = line.find('=');
+    if (eq == std::string_view::npos) {
+      result.error = "attach data: no '=' in '" + std::string(line) + "'";
+      return result;
+    }
+    result.error = apply_attach_line(line.substr(0, eq), line.substr(eq + 1), s);
+    if (!result.error.empty()) return result;
+  }
+  if (s.mode == AttachMode::Startup) result.error = "attach data: no mode";
+  return result;
+}
 
 std::optional<SnapshotPolicy> parse_policy(std::string_view text) noexcept {
   if (text.empty() || text == "default") return SnapshotPolicy::Default;

@@ -19,6 +19,13 @@ enum class SnapshotPolicy : uint8_t {
   None,     ///< ranges and roots only (on-demand requests still walk)
 };
 
+/// How the shim was loaded: at startup (environment) or attached (client data).
+enum class AttachMode : uint8_t {
+  Startup,   ///< CORECLR_PROFILER at startup: settings from the environment
+  Snapshot,  ///< attached for one on-demand snapshot, then detach
+  Record,    ///< attached to record every GC until told to detach
+};
+
 struct Settings {
   std::string output;                            ///< GCSNAP_OUTPUT; required
   SnapshotPolicy policy = SnapshotPolicy::Default;
@@ -28,6 +35,9 @@ struct Settings {
   /// GCSNAP_WALK_ONLY=1, for measuring: let the runtime walk the heap at snapshot GCs but
   /// store none of it, so the runtime's own cost of a heap walk can be told from the shim's.
   bool walk_only = false;
+  AttachMode mode = AttachMode::Startup;
+  long owner_pid = 0;       ///< attached: the CLI's pid; its death detaches (0: not watched)
+  uint64_t deadline_s = 0;  ///< attached: detach after this many seconds (0: no deadline)
 };
 
 struct SettingsResult {
@@ -42,5 +52,8 @@ std::optional<SnapshotPolicy> parse_policy(std::string_view text) noexcept;
 std::string_view policy_name(SnapshotPolicy policy) noexcept;
 /// Read the settings through LOOKUP (getenv in the shim). Never throws on bad input: it says why.
 SettingsResult parse_settings(const EnvLookup& lookup);
+/// Read the settings of an attached session from the attach request's client data
+/// (shim_protocol.hpp kAttachDataHeader). Never throws on bad input: it says why.
+SettingsResult parse_attach_settings(std::string_view client_data);
 
 }  // namespace gcsnap::shim

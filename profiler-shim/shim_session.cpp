@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <mutex>
 
 #include "gcsnap_shim/shim_protocol.hpp"
 #include "shim_log.hpp"
@@ -29,26 +30,48 @@ std::string hresult_text(HRESULT hr) {
   return text;
 }
 
+std::atomic<ShimSession*> g_current{nullptr};
+
 void shutdown_at_exit() noexcept {
   // Shutdown is not called when the app leaves through exit() paths the runtime skips;
-  // finishing here keeps the index (the file is readable without it anyway).
-  ShimSession::instance().on_shutdown();
+  // finishing here keeps the index (the file is readable without it anyway). Safe after a
+  // detach too: the library is never unmapped (-z nodelete) and on_shutdown is idempotent.
+  if (ShimSession* session = ShimSession::current()) session->on_shutdown();
 }
 
 }  // namespace
 
-ShimSession& ShimSession::instance() {
-  static ShimSession* session = new ShimSession();  // never destroyed: see the header
+ShimSession* ShimSession::current() noexcept { return g_current.load(); }
+
+ShimSession& ShimSession::idle() {
+  static ShimSession* session = new ShimSession();  // never set up, so never recording
   return *session;
 }
 
+void ShimSession::make_current() {
+  g_current.store(this);
+  static std::once_flag registered;
+  std::call_once(registered, [] { std::atexit(shutdown_at_exit); });
+}
+
+void ShimSession::stop_being_current() noexcept {
+  ShimSession* self = this;
+  g_current.compare_exchange_strong(self, nullptr);
+}
+
 void report_failure(const char* where, const char* what) noexcept {
-  ShimSession::instance().turn_off(where, what);
+  if (ShimSession* session = ShimSession::current()) {
+    session->turn_off(where, what);
+  } else {
+    char line[512];
+    std::snprintf(line, sizeof(line), "%s failed: %s", where, what);
+    log_line(line);
+  }
 }
 
 void ShimSession::turn_off(const char* where, const char* why) noexcept {
   off_.store(true);
-  if (recorder_) recorder_->stop();
+  if (ready_.load(std::memory_order_acquire)) recorder_->stop();
   char line[512];
   std::snprintf(line, sizeof(line),
                 "recording stopped (%s: %s); the app runs on, the file keeps every GC completed before",
@@ -119,8 +142,15 @@ HRESULT ShimSession::on_initialize(IUnknown* info_unknown) {
     ::unlink(settings_.output.c_str());
     return cancel("SetEventMask(COR_PRF_MONITOR_GC) failed with " + hresult_text(hr));
   }
+  start_recording(std::move(pending_writer_));
+  if (settings_.control_socket) (void)start_control_socket();
+  make_current();
+  return S_OK;
+}
+
+void ShimSession::start_recording(std::unique_ptr<Writer> writer) {
   queries_ = new RuntimeInfoQueries(info_);
-  writer_thread_ = new WriterThread(std::move(pending_writer_), [](const char* message) {
+  writer_thread_ = new WriterThread(std::move(writer), [](const char* message) {
     report_failure("writing the file", message);
   });
   RecorderOptions options;
@@ -129,25 +159,34 @@ HRESULT ShimSession::on_initialize(IUnknown* info_unknown) {
   options.memory_budget_bytes = settings_.max_memory_bytes - settings_.max_memory_bytes / 4;
   recorder_ = new Recorder(options, *queries_, *writer_thread_);
   raw_bounds_.resize(1024);
-  if (settings_.control_socket) start_control_socket();
-  std::atexit(shutdown_at_exit);
-  return S_OK;
+  ready_.store(true, std::memory_order_release);  // GC callbacks may use all of the above now
 }
 
-void ShimSession::start_control_socket() {
+bool ShimSession::start_control_socket() {
   std::string error;
   auto server = ControlServer::start(control_socket_path(::getpid()),
                                      [this](const std::string& request) { return handle_request(request); }, error);
   if (!server) {
     log_line("on-demand snapshots are unavailable: " + error);
-    return;
+    return false;
   }
   control_ = server.release();
+  return true;
 }
 
 std::string ShimSession::handle_request(const std::string& request) {
+  auto is = [&](std::string_view line) { return request == line.substr(0, line.size() - 1); };
+  // One request at a time, and never alongside the watchdog's detach.
+  std::lock_guard<std::mutex> busy(request_mutex_);
+  if (is(kRequestSnapshot)) return take_snapshot();
+  if (settings_.mode != AttachMode::Startup && is(kRequestOutput)) return accept_output();
+  if (settings_.mode != AttachMode::Startup && is(kRequestDetach)) return detach(true);
+  return std::string(kReplyError) + " unknown request";
+}
+
+std::string ShimSession::take_snapshot() {
   std::string error = std::string(kReplyError) + " ";
-  if (request != kRequestSnapshot.substr(0, kRequestSnapshot.size() - 1)) return error + "unknown request";
+  if (detaching_.load()) return error + "gcsnap is detaching";
   if (!is_recording() || shut_down_.load()) return error + "recording is off";
   uint64_t before = recorder_->last_on_demand_gc();
   recorder_->request_on_demand();
@@ -160,9 +199,10 @@ std::string ShimSession::handle_request(const std::string& request) {
 }
 
 void ShimSession::on_shutdown() noexcept {
-  if (!writer_thread_ || shut_down_.exchange(true)) return;
+  if (shut_down_.exchange(true)) return;
   if (control_) control_->stop(2000);
-  if (recorder_) recorder_->stop();
+  if (!ready_.load(std::memory_order_acquire)) return;  // attached, no output yet: nothing to finish
+  recorder_->stop();
   writer_thread_->finish();
 }
 

@@ -1,12 +1,17 @@
 #pragma once
-// One recording session per process: owns the settings, the writer thread, the recorder,
-// the control socket and the runtime queries. The callback class forwards to it; it turns
-// COM arrays into spans for the recorder. Created at Initialize, never freed: a callback
-// racing Shutdown or a detached control thread can still touch it safely.
+// One recording session per load of the profiler: owns the settings, the writer thread, the
+// recorder, the control socket and the runtime queries. The callback class forwards to it; it
+// turns COM arrays into spans for the recorder. Created at Initialize or InitializeForAttach,
+// never freed: a callback racing Shutdown or a late control thread can still touch it safely
+// (the library is linked -z nodelete, so its code stays mapped after a detach too). An
+// attached session frees its heavy parts once the runtime says ProfilerDetachSucceeded.
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "control_server.hpp"
@@ -20,11 +25,17 @@ namespace gcsnap::shim {
 
 class ShimSession {
  public:
-  /// Return the process's session (created on first use).
-  static ShimSession& instance();
+  /// Return the live session (the one the guard turns off), or nullptr.
+  static ShimSession* current() noexcept;
+  /// Return a session that never records: what a callback object without one forwards to.
+  static ShimSession& idle();
 
   com::HRESULT on_initialize(com::IUnknown* info_unknown);
   void on_shutdown() noexcept;
+  // Attach (shim_attach.cpp).
+  com::HRESULT on_initialize_for_attach(com::IUnknown* info_unknown, const void* client_data, uint32_t size);
+  void on_attach_complete() noexcept;
+  void on_detach_succeeded() noexcept;
   void on_gc_started(int generation_count, const com::BOOL* collected, com::COR_PRF_GC_REASON reason);
   void on_surviving_references(std::span<const uint64_t> starts, std::span<const uint64_t> lengths);
   void on_moved_references(std::span<const uint64_t> old_starts, std::span<const uint64_t> new_starts,
@@ -35,7 +46,9 @@ class ShimSession {
   void on_dependent_handles(std::span<const uint64_t> primaries, std::span<const uint64_t> secondaries);
   void on_gc_finished();
 
-  bool is_recording() const noexcept { return recorder_ && recorder_->is_active() && !off_.load(); }
+  bool is_recording() const noexcept {
+    return ready_.load(std::memory_order_acquire) && recorder_->is_active() && !off_.load();
+  }
   /// Turn recording off (the guard and the writer thread call this); say WHY once.
   void turn_off(const char* where, const char* why) noexcept;
 
@@ -43,9 +56,17 @@ class ShimSession {
   com::HRESULT cancel(const std::string& why);
   bool query_info(com::IUnknown* info_unknown);
   bool open_output();
-  void start_control_socket();
+  void make_current();
+  void stop_being_current() noexcept;
+  bool start_control_socket();
+  void start_recording(std::unique_ptr<Writer> writer);
   std::string handle_request(const std::string& request);
+  std::string take_snapshot();
   void read_non_gc_ranges();
+  // Attach (shim_attach.cpp).
+  std::string accept_output();
+  std::string detach(bool from_control_thread) noexcept;
+  void watch() noexcept;
 
   Settings settings_;
   com::ICorProfilerInfo4* info_ = nullptr;
@@ -55,13 +76,22 @@ class ShimSession {
   RuntimeInfoQueries* queries_ = nullptr;
   WriterThread* writer_thread_ = nullptr;
   Recorder* recorder_ = nullptr;
-  ControlServer* control_ = nullptr;
+  ControlServer* control_ = nullptr;  ///< never freed: its thread may outlive a detach
+  std::atomic<bool> ready_{false};    ///< recorder_ and the writer are set up (release/acquire)
   std::vector<com::COR_PRF_GC_GENERATION_RANGE> raw_bounds_;
   std::vector<GenerationRange> bounds_;
   std::vector<AddressRange> non_gc_ranges_;
   std::atomic<bool> off_{false};
   std::atomic<bool> told_off_{false};
   std::atomic<bool> shut_down_{false};
+  // Attach only.
+  std::atomic<bool> detaching_{false};
+  std::thread watchdog_;
+  std::mutex request_mutex_;  ///< control requests and the watchdog's detach, one at a time
+  std::mutex detach_mutex_;
+  std::condition_variable detach_cv_;
+  bool detach_stop_watch_ = false;
+  bool detach_succeeded_ = false;
 };
 
 }  // namespace gcsnap::shim

@@ -90,7 +90,9 @@ case_not_dotnet() {
   show "$err"
   grep -qi 'nothing was recorded\|no \.NET\|not a \.NET' "$err" || fail "gcsnap record does not say that nothing was recorded"
   [ "$rc" -eq 4 ] || fail "gcsnap record exited $rc, expected 4 (nothing could be recorded; docs/cli.md)"
-  [ "$(wc -l <"$err")" -eq 1 ] || fail "expected exactly one line on stderr"
+  # The line that names the started process, then the one error line.
+  [ "$(wc -l <"$err")" -eq 2 ] || fail "expected exactly two lines on stderr"
+  head -1 "$err" | grep -q '^gcsnap: recording process [0-9]* (/bin/true) into ' || fail "the first line does not name the process"
 }
 
 # start_waiting_app: record the sample app in wait mode in the background, its stdin a FIFO
@@ -246,13 +248,15 @@ case_analysis() {
   analysis_types_and_paths "$s:$to"
 }
 
-# analysis_types_and_paths FILE:GC: the type table and the retention paths of the known objects.
+# analysis_types_and_paths FILE:GC [FACTS [STACK_METHOD]]: the type table and the retention
+# paths of the known objects (FACTS: the app's output, default the run case's; STACK_METHOD:
+# the method whose frame holds the StackHeld, as a regex, default Scenario.Run).
 analysis_types_and_paths() {
-  local leaky text retained
-  leaky=$(fact leaky_items "$work/run.out")
+  local leaky text retained facts=${2:-$work/run.out} method=${3:-'Gcsnap\.Sample\.Scenario\.Run'}
+  leaky=$(fact leaky_items "$facts")
   text=$(csv types "$1" --filter Gcsnap.Sample)
   expect_line "$text" "^Gcsnap\.Sample\.LeakyItem,$leaky,[0-9]+,[0-9]+,0$" "types: not $leaky LeakyItems, all reachable"
-  expect_line "$text" "^Gcsnap\.Sample\.Survivor2,$(fact survivor2 "$work/run.out"),[0-9]+,[0-9]+,0$" "types: Survivor2 count"
+  expect_line "$text" "^Gcsnap\.Sample\.Survivor2,$(fact survivor2 "$facts"),[0-9]+,[0-9]+,0$" "types: Survivor2 count"
   expect_line "$text" '^Gcsnap\.Sample\.Outer\+Inner,1,' "types: no Outer+Inner"
   expect_line "$text" '^Gcsnap\.Sample\.Holder<System\.String>,1,' "types: no Holder<System.String>"
   # Each LeakyItem alone retains its payload array, so retained - shallow is leaky * one array.
@@ -266,11 +270,13 @@ analysis_types_and_paths() {
   text=$(csv path "$1" --type Gcsnap.Sample.HandleHeld)
   expect_line "$text" '^1,0x[0-9a-f]+,Gcsnap\.Sample\.HandleHeld,0,strong,handle,,0x[0-9a-f]+,$' "path: HandleHeld not held by its handle"
   text=$(csv path "$1" --type Gcsnap.Sample.StackHeld)
-  expect_line "$text" '^1,0x[0-9a-f]+,Gcsnap\.Sample\.StackHeld,0,strong,stack,,0x[0-9a-f]+,Gcsnap\.Sample\.Scenario\.Run$' \
-    "path: StackHeld not held by Scenario.Run's frame"
+  expect_line "$text" "^1,0x[0-9a-f]+,Gcsnap\.Sample\.StackHeld,0,strong,stack,,0x[0-9a-f]+,$method\$" \
+    "path: StackHeld not held by the frame of $method"
   text=$(csv path "$1" --type Gcsnap.Sample.Finalizable --limit 1)
   expect_line "$text" '^1,0x[0-9a-f]+,Gcsnap\.Sample\.Finalizable,0,strong,finalizer,' "path: Finalizable not held by the finalizer queue"
 }
+
+source "$(dirname "$0")/e2e_attach_cases.sh"
 
 fn=case_${case_name//-/_}
 declare -F "$fn" >/dev/null || fail "unknown case"

@@ -48,3 +48,34 @@ TEST_CASE("settings: bad values say why", "[shim][settings]") {
     CHECK(policy_name(*policy) == name);
   }
 }
+
+TEST_CASE("attach settings: the client data of an attach request", "[shim][settings]") {
+  auto snapshot = parse_attach_settings("gcsnap-attach 1\nmode=snapshot\npolicy=none\nowner_pid=42\ndeadline_s=360\n");
+  REQUIRE(snapshot.error.empty());
+  CHECK(snapshot.settings.mode == AttachMode::Snapshot);
+  CHECK(snapshot.settings.policy == SnapshotPolicy::None);
+  CHECK(snapshot.settings.owner_pid == 42);
+  CHECK(snapshot.settings.deadline_s == 360);
+
+  auto record = parse_attach_settings("gcsnap-attach 1\nmode=record\npolicy=gen2\nmax_memory_mb=64\n"
+                                      "max_snapshots=3\nfuture_key=whatever");
+  REQUIRE(record.error.empty());
+  CHECK(record.settings.mode == AttachMode::Record);
+  CHECK(record.settings.policy == SnapshotPolicy::Gen2);
+  CHECK(record.settings.max_memory_bytes == 64ull << 20);
+  CHECK(record.settings.max_snapshots == 3);
+  CHECK(record.settings.owner_pid == 0);
+  CHECK(record.settings.deadline_s == 0);
+}
+
+TEST_CASE("attach settings: bad client data says why", "[shim][settings]") {
+  CHECK(parse_attach_settings("").error.find("gcsnap-attach 1") != std::string::npos);
+  CHECK(parse_attach_settings("gcsnap-attach 2\nmode=snapshot").error.find("another gcsnap version") != std::string::npos);
+  CHECK(parse_attach_settings("gcsnap-attach 1\n").error.find("no mode") != std::string::npos);
+  CHECK(parse_attach_settings("gcsnap-attach 1\nmode=sometimes").error.find("mode") != std::string::npos);
+  CHECK(parse_attach_settings("gcsnap-attach 1\nmode=record\npolicy=often").error.find("policy") != std::string::npos);
+  CHECK(parse_attach_settings("gcsnap-attach 1\nmode=record\nowner_pid=-1").error.find("owner_pid") != std::string::npos);
+  CHECK(parse_attach_settings("gcsnap-attach 1\nmode=record\nmax_memory_mb=0").error.find("max_memory_mb") != std::string::npos);
+  CHECK(parse_attach_settings("gcsnap-attach 1\nmode=record\nnoequals").error.find("no '='") != std::string::npos);
+  CHECK_FALSE(parse_attach_settings(std::string(5000, 'x')).error.empty());
+}

@@ -1,6 +1,14 @@
 // gcsnap record [options] -- COMMAND [ARGS...]: run a .NET app with the profiler shim
 // loaded and print one summary line when it ends (docs/shim.md).
+// gcsnap record --pid PID [options]: attach the shim to a running process instead, until
+// --duration ends or Ctrl+C, then detach (docs/shim.md "Attach").
+#include <signal.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <thread>
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,11 +19,14 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include "attach_client.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "gcsnap/reader.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
+#include "process_info.hpp"
 #include "record_launch.hpp"
+#include "summary_line.hpp"
 
 namespace gcsnap::cli {
 namespace {
@@ -25,28 +36,75 @@ struct RecordOptions {
   std::string policy = "default";
   long long max_snapshots = -1;
   long long max_memory_mb = -1;
+  long pid = 0;              ///< --pid: attach instead of running a command
+  std::string duration;      ///< --pid: "30s", "5m", "1h" or seconds; "" = until Ctrl+C
   std::vector<std::string> command;
 };
 
-/// "app" for `dotnet app.dll`, else the command's file name.
-std::string program_name(const std::vector<std::string>& command) {
-  auto base = [](const std::string& path) {
-    size_t slash = path.find_last_of('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-  };
-  std::string name = base(command.front());
-  if (name == "dotnet" && command.size() > 1) {
-    std::string dll = base(command[1]);
-    if (dll.size() > 4 && dll.compare(dll.size() - 4, 4, ".dll") == 0) name = dll.substr(0, dll.size() - 4);
+std::atomic<bool> g_stop{false};
+
+void request_stop(int) { g_stop.store(true); }
+
+/// Seconds in "30", "30s", "5m" or "1h"; throws CliError on anything else.
+unsigned long long parse_duration(const std::string& text) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  std::string unit = text.substr(digits);
+  if (digits == 0 || digits > 9 || (unit != "" && unit != "s" && unit != "m" && unit != "h")) {
+    throw CliError("--duration '" + text + "' is not a duration like 30s, 5m or 1h", kExitUsage);
   }
-  return name.empty() ? "app" : name;
+  unsigned long long value = std::stoull(text.substr(0, digits));
+  unsigned long long scale = unit == "m" ? 60 : unit == "h" ? 3600 : 1;
+  if (value == 0) throw CliError("--duration must be more than 0", kExitUsage);
+  return value * scale;
 }
 
-std::string human_size(uint64_t bytes) {
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  if (bytes < (1u << 20)) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / 1024.0);
-  if (bytes < (1ull << 30)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / 1048576.0);
-  return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / 1073741824.0);
+/// record --pid: attach, wait for the duration, Ctrl+C or the process's end, detach.
+[[noreturn]] void run_record_attached(const RecordOptions& options) {
+  unsigned long long seconds = options.duration.empty() ? 0 : parse_duration(options.duration);
+  ProcessInfo target = inspect_target(options.pid);
+  if (socket_exists(control_socket_of(target))) {
+    throw CliError(fmt::format("process {} is already recorded by gcsnap; use 'gcsnap snapshot {}' to add a snapshot",
+                               options.pid, options.pid),
+                   kExitProblems);
+  }
+  AttachOptions attach;
+  attach.mode = "record";
+  attach.policy = options.policy;
+  attach.output = options.output;
+  attach.max_memory_mb = options.max_memory_mb;
+  attach.max_snapshots = options.max_snapshots;
+  // The shim detaches by itself a minute after the duration, should this gcsnap be stopped hard.
+  attach.deadline_s = seconds ? seconds + 60 : 0;
+  struct sigaction action{};
+  action.sa_handler = request_stop;
+  sigemptyset(&action.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &action, nullptr);
+  AttachedSession session(target, attach);
+  fmt::print(stderr, "gcsnap: recording process {} ({}) into {}{}\n", target.pid, target.name, session.output_path(),
+             seconds ? fmt::format(" for {} s", seconds) : std::string(" until Ctrl+C"));
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  bool exited = false;
+  while (!g_stop.load() && (seconds == 0 || std::chrono::steady_clock::now() < end)) {
+    if (::kill(static_cast<pid_t>(target.pid), 0) != 0 && errno == ESRCH) {
+      exited = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::string detached;
+  try {
+    detached = exited ? "" : session.detach();
+  } catch (const CliError& e) {
+    // The process ended meanwhile: its shim finished the file at Shutdown.
+    exited = ::kill(static_cast<pid_t>(target.pid), 0) != 0;
+    if (!exited) throw;
+  }
+  if (exited) fmt::print(stderr, "gcsnap: process {} exited while recorded\n", target.pid);
+  else if (detached != "ok detached") fmt::print(stderr, "gcsnap: warning: process {}: {}\n", target.pid, detached);
+  print_summary(session.output_path());
+  std::fflush(stdout);
+  std::exit(kExitOk);
 }
 
 bool diagnostics_disabled() {
@@ -58,42 +116,18 @@ bool diagnostics_disabled() {
   return false;
 }
 
-/// Print the one summary line; return false when the file could not be read.
-void print_summary(const std::string& path) {
-  auto opened = Recording::open(path);
-  if (!opened.is_ok()) {
-    fmt::print(stderr, "gcsnap: error: {}\n", describe_error(path, opened.error()));
-    return;
-  }
-  const Recording& recording = **opened;
-  uint64_t snapshots = 0;
-  DropCounts drops;
-  for (const GcEntry& gc : recording.gcs()) {
-    snapshots += gc.has_heap_walk() ? 1 : 0;
-    drops.objects += gc.drops.objects;
-    drops.references += gc.drops.references;
-    drops.roots += gc.drops.roots;
-    drops.ranges += gc.drops.ranges;
-    drops.reasons |= gc.drops.reasons;
-  }
-  std::string line = fmt::format("gcsnap: recorded {} GCs, {} snapshots, {} in {}", recording.gcs().size(), snapshots,
-                                 human_size(recording.file_size()), path);
-  if (drops.objects || drops.roots || drops.ranges) {
-    line += fmt::format("; dropped {} objects, {} references, {} roots, {} ranges{}", drops.objects,
-                        drops.references, drops.roots, drops.ranges,
-                        (drops.reasons & drop_reason::kMemoryLimit) ? " (memory limit)" : "");
-  } else {
-    line += "; nothing dropped";
-  }
-  if (recording.end() != FileEnd::Complete) line += fmt::format("; file end: {}", file_end_name(recording.end()));
-  fmt::print(stderr, "{}\n", line);
-}
-
 [[noreturn]] void run_record(const RecordOptions& options) {
-  if (options.command.empty()) throw CliError("record: no command given (gcsnap record -- COMMAND ...)", kExitUsage);
   const std::string& p = options.policy;
   if (p != "default" && p != "all" && p != "gen2" && p != "induced" && p != "none") {
     throw CliError("--policy must be one of default, all, gen2, induced, none", kExitUsage);
+  }
+  if (options.pid != 0 && !options.command.empty()) {
+    throw CliError("record: give either --pid PID or a command after --, not both", kExitUsage);
+  }
+  if (options.pid != 0) run_record_attached(options);
+  if (!options.duration.empty()) throw CliError("record: --duration goes with --pid", kExitUsage);
+  if (options.command.empty()) {
+    throw CliError("record: no command given (gcsnap record -- COMMAND ..., or gcsnap record --pid PID)", kExitUsage);
   }
   std::string shim_path = find_shim();
   std::string requested = options.output.empty()
@@ -103,6 +137,14 @@ void print_summary(const std::string& path) {
   request.command = options.command;
   request.output_path = prepare_output(requested);
   request.output_env_name = shim::kEnvOutput;
+  request.on_started = [&](long pid) {
+    std::string output = request.output_path;
+    if (size_t at = output.find("{pid}"); at != std::string::npos) output.replace(at, 5, std::to_string(pid));
+    std::string command;
+    for (const std::string& arg : options.command) command += (command.empty() ? "" : " ") + arg;
+    fmt::print(stderr, "gcsnap: recording process {} ({}) into {}\n", pid, command, output);
+    std::fflush(stderr);
+  };
   request.environment = {
       {"CORECLR_ENABLE_PROFILING", "1"},
       {"CORECLR_PROFILER", std::string(shim::kClsidText)},
@@ -135,8 +177,12 @@ void add_record_command(CLI::App& app) {
   cmd->add_option("--policy", options->policy, "Which GCs get a heap walk: default (gen2 and induced), all, gen2, induced, none");
   cmd->add_option("--max-snapshots", options->max_snapshots, "Stop taking policy snapshots after N")->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-memory", options->max_memory_mb, "Memory budget of the shim in MB (default 1024)")->check(CLI::PositiveNumber);
-  cmd->add_option("command", options->command, "The command to run, after --")->required();
-  cmd->footer("Example: gcsnap record -o app.snap -- dotnet app.dll");
+  cmd->add_option("--pid", options->pid, "Attach to this running .NET process instead of running a command")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--duration", options->duration, "With --pid: record for this long (30s, 5m, 1h), default until Ctrl+C");
+  cmd->add_option("command", options->command, "The command to run, after --");
+  cmd->footer("Examples: gcsnap record -o app.snap -- dotnet app.dll\n"
+              "          gcsnap record --pid 1234 --duration 30s");
   cmd->callback([options] { run_record(*options); });
 }
 

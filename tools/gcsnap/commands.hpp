@@ -11,6 +11,7 @@ void add_info_command(CLI::App& app);
 void add_verify_command(CLI::App& app);
 void add_record_command(CLI::App& app);
 void add_snapshot_command(CLI::App& app);
+void add_ps_command(CLI::App& app);
 void add_roots_command(CLI::App& app);
 void add_path_command(CLI::App& app);
 void add_where_command(CLI::App& app);

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "gcsnap 0.1.0");
   add_record_command(app);
   add_snapshot_command(app);
+  add_ps_command(app);
   add_info_command(app);
   add_verify_command(app);
   add_roots_command(app);

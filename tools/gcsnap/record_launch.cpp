@@ -135,6 +135,7 @@ LaunchResult run_command(const LaunchRequest& request) {
     got = ::read(error_pipe[0], &exec_errno, sizeof(exec_errno));
   } while (got < 0 && errno == EINTR);
   ::close(error_pipe[0]);
+  if (got == 0 && request.on_started) request.on_started(pid);
 
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {

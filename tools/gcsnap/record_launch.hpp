@@ -2,6 +2,7 @@
 // gcsnap record's process side: find the shim, check the output path, run the command with
 // the profiler environment, forward signals, and return its exit status.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@ struct LaunchRequest {
   std::vector<std::pair<std::string, std::string>> environment;  ///< set in the child
   std::string output_env_name;                 ///< variable that receives the output path
   std::string output_path;                     ///< absolute; "{pid}" is replaced by the child's pid
+  std::function<void(long pid)> on_started;    ///< called once the command was executed
 };
 
 struct LaunchResult {

@@ -14,6 +14,7 @@
 //                   recorder to write at once), then at once return CODE from Main, call
 //                   Environment.Exit(CODE), or call libc's exit(CODE) (which skips the
 //                   runtime's shutdown): the app exits while that GC is being written
+//   attach-wait     as run, then commands on stdin for the attach tests (AttachWait.cs)
 using System;
 using System.Collections.Generic;
 using System.IO;
@@ -54,6 +55,9 @@ public static class Program
                 return code;
             case "wait":
                 return Wait(arg is null ? 120 : int.Parse(arg));
+            case "attach-wait":
+                AttachWait.Run();
+                return Finish();
             case "churn" when int.TryParse(arg, out int iterations) && iterations >= 0:
                 return Churn(iterations);
             case "threads" when int.TryParse(arg, out int threadCount) && threadCount > 0:
@@ -64,7 +68,7 @@ public static class Program
                 return ExitWhileWriting(markers, exitCode, args[3]);
             default:
                 Console.Error.WriteLine("usage: Gcsnap.Sample [run | crash [MS] | throw [MS] | exit N | wait [SECONDS] | churn N | " +
-                                        "threads T | exit-writing N CODE return|exit|libc-exit]");
+                                        "threads T | exit-writing N CODE return|exit|libc-exit | attach-wait]");
                 return ExitUsage;
         }
     }

@@ -1,0 +1,210 @@
+# Attach cases of e2e_cases.sh (sourced by it): gcsnap snapshot / record --pid on a sample app
+# started with NO profiler variables, through the runtime's diagnostics IPC (docs/shim.md
+# "Attach"). The app runs in attach-wait mode with background GC on, and answers commands on
+# its stdin (a FIFO held open on fd 3): "bgc" says whether a background GC can run.
+
+# start_plain_app: the sample app in attach-wait mode, no profiler, background GC on; sets pid.
+start_plain_app() {
+  require_dotnet
+  local fifo=$work/$case_name.fifo
+  rm -f "$snap" "$fifo"; mkfifo "$fifo"
+  app_err=$work/$case_name.app.err
+  env -u CORECLR_ENABLE_PROFILING -u CORECLR_PROFILER -u CORECLR_PROFILER_PATH -u GCSNAP_OUTPUT \
+    DOTNET_gcConcurrent=1 dotnet "$dll" attach-wait <"$fifo" >"$out" 2>"$app_err" &
+  pid=$!
+  exec 3>"$fifo"
+  for _ in $(seq 1 600); do
+    grep -q "^gcsnap-sample: ready" "$out" 2>/dev/null && return 0
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  exec 3>&-; show "$out"; fail "the app never became ready"
+}
+
+# app_says CMD PATTERN: send CMD to the app and wait (up to 30 s) for a new output line
+# matching PATTERN; print that line.
+app_says() {
+  local before line
+  before=$(wc -l <"$out")
+  echo "$1" >&3
+  for _ in $(seq 1 300); do
+    line=$(tail -n +$((before + 1)) "$out" | grep -m1 "$2")
+    [ -n "$line" ] && { echo "$line"; return 0; }
+    sleep 0.1
+  done
+  show "$out"; fail "the app did not answer '$1' with a line matching '$2'"
+}
+
+# expect_bgc 0|1 WHY: ask the app for a background GC; fail unless it ran (1) or not (0).
+expect_bgc() {
+  local line
+  line=$(app_says bgc '^gcsnap-sample: bgc=')
+  grep -q "bgc=$1 " <<<"$line" || fail "$2 ($line)"
+}
+
+# stop_plain_app: quit the app; its exit code must be 0 and its stderr empty.
+stop_plain_app() {
+  local rc
+  echo quit >&3; exec 3>&-
+  wait "$pid"; rc=$?
+  show "$app_err"
+  [ "$rc" -eq 0 ] || fail "the app exited $rc after the attach, expected 0"
+  grep -q '^gcsnap-sample: done finalized=64 ' "$out" || fail "the app did not finish its run normally"
+  [ ! -s "$app_err" ] || fail "the app wrote to stderr (the shim said something?)"
+}
+
+# gc_count FILE: how many GCs FILE holds.
+gc_count() { "$gcsnap" info "$1" --format csv 2>/dev/null | tr -d '\r' | grep -c '^[0-9]'; }
+
+# Attach, snapshot, detach; background GC back and nothing recorded after; twice in a row.
+case_attach_snapshot() {
+  local rc before_bgc copy=$work/$case_name.copy.snap second=$work/$case_name.2.snap text
+  start_plain_app
+  expect_bgc 1 "no background GC before any attach: the check itself does not work"
+  "$gcsnap" snapshot "$pid" -o "$snap" >"$work/$case_name.cmd" 2>&1; rc=$?
+  show "$work/$case_name.cmd"
+  [ "$rc" -eq 0 ] || fail "gcsnap snapshot $pid exited $rc"
+  [ "$(wc -l <"$work/$case_name.cmd")" -eq 1 ] || fail "expected exactly one line from gcsnap snapshot"
+  grep -Eq "^snapshot of process $pid \(Gcsnap.Sample\): GC #1, .* in $snap; detached$" "$work/$case_name.cmd" ||
+    fail "the line does not say what was done"
+  check_cli_accepts
+  grep -q 'ends complete' "$work/$case_name.verify" || fail "the file does not end complete (index missing?)"
+  [ "$(gc_count "$snap")" -eq 1 ] || fail "the file holds $(gc_count "$snap") GCs, expected the one forced GC"
+  # After the detach: background GC is on again and GCs are no longer recorded.
+  cp "$snap" "$copy"
+  expect_bgc 1 "no background GC after the detach"
+  app_says gc '^gcsnap-sample: gc ' >/dev/null
+  cmp -s "$snap" "$copy" || fail "the file changed after the detach"
+  # The analyses on the attached snapshot: the same types and paths as on a recording.
+  analysis_types_and_paths "$snap:1" "$out" 'Gcsnap\.Sample\.AttachWait\.Run'
+  text=$(csv roots "$snap:1" --kind finalizer --type Gcsnap.Sample.Finalizable)
+  expect_line "$text" "^finalizer,,$(fact finalizable "$out")," "roots: not every Finalizable is a finalizer root"
+  # Attach again into the same process.
+  "$gcsnap" snapshot "$pid" -o "$second" >"$work/$case_name.cmd2" 2>&1; rc=$?
+  show "$work/$case_name.cmd2"
+  [ "$rc" -eq 0 ] || fail "the second gcsnap snapshot $pid exited $rc"
+  "$gcsnap" verify "$second" >/dev/null 2>&1 || fail "the second snapshot does not verify"
+  text=$(csv types "$second:1" --filter Gcsnap.Sample.LeakyItem)
+  expect_line "$text" "^Gcsnap\.Sample\.LeakyItem,$(fact leaky_items "$out")," "second snapshot: LeakyItem count"
+  expect_bgc 1 "no background GC after the second detach"
+  stop_plain_app
+}
+
+# record --pid: every GC while attached (no background GC then), a snapshot added by
+# `gcsnap snapshot`, Ctrl+C ends it, background GC comes back.
+case_attach_record() {
+  local rc recorder line
+  start_plain_app
+  "$gcsnap" record --pid "$pid" -o "$snap" --duration 300s >"$work/$case_name.rec" 2>&1 &
+  recorder=$!
+  for _ in $(seq 1 300); do
+    grep -q '^gcsnap: recording process' "$work/$case_name.rec" && break
+    kill -0 "$recorder" 2>/dev/null || break
+    sleep 0.1
+  done
+  grep -q "^gcsnap: recording process $pid (Gcsnap.Sample) into $snap for 300 s$" "$work/$case_name.rec" ||
+    { show "$work/$case_name.rec"; fail "record --pid did not say it is recording"; }
+  expect_bgc 0 "a background GC ran while gcsnap was attached"
+  "$gcsnap" snapshot "$pid" >"$work/$case_name.cmd" 2>&1 || { show "$work/$case_name.cmd"; fail "snapshot during record --pid failed"; }
+  grep -q "^snapshot taken in process $pid: GC #" "$work/$case_name.cmd" || fail "snapshot during record --pid said something else"
+  kill -INT "$recorder"
+  wait "$recorder"; rc=$?
+  show "$work/$case_name.rec"
+  [ "$rc" -eq 0 ] || fail "gcsnap record --pid exited $rc after Ctrl+C"
+  grep -Eq '^gcsnap: recorded [0-9]+ GCs, [1-9][0-9]* snapshots, .* in '"$snap"'; nothing dropped$' "$work/$case_name.rec" ||
+    fail "no summary line"
+  check_cli_accepts
+  grep -q 'ends complete' "$work/$case_name.verify" || fail "the file does not end complete"
+  "$gcsnap" info "$snap" --format csv | tr -d '\r' | grep -q ',on-demand,' ||
+    { "$gcsnap" info "$snap"; fail "no on-demand snapshot in the file"; }
+  [ "$(gc_count "$snap")" -ge 3 ] || fail "the GCs of the bgc check (ballast + forced) were not recorded"
+  expect_bgc 1 "no background GC after record --pid detached"
+  # A short --duration ends by itself.
+  "$gcsnap" record --pid "$pid" -o "$work/$case_name.2.snap" --duration 1s >"$work/$case_name.rec2" 2>&1; rc=$?
+  show "$work/$case_name.rec2"
+  [ "$rc" -eq 0 ] || fail "gcsnap record --pid --duration 1s exited $rc"
+  "$gcsnap" verify "$work/$case_name.2.snap" >/dev/null 2>&1 || fail "the --duration recording does not verify"
+  stop_plain_app
+}
+
+# Bad targets and outputs: one line, non-zero exit, and the process is unharmed.
+case_attach_errors() {
+  local rc sleeper missing=999999999
+  start_plain_app
+  expect_error() {  # expect_error PATTERN WHAT CMD...: one line on stderr matching PATTERN, exit != 0
+    local pattern=$1 what=$2; shift 2
+    "$@" >"$work/$case_name.cmd" 2>"$work/$case_name.cmd.err"; rc=$?
+    show "$work/$case_name.cmd.err"
+    [ "$rc" -ne 0 ] || fail "$what: exit 0"
+    [ "$(wc -l <"$work/$case_name.cmd.err")" -eq 1 ] || fail "$what: expected exactly one line on stderr"
+    grep -Eq "^gcsnap: error: $pattern" "$work/$case_name.cmd.err" || fail "$what: the line does not say why"
+  }
+  expect_error "no process $missing\$" "nonexistent pid" "$gcsnap" snapshot "$missing"
+  sleep 60 & sleeper=$!
+  expect_error "process $sleeper \(sleep\) is not a \.NET process" "sleep" "$gcsnap" snapshot "$sleeper"
+  kill "$sleeper"; wait "$sleeper" 2>/dev/null
+  expect_error "output path not writable: " "unwritable -o" "$gcsnap" snapshot "$pid" -o "$dll/x.snap"
+  expect_error "output path not writable: " "-o in a missing directory" "$gcsnap" snapshot "$pid" -o /nonexistent/x.snap
+  expect_error "record: give either --pid PID or a command" "--pid and a command" "$gcsnap" record --pid "$pid" -- true
+  # Another user's process: gcsnap run as nobody against this (root's) app.
+  if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+    expect_error "process $pid \(Gcsnap\.Sample\) belongs to another user" "another user's process" \
+      setpriv --reuid=nobody --regid=nogroup --clear-groups "$gcsnap" snapshot "$pid" -o /tmp/gcsnap-e2e-nobody.snap
+  else
+    echo "note: not root: the other-user check runs only as root (setpriv)"
+  fi
+  # None of it touched the app: no profiler was ever loaded, background GC is on.
+  expect_bgc 1 "background GC is off after the failed attempts"
+  grep -q libgcsnap_profiler "/proc/$pid/maps" && fail "the shim was loaded by a failed attempt"
+  stop_plain_app
+}
+
+# A process started under `gcsnap record`: snapshot uses its control socket (no attach), and
+# the pid of `gcsnap record` itself is answered with the app's pid.
+case_attach_recorded() {
+  local pid="" rc recorder
+  start_waiting_app
+  "$gcsnap" snapshot "$recorder" >"$work/$case_name.cmd" 2>&1; rc=$?
+  show "$work/$case_name.cmd"
+  [ "$rc" -ne 0 ] || fail "gcsnap snapshot of the record process exited 0"
+  grep -q "^gcsnap: error: process $recorder is 'gcsnap record' itself; the app it records is process $pid" \
+    "$work/$case_name.cmd" || fail "the error does not name the app's pid"
+  grep -q "^gcsnap: recording process $pid (dotnet $dll wait 120) into $snap$" "$err" ||
+    { show "$err"; fail "gcsnap record did not print the recorded pid"; }
+  "$gcsnap" snapshot "$pid" >"$work/$case_name.cmd" 2>&1 || { show "$work/$case_name.cmd"; fail "snapshot via the control socket failed"; }
+  grep -q "^snapshot taken in process $pid: GC #" "$work/$case_name.cmd" || fail "not the control-socket snapshot"
+  "$gcsnap" record --pid "$pid" -o "$work/$case_name.2.snap" --duration 1s >"$work/$case_name.cmd" 2>&1; rc=$?
+  show "$work/$case_name.cmd"
+  [ "$rc" -ne 0 ] || fail "record --pid of a recorded process exited 0"
+  grep -q "already recorded by gcsnap" "$work/$case_name.cmd" || fail "record --pid does not say it is recorded already"
+  exec 3>&-
+  wait "$recorder"; rc=$?
+  [ "$rc" -eq 0 ] || fail "gcsnap record exited $rc"
+  check_cli_accepts
+}
+
+# Another profiler holds the process's one profiler slot (here: the gcsnap shim itself loaded
+# at startup with its control socket off): the runtime answers ALREADY_ACTIVE; the app runs on.
+case_attach_other_profiler() {
+  local rc fifo=$work/$case_name.fifo shim
+  require_dotnet
+  shim=$(dirname "$gcsnap")/libgcsnap_profiler.so
+  rm -f "$snap" "$fifo"; mkfifo "$fifo"
+  app_err=$work/$case_name.app.err
+  CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{12AFB2D9-48B7-44B1-92F2-A85820746D7E}' \
+    CORECLR_PROFILER_PATH="$shim" GCSNAP_OUTPUT="$snap" GCSNAP_CONTROL=0 \
+    dotnet "$dll" attach-wait <"$fifo" >"$out" 2>"$app_err" &
+  pid=$!
+  exec 3>"$fifo"
+  for _ in $(seq 1 600); do grep -q "^gcsnap-sample: ready" "$out" 2>/dev/null && break; sleep 0.1; done
+  grep -q "^gcsnap-sample: ready" "$out" || { exec 3>&-; fail "the app never became ready"; }
+  "$gcsnap" snapshot "$pid" -o "$work/$case_name.2.snap" >"$work/$case_name.cmd" 2>&1; rc=$?
+  show "$work/$case_name.cmd"
+  [ "$rc" -eq 1 ] || fail "gcsnap snapshot exited $rc, expected 1"
+  [ "$(wc -l <"$work/$case_name.cmd")" -eq 1 ] || fail "expected exactly one line"
+  grep -q "^gcsnap: error: cannot attach to process $pid (Gcsnap.Sample): another profiler is already loaded" \
+    "$work/$case_name.cmd" || fail "the error does not say another profiler is loaded"
+  [ ! -e "$work/$case_name.2.snap" ] || fail "an output file was left behind"
+  app_says gc '^gcsnap-sample: gc ' >/dev/null
+  stop_plain_app
+}

@@ -1,0 +1,70 @@
+// The attach-wait mode: the known heap built, a StackHeld held by this frame, then commands on
+// stdin, one per line, each answered with one "gcsnap-sample: ..." line:
+//   bgc    start a background GC and say whether one ran ("bgc=1") or not ("bgc=0"): a BGC
+//          runs only while concurrent GC is enabled, which an attached MONITOR_GC profiler
+//          turns off until it detaches
+//   gc     one induced blocking GC (a GC the tests expect NOT to be recorded after detach)
+//   quit   leave the loop and finish as run does (exit code 0)
+// End of stdin also quits.
+using System;
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+namespace Gcsnap.Sample;
+
+public static class AttachWait
+{
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void Run()
+    {
+        Scenario.Run();
+        var stackHeld = new StackHeld();  // Scenario.Run's own StackHeld is dead by now
+        Scenario.PrintFacts("attach-wait");
+        Console.WriteLine("gcsnap-sample: ready");
+        Console.Out.Flush();
+        string? line;
+        while ((line = Console.ReadLine()) is not null && line != "quit")
+        {
+            switch (line.Trim())
+            {
+                case "bgc":
+                    Console.WriteLine($"gcsnap-sample: bgc={(BackgroundGcRuns() ? 1 : 0)} " +
+                                      $"concurrent={System.Runtime.GCSettings.LatencyMode}");
+                    break;
+                case "gc":
+                    Scenario.InducedGc();
+                    Console.WriteLine($"gcsnap-sample: gc gen2_count={GC.CollectionCount(2)}");
+                    break;
+                case "":
+                    continue;
+                default:
+                    Console.WriteLine($"gcsnap-sample: unknown command '{line}'");
+                    break;
+            }
+            Console.Out.Flush();
+        }
+        GC.KeepAlive(stackHeld);
+    }
+
+    /// <summary>Ask for a non-blocking gen2 GC and wait up to 10 s for the runtime's count of
+    /// background GCs to move. With concurrent GC disabled the same call runs a blocking GC.
+    /// The runtime does not bother with a BGC on a heap of a few MB (measured: none on the
+    /// sample heap alone), so a 200,000-array ballast lives across the call.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static bool BackgroundGcRuns()
+    {
+        var ballast = new byte[200_000][];
+        for (int i = 0; i < ballast.Length; i++) ballast[i] = new byte[100];
+        GC.Collect(2, GCCollectionMode.Forced, blocking: true);  // the ballast into gen2
+        long before = GC.GetGCMemoryInfo(GCKind.Background).Index;
+        GC.Collect(2, GCCollectionMode.Forced, blocking: false);
+        for (int i = 0; i < 200; i++)
+        {
+            if (GC.GetGCMemoryInfo(GCKind.Background).Index != before) break;
+            Thread.Sleep(50);
+        }
+        bool ran = GC.GetGCMemoryInfo(GCKind.Background).Index != before;
+        GC.KeepAlive(ballast);
+        return ran;
+    }
+}

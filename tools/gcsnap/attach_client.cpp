@@ -1,0 +1,228 @@
+#include "attach_client.hpp"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "cli_error.hpp"
+#include "diagnostics_ipc.hpp"
+#include "gcsnap_shim/shim_protocol.hpp"
+#include "record_launch.hpp"
+
+namespace gcsnap::cli {
+namespace {
+
+constexpr uint32_t kAlreadyActive = 0x8013136Au;
+constexpr uint32_t kAttachTimeoutMs = 10000;  // the runtime's wait for a background GC in progress
+
+/// Whether the gcsnap shim is mapped in PID (after a detach it stays: -z nodelete).
+bool has_shim_mapped(long pid) {
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.find(shim::kShimFileName) != std::string::npos) return true;
+  }
+  return false;
+}
+
+/// The shim path as the target sees it: in another mount namespace (a container) a copy in
+/// its TMPDIR, reached through /proc/PID/root.
+std::string shim_for(const ProcessInfo& target) {
+  std::string shim = find_shim();
+  if (target.root.empty()) return shim;
+  std::string inside = target.tmpdir + "/gcsnap-" + std::string(shim::kShimFileName);
+  std::ifstream in(shim, std::ios::binary);
+  std::ofstream out(target.root + inside, std::ios::binary | std::ios::trunc);
+  out << in.rdbuf();
+  if (!in || !out) throw CliError("cannot copy the shim into the process's TMPDIR " + target.root + inside, kExitProblems);
+  return inside;
+}
+
+std::string client_data(const AttachOptions& options, const ProcessInfo& target) {
+  std::string data = std::string(shim::kAttachDataHeader) + "\n";
+  data += "mode=" + options.mode + "\npolicy=" + options.policy + "\n";
+  // A pid means something there only in the same pid namespace; else the deadline alone watches.
+  data += fmt::format("owner_pid={}\ndeadline_s={}\n", target.same_pid_namespace ? ::getpid() : 0, options.deadline_s);
+  if (options.max_memory_mb > 0) data += fmt::format("max_memory_mb={}\n", options.max_memory_mb);
+  if (options.max_snapshots >= 0) data += fmt::format("max_snapshots={}\n", options.max_snapshots);
+  return data;
+}
+
+int open_output(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) throw CliError("output path not writable: " + path + ": " + std::strerror(errno), kExitNotRecorded);
+  return fd;
+}
+
+/// Attach, retrying for a few seconds when the active profiler may be our own last session
+/// still detaching (the runtime finishes a detach a moment after it says so).
+void attach(const ProcessInfo& target, const std::string& socket, const AttachProfilerRequest& request) {
+  auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (;;) {
+    uint32_t hr = attach_profiler(socket, request, kAttachTimeoutMs / 1000 + 20);
+    if ((hr & 0x80000000u) == 0) return;
+    bool ours_detaching = hr == kAlreadyActive && has_shim_mapped(target.pid) &&
+                          !socket_exists(control_socket_of(target));
+    if (ours_detaching && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      continue;
+    }
+    std::string why = describe_attach_result(hr);
+    if (target.diagnostics_disabled) why = "profiler attach is disabled in it (DOTNET_EnableDiagnostics*=0)";
+    throw CliError(fmt::format("cannot attach to process {} ({}): {}; the process runs on unchanged", target.pid,
+                               target.name, why),
+                   kExitProblems);
+  }
+}
+
+}  // namespace
+
+std::string control_request(const std::string& path, std::string_view request, int timeout_s, int fd) {
+  sockaddr_un address{};
+  if (path.size() >= sizeof(address.sun_path)) throw CliError("control socket path too long: " + path, kExitProblems);
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  int sock = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (sock < 0) throw CliError(std::string("cannot create a socket: ") + std::strerror(errno), kExitProblems);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{sock};
+  if (::connect(sock, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+    throw CliError(fmt::format("cannot reach the gcsnap shim at {}: {}", path, std::strerror(errno)), kExitProblems);
+  }
+  timeval timeout{timeout_s, 0};
+  ::setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  ::setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
+  iovec io{const_cast<char*>(request.data()), request.size()};
+  msghdr message{};
+  message.msg_iov = &io;
+  message.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  if (fd >= 0) {
+    message.msg_control = control;
+    message.msg_controllen = sizeof(control);
+    cmsghdr* c = CMSG_FIRSTHDR(&message);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
+  }
+  if (::sendmsg(sock, &message, MSG_NOSIGNAL) != static_cast<ssize_t>(request.size())) {
+    throw CliError("the gcsnap shim closed its control socket", kExitProblems);
+  }
+  std::string reply;
+  char buffer[256];
+  while (reply.find('\n') == std::string::npos) {
+    ssize_t got = ::recv(sock, buffer, sizeof(buffer), 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      throw CliError(fmt::format("the gcsnap shim did not answer within {} s", timeout_s), kExitProblems);
+    }
+    if (got <= 0) break;
+    reply.append(buffer, static_cast<size_t>(got));
+  }
+  if (reply.find('\n') == std::string::npos) throw CliError("the gcsnap shim gave no answer (is the process exiting?)", kExitProblems);
+  reply.resize(reply.find('\n'));
+  return reply;
+}
+
+ProcessInfo inspect_target(long pid) {
+  if (pid <= 0) throw CliError("PID must be a positive process id", kExitUsage);
+  auto info = read_process_info(pid);
+  if (!info) throw CliError(fmt::format("no process {}", pid), kExitProblems);
+  if (socket_exists(control_socket_of(*info))) return *info;  // under gcsnap already
+  if (long child = recorded_child_of(pid)) {
+    throw CliError(fmt::format("process {} is 'gcsnap record' itself; the app it records is process {}: "
+                               "gcsnap snapshot {}", pid, child, child),
+                   kExitUsage);
+  }
+  if (!info->environ_readable) {
+    throw CliError(fmt::format("process {} ({}) belongs to another user (uid {}); run gcsnap as that user or as root",
+                               pid, info->name, info->uid),
+                   kExitProblems);
+  }
+  return *info;
+}
+
+AttachedSession::AttachedSession(const ProcessInfo& target, const AttachOptions& options) : target_(target) {
+  std::string socket = find_diagnostics_socket(target);
+  if (socket.empty()) {
+    if (target.diagnostics_disabled) {
+      throw CliError(fmt::format("cannot attach to process {} ({}): diagnostics are disabled in it "
+                                 "(DOTNET_EnableDiagnostics=0)", target.pid, target.name), kExitProblems);
+    }
+    throw CliError(fmt::format("process {} ({}) is not a .NET process (no diagnostics socket "
+                               "dotnet-diagnostic-{}-*-socket in {})", target.pid, target.name, target.ns_pid,
+                               target.root + target.tmpdir),
+                   kExitProblems);
+  }
+  std::string requested = options.output.empty() ? fmt::format("gcsnap-{}-{}.snap", target.name, target.pid) : options.output;
+  output_path_ = prepare_output(requested);
+  int fd = open_output(output_path_);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  AttachProfilerRequest request;
+  request.timeout_ms = kAttachTimeoutMs;
+  request.clsid_text = shim::kClsidText;
+  request.profiler_path = shim_for(target);
+  request.client_data = client_data(options, target);
+  try {
+    attach(target, socket, request);
+  } catch (...) {
+    ::unlink(output_path_.c_str());
+    throw;
+  }
+  control_path_ = control_socket_of(target);
+  std::string reply;
+  try {
+    reply = control_request(control_path_, shim::kRequestOutput, 30, fd);
+  } catch (const CliError& e) {
+    reply = e.what();
+  }
+  if (reply != shim::kReplyOk) {
+    try {
+      detach();
+    } catch (const CliError&) {
+      // The shim's watchdog detaches it when gcsnap is gone.
+    }
+    throw CliError(fmt::format("attached to process {} but could not hand it the output: {} (detached again)",
+                               target.pid, reply),
+                   kExitProblems);
+  }
+}
+
+AttachedSession::~AttachedSession() {
+  try {
+    detach();
+  } catch (...) {
+    // The shim's watchdog detaches it when gcsnap is gone.
+  }
+}
+
+std::string AttachedSession::snapshot(int timeout_s) {
+  std::string reply = control_request(control_path_, shim::kRequestSnapshot, timeout_s);
+  if (reply.rfind(std::string(shim::kReplyOk) + " ", 0) == 0) return reply.substr(shim::kReplyOk.size() + 1);
+  throw CliError(fmt::format("process {}: {}", target_.pid, reply), kExitProblems);
+}
+
+std::string AttachedSession::detach() {
+  if (detached_) return "ok detached";
+  detached_ = true;
+  // The shim answers once the runtime has unloaded it (bounded by kDetachWaitMs there).
+  return control_request(control_path_, shim::kRequestDetach, shim::kDetachWaitMs / 1000 + 30);
+}
+
+}  // namespace gcsnap::cli

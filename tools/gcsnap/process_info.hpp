@@ -1,0 +1,44 @@
+#pragma once
+// What gcsnap needs to know about another process before attaching to it, read from /proc:
+// its command line, owner, TMPDIR and namespaces (a process in a container is reached through
+// /proc/PID/root, under its own pid), and where its diagnostics and control sockets are.
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gcsnap::cli {
+
+struct ProcessInfo {
+  long pid = 0;                      ///< as this process sees it
+  long ns_pid = 0;                   ///< in the process's own pid namespace (its socket names use it)
+  bool same_pid_namespace = true;    ///< a pid it is told (the CLI's) means the same process there
+  std::string root;                  ///< "" or "/proc/PID/root" (another mount namespace)
+  std::string tmpdir = "/tmp";       ///< its TMPDIR as it sees it
+  std::vector<std::string> command;  ///< its argv
+  std::string name;                  ///< program_name(command)
+  uid_t uid = 0;
+  bool environ_readable = false;     ///< false: another user's process, and we are not root
+  bool diagnostics_disabled = false; ///< DOTNET_EnableDiagnostics[_IPC|_Profiler]=0 in its environment
+  unsigned long long start_time = 0; ///< /proc/PID/stat field 22: the socket name's key
+};
+
+/// "app" for `dotnet app.dll`, else the command's file name.
+std::string program_name(const std::vector<std::string>& command);
+/// Read what /proc says about PID; nullopt when there is no such process.
+std::optional<ProcessInfo> read_process_info(long pid);
+/// Return the pids of every process in /proc, ascending.
+std::vector<long> list_pids();
+
+/// Return the runtime's diagnostics socket of P as this process can reach it, or "".
+std::string find_diagnostics_socket(const ProcessInfo& p);
+/// Return the gcsnap control socket path of P as this process can reach it.
+std::string control_socket_of(const ProcessInfo& p);
+/// Return true when a socket file exists at PATH.
+bool socket_exists(const std::string& path);
+/// Return the pid of a child of PID that has a gcsnap control socket (a `gcsnap record`'s app), or 0.
+long recorded_child_of(long pid);
+
+}  // namespace gcsnap::cli
