@@ -42,7 +42,8 @@ expect_bgc() {
   grep -q "bgc=$1 " <<<"$line" || fail "$2 ($line)"
 }
 
-# stop_plain_app: quit the app; its exit code must be 0 and its stderr empty.
+# stop_plain_app: quit the app; its exit code must be 0 and its stderr empty (or exactly
+# app_err_lines lines, when the case made the shim speak).
 stop_plain_app() {
   local rc
   echo quit >&3; exec 3>&-
@@ -50,7 +51,7 @@ stop_plain_app() {
   show "$app_err"
   [ "$rc" -eq 0 ] || fail "the app exited $rc after the attach, expected 0"
   grep -q '^gcsnap-sample: done finalized=64 ' "$out" || fail "the app did not finish its run normally"
-  [ ! -s "$app_err" ] || fail "the app wrote to stderr (the shim said something?)"
+  [ "$(wc -l <"$app_err")" -eq "${app_err_lines:-0}" ] || fail "the app wrote to stderr (the shim said something?)"
 }
 
 # gc_count FILE: how many GCs FILE holds.
@@ -61,6 +62,9 @@ case_attach_snapshot() {
   local rc before_bgc copy=$work/$case_name.copy.snap second=$work/$case_name.2.snap text
   start_plain_app
   expect_bgc 1 "no background GC before any attach: the check itself does not work"
+  "$gcsnap" ps >"$work/$case_name.ps" 2>&1 || { show "$work/$case_name.ps"; fail "gcsnap ps exited non-zero"; }
+  grep -Eq "^ *$pid  Gcsnap\.Sample +-  +dotnet $dll attach-wait$" "$work/$case_name.ps" ||
+    { show "$work/$case_name.ps"; fail "gcsnap ps does not list the app as attachable"; }
   "$gcsnap" snapshot "$pid" -o "$snap" >"$work/$case_name.cmd" 2>&1; rc=$?
   show "$work/$case_name.cmd"
   [ "$rc" -eq 0 ] || fail "gcsnap snapshot $pid exited $rc"
@@ -124,6 +128,21 @@ case_attach_record() {
   show "$work/$case_name.rec2"
   [ "$rc" -eq 0 ] || fail "gcsnap record --pid --duration 1s exited $rc"
   "$gcsnap" verify "$work/$case_name.2.snap" >/dev/null 2>&1 || fail "the --duration recording does not verify"
+  # gcsnap killed hard while attached: the shim's watchdog sees its pid gone, finishes the file
+  # and detaches by itself.
+  "$gcsnap" record --pid "$pid" -o "$work/$case_name.3.snap" >"$work/$case_name.rec3" 2>&1 &
+  recorder=$!
+  for _ in $(seq 1 300); do grep -q '^gcsnap: recording process' "$work/$case_name.rec3" && break; sleep 0.1; done
+  grep -q "until Ctrl+C" "$work/$case_name.rec3" || { show "$work/$case_name.rec3"; fail "record --pid did not start"; }
+  kill -KILL "$recorder"; wait "$recorder" 2>/dev/null
+  for _ in $(seq 1 100); do [ -e "${TMPDIR:-/tmp}/gcsnap-$pid.ctl" ] || break; sleep 0.1; done
+  [ ! -e "${TMPDIR:-/tmp}/gcsnap-$pid.ctl" ] || fail "the shim did not notice that gcsnap was killed (control socket still there)"
+  expect_bgc 1 "no background GC after the watchdog detached"
+  "$gcsnap" verify "$work/$case_name.3.snap" >"$work/$case_name.verify3" 2>&1 || { show "$work/$case_name.verify3"; fail "the watchdog's file does not verify"; }
+  grep -q 'ends complete' "$work/$case_name.verify3" || fail "the watchdog did not finish the file"
+  grep -q "^gcsnap: the gcsnap command that attached (pid $recorder) is gone: finishing the file and detaching$" "$app_err" ||
+    { show "$app_err"; fail "the shim did not say why it detached"; }
+  app_err_lines=1
   stop_plain_app
 }
 
@@ -173,6 +192,8 @@ case_attach_recorded() {
     { show "$err"; fail "gcsnap record did not print the recorded pid"; }
   "$gcsnap" snapshot "$pid" >"$work/$case_name.cmd" 2>&1 || { show "$work/$case_name.cmd"; fail "snapshot via the control socket failed"; }
   grep -q "^snapshot taken in process $pid: GC #" "$work/$case_name.cmd" || fail "not the control-socket snapshot"
+  "$gcsnap" ps >"$work/$case_name.ps" 2>&1
+  grep -Eq "^ *$pid  Gcsnap\.Sample +yes " "$work/$case_name.ps" || { show "$work/$case_name.ps"; fail "gcsnap ps does not mark the recorded app"; }
   "$gcsnap" record --pid "$pid" -o "$work/$case_name.2.snap" --duration 1s >"$work/$case_name.cmd" 2>&1; rc=$?
   show "$work/$case_name.cmd"
   [ "$rc" -ne 0 ] || fail "record --pid of a recorded process exited 0"
