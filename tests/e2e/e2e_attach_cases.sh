@@ -172,6 +172,21 @@ case_attach_errors() {
   else
     echo "note: not root: the other-user check runs only as root (setpriv)"
   fi
+  # Diagnostics disabled in the target's environment: refused, named (the runtime itself would
+  # accept an attach with only _Profiler=0; gcsnap honours it anyway).
+  local knob other
+  for knob in DOTNET_EnableDiagnostics DOTNET_EnableDiagnostics_IPC DOTNET_EnableDiagnostics_Profiler; do
+    rm -f "$work/$case_name.knob.fifo"; mkfifo "$work/$case_name.knob.fifo"
+    env "$knob=0" dotnet "$dll" attach-wait <"$work/$case_name.knob.fifo" >"$work/$case_name.knob.out" 2>&1 &
+    other=$!
+    exec 4>"$work/$case_name.knob.fifo"
+    for _ in $(seq 1 300); do grep -q '^gcsnap-sample: ready' "$work/$case_name.knob.out" && break; sleep 0.1; done
+    expect_error "cannot attach to process $other \(Gcsnap\.Sample\): diagnostics are disabled in it \($knob=0\)\$" \
+      "$knob=0" "$gcsnap" snapshot "$other" -o "$work/$case_name.knob.snap"
+    kill -0 "$other" || fail "$knob=0: the app died"
+    exec 4>&-  # end of input: the app quits
+    wait "$other" || fail "$knob=0: the app exited non-zero"
+  done
   # None of it touched the app: no profiler was ever loaded, background GC is on.
   expect_bgc 1 "background GC is off after the failed attempts"
   grep -q libgcsnap_profiler "/proc/$pid/maps" && fail "the shim was loaded by a failed attempt"

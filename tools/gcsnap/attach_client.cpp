@@ -78,7 +78,6 @@ void attach(const ProcessInfo& target, const std::string& socket, const AttachPr
       continue;
     }
     std::string why = describe_attach_result(hr);
-    if (target.diagnostics_disabled) why = "profiler attach is disabled in it (DOTNET_EnableDiagnostics*=0)";
     throw CliError(fmt::format("cannot attach to process {} ({}): {}; the process runs on unchanged", target.pid,
                                target.name, why),
                    kExitProblems);
@@ -156,12 +155,15 @@ ProcessInfo inspect_target(long pid) {
 }
 
 AttachedSession::AttachedSession(const ProcessInfo& target, const AttachOptions& options) : target_(target) {
+  // Refused before asking the runtime: .NET 10 still accepts an attach with
+  // DOTNET_EnableDiagnostics_Profiler=0 (measured), but whoever set it meant "no profiler".
+  if (!target.diagnostics_disabled_by.empty()) {
+    throw CliError(fmt::format("cannot attach to process {} ({}): diagnostics are disabled in it ({})", target.pid,
+                               target.name, target.diagnostics_disabled_by),
+                   kExitProblems);
+  }
   std::string socket = find_diagnostics_socket(target);
   if (socket.empty()) {
-    if (target.diagnostics_disabled) {
-      throw CliError(fmt::format("cannot attach to process {} ({}): diagnostics are disabled in it "
-                                 "(DOTNET_EnableDiagnostics=0)", target.pid, target.name), kExitProblems);
-    }
     throw CliError(fmt::format("process {} ({}) is not a .NET process (no diagnostics socket "
                                "dotnet-diagnostic-{}-*-socket in {})", target.pid, target.name, target.ns_pid,
                                target.root + target.tmpdir),

@@ -92,7 +92,7 @@ void read_environment(const std::string& dir, ProcessInfo& p) {
     }
     for (const char* prefix : {"DOTNET_", "COMPlus_"}) {
       for (const char* knob : {"EnableDiagnostics", "EnableDiagnostics_IPC", "EnableDiagnostics_Profiler"}) {
-        if (name == std::string(prefix) + knob && value == "0") p.diagnostics_disabled = true;
+        if (name == std::string(prefix) + knob && value == "0") p.diagnostics_disabled_by = name + "=0";
       }
     }
   }

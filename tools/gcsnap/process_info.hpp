@@ -21,7 +21,7 @@ struct ProcessInfo {
   std::string name;                  ///< program_name(command)
   uid_t uid = 0;
   bool environ_readable = false;     ///< false: another user's process, and we are not root
-  bool diagnostics_disabled = false; ///< DOTNET_EnableDiagnostics[_IPC|_Profiler]=0 in its environment
+  std::string diagnostics_disabled_by; ///< "DOTNET_EnableDiagnostics_Profiler=0" etc., "" when none
   unsigned long long start_time = 0; ///< /proc/PID/stat field 22: the socket name's key
 };
 
