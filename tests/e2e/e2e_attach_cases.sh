@@ -65,6 +65,9 @@ case_attach_snapshot() {
   "$gcsnap" ps >"$work/$case_name.ps" 2>&1 || { show "$work/$case_name.ps"; fail "gcsnap ps exited non-zero"; }
   grep -Eq "^ *$pid  Gcsnap\.Sample +-  +dotnet $dll attach-wait$" "$work/$case_name.ps" ||
     { show "$work/$case_name.ps"; fail "gcsnap ps does not list the app as attachable"; }
+  # A stale control socket (left by a dead process that had this pid) must not fool gcsnap.
+  python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "${TMPDIR:-/tmp}/gcsnap-$pid.ctl" ||
+    fail "cannot make a stale control socket"
   "$gcsnap" snapshot "$pid" -o "$snap" >"$work/$case_name.cmd" 2>&1; rc=$?
   show "$work/$case_name.cmd"
   [ "$rc" -eq 0 ] || fail "gcsnap snapshot $pid exited $rc"

@@ -72,7 +72,7 @@ void attach(const ProcessInfo& target, const std::string& socket, const AttachPr
     uint32_t hr = attach_profiler(socket, request, kAttachTimeoutMs / 1000 + 20);
     if ((hr & 0x80000000u) == 0) return;
     bool ours_detaching = hr == kAlreadyActive && has_shim_mapped(target.pid) &&
-                          !socket_exists(control_socket_of(target));
+                          !has_live_control_socket(target);
     if (ours_detaching && std::chrono::steady_clock::now() < give_up) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
       continue;
@@ -140,7 +140,7 @@ ProcessInfo inspect_target(long pid) {
   if (pid <= 0) throw CliError("PID must be a positive process id", kExitUsage);
   auto info = read_process_info(pid);
   if (!info) throw CliError(fmt::format("no process {}", pid), kExitProblems);
-  if (socket_exists(control_socket_of(*info))) return *info;  // under gcsnap already
+  if (has_live_control_socket(*info)) return *info;  // under gcsnap already
   if (long child = recorded_child_of(pid)) {
     throw CliError(fmt::format("process {} is 'gcsnap record' itself; the app it records is process {}: "
                                "gcsnap snapshot {}", pid, child, child),

@@ -29,7 +29,7 @@ void run_ps() {
     // Another user's process cannot be attached to (and its TMPDIR is unknown): not listed.
     if (!info || !info->environ_readable || find_diagnostics_socket(*info).empty()) continue;
     if (shown++ == 0) fmt::print("{:>8}  {:<20}  {:<8}  {}\n", "PID", "NAME", "GCSNAP", "COMMAND");
-    bool recorded = socket_exists(control_socket_of(*info));
+    bool recorded = has_live_control_socket(*info);
     fmt::print("{:>8}  {:<20}  {:<8}  {}\n", pid, info->name, recorded ? "yes" : "-", joined(info->command));
   }
   if (shown == 0) fmt::print(stderr, "gcsnap: no .NET process of yours is running (none with a diagnostics socket)\n");

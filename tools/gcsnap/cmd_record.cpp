@@ -63,7 +63,7 @@ unsigned long long parse_duration(const std::string& text) {
 [[noreturn]] void run_record_attached(const RecordOptions& options) {
   unsigned long long seconds = options.duration.empty() ? 0 : parse_duration(options.duration);
   ProcessInfo target = inspect_target(options.pid);
-  if (socket_exists(control_socket_of(target))) {
+  if (has_live_control_socket(target)) {
     throw CliError(fmt::format("process {} is already recorded by gcsnap; use 'gcsnap snapshot {}' to add a snapshot",
                                options.pid, options.pid),
                    kExitProblems);

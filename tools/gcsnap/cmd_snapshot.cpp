@@ -64,7 +64,7 @@ void snapshot_attached(const ProcessInfo& target, const SnapshotOptions& options
 
 void run_snapshot(const SnapshotOptions& options) {
   ProcessInfo target = inspect_target(options.pid);
-  if (socket_exists(control_socket_of(target))) {
+  if (has_live_control_socket(target)) {
     snapshot_recorded(target, options);
   } else {
     snapshot_attached(target, options);

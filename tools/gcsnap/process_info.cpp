@@ -2,11 +2,15 @@
 
 #include <dirent.h>
 #include <glob.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -150,6 +154,20 @@ bool socket_exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
+bool has_live_control_socket(const ProcessInfo& p) {
+  std::string path = control_socket_of(p);
+  sockaddr_un address{};
+  if (!socket_exists(path) || path.size() >= sizeof(address.sun_path)) return false;
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return true;  // cannot tell: believe the file
+  // The shim reads a request line; closing at once gives it end of input, no request.
+  bool refused = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 && errno == ECONNREFUSED;
+  ::close(fd);
+  return !refused;
+}
+
 std::string find_diagnostics_socket(const ProcessInfo& p) {
   std::string dir = p.root + p.tmpdir;
   std::string prefix = dir + "/dotnet-diagnostic-" + std::to_string(p.ns_pid) + "-";
@@ -184,7 +202,7 @@ long recorded_child_of(long pid) {
   long child = 0;
   while (list >> child) {
     auto info = read_process_info(child);
-    if (info && socket_exists(control_socket_of(*info))) return child;
+    if (info && has_live_control_socket(*info)) return child;
   }
   return 0;
 }

@@ -38,6 +38,9 @@ std::string find_diagnostics_socket(const ProcessInfo& p);
 std::string control_socket_of(const ProcessInfo& p);
 /// Return true when a socket file exists at PATH.
 bool socket_exists(const std::string& path);
+/// Return true when P has a gcsnap control socket that answers a connect (a file left by a
+/// process that died and whose pid was reused refuses it).
+bool has_live_control_socket(const ProcessInfo& p);
 /// Return the pid of a child of PID that has a gcsnap control socket (a `gcsnap record`'s app), or 0.
 long recorded_child_of(long pid);
 
