@@ -247,3 +247,22 @@ case_attach_other_profiler() {
   app_says gc '^gcsnap-sample: gc ' >/dev/null
   stop_plain_app
 }
+
+# record --pid while the process ends by itself: its shim finishes the file at Shutdown and
+# gcsnap says so, with the summary and exit code 0.
+case_attach_record_exit() {
+  local rc recorder
+  start_plain_app
+  "$gcsnap" record --pid "$pid" -o "$snap" >"$work/$case_name.rec" 2>&1 &
+  recorder=$!
+  for _ in $(seq 1 300); do grep -q '^gcsnap: recording process' "$work/$case_name.rec" && break; sleep 0.1; done
+  app_says gc '^gcsnap-sample: gc ' >/dev/null
+  stop_plain_app
+  wait "$recorder"; rc=$?
+  show "$work/$case_name.rec"
+  [ "$rc" -eq 0 ] || fail "gcsnap record --pid exited $rc when the process ended"
+  grep -q "^gcsnap: process $pid exited while recorded$" "$work/$case_name.rec" || fail "gcsnap does not say the process exited"
+  grep -Eq '^gcsnap: recorded [1-9][0-9]* GCs, .*; nothing dropped$' "$work/$case_name.rec" || fail "no summary line"
+  check_cli_accepts
+  grep -q 'ends complete' "$work/$case_name.verify" || fail "the file does not end complete"
+}
