@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "shim_log.hpp"
 #include "writer_thread.hpp"
@@ -18,6 +22,25 @@ bool in_ranges(uint64_t address, std::span<const AddressRange> ranges) noexcept 
   return false;
 }
 
+// Chunk columns are written once here and read once by the writer thread on another core:
+// non-temporal stores keep them out of this core's cache, which the runtime's heap walk uses,
+// and write whole lines without reading them first. on_gc_finished fences before the hand-off.
+inline void stream_store(uint64_t* to, uint64_t value) noexcept {
+#if defined(__x86_64__)
+  _mm_stream_si64(reinterpret_cast<long long*>(to), static_cast<long long>(value));
+#else
+  *to = value;
+#endif
+}
+
+inline void stream_store(uint32_t* to, uint32_t value) noexcept {
+#if defined(__x86_64__)
+  _mm_stream_si32(reinterpret_cast<int*>(to), static_cast<int>(value));
+#else
+  *to = value;
+#endif
+}
+
 template <typename T>
 void append(std::vector<T>& column, std::span<const T> values) {
   column.insert(column.end(), values.begin(), values.end());
@@ -25,8 +48,12 @@ void append(std::vector<T>& column, std::span<const T> values) {
 
 }  // namespace
 
-Recorder::Recorder(const RecorderOptions& options, RuntimeQueries& queries, BatchSink& sink)
-    : options_(options), queries_(queries), sink_(sink) {}
+namespace {
+constexpr size_t kChunksAhead = 8;  ///< populated chunks kept in reserve during a walk (20 MiB)
+}  // namespace
+
+Recorder::Recorder(const RecorderOptions& options, RuntimeQueries& queries, BatchSink& sink, ChunkPool* pool)
+    : options_(options), queries_(queries), sink_(sink), pool_(pool) {}
 
 SnapshotTrigger Recorder::decide_trigger(uint8_t generations_mask, bool induced) noexcept {
   bool gen2 = (generations_mask & kGen2Bit) != 0;
@@ -66,22 +93,30 @@ bool Recorder::on_gc_started(uint8_t generations_mask, bool induced, uint64_t no
   carried_types_.clear();
   carried_methods_.clear();
   frozen_seen_this_gc_.clear();
+  chunk_ = nullptr;
+  walk_dropping_ = false;
+  frozen_low_ = 0;
+  frozen_span_ = 0;
   bool walk = info.trigger != SnapshotTrigger::None;
+  // The walk comes at the end of this GC: the pool populates chunks meanwhile.
+  if (walk && pool_) pool_->prepare(kChunksAhead);
   walking_.store(walk);
-  if (walk) {
-    // Size the columns from the last walk so the GC thread rarely reallocates.
-    reserve_for(batch_->object_addresses, last_walk_objects_);
-    reserve_for(batch_->object_sizes, last_walk_objects_);
-    reserve_for(batch_->object_types, last_walk_objects_);
-    reserve_for(batch_->object_ref_counts, last_walk_objects_);
-    reserve_for(batch_->references, last_walk_references_);
-  }
   return walk;
 }
 
 void Recorder::set_non_gc_ranges(std::span<const AddressRange> ranges) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (batch_) batch_->non_gc_ranges.assign(ranges.begin(), ranges.end());
+  if (!batch_) return;
+  batch_->non_gc_ranges.assign(ranges.begin(), ranges.end());
+  // One bound over all frozen ranges, so that most addresses are ruled out by one compare.
+  uint64_t low = UINT64_MAX, high = 0;
+  for (const AddressRange& r : ranges) {
+    if (r.length == 0) continue;
+    low = std::min(low, r.start);
+    high = std::max(high, r.start + r.length);
+  }
+  frozen_low_ = high > low ? low : 0;
+  frozen_span_ = high > low ? high - low : 0;
 }
 
 bool Recorder::charge(size_t bytes) noexcept {
@@ -157,9 +192,7 @@ void Recorder::on_root_references(std::span<const uint64_t> object_ids, std::spa
     batch_->root_kinds.push_back(static_cast<uint8_t>(kinds[i] <= 3 ? kinds[i] : 0));
     batch_->root_flags.push_back(static_cast<uint8_t>(flags[i] & root_flags::kAll));
   }
-  if (walking_.load() && !batch_->non_gc_ranges.empty()) {
-    for (uint64_t target : object_ids) add_non_gc_target(target);
-  }
+  if (walking_.load() && frozen_span_ != 0) add_non_gc_targets(object_ids);
 }
 
 void Recorder::on_dependent_handles(std::span<const uint64_t> primaries, std::span<const uint64_t> secondaries) {
@@ -181,13 +214,8 @@ void Recorder::on_dependent_handles(std::span<const uint64_t> primaries, std::sp
 
 uint32_t Recorder::type_id_for(uint64_t class_id) {
   if (class_id == 0) return 0;
-  CachedType& cached = type_cache_[((class_id >> 3) ^ (class_id >> 11)) % kTypeCacheSize];
-  if (cached.class_id == class_id) return cached.type_id;
   auto found = type_ids_.find(class_id);
-  if (found != type_ids_.end()) {
-    cached = CachedType{class_id, found->second};
-    return found->second;
-  }
+  if (found != type_ids_.end()) return found->second;
   RuntimeQueries::TypeName resolved = queries_.type_name(class_id);
   if (!resolved.resolved) batch_->drops.reasons |= drop_reason::kTypeUnresolved;
   if (resolved.name.empty()) {
@@ -198,36 +226,107 @@ uint32_t Recorder::type_id_for(uint64_t class_id) {
   uint32_t id = next_type_id_++;
   type_ids_.emplace(class_id, id);
   batch_->types.push_back(OwnedType{id, class_id, std::move(resolved.name), std::move(resolved.module)});
+  if (!classes_.find(class_id)) classes_.insert(class_id, id, resolved.size_kind);
   return id;
 }
 
-bool Recorder::on_object_references(uint64_t object_id, uint64_t class_id, std::span<const uint64_t> references) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (!batch_ || !walking_.load()) return false;
-  GcBatch& b = *batch_;
-  bool frozen_ranges = !b.non_gc_ranges.empty();
-  if (frozen_ranges && in_ranges(object_id, b.non_gc_ranges) && !frozen_seen_this_gc_.insert(object_id).second) {
-    return true;  // already added as a reference target
+ClassInfo* Recorder::class_info(uint64_t class_id) {
+  if (ClassInfo* info = classes_.find(class_id)) return info;
+  uint32_t type_id = type_id_for(class_id);  // names a new class; inserts it into classes_
+  if (ClassInfo* info = classes_.find(class_id)) return info;
+  return classes_.insert(class_id, type_id, SizeKind::Unknown);  // named before, by a frozen object
+}
+
+uint64_t Recorder::object_size(ClassInfo* info, uint64_t object_id) {
+  if (!info) {  // ClassID 0: nothing to learn
+    ++size_queries_;
+    return queries_.object_size(object_id);
   }
-  uint32_t type_id = type_id_for(class_id);
+  const bool trusted = info->validations_left == 0 && !options_.verify_sizes;
+  if (info->rule == SizeRule::Fixed && trusted) {
+    ++size_predictions_;
+    return info->base;
+  }
+  uint32_t count = info->rule == SizeRule::Fixed || info->rule == SizeRule::Ask ? 0 : queries_.component_count(object_id);
+  if (info->rule == SizeRule::Components && trusted) {
+    ++size_predictions_;
+    return ClassCache::predict(*info, count);
+  }
+  ++size_queries_;
+  if (info->rule == SizeRule::Fixed || info->rule == SizeRule::Components) ++size_checks_;
   uint64_t size = queries_.object_size(object_id);
-  if (b.drops.objects != 0 || !reserve_for(b.object_addresses, 1) || !reserve_for(b.object_types, 1) ||
-      !reserve_for(b.object_sizes, 1) || !reserve_for(b.object_ref_counts, 1) ||
-      !reserve_for(b.references, references.size())) {
-    b.drops.objects += 1;
-    b.drops.references += references.size();
-    note_drop();
+  if (!ClassCache::learn(*info, size, count)) ++size_mismatches_;
+  return size;  // the runtime's answer is what is recorded
+}
+
+bool Recorder::next_chunk(size_t references) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);  // the budget is shared with the ranges callbacks
+  // A full chunk, or smaller ones as the budget runs out, so that the drops start close to it.
+  for (size_t objects = ObjectChunk::kObjects; objects >= 256; objects /= 2) {
+    size_t refs = std::max(objects * ObjectChunk::kReferencesPerObject, references);
+    size_t bytes = ObjectChunk::bytes_for(objects, refs);
+    if (!charge(bytes)) continue;
+    try {
+      batch_->objects.reserve(batch_->objects.size() + 1);
+      std::unique_ptr<ObjectChunk> chunk;
+      if (pool_ && objects == ObjectChunk::kObjects && refs == objects * ObjectChunk::kReferencesPerObject) {
+        chunk = pool_->take();
+      }
+      if (!chunk) chunk = std::make_unique<ObjectChunk>(objects, refs);
+      batch_->objects.push_back(std::move(chunk));
+    } catch (const std::bad_alloc&) {
+      batch_->accounted_bytes -= bytes;
+      return false;
+    }
+    chunk_ = batch_->objects.back().get();
     return true;
   }
-  b.object_addresses.push_back(object_id);
-  b.object_types.push_back(type_id);
-  b.object_sizes.push_back(size);
-  b.object_ref_counts.push_back(static_cast<uint32_t>(references.size()));
-  append(b.references, references);
-  if (frozen_ranges) {
-    for (uint64_t target : references) add_non_gc_target(target);
+  return false;
+}
+
+bool Recorder::store_object(uint64_t address, uint32_t type_id, uint64_t size, std::span<const uint64_t> references) {
+  ObjectChunk* c = chunk_;
+  if (!c || !c->fits(references.size())) {
+    if (walk_dropping_ || !next_chunk(references.size())) {
+      walk_dropping_ = true;
+      batch_->drops.objects += 1;
+      batch_->drops.references += references.size();
+      note_drop();
+      return false;
+    }
+    c = chunk_;
   }
+  ObjectRecord* r = c->records + c->objects++;
+  stream_store(&r->address, address);
+  stream_store(&r->size, size);
+  stream_store(&r->type_id, type_id);
+  stream_store(&r->reference_count, static_cast<uint32_t>(references.size()));
+  uint64_t* out = c->references + c->reference_count;
+  for (uint64_t target : references) stream_store(out++, target);  // mostly 0-3 targets: no memcpy call
+  c->reference_count += references.size();
   return true;
+}
+
+bool Recorder::on_object_references(uint64_t object_id, uint64_t class_id, std::span<const uint64_t> references) {
+  // No lock: only the walking thread touches the walk's state (batch_ stays while walking_,
+  // stop() leaves it to on_gc_finished).
+  if (!walking_.load(std::memory_order_relaxed) || !active_.load(std::memory_order_relaxed)) return false;
+  if (frozen_span_ != 0 && in_frozen(object_id) && in_ranges(object_id, batch_->non_gc_ranges) &&
+      !frozen_seen_this_gc_.insert(object_id).second) {
+    return true;  // already added as a reference target
+  }
+  ClassInfo* info = class_id != 0 ? class_info(class_id) : nullptr;
+  uint64_t size = object_size(info, object_id);
+  // (A per-object capture that reads the object's memory belongs here, after the size.)
+  store_object(object_id, info ? info->type_id : 0, size, references);
+  if (frozen_span_ != 0) add_non_gc_targets(references);
+  return true;
+}
+
+void Recorder::add_non_gc_targets(std::span<const uint64_t> targets) {
+  for (uint64_t target : targets) {
+    if (in_frozen(target)) add_non_gc_target(target);
+  }
 }
 
 void Recorder::add_non_gc_target(uint64_t address) {
@@ -240,16 +339,7 @@ void Recorder::add_non_gc_target(uint64_t address) {
     FrozenObject info{type_id_for(queries_.class_of(address)), queries_.object_size(address)};
     cached = frozen_objects_.emplace(address, info).first;
   }
-  if (b.drops.objects != 0 || !reserve_for(b.object_addresses, 1) || !reserve_for(b.object_types, 1) ||
-      !reserve_for(b.object_sizes, 1) || !reserve_for(b.object_ref_counts, 1)) {
-    b.drops.objects += 1;
-    note_drop();
-    return;
-  }
-  b.object_addresses.push_back(address);
-  b.object_types.push_back(cached->second.type_id);
-  b.object_sizes.push_back(cached->second.size);
-  b.object_ref_counts.push_back(0);
+  store_object(address, cached->second.type_id, cached->second.size, {});
 }
 
 void Recorder::resolve_new_methods() {
@@ -265,6 +355,12 @@ void Recorder::resolve_new_methods() {
 void Recorder::on_gc_finished(std::span<const GenerationRange> bounds, uint64_t now_ns) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!batch_) return;
+  if (!active_.load()) {
+    walking_.store(false);
+    chunk_ = nullptr;
+    batch_.reset();
+    return;
+  }
   GcBatch& b = *batch_;
   if (reserve_for(b.bounds, bounds.size())) {
     append(b.bounds, bounds);
@@ -275,22 +371,31 @@ void Recorder::on_gc_finished(std::span<const GenerationRange> bounds, uint64_t 
   resolve_new_methods();
   b.info.end_time_ns = now_ns;
   if (b.has_heap_walk()) {
-    last_walk_objects_ = b.object_addresses.size();
-    last_walk_references_ = b.references.size();
     ++stats_.snapshots;
     if (b.info.trigger == SnapshotTrigger::OnDemand) last_on_demand_gc_.store(b.info.gc_number);
   }
   ++stats_.gcs_seen;
   stats_.dropped_items += b.drops.objects + b.drops.roots + b.drops.ranges;
+  stats_.size_queries = size_queries_;
+  stats_.size_predictions = size_predictions_;
+  stats_.size_mismatches = size_mismatches_;
+  stats_.size_checks = size_checks_;
+#if defined(__x86_64__)
+  _mm_sfence();  // the chunks' non-temporal stores are visible before the writer thread reads them
+#endif
   walking_.store(false);
+  chunk_ = nullptr;
+  if (pool_ && b.has_heap_walk()) pool_->walk_done();
   sink_.submit(std::move(batch_));
 }
 
 void Recorder::stop() noexcept {
   active_.store(false);
   std::lock_guard<std::mutex> lock(mutex_);
+  // A heap walk in progress keeps its batch: the walking thread appends without the lock and
+  // on_gc_finished discards it. Otherwise the open GC is discarded now.
+  if (walking_.load()) return;
   batch_.reset();
-  walking_.store(false);
 }
 
 RecorderStats Recorder::stats() const {

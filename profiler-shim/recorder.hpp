@@ -16,6 +16,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "chunk_pool.hpp"
+#include "class_cache.hpp"
 #include "gc_batch.hpp"
 #include "settings.hpp"
 
@@ -30,9 +32,13 @@ class RuntimeQueries {
     std::string name;
     std::string module;
     bool resolved = false;
+    SizeKind size_kind = SizeKind::Unknown;  ///< fixed-size class, or array/string
   };
   virtual TypeName type_name(uint64_t class_id) = 0;
   virtual uint64_t object_size(uint64_t object_id) = 0;   ///< 0 if unknown
+  /// The u32 after the object's MethodTable pointer: the component count of an array or
+  /// string. Read from the object's memory in the shim; tests fake it.
+  virtual uint32_t component_count(uint64_t object_id) = 0;
   virtual uint64_t class_of(uint64_t object_id) = 0;      ///< 0 if unknown
   virtual std::string method_name(uint64_t function_id) = 0;  ///< empty if unknown
 
@@ -44,6 +50,9 @@ struct RecorderOptions {
   SnapshotPolicy policy = SnapshotPolicy::Default;
   uint64_t max_snapshots = UINT64_MAX;
   uint64_t memory_budget_bytes = 768ull << 20;  ///< batches being filled or queued
+  /// Ask the runtime for every object's size and count where the prediction disagrees
+  /// (GCSNAP_VERIFY_SIZES=1). The recording keeps the runtime's answer either way.
+  bool verify_sizes = false;
 };
 
 /// Counters for tests and the shutdown line.
@@ -51,11 +60,16 @@ struct RecorderStats {
   uint64_t gcs_seen = 0;
   uint64_t snapshots = 0;
   uint64_t dropped_items = 0;
+  uint64_t size_queries = 0;      ///< GetObjectSize2 calls during heap walks
+  uint64_t size_predictions = 0;  ///< sizes taken from a class's learned rule
+  uint64_t size_checks = 0;       ///< predictions compared with the runtime's answer
+  uint64_t size_mismatches = 0;   ///< predictions the runtime contradicted (then asked per object)
 };
 
 class Recorder {
  public:
-  Recorder(const RecorderOptions& options, RuntimeQueries& queries, BatchSink& sink);
+  /// POOL (optional) supplies populated chunks for heap walks; without it the GC thread maps its own.
+  Recorder(const RecorderOptions& options, RuntimeQueries& queries, BatchSink& sink, ChunkPool* pool = nullptr);
 
   /// GarbageCollectionStarted. GENERATIONS_MASK bit g = generation g collected.
   /// Returns true when this GC gets a heap walk.
@@ -71,6 +85,9 @@ class Recorder {
   /// only at GCs with a heap walk; elsewhere the call returns at once.
   void on_dependent_handles(std::span<const uint64_t> primaries, std::span<const uint64_t> secondaries);
   /// One object of the heap walk. Returns false to stop the walk (no heap walk this GC).
+  /// The hot path of a snapshot: no lock (the runtime walks the heap on one thread, at the end
+  /// of the GC: GCProfileWalkHeap in DiagGCEnd), one table look-up for the class, a size
+  /// from the class's rule, a copy into the current chunk.
   bool on_object_references(uint64_t object_id, uint64_t class_id, std::span<const uint64_t> references);
   /// GarbageCollectionFinished with the post-GC generation bounds: hand the GC to the sink.
   void on_gc_finished(std::span<const GenerationRange> bounds, uint64_t now_ns);
@@ -93,12 +110,20 @@ class Recorder {
   bool charge(size_t bytes) noexcept;
   void note_drop() noexcept;
   uint32_t type_id_for(uint64_t class_id);
+  ClassInfo* class_info(uint64_t class_id);
+  uint64_t object_size(ClassInfo* info, uint64_t object_id);
+  /// Append one object; false when it was dropped (memory budget).
+  bool store_object(uint64_t address, uint32_t type_id, uint64_t size, std::span<const uint64_t> references);
+  bool next_chunk(size_t references) noexcept;
+  bool in_frozen(uint64_t address) const noexcept { return address - frozen_low_ < frozen_span_; }
+  void add_non_gc_targets(std::span<const uint64_t> targets);
   void add_non_gc_target(uint64_t address);
   void resolve_new_methods();
 
   RecorderOptions options_;
   RuntimeQueries& queries_;
   BatchSink& sink_;
+  ChunkPool* pool_;
   mutable std::mutex mutex_;
   std::atomic<bool> active_{true};
   std::atomic<bool> walking_{false};
@@ -110,19 +135,17 @@ class Recorder {
   uint64_t gc_count_ = 0;
   uint64_t policy_snapshots_ = 0;
   RecorderStats stats_;
-  size_t last_walk_objects_ = 0;
-  size_t last_walk_references_ = 0;
 
-  std::unordered_map<uint64_t, uint32_t> type_ids_;  ///< ClassID -> type id
+  // The heap walk's state, touched only by the thread that walks (see on_object_references).
+  ObjectChunk* chunk_ = nullptr;      ///< the chunk being filled (owned by batch_->objects)
+  bool walk_dropping_ = false;        ///< over budget: every later object of the walk is dropped
+  uint64_t frozen_low_ = 0;           ///< bounds of all frozen ranges: one compare per address
+  uint64_t frozen_span_ = 0;          ///< 0 when there are no frozen ranges
+  uint64_t size_queries_ = 0, size_predictions_ = 0, size_checks_ = 0, size_mismatches_ = 0;
+
+  std::unordered_map<uint64_t, uint32_t> type_ids_;  ///< ClassID -> type id (frozen objects too)
   uint32_t next_type_id_ = 1;
-  // A direct-mapped cache in front of type_ids_: heap walks interleave a few hot types, and
-  // the hash look-up per object was 5 % of an every-GC recording's CPU (perf, gc_heavy_app).
-  struct CachedType {
-    uint64_t class_id = 0;
-    uint32_t type_id = 0;
-  };
-  static constexpr size_t kTypeCacheSize = 256;
-  std::array<CachedType, kTypeCacheSize> type_cache_{};
+  ClassCache classes_;  ///< ClassID -> type id and size rule, for the heap walk
   std::unordered_set<uint64_t> known_functions_;
   std::vector<OwnedType> carried_types_;             ///< declared in a GC that was discarded
   std::vector<OwnedMethod> carried_methods_;

@@ -190,6 +190,14 @@ RuntimeQueries::TypeName RuntimeInfoQueries::type_name(uint64_t class_id) {
   ClassID element = class_id;
   CorElementType element_type = 0;
   ULONG rank = 0;
+  // Only arrays and strings have components (a size that varies per object); the recorder
+  // still checks every size rule it learns against GetObjectSize2 (class_cache.hpp).
+  if (info_->IsArrayClass(class_id, &element_type, &element, &rank) == S_OK) {
+    result.size_kind = SizeKind::Variable;
+  } else if (result.resolved) {
+    result.size_kind = result.name == "System.String" ? SizeKind::Variable : SizeKind::Fixed;
+  }
+  element = class_id;
   // An array's module is its element type's module.
   for (int i = 0; i < 8 && info_->IsArrayClass(element, &element_type, &element, &rank) == S_OK && element; ++i) {
   }
@@ -204,6 +212,11 @@ RuntimeQueries::TypeName RuntimeInfoQueries::type_name(uint64_t class_id) {
 uint64_t RuntimeInfoQueries::object_size(uint64_t object_id) {
   SIZE_T size = 0;
   return succeeded(info_->GetObjectSize2(object_id, &size)) ? size : 0;
+}
+
+uint32_t RuntimeInfoQueries::component_count(uint64_t object_id) {
+  // ObjectID is the object's address, and the runtime is suspended while it walks the heap.
+  return shim::component_count(object_id);
 }
 
 uint64_t RuntimeInfoQueries::class_of(uint64_t object_id) {

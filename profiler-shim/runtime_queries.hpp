@@ -17,6 +17,7 @@ class RuntimeInfoQueries final : public RuntimeQueries {
   TypeName type_name(uint64_t class_id) override;
   uint64_t object_size(uint64_t object_id) override;
   uint64_t class_of(uint64_t object_id) override;
+  uint32_t component_count(uint64_t object_id) override;
   std::string method_name(uint64_t function_id) override;
 
  private:

@@ -38,6 +38,9 @@ struct Settings {
   AttachMode mode = AttachMode::Startup;
   long owner_pid = 0;       ///< attached: the CLI's pid; its death detaches (0: not watched)
   uint64_t deadline_s = 0;  ///< attached: detach after this many seconds (0: no deadline)
+  /// GCSNAP_VERIFY_SIZES=1, for testing: ask the runtime for every object's size and count
+  /// the objects whose predicted size (class_cache.hpp) it contradicts; said at shutdown.
+  bool verify_sizes = false;
 };
 
 struct SettingsResult {

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -157,7 +158,11 @@ void ShimSession::start_recording(std::unique_ptr<Writer> writer) {
   options.policy = settings_.policy;
   options.max_snapshots = settings_.max_snapshots;
   options.memory_budget_bytes = settings_.max_memory_bytes - settings_.max_memory_bytes / 4;
-  recorder_ = new Recorder(options, *queries_, *writer_thread_);
+  options.verify_sizes = settings_.verify_sizes;
+  // Chunks for heap walks, populated off the GC thread; up to 64 MiB kept between walks.
+  chunk_pool_ = new ChunkPool(std::min<size_t>(size_t{64} << 20, settings_.max_memory_bytes / 8));
+  writer_thread_->set_chunk_pool(chunk_pool_);
+  recorder_ = new Recorder(options, *queries_, *writer_thread_, chunk_pool_);
   raw_bounds_.resize(1024);
   ready_.store(true, std::memory_order_release);  // GC callbacks may use all of the above now
 }
@@ -204,6 +209,11 @@ void ShimSession::on_shutdown() noexcept {
   if (!ready_.load(std::memory_order_acquire)) return;  // attached, no output yet: nothing to finish
   recorder_->stop();
   writer_thread_->finish();
+  if (settings_.verify_sizes && recorder_) {
+    RecorderStats stats = recorder_->stats();
+    log_line("size check: " + std::to_string(stats.size_checks) + " predicted sizes checked, " +
+             std::to_string(stats.size_mismatches) + " contradicted by the runtime");
+  }
 }
 
 void ShimSession::read_non_gc_ranges() {

@@ -75,6 +75,7 @@ class ShimSession {
   std::unique_ptr<Writer> pending_writer_;  ///< opened in Initialize, handed to the writer thread
   RuntimeInfoQueries* queries_ = nullptr;
   WriterThread* writer_thread_ = nullptr;
+  ChunkPool* chunk_pool_ = nullptr;
   Recorder* recorder_ = nullptr;
   ControlServer* control_ = nullptr;  ///< never freed: its thread may outlive a detach
   std::atomic<bool> ready_{false};    ///< recorder_ and the writer are set up (release/acquire)

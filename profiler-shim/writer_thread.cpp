@@ -25,7 +25,30 @@ Status write_names(Writer& writer, const GcBatch& batch) {
   return Status::ok();
 }
 
-Status write_gc(Writer& writer, GcBatch& batch) {
+/// One chunk's records as the columns Writer::add_objects takes (reused from chunk to chunk).
+struct ChunkColumns {
+  std::vector<uint64_t> addresses, sizes;
+  std::vector<uint32_t> types, ref_counts;
+  std::vector<uint8_t> generations;
+
+  void split(const ObjectChunk& c) {
+    const size_t n = c.objects;
+    addresses.resize(n);
+    sizes.resize(n);
+    types.resize(n);
+    ref_counts.resize(n);
+    generations.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const ObjectRecord& r = c.records[i];
+      addresses[i] = r.address;
+      sizes[i] = r.size;
+      types[i] = r.type_id;
+      ref_counts[i] = r.reference_count;
+    }
+  }
+};
+
+Status write_gc(Writer& writer, GcBatch& batch, ChunkPool* pool) {
   GCSNAP_RETURN_IF_ERROR(writer.begin_gc(batch.info));
   GCSNAP_RETURN_IF_ERROR(write_names(writer, batch));
   if (!batch.bounds.empty()) GCSNAP_RETURN_IF_ERROR(writer.add_generation_bounds(batch.bounds));
@@ -40,11 +63,25 @@ Status write_gc(Writer& writer, GcBatch& batch) {
     GCSNAP_RETURN_IF_ERROR(
         writer.add_moved_ranges(batch.moved_old_starts, batch.moved_new_starts, batch.moved_lengths));
   }
-  if (!batch.object_addresses.empty()) {
-    assign_generations(batch);
-    GCSNAP_RETURN_IF_ERROR(writer.add_objects(batch.object_addresses, batch.object_types, batch.object_sizes,
-                                              batch.object_generations, batch.object_ref_counts,
-                                              batch.references));
+  if (!batch.objects.empty()) {
+    // Generations are told here, after the GC, so that the GC thread only copies.
+    GenerationClassifier generations(batch.bounds, batch.non_gc_ranges);
+    ChunkColumns columns;
+    for (auto& chunk : batch.objects) {
+      const ObjectChunk& c = *chunk;
+      if (c.objects == 0) continue;
+      columns.split(c);
+      generations.classify(columns.addresses, columns.generations);
+      GCSNAP_RETURN_IF_ERROR(writer.add_objects(columns.addresses, columns.types, columns.sizes,
+                                                columns.generations, columns.ref_counts,
+                                                {c.references, c.reference_count}));
+      // Copied into the writer's columns: the chunk goes back to the pool for the next walk.
+      if (pool) {
+        pool->give_back(std::move(chunk));
+      } else {
+        chunk.reset();
+      }
+    }
   }
   if (batch.has_heap_walk()) {
     // Written even when empty: the section then says "captured, none" (format-spec.md §6.11).
@@ -100,7 +137,7 @@ void WriterThread::run() noexcept {
 
 bool WriterThread::write_batch(GcBatch& batch) noexcept {
   try {
-    Status status = write_gc(*writer_, batch);
+    Status status = write_gc(*writer_, batch, pool_);
     if (status.is_ok()) return true;
     (void)writer_->abort_gc();
     const Error& e = status.error();

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "chunk_pool.hpp"
 #include "gc_batch.hpp"
 #include "gcsnap/writer.hpp"
 
@@ -45,6 +46,8 @@ class WriterThread final : public BatchSink {
   /// Returns false if the writer failed at any point.
   bool finish() noexcept;
   bool failed() const noexcept { return failed_.load(); }
+  /// Give written heap-walk chunks back to POOL (set before the first GC; may be null).
+  void set_chunk_pool(ChunkPool* pool) noexcept { pool_ = pool; }
   WriterStats stats() const;
 
  private:
@@ -54,6 +57,7 @@ class WriterThread final : public BatchSink {
 
   std::unique_ptr<Writer> writer_;
   FailureHandler on_failure_;
+  ChunkPool* pool_ = nullptr;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::unique_ptr<GcBatch>> queue_;

@@ -52,6 +52,21 @@ case_churn() {
   check_cli_accepts
 }
 
+# Every object's size asked of the runtime (GCSNAP_VERIFY_SIZES=1) and compared with the
+# size the shim predicts from its class (profiler-shim/class_cache.hpp): none may differ.
+case_verify_sizes() {
+  record_opts=(--policy all)
+  GCSNAP_VERIFY_SIZES=1 record_app 0 churn "${1:-3000}"
+  local line checked wrong
+  line=$(grep '^gcsnap: size check: ' "$err") || fail "the shim printed no size check line"
+  checked=$(sed -E 's/^gcsnap: size check: ([0-9]+) predicted sizes checked, ([0-9]+) contradicted.*/\1/' <<<"$line")
+  wrong=$(sed -E 's/^gcsnap: size check: ([0-9]+) predicted sizes checked, ([0-9]+) contradicted.*/\2/' <<<"$line")
+  [ "$checked" -ge 100000 ] 2>/dev/null || fail "too few predicted sizes were checked: '$line'"
+  [ "$wrong" = 0 ] || fail "predicted sizes differ from the runtime's: '$line'"
+  grep -q '^gcsnap: recorded .*nothing dropped' "$err" || fail "the recorder dropped data or printed no summary"
+  check_cli_accepts
+}
+
 case_exit_code() {
   record_app 7 exit 7
   record_app 0 exit 0

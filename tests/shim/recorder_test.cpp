@@ -30,8 +30,15 @@ class FakeQueries final : public RuntimeQueries {
   }
   uint64_t object_size(uint64_t object_id) override { return object_id >= 0x9000 ? 40 : 24; }
   uint64_t class_of(uint64_t object_id) override { return object_id >= 0x9000 ? 0xF0 : 0; }
+  uint32_t component_count(uint64_t object_id) override {
+    ++count_reads;
+    auto found = counts.find(object_id);
+    return found == counts.end() ? 0 : found->second;
+  }
   std::string method_name(uint64_t function_id) override { return "Ns.T.M" + std::to_string(function_id); }
   int type_lookups = 0;
+  int count_reads = 0;
+  std::map<uint64_t, uint32_t> counts;  ///< component counts of fake objects (default 0)
 };
 
 struct Harness {
@@ -300,4 +307,131 @@ TEST_CASE("recorder: dependent handles count against the memory budget", "[shim]
   CHECK(rec->read_dependent_handles(0)->size() == 0);
   CHECK(gc.drops.references == 4096);
   CHECK((gc.drops.reasons & drop_reason::kMemoryLimit) != 0);
+TEST_CASE("class cache: size rules are learned, checked, and dropped when the runtime disagrees", "[shim][recorder]") {
+  ClassInfo fixed;
+  fixed.kind = SizeKind::Fixed;
+  CHECK(ClassCache::learn(fixed, 40, 7));
+  CHECK(fixed.rule == SizeRule::Fixed);
+  CHECK(ClassCache::predict(fixed, 123) == 40);
+  CHECK(fixed.validations_left == ClassCache::kValidations);
+  CHECK_FALSE(ClassCache::learn(fixed, 48, 0));  // a fixed class whose size changed: asked from now on
+  CHECK(fixed.rule == SizeRule::Ask);
+  CHECK(ClassCache::predict(fixed, 0) == 0);
+
+  ClassInfo array;  // unknown kind: learned from two objects with different counts
+  CHECK(ClassCache::learn(array, 24 + 3 * 8, 3));
+  CHECK(array.rule == SizeRule::Learning);
+  CHECK(ClassCache::learn(array, 24 + 3 * 8, 3));  // same count: nothing learned yet
+  CHECK(array.rule == SizeRule::Learning);
+  CHECK(ClassCache::learn(array, 24 + 10 * 8, 10));
+  CHECK(array.rule == SizeRule::Components);
+  CHECK(array.base == 24);
+  CHECK(array.component == 8);
+  CHECK(ClassCache::predict(array, 1000) == 24 + 8000);
+
+  ClassInfo string;  // 22 + 2 * length: a base that is not a multiple of 8
+  CHECK(ClassCache::learn(string, 22 + 2 * 5, 5));
+  CHECK(ClassCache::learn(string, 22 + 2 * 2, 2));
+  CHECK(string.rule == SizeRule::Components);
+  CHECK(ClassCache::predict(string, 0) == 22);
+
+  ClassInfo plain;  // unknown kind, the word at +8 differs but the size does not: fixed
+  CHECK(ClassCache::learn(plain, 32, 0xDEAD));
+  CHECK(ClassCache::learn(plain, 32, 0xBEEF));
+  CHECK(plain.rule == SizeRule::Fixed);
+
+  ClassInfo odd;  // no integer component size explains it
+  CHECK(ClassCache::learn(odd, 100, 3));
+  CHECK(ClassCache::learn(odd, 105, 5));
+  CHECK(odd.rule == SizeRule::Ask);
+
+  ClassCache cache;
+  for (uint64_t c = 1; c <= 5000; ++c) REQUIRE(cache.insert(c * 8, static_cast<uint32_t>(c), SizeKind::Unknown));
+  CHECK(cache.size() == 5000);
+  for (uint64_t c = 1; c <= 5000; ++c) {
+    ClassInfo* info = cache.find(c * 8);
+    REQUIRE(info);
+    CHECK(info->type_id == c);
+  }
+  CHECK(cache.find(5001 * 8) == nullptr);
+}
+
+namespace {
+
+/// Sizes as the runtime would give them: arrays of class 0xA0 are 24 + 8 * count, the rest 24,
+/// except objects 30..59 of the walk of class 0xC0, which are 64: its learned rule (fixed, 24)
+/// breaks while it is still being checked.
+class SizedQueries final : public RuntimeQueries {
+ public:
+  TypeName type_name(uint64_t class_id) override { return {"T" + std::to_string(class_id), "m.dll", true}; }
+  uint64_t object_size(uint64_t object_id) override {
+    ++size_calls;
+    uint32_t count = counts.count(object_id) ? counts[object_id] : 0;
+    if (class_of_object[object_id] == 0xA0) return 24 + 8ull * count;
+    uint64_t index = (object_id - 0x1000000) / 64;
+    if (class_of_object[object_id] == 0xC0 && index >= 30 && index < 60) return 64;
+    return 24;
+  }
+  uint64_t class_of(uint64_t) override { return 0; }
+  uint32_t component_count(uint64_t object_id) override { return counts.count(object_id) ? counts[object_id] : 0; }
+  std::string method_name(uint64_t) override { return {}; }
+  std::map<uint64_t, uint32_t> counts;
+  std::map<uint64_t, uint64_t> class_of_object;
+  int size_calls = 0;
+};
+
+}  // namespace
+
+TEST_CASE("recorder: predicted sizes equal the runtime's, across chunk boundaries, and wrong rules fall back",
+          "[shim][recorder]") {
+  for (bool verify : {false, true}) {
+    SizedQueries queries;
+    std::string path = "shim_sizes_" + std::to_string(::getpid()) + (verify ? "_v" : "") + ".snap";
+    auto writer = Writer::create(path);
+    REQUIRE(writer.is_ok());
+    WriterThread sink(std::move(writer).value(), [](const char*) {});
+    ChunkPool pool(8 << 20);
+    sink.set_chunk_pool(&pool);
+    RecorderOptions options = with_policy(SnapshotPolicy::All);
+    options.verify_sizes = verify;
+    Recorder recorder(options, queries, sink, &pool);
+    // Two GCs of 150k objects (more than two full chunks each), one reference each, except
+    // every 10000th object, which has 200k (a chunk of its own).
+    const uint64_t n = 150000;
+    std::vector<uint64_t> expected_sizes;
+    for (int gc = 0; gc < 2; ++gc) {
+      REQUIRE(recorder.on_gc_started(kFull, true, 1));
+      std::vector<uint64_t> one = {0x1000}, many(200000, 0x1000);
+      for (uint64_t i = 0; i < n; ++i) {
+        uint64_t address = 0x1000000 + i * 64;
+        uint64_t cls = i % 3 == 0 ? 0xA0 : i % 3 == 1 ? 0xB0 : 0xC0;
+        queries.class_of_object[address] = cls;
+        queries.counts[address] = static_cast<uint32_t>(i % 17);
+        bool big = i % 10000 == 9999;
+        CHECK(recorder.on_object_references(address, cls, big ? std::span<const uint64_t>(many) : one));
+        if (gc == 1) expected_sizes.push_back(queries.object_size(address));
+      }
+      std::vector<GenerationRange> bounds = {{Generation::Gen2, 0x1000000, n * 64, n * 64}};
+      recorder.on_gc_finished(bounds, 2);
+    }
+    RecorderStats stats = recorder.stats();
+    INFO("queries " << stats.size_queries << " predictions " << stats.size_predictions << " checks " << stats.size_checks
+                    << " dropped " << stats.dropped_items);
+    CHECK(stats.size_mismatches == 1);  // class 0xC0, then asked for every object
+    if (!verify) CHECK(stats.size_predictions > n);  // most sizes were not asked
+    REQUIRE(sink.finish());
+    auto rec = Recording::open(path);
+    REQUIRE(rec.is_ok());
+    auto objects = (*rec)->read_objects(1);
+    REQUIRE(objects.is_ok());
+    REQUIRE(objects->size() == n);
+    CHECK(objects->sizes == expected_sizes);
+    CHECK(objects->addresses.front() == 0x1000000);
+    CHECK(objects->addresses.back() == 0x1000000 + (n - 1) * 64);
+    uint64_t refs = 0;
+    for (uint64_t i = 0; i < n; ++i) refs += i % 10000 == 9999 ? 200000 : 1;
+    CHECK((*rec)->gcs()[1].reference_count == refs);
+    CHECK((*rec)->verify_gc(1).is_ok());
+    ::unlink(path.c_str());
+  }
 }

@@ -21,6 +21,7 @@ inline constexpr const char* kEnvMaxSnapshots = "GCSNAP_MAX_SNAPSHOTS";
 inline constexpr const char* kEnvMaxMemoryMb = "GCSNAP_MAX_MEMORY_MB";
 inline constexpr const char* kEnvControl = "GCSNAP_CONTROL";  ///< "0" turns the control socket off
 inline constexpr const char* kEnvWalkOnly = "GCSNAP_WALK_ONLY";  ///< "1": heap walks store nothing (measuring)
+inline constexpr const char* kEnvVerifySizes = "GCSNAP_VERIFY_SIZES";  ///< "1": check every predicted size (tests)
 
 /// Requests and replies on the control socket: one line each.
 inline constexpr std::string_view kRequestSnapshot = "snapshot\n";

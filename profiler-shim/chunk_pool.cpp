@@ -1,0 +1,94 @@
+#include "chunk_pool.hpp"
+
+#include <pthread.h>
+
+#include <algorithm>
+
+namespace gcsnap::shim {
+
+ChunkPool::ChunkPool(size_t idle_cap_bytes)
+    : idle_cap_chunks_(idle_cap_bytes / ObjectChunk::bytes_for(ObjectChunk::kObjects,
+                                                               ObjectChunk::kObjects * ObjectChunk::kReferencesPerObject)) {
+  thread_ = std::thread([this] { run(); });
+}
+
+ChunkPool::~ChunkPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+void ChunkPool::prepare(size_t ahead) noexcept {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ahead_ = ahead;
+  }
+  wake_.notify_one();
+}
+
+std::unique_ptr<ObjectChunk> ChunkPool::take() noexcept {
+  std::unique_ptr<ObjectChunk> chunk;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!ready_.empty()) {
+      chunk = std::move(ready_.back());
+      ready_.pop_back();
+    }
+  }
+  wake_.notify_one();  // refill behind the walk
+  return chunk;
+}
+
+void ChunkPool::give_back(std::unique_ptr<ObjectChunk> chunk) noexcept {
+  if (!chunk || !chunk->is_full_size()) return;  // freed here
+  chunk->clear();
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (ready_.size() < std::max(idle_cap_chunks_, ahead_)) {
+    try {
+      ready_.push_back(std::move(chunk));
+    } catch (...) {
+    }
+  }
+}
+
+void ChunkPool::walk_done() noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ahead_ = 0;  // nothing is unmapped here: this runs on the GC thread, inside the pause
+}
+
+size_t ChunkPool::ready_count() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return ready_.size();
+}
+
+void ChunkPool::run() noexcept {
+  pthread_setname_np(pthread_self(), "gcsnap-chunks");
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [this] { return stopping_ || ready_.size() < ahead_; });
+    if (stopping_) break;
+    lock.unlock();
+    std::unique_ptr<ObjectChunk> chunk;
+    try {
+      chunk = std::make_unique<ObjectChunk>(ObjectChunk::kObjects,
+                                            ObjectChunk::kObjects * ObjectChunk::kReferencesPerObject);
+      chunk->populate();
+    } catch (...) {
+      chunk.reset();
+    }
+    lock.lock();
+    if (!chunk) {
+      ahead_ = 0;  // out of memory: the GC thread maps its own chunks (or drops, by the budget)
+      continue;
+    }
+    try {
+      ready_.push_back(std::move(chunk));
+    } catch (...) {
+    }
+  }
+}
+
+}  // namespace gcsnap::shim

@@ -1,0 +1,50 @@
+#pragma once
+// Heap-walk chunks made ready before the GC thread needs them. Faulting fresh pages in during
+// the walk was ~40 % of the shim's share of the snapshot pause (perf, issue 11): the pool's own
+// thread (gcsnap-chunks) maps and populates full-size chunks while the GC runs its mark and
+// plan phases and keeps a few ahead during the walk; written chunks come back from the writer
+// thread and are kept, up to a cap, for the next walk.
+
+#include <condition_variable>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "gc_batch.hpp"
+
+namespace gcsnap::shim {
+
+class ChunkPool {
+ public:
+  /// Keep up to IDLE_CAP_BYTES of chunks between walks; start the pool's thread.
+  explicit ChunkPool(size_t idle_cap_bytes);
+  ~ChunkPool();
+  ChunkPool(const ChunkPool&) = delete;
+  ChunkPool& operator=(const ChunkPool&) = delete;
+
+  /// A walk is coming: have AHEAD full-size chunks populated and waiting. Never blocks.
+  void prepare(size_t ahead) noexcept;
+  /// A ready full-size chunk (empty), or nullptr when none is ready. Never blocks on the thread's work.
+  std::unique_ptr<ObjectChunk> take() noexcept;
+  /// A written chunk: kept for the next walk if full-size and under the cap, else freed.
+  void give_back(std::unique_ptr<ObjectChunk> chunk) noexcept;
+  /// The walk is over: stop filling ahead (what is ready stays; give_back trims to the cap).
+  void walk_done() noexcept;
+
+  size_t ready_count() const;
+
+ private:
+  void run() noexcept;
+
+  const size_t idle_cap_chunks_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::vector<std::unique_ptr<ObjectChunk>> ready_;
+  size_t ahead_ = 0;  ///< how many ready chunks the current walk wants in reserve
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace gcsnap::shim
