@@ -307,6 +307,8 @@ TEST_CASE("recorder: dependent handles count against the memory budget", "[shim]
   CHECK(rec->read_dependent_handles(0)->size() == 0);
   CHECK(gc.drops.references == 4096);
   CHECK((gc.drops.reasons & drop_reason::kMemoryLimit) != 0);
+}
+
 TEST_CASE("class cache: size rules are learned, checked, and dropped when the runtime disagrees", "[shim][recorder]") {
   ClassInfo fixed;
   fixed.kind = SizeKind::Fixed;
