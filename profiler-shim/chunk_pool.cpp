@@ -12,7 +12,9 @@ ChunkPool::ChunkPool(size_t idle_cap_bytes)
   thread_ = std::thread([this] { run(); });
 }
 
-ChunkPool::~ChunkPool() {
+ChunkPool::~ChunkPool() { stop(); }
+
+void ChunkPool::stop() noexcept {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;

@@ -34,6 +34,9 @@ class ChunkPool {
   void walk_done() noexcept;
 
   size_t ready_count() const;
+  /// End the pool's thread (detach wants no thread of ours running). take() and give_back()
+  /// still work; nothing is populated ahead any more. Idempotent.
+  void stop() noexcept;
 
  private:
   void run() noexcept;

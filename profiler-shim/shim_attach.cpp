@@ -95,6 +95,7 @@ std::string ShimSession::detach(bool from_control_thread) noexcept {
   // From the control thread this only asks; its thread ends after this reply.
   if (control_) control_->stop(from_control_thread ? 0 : 2000);
   bool written = !was_recording || writer_thread_->finish();
+  if (chunk_pool_) chunk_pool_->stop();
   // Every thread of ours is done but this one, as RequestProfilerDetach wants; this one makes
   // no runtime call afterwards, and the code it runs stays mapped (-z nodelete).
   HRESULT hr = info_->RequestProfilerDetach(100);
@@ -123,6 +124,8 @@ void ShimSession::on_detach_succeeded() noexcept {
   writer_thread_ = nullptr;
   delete queries_;
   queries_ = nullptr;
+  delete chunk_pool_;  // after the recorder and the writer thread, which use it
+  chunk_pool_ = nullptr;
   {
     std::lock_guard<std::mutex> lock(detach_mutex_);
     detach_succeeded_ = true;
