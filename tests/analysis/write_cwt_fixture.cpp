@@ -3,7 +3,8 @@
 //
 // Handle -> Zoo.Registry@0x1000 -> Zoo.Customer@0x1100. Dependent handles: Customer@0x1100 keeps
 // Zoo.CustomerExtras@0x1200 alive (-> System.String@0x1300); a dead Customer@0x1400 keeps
-// CustomerExtras@0x1500 (both garbage).
+// CustomerExtras@0x1500 (both garbage). GC 2 (gen2, sweeping, no walk) keeps [0x1000, 0x1400).
+// With --no-dependent the dependent handles are left out, as a 1.0 writer would.
 #include <cstdio>
 #include <vector>
 
@@ -12,7 +13,8 @@
 using namespace gcsnap;
 
 int main(int argc, char** argv) {
-  if (argc != 2) return 2;
+  if (argc < 2 || argc > 3) return 2;
+  const bool with_dependent = argc == 2;
   auto created = Writer::create(argv[1]);
   if (!created) return 1;
   Writer& w = **created;
@@ -39,7 +41,13 @@ int main(int argc, char** argv) {
   bool ok = w.begin_gc(info).is_ok() && w.add_types(types).is_ok() && w.add_generation_bounds(bounds).is_ok() &&
             w.add_roots(root_objects, root_kinds, root_flag_bits, root_ids).is_ok() &&
             w.add_objects(addresses, type_ids, sizes, gens, counts, refs).is_ok() &&
-            w.add_dependent_handles(primaries, secondaries).is_ok() && w.end_gc(info).is_ok() && w.close().is_ok();
+            (!with_dependent || w.add_dependent_handles(primaries, secondaries).is_ok()) && w.end_gc(info).is_ok();
+  GcInfo sweep;
+  sweep.gc_number = 2;
+  sweep.generations_collected = 0x7;
+  const std::vector<uint64_t> starts = {0x1000}, lengths = {0x400};
+  ok = ok && w.begin_gc(sweep).is_ok() && w.add_generation_bounds(bounds).is_ok() &&
+       w.add_surviving_ranges(starts, lengths).is_ok() && w.end_gc(sweep).is_ok() && w.close().is_ok();
   if (!ok) std::fprintf(stderr, "write_cwt_fixture: writing failed\n");
   return ok ? 0 : 1;
 }

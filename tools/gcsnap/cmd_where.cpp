@@ -11,7 +11,9 @@
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "gc_select.hpp"
+#include "gcsnap/heap_graph.hpp"
 #include "gcsnap/object_identity.hpp"
+#include "gcsnap/retention.hpp"
 #include "output.hpp"
 
 namespace gcsnap::cli {
@@ -43,7 +45,24 @@ struct StartObject {
   std::string type;
   Generation generation = Generation::Unknown;
   bool exact = false;
+  uint64_t object_start = 0;  ///< the object's start (differs from the address when not exact)
+  bool unreachable_without_dependent = false;  ///< no root reaches it and the GC has no §6.11 section
 };
+
+// Whether no strong root reaches ROW in a GC whose block has no dependent-handles section: the
+// case where a ConditionalWeakTable value looks like garbage although it survives.
+bool unreachable_without_dependent(const SelectedGc& sel, ObjectTable& objects, size_t row) {
+  auto has_dependent = sel.recording->has_dependent_handle_section(sel.index);
+  if (!has_dependent) fail_on(sel.file, has_dependent.error());
+  if (*has_dependent) return false;
+  auto roots = sel.recording->read_roots(sel.index);
+  if (!roots) fail_on(sel.file, roots.error());
+  auto graph = HeapGraph::build(objects, *roots);
+  if (!graph) fail_on(sel.file, graph.error());
+  auto tree = ShortestPathTree::compute(*graph, RetentionOptions{}, kNoNode, static_cast<NodeIndex>(row));
+  if (!tree) fail_on(sel.file, tree.error());
+  return !tree->is_reached(static_cast<NodeIndex>(row));
+}
 
 std::optional<StartObject> find_start_object(const SelectedGc& sel, uint64_t address) {
   if (!sel.entry().has_heap_walk()) return std::nullopt;
@@ -56,7 +75,10 @@ std::optional<StartObject> find_start_object(const SelectedGc& sel, uint64_t add
   if (it == a.begin()) return std::nullopt;
   const auto row = static_cast<size_t>(it - a.begin()) - 1;
   if (address - a[row] >= std::max<uint64_t>(objects->sizes[row], 1)) return std::nullopt;
-  return StartObject{std::string(names->type_name(objects->type_ids[row])), objects->generations[row], a[row] == address};
+  StartObject start{std::string(names->type_name(objects->type_ids[row])), objects->generations[row], a[row] == address};
+  start.object_start = a[row];
+  if (start.exact) start.unreachable_without_dependent = unreachable_without_dependent(sel, *objects, row);
+  return start;
 }
 
 // How the story ends: where it was last seen and whether it is alive, dead or unknown.
@@ -104,12 +126,10 @@ Table history_table(const AddressHistory& h, const Recording& rec) {
   return steps;
 }
 
-std::vector<std::string> notes_for(const AddressHistory& h, const std::optional<StartObject>& start, bool has_walk,
+std::vector<std::string> notes_for(const AddressHistory& h, const std::optional<StartObject>& start,
                                    const Outcome& o) {
   std::vector<std::string> notes;
-  if (start && !start->exact)
-    notes.push_back(fmt::format("0x{:x} is inside an object of GC {}, not at its start", h.address, h.start_gc));
-  if (has_walk && !start) notes.push_back(fmt::format("GC {}'s heap walk has no object at 0x{:x}", h.start_gc, h.address));
+  // A GC with a heap walk and an address that is no object start never gets here (run_where).
   if (h.died_at) notes.push_back(fmt::format("died at GC {}", h.died_at));
   else if (h.gap_at)
     notes.push_back(fmt::format("alive at GC {}; GC {}'s ranges are missing, so it cannot be followed further",
@@ -118,6 +138,10 @@ std::vector<std::string> notes_for(const AddressHistory& h, const std::optional<
     notes.push_back("'unknown': the address is in no range and its generation is unknown (no bounds cover it, "
                     "no heap walk has it), so survival cannot be told at a GC that did not collect gen2");
   else notes.push_back(fmt::format("still alive at the last GC ({}) at 0x{:x}", o.last_gc, o.last_address));
+  if (start && start->unreachable_without_dependent && !h.steps.empty() && h.steps.front().fate != Fate::Died)
+    notes.push_back(fmt::format("no root reaches it in GC {}'s heap walk, yet it survives: this recording has no "
+                                "dependent-handle section: objects kept alive only by a ConditionalWeakTable look "
+                                "unreachable", h.start_gc));
   if (std::any_of(h.steps.begin(), h.steps.end(), [](const auto& s) { return s.generation_estimated; }))
     notes.push_back("'?' marks generations estimated by promotion (no generation bounds covered the address)");
   return notes;
@@ -129,13 +153,31 @@ void run_where(const WhereOptions& opt) {
   // Without a GC given, start at the last heap walk: the addresses other commands print.
   if (!opt.from_gc && !parse_gc_spec(opt.file).gc) sel.index = sel.recording->last_snapshot().value_or(0);
   const auto start = find_start_object(sel, address);
+  if (sel.entry().has_heap_walk() && !(start && start->exact)) {
+    // Not an object of the heap walk: following it would be a story about nothing.
+    const std::string what = start ? fmt::format("it is inside 0x{:x} {} at offset +0x{:x}", start->object_start,
+                                                 start->type, address - start->object_start)
+                                   : "no object of the heap walk contains it";
+    Report report;
+    AddressHistory none;
+    none.address = address;
+    none.start_gc = sel.number();
+    const Outcome unknown{sel.number(), address, true, "unknown"};
+    report.tables.push_back(summary_table(none, std::nullopt, unknown));
+    report.tables.push_back(history_table(none, *sel.recording));
+    report.notes.push_back(fmt::format("0x{:x} is not the address of an object in GC {} ({})", address, sel.number(), what));
+    print_report(report, opt.format);
+    throw CliError(fmt::format("{}: 0x{:x} is not the address of an object in GC {} ({})", sel.file, address,
+                               sel.number(), what),
+                   kExitUsage);
+  }
   auto history = follow_address(*sel.recording, sel.index, address, start ? start->generation : Generation::Unknown);
   if (!history) fail_on(sel.file, history.error());
   const Outcome outcome = outcome_of(*history);
   Report report;
   report.tables.push_back(summary_table(*history, start, outcome));
   report.tables.push_back(history_table(*history, *sel.recording));
-  report.notes = notes_for(*history, start, sel.entry().has_heap_walk(), outcome);
+  report.notes = notes_for(*history, start, outcome);
   print_report(report, opt.format);
 }
 
