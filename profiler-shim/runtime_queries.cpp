@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "type_name_format.hpp"
+
 namespace gcsnap::shim {
 namespace {
 
@@ -25,16 +27,6 @@ void append_utf8(std::string& out, uint32_t cp) {
     out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
     out += static_cast<char>(0x80 | (cp & 0x3F));
   }
-}
-
-/// Drop the "`N" generic arity suffix that metadata names carry ("List`1" -> "List").
-std::string strip_arity(std::string name) {
-  size_t tick = name.find('`');
-  if (tick == std::string::npos) return name;
-  size_t end = tick + 1;
-  while (end < name.size() && name[end] >= '0' && name[end] <= '9') ++end;
-  name.erase(tick, end - tick);
-  return name;
 }
 
 const char* primitive_name(CorElementType type) {
@@ -108,8 +100,8 @@ const std::string& RuntimeInfoQueries::module_name(ModuleID module) {
   return module_names_.emplace(module, std::move(name)).first->second;
 }
 
-bool RuntimeInfoQueries::append_typedef_name(IMetaDataImport* metadata, mdTypeDef token, std::string& out,
-                                             int depth) {
+bool RuntimeInfoQueries::typedef_chain(IMetaDataImport* metadata, mdTypeDef token, std::vector<std::string>& chain,
+                                       int depth) {
   if (depth > kMaxDepth) return false;
   WCHAR buffer[kNameCapacity];
   ULONG length = 0;
@@ -119,12 +111,11 @@ bool RuntimeInfoQueries::append_typedef_name(IMetaDataImport* metadata, mdTypeDe
   size_t n = length <= kNameCapacity ? length : kNameCapacity;
   while (n > 0 && buffer[n - 1] == 0) --n;
   mdTypeDef enclosing = 0;
-  // Nested types carry no namespace: their name is "Outer+Inner" from the enclosing chain.
+  // Nested types carry no namespace: the chain starts at the outermost enclosing type.
   if (metadata->GetNestedClassProps(token, &enclosing) == S_OK && enclosing != 0 && enclosing != token) {
-    if (!append_typedef_name(metadata, enclosing, out, depth + 1)) return false;
-    out += '+';
+    if (!typedef_chain(metadata, enclosing, chain, depth + 1)) return false;
   }
-  out += strip_arity(utf16_to_utf8(buffer, n));
+  chain.push_back(utf16_to_utf8(buffer, n));
   return true;
 }
 
@@ -162,19 +153,19 @@ bool RuntimeInfoQueries::append_class_name(ClassID class_id, std::string& out, i
       hr = info_->GetClassIDInfo(class_id, &module, &token);
     }
     IMetaDataImport* metadata = succeeded(hr) && module != 0 ? metadata_for(module) : nullptr;
-    if (metadata && append_typedef_name(metadata, token, name, depth + 1)) {
+    std::vector<std::string> chain;
+    if (metadata && typedef_chain(metadata, token, chain, depth + 1)) {
       ok = true;
-      if (arg_count > 0) {
-        name += '<';
-        for (ULONG32 i = 0; i < arg_count && i < 32; ++i) {
-          if (i > 0) name += ',';
-          if (!append_class_name(args[i], name, depth + 1)) {
-            name += '?';
-            ok = false;
-          }
+      // The runtime tools' form: each name of the nesting chain takes its own arguments
+      // ("Dictionary<K,V>+Entry", "Outer<A>+Inner<B>"), not all of them at the end.
+      std::vector<std::string> arg_names(arg_count);
+      for (ULONG32 i = 0; i < arg_count && i < 32; ++i) {
+        if (!append_class_name(args[i], arg_names[i], depth + 1)) {
+          arg_names[i] = "?";
+          ok = false;
         }
-        name += '>';
       }
+      name = assemble_type_name(chain, arg_names);
     }
   }
   if (!ok) return false;
@@ -246,7 +237,8 @@ std::string RuntimeInfoQueries::method_name(uint64_t function_id) {
   std::string name;
   if (!(class_id != 0 && append_class_name(class_id, name, 0))) {
     name.clear();
-    if (owner != 0) append_typedef_name(metadata, owner, name, 0);
+    std::vector<std::string> chain;
+    if (owner != 0 && typedef_chain(metadata, owner, chain, 0)) name = assemble_type_name(chain, {});
   }
   if (!name.empty()) name += '.';
   name += utf16_to_utf8(buffer, n);

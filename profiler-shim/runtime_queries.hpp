@@ -4,6 +4,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "cor_profiler_abi.hpp"
 #include "recorder.hpp"
@@ -22,7 +23,8 @@ class RuntimeInfoQueries final : public RuntimeQueries {
 
  private:
   bool append_class_name(com::ClassID class_id, std::string& out, int depth);
-  bool append_typedef_name(com::IMetaDataImport* metadata, com::mdTypeDef token, std::string& out, int depth);
+  /// The metadata names of TOKEN and its enclosing types, outermost first.
+  bool typedef_chain(com::IMetaDataImport* metadata, com::mdTypeDef token, std::vector<std::string>& chain, int depth);
   com::IMetaDataImport* metadata_for(com::ModuleID module);
   const std::string& module_name(com::ModuleID module);
 
