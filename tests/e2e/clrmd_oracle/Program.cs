@@ -1,0 +1,73 @@
+// gcsnap's independent oracle: Gcsnap.ClrmdOracle DUMP DAC OUT.tsv
+// Reads a full core dump with ClrMD, with the data-access library (DAC) that ships beside
+// libcoreclr.so, and writes, as tab-separated lines:
+//   root <kind> <address>      one line per strong root ClrMD enumerates (kind: stack,
+//                              finalizer, handle), address of the object it points at
+//   object <address> <type>    one line per object reachable from those roots, following
+//                              references and dependent handles (ConditionalWeakTable)
+//   heap <count>               objects on the heap, reachable or not
+// It uses no gcsnap code: what it writes is the truth the test compares gcsnap with.
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using Microsoft.Diagnostics.Runtime;
+
+public static class Program {
+  static string KindOf(ClrRoot root) {
+    switch (root.RootKind) {
+      case ClrRootKind.Stack: return "stack";
+      case ClrRootKind.FinalizerQueue: return "finalizer";
+      default: return "handle";  // strong, pinned, async-pinned, ref-counted, sized-ref handles
+    }
+  }
+
+  public static int Main(string[] args) {
+    if (args.Length != 3) {
+      Console.Error.WriteLine("usage: Gcsnap.ClrmdOracle DUMP DAC OUT.tsv");
+      return 2;
+    }
+    using DataTarget target = DataTarget.LoadDump(args[0]);
+    if (target.ClrVersions.Length == 0) {
+      Console.Error.WriteLine("clrmd-oracle: no .NET runtime in the dump");
+      return 1;
+    }
+    // ignoreMismatch: ClrMD 3.1 reads version 0.0 from a .NET 10 core dump's libcoreclr, so it
+    // cannot match versions itself; the test passes the DAC of the very runtime that ran the app.
+    using ClrRuntime runtime = target.ClrVersions[0].CreateRuntime(args[1], ignoreMismatch: true);
+    ClrHeap heap = runtime.Heap;
+    if (!heap.CanWalkHeap) {
+      Console.Error.WriteLine("clrmd-oracle: the heap cannot be walked in this dump");
+      return 1;
+    }
+    using var output = new StreamWriter(args[2]);
+    var reached = new HashSet<ulong>();
+    var queue = new Queue<ClrObject>();
+    int roots = 0;
+    foreach (ClrRoot root in heap.EnumerateRoots()) {
+      ClrObject obj = root.Object;
+      if (obj.Address == 0) continue;
+      output.WriteLine($"root\t{KindOf(root)}\t0x{obj.Address:x}");
+      ++roots;
+      if (obj.IsValid && reached.Add(obj.Address)) queue.Enqueue(obj);
+    }
+    while (queue.Count > 0) {
+      ClrObject obj = queue.Dequeue();
+      foreach (ClrObject next in obj.EnumerateReferences(carefully: false, considerDependantHandles: true)) {
+        if (next.Address != 0 && next.IsValid && reached.Add(next.Address)) queue.Enqueue(next);
+      }
+    }
+    long heapCount = 0;
+    foreach (ClrObject obj in heap.EnumerateObjects()) {
+      if (obj.IsFree) continue;
+      ++heapCount;
+    }
+    foreach (ulong address in reached.OrderBy(a => a)) {
+      ClrObject obj = heap.GetObject(address);
+      output.WriteLine($"object\t0x{address:x}\t{obj.Type?.Name ?? "<unknown>"}");
+    }
+    output.WriteLine($"heap\t{heapCount}");
+    Console.Out.WriteLine($"clrmd-oracle: {roots} roots, {reached.Count} reachable objects, {heapCount} on the heap");
+    return 0;
+  }
+}
