@@ -93,6 +93,7 @@ struct GcBatch {
   /// Dependent handles (heap-walk GCs only): primaries[i] keeps secondaries[i] alive.
   std::vector<uint64_t> dependent_primaries, dependent_secondaries;
   uint64_t dependent_handles_dropped = 0;
+  bool dependent_handles_captured = false;  ///< a heap walk with Callback5 answered
 
   std::vector<OwnedType> types;
   std::vector<OwnedMethod> methods;

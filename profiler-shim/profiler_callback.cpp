@@ -1,5 +1,7 @@
 #include "profiler_callback.hpp"
 
+#include <cstdlib>
+
 #include "shim_guard.hpp"
 #include "shim_session.hpp"
 
@@ -16,12 +18,23 @@ std::span<const uint32_t> words(const int32_t* values, ULONG count) {
   return {reinterpret_cast<const uint32_t*>(values), values ? count : 0u};
 }
 
+// GCSNAP_NO_CALLBACK5=1 answers QI up to Callback4 only: no dependent-handle scan and no
+// dependent-handle section. For measuring what the scan costs (bench/cwt_cost.sh).
+bool callback5_wanted() noexcept {
+  static const bool wanted = [] {
+    const char* v = std::getenv("GCSNAP_NO_CALLBACK5");
+    return !(v && v[0] == '1');
+  }();
+  return wanted;
+}
+
 }  // namespace
 
 HRESULT ProfilerCallback::QueryInterface(REFIID riid, void** ppv) {
   if (!ppv) return E_POINTER;
   if (riid == IID_IUnknown || riid == IID_ICorProfilerCallback || riid == IID_ICorProfilerCallback2 ||
-      riid == IID_ICorProfilerCallback3 || riid == IID_ICorProfilerCallback4 || riid == IID_ICorProfilerCallback5) {
+      riid == IID_ICorProfilerCallback3 || riid == IID_ICorProfilerCallback4 ||
+      (riid == IID_ICorProfilerCallback5 && callback5_wanted())) {
     *ppv = static_cast<ICorProfilerCallback5*>(this);
     AddRef();
     return S_OK;

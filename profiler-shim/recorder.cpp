@@ -100,6 +100,7 @@ bool Recorder::on_gc_started(uint8_t generations_mask, bool induced, uint64_t no
   bool walk = info.trigger != SnapshotTrigger::None;
   // The walk comes at the end of this GC: the pool populates chunks meanwhile.
   if (walk && pool_) pool_->prepare(kChunksAhead);
+  batch_->dependent_handles_captured = walk && options_.dependent_handles;
   walking_.store(walk);
   return walk;
 }

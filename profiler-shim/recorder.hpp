@@ -53,6 +53,7 @@ struct RecorderOptions {
   /// Ask the runtime for every object's size and count where the prediction disagrees
   /// (GCSNAP_VERIFY_SIZES=1). The recording keeps the runtime's answer either way.
   bool verify_sizes = false;
+  bool dependent_handles = true;  ///< Callback5 was answered: heap walks capture dependent handles
 };
 
 /// Counters for tests and the shutdown line.

@@ -155,6 +155,9 @@ void ShimSession::start_recording(std::unique_ptr<Writer> writer) {
     report_failure("writing the file", message);
   });
   RecorderOptions options;
+  // Must agree with ProfilerCallback::QueryInterface (GCSNAP_NO_CALLBACK5, for measurements).
+  const char* no5 = std::getenv("GCSNAP_NO_CALLBACK5");
+  options.dependent_handles = !(no5 && no5[0] == '1');
   options.policy = settings_.policy;
   options.max_snapshots = settings_.max_snapshots;
   options.memory_budget_bytes = settings_.max_memory_bytes - settings_.max_memory_bytes / 4;

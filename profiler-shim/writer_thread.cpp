@@ -83,7 +83,7 @@ Status write_gc(Writer& writer, GcBatch& batch, ChunkPool* pool) {
       }
     }
   }
-  if (batch.has_heap_walk()) {
+  if (batch.dependent_handles_captured) {
     // Written even when empty: the section then says "captured, none" (format-spec.md §6.11).
     GCSNAP_RETURN_IF_ERROR(writer.add_dependent_handles(batch.dependent_primaries, batch.dependent_secondaries));
   }
