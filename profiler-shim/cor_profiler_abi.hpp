@@ -28,6 +28,7 @@ using SIZE_T = unsigned long;
 using mdToken = uint32_t;
 using mdTypeDef = mdToken;
 using mdMethodDef = mdToken;
+using mdFieldDef = mdToken;
 using ObjectID = UINT_PTR;
 using ClassID = UINT_PTR;
 using ModuleID = UINT_PTR;
@@ -95,6 +96,13 @@ struct COR_PRF_GC_GENERATION_RANGE {
   UINT_PTR rangeLengthReserved;
 };
 static_assert(sizeof(COR_PRF_GC_GENERATION_RANGE) == 32);
+
+// Reference §4: a field token and its offset, from GetClassLayout.
+struct COR_FIELD_OFFSET {
+  mdFieldDef ridOfField;
+  ULONG ulOffset;
+};
+static_assert(sizeof(COR_FIELD_OFFSET) == 8);
 
 struct COR_PRF_NONGC_HEAP_RANGE {
   ObjectID rangeStart;

@@ -1,6 +1,6 @@
 #pragma once
 // ICorProfilerInfo .. ICorProfilerInfo14 (reference §4) and IMetaDataImport up to
-// GetNestedClassProps (§4 "IMetaDataImport"). Methods the shim calls carry their real
+// GetNestedClassProps (GetFieldProps included) (§4 "IMetaDataImport"). Methods the shim calls carry their real
 // signatures; the others are placeholders `slotNN_Name()` that only hold their position.
 // Included by cor_profiler_abi.hpp; do not include directly.
 
@@ -50,13 +50,13 @@ struct ICorProfilerInfo2 : ICorProfilerInfo {
   virtual HRESULT slot37_SetEnterLeaveFunctionHooks2() = 0;
   virtual HRESULT slot38_GetFunctionInfo2() = 0;
   virtual HRESULT slot39_GetStringLayout() = 0;
-  virtual HRESULT slot40_GetClassLayout() = 0;
+  virtual HRESULT GetClassLayout(ClassID class_id, COR_FIELD_OFFSET offsets[], ULONG capacity, ULONG* count, ULONG* class_size) = 0;  // 40
   virtual HRESULT GetClassIDInfo2(ClassID class_id, ModuleID* module, mdTypeDef* token, ClassID* parent, ULONG32 type_arg_capacity, ULONG32* type_arg_count, ClassID type_args[]) = 0;  // 41
   virtual HRESULT slot42_GetCodeInfo2() = 0;
   virtual HRESULT slot43_GetClassFromTokenAndTypeArgs() = 0;
   virtual HRESULT slot44_GetFunctionFromTokenAndTypeArgs() = 0;
   virtual HRESULT slot45_EnumModuleFrozenObjects() = 0;
-  virtual HRESULT slot46_GetArrayObjectInfo() = 0;
+  virtual HRESULT GetArrayObjectInfo(ObjectID object, ULONG32 dimensions, ULONG32 sizes[], int lower_bounds[], BYTE** data) = 0;  // 46
   virtual HRESULT slot47_GetBoxClassLayout() = 0;
   virtual HRESULT slot48_GetThreadAppDomain() = 0;
   virtual HRESULT slot49_GetRVAStaticAddress() = 0;
@@ -256,7 +256,7 @@ struct IMetaDataImport : IUnknown {
   virtual HRESULT slot54_GetCustomAttributeProps() = 0;
   virtual HRESULT slot55_FindTypeRef() = 0;
   virtual HRESULT slot56_GetMemberProps() = 0;
-  virtual HRESULT slot57_GetFieldProps() = 0;
+  virtual HRESULT GetFieldProps(mdFieldDef field, mdTypeDef* owner, WCHAR name[], ULONG name_capacity, ULONG* name_length, DWORD* attributes, const BYTE** signature, ULONG* signature_size, DWORD* constant_type, const void** constant, ULONG* constant_length) = 0;  // 57
   virtual HRESULT slot58_GetPropertyProps() = 0;
   virtual HRESULT slot59_GetParamProps() = 0;
   virtual HRESULT slot60_GetCustomAttributeByName() = 0;

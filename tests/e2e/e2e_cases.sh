@@ -283,13 +283,14 @@ analysis_types_and_paths() {
   expect_line "$text" '^1,1,0x[0-9a-f]+,System\.Collections\.Generic\.List<Gcsnap\.Sample\.LeakyItem>,' "path: no List hop"
   expect_line "$text" '^1,2,0x[0-9a-f]+,Gcsnap\.Sample\.LeakyItem\[\],' "path: no LeakyItem[] hop"
   text=$(csv path "$1" --type Gcsnap.Sample.HandleHeld)
-  expect_line "$text" '^1,0x[0-9a-f]+,Gcsnap\.Sample\.HandleHeld,0,strong,handle,,0x[0-9a-f]+,$' "path: HandleHeld not held by its handle"
+  expect_line "$text" '^1,0x[0-9a-f]+,Gcsnap\.Sample\.HandleHeld,0,strong,handle,,0x[0-9a-f]+,,$' "path: HandleHeld not held by its handle"
   text=$(csv path "$1" --type Gcsnap.Sample.StackHeld)
-  expect_line "$text" "^1,0x[0-9a-f]+,Gcsnap\.Sample\.StackHeld,0,strong,stack,,0x[0-9a-f]+,$method\$" \
+  expect_line "$text" "^1,0x[0-9a-f]+,Gcsnap\.Sample\.StackHeld,0,strong,stack,,0x[0-9a-f]+,$method,\$" \
     "path: StackHeld not held by the frame of $method"
   text=$(csv path "$1" --type Gcsnap.Sample.Finalizable --limit 1)
   expect_line "$text" '^1,0x[0-9a-f]+,Gcsnap\.Sample\.Finalizable,0,strong,finalizer,' "path: Finalizable not held by the finalizer queue"
 }
+
 
 source "$(dirname "$0")/e2e_attach_cases.sh"
 

@@ -48,7 +48,9 @@ TEST_CASE("info slots the shim calls match the runtime's vtable", "[shim][abi]")
   CHECK(slot_of(&ICorProfilerInfo::GetModuleInfo) == 20);
   CHECK(slot_of(&ICorProfilerInfo::GetModuleMetaData) == 21);
   CHECK(slot_of(&ICorProfilerInfo::ForceGC) == 28);
+  CHECK(slot_of(&ICorProfilerInfo2::GetClassLayout) == 40);
   CHECK(slot_of(&ICorProfilerInfo2::GetClassIDInfo2) == 41);
+  CHECK(slot_of(&ICorProfilerInfo2::GetArrayObjectInfo) == 46);
   CHECK(slot_of(&ICorProfilerInfo2::GetGenerationBounds) == 54);
   CHECK(slot_of(&ICorProfilerInfo4::GetObjectSize2) == 80);
   CHECK(slot_of(&ICorProfilerInfo5::SetEventMask2) == 82);
@@ -60,6 +62,7 @@ TEST_CASE("info slots the shim calls match the runtime's vtable", "[shim][abi]")
 TEST_CASE("metadata import slots match cor.h", "[shim][abi]") {
   CHECK(slot_of(&IMetaDataImport::GetTypeDefProps) == 12);
   CHECK(slot_of(&IMetaDataImport::GetMethodProps) == 30);
+  CHECK(slot_of(&IMetaDataImport::GetFieldProps) == 57);
   CHECK(slot_of(&IMetaDataImport::GetNestedClassProps) == 62);
 }
 

@@ -11,6 +11,7 @@
 
 #include "cli_error.hpp"
 #include "commands.hpp"
+#include "gcsnap/edge_names.hpp"
 #include "gcsnap/object_identity.hpp"
 #include "gcsnap/retention.hpp"
 #include "gcsnap/root_summary.hpp"
@@ -46,16 +47,45 @@ Cell held_via(const RetentionPath& path, size_t h) {
   return Cell(path.edges[h - 1].kind == EdgeKind::DependentHandle ? "ConditionalWeakTable" : "reference");
 }
 
-// "Customer -[ConditionalWeakTable]-> CustomerExtras": the path on one line.
-std::string path_line(const LoadedHeap& heap, const RetentionPath& path) {
-  std::string s;
-  for (size_t h = 0; h < path.nodes.size(); ++h) {
-    if (h > 0)
-      s += h - 1 < path.edges.size() && path.edges[h - 1].kind == EdgeKind::DependentHandle ? " -[ConditionalWeakTable]-> "
-                                                                                             : " -> ";
-    s += heap.type_name(path.nodes[h]);
+const char* field_kind_name(const HopField& f) {
+  if (f.is_static) return "static";
+  switch (f.kind) {
+    case EdgeNameKind::Field: return "field";
+    case EdgeNameKind::Element: return "element";
+    case EdgeNameKind::Unknown: break;
   }
-  return s;
+  return "unknown";
+}
+
+bool is_dependent(const RetentionPath& path, size_t h) {
+  return h > 0 && h - 1 < path.edges.size() && path.edges[h - 1].kind == EdgeKind::DependentHandle;
+}
+
+// The edge into hop H as it reads after its source's type: ".Customer -> ", "[17].value -> ",
+// " -[ConditionalWeakTable]-> " for a dependent handle, a bare " -> " when unnamed.
+std::string edge_text(const RetentionPath& path, const std::vector<HopField>& fields, size_t h) {
+  if (is_dependent(path, h)) return " -[ConditionalWeakTable]-> ";
+  const HopField& f = fields[h];
+  if (f.kind == EdgeNameKind::Unknown) return " -> ";
+  if (f.kind == EdgeNameKind::Element) return f.text + " -> ";
+  return "." + f.text + " -> ";
+}
+
+// "Zoo.Cache.Orders (static) -> Dictionary<...>._entries -> Entry[][17].value -> Order", the
+// statics array a static lives in left out; "Customer -[ConditionalWeakTable]-> CustomerExtras"
+// for a dependent handle (docs/cli.md "Field names").
+std::string chain_text(const LoadedHeap& heap, const RetentionPath& path, const std::vector<HopField>& fields) {
+  std::string text;
+  size_t h = 0;
+  if (path.nodes.size() > 1 && fields[1].is_static && !is_dependent(path, 1)) {
+    text = fields[1].text + " (static) -> ";
+    h = 1;
+  }
+  for (; h < path.nodes.size(); ++h) {
+    text += heap.type_name(path.nodes[h]);
+    if (h + 1 < path.nodes.size()) text += edge_text(path, fields, h + 1);
+  }
+  return text;
 }
 
 Report make_report(const LoadedHeap& heap, const std::vector<FoundPath>& found, const std::string& what) {
@@ -65,43 +95,61 @@ Report make_report(const LoadedHeap& heap, const std::vector<FoundPath>& found, 
   paths.add_column("target_type", "TARGET TYPE").add_column("hops", "HOPS", ColumnKind::Count);
   paths.add_column("held", "HELD").add_column("root_kind", "ROOT KIND").add_column("root_flags", "FLAGS");
   paths.add_column("root_id", "ROOT ID", ColumnKind::Address).add_column("method", "METHOD");
-  Table hops("hops", "Hops (0 = the object the root points at)");
+  paths.add_column("static", "STATIC");
+  Table hops("hops", "Hops (0 = the object the root points at; FIELD: how the previous hop holds this one)");
   hops.add_column("path", "PATH", ColumnKind::Count).add_column("hop", "HOP", ColumnKind::Count);
   hops.add_column("address", "OBJECT", ColumnKind::Address).add_column("type", "TYPE");
   hops.add_column("size", "SIZE", ColumnKind::Bytes).add_column("generation", "GEN");
   hops.add_column("via", "HELD VIA");
+  hops.add_column("field", "FIELD").add_column("field_kind", "FIELD KIND").add_column("field_note", "WHY UNNAMED");
+  const EdgeNamer namer = heap.edge_namer();
+  std::vector<std::string> chains;
+  uint64_t unnamed = 0;
+  UnnamedReason last_reason = UnnamedReason::None;
   for (size_t p = 0; p < found.size(); ++p) {
     const RetentionPath& path = found[p].path;
     const GraphRoot& root = heap.graph.roots()[path.root];
     const NodeIndex target = path.nodes.back();
+    const std::vector<HopField> fields = namer.name_path(path.nodes);
     Cell method;
     if (root.kind == RootKind::Stack)
       if (const MethodRecord* m = heap.names.find_method(root.root_id)) method = Cell(m->name);
     const char* held = root.is_weak() ? "weak" : "strong";
+    Cell root_static = fields.size() > 1 && fields[1].is_static ? Cell(fields[1].text) : Cell();
     paths.add_row({p + 1, heap.graph.address(target), heap.type_name(target), path.hops(), held,
                    root_kind_name(root.kind), root_flags_text(root.flags),
-                   root.root_id, method});
+                   root.root_id, method, root_static});
     for (size_t h = 0; h < path.nodes.size(); ++h) {
       const NodeIndex v = path.nodes[h];
+      Cell field, kind, note;
+      if (h > 0 && !is_dependent(path, h)) {  // a dependent handle is no field: HELD VIA says it
+        kind = Cell(field_kind_name(fields[h]));
+        if (fields[h].kind == EdgeNameKind::Unknown) {
+          note = Cell(unnamed_reason_text(fields[h].reason));
+          ++unnamed;
+          last_reason = fields[h].reason;
+        } else {
+          field = Cell(fields[h].text);
+        }
+      }
       hops.add_row({p + 1, h, heap.graph.address(v), heap.type_name(v), heap.graph.object_size(v),
-                    generation_name(heap.objects.generations[v]), held_via(path, h)});
+                    generation_name(heap.objects.generations[v]), held_via(path, h), field, kind, note});
     }
     if (std::any_of(path.edges.begin(), path.edges.end(),
                     [](const PathHop& e) { return e.kind == EdgeKind::DependentHandle; }))
       dependent_hop = true;
+    chains.push_back(fmt::format("path {}: {}", p + 1, chain_text(heap, path, fields)));
   }
   Report report;
   report.tables.push_back(std::move(paths));
   report.tables.push_back(std::move(hops));
-  report.notes = heap.notes();
-  if (dependent_hop) {
-    for (size_t p = 0; p < found.size(); ++p)
-      if (std::any_of(found[p].path.edges.begin(), found[p].path.edges.end(),
-                      [](const PathHop& e) { return e.kind == EdgeKind::DependentHandle; }))
-        report.notes.push_back(fmt::format("path {}: {}", p + 1, path_line(heap, found[p].path)));
+  report.notes = std::move(chains);
+  if (dependent_hop)
     report.notes.push_back("'ConditionalWeakTable' hops are dependent handles: a ConditionalWeakTable key keeps its "
                            "value alive without referencing it");
-  }
+  if (unnamed)
+    report.notes.push_back(fmt::format("{} hops are not named: {}", unnamed, unnamed_reason_text(last_reason)));
+  for (auto& n : heap.notes()) report.notes.push_back(std::move(n));
   return report;
 }
 
@@ -183,7 +231,7 @@ void run_path(const PathOptions& opt) {
     throw CliError("path: give either an OBJECT address or --type TYPE", kExitUsage);
   if (opt.all && opt.limit)
     throw CliError("path: --all and --limit cannot be used together", kExitUsage);
-  const auto heap = load_heap(opt.file, opt.gc, false);
+  const auto heap = load_heap(opt.file, opt.gc, false, true);
   if (!opt.object.empty()) run_object(*heap, opt);
   else run_type(*heap, opt);
 }

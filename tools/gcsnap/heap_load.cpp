@@ -9,12 +9,13 @@
 
 namespace gcsnap::cli {
 
-std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uint64_t> gc, bool reverse) {
+std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uint64_t> gc, bool reverse,
+                                      bool fields) {
   auto heap = std::make_unique<LoadedHeap>();
   heap->sel = open_selected_gc(spec, gc, GcNeed::HeapWalk);
   const Recording& rec = *heap->sel.recording;
   const std::string& file = heap->sel.file;
-  auto objects = rec.read_objects(heap->sel.index);
+  auto objects = rec.read_objects(heap->sel.index, ObjectReadOptions{fields});
   if (!objects) fail_on(file, objects.error());
   heap->objects = std::move(objects).value();
   auto roots = rec.read_roots(heap->sel.index);
@@ -34,6 +35,14 @@ std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uin
   auto graph = HeapGraph::build(heap->objects, heap->roots, heap->has_dependent ? &heap->dependent : nullptr);
   if (!graph) fail_on(file, graph.error());
   heap->graph = std::move(graph).value();
+  if (fields) {
+    auto slots = EdgeSlots::build(heap->objects, heap->graph);
+    if (!slots) fail_on(file, slots.error());
+    heap->edge_slots = std::move(slots).value();
+    auto statics = rec.read_static_slots(heap->sel.index, heap->static_names);
+    if (!statics) fail_on(file, statics.error());
+    heap->statics = std::move(statics).value();
+  }
   // The graph holds its own edges now: give the address-form ones back (8 B per edge).
   heap->objects.release_references();
   if (reverse) {

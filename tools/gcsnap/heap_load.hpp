@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gc_select.hpp"
+#include "gcsnap/edge_names.hpp"
 #include "gcsnap/heap_graph.hpp"
 #include "gcsnap/reader.hpp"
 
@@ -23,6 +24,13 @@ struct LoadedHeap {
   DependentHandleTable dependent;  ///< empty, and has_dependent false, for 1.0 recordings
   bool has_dependent = false;      ///< the GC's block has a dependent-handles section
   HeapGraph graph;
+  /// Loaded only with `fields`: the slot of each edge and the GC's statics, for field names.
+  EdgeSlots edge_slots;
+  std::vector<StaticSlot> statics;
+  std::string static_names;  ///< storage of statics' names
+
+  /// Names the edges of this heap (field names need load_heap's `fields`).
+  EdgeNamer edge_namer() const { return EdgeNamer(graph, names, edge_slots, statics); }
 
   std::string_view type_name(NodeIndex node) const { return names.type_name(graph.type_id(node)); }
   /// "note:" lines about what the graph could not resolve or the recorder dropped.
@@ -30,8 +38,10 @@ struct LoadedHeap {
 };
 
 /// Open SPEC (FILE or FILE:N, or --gc), read the GC's heap walk and build the graph (with
-/// the reverse CSR when `reverse`). Throws CliError naming the file.
-std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uint64_t> gc, bool reverse);
+/// the reverse CSR when `reverse`, with the edges' slots and the statics when `fields`: 4 B
+/// more per reference). Throws CliError naming the file.
+std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uint64_t> gc, bool reverse,
+                                      bool fields = false);
 
 /// Parse "0x7f12ab00" or "7f12ab00" (hex); throws CliError(kExitUsage) otherwise.
 uint64_t parse_address(const std::string& text);

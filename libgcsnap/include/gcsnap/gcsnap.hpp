@@ -6,6 +6,8 @@
 #include "gcsnap/writer.hpp"
 
 #include "gcsnap/dominators.hpp"
+#include "gcsnap/edge_names.hpp"
+#include "gcsnap/field_layout.hpp"
 #include "gcsnap/heap_diff.hpp"
 #include "gcsnap/group_paths.hpp"
 #include "gcsnap/heap_graph.hpp"

@@ -106,6 +106,9 @@ class HeapGraph {
   EdgeKind edge_kind(NodeIndex from, NodeIndex to) const noexcept;
   /// Whether build() was given a dependent-handle table (even an empty one).
   bool has_dependent_handles() const noexcept { return has_dependent_; }
+  /// Return the position of node's first successor among all forward edges (edge arrays that
+  /// parallel the successors, such as EdgeSlots, are indexed from it).
+  uint64_t first_edge(NodeIndex node) const noexcept { return forward_offsets_[node]; }
 
   /// Build the reverse CSR (predecessors). Idempotent. Errors: OutOfMemory.
   [[nodiscard]] Status build_reverse();

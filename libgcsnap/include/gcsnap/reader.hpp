@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gcsnap/field_layout.hpp"
 #include "gcsnap/model.hpp"
 #include "gcsnap/status.hpp"
 
@@ -84,6 +85,10 @@ struct ObjectTable {
   std::vector<Generation> generations;
   std::vector<uint64_t> reference_offsets;  ///< size() + 1 entries
   std::vector<uint64_t> reference_targets;  ///< addresses, as the runtime reported them
+  /// Byte offset of each reference inside its source object (kUnknownSlot: not recorded),
+  /// parallel to reference_targets; empty unless read with ObjectReadOptions::reference_slots
+  /// from a GC that recorded them (format-spec.md §6.13).
+  std::vector<uint32_t> reference_slots;
   size_t size() const noexcept { return addresses.size(); }
   /// Give the reference columns' memory back (16 B per object and 8 B per reference), e.g.
   /// once a HeapGraph holds the edges in index form.
@@ -91,10 +96,18 @@ struct ObjectTable {
     // Not `= {}`: that picks operator=(initializer_list), which keeps the capacity.
     std::vector<uint64_t>().swap(reference_offsets);
     std::vector<uint64_t>().swap(reference_targets);
+    std::vector<uint32_t>().swap(reference_slots);
   }
 };
 
-/// Types and methods defined by the blocks up to a GC. Views point into owned storage.
+/// What read_objects decodes besides the objects and their references.
+struct ObjectReadOptions {
+  /// Also decode the reference slots (format-spec.md §6.13) into ObjectTable::reference_slots
+  /// (4 bytes per reference), when the GC has them.
+  bool reference_slots = false;
+};
+
+/// Types, methods and type layouts defined by the blocks up to a GC. Views point into owned storage.
 class NameTable {
  public:
   /// Return the type with this id, or nullptr.
@@ -105,11 +118,16 @@ class NameTable {
   std::span<const MethodRecord> methods() const noexcept { return methods_; }
   /// Return the type's name, or "<unknown type N>" style text kept in the table.
   std::string_view type_name(uint32_t id) const noexcept;
+  /// Return the field layout of the type with this id, or nullptr (format-spec.md §6.12).
+  const TypeLayout* find_layout(uint32_t type_id) const noexcept;
+  std::span<const TypeLayout> layouts() const noexcept { return layouts_; }
 
   // Filled by the reader.
   std::vector<TypeRecord> types_;          ///< sorted by id
   std::vector<MethodRecord> methods_;      ///< sorted by function_id
+  std::vector<TypeLayout> layouts_;        ///< sorted by type_id
   std::vector<std::unique_ptr<char[]>> storage_;
+  std::vector<std::unique_ptr<FieldRecord[]>> field_storage_;
 };
 
 class Recording {
@@ -150,6 +168,12 @@ class Recording {
   /// Whether the GC's block holds a dependent-handles section (a 1.1 writer at a heap walk
   /// writes one even when the runtime reported no pair). Errors: as reading the block.
   Result<bool> has_dependent_handle_section(size_t gc_index) const;
+  /// Same, with the extras OPTIONS asks for. A GC whose slots sections do not pair with its
+  /// objects sections is InconsistentData; a GC without them gives empty reference_slots.
+  Result<ObjectTable> read_objects(size_t gc_index, const ObjectReadOptions& options) const;
+  /// Where the statics' references were stored at this GC, sorted by address (format-spec.md
+  /// §6.14); empty when the block has none. Views point into STORAGE.
+  Result<std::vector<StaticSlot>> read_static_slots(size_t gc_index, std::string& storage) const;
   /// Types and methods declared by blocks 0..gc_index (inclusive).
   Result<NameTable> read_names(size_t gc_index) const;
   /// Types and methods declared by block gc_index alone (the types new in that GC).

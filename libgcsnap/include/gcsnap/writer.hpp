@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 
+#include "gcsnap/field_layout.hpp"
 #include "gcsnap/model.hpp"
 #include "gcsnap/status.hpp"
 
@@ -59,12 +60,26 @@ class Writer {
   Status add_objects(std::span<const uint64_t> addresses, std::span<const uint32_t> type_ids,
                      std::span<const uint64_t> sizes, std::span<const uint8_t> generations,
                      std::span<const uint32_t> reference_counts, std::span<const uint64_t> references);
+  /// Same, with each reference's slot: its byte offset inside its object (kUnknownSlot when
+  /// not known), parallel to references. A GC whose objects carry slots gets a reference-slots
+  /// section per objects chunk (format-spec.md §6.13). Within one GC, either every add_objects
+  /// call passes slots or none does. Errors: InvalidArgument (lengths, mixing, a slot past its
+  /// object's size).
+  Status add_objects(std::span<const uint64_t> addresses, std::span<const uint32_t> type_ids,
+                     std::span<const uint64_t> sizes, std::span<const uint8_t> generations,
+                     std::span<const uint32_t> reference_counts, std::span<const uint64_t> references,
+                     std::span<const uint32_t> reference_slots);
   /// Declare types first seen in this GC. Ids must not repeat across the recording.
   Status add_types(std::span<const TypeRecord> types);
   Status add_methods(std::span<const MethodRecord> methods);
   /// Append dependent-handle pairs (format-spec.md §6.11, since 1.1): primaries[i] keeps
   /// secondaries[i] alive. Two parallel columns of equal length. Errors: InvalidArgument.
   Status add_dependent_handles(std::span<const uint64_t> primaries, std::span<const uint64_t> secondaries);
+  /// Declare field layouts (format-spec.md §6.12): once per type id in a recording, for a type
+  /// declared in this or an earlier GC. Errors: InvalidArgument.
+  Status add_type_layouts(std::span<const TypeLayout> layouts);
+  /// Record where the statics' references are stored at this GC (format-spec.md §6.14).
+  Status add_static_slots(std::span<const StaticSlot> statics);
   /// Record data the caller dropped at this GC (added to the block's drop section).
   Status add_drops(const DropCounts& drops);
   /// Finish the GC block: final info (compacted, end time) replaces begin_gc's.

@@ -42,6 +42,10 @@ struct ObjectsChunk {
   std::vector<uint8_t> generations;
   std::vector<uint32_t> reference_counts;
   std::vector<uint64_t> references;
+  /// With has_slots, one slot per reference (kUnknownSlot when unknown), and a reference-slots
+  /// section follows the objects section (§6.13).
+  std::vector<uint32_t> slots;
+  bool has_slots = false;
   size_t size() const noexcept { return addresses.size(); }
   void reserve(size_t n) {
     addresses.reserve(n);
@@ -58,6 +62,8 @@ struct ObjectsChunk {
     generations.clear();
     reference_counts.clear();
     references.clear();
+    slots.clear();
+    has_slots = false;
   }
 };
 struct TypesChunk {
@@ -75,6 +81,18 @@ struct DependentHandlesChunk {
   bool captured = false;  // add_dependent_handles was called in this GC, maybe with no pair
   size_t size() const noexcept { return primaries.size(); }
 };
+struct LayoutsChunk {
+  std::vector<uint64_t> type_ids, data_offsets, element_sizes, field_counts;
+  std::vector<uint8_t> kinds;
+  std::vector<uint64_t> field_offsets, name_lengths;
+  std::vector<uint8_t> field_flags, names;
+  size_t size() const noexcept { return type_ids.size(); }
+};
+struct StaticSlotsChunk {
+  std::vector<uint64_t> addresses, name_lengths;
+  std::vector<uint8_t> names;
+  size_t size() const noexcept { return addresses.size(); }
+};
 /// A record whose payload the writer already built (block start, end, abort, index).
 struct RawRecord {
   uint16_t type = 0;
@@ -84,11 +102,13 @@ struct RawRecord {
 };
 
 using ChunkData = std::variant<GenerationBoundsChunk, RootsChunk, SurvivingChunk, MovedChunk, ObjectsChunk,
-                               TypesChunk, MethodsChunk, DependentHandlesChunk, RawRecord>;
+                               TypesChunk, MethodsChunk, DependentHandlesChunk, LayoutsChunk, StaticSlotsChunk,
+                               RawRecord>;
 
 /// Encode one chunk as a whole section (header + maybe-compressed payload), appended to out.
-/// Objects are sorted by address first (format-spec.md §6.6).
-void encode_chunk_section(ChunkData& chunk, int level, std::vector<uint8_t>& out);
+/// Objects are sorted by address first (format-spec.md §6.6); an objects chunk with slots
+/// becomes two sections, objects then reference slots (§6.13). Returns the sections written.
+uint32_t encode_chunk_section(ChunkData& chunk, int level, std::vector<uint8_t>& out);
 
 /// Raw column bytes the chunk holds, for WriterStats::raw_bytes and queue accounting.
 uint64_t chunk_raw_bytes(const ChunkData& chunk) noexcept;

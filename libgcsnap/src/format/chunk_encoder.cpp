@@ -4,6 +4,7 @@
 
 #include "format/chunk_data.hpp"
 #include "format/column_codec.hpp"
+#include "format/field_sections.hpp"
 #include "format/section.hpp"
 
 namespace gcsnap::format {
@@ -64,6 +65,8 @@ void sort_objects(ObjectsChunk& c) {
   s.generations.resize(n);
   s.reference_counts.resize(n);
   s.references.reserve(c.references.size());
+  s.slots.reserve(c.slots.size());
+  const bool slots = !c.slots.empty();
   for (size_t i = 0; i < n; ++i) {
     uint32_t k = order[i];
     s.addresses[i] = c.addresses[k];
@@ -73,7 +76,11 @@ void sort_objects(ObjectsChunk& c) {
     s.reference_counts[i] = c.reference_counts[k];
     s.references.insert(s.references.end(), c.references.begin() + static_cast<ptrdiff_t>(first[k]),
                         c.references.begin() + static_cast<ptrdiff_t>(first[k + 1]));
+    if (slots)
+      s.slots.insert(s.slots.end(), c.slots.begin() + static_cast<ptrdiff_t>(first[k]),
+                     c.slots.begin() + static_cast<ptrdiff_t>(first[k + 1]));
   }
+  s.has_slots = c.has_slots;
   c = std::move(s);
 }
 
@@ -133,6 +140,14 @@ struct Encode {
     encode_delta_column(c.secondaries, p);
     return type_of(SectionType::DependentHandles);
   }
+  uint16_t operator()(const LayoutsChunk& c) {
+    encode_layouts(c, p);
+    return type_of(SectionType::TypeLayouts);
+  }
+  uint16_t operator()(const StaticSlotsChunk& c) {
+    encode_static_slots(c, p);
+    return type_of(SectionType::StaticSlots);
+  }
   uint16_t operator()(const RawRecord& c) {
     p.insert(p.end(), c.payload.begin(), c.payload.end());
     return c.type;
@@ -141,7 +156,7 @@ struct Encode {
 
 }  // namespace
 
-void encode_chunk_section(ChunkData& chunk, int level, std::vector<uint8_t>& out) {
+uint32_t encode_chunk_section(ChunkData& chunk, int level, std::vector<uint8_t>& out) {
   if (auto* objects = std::get_if<ObjectsChunk>(&chunk)) sort_objects(*objects);
   auto& payload = t_payload;
   payload.clear();
@@ -152,6 +167,13 @@ void encode_chunk_section(ChunkData& chunk, int level, std::vector<uint8_t>& out
     level = raw->type == static_cast<uint16_t>(SectionType::Index) ? level : -100;  // §6.1: small records stay raw
   }
   build_section(type, items, payload, level, out);
+  const auto* objects = std::get_if<ObjectsChunk>(&chunk);
+  if (!objects || !objects->has_slots) return 1;
+  // §6.13: the slots section follows its objects section at once, so the pairing holds.
+  payload.clear();
+  encode_slot_column(objects->reference_counts, objects->slots, payload);
+  build_section(type_of(SectionType::ReferenceSlots), objects->slots.size(), payload, level, out);
+  return 2;
 }
 
 uint64_t chunk_raw_bytes(const ChunkData& chunk) noexcept {
@@ -160,7 +182,13 @@ uint64_t chunk_raw_bytes(const ChunkData& chunk) noexcept {
     uint64_t operator()(const RootsChunk& c) const { return c.size() * 18; }
     uint64_t operator()(const SurvivingChunk& c) const { return c.size() * 16; }
     uint64_t operator()(const MovedChunk& c) const { return c.size() * 24; }
-    uint64_t operator()(const ObjectsChunk& c) const { return c.size() * 25 + c.references.size() * 8; }
+    uint64_t operator()(const ObjectsChunk& c) const {
+      return c.size() * 25 + c.references.size() * 8 + c.slots.size() * 4;
+    }
+    uint64_t operator()(const LayoutsChunk& c) const {
+      return c.size() * 32 + c.field_offsets.size() * 16 + c.names.size();
+    }
+    uint64_t operator()(const StaticSlotsChunk& c) const { return c.size() * 16 + c.names.size(); }
     uint64_t operator()(const TypesChunk& c) const { return c.size() * 32 + c.names.size() + c.modules.size(); }
     uint64_t operator()(const MethodsChunk& c) const { return c.size() * 16 + c.names.size(); }
     uint64_t operator()(const DependentHandlesChunk& c) const { return c.size() * 16; }

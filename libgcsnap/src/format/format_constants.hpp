@@ -30,6 +30,9 @@ enum class SectionType : uint16_t {
   Types = 0x0015,
   Methods = 0x0016,
   DependentHandles = 0x0017,  // since 1.1
+  TypeLayouts = 0x0018,     ///< §6.12
+  ReferenceSlots = 0x0019,  ///< §6.13
+  StaticSlots = 0x001A,     ///< §6.14
   BlockAbort = 0x00FE,
   BlockEnd = 0x00FF,
   Index = 0x0100,

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "format/chunk_decoder.hpp"
+#include "format/field_sections.hpp"
 #include "format/object_sections.hpp"
 #include "format/reader_impl.hpp"
 
@@ -60,6 +61,8 @@ void sort_by_address(ObjectTable& t) {
   s.generations.resize(n);
   s.reference_offsets.resize(n + 1);
   s.reference_targets.reserve(t.reference_targets.size());
+  s.reference_slots.reserve(t.reference_slots.size());
+  const bool slots = !t.reference_slots.empty();
   s.reference_offsets[0] = 0;
   for (size_t i = 0; i < n; ++i) {
     size_t k = order[i];
@@ -71,6 +74,10 @@ void sort_by_address(ObjectTable& t) {
     s.reference_targets.insert(s.reference_targets.end(), b + static_cast<ptrdiff_t>(t.reference_offsets[k]),
                                b + static_cast<ptrdiff_t>(t.reference_offsets[k + 1]));
     s.reference_offsets[i + 1] = s.reference_targets.size();
+    if (slots)
+      s.reference_slots.insert(s.reference_slots.end(),
+                               t.reference_slots.begin() + static_cast<ptrdiff_t>(t.reference_offsets[k]),
+                               t.reference_slots.begin() + static_cast<ptrdiff_t>(t.reference_offsets[k + 1]));
   }
   t = std::move(s);
 }
@@ -120,7 +127,70 @@ Result<RangeTable> Recording::read_ranges(size_t gc_index) const {
   });
 }
 
-Result<ObjectTable> Recording::read_objects(size_t gc_index) const {
+namespace {
+
+// §6.13: the k-th slots section pairs with the k-th objects section (file order, which is
+// still the table's order before sort_by_address).
+Status decode_reference_slots(const Recording::Impl& impl, size_t gc_index,
+                              const std::vector<format::SectionRef>& objects, ObjectTable& out) {
+  auto slots = impl.sections_of(gc_index, SectionType::ReferenceSlots);
+  if (!slots) return slots.error();
+  if (slots->empty()) return {};
+  const uint64_t block = impl.summaries[gc_index].entry.block_offset;
+  if (slots->size() != objects.size())
+    return make_error(ErrorCode::InconsistentData, "reference-slots sections do not pair with objects sections", block);
+  out.reference_slots.resize(out.reference_targets.size());
+  std::vector<uint8_t> payload;
+  uint64_t first_object = 0;
+  for (size_t k = 0; k < objects.size(); ++k) {
+    const uint64_t n = objects[k].header.item_count;
+    const uint64_t first_ref = out.reference_offsets[first_object];
+    const auto& ref = (*slots)[k];
+    if (ref.header.item_count != out.reference_offsets[first_object + n] - first_ref)
+      return make_error(ErrorCode::InconsistentData, "reference-slots count differs from its objects section", ref.offset);
+    GCSNAP_RETURN_IF_ERROR(format::load_section(impl.data, ref, impl.limits, payload));
+    std::vector<uint64_t> local(n + 1);
+    for (uint64_t i = 0; i <= n; ++i) local[i] = out.reference_offsets[first_object + i] - first_ref;
+    format::DecodeContext ctx{payload, ref.header.item_count, ref.offset, impl.limits.max_name_bytes};
+    GCSNAP_RETURN_IF_ERROR(format::decode_slots_into(
+        ctx, local, {out.sizes.data() + first_object, static_cast<size_t>(n)}, out.reference_slots.data() + first_ref));
+    first_object += n;
+  }
+  return {};
+}
+
+// §6.12: layouts carry no count in the block end; every section of the type is decoded.
+Status decode_layout_sections(const Recording::Impl& impl, size_t i, NameTable& out) {
+  auto refs = impl.sections_of(i, SectionType::TypeLayouts);
+  if (!refs) return refs.error();
+  std::vector<uint8_t> payload;
+  for (const auto& r : *refs) {
+    GCSNAP_RETURN_IF_ERROR(format::load_section(impl.data, r, impl.limits, payload));
+    DecodeContext ctx{payload, r.header.item_count, r.offset, impl.limits.max_name_bytes};
+    GCSNAP_RETURN_IF_ERROR(format::decode_layouts(ctx, out));
+  }
+  return {};
+}
+
+// Sort the layouts by type id; a type given two layouts, or (when the table holds every type
+// up to this GC) a layout of an undeclared type, is InconsistentData.
+Status check_layouts(NameTable& out, bool all_types) {
+  auto& l = out.layouts_;
+  std::sort(l.begin(), l.end(), [](const TypeLayout& a, const TypeLayout& b) { return a.type_id < b.type_id; });
+  for (size_t i = 0; i < l.size(); ++i) {
+    if (i > 0 && l[i].type_id == l[i - 1].type_id)
+      return make_error(ErrorCode::InconsistentData, "a type has two field layouts");
+    if (all_types && !out.find_type(l[i].type_id))
+      return make_error(ErrorCode::InconsistentData, "a field layout names an undeclared type");
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<ObjectTable> Recording::read_objects(size_t gc_index) const { return read_objects(gc_index, {}); }
+
+Result<ObjectTable> Recording::read_objects(size_t gc_index, const ObjectReadOptions& options) const {
   return guarded<ObjectTable>([&]() -> Result<ObjectTable> {
     GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
     const GcEntry& e = impl_->gcs[gc_index];
@@ -133,6 +203,7 @@ Result<ObjectTable> Recording::read_objects(size_t gc_index) const {
         format::decode_object_sections(impl_->data, *refs, impl_->limits, impl_->limits.decode_threads, out));
     if (out.reference_targets.size() != e.reference_count)
       return make_error(ErrorCode::InconsistentData, "reference count disagrees with the block end", e.block_offset);
+    if (options.reference_slots) GCSNAP_RETURN_IF_ERROR(decode_reference_slots(*impl_, gc_index, *refs, out));
     sort_by_address(out);
     for (size_t i = 1; i < out.size(); ++i)
       if (out.addresses[i] == out.addresses[i - 1])
@@ -181,6 +252,7 @@ Result<NameTable> Recording::read_names_range(size_t first, size_t last) const {
       GCSNAP_RETURN_IF_ERROR(decode_all(*impl_, i, SectionType::Types, e.new_type_count, out, format::decode_types));
       GCSNAP_RETURN_IF_ERROR(
           decode_all(*impl_, i, SectionType::Methods, e.new_method_count, out, format::decode_methods));
+      GCSNAP_RETURN_IF_ERROR(decode_layout_sections(*impl_, i, out));
     }
     std::sort(out.types_.begin(), out.types_.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
     std::sort(out.methods_.begin(), out.methods_.end(),
@@ -191,6 +263,7 @@ Result<NameTable> Recording::read_names_range(size_t first, size_t last) const {
     for (size_t i = 1; i < out.methods_.size(); ++i)
       if (out.methods_[i].function_id == out.methods_[i - 1].function_id)
         return make_error(ErrorCode::InconsistentData, "a method is declared twice");
+    GCSNAP_RETURN_IF_ERROR(check_layouts(out, first == 0));
     return out;
   });
 }
@@ -198,6 +271,40 @@ Result<NameTable> Recording::read_names_range(size_t first, size_t last) const {
 const TypeRecord* NameTable::find_type(uint32_t id) const noexcept {
   auto it = std::lower_bound(types_.begin(), types_.end(), id, [](const TypeRecord& t, uint32_t v) { return t.id < v; });
   return it != types_.end() && it->id == id ? &*it : nullptr;
+}
+
+const TypeLayout* NameTable::find_layout(uint32_t type_id) const noexcept {
+  auto it = std::lower_bound(layouts_.begin(), layouts_.end(), type_id,
+                             [](const TypeLayout& t, uint32_t v) { return t.type_id < v; });
+  return it != layouts_.end() && it->type_id == type_id ? &*it : nullptr;
+}
+
+Result<std::vector<StaticSlot>> Recording::read_static_slots(size_t gc_index, std::string& storage) const {
+  return guarded<std::vector<StaticSlot>>([&]() -> Result<std::vector<StaticSlot>> {
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
+    auto refs = impl_->sections_of(gc_index, SectionType::StaticSlots);
+    if (!refs) return refs.error();
+    std::vector<uint64_t> addresses, lengths;
+    storage.clear();
+    std::vector<uint8_t> payload;
+    for (const auto& r : *refs) {
+      GCSNAP_RETURN_IF_ERROR(format::load_section(impl_->data, r, impl_->limits, payload));
+      DecodeContext ctx{payload, r.header.item_count, r.offset, impl_->limits.max_name_bytes};
+      GCSNAP_RETURN_IF_ERROR(format::decode_static_slots(ctx, addresses, lengths, storage));
+    }
+    std::vector<StaticSlot> out(addresses.size());
+    size_t pos = 0;
+    for (size_t i = 0; i < out.size(); ++i) {
+      out[i] = StaticSlot{addresses[i], std::string_view(storage).substr(pos, static_cast<size_t>(lengths[i]))};
+      pos += static_cast<size_t>(lengths[i]);
+    }
+    std::sort(out.begin(), out.end(), [](const StaticSlot& a, const StaticSlot& b) { return a.address < b.address; });
+    for (size_t i = 1; i < out.size(); ++i)
+      if (out[i].address == out[i - 1].address)
+        return make_error(ErrorCode::InconsistentData, "two statics at one slot address",
+                          impl_->summaries[gc_index].entry.block_offset);
+    return out;
+  });
 }
 
 const MethodRecord* NameTable::find_method(uint64_t function_id) const noexcept {

@@ -84,9 +84,8 @@ Status SectionSink::consume(ChunkData& chunk) {
       index_.push_back(s);
     }
     size_t before = buffer_.size();
-    encode_chunk_section(chunk, level_, buffer_);
+    block_sections_ += encode_chunk_section(chunk, level_, buffer_);
     offset_.store(start + (buffer_.size() - before), std::memory_order_relaxed);
-    ++block_sections_;
     if (raw && (block_end || raw->type == type_of(SectionType::BlockAbort))) {
       in_block_ = false;
       GCSNAP_RETURN_IF_ERROR(flush());

@@ -17,4 +17,5 @@ target_sources(gcsnap PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/reader_sections.cpp
   ${CMAKE_CURRENT_LIST_DIR}/object_sections.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verify.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/field_sections.cpp
 )

@@ -35,7 +35,7 @@ Status Recording::verify_gc(size_t gc_index) const {
     GCSNAP_RETURN_IF_ERROR(read_ranges(gc_index).status());
     GCSNAP_RETURN_IF_ERROR(read_dependent_handles(gc_index).status());
     if (e.has_heap_walk() || e.object_count > 0) {
-      auto objects = read_objects(gc_index);
+      auto objects = read_objects(gc_index, ObjectReadOptions{true});
       if (!objects) return objects.error();
       // Type names are cumulative, so only GCs with objects pay for reading all earlier blocks.
       auto names = read_names(gc_index);
@@ -46,6 +46,8 @@ Status Recording::verify_gc(size_t gc_index) const {
       auto names = read_block_names(gc_index);
       if (!names) return names.error();
     }
+    std::string static_names;
+    GCSNAP_RETURN_IF_ERROR(read_static_slots(gc_index, static_names).status());
     if (gc_index > 0 && impl_->gcs[gc_index - 1].info.gc_number >= e.info.gc_number)
       return make_error(ErrorCode::InconsistentData, "GC numbers do not increase", e.block_offset);
     return {};

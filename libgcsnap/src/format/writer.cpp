@@ -71,6 +71,8 @@ Status Writer::Impl::flush_buffers() {
   if (objects.size()) GCSNAP_RETURN_IF_ERROR(emit(std::exchange(objects, {})));
   // §6.11: an empty section says "captured, none", which a missing one cannot.
   if (dependent_handles.size() || dependent_handles.captured) GCSNAP_RETURN_IF_ERROR(emit(std::exchange(dependent_handles, {})));
+  if (layouts.size()) GCSNAP_RETURN_IF_ERROR(emit(std::exchange(layouts, {})));
+  if (statics.size()) GCSNAP_RETURN_IF_ERROR(emit(std::exchange(statics, {})));
   return {};
 }
 
@@ -83,6 +85,8 @@ void Writer::Impl::clear_buffers() {
   types = {};
   methods = {};
   dependent_handles = {};
+  layouts = {};
+  statics = {};
 }
 
 Writer::Writer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -133,6 +137,8 @@ Status Writer::begin_gc(const GcInfo& info) {
     w.summary.entry.info = info;
     w.gc_type_ids.clear();
     w.gc_method_ids.clear();
+    w.gc_layout_ids.clear();
+    w.slot_mode = Impl::SlotMode::Undecided;
     w.state = Impl::State::InGc;
     return w.emit(std::move(r));
   } catch (const std::bad_alloc&) {
@@ -188,6 +194,7 @@ Status Writer::abort_gc() {
   GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
   w.clear_buffers();
   for (uint32_t id : w.gc_type_ids) w.type_ids.erase(id);
+  for (uint32_t id : w.gc_layout_ids) w.layout_ids.erase(id);
   for (uint64_t id : w.gc_method_ids) w.method_ids.erase(id);
   w.state = Impl::State::Idle;
   try {

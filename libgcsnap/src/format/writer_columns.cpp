@@ -43,6 +43,66 @@ Status feed(Writer::Impl& w, Chunk& chunk, size_t n, AppendFn&& append_piece) {
   }
 }
 
+// §6.13: slots parallel to the references, each inside its object; one mode per GC.
+Status check_slots(Writer::Impl& w, std::span<const uint64_t> sizes, std::span<const uint32_t> counts,
+                   std::span<const uint64_t> references, std::span<const uint32_t> slots, bool with_slots) {
+  using Mode = Writer::Impl::SlotMode;
+  const Mode mode = with_slots ? Mode::With : Mode::Without;
+  if (w.slot_mode != Mode::Undecided && w.slot_mode != mode)
+    return make_error(ErrorCode::InvalidArgument, "add_objects with and without slots in one GC");
+  if (!with_slots) {
+    w.slot_mode = mode;
+    return {};
+  }
+  if (slots.size() != references.size())
+    return make_error(ErrorCode::InvalidArgument, "reference_slots length differs from references");
+  size_t r = 0;
+  for (size_t i = 0; i < counts.size(); ++i)
+    for (uint32_t k = 0; k < counts[i]; ++k, ++r)
+      if (slots[r] != kUnknownSlot && (slots[r] > sizes[i] || sizes[i] - slots[r] < 8))
+        return make_error(ErrorCode::InvalidArgument, "a reference slot lies outside its object");
+  w.slot_mode = mode;
+  return {};
+}
+
+// Both add_objects overloads; WITH_SLOTS: the caller passed a slot per reference (§6.13).
+Status add_objects_impl(Writer::Impl& w, std::span<const uint64_t> addresses, std::span<const uint32_t> type_ids,
+                        std::span<const uint64_t> sizes, std::span<const uint8_t> generations,
+                        std::span<const uint32_t> reference_counts, std::span<const uint64_t> references,
+                        std::span<const uint32_t> slots, bool with_slots) {
+  GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
+  const size_t n = addresses.size();
+  if (type_ids.size() != n || sizes.size() != n || generations.size() != n || reference_counts.size() != n)
+    return make_error(ErrorCode::InvalidArgument, "object columns differ in length");
+  uint64_t total = 0;
+  uint8_t max_gen = 0;
+  for (size_t i = 0; i < n; ++i) {
+    total += reference_counts[i];
+    max_gen = std::max(max_gen, generations[i]);
+  }
+  if (total != references.size())
+    return make_error(ErrorCode::InvalidArgument, "references length differs from the sum of reference_counts");
+  if (max_gen > 5) return make_error(ErrorCode::InvalidArgument, "generation out of range");
+  GCSNAP_RETURN_IF_ERROR(check_slots(w, sizes, reference_counts, references, slots, with_slots));
+  w.summary.entry.object_count += n;
+  w.summary.entry.reference_count += total;
+  size_t ref_pos = 0;
+  auto& o = w.objects;
+  return feed(w, o, n, [&](size_t b, size_t c) {
+    append(o.addresses, addresses, b, c);
+    append(o.type_ids, type_ids, b, c);
+    append(o.sizes, sizes, b, c);
+    append(o.generations, generations, b, c);
+    append(o.reference_counts, reference_counts, b, c);
+    size_t refs = 0;
+    for (size_t i = b; i < b + c; ++i) refs += reference_counts[i];
+    append(o.references, references, ref_pos, refs);
+    if (with_slots) append(o.slots, slots, ref_pos, refs);
+    o.has_slots = with_slots;
+    ref_pos += refs;
+  });
+}
+
 }  // namespace
 
 Status Writer::add_generation_bounds(std::span<const GenerationRange> ranges) {
@@ -113,35 +173,15 @@ Status Writer::add_moved_ranges(std::span<const uint64_t> old_starts, std::span<
 Status Writer::add_objects(std::span<const uint64_t> addresses, std::span<const uint32_t> type_ids,
                            std::span<const uint64_t> sizes, std::span<const uint8_t> generations,
                            std::span<const uint32_t> reference_counts, std::span<const uint64_t> references) {
-  Impl& w = *impl_;
-  GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
-  const size_t n = addresses.size();
-  if (type_ids.size() != n || sizes.size() != n || generations.size() != n || reference_counts.size() != n)
-    return make_error(ErrorCode::InvalidArgument, "object columns differ in length");
-  uint64_t total = 0;
-  uint8_t max_gen = 0;
-  for (size_t i = 0; i < n; ++i) {
-    total += reference_counts[i];
-    max_gen = std::max(max_gen, generations[i]);
-  }
-  if (total != references.size())
-    return make_error(ErrorCode::InvalidArgument, "references length differs from the sum of reference_counts");
-  if (max_gen > 5) return make_error(ErrorCode::InvalidArgument, "generation out of range");
-  w.summary.entry.object_count += n;
-  w.summary.entry.reference_count += total;
-  size_t ref_pos = 0;
-  auto& o = w.objects;
-  return feed(w, o, n, [&](size_t b, size_t c) {
-    append(o.addresses, addresses, b, c);
-    append(o.type_ids, type_ids, b, c);
-    append(o.sizes, sizes, b, c);
-    append(o.generations, generations, b, c);
-    append(o.reference_counts, reference_counts, b, c);
-    size_t refs = 0;
-    for (size_t i = b; i < b + c; ++i) refs += reference_counts[i];
-    append(o.references, references, ref_pos, refs);
-    ref_pos += refs;
-  });
+  return add_objects_impl(*impl_, addresses, type_ids, sizes, generations, reference_counts, references, {}, false);
+}
+
+Status Writer::add_objects(std::span<const uint64_t> addresses, std::span<const uint32_t> type_ids,
+                           std::span<const uint64_t> sizes, std::span<const uint8_t> generations,
+                           std::span<const uint32_t> reference_counts, std::span<const uint64_t> references,
+                           std::span<const uint32_t> reference_slots) {
+  return add_objects_impl(*impl_, addresses, type_ids, sizes, generations, reference_counts, references,
+                          reference_slots, true);
 }
 
 Status Writer::add_dependent_handles(std::span<const uint64_t> primaries, std::span<const uint64_t> secondaries) {
@@ -214,6 +254,67 @@ Status Writer::add_methods(std::span<const MethodRecord> methods) {
       c.function_ids.push_back(methods[i].function_id);
       c.name_lengths.push_back(methods[i].name.size());
       c.names.insert(c.names.end(), methods[i].name.begin(), methods[i].name.end());
+    }
+  });
+}
+
+Status Writer::add_type_layouts(std::span<const TypeLayout> layouts) {
+  Impl& w = *impl_;
+  GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
+  try {
+    for (const auto& l : layouts) {
+      if (l.type_id == 0 || !w.type_ids.count(l.type_id))
+        return make_error(ErrorCode::InvalidArgument, "layout of an undeclared type");
+      if (static_cast<uint8_t>(l.kind) > 2) return make_error(ErrorCode::InvalidArgument, "layout kind out of range");
+      if (l.kind != LayoutKind::Object && l.element_size == 0)
+        return make_error(ErrorCode::InvalidArgument, "array layout with element size 0");
+      for (size_t k = 0; k < l.fields.size(); ++k) {
+        if (l.fields[k].name.size() > kMaxNameBytes) return make_error(ErrorCode::InvalidArgument, "field name too long");
+        if (l.fields[k].flags & ~field_flags::kAll) return make_error(ErrorCode::InvalidArgument, "unknown field flag");
+        if (k > 0 && l.fields[k].offset < l.fields[k - 1].offset)
+          return make_error(ErrorCode::InvalidArgument, "field offsets must not decrease");
+      }
+    }
+    for (size_t i = 0; i < layouts.size(); ++i) {
+      if (!w.layout_ids.insert(layouts[i].type_id).second) {
+        for (size_t j = 0; j < i; ++j) w.layout_ids.erase(layouts[j].type_id);
+        return make_error(ErrorCode::InvalidArgument, "layout declared twice");
+      }
+    }
+    for (const auto& l : layouts) w.gc_layout_ids.push_back(l.type_id);
+  } catch (const std::bad_alloc&) {
+    return w.fail(make_error(ErrorCode::OutOfMemory, "add_type_layouts"));
+  }
+  auto& c = w.layouts;
+  return feed(w, c, layouts.size(), [&](size_t b, size_t n) {
+    for (size_t i = b; i < b + n; ++i) {
+      const TypeLayout& l = layouts[i];
+      c.type_ids.push_back(l.type_id);
+      c.kinds.push_back(static_cast<uint8_t>(l.kind));
+      c.data_offsets.push_back(l.data_offset);
+      c.element_sizes.push_back(l.element_size);
+      c.field_counts.push_back(l.fields.size());
+      for (const FieldRecord& f : l.fields) {
+        c.field_offsets.push_back(f.offset);
+        c.field_flags.push_back(f.flags);
+        c.name_lengths.push_back(f.name.size());
+        c.names.insert(c.names.end(), f.name.begin(), f.name.end());
+      }
+    }
+  });
+}
+
+Status Writer::add_static_slots(std::span<const StaticSlot> statics) {
+  Impl& w = *impl_;
+  GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
+  for (const auto& s : statics)
+    if (s.name.size() > kMaxNameBytes) return make_error(ErrorCode::InvalidArgument, "static name too long");
+  auto& c = w.statics;
+  return feed(w, c, statics.size(), [&](size_t b, size_t n) {
+    for (size_t i = b; i < b + n; ++i) {
+      c.addresses.push_back(statics[i].address);
+      c.name_lengths.push_back(statics[i].name.size());
+      c.names.insert(c.names.end(), statics[i].name.begin(), statics[i].name.end());
     }
   });
 }

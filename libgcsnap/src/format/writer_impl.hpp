@@ -37,13 +37,18 @@ struct Writer::Impl {
   format::TypesChunk types;
   format::MethodsChunk methods;
   format::DependentHandlesChunk dependent_handles;
+  format::LayoutsChunk layouts;
+  format::StaticSlotsChunk statics;
+  enum class SlotMode { Undecided, With, Without } slot_mode = SlotMode::Undecided;  // per GC (§6.13)
   std::vector<uint32_t> gc_type_ids;      // declared in the open block (forgotten on abort)
+  std::vector<uint32_t> gc_layout_ids;
   std::vector<uint64_t> gc_method_ids;
 
   // The whole recording.
   bool any_gc = false;
   uint64_t last_gc_number = 0;
   std::unordered_set<uint32_t> type_ids;
+  std::unordered_set<uint32_t> layout_ids;
   std::unordered_set<uint64_t> method_ids;
   mutable std::mutex stats_mutex;
   WriterStats stats;

@@ -92,6 +92,7 @@ public static class Scenario
         s_large = new byte[Expect.LargeBytes];  // large object heap
         s_pinnedHeapArray = GC.AllocateArray<byte>(64, pinned: true);  // pinned object heap
         s_survivors = new List<Survivor2>(Expect.Survivor2s);
+        FieldShapes.Build();
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -135,5 +136,5 @@ public static class Scenario
     public static int Checksum() =>
         (s_inner?.Value ?? 0) + (s_holder?.Value.Length ?? 0) + (s_large?.Length ?? 0) +
         (s_pinnedHeapArray?.Length ?? 0) + (int)(s_weakTargetStrongRef?.Marker ?? 0) +
-        (s_strong.IsAllocated ? 1 : 0) + (s_pinned.IsAllocated ? 1 : 0);
+        (s_strong.IsAllocated ? 1 : 0) + (s_pinned.IsAllocated ? 1 : 0) + FieldShapes.Checksum();
 }

@@ -1,0 +1,71 @@
+#pragma once
+/// Naming the references of retention paths: which field, array element or static holds
+/// each hop (format-spec.md §6.12-§6.14; docs/cli.md "Field names").
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gcsnap/field_layout.hpp"
+#include "gcsnap/heap_graph.hpp"
+#include "gcsnap/reader.hpp"
+#include "gcsnap/status.hpp"
+
+namespace gcsnap {
+
+/// The slot of every resolved edge of a HeapGraph, parallel to its successors (4 B per edge).
+class EdgeSlots {
+ public:
+  /// Align TABLE's reference_slots with GRAPH's edges (GRAPH was built from TABLE). An edge the
+  /// table has no slot for gets kUnknownSlot; a table without slots gives an empty EdgeSlots.
+  /// Call it before the table's references are released. Errors: OutOfMemory.
+  [[nodiscard]] static Result<EdgeSlots> build(const ObjectTable& table, const HeapGraph& graph);
+
+  bool empty() const noexcept { return slots_.empty(); }
+  /// Return the slot of the first edge from FROM to TO, or kUnknownSlot.
+  uint32_t slot_of(const HeapGraph& graph, NodeIndex from, NodeIndex to) const noexcept;
+
+ private:
+  std::vector<uint32_t> slots_;
+};
+
+/// Why an edge could not be named.
+enum class UnnamedReason : uint8_t {
+  None = 0,
+  NoSlots = 1,       ///< the recording has no reference slots for this GC (1.0 file, other writer)
+  SlotUnknown = 2,   ///< the recorder could not find this reference in its object's memory
+  NoLayout = 3,      ///< no field layout was recorded for the source type
+  NoField = 4,       ///< the layout has no field at the slot (e.g. a field of an unresolved struct)
+};
+
+/// The name of one edge of a path.
+struct HopField {
+  EdgeNameKind kind = EdgeNameKind::Unknown;
+  bool is_static = false;  ///< the slot is a static field's (text is "Namespace.Class.Field")
+  std::string text;        ///< "_items", "[17]", "[17].value", "Zoo.Cache.Orders"; empty when unknown
+  UnnamedReason reason = UnnamedReason::None;
+};
+
+/// Names edges from the graph, the recording's layouts, the edge slots and the GC's statics.
+class EdgeNamer {
+ public:
+  /// STATICS must be sorted by address (as Recording::read_static_slots returns them).
+  EdgeNamer(const HeapGraph& graph, const NameTable& names, const EdgeSlots& slots, std::span<const StaticSlot> statics)
+      : graph_(graph), names_(names), slots_(slots), statics_(statics) {}
+  /// Name the reference from node FROM to node TO.
+  HopField name_edge(NodeIndex from, NodeIndex to) const;
+  /// Name every hop of a path: result[h] names the edge into nodes[h] (result[0] is empty).
+  std::vector<HopField> name_path(std::span<const NodeIndex> nodes) const;
+
+ private:
+  const HeapGraph& graph_;
+  const NameTable& names_;
+  const EdgeSlots& slots_;
+  std::span<const StaticSlot> statics_;
+};
+
+/// Return a short text for REASON ("no slot recorded", ...).
+std::string_view unnamed_reason_text(UnnamedReason reason) noexcept;
+
+}  // namespace gcsnap

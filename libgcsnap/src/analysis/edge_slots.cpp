@@ -1,0 +1,97 @@
+// EdgeSlots and EdgeNamer: the slots of the graph's edges and the names of a path's hops.
+#include <algorithm>
+#include <new>
+
+#include "gcsnap/edge_names.hpp"
+
+namespace gcsnap {
+
+Result<EdgeSlots> EdgeSlots::build(const ObjectTable& table, const HeapGraph& graph) {
+  EdgeSlots out;
+  if (table.reference_slots.empty()) return out;
+  if (table.reference_slots.size() != table.reference_targets.size() || table.size() != graph.node_count() ||
+      table.reference_offsets.size() != table.size() + 1)
+    return make_error(ErrorCode::InvalidArgument, "the table's slots or references do not match the graph");
+  try {
+    out.slots_.assign(graph.edge_count(), kUnknownSlot);
+    for (NodeIndex v = 0; v < graph.node_count(); ++v) {
+      const auto successors = graph.successors(v);
+      const uint64_t base = graph.first_edge(v);
+      size_t j = 0;
+      // The graph keeps the table's order of resolved references, so the j-th successor is the
+      // next reference whose target is that object; unresolved references are skipped.
+      for (uint64_t r = table.reference_offsets[v]; r < table.reference_offsets[v + 1] && j < successors.size(); ++r) {
+        if (graph.address(successors[j]) != table.reference_targets[r]) continue;
+        out.slots_[base + j] = table.reference_slots[r];
+        ++j;
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::OutOfMemory, "out of memory aligning reference slots");
+  }
+  return out;
+}
+
+uint32_t EdgeSlots::slot_of(const HeapGraph& graph, NodeIndex from, NodeIndex to) const noexcept {
+  if (slots_.empty()) return kUnknownSlot;
+  const auto successors = graph.successors(from);
+  const uint64_t base = graph.first_edge(from);
+  for (size_t j = 0; j < successors.size(); ++j)
+    if (successors[j] == to && base + j < slots_.size()) return slots_[base + j];
+  return kUnknownSlot;
+}
+
+HopField EdgeNamer::name_edge(NodeIndex from, NodeIndex to) const {
+  HopField hop;
+  if (slots_.empty()) {
+    hop.reason = UnnamedReason::NoSlots;
+    return hop;
+  }
+  const uint32_t slot = slots_.slot_of(graph_, from, to);
+  if (slot == kUnknownSlot) {
+    hop.reason = UnnamedReason::SlotUnknown;
+    return hop;
+  }
+  // A static's slot lives in a statics array: its address names it better than an index.
+  const uint64_t address = graph_.address(from) + slot;
+  auto it = std::lower_bound(statics_.begin(), statics_.end(), address,
+                             [](const StaticSlot& s, uint64_t a) { return s.address < a; });
+  if (it != statics_.end() && it->address == address) {
+    hop.kind = EdgeNameKind::Field;
+    hop.is_static = true;
+    hop.text = it->name;
+    return hop;
+  }
+  const TypeLayout* layout = names_.find_layout(graph_.type_id(from));
+  if (!layout) {
+    hop.reason = UnnamedReason::NoLayout;
+    return hop;
+  }
+  EdgeName name = name_slot(layout, slot);
+  if (name.kind == EdgeNameKind::Unknown) {
+    hop.reason = UnnamedReason::NoField;
+    return hop;
+  }
+  hop.kind = name.kind;
+  hop.text = std::move(name.text);
+  return hop;
+}
+
+std::vector<HopField> EdgeNamer::name_path(std::span<const NodeIndex> nodes) const {
+  std::vector<HopField> hops(nodes.size());
+  for (size_t h = 1; h < nodes.size(); ++h) hops[h] = name_edge(nodes[h - 1], nodes[h]);
+  return hops;
+}
+
+std::string_view unnamed_reason_text(UnnamedReason reason) noexcept {
+  switch (reason) {
+    case UnnamedReason::None: return "";
+    case UnnamedReason::NoSlots: return "the recording has no reference slots for this GC";
+    case UnnamedReason::SlotUnknown: return "the recorder did not find the reference in its object";
+    case UnnamedReason::NoLayout: return "no field layout was recorded for the referencing type";
+    case UnnamedReason::NoField: return "no recorded field lies at the reference's offset";
+  }
+  return "";
+}
+
+}  // namespace gcsnap
