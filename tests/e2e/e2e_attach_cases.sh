@@ -290,16 +290,19 @@ case_attach_other_user() {
   [ "$rc" -eq 0 ] || fail "the app exited $rc"
 }
 
-# A process in its own mount and pid namespaces with a private /tmp (what a container gives):
-# gcsnap finds its socket through /proc/PID/root/tmp under its namespaced pid (1), copies the
-# shim in, and the file lands on this side through the descriptor. Needs root and unshare.
+# A process in its own mount and pid namespaces with a private TMPDIR (what a container gives):
+# gcsnap finds its socket through /proc/PID/root/<its TMPDIR> under its namespaced pid (1),
+# copies the shim in, and the file lands on this side through the descriptor. The private
+# tmpfs is mounted on a directory of the work dir, not on /tmp: the build tree (and the app)
+# may itself live under /tmp, which a tmpfs over /tmp would hide. Needs root and unshare.
 case_attach_container() {
   local rc fifo=$work/$case_name.fifo outer inner
   require_dotnet
   [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null || fail "this case needs root and unshare"
-  rm -f "$snap" "$fifo"; mkfifo "$fifo"
+  local nstmp=$work/$case_name.tmp
+  rm -f "$snap" "$fifo"; mkfifo "$fifo"; mkdir -p "$nstmp"
   unshare --mount --pid --fork --mount-proc sh -c \
-    "mount -t tmpfs tmpfs /tmp && DOTNET_gcConcurrent=1 exec dotnet '$dll' attach-wait" <"$fifo" >"$out" 2>&1 &
+    "mount -t tmpfs tmpfs '$nstmp' && TMPDIR='$nstmp' DOTNET_gcConcurrent=1 exec dotnet '$dll' attach-wait" <"$fifo" >"$out" 2>&1 &
   outer=$!
   exec 3>"$fifo"
   for _ in $(seq 1 600); do grep -q '^gcsnap-sample: ready' "$out" 2>/dev/null && break; sleep 0.1; done
@@ -307,7 +310,8 @@ case_attach_container() {
   grep -q '^gcsnap-sample: mode=attach-wait pid=1 ' "$out" || fail "the app is not pid 1 of its own namespace"
   pid=$(pgrep -P "$outer")
   [ -n "$pid" ] || fail "cannot find the app's pid outside its namespace"
-  ls "/proc/$pid/root/tmp/" | grep -q '^dotnet-diagnostic-1-.*-socket$' || fail "no diagnostics socket in the app's own /tmp"
+  ls "/proc/$pid/root$nstmp/" | grep -q '^dotnet-diagnostic-1-.*-socket$' || fail "no diagnostics socket in the app's own TMPDIR"
+  [ -z "$(ls -A "$nstmp")" ] || fail "the app's TMPDIR is not private (its files are visible outside the namespace)"
   "$gcsnap" snapshot "$pid" -o "$snap" >"$work/$case_name.cmd" 2>&1; rc=$?
   show "$work/$case_name.cmd"
   [ "$rc" -eq 0 ] || fail "gcsnap snapshot of the namespaced process exited $rc"
