@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -98,6 +99,7 @@ struct GcBatch {
   std::vector<OwnedType> types;
   std::vector<OwnedMethod> methods;
   DropCounts drops;
+  std::optional<WalkSkip> walk_skip;  ///< the policy skipped this GC's heap walk (format §6.15)
 
   uint64_t accounted_bytes = 0;  ///< what the recorder charged to its memory budget
 

@@ -55,7 +55,17 @@ constexpr size_t kChunksAhead = 8;  ///< populated chunks kept in reserve during
 Recorder::Recorder(const RecorderOptions& options, RuntimeQueries& queries, BatchSink& sink, ChunkPool* pool)
     : options_(options), queries_(queries), sink_(sink), pool_(pool) {}
 
-SnapshotTrigger Recorder::decide_trigger(uint8_t generations_mask, bool induced) noexcept {
+bool Recorder::within_walk_budget(uint64_t now_ns) const noexcept {
+  if (!walked_before_ || options_.walk_budget_per_mille >= 1000) return true;
+  // Walks take at most budget/1000 of the wall time from the last walk's start until now:
+  // last * 1000 <= budget * (last + since)  <=>  last * (1000 - budget) <= budget * since.
+  const uint64_t since = now_ns > last_walk_end_ns_ ? now_ns - last_walk_end_ns_ : 0;
+  // In double: exact for durations below 2^53 ns / 1000 (about 100 days), no overflow above.
+  return static_cast<double>(last_walk_ns_) * (1000 - options_.walk_budget_per_mille) <=
+         static_cast<double>(since) * options_.walk_budget_per_mille;
+}
+
+SnapshotTrigger Recorder::decide_trigger(uint8_t generations_mask, bool induced, uint64_t now_ns) noexcept {
   bool gen2 = (generations_mask & kGen2Bit) != 0;
   // An on-demand request is answered by the induced full GC that ForceGC produces.
   if (induced && gen2 && on_demand_pending_.exchange(false)) return SnapshotTrigger::OnDemand;
@@ -63,7 +73,23 @@ SnapshotTrigger Recorder::decide_trigger(uint8_t generations_mask, bool induced)
   SnapshotTrigger trigger = SnapshotTrigger::None;
   switch (options_.policy) {
     case SnapshotPolicy::All: trigger = SnapshotTrigger::Always; break;
-    case SnapshotPolicy::Default: trigger = (gen2 || induced) ? SnapshotTrigger::Policy : trigger; break;
+    case SnapshotPolicy::Default:
+      if (induced) {
+        trigger = SnapshotTrigger::Policy;
+      } else if (gen2) {
+        if (within_walk_budget(now_ns)) {
+          trigger = SnapshotTrigger::Policy;
+        } else {
+          WalkSkip skip;
+          skip.reason = walk_skip_reason::kWalkTimeBudget;
+          skip.budget_per_mille = options_.walk_budget_per_mille;
+          skip.last_walk_ns = last_walk_ns_;
+          skip.since_last_walk_ns = now_ns > last_walk_end_ns_ ? now_ns - last_walk_end_ns_ : 0;
+          batch_->walk_skip = skip;
+          ++stats_.walks_skipped;
+        }
+      }
+      break;
     case SnapshotPolicy::Gen2: trigger = gen2 ? SnapshotTrigger::Policy : trigger; break;
     case SnapshotPolicy::Induced: trigger = induced ? SnapshotTrigger::Policy : trigger; break;
     case SnapshotPolicy::None: break;
@@ -87,7 +113,7 @@ bool Recorder::on_gc_started(uint8_t generations_mask, bool induced, uint64_t no
   info.generations_collected = generations_mask;
   info.reason = induced ? GcReason::Induced : GcReason::Other;
   info.start_time_ns = now_ns;
-  info.trigger = decide_trigger(generations_mask, induced);
+  info.trigger = decide_trigger(generations_mask, induced, now_ns);
   batch_->types = std::move(carried_types_);
   batch_->methods = std::move(carried_methods_);
   carried_types_.clear();
@@ -373,6 +399,9 @@ void Recorder::on_gc_finished(std::span<const GenerationRange> bounds, uint64_t 
   b.info.end_time_ns = now_ns;
   if (b.has_heap_walk()) {
     ++stats_.snapshots;
+    walked_before_ = true;
+    last_walk_ns_ = now_ns > b.info.start_time_ns ? now_ns - b.info.start_time_ns : 0;
+    last_walk_end_ns_ = now_ns;
     if (b.info.trigger == SnapshotTrigger::OnDemand) last_on_demand_gc_.store(b.info.gc_number);
   }
   ++stats_.gcs_seen;

@@ -54,12 +54,17 @@ struct RecorderOptions {
   /// (GCSNAP_VERIFY_SIZES=1). The recording keeps the runtime's answer either way.
   bool verify_sizes = false;
   bool dependent_handles = true;  ///< Callback5 was answered: heap walks capture dependent handles
+  /// The default policy's walk-time budget, in thousandths of wall time: a gen2 GC that is not
+  /// induced is walked only if the last walked GC's duration is at most this share of the
+  /// time from its start to now. Induced GCs and on-demand snapshots are always walked.
+  uint32_t walk_budget_per_mille = 20;
 };
 
 /// Counters for tests and the shutdown line.
 struct RecorderStats {
   uint64_t gcs_seen = 0;
   uint64_t snapshots = 0;
+  uint64_t walks_skipped = 0;     ///< gen2 GCs the default policy did not walk (walk-time budget)
   uint64_t dropped_items = 0;
   uint64_t size_queries = 0;      ///< GetObjectSize2 calls during heap walks
   uint64_t size_predictions = 0;  ///< sizes taken from a class's learned rule
@@ -105,7 +110,8 @@ class Recorder {
   RecorderStats stats() const;
 
  private:
-  SnapshotTrigger decide_trigger(uint8_t generations_mask, bool induced) noexcept;
+  SnapshotTrigger decide_trigger(uint8_t generations_mask, bool induced, uint64_t now_ns) noexcept;
+  bool within_walk_budget(uint64_t now_ns) const noexcept;
   template <typename T>
   bool reserve_for(std::vector<T>& column, size_t extra) noexcept;
   bool charge(size_t bytes) noexcept;
@@ -136,6 +142,10 @@ class Recorder {
   uint64_t gc_count_ = 0;
   uint64_t policy_snapshots_ = 0;
   RecorderStats stats_;
+  // The walk-time budget of the default policy: the last walked GC, by the callers' clock.
+  bool walked_before_ = false;
+  uint64_t last_walk_ns_ = 0;       ///< its duration, GarbageCollectionStarted to Finished
+  uint64_t last_walk_end_ns_ = 0;
 
   // The heap walk's state, touched only by the thread that walks (see on_object_references).
   ObjectChunk* chunk_ = nullptr;      ///< the chunk being filled (owned by batch_->objects)

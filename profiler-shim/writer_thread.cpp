@@ -87,6 +87,7 @@ Status write_gc(Writer& writer, GcBatch& batch, ChunkPool* pool) {
     // Written even when empty: the section then says "captured, none" (format-spec.md §6.11).
     GCSNAP_RETURN_IF_ERROR(writer.add_dependent_handles(batch.dependent_primaries, batch.dependent_secondaries));
   }
+  if (batch.walk_skip) GCSNAP_RETURN_IF_ERROR(writer.add_walk_skip(*batch.walk_skip));
   if (batch.drops.any()) GCSNAP_RETURN_IF_ERROR(writer.add_drops(batch.drops));
   return writer.end_gc(batch.info);
 }

@@ -437,3 +437,54 @@ TEST_CASE("recorder: predicted sizes equal the runtime's, across chunk boundarie
     ::unlink(path.c_str());
   }
 }
+
+TEST_CASE("recorder: the default policy keeps heap walks within their share of wall time and says what it skipped",
+          "[shim][recorder]") {
+  RecorderOptions options = with_policy(SnapshotPolicy::Default);
+  options.walk_budget_per_mille = 20;  // 2 %
+  Harness h(options);
+  const uint64_t ms = 1000000;
+  auto gc = [&](uint8_t mask, bool induced, uint64_t start_ms, uint64_t end_ms) {
+    bool walked = h.recorder->on_gc_started(mask, induced, start_ms * ms);
+    std::vector<GenerationRange> bounds = {{Generation::Gen2, 0x1000, 0x800, 0x1000}};
+    h.recorder->on_gc_finished(bounds, end_ms * ms);
+    return walked;
+  };
+  CHECK(gc(kFull, false, 1000, 1100));         // GC 1: first gen2: walked (100 ms)
+  CHECK_FALSE(gc(kFull, false, 2000, 2010));   // GC 2: 0.9 s later: 100 ms would be 10 %: skipped
+  CHECK_FALSE(gc(kGen0, false, 3000, 3001));   // GC 3: gen0: never walked, no note
+  CHECK(gc(kFull, true, 3500, 3600));          // GC 4: induced: always walked (100 ms)
+  CHECK_FALSE(gc(kFull, false, 6000, 6010));   // GC 5: 2.4 s after: 100 ms / 2.5 s = 4 %: skipped
+  CHECK(gc(kFull, false, 8500, 8520));         // GC 6: 4.9 s after: 100 / 5000 = 2 %: walked
+  h.recorder->request_on_demand();
+  CHECK(gc(kFull, true, 8530, 8540));          // GC 7: on demand: always walked
+  CHECK(h.recorder->stats().walks_skipped == 2);
+  auto rec = h.finish();
+  REQUIRE(rec->gcs().size() == 7);
+  std::vector<bool> skipped;
+  for (size_t i = 0; i < 7; ++i) {
+    auto skip = rec->read_walk_skip(i);
+    REQUIRE(skip.is_ok());
+    skipped.push_back(skip->has_value());
+  }
+  CHECK(skipped == std::vector<bool>{false, true, false, false, true, false, false});
+  auto note = *rec->read_walk_skip(1);
+  CHECK(note->reason == walk_skip_reason::kWalkTimeBudget);
+  CHECK(note->budget_per_mille == 20);
+  CHECK(note->last_walk_ns == 100 * ms);
+  CHECK(note->since_last_walk_ns == 900 * ms);
+  CHECK(rec->gcs()[1].info.trigger == SnapshotTrigger::None);
+  CHECK(rec->gcs()[3].info.trigger == SnapshotTrigger::Policy);
+  CHECK(rec->gcs()[6].info.trigger == SnapshotTrigger::OnDemand);
+  CHECK(rec->verify_gc(1).is_ok());
+
+  SECTION("the gen2 policy walks every gen2 GC") {
+    Harness g(with_policy(SnapshotPolicy::Gen2));
+    for (int i = 0; i < 3; ++i) {
+      CHECK(g.recorder->on_gc_started(kFull, false, (1000 + 10 * i) * ms));
+      std::vector<GenerationRange> bounds = {{Generation::Gen2, 0x1000, 0x800, 0x1000}};
+      g.recorder->on_gc_finished(bounds, (1005 + 10 * i) * ms);
+    }
+    CHECK(g.recorder->stats().walks_skipped == 0);
+  }
+}

@@ -43,6 +43,27 @@ std::string drops_text(const DropCounts& d) {
   return s;
 }
 
+/// The SNAPSHOT cell: the trigger, or why the policy skipped the walk (format §6.15).
+std::string snapshot_text(const Recording& r, size_t i) {
+  const GcEntry& e = r.gcs()[i];
+  if (e.info.trigger != SnapshotTrigger::None || e.info.condemned_generation() != 2) return trigger_name(e.info.trigger);
+  auto skip = r.read_walk_skip(i);
+  if (!skip || !*skip) return trigger_name(e.info.trigger);
+  if ((*skip)->reason == walk_skip_reason::kWalkTimeBudget) return "skipped: budget";
+  return fmt::format("skipped: reason {}", (*skip)->reason);
+}
+
+uint64_t skipped_walks(const Recording& r) {
+  uint64_t n = 0;
+  for (size_t i = 0; i < r.gcs().size(); ++i) {
+    const GcEntry& e = r.gcs()[i];
+    if (e.info.trigger != SnapshotTrigger::None || e.info.condemned_generation() != 2) continue;
+    auto skip = r.read_walk_skip(i);
+    if (skip && *skip) ++n;
+  }
+  return n;
+}
+
 Table file_table(const std::string& file, const Recording& r) {
   Table t("file", "");
   t.add_column("file", "FILE").add_column("bytes", "SIZE", ColumnKind::Bytes);
@@ -63,11 +84,12 @@ Table gc_table(const Recording& r) {
   t.add_column("moved_ranges", "MOVED", ColumnKind::Count).add_column("objects", "OBJECTS", ColumnKind::Count);
   t.add_column("references", "REFS", ColumnKind::Count).add_column("new_types", "NEW TYPES", ColumnKind::Count);
   t.add_column("bytes", "ON DISK", ColumnKind::Bytes).add_column("drops", "DROPS");
-  for (const auto& e : r.gcs()) {
+  for (size_t i = 0; i < r.gcs().size(); ++i) {
+    const GcEntry& e = r.gcs()[i];
     std::string drops = drops_text(e.drops);
     t.add_row({e.info.gc_number, fmt::format("gen{}", e.info.condemned_generation()),
                e.info.reason == GcReason::Induced ? "induced" : "other", e.info.compacted ? "yes" : "no",
-               trigger_name(e.info.trigger), e.root_count, e.surviving_range_count, e.moved_range_count,
+               snapshot_text(r, i), e.root_count, e.surviving_range_count, e.moved_range_count,
                e.object_count, e.reference_count, e.new_type_count, e.block_size,
                drops.empty() ? Cell::empty() : Cell(drops)});
   }
@@ -89,6 +111,12 @@ void run_info(const InfoOptions& o) {
   uint64_t dropped = 0;
   for (const auto& e : r.gcs()) dropped += e.drops.any() ? 1 : 0;
   if (dropped) report.notes.push_back(fmt::format("{} GC(s) have data the recorder dropped (DROPS column)", dropped));
+  if (uint64_t skipped = skipped_walks(r)) {
+    report.notes.push_back(fmt::format(
+        "{} gen2 GC(s) without a heap walk: the default policy's walk-time budget (heap walks at most 2 % of wall "
+        "time) skipped them (SNAPSHOT 'skipped: budget'); use --policy gen2 or all to walk every one",
+        skipped));
+  }
   print_report(report, o.format);
 }
 

@@ -71,6 +71,19 @@ struct GenerationRange {
   uint64_t reserved_length = 0;  ///< bytes reserved
 };
 
+/// Why a snapshot policy skipped a GC's heap walk (format-spec.md §6.15, since 1.1).
+namespace walk_skip_reason {
+inline constexpr uint8_t kWalkTimeBudget = 1;  ///< heap walks would have exceeded their share of wall time
+}  // namespace walk_skip_reason
+
+/// A heap walk the policy chose not to take at a GC that would otherwise have had one.
+struct WalkSkip {
+  uint8_t reason = walk_skip_reason::kWalkTimeBudget;
+  uint32_t budget_per_mille = 0;     ///< the walk-time budget (20 = 2 % of wall time)
+  uint64_t last_walk_ns = 0;         ///< duration of the last GC with a heap walk
+  uint64_t since_last_walk_ns = 0;   ///< from the end of that GC to the start of this one
+};
+
 /// What the recorder had to drop at one GC, so that readers can say so.
 struct DropCounts {
   uint64_t roots = 0;

@@ -118,7 +118,7 @@ class NameTable {
   std::span<const MethodRecord> methods() const noexcept { return methods_; }
   /// Return the type's name, or "<unknown type N>" style text kept in the table.
   std::string_view type_name(uint32_t id) const noexcept;
-  /// Return the field layout of the type with this id, or nullptr (format-spec.md §6.12).
+  /// Return the field layout of the type with this id, or nullptr (format-spec.md §6.15).
   const TypeLayout* find_layout(uint32_t type_id) const noexcept;
   std::span<const TypeLayout> layouts() const noexcept { return layouts_; }
 
@@ -174,6 +174,9 @@ class Recording {
   /// Where the statics' references were stored at this GC, sorted by address (format-spec.md
   /// §6.14); empty when the block has none. Views point into STORAGE.
   Result<std::vector<StaticSlot>> read_static_slots(size_t gc_index, std::string& storage) const;
+  /// The snapshot policy's note that it skipped this GC's heap walk (§6.15, since 1.1), or
+  /// nullopt when the block has none. Errors: CorruptSection for a malformed note.
+  Result<std::optional<WalkSkip>> read_walk_skip(size_t gc_index) const;
   /// Types and methods declared by blocks 0..gc_index (inclusive).
   Result<NameTable> read_names(size_t gc_index) const;
   /// Types and methods declared by block gc_index alone (the types new in that GC).

@@ -75,11 +75,13 @@ class Writer {
   /// Append dependent-handle pairs (format-spec.md §6.11, since 1.1): primaries[i] keeps
   /// secondaries[i] alive. Two parallel columns of equal length. Errors: InvalidArgument.
   Status add_dependent_handles(std::span<const uint64_t> primaries, std::span<const uint64_t> secondaries);
-  /// Declare field layouts (format-spec.md §6.12): once per type id in a recording, for a type
+  /// Declare field layouts (format-spec.md §6.15): once per type id in a recording, for a type
   /// declared in this or an earlier GC. Errors: InvalidArgument.
   Status add_type_layouts(std::span<const TypeLayout> layouts);
   /// Record where the statics' references are stored at this GC (format-spec.md §6.14).
   Status add_static_slots(std::span<const StaticSlot> statics);
+  /// Say that the snapshot policy skipped this GC's heap walk, and why (§6.15). At most once per GC.
+  Status add_walk_skip(const WalkSkip& skip);
   /// Record data the caller dropped at this GC (added to the block's drop section).
   Status add_drops(const DropCounts& drops);
   /// Finish the GC block: final info (compacted, end time) replaces begin_gc's.

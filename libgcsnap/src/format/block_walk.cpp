@@ -9,8 +9,9 @@ namespace {
 
 // §4.2: the data sections this reader decodes (1.0's, then 1.1's); others are skipped.
 bool is_known_data_section(uint16_t type) {
-  return type >= static_cast<uint16_t>(SectionType::GenerationBounds) &&
-         type <= static_cast<uint16_t>(SectionType::StaticSlots);
+  return (type >= static_cast<uint16_t>(SectionType::GenerationBounds) &&
+          type <= static_cast<uint16_t>(SectionType::StaticSlots)) ||
+         type == static_cast<uint16_t>(SectionType::WalkSkipped);
 }
 constexpr uint8_t kFlagMustUnderstand = 0x01;  // §4: unknown type with this flag cannot be skipped
 

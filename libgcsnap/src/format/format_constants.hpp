@@ -33,6 +33,7 @@ enum class SectionType : uint16_t {
   TypeLayouts = 0x0018,     ///< §6.12
   ReferenceSlots = 0x0019,  ///< §6.13
   StaticSlots = 0x001A,     ///< §6.14
+  WalkSkipped = 0x001B,       // since 1.1
   BlockAbort = 0x00FE,
   BlockEnd = 0x00FF,
   Index = 0x0100,
@@ -47,6 +48,8 @@ inline constexpr uint8_t kColumnShift3 = 0x10;
 
 /// §6.9: size of a GC summary record (block end payload and index entry).
 inline constexpr uint32_t kGcSummarySize = 152;
+/// §6.15: size of the walk-skipped payload.
+inline constexpr uint32_t kWalkSkippedSize = 32;
 /// §6.1: size of the block start payload.
 inline constexpr uint32_t kBlockStartSize = 32;
 

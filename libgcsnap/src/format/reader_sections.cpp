@@ -3,6 +3,7 @@
 #include <new>
 #include <numeric>
 
+#include "format/byte_io.hpp"
 #include "format/chunk_decoder.hpp"
 #include "format/field_sections.hpp"
 #include "format/object_sections.hpp"
@@ -236,6 +237,27 @@ Result<bool> Recording::has_dependent_handle_section(size_t gc_index) const {
     auto refs = impl_->sections_of(gc_index, SectionType::DependentHandles);
     if (!refs) return refs.error();
     return !refs->empty();
+  });
+}
+
+Result<std::optional<WalkSkip>> Recording::read_walk_skip(size_t gc_index) const {
+  return guarded<std::optional<WalkSkip>>([&]() -> Result<std::optional<WalkSkip>> {
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
+    auto refs = impl_->sections_of(gc_index, SectionType::WalkSkipped);
+    if (!refs) return refs.error();
+    if (refs->empty()) return std::optional<WalkSkip>{};
+    if (refs->size() > 1) return make_error(ErrorCode::CorruptSection, "two walk-skipped sections in one block", (*refs)[1].offset);
+    const format::SectionRef& r = refs->front();
+    std::vector<uint8_t> payload;
+    GCSNAP_RETURN_IF_ERROR(format::load_section(impl_->data, r, impl_->limits, payload));
+    if (payload.size() != format::kWalkSkippedSize || r.header.item_count != 1)
+      return make_error(ErrorCode::CorruptSection, "walk-skipped section of the wrong size", r.offset);
+    WalkSkip skip;
+    skip.reason = payload[0];
+    skip.budget_per_mille = format::load_le32(payload.data() + 4);
+    skip.last_walk_ns = format::load_le64(payload.data() + 8);
+    skip.since_last_walk_ns = format::load_le64(payload.data() + 16);
+    return std::optional<WalkSkip>(skip);
   });
 }
 

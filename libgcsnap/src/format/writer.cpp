@@ -146,6 +146,22 @@ Status Writer::begin_gc(const GcInfo& info) {
   }
 }
 
+Status Writer::add_walk_skip(const WalkSkip& skip) {
+  Impl& w = *impl_;
+  GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
+  try {
+    RawRecord r = make_record(SectionType::WalkSkipped, format::kWalkSkippedSize);
+    uint8_t* p = r.payload.data();
+    p[0] = skip.reason;
+    format::store_le32(p + 4, skip.budget_per_mille);
+    format::store_le64(p + 8, skip.last_walk_ns);
+    format::store_le64(p + 16, skip.since_last_walk_ns);
+    return w.emit(std::move(r));
+  } catch (const std::bad_alloc&) {
+    return w.fail(make_error(ErrorCode::OutOfMemory, "add_walk_skip"));
+  }
+}
+
 Status Writer::add_drops(const DropCounts& drops) {
   Impl& w = *impl_;
   GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
