@@ -33,7 +33,7 @@ size_t round_to_page(size_t bytes) noexcept {
 
 size_t ObjectChunk::bytes_for(size_t object_capacity, size_t reference_capacity) noexcept {
   return round_to_page(object_capacity * sizeof(ObjectRecord) +
-                       std::max<size_t>(reference_capacity, 1) * sizeof(uint64_t));
+                       std::max<size_t>(reference_capacity, 1) * (sizeof(uint64_t) + sizeof(uint32_t)));
 }
 
 ObjectChunk::ObjectChunk(size_t object_capacity_, size_t reference_capacity_)
@@ -43,6 +43,7 @@ ObjectChunk::ObjectChunk(size_t object_capacity_, size_t reference_capacity_)
   if (mapping_ == MAP_FAILED) throw std::bad_alloc();
   records = static_cast<ObjectRecord*>(mapping_);
   references = reinterpret_cast<uint64_t*>(records + object_capacity);
+  slots = reinterpret_cast<uint32_t*>(references + std::max<size_t>(reference_capacity, 1));
 }
 
 ObjectChunk::~ObjectChunk() { ::munmap(mapping_, mapped_bytes_); }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gcsnap/field_layout.hpp"
 #include "gcsnap/model.hpp"
 
 namespace gcsnap::shim {
@@ -23,6 +24,20 @@ struct OwnedType {
   uint64_t class_id = 0;
   std::string name;
   std::string module;
+};
+
+/// Where a type keeps its references (format-spec.md §6.12); offsets from the object's start.
+struct OwnedField {
+  uint32_t offset = 0;
+  uint8_t flags = 0;  ///< field_flags bits
+  std::string name;
+};
+struct OwnedLayout {
+  uint32_t type_id = 0;
+  LayoutKind kind = LayoutKind::Object;
+  uint32_t data_offset = 0;
+  uint32_t element_size = 0;
+  std::vector<OwnedField> fields;  ///< sorted by offset
 };
 
 struct OwnedMethod {
@@ -73,6 +88,9 @@ struct ObjectChunk {
   size_t objects = 0, reference_count = 0;
   ObjectRecord* records;
   uint64_t* references;
+  /// Byte offset of each reference in its object (kUnknownSlot: not found), parallel to
+  /// references; written only when the recorder captures slots (format-spec.md §6.13).
+  uint32_t* slots;
 
  private:
   void* mapping_;
@@ -94,10 +112,12 @@ struct GcBatch {
   /// Dependent handles (heap-walk GCs only): primaries[i] keeps secondaries[i] alive.
   std::vector<uint64_t> dependent_primaries, dependent_secondaries;
   uint64_t dependent_handles_dropped = 0;
+  bool has_reference_slots = false;  ///< the chunks' slots were filled for this GC's walk
   bool dependent_handles_captured = false;  ///< a heap walk with Callback5 answered
 
   std::vector<OwnedType> types;
   std::vector<OwnedMethod> methods;
+  std::vector<OwnedLayout> layouts;  ///< field layouts of types first seen in this GC
   DropCounts drops;
   std::optional<WalkSkip> walk_skip;  ///< the policy skipped this GC's heap walk (format §6.15)
 

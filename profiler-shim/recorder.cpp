@@ -8,6 +8,7 @@
 #endif
 
 #include "shim_log.hpp"
+#include "slot_search.hpp"
 #include "writer_thread.hpp"
 
 namespace gcsnap::shim {
@@ -49,7 +50,7 @@ void append(std::vector<T>& column, std::span<const T> values) {
 }  // namespace
 
 namespace {
-constexpr size_t kChunksAhead = 8;  ///< populated chunks kept in reserve during a walk (20 MiB)
+constexpr size_t kChunksAhead = 8;  ///< populated chunks kept in reserve during a walk (24 MiB: 3 MiB each with the slots)
 }  // namespace
 
 Recorder::Recorder(const RecorderOptions& options, RuntimeQueries& queries, BatchSink& sink, ChunkPool* pool)
@@ -105,6 +106,7 @@ bool Recorder::on_gc_started(uint8_t generations_mask, bool induced, uint64_t no
     // The runtime never finished the previous GC for us: keep its names, drop the rest.
     append<OwnedType>(carried_types_, batch_->types);
     append<OwnedMethod>(carried_methods_, batch_->methods);
+    append<OwnedLayout>(carried_layouts_, batch_->layouts);
     batch_.reset();
   }
   batch_ = std::make_unique<GcBatch>();
@@ -116,6 +118,8 @@ bool Recorder::on_gc_started(uint8_t generations_mask, bool induced, uint64_t no
   info.trigger = decide_trigger(generations_mask, induced, now_ns);
   batch_->types = std::move(carried_types_);
   batch_->methods = std::move(carried_methods_);
+  batch_->layouts = std::move(carried_layouts_);
+  carried_layouts_.clear();
   carried_types_.clear();
   carried_methods_.clear();
   frozen_seen_this_gc_.clear();
@@ -127,6 +131,7 @@ bool Recorder::on_gc_started(uint8_t generations_mask, bool induced, uint64_t no
   // The walk comes at the end of this GC: the pool populates chunks meanwhile.
   if (walk && pool_) pool_->prepare(kChunksAhead);
   batch_->dependent_handles_captured = walk && options_.dependent_handles;
+  batch_->has_reference_slots = walk && options_.capture_slots;
   walking_.store(walk);
   return walk;
 }
@@ -239,7 +244,7 @@ void Recorder::on_dependent_handles(std::span<const uint64_t> primaries, std::sp
   append(batch_->dependent_secondaries, secondaries);
 }
 
-uint32_t Recorder::type_id_for(uint64_t class_id) {
+uint32_t Recorder::type_id_for(uint64_t class_id, uint64_t object_id) {
   if (class_id == 0) return 0;
   auto found = type_ids_.find(class_id);
   if (found != type_ids_.end()) return found->second;
@@ -254,12 +259,20 @@ uint32_t Recorder::type_id_for(uint64_t class_id) {
   type_ids_.emplace(class_id, id);
   batch_->types.push_back(OwnedType{id, class_id, std::move(resolved.name), std::move(resolved.module)});
   if (!classes_.find(class_id)) classes_.insert(class_id, id, resolved.size_kind);
+  // The layout is per type too: resolved here, where the class is first registered.
+  OwnedLayout layout;
+  if (options_.capture_slots && queries_.type_layout(class_id, object_id, layout)) {
+    layout.type_id = id;
+    std::stable_sort(layout.fields.begin(), layout.fields.end(),
+                     [](const OwnedField& a, const OwnedField& b) { return a.offset < b.offset; });
+    batch_->layouts.push_back(std::move(layout));
+  }
   return id;
 }
 
-ClassInfo* Recorder::class_info(uint64_t class_id) {
+ClassInfo* Recorder::class_info(uint64_t class_id, uint64_t object_id) {
   if (ClassInfo* info = classes_.find(class_id)) return info;
-  uint32_t type_id = type_id_for(class_id);  // names a new class; inserts it into classes_
+  uint32_t type_id = type_id_for(class_id, object_id);  // names a new class; inserts it into classes_
   if (ClassInfo* info = classes_.find(class_id)) return info;
   return classes_.insert(class_id, type_id, SizeKind::Unknown);  // named before, by a frozen object
 }
@@ -311,6 +324,18 @@ bool Recorder::next_chunk(size_t references) noexcept {
   return false;
 }
 
+// One pass over the object's memory, which the runtime has just read: cheap while it is hot.
+void Recorder::capture_slots(uint64_t object_id, uint64_t size, std::span<const uint64_t> references,
+                             uint32_t* out) noexcept {
+  if (references.empty()) return;
+  const uint64_t* words = queries_.object_words(object_id);
+  if (!words) {
+    for (size_t i = 0; i < references.size(); ++i) out[i] = kUnknownSlot;
+    return;
+  }
+  find_reference_slots({words, static_cast<size_t>(size / 8)}, references, out);
+}
+
 bool Recorder::store_object(uint64_t address, uint32_t type_id, uint64_t size, std::span<const uint64_t> references) {
   ObjectChunk* c = chunk_;
   if (!c || !c->fits(references.size())) {
@@ -330,6 +355,7 @@ bool Recorder::store_object(uint64_t address, uint32_t type_id, uint64_t size, s
   stream_store(&r->reference_count, static_cast<uint32_t>(references.size()));
   uint64_t* out = c->references + c->reference_count;
   for (uint64_t target : references) stream_store(out++, target);  // mostly 0-3 targets: no memcpy call
+  if (batch_->has_reference_slots) capture_slots(address, size, references, c->slots + c->reference_count);
   c->reference_count += references.size();
   return true;
 }
@@ -342,9 +368,9 @@ bool Recorder::on_object_references(uint64_t object_id, uint64_t class_id, std::
       !frozen_seen_this_gc_.insert(object_id).second) {
     return true;  // already added as a reference target
   }
-  ClassInfo* info = class_id != 0 ? class_info(class_id) : nullptr;
+  ClassInfo* info = class_id != 0 ? class_info(class_id, object_id) : nullptr;
   uint64_t size = object_size(info, object_id);
-  // (A per-object capture that reads the object's memory belongs here, after the size.)
+  // The reference slots are captured in store_object, after the size: one scan of the object.
   store_object(object_id, info ? info->type_id : 0, size, references);
   if (frozen_span_ != 0) add_non_gc_targets(references);
   return true;
@@ -363,7 +389,7 @@ void Recorder::add_non_gc_target(uint64_t address) {
   auto cached = frozen_objects_.find(address);
   if (cached == frozen_objects_.end()) {
     // Frozen objects never move and are never freed, so one look-up per address suffices.
-    FrozenObject info{type_id_for(queries_.class_of(address)), queries_.object_size(address)};
+    FrozenObject info{type_id_for(queries_.class_of(address), address), queries_.object_size(address)};
     cached = frozen_objects_.emplace(address, info).first;
   }
   store_object(address, cached->second.type_id, cached->second.size, {});

@@ -41,6 +41,18 @@ class RuntimeQueries {
   virtual uint32_t component_count(uint64_t object_id) = 0;
   virtual uint64_t class_of(uint64_t object_id) = 0;      ///< 0 if unknown
   virtual std::string method_name(uint64_t function_id) = 0;  ///< empty if unknown
+  /// Fill OUT with the layout of CLASS_ID (OBJECT_ID: one of its instances, for arrays).
+  /// Called once per type, inside the GC: non-triggering calls only. False: no layout.
+  virtual bool type_layout(uint64_t class_id, uint64_t object_id, OwnedLayout& out) {
+    (void)class_id, (void)object_id, (void)out;
+    return false;
+  }
+  /// Return OBJECT_ID's memory as words (readable for its size while the runtime is
+  /// suspended for the heap walk), or nullptr when slots are not captured.
+  virtual const uint64_t* object_words(uint64_t object_id) {
+    (void)object_id;
+    return nullptr;
+  }
 
  protected:
   ~RuntimeQueries() = default;
@@ -58,6 +70,9 @@ struct RecorderOptions {
   /// induced is walked only if the last walked GC's duration is at most this share of the
   /// time from its start to now. Induced GCs and on-demand snapshots are always walked.
   uint32_t walk_budget_per_mille = 20;
+  /// Find each reference's slot in its object's memory (RuntimeQueries::object_words) and
+  /// resolve each type's field layout once (format-spec.md §6.12, §6.13).
+  bool capture_slots = false;
 };
 
 /// Counters for tests and the shutdown line.
@@ -116,12 +131,15 @@ class Recorder {
   bool reserve_for(std::vector<T>& column, size_t extra) noexcept;
   bool charge(size_t bytes) noexcept;
   void note_drop() noexcept;
-  uint32_t type_id_for(uint64_t class_id);
-  ClassInfo* class_info(uint64_t class_id);
+  /// OBJECT_ID: an instance of CLASS_ID (array layouts are read from one).
+  uint32_t type_id_for(uint64_t class_id, uint64_t object_id);
+  ClassInfo* class_info(uint64_t class_id, uint64_t object_id);
   uint64_t object_size(ClassInfo* info, uint64_t object_id);
   /// Append one object; false when it was dropped (memory budget).
   bool store_object(uint64_t address, uint32_t type_id, uint64_t size, std::span<const uint64_t> references);
   bool next_chunk(size_t references) noexcept;
+  /// Write the slot of each of REFERENCES in OBJECT_ID (SIZE bytes) to OUT.
+  void capture_slots(uint64_t object_id, uint64_t size, std::span<const uint64_t> references, uint32_t* out) noexcept;
   bool in_frozen(uint64_t address) const noexcept { return address - frozen_low_ < frozen_span_; }
   void add_non_gc_targets(std::span<const uint64_t> targets);
   void add_non_gc_target(uint64_t address);
@@ -160,6 +178,7 @@ class Recorder {
   std::unordered_set<uint64_t> known_functions_;
   std::vector<OwnedType> carried_types_;             ///< declared in a GC that was discarded
   std::vector<OwnedMethod> carried_methods_;
+  std::vector<OwnedLayout> carried_layouts_;
 
   struct FrozenObject {
     uint32_t type_id;

@@ -20,11 +20,15 @@ class RuntimeInfoQueries final : public RuntimeQueries {
   uint64_t class_of(uint64_t object_id) override;
   uint32_t component_count(uint64_t object_id) override;
   std::string method_name(uint64_t function_id) override;
+  bool type_layout(uint64_t class_id, uint64_t object_id, OwnedLayout& out) override;
+  const uint64_t* object_words(uint64_t object_id) override { return reinterpret_cast<const uint64_t*>(object_id); }
 
  private:
   bool append_class_name(com::ClassID class_id, std::string& out, int depth);
   /// The metadata names of TOKEN and its enclosing types, outermost first.
   bool typedef_chain(com::IMetaDataImport* metadata, com::mdTypeDef token, std::vector<std::string>& chain, int depth);
+  bool append_class_fields(com::ClassID class_id, std::vector<OwnedField>& out, uint32_t adjust);
+  bool array_layout(com::ClassID class_id, uint64_t object_id, OwnedLayout& out);
   com::IMetaDataImport* metadata_for(com::ModuleID module);
   const std::string& module_name(com::ModuleID module);
 

@@ -134,6 +134,9 @@ SettingsResult parse_settings(const EnvLookup& lookup) {
   if (const char* walk_only = lookup(kEnvWalkOnly); walk_only && std::string_view(walk_only) == "1") {
     s.walk_only = true;
   }
+  if (const char* fields = lookup("GCSNAP_FIELDS"); fields && std::string_view(fields) == "0") {
+    s.field_names = false;
+  }
   if (const char* verify = lookup(kEnvVerifySizes); verify && std::string_view(verify) == "1") {
     s.verify_sizes = true;
   }

@@ -41,6 +41,9 @@ struct Settings {
   /// GCSNAP_VERIFY_SIZES=1, for testing: ask the runtime for every object's size and count
   /// the objects whose predicted size (class_cache.hpp) it contradicts; said at shutdown.
   bool verify_sizes = false;
+  /// GCSNAP_FIELDS=0 turns off recording field layouts and reference slots (field names on
+  /// paths); for measuring their cost, or as a way out should the slot search misbehave.
+  bool field_names = true;
 };
 
 struct SettingsResult {

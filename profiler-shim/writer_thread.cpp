@@ -22,6 +22,19 @@ Status write_names(Writer& writer, const GcBatch& batch) {
     for (const OwnedMethod& m : batch.methods) methods.push_back(MethodRecord{m.function_id, m.name});
     GCSNAP_RETURN_IF_ERROR(writer.add_methods(methods));
   }
+  if (!batch.layouts.empty()) {
+    std::vector<std::vector<FieldRecord>> fields(batch.layouts.size());
+    std::vector<TypeLayout> layouts;
+    layouts.reserve(batch.layouts.size());
+    for (size_t i = 0; i < batch.layouts.size(); ++i) {
+      const OwnedLayout& l = batch.layouts[i];
+      for (const OwnedField& f : l.fields) fields[i].push_back(FieldRecord{f.offset, f.flags, f.name});
+      layouts.push_back(TypeLayout{l.type_id, l.kind, l.data_offset, l.element_size, fields[i]});
+    }
+    // Layouts only name fields: one the writer refuses costs its names, not the recording.
+    Status status = writer.add_type_layouts(layouts);
+    if (!status && status.error().code != ErrorCode::InvalidArgument) return status;
+  }
   return Status::ok();
 }
 
@@ -72,9 +85,15 @@ Status write_gc(Writer& writer, GcBatch& batch, ChunkPool* pool) {
       if (c.objects == 0) continue;
       columns.split(c);
       generations.classify(columns.addresses, columns.generations);
-      GCSNAP_RETURN_IF_ERROR(writer.add_objects(columns.addresses, columns.types, columns.sizes,
-                                                columns.generations, columns.ref_counts,
-                                                {c.references, c.reference_count}));
+      if (batch.has_reference_slots) {
+        GCSNAP_RETURN_IF_ERROR(writer.add_objects(columns.addresses, columns.types, columns.sizes,
+                                                  columns.generations, columns.ref_counts,
+                                                  {c.references, c.reference_count}, {c.slots, c.reference_count}));
+      } else {
+        GCSNAP_RETURN_IF_ERROR(writer.add_objects(columns.addresses, columns.types, columns.sizes,
+                                                  columns.generations, columns.ref_counts,
+                                                  {c.references, c.reference_count}));
+      }
       // Copied into the writer's columns: the chunk goes back to the pool for the next walk.
       if (pool) {
         pool->give_back(std::move(chunk));

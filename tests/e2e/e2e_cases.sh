@@ -289,6 +289,32 @@ analysis_types_and_paths() {
     "path: StackHeld not held by the frame of $method"
   text=$(csv path "$1" --type Gcsnap.Sample.Finalizable --limit 1)
   expect_line "$text" '^1,0x[0-9a-f]+,Gcsnap\.Sample\.Finalizable,0,strong,finalizer,' "path: Finalizable not held by the finalizer queue"
+  analysis_field_names "$1"
+}
+
+# analysis_field_names FILE:GC: every hop of the FieldShapes paths names its field or index
+# (hops csv columns: path,hop,address,type,size,generation,field,field_kind,field_note).
+analysis_field_names() {
+  local text
+  text=$(csv path "$1" --type Gcsnap.Sample.LeakyItem --limit 1)
+  expect_line "$text" '^1,1,0x[0-9a-f]+,.*,\[[0-9]+\],element,$' "path fields: the statics array's element is not an index"
+  expect_line "$text" '^1,2,0x[0-9a-f]+,Gcsnap\.Sample\.LeakyItem\[\],.*,_items,field,$' "path fields: List<LeakyItem> does not hold its array in _items"
+  expect_line "$text" '^1,3,0x[0-9a-f]+,Gcsnap\.Sample\.LeakyItem,.*,\[[0-9]+\],element,$' "path fields: the LeakyItem is not an element of the array"
+  text=$(csv path "$1" --type Gcsnap.Sample.VipCustomer)
+  expect_line "$text" '^1,2,0x[0-9a-f]+,.*Entry.*\[\]",[0-9]+,[a-z0-9]+,reference,_entries,field,$' "path fields: no Dictionary._entries hop"
+  expect_line "$text" '^1,3,0x[0-9a-f]+,Gcsnap\.Sample\.Order,[0-9]+,[a-z0-9]+,reference,\[17\]\.value,element,$' \
+    "path fields: the Order is not _entries[17].value"
+  expect_line "$text" '^1,4,0x[0-9a-f]+,Gcsnap\.Sample\.VipCustomer,[0-9]+,[a-z0-9]+,reference,Customer,field,$' \
+    "path fields: the VipCustomer is not Order.Customer"
+  text=$(csv path "$1" --type Gcsnap.Sample.Subscriber)
+  expect_line "$text" '^1,2,0x[0-9a-f]+,System\.EventHandler,[0-9]+,[a-z0-9]+,reference,Changed,field,$' "path fields: the event is not Publisher.Changed"
+  expect_line "$text" '^1,3,0x[0-9a-f]+,Gcsnap\.Sample\.Subscriber,[0-9]+,[a-z0-9]+,reference,_target,field,$' \
+    "path fields: the subscriber is not the delegate's _target (a field of the base class Delegate)"
+  text=$(csv path "$1" --type Gcsnap.Sample.SlotItem)
+  expect_line "$text" '^1,2,0x[0-9a-f]+,Gcsnap\.Sample\.SlotItem,[0-9]+,[a-z0-9]+,reference,\[17\],element,$' "path fields: the SlotItem is not element [17]"
+  text=$("$gcsnap" path "$1" --type Gcsnap.Sample.SlotItem --format json) || fail "gcsnap path --format json exited non-zero"
+  expect_line "$text" '"hop": 2, .*"type": "Gcsnap\.Sample\.SlotItem", .*"field": "\[17\]", "field_kind": "element", "field_note": null' \
+    "path fields: the JSON hop has no field key naming [17]"
 }
 
 

@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "gcsnap/edge_names.hpp"
 #include "gcsnap/reader.hpp"
 #include "recorder.hpp"
 #include "writer_thread.hpp"
@@ -36,8 +37,20 @@ class FakeQueries final : public RuntimeQueries {
     return found == counts.end() ? 0 : found->second;
   }
   std::string method_name(uint64_t function_id) override { return "Ns.T.M" + std::to_string(function_id); }
+  bool type_layout(uint64_t class_id, uint64_t object_id, OwnedLayout& out) override {
+    ++layout_lookups;
+    if (class_id != 0xA || object_id == 0) return false;
+    out.fields = {{8, field_flags::kReference, "Next"}, {16, field_flags::kReference, "Label"}};
+    return true;
+  }
+  const uint64_t* object_words(uint64_t object_id) override {
+    auto it = memory.find(object_id);
+    return it == memory.end() ? nullptr : it->second.data();
+  }
   int type_lookups = 0;
   int count_reads = 0;
+  int layout_lookups = 0;
+  std::map<uint64_t, std::vector<uint64_t>> memory;  ///< object memory for the slot search
   std::map<uint64_t, uint32_t> counts;  ///< component counts of fake objects (default 0)
 };
 
@@ -487,4 +500,51 @@ TEST_CASE("recorder: the default policy keeps heap walks within their share of w
     }
     CHECK(g.recorder->stats().walks_skipped == 0);
   }
+}
+
+TEST_CASE("recorder: reference slots found in object memory, layouts resolved once per type", "[shim][recorder]") {
+  RecorderOptions options = with_policy(SnapshotPolicy::All);
+  options.capture_slots = true;
+  Harness h(options);
+  h.queries.memory[0x1000] = {0xAAAA, 0x1100, 0x9010};  // MethodTable, Next, Label (24 bytes)
+  h.queries.memory[0x1200] = {0xAAAA, 0x0, 0x1000};     // Next null: only Label reported
+  REQUIRE(h.recorder->on_gc_started(kFull, true, 1000));
+  std::vector<uint64_t> refs = {0x1100, 0x9010}, one = {0x1000}, missing = {0x7777};
+  CHECK(h.recorder->on_object_references(0x1000, 0xA, refs));
+  CHECK(h.recorder->on_object_references(0x1200, 0xA, one));
+  CHECK(h.recorder->on_object_references(0x1100, 0xB, missing));  // no memory given: unknown
+  h.finish_gc();
+  auto rec = h.finish();
+  auto objects = rec->read_objects(0, ObjectReadOptions{true});
+  REQUIRE(objects.is_ok());
+  REQUIRE(objects->reference_slots.size() == objects->reference_targets.size());
+  std::map<std::pair<uint64_t, uint64_t>, uint32_t> slot;
+  for (size_t i = 0; i < objects->size(); ++i)
+    for (uint64_t e = objects->reference_offsets[i]; e < objects->reference_offsets[i + 1]; ++e)
+      slot[{objects->addresses[i], objects->reference_targets[e]}] = objects->reference_slots[e];
+  CHECK(slot[{0x1000, 0x1100}] == 8);
+  CHECK(slot[{0x1000, 0x9010}] == 16);
+  CHECK(slot[{0x1200, 0x1000}] == 16);
+  CHECK(slot[{0x1100, 0x7777}] == kUnknownSlot);
+  CHECK(h.queries.layout_lookups == 2);  // 0xA and 0xB once each, not per object
+  auto names = rec->read_names(0);
+  REQUIRE(names.is_ok());
+  REQUIRE(names->layouts().size() == 1);
+  const TypeLayout& layout = names->layouts()[0];
+  CHECK(names->type_name(layout.type_id) == "Type10");
+  CHECK(name_slot(&layout, 16).text == "Label");
+}
+
+TEST_CASE("recorder: without capture_slots no slots or layouts are written", "[shim][recorder]") {
+  Harness h(with_policy(SnapshotPolicy::All));
+  h.queries.memory[0x1000] = {0xAAAA, 0x1100, 0x9010};
+  REQUIRE(h.recorder->on_gc_started(kFull, true, 1000));
+  std::vector<uint64_t> refs = {0x1100, 0x9010};
+  CHECK(h.recorder->on_object_references(0x1000, 0xA, refs));
+  h.finish_gc();
+  auto rec = h.finish();
+  auto objects = rec->read_objects(0, ObjectReadOptions{true});
+  REQUIRE(objects.is_ok());
+  CHECK(objects->reference_slots.empty());
+  CHECK(h.queries.layout_lookups == 0);
 }

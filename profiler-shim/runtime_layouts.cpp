@@ -1,0 +1,123 @@
+// RuntimeInfoQueries::type_layout: where a type keeps its references, from GetClassLayout,
+// the metadata's field names and signatures, and (arrays) GetArrayObjectInfo. All of these
+// are non-triggering, so they may run inside the GC (reference §8); each type is resolved once.
+#include <algorithm>
+#include <vector>
+
+#include "runtime_queries.hpp"
+
+namespace gcsnap::shim {
+namespace {
+
+using namespace com;
+constexpr int kMaxParents = 64;
+constexpr ULONG kNameCapacity = 1024;
+constexpr DWORD kFieldStatic = 0x10;  // fdStatic
+// Added to GetClassLayout offsets of a class so they count from the object's start (checked on
+// .NET 10: see docs/shim.md "Field names").
+constexpr uint32_t kLayoutAdjust = 0;
+
+// ECMA-335 II.23.2.4 field signature: FIELD (0x06), custom modifiers, then the type.
+uint8_t field_flags_of(const BYTE* sig, ULONG size) {
+  if (!sig || size < 2 || sig[0] != 0x06) return 0;
+  ULONG i = 1;
+  while (i < size && (sig[i] == 0x1f || sig[i] == 0x20)) {  // CMOD_REQD / CMOD_OPT + TypeDefOrRef
+    ++i;
+    if (i >= size) return 0;
+    i += (sig[i] & 0x80) == 0 ? 1 : (sig[i] & 0xC0) == 0x80 ? 2 : 4;  // compressed token length
+  }
+  if (i >= size) return 0;
+  switch (sig[i]) {
+    case 0x0e: case 0x12: case 0x13: case 0x14: case 0x1c: case 0x1d: case 0x1e:
+      return field_flags::kReference;  // string, class, var, array, object, szarray, mvar
+    case 0x11: return field_flags::kStruct;  // valuetype
+    case 0x15:  // generic instantiation of a class or of a struct
+      return i + 1 < size && sig[i + 1] == 0x11 ? field_flags::kStruct : field_flags::kReference;
+    default: return 0;  // primitives, pointers
+  }
+}
+
+bool is_reference_element(CorElementType type) {
+  return type == 0x0e || type == 0x12 || type == 0x14 || type == 0x1c || type == 0x1d || type == 0x15;
+}
+
+}  // namespace
+
+bool RuntimeInfoQueries::append_class_fields(ClassID class_id, std::vector<OwnedField>& out, uint32_t adjust) {
+  ClassID current = class_id;
+  for (int depth = 0; current != 0 && depth < kMaxParents; ++depth) {
+    ModuleID module = 0;
+    mdTypeDef token = 0;
+    ClassID parent = 0;
+    ULONG32 arg_count = 0;
+    if (!succeeded(info_->GetClassIDInfo2(current, &module, &token, &parent, 0, &arg_count, nullptr))) return false;
+    IMetaDataImport* metadata = module != 0 ? metadata_for(module) : nullptr;
+    if (!metadata) return false;
+    ULONG count = 0, class_size = 0;
+    if (!succeeded(info_->GetClassLayout(current, nullptr, 0, &count, &class_size))) return false;
+    std::vector<COR_FIELD_OFFSET> offsets(count);
+    if (count > 0 && !succeeded(info_->GetClassLayout(current, offsets.data(), count, &count, &class_size))) return false;
+    for (ULONG k = 0; k < count && k < offsets.size(); ++k) {
+      WCHAR name[kNameCapacity];
+      ULONG length = 0;
+      DWORD attributes = 0, constant_type = 0;
+      const BYTE* sig = nullptr;
+      ULONG sig_size = 0, constant_length = 0;
+      const void* constant = nullptr;
+      mdTypeDef owner = 0;
+      if (!succeeded(metadata->GetFieldProps(offsets[k].ridOfField, &owner, name, kNameCapacity, &length, &attributes,
+                                             &sig, &sig_size, &constant_type, &constant, &constant_length)))
+        continue;
+      const uint8_t flags = field_flags_of(sig, sig_size);
+      if ((attributes & kFieldStatic) || flags == 0) continue;
+      size_t n = length <= kNameCapacity ? length : kNameCapacity;
+      while (n > 0 && name[n - 1] == 0) --n;
+      out.push_back(OwnedField{offsets[k].ulOffset + adjust, flags, utf16_to_utf8(name, n)});
+    }
+    current = parent;
+  }
+  return true;
+}
+
+bool RuntimeInfoQueries::array_layout(ClassID class_id, uint64_t object_id, OwnedLayout& out) {
+  CorElementType element_type = 0;
+  ClassID element = 0;
+  ULONG rank = 0;
+  if (info_->IsArrayClass(class_id, &element_type, &element, &rank) != S_OK || rank == 0 || rank > 32) return false;
+  ULONG32 sizes[32];
+  int lower_bounds[32];
+  BYTE* data = nullptr;
+  if (!succeeded(info_->GetArrayObjectInfo(object_id, rank, sizes, lower_bounds, &data)) || !data) return false;
+  const uint64_t data_offset = reinterpret_cast<uint64_t>(data) - object_id;
+  if (data_offset > 0xFFFF) return false;
+  out.data_offset = static_cast<uint32_t>(data_offset);
+  if (is_reference_element(element_type)) {
+    out.kind = LayoutKind::ReferenceArray;
+    out.element_size = 8;
+    return true;
+  }
+  if (element_type != 0x11 || element == 0) return false;  // primitives: no references to name
+  ULONG count = 0, struct_size = 0;
+  if (!succeeded(info_->GetClassLayout(element, nullptr, 0, &count, &struct_size)) || struct_size == 0) return false;
+  out.kind = LayoutKind::StructArray;
+  out.element_size = struct_size;
+  // A struct's offsets are relative to its unboxed data already; unknown fields leave [i]+N.
+  if (!append_class_fields(element, out.fields, 0)) out.fields.clear();
+  return true;
+}
+
+bool RuntimeInfoQueries::type_layout(uint64_t class_id, uint64_t object_id, OwnedLayout& out) {
+  out = OwnedLayout{};
+  CorElementType element_type = 0;
+  ClassID element = 0;
+  ULONG rank = 0;
+  if (info_->IsArrayClass(class_id, &element_type, &element, &rank) == S_OK)
+    return object_id != 0 && array_layout(class_id, object_id, out);
+  // Instance field offsets leave out the MethodTable pointer; slots count from the object's start.
+  if (!append_class_fields(class_id, out.fields, kLayoutAdjust)) return false;
+  std::stable_sort(out.fields.begin(), out.fields.end(),
+                   [](const OwnedField& a, const OwnedField& b) { return a.offset < b.offset; });
+  return true;
+}
+
+}  // namespace gcsnap::shim
