@@ -209,21 +209,27 @@ void Recorder::on_moved_references(std::span<const uint64_t> old_starts, std::sp
 
 void Recorder::on_root_references(std::span<const uint64_t> object_ids, std::span<const uint32_t> kinds,
                                   std::span<const uint32_t> flags, std::span<const uint64_t> root_ids) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  size_t n = object_ids.size();
-  if (!batch_ || kinds.size() != n || flags.size() != n || root_ids.size() != n) return;
-  if (!reserve_for(batch_->root_objects, n) || !reserve_for(batch_->root_kinds, n) ||
-      !reserve_for(batch_->root_flags, n) || !reserve_for(batch_->root_ids, n)) {
-    batch_->drops.roots += n;
-    note_drop();
-    return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    size_t n = object_ids.size();
+    if (!batch_ || kinds.size() != n || flags.size() != n || root_ids.size() != n) return;
+    if (!reserve_for(batch_->root_objects, n) || !reserve_for(batch_->root_kinds, n) ||
+        !reserve_for(batch_->root_flags, n) || !reserve_for(batch_->root_ids, n)) {
+      batch_->drops.roots += n;
+      note_drop();
+      return;
+    }
+    append(batch_->root_objects, object_ids);
+    append(batch_->root_ids, root_ids);
+    for (size_t i = 0; i < n; ++i) {
+      batch_->root_kinds.push_back(static_cast<uint8_t>(kinds[i] <= 3 ? kinds[i] : 0));
+      batch_->root_flags.push_back(static_cast<uint8_t>(flags[i] & root_flags::kAll));
+    }
   }
-  append(batch_->root_objects, object_ids);
-  append(batch_->root_ids, root_ids);
-  for (size_t i = 0; i < n; ++i) {
-    batch_->root_kinds.push_back(static_cast<uint8_t>(kinds[i] <= 3 ? kinds[i] : 0));
-    batch_->root_flags.push_back(static_cast<uint8_t>(flags[i] & root_flags::kAll));
-  }
+  // Outside the lock: storing a frozen target may open a chunk, and next_chunk takes mutex_
+  // itself (holding it here deadlocked the app on a string-literal stack root). At a walked GC
+  // the profiler's root scan and heap walk run on the one walking thread, as
+  // on_object_references assumes.
   if (walking_.load() && frozen_span_ != 0) add_non_gc_targets(object_ids);
 }
 

@@ -162,6 +162,25 @@ TEST_CASE("recorder: a walked GC lands in the file with roots, ranges, objects, 
   CHECK(h.queries.type_lookups == 3);  // each ClassID resolved once
 }
 
+// A root whose target is a frozen object (a string literal in a stack slot) at a walked GC: the
+// frozen object is stored from inside the roots callback, before the heap walk opened any
+// chunk. This once self-deadlocked on the recorder's mutex (the demo's app hung).
+TEST_CASE("recorder: a frozen root target before the heap walk is stored without deadlock", "[shim][recorder]") {
+  Harness h(with_policy(SnapshotPolicy::Default));
+  REQUIRE(h.recorder->on_gc_started(kFull, true, 1000));
+  std::vector<AddressRange> frozen = {{0x9000, 0x1000}};
+  h.recorder->set_non_gc_ranges(frozen);
+  h.roots({0x9020, 0x1000}, {0, 2}, {0x77, 0x5555});
+  CHECK(h.recorder->on_object_references(0x1000, 0xA, {}));
+  h.finish_gc();
+  auto rec = h.finish();
+  auto objects = rec->read_objects(0);
+  REQUIRE(objects.is_ok());
+  REQUIRE(objects->size() == 2);
+  CHECK(objects->addresses == std::vector<uint64_t>{0x1000, 0x9020});
+  CHECK(objects->generations[1] == Generation::NonGcHeap);
+}
+
 TEST_CASE("recorder: a gen0 GC under the default policy stops the walk but keeps ranges and roots",
           "[shim][recorder]") {
   Harness h(with_policy(SnapshotPolicy::Default));
