@@ -42,6 +42,19 @@ expect_bgc() {
   grep -q "bgc=$1 " <<<"$line" || fail "$2 ($line)"
 }
 
+# expect_bgc_eventually MESSAGE: a detach the shim starts by itself (the watchdog) removes the
+# control socket first; the runtime re-enables background GC only when RequestProfilerDetach
+# has evacuated (>= 300 ms later, more on a loaded machine): ask again for up to 15 s.
+expect_bgc_eventually() {
+  local line
+  for _ in $(seq 1 30); do
+    line=$(app_says bgc '^gcsnap-sample: bgc=')
+    grep -q "bgc=1 " <<<"$line" && return 0
+    sleep 0.5
+  done
+  fail "$1 ($line)"
+}
+
 # stop_plain_app: quit the app; its exit code must be 0 and its stderr empty (or exactly
 # app_err_lines lines, when the case made the shim speak).
 stop_plain_app() {
@@ -140,7 +153,7 @@ case_attach_record() {
   kill -KILL "$recorder"; wait "$recorder" 2>/dev/null
   for _ in $(seq 1 100); do [ -e "${TMPDIR:-/tmp}/gcsnap-$pid.ctl" ] || break; sleep 0.1; done
   [ ! -e "${TMPDIR:-/tmp}/gcsnap-$pid.ctl" ] || fail "the shim did not notice that gcsnap was killed (control socket still there)"
-  expect_bgc 1 "no background GC after the watchdog detached"
+  expect_bgc_eventually "no background GC after the watchdog detached"
   "$gcsnap" verify "$work/$case_name.3.snap" >"$work/$case_name.verify3" 2>&1 || { show "$work/$case_name.verify3"; fail "the watchdog's file does not verify"; }
   grep -q 'ends complete' "$work/$case_name.verify3" || fail "the watchdog did not finish the file"
   grep -q "^gcsnap: the gcsnap command that attached (pid $recorder) is gone: finishing the file and detaching$" "$app_err" ||
@@ -299,8 +312,11 @@ case_attach_container() {
   local rc fifo=$work/$case_name.fifo outer inner
   require_dotnet
   [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null || fail "this case needs root and unshare"
-  local nstmp=$work/$case_name.tmp
-  rm -f "$snap" "$fifo"; mkfifo "$fifo"; mkdir -p "$nstmp"
+  # A short path: /proc/PID/root + TMPDIR + the socket name must fit a unix socket address
+  # (108 bytes), and a deep build tree does not.
+  local nstmp
+  nstmp=$(mktemp -d /var/tmp/gcsnap-ns.XXXXXX) || fail "cannot create a directory in /var/tmp"
+  rm -f "$snap" "$fifo"; mkfifo "$fifo"
   unshare --mount --pid --fork --mount-proc sh -c \
     "mount -t tmpfs tmpfs '$nstmp' && TMPDIR='$nstmp' DOTNET_gcConcurrent=1 exec dotnet '$dll' attach-wait" <"$fifo" >"$out" 2>&1 &
   outer=$!
@@ -320,5 +336,6 @@ case_attach_container() {
   expect_bgc 1 "no background GC after the detach in the namespaced process"
   echo quit >&3; exec 3>&-
   wait "$outer"; rc=$?
+  rmdir "$nstmp" 2>/dev/null
   [ "$rc" -eq 0 ] || fail "the namespaced app exited $rc"
 }
