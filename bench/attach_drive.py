@@ -13,54 +13,16 @@ Medians over REPS; ratios are within this run only.
 import argparse
 import os
 import re
-import select
 import statistics
 import subprocess
 import sys
 import time
 
+from stall_app_client import App
+
 
 def log(msg):
     print(f"attach.sh: {msg}", file=sys.stderr, flush=True)
-
-
-class App:
-    def __init__(self, cmd, env, errpath):
-        self.err = open(errpath, "w")
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
-                                     env=env, text=True, bufsize=1)
-        m = re.search(r"pid=(\d+) objects=(\d+)", self.expect("stall-app: ready"))
-        self.pid, self.objects = int(m.group(1)), int(m.group(2))
-
-    def expect(self, prefix, timeout=900):
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            ready, _, _ = select.select([self.proc.stdout], [], [], max(0.0, deadline - time.time()))
-            if not ready:
-                break
-            line = self.proc.stdout.readline()
-            if not line:
-                raise RuntimeError(f"app exited (code {self.proc.poll()}) while waiting for '{prefix}'")
-            if line.startswith(prefix):
-                return line.strip()
-        raise RuntimeError(f"timed out waiting for '{prefix}'")
-
-    def cmd(self, text, reply):
-        self.proc.stdin.write(text + "\n")
-        self.proc.stdin.flush()
-        return self.expect(reply)
-
-    def maxgap(self):
-        return float(re.search(r"maxgap_ms=([0-9.]+)", self.cmd("stats", "stats ")).group(1))
-
-    def quit(self):
-        try:
-            self.proc.stdin.write("quit\n")
-            self.proc.stdin.flush()
-        except BrokenPipeError:
-            pass
-        self.proc.wait(timeout=900)
-        self.err.close()
 
 
 def timed(argv):
