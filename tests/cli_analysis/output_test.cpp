@@ -89,4 +89,23 @@ TEST_CASE("formats and GC specs parse", "[output][gc]") {
   CHECK(describe_gc_numbers({1, 3, 5, 7}, 2) == "1, 3, ... (4 in all)");
 }
 
+TEST_CASE("addresses parse as hex with or without 0x, never as decimal", "[output][address]") {
+  CHECK(parse_address("0x1500") == 0x1500u);
+  CHECK(parse_address("1500") == 0x1500u);  // the same object as 0x1500, in every command
+  CHECK(parse_address("0X7F3A10002000") == 0x7f3a10002000u);
+  CHECK(parse_address("7f3a10002000") == 0x7f3a10002000u);
+  CHECK(parse_address("ffffffffffffffff") == UINT64_MAX);
+  CHECK(parse_address("0") == 0u);
+  for (const char* bad : {"", "0x", "12g4", "-1", " 1500", "1500 ", "+1500", "0x0x1", "10000000000000000", "1.5"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(parse_address(bad), CliError);
+  }
+  try {
+    parse_address("12g4");
+  } catch (const CliError& e) {
+    CHECK(e.exit_code() == kExitUsage);
+    CHECK(std::string(e.what()).find("'12g4' is not an address") != std::string::npos);
+  }
+}
+
 }  // namespace gcsnap::cli

@@ -133,12 +133,9 @@ class RootRelabeler {
 
  private:
   static std::string_view type_of(const DiffSide& side, uint64_t address) {
-    const auto& a = side.objects.addresses;
-    auto it = std::upper_bound(a.begin(), a.end(), address);
-    if (address == 0 || it == a.begin()) return {};
-    const auto row = static_cast<size_t>(it - a.begin()) - 1;
-    if (address - a[row] >= std::max<uint64_t>(side.objects.sizes[row], 1)) return {};
-    return side.names.type_name(side.objects.type_ids[row]);
+    const auto row = address == 0 ? std::nullopt : side.objects.find_containing(address);
+    if (!row) return {};
+    return side.names.type_name(side.objects.type_ids[*row]);
   }
   uint64_t intern(std::string_view text) {
     if (text.empty()) return 0;

@@ -71,7 +71,7 @@ Table file_table(const std::string& file, const Recording& r) {
   t.add_column("snapshots", "SNAPSHOTS", ColumnKind::Count);
   uint64_t snapshots = 0;
   for (const auto& e : r.gcs()) snapshots += e.has_heap_walk() ? 1 : 0;
-  t.add_row({file, r.file_size(), fmt::format("1.{}", r.minor_version()), std::string(file_end_name(r.end())),
+  t.add_row({file, r.file_size(), fmt::format("{}.{}", r.major_version(), r.minor_version()), std::string(file_end_name(r.end())),
              static_cast<uint64_t>(r.gcs().size()), snapshots});
   return t;
 }

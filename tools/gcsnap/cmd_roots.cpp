@@ -56,15 +56,6 @@ uint8_t parse_flags(const std::vector<std::string>& names) {
   return mask;
 }
 
-// Row of the object holding address (an object start, or inside one for interior roots).
-std::optional<size_t> containing_object(const ObjectTable& objects, uint64_t address) {
-  auto it = std::upper_bound(objects.addresses.begin(), objects.addresses.end(), address);
-  if (it == objects.addresses.begin()) return std::nullopt;
-  const auto row = static_cast<size_t>(it - objects.addresses.begin()) - 1;
-  if (address - objects.addresses[row] >= std::max<uint64_t>(objects.sizes[row], 1)) return std::nullopt;
-  return row;
-}
-
 // What one GC offers: its roots, names, and its heap walk when it has one.
 struct RootsInput {
   SelectedGc sel;
@@ -74,7 +65,7 @@ struct RootsInput {
 
   std::optional<std::string_view> type_of(uint64_t address) const {
     if (!objects) return std::nullopt;
-    auto row = containing_object(*objects, address);
+    auto row = objects->find_containing(address);
     if (!row) return std::nullopt;
     return names.type_name(objects->type_ids[*row]);
   }

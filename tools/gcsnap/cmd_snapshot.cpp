@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "gcsnap/reader.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
+#include "output.hpp"
 #include "process_info.hpp"
 #include "summary_line.hpp"
 
@@ -58,7 +59,7 @@ void snapshot_attached(const ProcessInfo& target, const SnapshotOptions& options
   auto opened = Recording::open(session.output_path());
   if (!opened.is_ok()) fail_on(session.output_path(), opened.error());
   fmt::print("snapshot of process {} ({}): GC #{}, {} in {}; {}\n", target.pid, target.name, gc,
-             human_size((*opened)->file_size()), session.output_path(),
+             format_bytes((*opened)->file_size()), session.output_path(),
              detached == "ok detached" ? "detached" : "detach pending");
 }
 

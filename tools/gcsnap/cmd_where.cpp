@@ -27,19 +27,6 @@ struct WhereOptions {
   Format format = Format::Table;
 };
 
-uint64_t parse_address(const std::string& text) {
-  std::string digits = text;
-  int base = 10;
-  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
-    digits = digits.substr(2);
-    base = 16;
-  }
-  const char* valid = base == 16 ? "0123456789abcdefABCDEF" : "0123456789";
-  if (digits.empty() || digits.size() > 16 || digits.find_first_not_of(valid) != std::string::npos)
-    throw CliError(fmt::format("'{}' is not an address (write it as 0x... or in decimal)", text), kExitUsage);
-  return std::stoull(digits, nullptr, base);
-}
-
 // The object at `address` in the start GC's heap walk, if it has one: (type name, generation).
 struct StartObject {
   std::string type;
@@ -70,13 +57,13 @@ std::optional<StartObject> find_start_object(const SelectedGc& sel, uint64_t add
   if (!objects) fail_on(sel.file, objects.error());
   auto names = sel.recording->read_names(sel.index);
   if (!names) fail_on(sel.file, names.error());
-  const auto& a = objects->addresses;
-  auto it = std::upper_bound(a.begin(), a.end(), address);
-  if (it == a.begin()) return std::nullopt;
-  const auto row = static_cast<size_t>(it - a.begin()) - 1;
-  if (address - a[row] >= std::max<uint64_t>(objects->sizes[row], 1)) return std::nullopt;
-  StartObject start{std::string(names->type_name(objects->type_ids[row])), objects->generations[row], a[row] == address};
-  start.object_start = a[row];
+  const auto found = objects->find_containing(address);
+  if (!found) return std::nullopt;
+  const size_t row = *found;
+  const uint64_t object_start = objects->addresses[row];
+  StartObject start{std::string(names->type_name(objects->type_ids[row])), objects->generations[row],
+                    object_start == address};
+  start.object_start = object_start;
   if (start.exact) start.unreachable_without_dependent = unreachable_without_dependent(sel, *objects, row);
   return start;
 }
@@ -187,7 +174,7 @@ void add_where_command(CLI::App& app) {
   auto opt = std::make_shared<WhereOptions>();
   auto* cmd = app.add_subcommand("where", "Follow an object through later GCs: moved, promoted, died, or still alive");
   cmd->add_option("file", opt->file, "recording, as FILE or FILE:GC (the GC the address is from)")->required();
-  cmd->add_option("address", opt->address, "object address at that GC (0x... or decimal)")->required();
+  cmd->add_option("address", opt->address, "object address at that GC (hex, 0x optional)")->required();
   cmd->add_option_function<uint64_t>(
       "--from-gc,--gc", [opt](const uint64_t& n) { opt->from_gc = n; },
       "GC the address is from (default: the last GC with a heap walk, else the first GC)");

@@ -43,13 +43,8 @@ std::vector<Generation> generation_hints(const ObjectTable& objects, std::span<c
   std::vector<Generation> out;
   out.reserve(addresses.size());
   for (uint64_t x : addresses) {
-    auto it = std::upper_bound(objects.addresses.begin(), objects.addresses.end(), x);
-    Generation g = Generation::Unknown;
-    if (it != objects.addresses.begin()) {
-      const auto row = static_cast<size_t>(it - objects.addresses.begin()) - 1;
-      if (x - objects.addresses[row] < std::max<uint64_t>(objects.sizes[row], 1)) g = objects.generations[row];
-    }
-    out.push_back(g);
+    const auto row = objects.find_containing(x);
+    out.push_back(row ? objects.generations[*row] : Generation::Unknown);
   }
   return out;
 }

@@ -73,34 +73,15 @@ std::vector<std::string> LoadedHeap::notes() const {
   return out;
 }
 
-uint64_t parse_address(const std::string& text) {
-  std::string_view digits = text;
-  if (digits.starts_with("0x") || digits.starts_with("0X")) digits.remove_prefix(2);
-  uint64_t value = 0;
-  bool ok = !digits.empty() && digits.size() <= 16;
-  for (char c : digits) {
-    int v = -1;
-    if (c >= '0' && c <= '9') v = c - '0';
-    else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
-    if (v < 0) ok = false;
-    value = value * 16 + static_cast<uint64_t>(v < 0 ? 0 : v);
-  }
-  if (!ok) throw CliError(fmt::format("'{}' is not an object address (expected hex, e.g. 0x7f3a10002000)", text), kExitUsage);
-  return value;
-}
-
 NodeIndex find_object_or_fail(const LoadedHeap& heap, uint64_t address) {
   auto found = heap.graph.find_object(address);
   if (found) return *found;
   std::string hint;
-  const auto& a = heap.objects.addresses;
-  auto it = std::upper_bound(a.begin(), a.end(), address);
-  if (it != a.begin()) {
-    const auto row = static_cast<NodeIndex>(it - a.begin() - 1);
-    if (address - a[row] < heap.objects.sizes[row])
-      hint = fmt::format(" (it is inside {} {} at offset +0x{:x})", format_address(a[row]), heap.type_name(row),
-                         address - a[row]);
+  // Not an object's start, so a zero-size object is never the one found here.
+  if (auto row = heap.objects.find_containing(address)) {
+    const uint64_t start = heap.objects.addresses[*row];
+    hint = fmt::format(" (it is inside {} {} at offset +0x{:x})", format_address(start),
+                       heap.type_name(static_cast<NodeIndex>(*row)), address - start);
   }
   throw CliError(fmt::format("{}: {} is not the address of an object in GC {}{}", heap.sel.file,
                              format_address(address), heap.sel.number(), hint),

@@ -43,9 +43,6 @@ struct LoadedHeap {
 std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uint64_t> gc, bool reverse,
                                       bool fields = false);
 
-/// Parse "0x7f12ab00" or "7f12ab00" (hex); throws CliError(kExitUsage) otherwise.
-uint64_t parse_address(const std::string& text);
-
 /// Return the node of the object at address; throws CliError(kExitUsage) naming the file
 /// and GC, and the containing object when the address points inside one.
 NodeIndex find_object_or_fail(const LoadedHeap& heap, uint64_t address);

@@ -45,6 +45,22 @@ std::string format_delta_bytes(int64_t bytes) {
 
 std::string format_address(uint64_t address) { return fmt::format("0x{:x}", address); }
 
+uint64_t parse_address(std::string_view text) {
+  std::string_view digits = text;
+  if (digits.starts_with("0x") || digits.starts_with("0X")) digits.remove_prefix(2);
+  const bool ok = !digits.empty() && digits.size() <= 16 &&
+                  digits.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;
+  if (!ok)
+    throw CliError(fmt::format("'{}' is not an address (write it in hex, with or without 0x, e.g. 0x7f3a10002000)", text),
+                   kExitUsage);
+  uint64_t value = 0;
+  for (char c : digits) {
+    const int v = c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+    value = value * 16 + static_cast<uint64_t>(v);
+  }
+  return value;
+}
+
 std::string json_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size() + 2);

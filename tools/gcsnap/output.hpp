@@ -108,6 +108,10 @@ std::string format_bytes(uint64_t bytes);
 std::string format_delta_bytes(int64_t bytes);
 /// "0x7f12ab00" (lower-case, no padding).
 std::string format_address(uint64_t address);
+/// Parse an address argument, the one rule of every command (docs/cli.md "Addresses"): hex,
+/// with or without 0x ("0x7f12ab00", "7f12ab00", "7F12AB00"), at most 16 digits. Decimal is
+/// not accepted ("1500" is 0x1500). Throws CliError(kExitUsage) naming the text otherwise.
+uint64_t parse_address(std::string_view text);
 /// Escape a string for the inside of JSON quotes (control characters as \u00XX).
 std::string json_escape(std::string_view text);
 /// Quote a CSV field per RFC 4180 when it needs it; return it unchanged otherwise.

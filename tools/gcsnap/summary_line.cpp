@@ -6,16 +6,9 @@
 
 #include "cli_error.hpp"
 #include "gcsnap/reader.hpp"
+#include "output.hpp"
 
 namespace gcsnap::cli {
-
-std::string human_size(uint64_t bytes) {
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  if (bytes < (1u << 20)) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / 1024.0);
-  if (bytes < (1ull << 30)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / 1048576.0);
-  return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / 1073741824.0);
-}
-
 
 void print_summary(const std::string& path) {
   auto opened = Recording::open(path);
@@ -35,7 +28,7 @@ void print_summary(const std::string& path) {
     drops.reasons |= gc.drops.reasons;
   }
   std::string line = fmt::format("gcsnap: recorded {} GCs, {} snapshots, {} in {}", recording.gcs().size(), snapshots,
-                                 human_size(recording.file_size()), path);
+                                 format_bytes(recording.file_size()), path);
   if (drops.objects || drops.roots || drops.ranges) {
     line += fmt::format("; dropped {} objects, {} references, {} roots, {} ranges{}", drops.objects,
                         drops.references, drops.roots, drops.ranges,

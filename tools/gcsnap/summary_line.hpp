@@ -7,8 +7,6 @@
 
 namespace gcsnap::cli {
 
-/// "1.2 MiB" and the like.
-std::string human_size(uint64_t bytes);
 /// Print "gcsnap: recorded N GCs, M snapshots, SIZE in PATH; ..." on stderr (or the error
 /// that the file cannot be read).
 void print_summary(const std::string& path);

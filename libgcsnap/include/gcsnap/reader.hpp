@@ -90,6 +90,12 @@ struct ObjectTable {
   /// from a GC that recorded them (format-spec.md §6.13).
   std::vector<uint32_t> reference_slots;
   size_t size() const noexcept { return addresses.size(); }
+  /// Return the row of the object that contains ADDRESS (its start or a byte inside it), or
+  /// nullopt. An object covers [start, start + size); a zero-size object covers its own
+  /// start only, so that every recorded object can be found by its address. This is the one
+  /// meaning of "contains" for every analysis and command (interior roots, `where`, `roots`,
+  /// `diff`).
+  std::optional<size_t> find_containing(uint64_t address) const noexcept;
   /// Give the reference columns' memory back (16 B per object and 8 B per reference), e.g.
   /// once a HeapGraph holds the edges in index form.
   void release_references() noexcept {
@@ -150,6 +156,8 @@ class Recording {
   /// Error that stopped the scan, when end() is Truncated or Corrupt.
   const Error& end_error() const noexcept;
   uint64_t file_size() const noexcept;
+  /// The file's major format version (format-spec.md §3); a file of another major does not open.
+  uint16_t major_version() const noexcept;
   uint16_t minor_version() const noexcept;
 
   /// Return the index in gcs() of the GC with this number.

@@ -128,13 +128,4 @@ uint64_t resolve_addresses(std::span<const uint64_t> addresses, std::span<const 
   return unresolved;
 }
 
-uint32_t find_containing(std::span<const uint64_t> addresses, std::span<const uint64_t> sizes,
-                         uint64_t address) noexcept {
-  auto it = std::upper_bound(addresses.begin(), addresses.end(), address);
-  if (it == addresses.begin()) return kNone;
-  const size_t i = static_cast<size_t>(it - addresses.begin()) - 1;
-  if (address - addresses[i] < sizes[i]) return static_cast<uint32_t>(i);
-  return kNone;
-}
-
 }  // namespace gcsnap::detail

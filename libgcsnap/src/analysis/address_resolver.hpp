@@ -14,9 +14,4 @@ namespace gcsnap::detail {
 uint64_t resolve_addresses(std::span<const uint64_t> addresses, std::span<const uint64_t> targets,
                            std::span<uint32_t> out);
 
-/// Return the index of the object containing address (start <= address < start + size),
-/// or 0xFFFFFFFF. Used for interior roots only.
-uint32_t find_containing(std::span<const uint64_t> addresses, std::span<const uint64_t> sizes,
-                         uint64_t address) noexcept;
-
 }  // namespace gcsnap::detail

@@ -154,8 +154,11 @@ Result<HeapGraph> HeapGraph::build(const ObjectTable& objects, const RootTable& 
         if (it != addresses.end() && *it == id) {
           node = static_cast<NodeIndex>(it - addresses.begin());
         } else if (roots.flags[r] & root_flags::kInterior) {
-          node = detail::find_containing(addresses, objects.sizes, id);
-          if (node != kNoNode) ++g.stats_.interior_roots;
+          // The exact match failed, so a zero-size object cannot be the one found here.
+          if (auto row = objects.find_containing(id)) {
+            node = static_cast<NodeIndex>(*row);
+            ++g.stats_.interior_roots;
+          }
         }
       }
       if (node == kNoNode) {

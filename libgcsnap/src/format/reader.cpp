@@ -50,6 +50,7 @@ Status open_impl(Recording::Impl& impl) {
   auto file = impl.data;
   auto header = format::parse_file_header(file);
   if (!header) return header.error();
+  impl.major = header->major;
   impl.minor = header->minor;
   Error index_error{};
   bool had_trailer = false;
@@ -150,6 +151,7 @@ FileEnd Recording::end() const noexcept { return impl_->end; }
 uint64_t Recording::end_offset() const noexcept { return impl_->end_offset; }
 const Error& Recording::end_error() const noexcept { return impl_->end_error; }
 uint64_t Recording::file_size() const noexcept { return impl_->data.size(); }
+uint16_t Recording::major_version() const noexcept { return impl_->major; }
 uint16_t Recording::minor_version() const noexcept { return impl_->minor; }
 
 std::optional<size_t> Recording::find_gc(uint64_t gc_number) const noexcept {

@@ -22,6 +22,7 @@ struct Recording::Impl {
   FileEnd end = FileEnd::Complete;
   uint64_t end_offset = 0;
   Error end_error{};
+  uint16_t major = 0;
   uint16_t minor = 0;
 
   ~Impl();

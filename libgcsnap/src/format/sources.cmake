@@ -14,6 +14,7 @@ target_sources(gcsnap PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/block_scan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/block_walk.cpp
   ${CMAKE_CURRENT_LIST_DIR}/reader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/object_table.cpp
   ${CMAKE_CURRENT_LIST_DIR}/reader_sections.cpp
   ${CMAKE_CURRENT_LIST_DIR}/object_sections.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verify.cpp
