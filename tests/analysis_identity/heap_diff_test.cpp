@@ -49,12 +49,12 @@ TEST_CASE("type diff merges by name and sorts by growth", "[diff][types]") {
   const auto names_b = names_for({{7, "C"}, {8, "B"}, {9, "D"}});
   const auto a = objects_of({{0x10, 1, 10}, {0x20, 4, 10}, {0x30, 2, 100}, {0x40, 3, 5}});
   const auto b = objects_of({{0x10, 8, 100}, {0x20, 8, 100}, {0x30, 9, 50}, {0x40, 7, 5}});
-  const auto ta = count_by_type(a, names_a);
+  const auto ta = count_by_type(a, names_a).value();
   REQUIRE(ta.size() == 3);
   CHECK(ta[0].name == "A");
   CHECK(ta[0].count == 2);  // ids 1 and 4 share the name
   CHECK(ta[0].bytes == 20);
-  const auto deltas = diff_by_type(ta, count_by_type(b, names_b));
+  const auto deltas = diff_by_type(ta, count_by_type(b, names_b).value()).value();
   REQUIRE(deltas.size() == 3);  // C is unchanged and left out
   CHECK(deltas[0].name == "B");
   CHECK(deltas[0].delta_bytes() == 100);
@@ -64,7 +64,7 @@ TEST_CASE("type diff merges by name and sorts by growth", "[diff][types]") {
   CHECK(deltas[2].name == "A");
   CHECK(deltas[2].delta_bytes() == -20);
   CHECK(deltas[2].delta_count() == -2);
-  CHECK(diff_by_type(ta, count_by_type(b, names_b), true).size() == 4);
+  CHECK(diff_by_type(ta, count_by_type(b, names_b).value(), true)->size() == 4);
 }
 
 TEST_CASE("type diff agrees with a map-based oracle on random histograms", "[diff][types]") {
@@ -89,7 +89,7 @@ TEST_CASE("type diff agrees with a map-based oracle on random histograms", "[dif
     }
     std::sort(a.begin(), a.end(), [](auto& x, auto& y) { return x.name < y.name; });
     std::sort(b.begin(), b.end(), [](auto& x, auto& y) { return x.name < y.name; });
-    const auto d = diff_by_type(a, b, true);
+    const auto d = diff_by_type(a, b, true).value();
     REQUIRE(d.size() == oracle.size());
     for (size_t i = 0; i < d.size(); ++i) {
       CHECK(d[i].delta_count() == oracle[d[i].name].first);
@@ -110,7 +110,7 @@ TEST_CASE("root diff matches by kind, root id and mapped object", "[diff][roots]
                              {0x1300, RootKind::Finalizer, 0, 0},
                              {0x1300, RootKind::Handle, 0, 9}});
   const std::vector<uint64_t> mapped = {0x1100, 0x1200, 0x1200, 0x1300, 0};  // the weak target died
-  const auto diff = diff_roots(a, mapped, b);
+  const auto diff = diff_roots(a, mapped, b).value();
   CHECK(diff.unchanged == 3);
   REQUIRE(diff.removed.size() == 2);
   CHECK(diff.removed[0].kind == RootKind::Stack);
@@ -119,7 +119,7 @@ TEST_CASE("root diff matches by kind, root id and mapped object", "[diff][roots]
   CHECK(diff.removed[1].flags == root_flags::kWeakRef);
   REQUIRE(diff.added.size() == 1);
   CHECK(diff.added[0].root_id == 9);
-  const auto per_kind = summarize_root_diff(a, b, diff);
+  const auto per_kind = summarize_root_diff(a, b, diff).value();
   REQUIRE(per_kind.size() == 4);
   CHECK(per_kind[0].kind == RootKind::Stack);
   CHECK(per_kind[0].removed == 1);
@@ -127,7 +127,7 @@ TEST_CASE("root diff matches by kind, root id and mapped object", "[diff][roots]
   CHECK(per_kind[2].added == 1);
   CHECK(per_kind[2].removed == 1);
   // Without mapping (two recordings), object ids are compared as recorded.
-  const auto unmapped = diff_roots(a, {}, a);
+  const auto unmapped = diff_roots(a, {}, a).value();
   CHECK(unmapped.unchanged == a.size());
   CHECK(unmapped.added.empty());
 }
@@ -139,7 +139,7 @@ TEST_CASE("root summary groups by kind and flags", "[roots]") {
                                  {0x30, RootKind::Stack, 0, 2},
                                  {0x30, RootKind::Stack, 0, 3},
                                  {0, RootKind::Handle, root_flags::kWeakRef, 4}});
-  const auto groups = summarize_roots(roots);
+  const auto groups = summarize_roots(roots).value();
   REQUIRE(groups.size() == 4);
   CHECK(groups[0].kind == RootKind::Stack);
   CHECK(groups[0].flags == 0);
@@ -151,8 +151,8 @@ TEST_CASE("root summary groups by kind and flags", "[roots]") {
   CHECK(groups[3].kind == RootKind::Other);
   CHECK(root_flags_text(root_flags::kAll) == "pinning,weak,interior,refcounted");
   CHECK(root_flags_text(0x21) == "pinning,0x20");
-  CHECK(filter_roots(roots, 1u << static_cast<unsigned>(RootKind::Stack), root_flags::kPinning).size() == 1);
-  CHECK(filter_roots(roots, 0, 0).size() == roots.size());
+  CHECK(filter_roots(roots, 1u << static_cast<unsigned>(RootKind::Stack), root_flags::kPinning)->size() == 1);
+  CHECK(filter_roots(roots, 0, 0)->size() == roots.size());
 }
 
 TEST_CASE("transitions reject overlapping ranges and classify by generation", "[identity]") {
@@ -204,7 +204,7 @@ TEST_CASE("object diff reports survivors missing from B's walk", "[diff][objects
   CHECK(diff->new_objects == std::vector<size_t>{2});
   CHECK(diff->new_bytes == 64);
   const auto names = names_for({{1, "One"}, {2, "Two"}});
-  const auto groups = group_by_type(b, names, std::vector<size_t>{0, 1, 2});
+  const auto groups = group_by_type(b, names, std::vector<size_t>{0, 1, 2}).value();
   REQUIRE(groups.size() == 2);
   CHECK(groups[0].name == "Two");
   CHECK(groups[0].bytes == 96);

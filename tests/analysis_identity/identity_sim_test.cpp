@@ -43,7 +43,9 @@ void check_bulk(const HeapSim& sim, Pick p, bool with_bounds) {
   const auto& ga = sim.gcs()[p.a - 1];
   const auto& gb = sim.gcs()[p.b - 1];
   const ObjectTable walk = sim.walk(p.a);
-  BulkMapper mapper(walk.addresses, walk.generations);
+  auto created = BulkMapper::create(walk.addresses, walk.generations);
+  REQUIRE(created.is_ok());
+  BulkMapper& mapper = *created;
   for (uint64_t n = p.a + 1; n <= p.b; ++n) mapper.apply(transition(sim, n, with_bounds));
   for (size_t k = 0; k < ga.present.size(); ++k) {
     const size_t id = ga.present[k];
@@ -83,7 +85,9 @@ void check_object_diff(const HeapSim& sim, Pick p) {
   const ObjectTable a = sim.walk(p.a), b = sim.walk(p.b);
   const auto& ga = sim.gcs()[p.a - 1];
   const auto& gb = sim.gcs()[p.b - 1];
-  BulkMapper mapper(a.addresses, a.generations);
+  auto created = BulkMapper::create(a.addresses, a.generations);
+  REQUIRE(created.is_ok());
+  BulkMapper& mapper = *created;
   for (uint64_t n = p.a + 1; n <= p.b; ++n) mapper.apply(transition(sim, n, true));
   auto diff = diff_objects(a, b, mapper.addresses(), mapper.died_at());
   REQUIRE(diff.is_ok());

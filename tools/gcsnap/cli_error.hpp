@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "gcsnap/status.hpp"
 
@@ -29,5 +30,12 @@ class CliError : public std::runtime_error {
 std::string describe_error(const std::string& file, const Error& error);
 /// Throw CliError(kExitBadInput) describing a library error on FILE.
 [[noreturn]] void fail_on(const std::string& file, const Error& error);
+
+/// Return the value of RESULT, or throw as fail_on(FILE, its error) does.
+template <typename T>
+T value_or_fail(Result<T>&& result, const std::string& file) {
+  if (!result) fail_on(file, result.error());
+  return std::move(result).value();
+}
 
 }  // namespace gcsnap::cli

@@ -1,9 +1,7 @@
 // gcsnap diff: what changed between two heap walks. By type and by root for any two GCs
 // (two files or one); object by object (new / dead / surviving, matched through the ranges
 // of every GC in between) when both GCs are in the same recording.
-#include <algorithm>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <string>
 
@@ -16,6 +14,7 @@
 #include "gc_select.hpp"
 #include "gcsnap/heap_diff.hpp"
 #include "gcsnap/root_summary.hpp"
+#include "gcsnap/walk_diff.hpp"
 #include "output.hpp"
 
 namespace gcsnap::cli {
@@ -56,23 +55,7 @@ void select_sides(const DiffOptions& opt, DiffSide& a, DiffSide& b) {
 }
 
 void load_side(DiffSide& side, const Recording& rec) {
-  const std::string& file = side.selected.file;
-  auto objects = rec.read_objects(side.selected.index);
-  if (!objects) fail_on(file, objects.error());
-  side.objects = std::move(objects).value();
-  auto roots = rec.read_roots(side.selected.index);
-  if (!roots) fail_on(file, roots.error());
-  side.roots = std::move(roots).value();
-  auto names = rec.read_names(side.selected.index);
-  if (!names) fail_on(file, names.error());
-  side.names = std::move(names).value();
-  auto has_dependent = rec.has_dependent_handle_section(side.selected.index);
-  if (!has_dependent) fail_on(file, has_dependent.error());
-  side.has_dependent = *has_dependent;
-  auto dependent = rec.read_dependent_handles(side.selected.index);
-  if (!dependent) fail_on(file, dependent.error());
-  side.dependent = std::move(dependent).value();
-  side.gc_number = rec.gcs()[side.selected.index].info.gc_number;
+  side.walk = value_or_fail(read_heap_walk(rec, side.selected.index), side.selected.file);
 }
 
 Table summary_table(const DiffSide& a, const DiffSide& b) {
@@ -80,18 +63,16 @@ Table summary_table(const DiffSide& a, const DiffSide& b) {
   t.add_column("side", "SIDE").add_column("file", "FILE").add_column("gc", "GC", ColumnKind::Count);
   t.add_column("objects", "OBJECTS", ColumnKind::Count).add_column("bytes", "BYTES", ColumnKind::Bytes);
   t.add_column("roots", "ROOTS", ColumnKind::Count);
-  for (const DiffSide* s : {&a, &b}) {
-    uint64_t bytes = 0;
-    for (uint64_t size : s->objects.sizes) bytes += size;
-    t.add_row({s == &a ? "a" : "b", s->selected.file, s->gc_number, s->objects.size(), bytes, s->roots.size()});
-  }
+  for (const DiffSide* s : {&a, &b})
+    t.add_row({s == &a ? "a" : "b", s->selected.file, s->walk.gc_number, s->walk.objects.size(), s->walk.total_bytes(),
+               s->walk.roots.size()});
   return t;
 }
 
 Table type_table(const DiffSide& a, const DiffSide& b, size_t top) {
-  const auto ta = count_by_type(a.objects, a.names);
-  const auto tb = count_by_type(b.objects, b.names);
-  auto deltas = diff_by_type(ta, tb);
+  const auto ta = value_or_fail(count_by_type(a.walk.objects, a.walk.names), a.selected.file);
+  const auto tb = value_or_fail(count_by_type(b.walk.objects, b.walk.names), b.selected.file);
+  auto deltas = value_or_fail(diff_by_type(ta, tb), a.selected.file);
   const size_t changed = deltas.size();
   if (top && deltas.size() > top) deltas.resize(top);
   Table t("types", changed == 0 ? std::string("By type: no type changed")
@@ -112,37 +93,10 @@ Table root_table(const DiffSide& a, const DiffSide& b, const RootDiff& diff, boo
   t.add_column("kind", "KIND").add_column("count_a", "ROOTS A", ColumnKind::Count);
   t.add_column("count_b", "ROOTS B", ColumnKind::Count).add_column("added", "ADDED", ColumnKind::Count);
   t.add_column("removed", "REMOVED", ColumnKind::Count);
-  for (const auto& d : summarize_root_diff(a.roots, b.roots, diff))
+  for (const auto& d : value_or_fail(summarize_root_diff(a.walk.roots, b.walk.roots, diff), a.selected.file))
     t.add_row({root_kind_name(d.kind), d.count_a, d.count_b, d.added, d.removed});
   return t;
 }
-
-// Two processes share no addresses or ids: compare their roots by what they hold instead.
-// Object ids become interned type names, stack root ids interned method names, other ids 0.
-class RootRelabeler {
- public:
-  RootTable relabel(const DiffSide& side) {
-    RootTable out = side.roots;
-    for (size_t i = 0; i < out.size(); ++i) {
-      out.object_ids[i] = intern(type_of(side, side.roots.object_ids[i]));
-      const MethodRecord* m = out.kinds[i] == RootKind::Stack ? side.names.find_method(out.root_ids[i]) : nullptr;
-      out.root_ids[i] = m ? intern(m->name) : 0;
-    }
-    return out;
-  }
-
- private:
-  static std::string_view type_of(const DiffSide& side, uint64_t address) {
-    const auto row = address == 0 ? std::nullopt : side.objects.find_containing(address);
-    if (!row) return {};
-    return side.names.type_name(side.objects.type_ids[*row]);
-  }
-  uint64_t intern(std::string_view text) {
-    if (text.empty()) return 0;
-    return ids_.try_emplace(std::string(text), ids_.size() + 1).first->second;
-  }
-  std::map<std::string, uint64_t> ids_;
-};
 
 void run_diff(const DiffOptions& opt) {
   DiffSide a, b;
@@ -167,10 +121,9 @@ void run_diff(const DiffOptions& opt) {
   if (objects.roots) {
     roots = *objects.roots;
   } else if (!same_recording) {
-    RootRelabeler labels;
-    roots = diff_roots(labels.relabel(a), {}, labels.relabel(b));
+    roots = value_or_fail(diff_roots_by_content(a.walk, b.walk), a.selected.file);
   } else {
-    roots = diff_roots(a.roots, {}, b.roots);
+    roots = value_or_fail(diff_roots(a.walk.roots, {}, b.walk.roots), a.selected.file);
   }
   report.tables.push_back(root_table(a, b, roots, same_recording));
   report.tables.push_back(std::move(objects.totals));

@@ -92,7 +92,8 @@ RootsInput load_roots(const RootsOptions& opt) {
 }
 
 std::vector<size_t> select_roots(const RootsInput& in, const RootsOptions& opt) {
-  std::vector<size_t> rows = filter_roots(in.roots, parse_kinds(opt.kinds), parse_flags(opt.flags));
+  std::vector<size_t> rows =
+      value_or_fail(filter_roots(in.roots, parse_kinds(opt.kinds), parse_flags(opt.flags)), in.sel.file);
   if (!opt.type.empty())
     std::erase_if(rows, [&](size_t i) {
       auto t = in.type_of(in.roots.object_ids[i]);
@@ -119,7 +120,7 @@ Table summary_table(const RootsInput& in, const std::vector<size_t>& rows) {
   Table summary("summary", fmt::format("Roots of GC {} by kind and flags", in.sel.number()));
   summary.add_column("kind", "KIND").add_column("flags", "FLAGS").add_column("count", "ROOTS", ColumnKind::Count);
   summary.add_column("distinct_objects", "OBJECTS", ColumnKind::Count).add_column("null_objects", "NULL", ColumnKind::Count);
-  for (const auto& g : summarize_roots(selected))
+  for (const auto& g : value_or_fail(summarize_roots(selected), in.sel.file))
     summary.add_row({root_kind_name(g.kind), root_flags_text(g.flags), g.count, g.distinct_objects, g.null_objects});
   return summary;
 }

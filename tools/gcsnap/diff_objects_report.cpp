@@ -5,10 +5,6 @@
 #include <fmt/format.h>
 
 #include "cli_error.hpp"
-#include "gcsnap/group_paths.hpp"
-#include "gcsnap/heap_graph.hpp"
-#include "gcsnap/object_diff.hpp"
-#include "gcsnap/object_identity.hpp"
 #include "gcsnap/root_summary.hpp"
 
 namespace gcsnap::cli {
@@ -38,17 +34,6 @@ Table ObjectLevel::empty_dead_groups() {
 
 namespace {
 
-// Generation of each address per A's walk (containing object), as hints for the mapper.
-std::vector<Generation> generation_hints(const ObjectTable& objects, std::span<const uint64_t> addresses) {
-  std::vector<Generation> out;
-  out.reserve(addresses.size());
-  for (uint64_t x : addresses) {
-    const auto row = objects.find_containing(x);
-    out.push_back(row ? objects.generations[*row] : Generation::Unknown);
-  }
-  return out;
-}
-
 std::string path_text(const HeapGraph& graph, const NameTable& names, const RetentionPath& path) {
   if (path.nodes.empty()) return "(not reachable from a strong root)";
   const GraphRoot& root = graph.roots()[path.root];
@@ -61,24 +46,17 @@ std::string path_text(const HeapGraph& graph, const NameTable& names, const Rete
   return s;
 }
 
-void add_group_rows(Table& table, const DiffSide& b, const std::vector<TypeGroup>& groups,
-                    std::vector<std::string>& notes) {
-  auto graph = HeapGraph::build(b.objects, b.roots, b.has_dependent ? &b.dependent : nullptr);
-  if (!graph) fail_on(b.selected.file, graph.error());
-  auto paths = find_group_paths(*graph, groups);
-  if (!paths) fail_on(b.selected.file, paths.error());
-  for (size_t g = 0; g < groups.size(); ++g) {
-    const auto& p = (*paths)[g];
+void add_group_rows(Table& table, const HeapWalk& b, const WalkDiff& diff) {
+  for (size_t g = 0; g < diff.new_groups.size(); ++g) {
+    const TypeGroup& group = diff.new_groups[g];
+    const GroupPath& p = diff.new_paths[g];
     const bool found = p.member != kNoObject;
-    const size_t example = found ? p.member : groups[g].members.front();
+    const size_t example = found ? p.member : group.members.front();
     // Share: members whose shortest path has this shape, of the members examined.
-    table.add_row({groups[g].name, groups[g].count, groups[g].bytes, b.objects.addresses[example],
+    table.add_row({group.name, group.count, group.bytes, b.objects.addresses[example],
                    found ? Cell(static_cast<uint64_t>(p.path.hops())) : Cell(),
-                   fmt::format("{}/{}", p.same_shape, p.examined), path_text(*graph, b.names, p.path)});
+                   fmt::format("{}/{}", p.same_shape, p.examined), path_text(diff.graph_b, b.names, p.path)});
   }
-  if (graph->stats().unresolved_roots)
-    notes.push_back(fmt::format("{} roots of GC {} point at no walked object", graph->stats().unresolved_roots,
-                                b.gc_number));
 }
 
 }  // namespace
@@ -86,55 +64,36 @@ void add_group_rows(Table& table, const DiffSide& b, const std::vector<TypeGroup
 ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, const DiffSide& b, size_t top,
                               std::vector<std::string>& notes) {
   ObjectLevel out;
-  // Identity only runs forward in time: follow the earlier side's objects to the later one.
-  const bool reversed = a.selected.index > b.selected.index;
-  const DiffSide& early = reversed ? b : a;
-  const DiffSide& late = reversed ? a : b;
-  const size_t ie = early.selected.index, il = late.selected.index;
-  // One pass over the GCs in between follows the objects and the roots' objects together.
-  const size_t n = early.objects.size();
-  std::vector<uint64_t> addresses = early.objects.addresses;
-  addresses.insert(addresses.end(), early.roots.object_ids.begin(), early.roots.object_ids.end());
-  std::vector<Generation> hints = early.objects.generations;
-  const auto root_hints = generation_hints(early.objects, early.roots.object_ids);
-  hints.insert(hints.end(), root_hints.begin(), root_hints.end());
-  auto mapper = map_objects(recording, ie, il, addresses, hints);
-  if (!mapper && mapper.error().code == ErrorCode::InconsistentData) {
-    notes.push_back(fmt::format("no object-level diff: {} between GC {} and GC {}", mapper.error().detail,
-                                early.gc_number, late.gc_number));
+  auto diff = diff_walks(recording, a.walk, b.walk, top);
+  if (!diff && diff.error().code == ErrorCode::InconsistentData) {
+    const bool reversed = a.walk.gc_index > b.walk.gc_index;
+    notes.push_back(fmt::format("no object-level diff: {} between GC {} and GC {}", diff.error().detail,
+                                reversed ? b.walk.gc_number : a.walk.gc_number,
+                                reversed ? a.walk.gc_number : b.walk.gc_number));
     return out;
   }
-  if (!mapper) fail_on(a.selected.file, mapper.error());
-  std::vector<uint64_t> mapped_roots(early.roots.size());
-  for (size_t i = 0; i < early.roots.size(); ++i)
-    mapped_roots[i] = mapper->is_alive(n + i) ? mapper->addresses()[n + i] : 0;
-  out.roots = diff_roots(early.roots, mapped_roots, late.roots);
-  if (reversed) std::swap(out.roots->added, out.roots->removed);
-
-  auto diff = diff_objects(early.objects, late.objects, mapper->addresses().first(n), mapper->died_at().first(n));
   if (!diff) fail_on(a.selected.file, diff.error());
-  // In A-to-B terms: "new" are in B and not in A, "dead" in A and not in B.
-  const auto& new_in_b = reversed ? diff->dead_objects : diff->new_objects;
-  out.totals.add_row({"new", new_in_b.size(), reversed ? diff->dead_bytes : diff->new_bytes});
-  out.totals.add_row({"dead", reversed ? diff->new_objects.size() : diff->dead_objects.size(),
-                      reversed ? diff->new_bytes : diff->dead_bytes});
-  out.totals.add_row({"surviving", diff->surviving_count, reversed ? diff->surviving_bytes_a : diff->surviving_bytes_b});
-  uint64_t missing_bytes = 0;
-  for (size_t i : diff->missing_in_b) missing_bytes += early.objects.sizes[i];
-  out.totals.add_row({"missing", diff->missing_in_b.size(), missing_bytes});
-  if (reversed)
+  out.roots = diff->roots;
+  out.totals.add_row({"new", diff->new_count, diff->new_bytes});
+  out.totals.add_row({"dead", diff->dead_count, diff->dead_bytes});
+  out.totals.add_row({"surviving", diff->surviving_count, diff->surviving_bytes});
+  out.totals.add_row({"missing", diff->missing_count, diff->missing_bytes});
+  const uint64_t early = diff->reversed ? b.walk.gc_number : a.walk.gc_number;
+  const uint64_t late = diff->reversed ? a.walk.gc_number : b.walk.gc_number;
+  if (diff->reversed)
     notes.push_back(fmt::format("A (GC {}) is later than B (GC {}): objects were followed from B forward to A",
-                                a.gc_number, b.gc_number));
-  if (!diff->missing_in_b.empty())
+                                a.walk.gc_number, b.walk.gc_number));
+  if (diff->missing_count)
     notes.push_back(fmt::format("{} objects of GC {} survived by the ranges but are not in GC {}'s heap walk",
-                                diff->missing_in_b.size(), early.gc_number, late.gc_number));
-
-  auto groups = group_by_type(b.objects, b.names, new_in_b);
-  if (top && groups.size() > top) groups.resize(top);
-  if (!groups.empty()) add_group_rows(out.groups, b, groups, notes);
-  auto dead = group_by_type(a.objects, a.names, reversed ? diff->new_objects : diff->dead_objects);
-  if (top && dead.size() > top) dead.resize(top);
-  for (const auto& g : dead) out.dead_groups.add_row({g.name, g.count, g.bytes, a.objects.addresses[g.members.front()]});
+                                diff->missing_count, early, late));
+  if (!diff->new_groups.empty()) {
+    add_group_rows(out.groups, b.walk, *diff);
+    if (diff->graph_b.stats().unresolved_roots)
+      notes.push_back(fmt::format("{} roots of GC {} point at no walked object", diff->graph_b.stats().unresolved_roots,
+                                  b.walk.gc_number));
+  }
+  for (const auto& g : diff->dead_groups)
+    out.dead_groups.add_row({g.name, g.count, g.bytes, a.walk.objects.addresses[g.members.front()]});
   return out;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// The object-level part of `gcsnap diff`: new / dead / surviving objects between two GCs of
-// one recording, the largest groups of new objects by type, one retention path each.
+// The object-level tables of `gcsnap diff`: new / dead / surviving objects between two GCs of
+// one recording, the largest groups of new objects by type, one retention path each. The
+// diff itself is the library's (gcsnap/walk_diff.hpp); this file only makes rows.
 
 #include <cstdint>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "gc_select.hpp"
 #include "gcsnap/heap_diff.hpp"
 #include "gcsnap/reader.hpp"
+#include "gcsnap/walk_diff.hpp"
 #include "output.hpp"
 
 namespace gcsnap::cli {
@@ -17,12 +19,7 @@ namespace gcsnap::cli {
 /// One side of a diff: the selected GC and its heap walk.
 struct DiffSide {
   SelectedGc selected;  ///< B of a same-recording diff has no recording of its own
-  ObjectTable objects;
-  RootTable roots;
-  NameTable names;
-  DependentHandleTable dependent;
-  bool has_dependent = false;  ///< the GC's block has a dependent-handles section (§6.11)
-  uint64_t gc_number = 0;
+  HeapWalk walk;
 };
 
 struct ObjectLevel {
@@ -37,9 +34,9 @@ struct ObjectLevel {
   static Table empty_dead_groups();
 };
 
-/// Compute the object-level diff of a and b (same recording, either order: the earlier GC's
-/// objects are followed forward to the later one, and the result is told from A to B).
-/// Problems that only limit the answer (a gap in the ranges) become notes; read errors throw.
+/// The object-level tables of a and b (same recording, either order) from the library's
+/// diff_walks. Problems that only limit the answer (a gap in the ranges) become notes; read
+/// errors throw.
 ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, const DiffSide& b, size_t top,
                               std::vector<std::string>& notes);
 

@@ -16,3 +16,4 @@
 #include "gcsnap/retention.hpp"
 #include "gcsnap/root_summary.hpp"
 #include "gcsnap/type_histogram.hpp"
+#include "gcsnap/walk_diff.hpp"

@@ -26,7 +26,7 @@ struct GroupPath {
 /// `max_candidates` members by shape (root kind and flags, then the type of every object on
 /// the path) and return the most common shape, ties to the shorter path, then the lower
 /// member. `graph` must be built from the table the groups index.
-/// Errors: those of ShortestPathTree::compute.
+/// Errors: those of ShortestPathTree::compute; OutOfMemory.
 Result<std::vector<GroupPath>> find_group_paths(const HeapGraph& graph, std::span<const TypeGroup> groups,
                                                 size_t max_candidates = 4096);
 

@@ -10,6 +10,7 @@
 
 #include "gcsnap/model.hpp"
 #include "gcsnap/reader.hpp"
+#include "gcsnap/status.hpp"
 
 namespace gcsnap {
 
@@ -21,8 +22,8 @@ struct TypeTotal {
 };
 
 /// Count objects and bytes per type name, sorted by name. Objects whose type id has no name
-/// are counted under NameTable::type_name's text for that id.
-std::vector<TypeTotal> count_by_type(const ObjectTable& objects, const NameTable& names);
+/// are counted under NameTable::type_name's text for that id. Errors: OutOfMemory.
+Result<std::vector<TypeTotal>> count_by_type(const ObjectTable& objects, const NameTable& names);
 
 /// One type's change from A to B.
 struct TypeDelta {
@@ -35,9 +36,9 @@ struct TypeDelta {
 
 /// Merge-join two name-sorted totals (as count_by_type returns them). Result: types whose
 /// count or bytes changed (all types when include_unchanged), sorted by growth: Δbytes
-/// descending, then Δcount descending, then name.
-std::vector<TypeDelta> diff_by_type(std::span<const TypeTotal> a, std::span<const TypeTotal> b,
-                                    bool include_unchanged = false);
+/// descending, then Δcount descending, then name. Errors: OutOfMemory.
+Result<std::vector<TypeDelta>> diff_by_type(std::span<const TypeTotal> a, std::span<const TypeTotal> b,
+                                            bool include_unchanged = false);
 
 /// A root as diffs match it: same kind, same root id, same object (after mapping A's object
 /// ids to their addresses at B's GC).
@@ -60,7 +61,8 @@ struct RootDiff {
 /// Diff two root tables. `mapped_a_objects` is empty (compare object ids as recorded: two
 /// recordings, or the same GC) or parallel to a: the address of each root's object at B's GC,
 /// or 0 when it died in between (then the root cannot match and counts as removed).
-RootDiff diff_roots(const RootTable& a, std::span<const uint64_t> mapped_a_objects, const RootTable& b);
+/// Errors: OutOfMemory.
+Result<RootDiff> diff_roots(const RootTable& a, std::span<const uint64_t> mapped_a_objects, const RootTable& b);
 
 /// Roots added and removed per kind.
 struct RootKindDelta {
@@ -69,6 +71,7 @@ struct RootKindDelta {
 };
 
 /// Summarize a root diff per kind (stack, finalizer, handle, other; all four always present).
-std::vector<RootKindDelta> summarize_root_diff(const RootTable& a, const RootTable& b, const RootDiff& diff);
+/// Errors: OutOfMemory.
+Result<std::vector<RootKindDelta>> summarize_root_diff(const RootTable& a, const RootTable& b, const RootDiff& diff);
 
 }  // namespace gcsnap

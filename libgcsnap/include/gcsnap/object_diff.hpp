@@ -32,7 +32,7 @@ struct ObjectDiff {
 /// Match A's objects to B's. `a_at_b` and `a_died_at` are parallel to A's table: each
 /// object's address at B's GC and the GC number it died at (0 = alive), as BulkMapper
 /// returns them after applying every GC in (A, B]. B's addresses must be sorted.
-/// Errors: InvalidArgument (columns of different lengths).
+/// Errors: InvalidArgument (columns of different lengths), OutOfMemory.
 Result<ObjectDiff> diff_objects(const ObjectTable& a, const ObjectTable& b, std::span<const uint64_t> a_at_b,
                                 std::span<const uint64_t> a_died_at);
 
@@ -45,7 +45,8 @@ struct TypeGroup {
 };
 
 /// Group table rows `indices` by type name; largest bytes first, then count, then name.
-std::vector<TypeGroup> group_by_type(const ObjectTable& objects, const NameTable& names,
-                                     std::span<const size_t> indices);
+/// Errors: OutOfMemory.
+Result<std::vector<TypeGroup>> group_by_type(const ObjectTable& objects, const NameTable& names,
+                                             std::span<const size_t> indices);
 
 }  // namespace gcsnap

@@ -42,8 +42,8 @@ const char* generation_name(Generation generation) noexcept;
 class GenerationMap {
  public:
   GenerationMap() = default;
-  /// Copy and sort the ranges. Ranges of length 0 are ignored.
-  explicit GenerationMap(std::span<const GenerationRange> ranges);
+  /// Copy and sort the ranges. Ranges of length 0 are ignored. Errors: OutOfMemory.
+  static Result<GenerationMap> build(std::span<const GenerationRange> ranges);
   /// Return the generation whose used range [start, start+length) holds address, or Unknown.
   Generation find(uint64_t address) const noexcept;
   bool empty() const noexcept { return starts_.empty(); }
@@ -66,7 +66,8 @@ class GcTransition {
  public:
   /// Build from GC g's info and ranges and the generation bounds recorded at GC g-1 (may be
   /// empty: then callers' generation hints decide). Errors: InconsistentData when two moved
-  /// ranges overlap in old addresses, two surviving ranges overlap, or a range wraps around.
+  /// ranges overlap in old addresses, two surviving ranges overlap, or a range wraps around;
+  /// OutOfMemory.
   static Result<GcTransition> build(const GcInfo& info, const RangeTable& ranges,
                                     std::span<const GenerationRange> bounds_before);
 
@@ -112,10 +113,12 @@ class GcTransition {
 /// Follows a set of objects forward GC by GC, in bulk (sort + merge per GC).
 class BulkMapper {
  public:
-  /// addresses at the starting GC (any order); generations parallel to them, or empty.
-  BulkMapper(std::span<const uint64_t> addresses, std::span<const Generation> generations);
+  /// Start from addresses at the starting GC (any order); generations parallel to them, or
+  /// empty. Errors: OutOfMemory.
+  static Result<BulkMapper> create(std::span<const uint64_t> addresses, std::span<const Generation> generations);
   /// Apply the next GC. Objects that die keep their last address and record the GC number.
-  void apply(const GcTransition& gc);
+  /// Allocates nothing.
+  void apply(const GcTransition& gc) noexcept;
 
   /// Current address of object i (its last address if it died).
   std::span<const uint64_t> addresses() const noexcept { return addresses_; }
@@ -131,6 +134,8 @@ class BulkMapper {
   std::vector<Generation> generations_;
   std::vector<size_t> order_;  // alive objects, sorted by current address
   size_t alive_ = 0;
+
+  BulkMapper() = default;
 };
 
 }  // namespace gcsnap
@@ -143,6 +148,7 @@ bool has_complete_transition(const Recording& recording, size_t gc_index) noexce
 
 /// Read GC gc_index's ranges and the generation bounds recorded at the GC before it.
 /// Errors: those of Recording::read_ranges and read_generation_bounds, and GcTransition::build's.
+/// (OutOfMemory included: no analysis of this header lets std::bad_alloc escape.)
 Result<GcTransition> read_transition(const Recording& recording, size_t gc_index);
 
 /// One GC in the life of an address.
@@ -165,13 +171,13 @@ struct AddressHistory {
 
 /// Follow one address from gcs()[from_index] to the end of the recording (or its death, or a
 /// gap in the recorded ranges). `hint` is its generation at the start if known (object table).
-/// Errors: those of read_transition and Recording::read_generation_bounds.
+/// Errors: those of read_transition and Recording::read_generation_bounds; OutOfMemory.
 Result<AddressHistory> follow_address(const Recording& recording, size_t from_index, uint64_t address,
                                       Generation hint = Generation::Unknown);
 
 /// Follow many objects from gcs()[from_index] to gcs()[to_index] (from_index <= to_index).
 /// Errors: InconsistentData "ranges of a GC in between are missing" when the history has a gap
-/// (see has_complete_transition); those of read_transition.
+/// (see has_complete_transition); those of read_transition; OutOfMemory.
 Result<BulkMapper> map_objects(const Recording& recording, size_t from_index, size_t to_index,
                                std::span<const uint64_t> addresses, std::span<const Generation> generations);
 

@@ -7,6 +7,7 @@
 
 #include "gcsnap/model.hpp"
 #include "gcsnap/reader.hpp"
+#include "gcsnap/status.hpp"
 
 namespace gcsnap {
 
@@ -26,10 +27,12 @@ struct RootGroup {
 };
 
 /// Group roots by kind, then flags; sorted by kind (stack, finalizer, handle, other) then flags.
-std::vector<RootGroup> summarize_roots(const RootTable& roots);
+/// Errors: OutOfMemory.
+Result<std::vector<RootGroup>> summarize_roots(const RootTable& roots);
 
 /// Return the roots (positions in the table) that match: `kinds` is a bitmask over
 /// 1 << RootKind (0 = any kind); every bit of `required_flags` must be set on the root.
-std::vector<size_t> filter_roots(const RootTable& roots, uint8_t kinds, uint8_t required_flags);
+/// Errors: OutOfMemory.
+Result<std::vector<size_t>> filter_roots(const RootTable& roots, uint8_t kinds, uint8_t required_flags);
 
 }  // namespace gcsnap

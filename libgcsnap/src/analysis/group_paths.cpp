@@ -1,6 +1,7 @@
 #include "gcsnap/group_paths.hpp"
 
 #include <algorithm>
+#include <new>
 #include <map>
 
 namespace gcsnap {
@@ -58,13 +59,15 @@ GroupPath cluster_group(const HeapGraph& graph, const ShortestPathTree& tree, co
 }  // namespace
 
 Result<std::vector<GroupPath>> find_group_paths(const HeapGraph& graph, std::span<const TypeGroup> groups,
-                                                size_t max_candidates) {
+                                                size_t max_candidates) try {
   auto tree = ShortestPathTree::compute(graph, RetentionOptions{});
   if (!tree) return tree.error();
   std::vector<GroupPath> out;
   out.reserve(groups.size());
   for (const auto& g : groups) out.push_back(cluster_group(graph, *tree, g, max_candidates));
   return out;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "finding group paths");
 }
 
 }  // namespace gcsnap

@@ -1,6 +1,7 @@
 #include "gcsnap/heap_diff.hpp"
 
 #include <algorithm>
+#include <new>
 #include <tuple>
 #include <unordered_map>
 
@@ -8,7 +9,10 @@
 
 namespace gcsnap {
 
-std::vector<TypeTotal> count_by_type(const ObjectTable& objects, const NameTable& names) {
+// The entry points are function-try-blocks: an allocation failure becomes OutOfMemory
+// (docs/library.md "Errors"); nothing else in them throws.
+
+Result<std::vector<TypeTotal>> count_by_type(const ObjectTable& objects, const NameTable& names) try {
   std::unordered_map<uint32_t, std::pair<uint64_t, uint64_t>> by_id;
   for (size_t i = 0; i < objects.size(); ++i) {
     auto& t = by_id[objects.type_ids[i]];
@@ -30,10 +34,12 @@ std::vector<TypeTotal> count_by_type(const ObjectTable& objects, const NameTable
     }
   }
   return merged;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "counting objects by type");
 }
 
-std::vector<TypeDelta> diff_by_type(std::span<const TypeTotal> a, std::span<const TypeTotal> b,
-                                    bool include_unchanged) {
+Result<std::vector<TypeDelta>> diff_by_type(std::span<const TypeTotal> a, std::span<const TypeTotal> b,
+                                            bool include_unchanged) try {
   std::vector<TypeDelta> out;
   size_t i = 0, j = 0;
   while (i < a.size() || j < b.size()) {
@@ -57,6 +63,8 @@ std::vector<TypeDelta> diff_by_type(std::span<const TypeTotal> a, std::span<cons
     return x.name < y.name;
   });
   return out;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "diffing types");
 }
 
 namespace {
@@ -85,7 +93,7 @@ std::vector<KeyedRoot> keyed_roots(const RootTable& t, std::span<const uint64_t>
 
 }  // namespace
 
-RootDiff diff_roots(const RootTable& a, std::span<const uint64_t> mapped_a_objects, const RootTable& b) {
+Result<RootDiff> diff_roots(const RootTable& a, std::span<const uint64_t> mapped_a_objects, const RootTable& b) try {
   const auto ka = keyed_roots(a, mapped_a_objects);
   const auto kb = keyed_roots(b, {});
   RootDiff diff;
@@ -105,9 +113,11 @@ RootDiff diff_roots(const RootTable& a, std::span<const uint64_t> mapped_a_objec
   }
   std::sort(diff.removed.begin(), diff.removed.end(), key_less);
   return diff;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "diffing roots");
 }
 
-std::vector<RootKindDelta> summarize_root_diff(const RootTable& a, const RootTable& b, const RootDiff& diff) {
+Result<std::vector<RootKindDelta>> summarize_root_diff(const RootTable& a, const RootTable& b, const RootDiff& diff) try {
   std::vector<RootKindDelta> out;
   for (RootKind kind : {RootKind::Stack, RootKind::Finalizer, RootKind::Handle, RootKind::Other}) {
     RootKindDelta d;
@@ -119,6 +129,8 @@ std::vector<RootKindDelta> summarize_root_diff(const RootTable& a, const RootTab
     out.push_back(d);
   }
   return out;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "summarizing a root diff");
 }
 
 }  // namespace gcsnap

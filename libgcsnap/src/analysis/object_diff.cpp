@@ -1,13 +1,17 @@
 #include "gcsnap/object_diff.hpp"
 
 #include <algorithm>
+#include <new>
 #include <numeric>
 #include <unordered_map>
 
 namespace gcsnap {
 
+// The entry points are function-try-blocks: an allocation failure becomes OutOfMemory
+// (docs/library.md "Errors"); nothing else in them throws.
+
 Result<ObjectDiff> diff_objects(const ObjectTable& a, const ObjectTable& b, std::span<const uint64_t> a_at_b,
-                                std::span<const uint64_t> a_died_at) {
+                                std::span<const uint64_t> a_died_at) try {
   if (a_at_b.size() != a.size() || a_died_at.size() != a.size() || b.sizes.size() != b.size() ||
       a.sizes.size() != a.size())
     return make_error(ErrorCode::InvalidArgument, "object diff columns have different lengths");
@@ -46,10 +50,12 @@ Result<ObjectDiff> diff_objects(const ObjectTable& a, const ObjectTable& b, std:
     diff.new_bytes += b.sizes[k];
   }
   return diff;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "diffing objects");
 }
 
-std::vector<TypeGroup> group_by_type(const ObjectTable& objects, const NameTable& names,
-                                     std::span<const size_t> indices) {
+Result<std::vector<TypeGroup>> group_by_type(const ObjectTable& objects, const NameTable& names,
+                                     std::span<const size_t> indices) try {
   std::unordered_map<std::string_view, size_t> slot;
   std::vector<TypeGroup> groups;
   for (size_t i : indices) {
@@ -68,6 +74,8 @@ std::vector<TypeGroup> group_by_type(const ObjectTable& objects, const NameTable
     return x.name < y.name;
   });
   return groups;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "grouping objects by type");
 }
 
 }  // namespace gcsnap

@@ -1,6 +1,7 @@
 #include "gcsnap/object_identity.hpp"
 
 #include <algorithm>
+#include <new>
 #include <numeric>
 
 namespace gcsnap {
@@ -66,16 +67,22 @@ bool overlaps_or_wraps(const std::vector<uint64_t>& starts, const std::vector<ui
 
 }  // namespace
 
-GenerationMap::GenerationMap(std::span<const GenerationRange> ranges) {
+// Function-try-blocks: every allocation failure of these entry points becomes OutOfMemory
+// (docs/library.md "Errors"); nothing else in them throws.
+Result<GenerationMap> GenerationMap::build(std::span<const GenerationRange> ranges) try {
+  GenerationMap map;
   std::vector<GenerationRange> sorted;
   for (const auto& r : ranges)
     if (r.length != 0) sorted.push_back(r);
   std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
   for (const auto& r : sorted) {
-    starts_.push_back(r.start);
-    ends_.push_back(r.start + r.length < r.start ? UINT64_MAX : r.start + r.length);
-    generations_.push_back(r.generation);
+    map.starts_.push_back(r.start);
+    map.ends_.push_back(r.start + r.length < r.start ? UINT64_MAX : r.start + r.length);
+    map.generations_.push_back(r.generation);
   }
+  return map;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "sorting generation bounds");
 }
 
 Generation GenerationMap::find(uint64_t address) const noexcept {
@@ -108,7 +115,7 @@ Generation promoted_generation(const GcInfo& info, Generation g) noexcept {
 }
 
 Result<GcTransition> GcTransition::build(const GcInfo& info, const RangeTable& ranges,
-                                         std::span<const GenerationRange> bounds_before) {
+                                         std::span<const GenerationRange> bounds_before) try {
   GcTransition t;
   t.info_ = info;
   std::vector<uint64_t> old_starts, new_starts, lengths;
@@ -138,7 +145,9 @@ Result<GcTransition> GcTransition::build(const GcInfo& info, const RangeTable& r
   for (size_t i = 0; i < t.moved_new_.size(); ++i)
     if (t.moved_new_[i] + t.moved_len_[i] < t.moved_new_[i])
       return make_error(ErrorCode::InconsistentData, "a moved range wraps around the address space");
-  t.bounds_before_ = GenerationMap(bounds_before);
+  auto bounds_map = GenerationMap::build(bounds_before);
+  if (!bounds_map) return bounds_map.error();
+  t.bounds_before_ = std::move(bounds_map).value();
   std::vector<GenerationRange> sorted(bounds_before.begin(), bounds_before.end());
   std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
   for (const auto& r : sorted) {
@@ -148,6 +157,8 @@ Result<GcTransition> GcTransition::build(const GcInfo& info, const RangeTable& r
     t.bound_gens_.push_back(r.generation);
   }
   return t;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "sorting a GC's ranges");
 }
 
 GcTransition::Step GcTransition::classify(uint64_t address, Generation hint, Generation from_bounds) const noexcept {
@@ -196,18 +207,26 @@ void GcTransition::follow_sorted(std::span<const uint64_t> addresses, std::span<
     out[i] = cursor.next(addresses[i], hints.empty() ? Generation::Unknown : hints[i]);
 }
 
-BulkMapper::BulkMapper(std::span<const uint64_t> addresses, std::span<const Generation> generations)
-    : addresses_(addresses.begin(), addresses.end()), died_at_(addresses.size(), 0) {
-  if (generations.size() == addresses.size()) generations_.assign(generations.begin(), generations.end());
-  else generations_.assign(addresses.size(), Generation::Unknown);
-  order_.resize(addresses_.size());
-  std::iota(order_.begin(), order_.end(), size_t{0});
-  if (!std::is_sorted(addresses_.begin(), addresses_.end()))
-    std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) { return addresses_[a] < addresses_[b]; });
-  alive_ = addresses_.size();
+Result<BulkMapper> BulkMapper::create(std::span<const uint64_t> addresses,
+                                      std::span<const Generation> generations) try {
+  BulkMapper m;
+  m.addresses_.assign(addresses.begin(), addresses.end());
+  m.died_at_.assign(addresses.size(), 0);
+  if (generations.size() == addresses.size()) m.generations_.assign(generations.begin(), generations.end());
+  else m.generations_.assign(addresses.size(), Generation::Unknown);
+  m.order_.resize(addresses.size());
+  std::iota(m.order_.begin(), m.order_.end(), size_t{0});
+  const auto& a = m.addresses_;
+  if (!std::is_sorted(a.begin(), a.end()))
+    std::stable_sort(m.order_.begin(), m.order_.end(), [&](size_t x, size_t y) { return a[x] < a[y]; });
+  m.alive_ = addresses.size();
+  return m;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "following objects in bulk");
 }
 
-void BulkMapper::apply(const GcTransition& gc) {
+// std::sort and shrinking resize() allocate nothing.
+void BulkMapper::apply(const GcTransition& gc) noexcept {
   // order_ holds the alive objects sorted by address, so one merge pass answers them all.
   GcTransition::Cursor cursor(gc);
   size_t kept = 0;

@@ -1,6 +1,8 @@
 // Recording-level identity: load one GC's transition at a time and follow addresses with it.
 #include "gcsnap/object_identity.hpp"
 
+#include <new>
+
 namespace gcsnap {
 
 bool has_complete_transition(const Recording& recording, size_t gc_index) noexcept {
@@ -10,7 +12,8 @@ bool has_complete_transition(const Recording& recording, size_t gc_index) noexce
   return gcs[gc_index].drops.ranges == 0;
 }
 
-Result<GcTransition> read_transition(const Recording& recording, size_t gc_index) {
+// Function-try-blocks: allocation failures become OutOfMemory (docs/library.md "Errors").
+Result<GcTransition> read_transition(const Recording& recording, size_t gc_index) try {
   auto ranges = recording.read_ranges(gc_index);
   if (!ranges) return ranges.error();
   std::vector<GenerationRange> bounds;
@@ -20,10 +23,12 @@ Result<GcTransition> read_transition(const Recording& recording, size_t gc_index
     bounds = std::move(before).value();
   }
   return GcTransition::build(recording.gcs()[gc_index].info, *ranges, bounds);
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "reading a GC's ranges");
 }
 
 Result<AddressHistory> follow_address(const Recording& recording, size_t from_index, uint64_t address,
-                                      Generation hint) {
+                                      Generation hint) try {
   const auto gcs = recording.gcs();
   if (from_index >= gcs.size()) return make_error(ErrorCode::InvalidArgument, "no such GC index");
   AddressHistory history;
@@ -31,7 +36,9 @@ Result<AddressHistory> follow_address(const Recording& recording, size_t from_in
   history.address = address;
   auto bounds = recording.read_generation_bounds(from_index);
   if (!bounds) return bounds.error();
-  const Generation at_start = GenerationMap(*bounds).find(address);
+  auto start_map = GenerationMap::build(*bounds);
+  if (!start_map) return start_map.error();
+  const Generation at_start = start_map->find(address);
   history.generation_at_start = at_start != Generation::Unknown ? at_start : hint;
   Generation generation = history.generation_at_start;
   uint64_t current = address;
@@ -51,7 +58,9 @@ Result<AddressHistory> follow_address(const Recording& recording, size_t from_in
     }
     auto after = recording.read_generation_bounds(i);
     if (!after) return after.error();
-    entry.generation_after = GenerationMap(*after).find(step.address);
+    auto after_map = GenerationMap::build(*after);
+    if (!after_map) return after_map.error();
+    entry.generation_after = after_map->find(step.address);
     if (step.fate == Fate::NonGcHeap) {
       entry.generation_after = Generation::NonGcHeap;
     } else if (entry.generation_after == Generation::Unknown) {
@@ -65,6 +74,8 @@ Result<AddressHistory> follow_address(const Recording& recording, size_t from_in
     generation = entry.generation_after;
   }
   return history;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "following an address");
 }
 
 Result<BulkMapper> map_objects(const Recording& recording, size_t from_index, size_t to_index,
@@ -74,11 +85,12 @@ Result<BulkMapper> map_objects(const Recording& recording, size_t from_index, si
   for (size_t i = from_index + 1; i <= to_index; ++i)
     if (!has_complete_transition(recording, i))
       return make_error(ErrorCode::InconsistentData, "ranges of a GC in between are missing");
-  BulkMapper mapper(addresses, generations);
+  auto mapper = BulkMapper::create(addresses, generations);
+  if (!mapper) return mapper.error();
   for (size_t i = from_index + 1; i <= to_index; ++i) {
     auto transition = read_transition(recording, i);
     if (!transition) return transition.error();
-    mapper.apply(*transition);
+    mapper->apply(*transition);
   }
   return mapper;
 }

@@ -1,6 +1,7 @@
 #include "gcsnap/root_summary.hpp"
 
 #include <algorithm>
+#include <new>
 #include <tuple>
 
 namespace gcsnap {
@@ -49,7 +50,7 @@ int kind_rank(RootKind kind) {
 
 }  // namespace
 
-std::vector<RootGroup> summarize_roots(const RootTable& roots) {
+Result<std::vector<RootGroup>> summarize_roots(const RootTable& roots) try {
   // Sort (group, object) pairs once; groups and distinct objects fall out of one pass.
   std::vector<std::tuple<int, uint8_t, uint64_t, RootKind>> keys;
   keys.reserve(roots.size());
@@ -68,9 +69,11 @@ std::vector<RootGroup> summarize_roots(const RootTable& roots) {
     if (!same_group_before || std::get<2>(keys[i - 1]) != object) ++g.distinct_objects;
   }
   return groups;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "summarizing roots");
 }
 
-std::vector<size_t> filter_roots(const RootTable& roots, uint8_t kinds, uint8_t required_flags) {
+Result<std::vector<size_t>> filter_roots(const RootTable& roots, uint8_t kinds, uint8_t required_flags) try {
   std::vector<size_t> out;
   for (size_t i = 0; i < roots.size(); ++i) {
     if (kinds && !(kinds & (1u << static_cast<unsigned>(roots.kinds[i])))) continue;
@@ -78,6 +81,8 @@ std::vector<size_t> filter_roots(const RootTable& roots, uint8_t kinds, uint8_t 
     out.push_back(i);
   }
   return out;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "filtering roots");
 }
 
 }  // namespace gcsnap

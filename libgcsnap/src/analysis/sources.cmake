@@ -9,4 +9,4 @@ target_sources(gcsnap PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/edge_slots.cpp
 )
 target_sources(gcsnap PRIVATE ${CMAKE_CURRENT_LIST_DIR}/object_identity.cpp ${CMAKE_CURRENT_LIST_DIR}/object_identity_reader.cpp ${CMAKE_CURRENT_LIST_DIR}/root_summary.cpp ${CMAKE_CURRENT_LIST_DIR}/heap_diff.cpp ${CMAKE_CURRENT_LIST_DIR}/object_diff.cpp)
-target_sources(gcsnap PRIVATE ${CMAKE_CURRENT_LIST_DIR}/group_paths.cpp)
+target_sources(gcsnap PRIVATE ${CMAKE_CURRENT_LIST_DIR}/group_paths.cpp ${CMAKE_CURRENT_LIST_DIR}/walk_diff.cpp)

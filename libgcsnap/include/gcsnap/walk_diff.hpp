@@ -1,0 +1,78 @@
+#pragma once
+/// Whole diffs of two heap walks, as `gcsnap diff` (and any report) tells them: one GC's walk
+/// read in one call, roots of two recordings matched by what they hold, and the object-level
+/// diff of two GCs of one recording (new / dead / surviving objects, the largest groups, one
+/// retention path per group of new objects). The parts are in heap_diff.hpp, object_diff.hpp,
+/// object_identity.hpp and group_paths.hpp; this header puts them together once.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "gcsnap/group_paths.hpp"
+#include "gcsnap/heap_diff.hpp"
+#include "gcsnap/heap_graph.hpp"
+#include "gcsnap/object_diff.hpp"
+#include "gcsnap/reader.hpp"
+#include "gcsnap/status.hpp"
+
+namespace gcsnap {
+
+/// One GC's heap walk: what the analyses of a whole walk read.
+struct HeapWalk {
+  size_t gc_index = 0;   ///< position in Recording::gcs()
+  uint64_t gc_number = 0;
+  ObjectTable objects;
+  RootTable roots;
+  NameTable names;
+  DependentHandleTable dependent;  ///< empty, and has_dependent false, for 1.0 recordings
+  bool has_dependent = false;      ///< the GC's block has a dependent-handles section (§6.11)
+
+  /// Return the sum of the objects' sizes.
+  uint64_t total_bytes() const noexcept;
+};
+
+/// Read GC gc_index's objects, roots, names and dependent handles.
+/// Errors: those of Recording::read_objects (NoHeapWalk ...), read_roots, read_names,
+/// read_dependent_handles and has_dependent_handle_section.
+Result<HeapWalk> read_heap_walk(const Recording& recording, size_t gc_index,
+                                const ObjectReadOptions& options = {});
+
+/// Diff the roots of two walks of different recordings (two processes share no addresses or
+/// ids): a root matches when its kind, the type name of the object it holds (its containing
+/// object, see ObjectTable::find_containing) and, for stack roots, its method name match.
+/// RootKey::object and root_id in the result are interned names, not addresses: only the
+/// counts per kind are meaningful. Errors: OutOfMemory.
+Result<RootDiff> diff_roots_by_content(const HeapWalk& a, const HeapWalk& b);
+
+/// The object-level diff of two walks of one recording, told from A to B.
+struct WalkDiff {
+  /// A is the later GC: the identity was followed from B forward to A (it only runs forward
+  /// in time) and the result turned around.
+  bool reversed = false;
+  RootDiff roots;  ///< A's roots' objects followed to B, matched by kind, root id and object
+  uint64_t new_count = 0, new_bytes = 0;     ///< alive at B, not at A (sizes at B)
+  uint64_t dead_count = 0, dead_bytes = 0;   ///< alive at A, not at B (sizes at A)
+  uint64_t surviving_count = 0;
+  uint64_t surviving_bytes = 0;              ///< sizes at B
+  /// Objects of the earlier GC that survived by the ranges but are not in the later walk
+  /// (counted neither new nor dead), and their sizes at the earlier GC.
+  uint64_t missing_count = 0, missing_bytes = 0;
+  std::vector<TypeGroup> new_groups;   ///< rows of B's table, largest first
+  std::vector<GroupPath> new_paths;    ///< parallel to new_groups; nodes of `graph_b`
+  std::vector<TypeGroup> dead_groups;  ///< rows of A's table, largest first
+  /// B's graph, built when new_groups is not empty (the paths index it). It points into B's
+  /// ObjectTable: keep that walk alive while using it.
+  HeapGraph graph_b;
+};
+
+/// Diff walks A and B of RECORDING (either order) object by object: follow the earlier walk's
+/// objects and roots' objects through the ranges of every GC in between, match them with the
+/// later walk, group new and dead objects by type (at most TOP groups each, 0 = all) and find
+/// one retention path per group of new objects.
+/// Errors: InconsistentData "ranges of a GC in between are missing" when the recording has a
+/// gap between them (no object-level answer exists); those of map_objects, diff_objects,
+/// HeapGraph::build and find_group_paths; OutOfMemory.
+Result<WalkDiff> diff_walks(const Recording& recording, const HeapWalk& a, const HeapWalk& b, size_t top = 0);
+
+}  // namespace gcsnap
