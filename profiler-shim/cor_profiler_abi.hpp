@@ -46,6 +46,8 @@ using COR_PRF_TRANSITION_REASON = int32_t;
 using COR_PRF_SUSPEND_REASON = int32_t;
 using COR_PRF_JIT_CACHE = int32_t;
 using COR_PRF_GC_GENERATION = int32_t;
+using COR_PRF_STATIC_TYPE = int32_t;
+using HCORENUM = void*;
 
 static_assert(sizeof(UINT_PTR) == 8 && sizeof(ULONG) == 4 && sizeof(WCHAR) == 2, "LP64 Linux only");
 
@@ -84,7 +86,13 @@ inline constexpr HRESULT CORPROF_E_NOT_GC_OBJECT = static_cast<HRESULT>(0x801313
 inline bool succeeded(HRESULT hr) noexcept { return hr >= 0; }
 
 // Event mask bits (§6).
+inline constexpr DWORD COR_PRF_MONITOR_MODULE_LOADS = 0x4;
 inline constexpr DWORD COR_PRF_MONITOR_GC = 0x80;
+// COR_PRF_STATIC_TYPE bits (GetStaticFieldInfo).
+inline constexpr COR_PRF_STATIC_TYPE COR_PRF_FIELD_APP_DOMAIN_STATIC = 0x1;
+inline constexpr COR_PRF_STATIC_TYPE COR_PRF_FIELD_THREAD_STATIC = 0x2;
+inline constexpr COR_PRF_STATIC_TYPE COR_PRF_FIELD_CONTEXT_STATIC = 0x4;
+inline constexpr COR_PRF_STATIC_TYPE COR_PRF_FIELD_RVA_STATIC = 0x8;
 inline constexpr int32_t COR_PRF_GC_ROOT_STACK = 1;
 inline constexpr int32_t COR_PRF_GC_REASON_INDUCED = 1;
 inline constexpr DWORD ofRead = 0;

@@ -6,13 +6,25 @@
 
 namespace gcsnap::shim::com {
 
+/// What EnumModules returns (corprof.idl ICorProfilerModuleEnum).
+struct ICorProfilerModuleEnum : IUnknown {
+  virtual HRESULT Skip(ULONG count) = 0;                                    // 3
+  virtual HRESULT Reset() = 0;                                              // 4
+  virtual HRESULT Clone(ICorProfilerModuleEnum** copy) = 0;                 // 5
+  virtual HRESULT GetCount(ULONG* count) = 0;                               // 6
+  virtual HRESULT Next(ULONG capacity, ModuleID modules[], ULONG* fetched) = 0;  // 7
+
+ protected:
+  ~ICorProfilerModuleEnum() = default;
+};
+
 struct ICorProfilerInfo : IUnknown {
   virtual HRESULT GetClassFromObject(ObjectID object, ClassID* class_id) = 0;  // 3
   virtual HRESULT slot4_GetClassFromToken() = 0;
   virtual HRESULT slot5_GetCodeInfo() = 0;
   virtual HRESULT GetEventMask(DWORD* mask) = 0;  // 6
   virtual HRESULT slot7_GetFunctionFromIP() = 0;
-  virtual HRESULT slot8_GetFunctionFromToken() = 0;
+  virtual HRESULT GetFunctionFromToken(ModuleID module, mdToken token, FunctionID* function) = 0;  // 8
   virtual HRESULT slot9_GetHandleFromThread() = 0;
   virtual HRESULT GetObjectSize(ObjectID object, ULONG* size) = 0;  // 10
   virtual HRESULT IsArrayClass(ClassID class_id, CorElementType* element_type, ClassID* element_class, ULONG* rank) = 0;  // 11
@@ -30,7 +42,7 @@ struct ICorProfilerInfo : IUnknown {
   virtual HRESULT slot23_GetILFunctionBodyAllocator() = 0;
   virtual HRESULT slot24_SetILFunctionBody() = 0;
   virtual HRESULT slot25_GetAppDomainInfo() = 0;
-  virtual HRESULT slot26_GetAssemblyInfo() = 0;
+  virtual HRESULT GetAssemblyInfo(AssemblyID assembly, ULONG name_capacity, ULONG* name_length, WCHAR name[], AppDomainID* app_domain, ModuleID* module) = 0;  // 26
   virtual HRESULT slot27_SetFunctionReJIT() = 0;
   virtual HRESULT ForceGC() = 0;  // 28
   virtual HRESULT slot29_SetILInstrumentedCodeMap() = 0;
@@ -60,10 +72,10 @@ struct ICorProfilerInfo2 : ICorProfilerInfo {
   virtual HRESULT slot47_GetBoxClassLayout() = 0;
   virtual HRESULT slot48_GetThreadAppDomain() = 0;
   virtual HRESULT slot49_GetRVAStaticAddress() = 0;
-  virtual HRESULT slot50_GetAppDomainStaticAddress() = 0;
+  virtual HRESULT GetAppDomainStaticAddress(ClassID class_id, mdFieldDef field, AppDomainID app_domain, void** address) = 0;  // 50
   virtual HRESULT slot51_GetThreadStaticAddress() = 0;
   virtual HRESULT slot52_GetContextStaticAddress() = 0;
-  virtual HRESULT slot53_GetStaticFieldInfo() = 0;
+  virtual HRESULT GetStaticFieldInfo(ClassID class_id, mdFieldDef field, COR_PRF_STATIC_TYPE* info) = 0;  // 53
   virtual HRESULT GetGenerationBounds(ULONG capacity, ULONG* count, COR_PRF_GC_GENERATION_RANGE ranges[]) = 0;  // 54
   virtual HRESULT GetObjectGeneration(ObjectID object, COR_PRF_GC_GENERATION_RANGE* range) = 0;  // 55
   virtual HRESULT slot56_GetNotifiedExceptionClauseInfo() = 0;
@@ -82,7 +94,7 @@ struct ICorProfilerInfo3 : ICorProfilerInfo2 {
   virtual HRESULT slot63_GetFunctionEnter3Info() = 0;
   virtual HRESULT slot64_GetFunctionLeave3Info() = 0;
   virtual HRESULT slot65_GetFunctionTailcall3Info() = 0;
-  virtual HRESULT slot66_EnumModules() = 0;
+  virtual HRESULT EnumModules(ICorProfilerModuleEnum** modules) = 0;  // 66
   virtual HRESULT slot67_GetRuntimeInformation() = 0;
   virtual HRESULT slot68_GetThreadStaticAddress2() = 0;
   virtual HRESULT slot69_GetAppDomainsContainingModule() = 0;
@@ -202,10 +214,10 @@ struct ICorProfilerInfo14 : ICorProfilerInfo13 {
 };
 
 struct IMetaDataImport : IUnknown {
-  virtual HRESULT slot3_CloseEnum() = 0;
+  virtual void CloseEnum(HCORENUM e) = 0;  // 3 (returns nothing)
   virtual HRESULT slot4_CountEnum() = 0;
   virtual HRESULT slot5_ResetEnum() = 0;
-  virtual HRESULT slot6_EnumTypeDefs() = 0;
+  virtual HRESULT EnumTypeDefs(HCORENUM* e, mdTypeDef type_defs[], ULONG capacity, ULONG* count) = 0;  // 6
   virtual HRESULT slot7_EnumInterfaceImpls() = 0;
   virtual HRESULT slot8_EnumTypeRefs() = 0;
   virtual HRESULT slot9_FindTypeDefByName() = 0;
@@ -217,9 +229,9 @@ struct IMetaDataImport : IUnknown {
   virtual HRESULT slot15_ResolveTypeRef() = 0;
   virtual HRESULT slot16_EnumMembers() = 0;
   virtual HRESULT slot17_EnumMembersWithName() = 0;
-  virtual HRESULT slot18_EnumMethods() = 0;
+  virtual HRESULT EnumMethods(HCORENUM* e, mdTypeDef type_def, mdMethodDef methods[], ULONG capacity, ULONG* count) = 0;  // 18
   virtual HRESULT slot19_EnumMethodsWithName() = 0;
-  virtual HRESULT slot20_EnumFields() = 0;
+  virtual HRESULT EnumFields(HCORENUM* e, mdTypeDef type_def, mdFieldDef fields[], ULONG capacity, ULONG* count) = 0;  // 20
   virtual HRESULT slot21_EnumFieldsWithName() = 0;
   virtual HRESULT slot22_EnumParams() = 0;
   virtual HRESULT slot23_EnumMemberRefs() = 0;

@@ -85,6 +85,20 @@ HRESULT ProfilerCallback::Shutdown() {
   });
 }
 
+HRESULT ProfilerCallback::ModuleLoadFinished(ModuleID module, HRESULT status) {
+  return guarded("ModuleLoadFinished", S_OK, [&] {
+    session().on_module_loaded(module, status);
+    return S_OK;
+  });
+}
+
+HRESULT ProfilerCallback::ModuleUnloadStarted(ModuleID module) {
+  return guarded("ModuleUnloadStarted", S_OK, [&] {
+    session().on_module_unloading(module);
+    return S_OK;
+  });
+}
+
 HRESULT ProfilerCallback::GarbageCollectionStarted(int generations, BOOL collected[], COR_PRF_GC_REASON reason) {
   return guarded("GarbageCollectionStarted", S_OK, [&] {
     if (session().is_recording()) session().on_gc_started(generations, collected, reason);

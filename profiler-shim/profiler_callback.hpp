@@ -39,8 +39,8 @@ class ProfilerCallback final : public ICorProfilerCallback5 {
   HRESULT AssemblyUnloadStarted(AssemblyID) override { return S_OK; }
   HRESULT AssemblyUnloadFinished(AssemblyID, HRESULT) override { return S_OK; }
   HRESULT ModuleLoadStarted(ModuleID) override { return S_OK; }
-  HRESULT ModuleLoadFinished(ModuleID, HRESULT) override { return S_OK; }
-  HRESULT ModuleUnloadStarted(ModuleID) override { return S_OK; }
+  HRESULT ModuleLoadFinished(ModuleID module, HRESULT status) override;
+  HRESULT ModuleUnloadStarted(ModuleID module) override;
   HRESULT ModuleUnloadFinished(ModuleID, HRESULT) override { return S_OK; }
   HRESULT ModuleAttachedToAssembly(ModuleID, AssemblyID) override { return S_OK; }
   HRESULT ClassLoadStarted(ClassID) override { return S_OK; }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "field_signature.hpp"
 #include "runtime_queries.hpp"
 
 namespace gcsnap::shim {
@@ -12,30 +13,9 @@ namespace {
 using namespace com;
 constexpr int kMaxParents = 64;
 constexpr ULONG kNameCapacity = 1024;
-constexpr DWORD kFieldStatic = 0x10;  // fdStatic
 // Added to GetClassLayout offsets of a class so they count from the object's start (checked on
 // .NET 10: see docs/shim.md "Field names").
 constexpr uint32_t kLayoutAdjust = 0;
-
-// ECMA-335 II.23.2.4 field signature: FIELD (0x06), custom modifiers, then the type.
-uint8_t field_flags_of(const BYTE* sig, ULONG size) {
-  if (!sig || size < 2 || sig[0] != 0x06) return 0;
-  ULONG i = 1;
-  while (i < size && (sig[i] == 0x1f || sig[i] == 0x20)) {  // CMOD_REQD / CMOD_OPT + TypeDefOrRef
-    ++i;
-    if (i >= size) return 0;
-    i += (sig[i] & 0x80) == 0 ? 1 : (sig[i] & 0xC0) == 0x80 ? 2 : 4;  // compressed token length
-  }
-  if (i >= size) return 0;
-  switch (sig[i]) {
-    case 0x0e: case 0x12: case 0x13: case 0x14: case 0x1c: case 0x1d: case 0x1e:
-      return field_flags::kReference;  // string, class, var, array, object, szarray, mvar
-    case 0x11: return field_flags::kStruct;  // valuetype
-    case 0x15:  // generic instantiation of a class or of a struct
-      return i + 1 < size && sig[i + 1] == 0x11 ? field_flags::kStruct : field_flags::kReference;
-    default: return 0;  // primitives, pointers
-  }
-}
 
 bool is_reference_element(CorElementType type) {
   return type == 0x0e || type == 0x12 || type == 0x14 || type == 0x1c || type == 0x1d || type == 0x15;
@@ -68,8 +48,8 @@ bool RuntimeInfoQueries::append_class_fields(ClassID class_id, std::vector<Owned
       if (!succeeded(metadata->GetFieldProps(offsets[k].ridOfField, &owner, name, kNameCapacity, &length, &attributes,
                                              &sig, &sig_size, &constant_type, &constant, &constant_length)))
         continue;
-      const uint8_t flags = field_flags_of(sig, sig_size);
-      if ((attributes & kFieldStatic) || flags == 0) continue;
+      const uint8_t flags = field_signature_flags(sig, sig_size);
+      if ((attributes & field_attributes::kStatic) || flags == 0) continue;
       size_t n = length <= kNameCapacity ? length : kNameCapacity;
       while (n > 0 && name[n - 1] == 0) --n;
       out.push_back(OwnedField{offsets[k].ulOffset + adjust, flags, utf16_to_utf8(name, n)});

@@ -47,7 +47,8 @@ HRESULT ShimSession::on_initialize_for_attach(IUnknown* info_unknown, const void
   // Only here, on the runtime's attach thread, may MONITOR_GC be set while background GC is
   // on: the runtime then turns background GC off itself (until the detach) after waiting for
   // one in progress, within the timeout of the attach request.
-  HRESULT hr = info_->SetEventMask(COR_PRF_MONITOR_GC);
+  set_up_statics();
+  HRESULT hr = info_->SetEventMask(event_mask());
   if (!succeeded(hr)) {
     control_->stop(2000);
     log_line("not attaching: SetEventMask(COR_PRF_MONITOR_GC) failed with " + hex(hr));
@@ -59,8 +60,22 @@ HRESULT ShimSession::on_initialize_for_attach(IUnknown* info_unknown, const void
 }
 
 void ShimSession::on_attach_complete() noexcept {
-  // Nothing to catch up: the CLI asks for the forced GC once the attach request returns,
-  // and GC callbacks that begin mid-GC are ignored by the recorder until a GC starts.
+  // GC: nothing to catch up (the CLI asks for the forced GC once the attach request returns,
+  // and GC callbacks that begin mid-GC are ignored until a GC starts). Statics: the modules
+  // loaded before the attach had no load callback; this is where the runtime's attach
+  // protocol wants catch-up enumeration (callbacks are on, so none is missed in between).
+  if (!statics_) return;
+  std::vector<uint64_t> modules;
+  HRESULT hr = E_FAIL;
+  try {
+    hr = statics_runtime_->enumerate_modules(modules);
+    if (succeeded(hr))
+      for (uint64_t module : modules) statics_->add_module(module);
+  } catch (...) {
+    hr = E_OUTOFMEMORY;
+  }
+  if (!succeeded(hr))
+    log_line("static fields loaded before the attach are not named (EnumModules failed with " + hex(hr) + ")");
 }
 
 std::string ShimSession::accept_output() {

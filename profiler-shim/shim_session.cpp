@@ -135,9 +135,10 @@ HRESULT ShimSession::on_initialize(IUnknown* info_unknown) {
   settings_ = parsed.settings;
   if (!query_info(info_unknown)) return cancel("the runtime offers no ICorProfilerInfo4 or newer");
   if (!open_output()) return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  set_up_statics();
   // MONITOR_GC set here, in Initialize, is what makes the runtime deliver the heap walk;
   // as a side effect the runtime turns background GC off for the life of the process.
-  HRESULT hr = info_->SetEventMask(COR_PRF_MONITOR_GC);
+  HRESULT hr = info_->SetEventMask(event_mask());
   if (!succeeded(hr)) {
     (void)pending_writer_->close();
     ::unlink(settings_.output.c_str());
@@ -166,9 +167,38 @@ void ShimSession::start_recording(std::unique_ptr<Writer> writer) {
   // Chunks for heap walks, populated off the GC thread; up to 64 MiB kept between walks.
   chunk_pool_ = new ChunkPool(std::min<size_t>(size_t{64} << 20, settings_.max_memory_bytes / 8));
   writer_thread_->set_chunk_pool(chunk_pool_);
+  if (statics_) writer_thread_->set_statics(statics_, statics_runtime_);
   recorder_ = new Recorder(options, *queries_, *writer_thread_, chunk_pool_);
   raw_bounds_.resize(1024);
   ready_.store(true, std::memory_order_release);  // GC callbacks may use all of the above now
+}
+
+void ShimSession::set_up_statics() {
+  if (!settings_.field_names) return;
+  statics_runtime_ = new RuntimeStatics(info_);
+  statics_ = new StaticSlotTable();
+}
+
+DWORD ShimSession::event_mask() const noexcept {
+  // Module loads only tell the statics table which modules to scan (on the writer thread).
+  return COR_PRF_MONITOR_GC | (statics_ ? COR_PRF_MONITOR_MODULE_LOADS : 0);
+}
+
+void ShimSession::on_module_loaded(uint64_t module, HRESULT status) noexcept {
+  if (!statics_ || !succeeded(status)) return;
+  try {
+    statics_->add_module(module);
+  } catch (...) {
+    // Out of memory for one id: that module's statics go unnamed, nothing else changes.
+  }
+}
+
+void ShimSession::on_module_unloading(uint64_t module) noexcept {
+  if (!statics_) return;
+  try {
+    statics_->remove_module(module);
+  } catch (...) {
+  }
 }
 
 bool ShimSession::start_control_socket() {

@@ -18,6 +18,7 @@
 #include "cor_profiler_abi.hpp"
 #include "recorder.hpp"
 #include "runtime_queries.hpp"
+#include "runtime_statics.hpp"
 #include "settings.hpp"
 #include "writer_thread.hpp"
 
@@ -45,6 +46,9 @@ class ShimSession {
   bool on_object_references(uint64_t object, uint64_t class_id, std::span<const uint64_t> references);
   void on_dependent_handles(std::span<const uint64_t> primaries, std::span<const uint64_t> secondaries);
   void on_gc_finished();
+  /// Module loads feed the statics table (named statics, docs/shim.md "Field names").
+  void on_module_loaded(uint64_t module, com::HRESULT status) noexcept;
+  void on_module_unloading(uint64_t module) noexcept;
 
   bool is_recording() const noexcept {
     return ready_.load(std::memory_order_acquire) && recorder_->is_active() && !off_.load();
@@ -59,6 +63,8 @@ class ShimSession {
   void make_current();
   void stop_being_current() noexcept;
   bool start_control_socket();
+  void set_up_statics();
+  com::DWORD event_mask() const noexcept;
   void start_recording(std::unique_ptr<Writer> writer);
   std::string handle_request(const std::string& request);
   std::string take_snapshot();
@@ -78,6 +84,9 @@ class ShimSession {
   ChunkPool* chunk_pool_ = nullptr;
   Recorder* recorder_ = nullptr;
   ControlServer* control_ = nullptr;  ///< never freed: its thread may outlive a detach
+  // Named statics (null with GCSNAP_FIELDS=0): never freed, a late module callback may touch them.
+  StaticSlotTable* statics_ = nullptr;
+  RuntimeStatics* statics_runtime_ = nullptr;
   std::atomic<bool> ready_{false};    ///< recorder_ and the writer are set up (release/acquire)
   std::vector<com::COR_PRF_GC_GENERATION_RANGE> raw_bounds_;
   std::vector<GenerationRange> bounds_;

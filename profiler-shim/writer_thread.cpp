@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "shim_log.hpp"
+
 namespace gcsnap::shim {
 namespace {
 
@@ -61,7 +63,7 @@ struct ChunkColumns {
   }
 };
 
-Status write_gc(Writer& writer, GcBatch& batch, ChunkPool* pool) {
+Status write_gc(Writer& writer, GcBatch& batch, ChunkPool* pool, std::span<const StaticSlot> statics) {
   GCSNAP_RETURN_IF_ERROR(writer.begin_gc(batch.info));
   GCSNAP_RETURN_IF_ERROR(write_names(writer, batch));
   if (!batch.bounds.empty()) GCSNAP_RETURN_IF_ERROR(writer.add_generation_bounds(batch.bounds));
@@ -105,6 +107,11 @@ Status write_gc(Writer& writer, GcBatch& batch, ChunkPool* pool) {
   if (batch.dependent_handles_captured) {
     // Written even when empty: the section then says "captured, none" (format-spec.md §6.11).
     GCSNAP_RETURN_IF_ERROR(writer.add_dependent_handles(batch.dependent_primaries, batch.dependent_secondaries));
+  }
+  if (!statics.empty()) {
+    // Statics only name paths: slots the writer refuses cost their names, not the recording.
+    Status status = writer.add_static_slots(statics);
+    if (!status && status.error().code != ErrorCode::InvalidArgument) return status;
   }
   if (batch.walk_skip) GCSNAP_RETURN_IF_ERROR(writer.add_walk_skip(*batch.walk_skip));
   if (batch.drops.any()) GCSNAP_RETURN_IF_ERROR(writer.add_drops(batch.drops));
@@ -157,7 +164,8 @@ void WriterThread::run() noexcept {
 
 bool WriterThread::write_batch(GcBatch& batch) noexcept {
   try {
-    Status status = write_gc(*writer_, batch, pool_);
+    std::vector<StaticSlot> statics = static_slots_for(batch);
+    Status status = write_gc(*writer_, batch, pool_, statics);
     if (status.is_ok()) return true;
     (void)writer_->abort_gc();
     const Error& e = status.error();
@@ -169,6 +177,24 @@ bool WriterThread::write_batch(GcBatch& batch) noexcept {
     fail("out of memory while encoding a GC");
   }
   return false;
+}
+
+std::vector<StaticSlot> WriterThread::static_slots_for(const GcBatch& batch) noexcept {
+  std::vector<StaticSlot> out;
+  if (!statics_table_ || !statics_runtime_ || statics_off_ || !batch.has_heap_walk() || batch.objects.empty())
+    return out;
+  try {
+    // Here, after the GC: the runtime calls take locks, and static addresses do not move.
+    statics_table_->refresh(*statics_runtime_);
+    std::span<const NamedStatic> slots = statics_table_->slots();
+    out.reserve(slots.size());
+    for (const NamedStatic& s : slots) out.push_back(StaticSlot{s.address, s.name});
+  } catch (...) {
+    statics_off_ = true;
+    out.clear();
+    log_line("static fields are not named from now on (out of memory while resolving them); recording goes on");
+  }
+  return out;
 }
 
 void WriterThread::fail(const char* message) noexcept {

@@ -14,6 +14,7 @@
 #include "chunk_pool.hpp"
 #include "gc_batch.hpp"
 #include "gcsnap/writer.hpp"
+#include "static_slots.hpp"
 
 namespace gcsnap::shim {
 
@@ -48,16 +49,26 @@ class WriterThread final : public BatchSink {
   bool failed() const noexcept { return failed_.load(); }
   /// Give written heap-walk chunks back to POOL (set before the first GC; may be null).
   void set_chunk_pool(ChunkPool* pool) noexcept { pool_ = pool; }
+  /// Name statics in heap-walk GCs (format-spec.md §6.14): before writing each one, refresh
+  /// TABLE through RUNTIME on this thread, never on the GC's (set before the first GC).
+  void set_statics(StaticSlotTable* table, StaticsRuntime* runtime) noexcept {
+    statics_table_ = table;
+    statics_runtime_ = runtime;
+  }
   WriterStats stats() const;
 
  private:
   void run() noexcept;
   bool write_batch(GcBatch& batch) noexcept;
+  std::vector<StaticSlot> static_slots_for(const GcBatch& batch) noexcept;
   void fail(const char* message) noexcept;
 
   std::unique_ptr<Writer> writer_;
   FailureHandler on_failure_;
   ChunkPool* pool_ = nullptr;
+  StaticSlotTable* statics_table_ = nullptr;
+  StaticsRuntime* statics_runtime_ = nullptr;
+  bool statics_off_ = false;  ///< a failure turned static names off (writer thread only)
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::unique_ptr<GcBatch>> queue_;
