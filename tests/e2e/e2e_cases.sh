@@ -292,15 +292,23 @@ analysis_types_and_paths() {
   analysis_field_names "$1"
 }
 
-# analysis_field_names FILE:GC: every hop of the FieldShapes paths names its field or index
-# (hops csv columns: path,hop,address,type,size,generation,field,field_kind,field_note).
+# analysis_field_names FILE:GC: every hop of the FieldShapes paths names its field, index or
+# static (hops csv columns: path,hop,address,type,size,generation,via,field,field_kind,field_note;
+# paths csv: ...,method,static). Used on recordings and on attached snapshots alike.
 analysis_field_names() {
   local text
   text=$(csv path "$1" --type Gcsnap.Sample.LeakyItem --limit 1)
-  expect_line "$text" '^1,1,0x[0-9a-f]+,.*,\[[0-9]+\],element,$' "path fields: the statics array's element is not an index"
+  expect_line "$text" '^1,1,0x[0-9a-f]+,.*,reference,Gcsnap\.Sample\.Scenario\.s_leaky,static,$' \
+    "path fields: the List<LeakyItem> is not named as the static Scenario.s_leaky"
+  expect_line "$text" '^1,0x[0-9a-f]+,Gcsnap\.Sample\.LeakyItem,3,strong,handle,.*,Gcsnap\.Sample\.Scenario\.s_leaky$' \
+    "path fields: the path's static column does not name Scenario.s_leaky"
   expect_line "$text" '^1,2,0x[0-9a-f]+,Gcsnap\.Sample\.LeakyItem\[\],.*,_items,field,$' "path fields: List<LeakyItem> does not hold its array in _items"
   expect_line "$text" '^1,3,0x[0-9a-f]+,Gcsnap\.Sample\.LeakyItem,.*,\[[0-9]+\],element,$' "path fields: the LeakyItem is not an element of the array"
   text=$(csv path "$1" --type Gcsnap.Sample.VipCustomer)
+  expect_line "$text" '^1,0x[0-9a-f]+,Gcsnap\.Sample\.VipCustomer,4,strong,handle,.*,Gcsnap\.Sample\.FieldShapes\.Orders$' \
+    "path statics: the VipCustomer's path does not start at the static FieldShapes.Orders"
+  expect_line "$text" '^1,1,0x[0-9a-f]+,.*,reference,Gcsnap\.Sample\.FieldShapes\.Orders,static,$' \
+    "path statics: hop 1 is not the static FieldShapes.Orders"
   expect_line "$text" '^1,2,0x[0-9a-f]+,.*Entry.*\[\]",[0-9]+,[a-z0-9]+,reference,_entries,field,$' "path fields: no Dictionary._entries hop"
   expect_line "$text" '^1,3,0x[0-9a-f]+,Gcsnap\.Sample\.Order,[0-9]+,[a-z0-9]+,reference,\[17\]\.value,element,$' \
     "path fields: the Order is not _entries[17].value"
@@ -312,6 +320,13 @@ analysis_field_names() {
     "path fields: the subscriber is not the delegate's _target (a field of the base class Delegate)"
   text=$(csv path "$1" --type Gcsnap.Sample.SlotItem)
   expect_line "$text" '^1,2,0x[0-9a-f]+,Gcsnap\.Sample\.SlotItem,[0-9]+,[a-z0-9]+,reference,\[17\],element,$' "path fields: the SlotItem is not element [17]"
+  # The two static Dictionary<string, Order> fields are told apart: one path each, each named.
+  text=$(csv path "$1" --type 'System.Collections.Generic.Dictionary<System.String, Gcsnap.Sample.Order>' --all)
+  expect_line "$text" '^[12],0x[0-9a-f]+,.*,1,strong,handle,.*,Gcsnap\.Sample\.FieldShapes\.Orders$' "path statics: no dictionary held by FieldShapes.Orders"
+  expect_line "$text" '^[12],0x[0-9a-f]+,.*,1,strong,handle,.*,Gcsnap\.Sample\.FieldShapes\.Archive$' "path statics: no dictionary held by FieldShapes.Archive"
+  [ "$(grep -Ec '^[0-9]+,0x[0-9a-f]+,' <<<"$text")" -eq 2 ] || { printf '%s\n' "$text"; fail "path statics: not exactly two Dictionary<String, Order>"; }
+  text=$("$gcsnap" path "$1" --type Gcsnap.Sample.VipCustomer) || fail "gcsnap path --type VipCustomer exited non-zero"
+  expect_line "$text" '^note: path 1: Gcsnap\.Sample\.FieldShapes\.Orders \(static\) -> ' "path statics: the one-line path does not start at the static"
   text=$("$gcsnap" path "$1" --type Gcsnap.Sample.SlotItem --format json) || fail "gcsnap path --format json exited non-zero"
   expect_line "$text" '"hop": 2, .*"type": "Gcsnap\.Sample\.SlotItem", .*"field": "\[17\]", "field_kind": "element", "field_note": null' \
     "path fields: the JSON hop has no field key naming [17]"

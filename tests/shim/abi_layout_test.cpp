@@ -74,3 +74,20 @@ TEST_CASE("ABI types have the Linux sizes", "[shim][abi]") {
   CHECK(sizeof(COR_PRF_GC_GENERATION_RANGE) == 32);
   CHECK(sizeof(COR_PRF_NONGC_HEAP_RANGE) == 24);
 }
+
+TEST_CASE("statics: info, module enumerator and metadata slots match the runtime's vtable", "[shim][abi]") {
+  CHECK(slot_of(&ICorProfilerInfo::GetFunctionFromToken) == 8);
+  CHECK(slot_of(&ICorProfilerInfo::GetAssemblyInfo) == 26);
+  CHECK(slot_of(&ICorProfilerInfo2::GetAppDomainStaticAddress) == 50);
+  CHECK(slot_of(&ICorProfilerInfo2::GetStaticFieldInfo) == 53);
+  CHECK(slot_of(&ICorProfilerInfo3::EnumModules) == 66);
+  CHECK(slot_of(&ICorProfilerModuleEnum::GetCount) == 6);
+  CHECK(slot_of(&ICorProfilerModuleEnum::Next) == 7);
+  CHECK(slot_of(&IMetaDataImport::CloseEnum) == 3);
+  CHECK(slot_of(&IMetaDataImport::EnumTypeDefs) == 6);
+  CHECK(slot_of(&IMetaDataImport::EnumMethods) == 18);
+  CHECK(slot_of(&IMetaDataImport::EnumFields) == 20);
+  CHECK(slot_of(&IMetaDataImport::GetMethodProps) == 30);
+  CHECK(slot_of(&IMetaDataImport::GetFieldProps) == 57);
+  CHECK(slot_of(&IMetaDataImport::GetNestedClassProps) == 62);
+}
