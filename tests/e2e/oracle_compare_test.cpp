@@ -9,10 +9,13 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <iterator>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "gcsnap/field_layout.hpp"
 #include "gcsnap/heap_graph.hpp"
 #include "gcsnap/reader.hpp"
 #include "gcsnap/retention.hpp"
@@ -31,6 +34,11 @@ struct Truth {
   std::map<std::string, std::set<uint64_t>> roots;      // kind -> distinct objects
   std::map<uint64_t, std::string> objects;             // reachable: address -> type name
   uint64_t heap_objects = 0;
+  struct Static {
+    uint64_t value = 0;  // the object the static holds (0: null)
+    std::string name;    // Type.Field in ClrMD's form
+  };
+  std::map<uint64_t, Static> statics;  // the app's reference statics: slot address -> value, name
 };
 
 Truth read_truth(const std::string& path) {
@@ -45,6 +53,8 @@ Truth read_truth(const std::string& path) {
     if (f.size() == 3 && f[0] == "root") t.roots[f[1]].insert(std::stoull(f[2], nullptr, 16));
     else if (f.size() == 3 && f[0] == "object") t.objects[std::stoull(f[1], nullptr, 16)] = f[2];
     else if (f.size() == 2 && f[0] == "heap") t.heap_objects = std::stoull(f[1]);
+    else if (f.size() == 4 && f[0] == "static")
+      t.statics[std::stoull(f[1], nullptr, 16)] = {std::stoull(f[2], nullptr, 16), f[3]};
     else FAIL("unexpected line in " << path << ": " << line);
   }
   return t;
@@ -161,5 +171,64 @@ TEST_CASE("gcsnap's snapshot agrees with ClrMD reading a core dump of the same m
     CHECK(extra <= 8);
     CHECK(got["stack"].size() > 0);
     CHECK(got["handle"].size() >= 10);
+  }
+}
+
+TEST_CASE("gcsnap's named statics are ClrMD's static field addresses, and hold what ClrMD reads", "[oracle]") {
+  const Truth truth = read_truth(env("GCSNAP_ORACLE_TRUTH"));
+  // Holder's nine reference statics and Holder+Registry.Names; not PerType<T> (generic) nor
+  // the [ThreadStatic] PerThread, which the oracle leaves out as gcsnap does.
+  REQUIRE(truth.statics.size() >= 10);
+  auto opened = Recording::open(env("GCSNAP_ORACLE_SNAP"));
+  REQUIRE(opened);
+  const Recording& rec = **opened;
+  auto gc = rec.last_snapshot();
+  REQUIRE(gc);
+  std::string storage;
+  auto slots = rec.read_static_slots(*gc, storage);
+  REQUIRE(slots);
+  std::map<uint64_t, std::string> got;  // gcsnap's statics of the app: slot -> name
+  for (const StaticSlot& s : *slots)
+    if (std::string_view(s.name).starts_with("Zoo.")) got[s.address] = std::string(s.name);
+
+  SECTION("the same slot addresses with the same names") {
+    for (const auto& [slot, want] : truth.statics) {
+      INFO("ClrMD static " << want.name << " at 0x" << std::hex << slot);
+      auto it = got.find(slot);
+      REQUIRE(it != got.end());
+      CHECK(it->second == want.name);
+    }
+    for (const auto& [slot, name] : got) {
+      INFO("gcsnap names a static ClrMD does not report: " << name << " at 0x" << std::hex << slot);
+      CHECK(truth.statics.count(slot) == 1);
+    }
+    CHECK(truth.statics.size() == got.size());
+    bool nested = false;
+    for (const auto& [slot, name] : got) nested = nested || name == "Zoo.Holder+Registry.Names";
+    CHECK(nested);
+  }
+
+  SECTION("each named slot lies in a walked object whose reference at that slot is ClrMD's value") {
+    auto objects = rec.read_objects(*gc, ObjectReadOptions{true});
+    REQUIRE(objects);
+    REQUIRE(objects->reference_slots.size() == objects->reference_targets.size());
+    std::map<uint64_t, size_t> by_address;  // object start -> index
+    for (size_t i = 0; i < objects->size(); ++i) by_address[objects->addresses[i]] = i;
+    size_t checked = 0;
+    for (const auto& [slot, want] : truth.statics) {
+      if (want.value == 0) continue;  // a null static holds no reference to find
+      INFO("static " << want.name << " at 0x" << std::hex << slot << " holding 0x" << want.value);
+      auto it = by_address.upper_bound(slot);
+      REQUIRE(it != by_address.begin());
+      const size_t i = std::prev(it)->second;
+      REQUIRE(slot < objects->addresses[i] + objects->sizes[i]);  // inside the statics array
+      const uint64_t offset = slot - objects->addresses[i];
+      bool found = false;
+      for (uint64_t r = objects->reference_offsets[i]; r < objects->reference_offsets[i + 1]; ++r)
+        if (objects->reference_slots[r] == offset) found = objects->reference_targets[r] == want.value;
+      CHECK(found);
+      ++checked;
+    }
+    CHECK(checked >= 9);
   }
 }

@@ -229,6 +229,9 @@ TEST_CASE("writer thread: static slots go into heap-walk GCs only, refreshed at 
     walked_gc();
     (void)recorder.on_gc_started(0x1, false, 3000);  // gen0 under the gen2 policy: no walk
     recorder.on_gc_finished(bounds, 4000);
+    // The writer thread works on its own: let it write both GCs before the fake changes.
+    for (int i = 0; i < 2000 && sink.stats().gcs_written < 2; ++i) ::usleep(5000);
+    REQUIRE(sink.stats().gcs_written == 2);
     // Zoo.Later is initialised between the GCs: the next walked GC names it too.
     rt.type(1, 0x02000003).class_id = 0xC3;
     rt.type(1, 0x02000003).addresses = {{0x04000002, 0x1018}};

@@ -82,15 +82,21 @@ Table gc_table(const Recording& r) {
   t.add_column("compacted", "COMPACTED").add_column("trigger", "SNAPSHOT");
   t.add_column("roots", "ROOTS", ColumnKind::Count).add_column("surviving_ranges", "SURVIVING", ColumnKind::Count);
   t.add_column("moved_ranges", "MOVED", ColumnKind::Count).add_column("objects", "OBJECTS", ColumnKind::Count);
-  t.add_column("references", "REFS", ColumnKind::Count).add_column("new_types", "NEW TYPES", ColumnKind::Count);
+  t.add_column("references", "REFS", ColumnKind::Count);
+  t.add_column("dependent_handles", "DEP HANDLES", ColumnKind::Count);
+  t.add_column("new_types", "NEW TYPES", ColumnKind::Count);
   t.add_column("bytes", "ON DISK", ColumnKind::Bytes).add_column("drops", "DROPS");
   for (size_t i = 0; i < r.gcs().size(); ++i) {
     const GcEntry& e = r.gcs()[i];
     std::string drops = drops_text(e.drops);
+    // Pairs declared by the block's dependent-handle sections; empty when it has none (not
+    // captured: a GC without a heap walk, or a 1.0 file).
+    auto pairs = r.dependent_handle_count(i);
+    Cell dependent = pairs && *pairs ? Cell(**pairs) : Cell::empty();
     t.add_row({e.info.gc_number, fmt::format("gen{}", e.info.condemned_generation()),
                e.info.reason == GcReason::Induced ? "induced" : "other", e.info.compacted ? "yes" : "no",
                snapshot_text(r, i), e.root_count, e.surviving_range_count, e.moved_range_count,
-               e.object_count, e.reference_count, e.new_type_count, e.block_size,
+               e.object_count, e.reference_count, dependent, e.new_type_count, e.block_size,
                drops.empty() ? Cell::empty() : Cell(drops)});
   }
   return t;

@@ -176,6 +176,9 @@ class Recording {
   /// Whether the GC's block holds a dependent-handles section (a 1.1 writer at a heap walk
   /// writes one even when the runtime reported no pair). Errors: as reading the block.
   Result<bool> has_dependent_handle_section(size_t gc_index) const;
+  /// The number of dependent-handle pairs the GC's block declares (the item counts of its
+  /// sections' headers, nothing decoded); nullopt when it has no such section.
+  Result<std::optional<uint64_t>> dependent_handle_count(size_t gc_index) const;
   /// Same, with the extras OPTIONS asks for. A GC whose slots sections do not pair with its
   /// objects sections is InconsistentData; a GC without them gives empty reference_slots.
   Result<ObjectTable> read_objects(size_t gc_index, const ObjectReadOptions& options) const;

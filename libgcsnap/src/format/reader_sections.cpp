@@ -240,6 +240,18 @@ Result<bool> Recording::has_dependent_handle_section(size_t gc_index) const {
   });
 }
 
+Result<std::optional<uint64_t>> Recording::dependent_handle_count(size_t gc_index) const {
+  return guarded<std::optional<uint64_t>>([&]() -> Result<std::optional<uint64_t>> {
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
+    auto refs = impl_->sections_of(gc_index, SectionType::DependentHandles);
+    if (!refs) return refs.error();
+    if (refs->empty()) return std::optional<uint64_t>{};
+    uint64_t pairs = 0;
+    for (const auto& r : *refs) pairs += r.header.item_count;
+    return std::optional<uint64_t>{pairs};
+  });
+}
+
 Result<std::optional<WalkSkip>> Recording::read_walk_skip(size_t gc_index) const {
   return guarded<std::optional<WalkSkip>>([&]() -> Result<std::optional<WalkSkip>> {
     GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));

@@ -6,6 +6,10 @@
 //   object <address> <type>    one line per object reachable from those roots, following
 //                              references and dependent handles (ConditionalWeakTable)
 //   heap <count>               objects on the heap, reachable or not
+//   static <slot> <value> <name>  one line per reference-type static field of the app's
+//                              non-generic types (namespace Zoo), initialised: where its
+//                              reference is stored, the object it holds (0: null), and
+//                              Type.Field in ClrMD's form
 // It uses no gcsnap code: what it writes is the truth the test compares gcsnap with.
 using System;
 using System.Collections.Generic;
@@ -20,6 +24,28 @@ public static class Program {
       case ClrRootKind.FinalizerQueue: return "finalizer";
       default: return "handle";  // strong, pinned, async-pinned, ref-counted, sized-ref handles
     }
+  }
+
+  // The app's static reference fields, as ClrMD finds them from the modules' type maps.
+  static int WriteStatics(ClrRuntime runtime, StreamWriter output) {
+    ClrAppDomain domain = runtime.AppDomains.First();
+    var lines = new SortedSet<string>(StringComparer.Ordinal);
+    foreach (ClrModule module in runtime.EnumerateModules()) {
+      foreach ((ulong methodTable, int token) in module.EnumerateTypeDefToMethodTableMap()) {
+        ClrType type = runtime.GetTypeByMethodTable(methodTable);
+        if (type?.Name is not string name || !name.StartsWith("Zoo.", StringComparison.Ordinal) || name.Contains('<'))
+          continue;
+        foreach (ClrStaticField field in type.StaticFields) {
+          if (!field.IsObjectReference || !field.IsInitialized(domain)) continue;
+          ulong slot = field.GetAddress(domain);
+          if (slot == 0) continue;
+          ulong value = field.ReadObject(domain).Address;
+          lines.Add($"static\t0x{slot:x}\t0x{value:x}\t{name}.{field.Name}");
+        }
+      }
+    }
+    foreach (string line in lines) output.WriteLine(line);
+    return lines.Count;
   }
 
   public static int Main(string[] args) {
@@ -67,7 +93,8 @@ public static class Program {
       output.WriteLine($"object\t0x{address:x}\t{obj.Type?.Name ?? "<unknown>"}");
     }
     output.WriteLine($"heap\t{heapCount}");
-    Console.Out.WriteLine($"clrmd-oracle: {roots} roots, {reached.Count} reachable objects, {heapCount} on the heap");
+    int statics = WriteStatics(runtime, output);
+    Console.Out.WriteLine($"clrmd-oracle: {roots} roots, {reached.Count} reachable objects, {heapCount} on the heap, {statics} app statics");
     return 0;
   }
 }

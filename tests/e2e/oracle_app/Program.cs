@@ -1,7 +1,7 @@
 // The oracle test's app (tests/e2e/oracle_test.sh): builds a heap with the shapes gcsnap must
 // get right (generics nested in generics, closures, async state machines, timers, dictionaries,
 // LOH and pinned arrays, ConditionalWeakTable entries with live and dead keys, finalizable
-// objects, string literals, statics), collects until it is stable, prints
+// objects, string literals, statics: plain, nested, generic, thread-static), collects until it is stable, prints
 // "oracle-app: ready pid=N", then waits on stdin without allocating. Every line of stdin
 // after that is ignored until end of input; then it exits 0.
 using System;
@@ -66,6 +66,17 @@ public static class Holder {
   public static Task Pending;
   public static GCHandle PinnedHandle;
   public static byte[] PinnedByAllocateArray;
+  [ThreadStatic] public static List<int> PerThread;  // one slot per thread: not named by gcsnap
+
+  /// A nested static class that never has an instance: its static is named "Zoo.Holder+Registry.Names".
+  public static class Registry {
+    public static readonly List<string> Names = new List<string> { "alpha", "beta" };
+  }
+}
+
+/// Statics of a generic type exist per instantiation: gcsnap does not name them.
+public static class PerType<T> {
+  public static readonly List<T> Items = new List<T>();
 }
 
 public static class Program {
@@ -112,6 +123,9 @@ public static class Program {
     for (int i = 0; i < 8; i++) Holder.Keep.Add(new Finalizable(i));
     for (int i = 0; i < 8; i++) _ = new Finalizable(100 + i);  // die, finalized below
     Holder.Keep.Add(Holder.Literal);
+    Holder.PerThread = new List<int> { 1 };
+    PerType<Point>.Items.Add(new Point(9, 9));
+    Holder.Keep.Add(Holder.Registry.Names.Count);
   }
 
   public static int Main() {
