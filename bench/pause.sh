@@ -5,6 +5,8 @@
 # storing the walk); the EventPipe heap dump dotnet-gcdump is built on (dotnet-trace with the
 # gcdump keywords). Snapshots are taken under `gcsnap record --policy none`.
 #   bench/pause.sh [--sizes "1000000 5000000"] [--reps 3] [--rows plain,walk,shim,eventpipe] [--out DIR] [--keep]
+# Row nofields (not in the default rows): `gcsnap snapshot` with GCSNAP_FIELDS=0, for the cost of
+# field names (docs/performance.md "Field names: what they cost").
 # Env: BUILD_DIR (default build-bench; Release), DOTNET_TRACE (use this dotnet-trace instead of
 # installing one from NuGet into OUT/tools).
 set -euo pipefail

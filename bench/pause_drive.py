@@ -43,12 +43,14 @@ def row_plain_gc(args, n, env):
     return app.objects, gaps, f"GC.Collect {statistics.median(gc_ms):.0f} ms"
 
 
-def row_snapshot(args, n, env, walk_only):
-    snap = f"{args.out}/pause-{n}-{'walk' if walk_only else 'shim'}.snap"
+def row_snapshot(args, n, env, walk_only, fields=True):
+    snap = f"{args.out}/pause-{n}-{'walk' if walk_only else 'shim' if fields else 'nofields'}.snap"
     if os.path.exists(snap):
         os.unlink(snap)
     env = dict(env)
     env["GCSNAP_WALK_ONLY"] = "1" if walk_only else "0"
+    # The shim starts with `record`, so the app inherits GCSNAP_FIELDS (field names' cost).
+    env["GCSNAP_FIELDS"] = "1" if fields else "0"
     cmd = [args.gcsnap, "record", "-o", snap, "--policy", "none", "--", "dotnet", args.app_dll, str(n)]
     app = App(cmd, env, f"{args.out}/{os.path.basename(snap)}.err")
     gaps, walls = [], []
@@ -167,6 +169,8 @@ def main():
                     res = row_snapshot(args, n, env, True)
                 elif name == "shim":
                     res = row_snapshot(args, n, env, False)
+                elif name == "nofields":
+                    res = row_snapshot(args, n, env, False, fields=False)
                 elif name == "eventpipe":
                     res = row_eventpipe(args, n, env)
                 else:
@@ -179,6 +183,7 @@ def main():
         "plain": "a plain full blocking GC, no profiler",
         "walk": "gcsnap snapshot, GCSNAP_WALK_ONLY=1 (runtime walk only)",
         "shim": "gcsnap snapshot (record --policy none)",
+        "nofields": "gcsnap snapshot, GCSNAP_FIELDS=0 (no field names)",
         "eventpipe": "EventPipe heap dump (dotnet-trace, gcdump keywords)",
     }
     print(f"snapshot pause (bench/pause.sh; longest tick gap of bench/stall_app, median of {args.reps}; ratios within this run)")
@@ -204,6 +209,13 @@ def main():
             ok = r < limit if below else r <= limit
             return f"{r:.2f} ({'holds' if ok else 'NO'})"
         print(f"| {n} | {ratio('shim', 'walk', 1.3)} | {ratio('shim', 'eventpipe', 0.6, True)} | {ratio('walk', 'plain')} |")
+    if "nofields" in rows:
+        print()
+        print("| objects | snapshot with field names / GCSNAP_FIELDS=0 | (GCSNAP_FIELDS=0) / walk-only |")
+        print("|---|---|---|")
+        for n in sorted({k[0] for k in medians}):
+            x, y, w = medians.get((n, "shim")), medians.get((n, "nofields")), medians.get((n, "walk"))
+            print(f"| {n} | {x / y if x and y else float('nan'):.2f} | {y / w if y and w else float('nan'):.2f} |")
 
 
 if __name__ == "__main__":
