@@ -109,15 +109,15 @@ void run_diff(const DiffOptions& opt) {
 
   Report report;
   // As path/types/dominators say: without the pairs, ConditionalWeakTable values look dead.
-  if (!a.has_dependent && !b.has_dependent && same_recording) {
+  if (!a.walk.has_dependent && !b.walk.has_dependent && same_recording) {
     report.notes.push_back("this recording has no dependent-handle section: objects kept alive only by a "
                            "ConditionalWeakTable look unreachable");
   } else {
     for (const DiffSide* side : {&a, &b})
-      if (!side->has_dependent)
+      if (!side->walk.has_dependent)
         report.notes.push_back(fmt::format("GC {} of {} has no dependent-handle section: objects kept alive only by a "
                                            "ConditionalWeakTable look unreachable there",
-                                           side->gc_number, side->selected.file));
+                                           side->walk.gc_number, side->selected.file));
   }
   report.tables.push_back(summary_table(a, b));
   report.tables.push_back(type_table(a, b, opt.top));
