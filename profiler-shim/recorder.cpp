@@ -56,14 +56,28 @@ constexpr size_t kChunksAhead = 8;  ///< populated chunks kept in reserve during
 Recorder::Recorder(const RecorderOptions& options, RuntimeQueries& queries, BatchSink& sink, ChunkPool* pool)
     : options_(options), queries_(queries), sink_(sink), pool_(pool) {}
 
-bool Recorder::within_walk_budget(uint64_t now_ns) const noexcept {
-  if (!walked_before_ || options_.walk_budget_per_mille >= 1000) return true;
-  // Walks take at most budget/1000 of the wall time from the last walk's start until now:
-  // last * 1000 <= budget * (last + since)  <=>  last * (1000 - budget) <= budget * since.
-  const uint64_t since = now_ns > last_walk_end_ns_ ? now_ns - last_walk_end_ns_ : 0;
-  // In double: exact for durations below 2^53 ns / 1000 (about 100 days), no overflow above.
-  return static_cast<double>(last_walk_ns_) * (1000 - options_.walk_budget_per_mille) <=
-         static_cast<double>(since) * options_.walk_budget_per_mille;
+uint64_t Recorder::estimated_walk_ns() const noexcept {
+  // A walk costs time in proportion to the live heap: scale what the last one took by how the
+  // heap's size changed since. Before any walk, assume first_walk_ns_per_byte (a conservative
+  // figure: bench/web.sh measured 2-15 ns per byte on a loaded 2-vCPU machine).
+  double estimate = 0;
+  if (walked_before_) {
+    estimate = static_cast<double>(last_walk_ns_);
+    if (last_walk_heap_bytes_ > 0 && heap_known_)
+      estimate *= static_cast<double>(heap_bytes_) / static_cast<double>(last_walk_heap_bytes_);
+  } else {
+    estimate = static_cast<double>(heap_bytes_) * options_.first_walk_ns_per_byte;
+  }
+  return estimate >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(estimate);
+}
+
+bool Recorder::within_walk_budget(uint64_t estimate_ns, uint64_t since_ns) const noexcept {
+  if (options_.walk_budget_per_mille >= 1000) return true;
+  // Walks take at most budget/1000 of the wall time from the end of the last walked GC to the
+  // end of this one: estimate <= budget/1000 * (since + estimate)
+  // <=> estimate * (1000 - budget) <= budget * since. In double: no overflow.
+  return static_cast<double>(estimate_ns) * (1000 - options_.walk_budget_per_mille) <=
+         static_cast<double>(since_ns) * options_.walk_budget_per_mille;
 }
 
 SnapshotTrigger Recorder::decide_trigger(uint8_t generations_mask, bool induced, uint64_t now_ns) noexcept {
@@ -78,14 +92,19 @@ SnapshotTrigger Recorder::decide_trigger(uint8_t generations_mask, bool induced,
       if (induced) {
         trigger = SnapshotTrigger::Policy;
       } else if (gen2) {
-        if (within_walk_budget(now_ns)) {
+        // Before the first walk the heap's size is unknown until a GC has finished: no walk.
+        const uint64_t from = walked_before_ ? last_walk_end_ns_ : options_.start_ns;
+        const uint64_t since = now_ns > from ? now_ns - from : 0;
+        const uint64_t estimate = estimated_walk_ns();
+        if ((walked_before_ || heap_known_) && within_walk_budget(estimate, since)) {
           trigger = SnapshotTrigger::Policy;
         } else {
           WalkSkip skip;
           skip.reason = walk_skip_reason::kWalkTimeBudget;
           skip.budget_per_mille = options_.walk_budget_per_mille;
-          skip.last_walk_ns = last_walk_ns_;
-          skip.since_last_walk_ns = now_ns > last_walk_end_ns_ ? now_ns - last_walk_end_ns_ : 0;
+          skip.last_walk_ns = walked_before_ ? last_walk_ns_ : 0;
+          skip.since_last_walk_ns = since;
+          skip.estimated_walk_ns = estimate;
           batch_->walk_skip = skip;
           ++stats_.walks_skipped;
         }
@@ -429,11 +448,16 @@ void Recorder::on_gc_finished(std::span<const GenerationRange> bounds, uint64_t 
   }
   resolve_new_methods();
   b.info.end_time_ns = now_ns;
+  uint64_t heap = 0;
+  for (const GenerationRange& r : bounds) heap += r.length;
+  heap_bytes_ = heap;
+  heap_known_ = true;
   if (b.has_heap_walk()) {
     ++stats_.snapshots;
     walked_before_ = true;
     last_walk_ns_ = now_ns > b.info.start_time_ns ? now_ns - b.info.start_time_ns : 0;
     last_walk_end_ns_ = now_ns;
+    last_walk_heap_bytes_ = heap;
     if (b.info.trigger == SnapshotTrigger::OnDemand) last_on_demand_gc_.store(b.info.gc_number);
   }
   ++stats_.gcs_seen;

@@ -67,9 +67,14 @@ struct RecorderOptions {
   bool verify_sizes = false;
   bool dependent_handles = true;  ///< Callback5 was answered: heap walks capture dependent handles
   /// The default policy's walk-time budget, in thousandths of wall time: a gen2 GC that is not
-  /// induced is walked only if the last walked GC's duration is at most this share of the
-  /// time from its start to now. Induced GCs and on-demand snapshots are always walked.
-  uint32_t walk_budget_per_mille = 20;
+  /// induced is walked only if its estimated duration is at most this share of the time from
+  /// the end of the last walked GC (or from START_NS, before the first walk) to the end of this
+  /// one (docs/shim.md, "Snapshot policies"). Induced GCs and on-demand snapshots are always walked.
+  uint32_t walk_budget_per_mille = 10;
+  /// When recording started (Initialize or attach), by the callers' clock.
+  uint64_t start_ns = 0;
+  /// The estimate of a walked GC before any walk has been timed: this many ns per byte of heap.
+  uint32_t first_walk_ns_per_byte = 10;
   /// Find each reference's slot in its object's memory (RuntimeQueries::object_words) and
   /// resolve each type's field layout once (format-spec.md §6.12, §6.13).
   bool capture_slots = false;
@@ -126,7 +131,10 @@ class Recorder {
 
  private:
   SnapshotTrigger decide_trigger(uint8_t generations_mask, bool induced, uint64_t now_ns) noexcept;
-  bool within_walk_budget(uint64_t now_ns) const noexcept;
+  /// How long a walked GC would take now: the last walked GC's duration scaled by the heap's
+  /// size since, or the heap's size times first_walk_ns_per_byte before any walk.
+  uint64_t estimated_walk_ns() const noexcept;
+  bool within_walk_budget(uint64_t estimate_ns, uint64_t since_ns) const noexcept;
   template <typename T>
   bool reserve_for(std::vector<T>& column, size_t extra) noexcept;
   bool charge(size_t bytes) noexcept;
@@ -164,6 +172,9 @@ class Recorder {
   bool walked_before_ = false;
   uint64_t last_walk_ns_ = 0;       ///< its duration, GarbageCollectionStarted to Finished
   uint64_t last_walk_end_ns_ = 0;
+  uint64_t last_walk_heap_bytes_ = 0;  ///< the heap after it (sum of the generation ranges)
+  uint64_t heap_bytes_ = 0;            ///< the heap after the last GC of any kind
+  bool heap_known_ = false;            ///< a GC has finished: heap_bytes_ holds its size
 
   // The heap walk's state, touched only by the thread that walks (see on_object_references).
   ObjectChunk* chunk_ = nullptr;      ///< the chunk being filled (owned by batch_->objects)

@@ -164,6 +164,7 @@ void ShimSession::start_recording(std::unique_ptr<Writer> writer) {
   options.memory_budget_bytes = settings_.max_memory_bytes - settings_.max_memory_bytes / 4;
   options.verify_sizes = settings_.verify_sizes;
   options.capture_slots = settings_.field_names;
+  options.start_ns = now_ns();  // the default policy's budget counts from here before the first walk
   // Chunks for heap walks, populated off the GC thread; up to 64 MiB kept between walks.
   chunk_pool_ = new ChunkPool(std::min<size_t>(size_t{64} << 20, settings_.max_memory_bytes / 8));
   writer_thread_->set_chunk_pool(chunk_pool_);

@@ -474,41 +474,71 @@ TEST_CASE("recorder: the default policy keeps heap walks within their share of w
           "[shim][recorder]") {
   RecorderOptions options = with_policy(SnapshotPolicy::Default);
   options.walk_budget_per_mille = 20;  // 2 %
+  options.start_ns = 0;
+  options.first_walk_ns_per_byte = 10;
   Harness h(options);
-  const uint64_t ms = 1000000;
-  auto gc = [&](uint8_t mask, bool induced, uint64_t start_ms, uint64_t end_ms) {
+  const uint64_t ms = 1000000, mib = 1 << 20;
+  auto gc = [&](uint8_t mask, bool induced, uint64_t start_ms, uint64_t end_ms, uint64_t heap = uint64_t{1} << 20) {
     bool walked = h.recorder->on_gc_started(mask, induced, start_ms * ms);
-    std::vector<GenerationRange> bounds = {{Generation::Gen2, 0x1000, 0x800, 0x1000}};
+    std::vector<GenerationRange> bounds = {{Generation::Gen2, 0x1000, heap / 2, heap},
+                                           {Generation::Gen0, 0x1000 + heap, heap / 2, heap}};
     h.recorder->on_gc_finished(bounds, end_ms * ms);
     return walked;
   };
-  CHECK(gc(kFull, false, 1000, 1100));         // GC 1: first gen2: walked (100 ms)
-  CHECK_FALSE(gc(kFull, false, 2000, 2010));   // GC 2: 0.9 s later: 100 ms would be 10 %: skipped
-  CHECK_FALSE(gc(kGen0, false, 3000, 3001));   // GC 3: gen0: never walked, no note
-  CHECK(gc(kFull, true, 3500, 3600));          // GC 4: induced: always walked (100 ms)
-  CHECK_FALSE(gc(kFull, false, 6000, 6010));   // GC 5: 2.4 s after: 100 ms / 2.5 s = 4 %: skipped
-  CHECK(gc(kFull, false, 8500, 8520));         // GC 6: 4.9 s after: 100 / 5000 = 2 %: walked
+  CHECK_FALSE(gc(kFull, false, 200, 210));      // GC 1: no GC has finished: the heap's size is unknown
+  CHECK_FALSE(gc(kGen0, false, 500, 501));      // GC 2: gen0: never walked, no note; the heap is 1 MiB
+  CHECK(gc(kFull, false, 1000, 1100));          // GC 3: estimate 10 ns/B x 1 MiB = 10.5 ms, 1 s since start: walked (100 ms)
+  CHECK_FALSE(gc(kFull, false, 2000, 2010));    // GC 4: 0.9 s later: 100 ms would be 10 %: skipped
+  CHECK_FALSE(gc(kGen0, false, 3000, 3001));    // GC 5: gen0
+  CHECK(gc(kFull, true, 3500, 3600));           // GC 6: induced: always walked (100 ms)
+  CHECK_FALSE(gc(kFull, false, 6000, 6010));    // GC 7: 2.4 s after: 100 ms / 2.5 s = 4 %: skipped
+  CHECK(gc(kFull, false, 8500, 8520));          // GC 8: 4.9 s after: 100 / 5000 = 2 %: walked (20 ms)
+  CHECK_FALSE(gc(kGen0, false, 9000, 9001, 4 * mib));  // GC 9: the heap grew to 4 MiB
+  CHECK_FALSE(gc(kFull, false, 9600, 9610));    // GC 10: 20 ms x 4 = 80 ms in 1.08 s: skipped (20 ms would fit)
   h.recorder->request_on_demand();
-  CHECK(gc(kFull, true, 8530, 8540));          // GC 7: on demand: always walked
-  CHECK(h.recorder->stats().walks_skipped == 2);
+  CHECK(gc(kFull, true, 9630, 9640));           // GC 11: on demand: always walked
+  CHECK(h.recorder->stats().walks_skipped == 4);
   auto rec = h.finish();
-  REQUIRE(rec->gcs().size() == 7);
+  REQUIRE(rec->gcs().size() == 11);
   std::vector<bool> skipped;
-  for (size_t i = 0; i < 7; ++i) {
+  for (size_t i = 0; i < 11; ++i) {
     auto skip = rec->read_walk_skip(i);
     REQUIRE(skip.is_ok());
     skipped.push_back(skip->has_value());
   }
-  CHECK(skipped == std::vector<bool>{false, true, false, false, true, false, false});
-  auto note = *rec->read_walk_skip(1);
+  CHECK(skipped == std::vector<bool>{true, false, false, true, false, false, true, false, false, true, false});
+  auto first = *rec->read_walk_skip(0);  // before any walk: no last walk, the time since the start
+  CHECK(first->last_walk_ns == 0);
+  CHECK(first->since_last_walk_ns == 200 * ms);
+  auto note = *rec->read_walk_skip(3);
   CHECK(note->reason == walk_skip_reason::kWalkTimeBudget);
   CHECK(note->budget_per_mille == 20);
   CHECK(note->last_walk_ns == 100 * ms);
   CHECK(note->since_last_walk_ns == 900 * ms);
-  CHECK(rec->gcs()[1].info.trigger == SnapshotTrigger::None);
-  CHECK(rec->gcs()[3].info.trigger == SnapshotTrigger::Policy);
-  CHECK(rec->gcs()[6].info.trigger == SnapshotTrigger::OnDemand);
-  CHECK(rec->verify_gc(1).is_ok());
+  CHECK(note->estimated_walk_ns == 100 * ms);
+  auto grown = *rec->read_walk_skip(9);
+  CHECK(grown->last_walk_ns == 20 * ms);
+  CHECK(grown->estimated_walk_ns == 80 * ms);
+  CHECK(rec->gcs()[3].info.trigger == SnapshotTrigger::None);
+  CHECK(rec->gcs()[5].info.trigger == SnapshotTrigger::Policy);
+  CHECK(rec->gcs()[10].info.trigger == SnapshotTrigger::OnDemand);
+  CHECK(rec->verify_gc(3).is_ok());
+
+  SECTION("before the first walk a big heap waits: 10 ns per byte of 1 GiB is 10.7 s") {
+    Harness big(options);
+    CHECK_FALSE(big.recorder->on_gc_started(kGen0, false, 100 * ms));
+    std::vector<GenerationRange> bounds = {{Generation::Gen2, 0x1000, 1ull << 30, 1ull << 30}};
+    big.recorder->on_gc_finished(bounds, 110 * ms);
+    CHECK_FALSE(big.recorder->on_gc_started(kFull, false, 2000 * ms));  // 10.7 s > 2 % of 2 s
+    big.recorder->on_gc_finished(bounds, 2100 * ms);
+    CHECK(big.recorder->on_gc_started(kFull, false, 600000 * ms));      // 10.7 s <= 2 % of 600 s
+    big.recorder->on_gc_finished(bounds, 600100 * ms);
+    CHECK(big.recorder->stats().walks_skipped == 1);
+    auto r = big.finish();
+    auto skip = *r->read_walk_skip(1);
+    REQUIRE(skip.has_value());
+    CHECK(skip->estimated_walk_ns == 10ull * (1ull << 30));
+  }
 
   SECTION("the gen2 policy walks every gen2 GC") {
     Harness g(with_policy(SnapshotPolicy::Gen2));

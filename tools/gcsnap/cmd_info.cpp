@@ -1,6 +1,7 @@
 // gcsnap info FILE: how the file ends, then one row per GC (docs/cli.md "gcsnap info").
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -49,19 +50,28 @@ std::string snapshot_text(const Recording& r, size_t i) {
   if (e.info.trigger != SnapshotTrigger::None || e.info.condemned_generation() != 2) return trigger_name(e.info.trigger);
   auto skip = r.read_walk_skip(i);
   if (!skip || !*skip) return trigger_name(e.info.trigger);
-  if ((*skip)->reason == walk_skip_reason::kWalkTimeBudget) return "skipped: budget";
+  if ((*skip)->reason == walk_skip_reason::kWalkTimeBudget) {
+    // The estimate says why: a walk this long did not fit the share of the time since the last.
+    if ((*skip)->estimated_walk_ns == 0) return "skipped: budget";
+    return fmt::format("skipped: budget, est. {} ms", ((*skip)->estimated_walk_ns + 500000) / 1000000);
+  }
   return fmt::format("skipped: reason {}", (*skip)->reason);
 }
 
-uint64_t skipped_walks(const Recording& r) {
+/// How many gen2 GCs the policy did not walk, and the budget (per mille) the last of them names.
+std::pair<uint64_t, uint32_t> skipped_walks(const Recording& r) {
   uint64_t n = 0;
+  uint32_t budget = 0;
   for (size_t i = 0; i < r.gcs().size(); ++i) {
     const GcEntry& e = r.gcs()[i];
     if (e.info.trigger != SnapshotTrigger::None || e.info.condemned_generation() != 2) continue;
     auto skip = r.read_walk_skip(i);
-    if (skip && *skip) ++n;
+    if (skip && *skip) {
+      ++n;
+      budget = (*skip)->budget_per_mille;
+    }
   }
-  return n;
+  return {n, budget};
 }
 
 Table file_table(const std::string& file, const Recording& r) {
@@ -117,11 +127,12 @@ void run_info(const InfoOptions& o) {
   uint64_t dropped = 0;
   for (const auto& e : r.gcs()) dropped += e.drops.any() ? 1 : 0;
   if (dropped) report.notes.push_back(fmt::format("{} GC(s) have data the recorder dropped (DROPS column)", dropped));
-  if (uint64_t skipped = skipped_walks(r)) {
+  if (auto [skipped, budget] = skipped_walks(r); skipped) {
     report.notes.push_back(fmt::format(
-        "{} gen2 GC(s) without a heap walk: the default policy's walk-time budget (heap walks at most 2 % of wall "
-        "time) skipped them (SNAPSHOT 'skipped: budget'); use --policy gen2 or all to walk every one",
-        skipped));
+        "{} gen2 GC(s) without a heap walk: the default policy's walk-time budget (a walk, estimated from the last "
+        "one and the heap's size, may take at most {}.{} % of the wall time since the last walk) skipped them "
+        "(SNAPSHOT 'skipped: budget'); use --policy gen2 or all to walk every one",
+        skipped, budget / 10, budget % 10));
   }
   print_report(report, o.format);
 }

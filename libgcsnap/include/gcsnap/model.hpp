@@ -81,7 +81,8 @@ struct WalkSkip {
   uint8_t reason = walk_skip_reason::kWalkTimeBudget;
   uint32_t budget_per_mille = 0;     ///< the walk-time budget (20 = 2 % of wall time)
   uint64_t last_walk_ns = 0;         ///< duration of the last GC with a heap walk
-  uint64_t since_last_walk_ns = 0;   ///< from the end of that GC to the start of this one
+  uint64_t since_last_walk_ns = 0;   ///< from the end of that GC (or the recording's start) to the start of this one
+  uint64_t estimated_walk_ns = 0;    ///< what walking this GC was estimated to take (0: not given)
 };
 
 /// What the recorder had to drop at one GC, so that readers can say so.

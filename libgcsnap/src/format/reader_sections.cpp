@@ -269,6 +269,7 @@ Result<std::optional<WalkSkip>> Recording::read_walk_skip(size_t gc_index) const
     skip.budget_per_mille = format::load_le32(payload.data() + 4);
     skip.last_walk_ns = format::load_le64(payload.data() + 8);
     skip.since_last_walk_ns = format::load_le64(payload.data() + 16);
+    skip.estimated_walk_ns = format::load_le64(payload.data() + 24);
     return std::optional<WalkSkip>(skip);
   });
 }

@@ -156,6 +156,7 @@ Status Writer::add_walk_skip(const WalkSkip& skip) {
     format::store_le32(p + 4, skip.budget_per_mille);
     format::store_le64(p + 8, skip.last_walk_ns);
     format::store_le64(p + 16, skip.since_last_walk_ns);
+    format::store_le64(p + 24, skip.estimated_walk_ns);
     return w.emit(std::move(r));
   } catch (const std::bad_alloc&) {
     return w.fail(make_error(ErrorCode::OutOfMemory, "add_walk_skip"));

@@ -1,0 +1,89 @@
+// Issue 11 web bench app (bench/web.sh): a Kestrel service loaded by wrk.
+//   dotnet WebApp.dll PORT [CACHE_ENTRIES]
+// GET /orders/{id}: builds an order (customer, 8-16 lines, strings), keeps it in a cache of
+// CACHE_ENTRIES entries (FIFO eviction once full: entries live long enough to reach gen2 and
+// then die there, so gen2 GCs happen under load) and returns it as JSON.
+// GET /stats: GC counts and heap size. GET /quit: stops the host (a normal Shutdown, so a
+// profiler's file is finished). Prints "web-app: ready pid=PID port=PORT entries=N" on stdout.
+using System.Collections.Concurrent;
+using System.Diagnostics;
+
+var port = args.Length > 0 ? int.Parse(args[0]) : 5080;
+var capacity = args.Length > 1 ? int.Parse(args[1]) : 200_000;
+
+var builder = WebApplication.CreateSlimBuilder(args);
+builder.Logging.ClearProviders();
+builder.WebHost.UseUrls($"http://127.0.0.1:{port}");
+builder.Services.ConfigureHttpJsonOptions(o => o.SerializerOptions.TypeInfoResolverChain.Insert(0, WebJson.Default));
+var app = builder.Build();
+
+var cache = new OrderCache(capacity);
+for (long i = 0; i < capacity; i++) cache.Put(Order.Make(i));
+
+app.MapGet("/orders/{id:long}", (long id) =>
+{
+    var order = Order.Make(id);
+    cache.Put(order);
+    return Results.Json(order, WebJson.Default.Order);
+});
+app.MapGet("/stats", () => Results.Json(new Stats(
+    GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2),
+    GC.GetTotalMemory(false), cache.Count), WebJson.Default.Stats));
+app.MapGet("/quit", (IHostApplicationLifetime life) => { life.StopApplication(); return "bye\n"; });
+
+app.Lifetime.ApplicationStarted.Register(() =>
+    Console.WriteLine($"web-app: ready pid={Environment.ProcessId} port={port} entries={cache.Count}"));
+app.Run();
+
+sealed class OrderCache(int capacity)
+{
+    private readonly ConcurrentDictionary<long, Order> _entries = new();
+    private readonly ConcurrentQueue<long> _order = new();
+    private long _seq;
+
+    public int Count => _entries.Count;
+
+    // Each put gets a fresh key, so the cache grows to its capacity and then evicts its oldest
+    // entry: a steady stream of objects that survive to gen2 and die there.
+    public void Put(Order order)
+    {
+        var key = Interlocked.Increment(ref _seq);
+        _entries[key] = order;
+        _order.Enqueue(key);
+        while (_entries.Count > capacity && _order.TryDequeue(out var old)) _entries.TryRemove(old, out _);
+    }
+}
+
+public sealed record Customer(long Id, string Name, string Email, string City, List<string> Tags);
+public sealed record OrderLine(int Sku, string Product, int Quantity, decimal Price);
+public sealed record Order(long Id, Customer Customer, DateTime Created, List<OrderLine> Lines, decimal Total, string Note)
+{
+    private static readonly string[] Cities = ["Lisbon", "Oslo", "Quito", "Hanoi", "Perth", "Accra", "Lima", "Riga"];
+    private static readonly string[] Products = ["bolt", "nut", "washer", "gear", "spring", "valve", "pump", "hose", "belt", "fan"];
+
+    public static Order Make(long id)
+    {
+        var rng = new Random((int)(id * 2654435761 % int.MaxValue));
+        var tags = new List<string>(3);
+        for (int t = rng.Next(1, 4); t > 0; t--) tags.Add($"tag-{rng.Next(1000)}");
+        var customer = new Customer(id % 50_000, $"Customer {id % 50_000}", $"c{id % 50_000}@example.test",
+            Cities[rng.Next(Cities.Length)], tags);
+        int n = rng.Next(8, 17);
+        var lines = new List<OrderLine>(n);
+        decimal total = 0;
+        for (int i = 0; i < n; i++)
+        {
+            var price = rng.Next(100, 100_000) / 100m;
+            var qty = rng.Next(1, 10);
+            lines.Add(new OrderLine(rng.Next(1_000_000), $"{Products[rng.Next(Products.Length)]}-{rng.Next(100)}", qty, price));
+            total += price * qty;
+        }
+        return new Order(id, customer, DateTime.UnixEpoch.AddSeconds(id), lines, total, $"order {id} for {customer.Name}");
+    }
+}
+
+public sealed record Stats(int Gen0, int Gen1, int Gen2, long HeapBytes, int CacheEntries);
+
+[System.Text.Json.Serialization.JsonSerializable(typeof(Order))]
+[System.Text.Json.Serialization.JsonSerializable(typeof(Stats))]
+internal partial class WebJson : System.Text.Json.Serialization.JsonSerializerContext { }
