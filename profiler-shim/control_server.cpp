@@ -117,8 +117,10 @@ void ControlServer::answer(int client) noexcept {
       return;
     }
     timeval timeout{5, 0};
-    ::setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-    ::setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
+    // Without the timeouts a silent client would block the control thread for good.
+    if (::setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout)) != 0 ||
+        ::setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout)) != 0)
+      return;
     std::string request;
     char buffer[256];
     while (request.find('\n') == std::string::npos && request.size() < 1024) {

@@ -80,7 +80,7 @@ const SimGc& HeapSim::collect() {
   gc.info.gc_number = n;
   for (int g = 0; g <= condemned_gen; ++g) gc.info.generations_collected |= static_cast<uint8_t>(1u << g);
   if (condemned_gen == 2)
-    gc.info.generations_collected = static_cast<uint8_t>(gc.info.generations_collected | kGenBit(Generation::LargeObjectHeap) | kGenBit(Generation::PinnedObjectHeap));
+    gc.info.generations_collected = static_cast<uint8_t>(gc.info.generations_collected | generation_bit(Generation::LargeObjectHeap) | generation_bit(Generation::PinnedObjectHeap));
   gc.info.compacted = compacting;
 
   std::vector<size_t> condemned;

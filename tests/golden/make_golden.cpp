@@ -26,7 +26,7 @@ bool write_sample(const std::string& path, bool duplicate_address) {
   auto w = Writer::create(path, options);
   if (!w) return false;
   Writer& wr = **w;
-  GcInfo gc1{1, kGenBit(Generation::Gen0), GcReason::Other, false, SnapshotTrigger::None,
+  GcInfo gc1{1, generation_bit(Generation::Gen0), GcReason::Other, false, SnapshotTrigger::None,
              1700000000000000000ull, 1700000000000500000ull, 1};
   bool ok = wr.begin_gc(gc1).is_ok();
   GenerationRange bounds[] = {{Generation::Gen0, 0x7f0000400000, 0x10000, 0x400000},
@@ -47,7 +47,7 @@ bool write_sample(const std::string& path, bool duplicate_address) {
   MethodRecord methods[] = {{0x7ff000001000, "App.Program.Main"}};
   ok = ok && wr.add_methods(methods).is_ok() && wr.end_gc(gc1).is_ok();
 
-  GcInfo gc2{2, kGenBit(Generation::Gen0) | kGenBit(Generation::Gen1), GcReason::Other, true,
+  GcInfo gc2{2, generation_bit(Generation::Gen0) | generation_bit(Generation::Gen1), GcReason::Other, true,
              SnapshotTrigger::None, 1700000001000000000ull, 1700000001000900000ull, 2};
   ok = ok && wr.begin_gc(gc2).is_ok();
   uint64_t ids2[] = {0x7f0000800018, 0x7f0000800030, 0};

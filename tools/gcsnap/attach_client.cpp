@@ -16,6 +16,7 @@
 
 #include "cli_error.hpp"
 #include "diagnostics_ipc.hpp"
+#include "gcsnap_shim/control_client.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
 #include "record_launch.hpp"
 
@@ -87,53 +88,9 @@ void attach(const ProcessInfo& target, const std::string& socket, const AttachPr
 }  // namespace
 
 std::string control_request(const std::string& path, std::string_view request, int timeout_s, int fd) {
-  sockaddr_un address{};
-  if (path.size() >= sizeof(address.sun_path)) throw CliError("control socket path too long: " + path, kExitProblems);
-  address.sun_family = AF_UNIX;
-  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
-  int sock = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (sock < 0) throw CliError(std::string("cannot create a socket: ") + std::strerror(errno), kExitProblems);
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{sock};
-  if (::connect(sock, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
-    throw CliError(fmt::format("cannot reach the gcsnap shim at {}: {}", path, std::strerror(errno)), kExitProblems);
-  }
-  timeval timeout{timeout_s, 0};
-  ::setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-  ::setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
-  iovec io{const_cast<char*>(request.data()), request.size()};
-  msghdr message{};
-  message.msg_iov = &io;
-  message.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  if (fd >= 0) {
-    message.msg_control = control;
-    message.msg_controllen = sizeof(control);
-    cmsghdr* c = CMSG_FIRSTHDR(&message);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
-  }
-  if (::sendmsg(sock, &message, MSG_NOSIGNAL) != static_cast<ssize_t>(request.size())) {
-    throw CliError("the gcsnap shim closed its control socket", kExitProblems);
-  }
-  std::string reply;
-  char buffer[256];
-  while (reply.find('\n') == std::string::npos) {
-    ssize_t got = ::recv(sock, buffer, sizeof(buffer), 0);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      throw CliError(fmt::format("the gcsnap shim did not answer within {} s", timeout_s), kExitProblems);
-    }
-    if (got <= 0) break;
-    reply.append(buffer, static_cast<size_t>(got));
-  }
-  if (reply.find('\n') == std::string::npos) throw CliError("the gcsnap shim gave no answer (is the process exiting?)", kExitProblems);
-  reply.resize(reply.find('\n'));
-  return reply;
+  shim::ControlReply reply = shim::send_control_request(path, request, timeout_s, fd);
+  if (!reply.answered) throw CliError(std::move(reply.text), kExitProblems);
+  return std::move(reply.text);
 }
 
 ProcessInfo inspect_target(long pid) {

@@ -26,7 +26,7 @@ class CliError : public std::runtime_error {
   int exit_code_;
 };
 
-/// Format "FILE: what is wrong (offset 0x...)" from a library error.
+/// Format "FILE: what is wrong (offset 0x...)" from a library error (gcsnap::error_text).
 std::string describe_error(const std::string& file, const Error& error);
 /// Throw CliError(kExitBadInput) describing a library error on FILE.
 [[noreturn]] void fail_on(const std::string& file, const Error& error);

@@ -41,8 +41,8 @@ enum class SnapshotTrigger : uint8_t {
   Always = 3,     ///< every-GC policy
 };
 
-/// Bits of GcInfo::generations_collected: bit g set means generation g was collected.
-inline constexpr uint8_t kGenBit(Generation g) { return static_cast<uint8_t>(1u << static_cast<unsigned>(g)); }
+/// Return the bit of GcInfo::generations_collected for generation g (bit g set: g was collected).
+inline constexpr uint8_t generation_bit(Generation g) { return static_cast<uint8_t>(1u << static_cast<unsigned>(g)); }
 
 /// One GC's header facts (format-spec.md §6.2).
 struct GcInfo {

@@ -122,7 +122,8 @@ class NameTable {
   const MethodRecord* find_method(uint64_t function_id) const noexcept;
   std::span<const TypeRecord> types() const noexcept { return types_; }
   std::span<const MethodRecord> methods() const noexcept { return methods_; }
-  /// Return the type's name, or "<unknown type N>" style text kept in the table.
+  /// Return the type's name; for an id the table does not declare, "<unknown type>" when the
+  /// id is 0 (the recorder could not resolve the type) and "<undeclared type>" otherwise.
   std::string_view type_name(uint32_t id) const noexcept;
   /// Return the field layout of the type with this id, or nullptr (format-spec.md §6.15).
   const TypeLayout* find_layout(uint32_t type_id) const noexcept;

@@ -88,6 +88,10 @@ class ShortestPathTree {
 /// object referencing it), each the shortest path through that retainer that does not pass
 /// through the target itself; sorted by length, then root priority. When the target is not
 /// strongly reachable, reachability says why and paths holds weak-root paths if any.
+/// Two search strategies answer a single-path query: a backward search from the target when
+/// the graph has its reverse CSR, a forward BFS from the roots otherwise. Both return a
+/// shortest path from the best root priority, but between equally short paths of equal
+/// priority they may pick different ones (different hops, same length and root kind).
 /// Errors: InvalidArgument (target out of range), OutOfMemory.
 [[nodiscard]] Result<RetentionResult> find_retention_paths(const HeapGraph& graph, NodeIndex target,
                                                            const RetentionOptions& options);

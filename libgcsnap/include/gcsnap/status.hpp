@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <new>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -40,6 +41,12 @@ struct Error {
   int sys_errno = 0;             ///< errno for IoError
 };
 
+/// Return the one line every gcsnap tool prints for an error: the code's name, the detail,
+/// the system error text for IoError, and the offset when there is one:
+/// "checksum-mismatch: objects section payload (offset 0x1a40)". The caller adds what the
+/// error is about ("app.snap: "). Errors: none (std::bad_alloc if the string cannot be made).
+std::string error_text(const Error& error);
+
 class [[nodiscard]] Status {
  public:
   Status() noexcept = default;
@@ -58,13 +65,19 @@ inline Error make_error(ErrorCode code, const char* detail, uint64_t offset = 0)
   return Error{code, offset, detail, 0};
 }
 
+/// Return STATUS's one line (see error_text(const Error&)); "ok" for an ok status.
+inline std::string error_text(const Status& status) { return error_text(status.error()); }
+
 /// A value or an Error. Accessing value() of an error is a programming bug.
+/// A failed Result always holds an error: one built from an ok Status or an Error whose code
+/// is Ok (a bug in the caller, which had no error to return) holds InvalidState instead of
+/// claiming a value it never got.
 template <typename T>
 class [[nodiscard]] Result {
  public:
   Result(T value) : has_value_(true) { new (&storage_.value) T(std::move(value)); }  // NOLINT
-  Result(Error error) noexcept : has_value_(false) { storage_.error = error; }      // NOLINT
-  Result(Status status) noexcept : has_value_(false) { storage_.error = status.error(); }  // NOLINT
+  Result(Error error) noexcept : has_value_(false) { storage_.error = checked(error); }  // NOLINT
+  Result(Status status) noexcept : has_value_(false) { storage_.error = checked(status.error()); }  // NOLINT
   Result(Result&& other) noexcept(std::is_nothrow_move_constructible_v<T>) : has_value_(other.has_value_) {
     if (has_value_) new (&storage_.value) T(std::move(other.storage_.value));
     else storage_.error = other.storage_.error;
@@ -95,6 +108,10 @@ class [[nodiscard]] Result {
   Status status() const noexcept { return has_value_ ? Status{} : Status{storage_.error}; }
 
  private:
+  static Error checked(const Error& error) noexcept {
+    if (error.code != ErrorCode::Ok) return error;
+    return make_error(ErrorCode::InvalidState, "a failed Result was built from an ok Status");
+  }
   void destroy() noexcept {
     if (has_value_) storage_.value.~T();
   }

@@ -93,13 +93,13 @@ Generation GenerationMap::find(uint64_t address) const noexcept {
 }
 
 bool is_condemned(const GcInfo& info, Generation g) noexcept {
-  const bool gen2 = (info.generations_collected & kGenBit(Generation::Gen2)) != 0;
+  const bool gen2 = (info.generations_collected & generation_bit(Generation::Gen2)) != 0;
   switch (g) {
     case Generation::Gen0:
     case Generation::Gen1:
     case Generation::Gen2: return static_cast<int>(g) <= info.condemned_generation();
     case Generation::LargeObjectHeap:
-    case Generation::PinnedObjectHeap: return gen2 || (info.generations_collected & kGenBit(g)) != 0;
+    case Generation::PinnedObjectHeap: return gen2 || (info.generations_collected & generation_bit(g)) != 0;
     case Generation::NonGcHeap: return false;
     case Generation::Unknown: return gen2;
   }

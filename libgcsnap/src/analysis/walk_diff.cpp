@@ -17,7 +17,8 @@ uint64_t HeapWalk::total_bytes() const noexcept {
   return bytes;
 }
 
-Result<HeapWalk> read_heap_walk(const Recording& recording, size_t gc_index, const ObjectReadOptions& options) {
+// Function-try-blocks: allocation failures become OutOfMemory (docs/library.md "Errors").
+Result<HeapWalk> read_heap_walk(const Recording& recording, size_t gc_index, const ObjectReadOptions& options) try {
   if (gc_index >= recording.gcs().size()) return make_error(ErrorCode::NotFound, "no such GC index");
   HeapWalk walk;
   walk.gc_index = gc_index;
@@ -40,6 +41,8 @@ Result<HeapWalk> read_heap_walk(const Recording& recording, size_t gc_index, con
   if (!dependent) return dependent.error();
   walk.dependent = std::move(dependent).value();
   return walk;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "reading a heap walk");
 }
 
 namespace {
@@ -88,7 +91,6 @@ void keep_top(std::vector<TypeGroup>& groups, size_t top) {
 
 }  // namespace
 
-// Function-try-blocks: allocation failures become OutOfMemory (docs/library.md "Errors").
 Result<RootDiff> diff_roots_by_content(const HeapWalk& a, const HeapWalk& b) try {
   RootRelabeler labels;
   const RootTable la = labels.relabel(a);

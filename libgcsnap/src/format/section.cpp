@@ -36,10 +36,16 @@ thread_local ZstdContexts t_zstd;
 // §4.3: the reader never lets zstd use a window above 2^27 bytes.
 constexpr int kWindowLogMax = 27;
 
+// Return this thread's decompression context, or nullptr when zstd cannot create one or
+// refuses the window limit (a context without the limit must not be used).
 ZSTD_DCtx* thread_dctx() noexcept {
   if (!t_zstd.dctx) {
-    t_zstd.dctx = ZSTD_createDCtx();
-    if (t_zstd.dctx) ZSTD_DCtx_setParameter(t_zstd.dctx, ZSTD_d_windowLogMax, kWindowLogMax);
+    ZSTD_DCtx* dctx = ZSTD_createDCtx();
+    if (dctx && ZSTD_isError(ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, kWindowLogMax))) {
+      ZSTD_freeDCtx(dctx);
+      dctx = nullptr;
+    }
+    t_zstd.dctx = dctx;
   }
   return t_zstd.dctx;
 }
@@ -50,12 +56,18 @@ ZSTD_DCtx* thread_dctx() noexcept {
 // writer searches for: any zstd decoder reads the frames, within the reader's window limit
 // (LDM raises zstd's default window to 2^27, the reader's limit; a single-shot decode into
 // the section's buffer needs no window memory of its own).
-ZSTD_CCtx* thread_cctx(int level) noexcept {
+// Return this thread's compression context set up for LEVEL. Throws std::bad_alloc when zstd
+// cannot create one; returns nullptr when zstd refuses the parameters (then the caller stores
+// the payload raw, as it does an incompressible one: the file stays valid, only larger).
+ZSTD_CCtx* thread_cctx(int level) {
   if (!t_zstd.cctx) t_zstd.cctx = ZSTD_createCCtx();
-  if (t_zstd.cctx && (!t_zstd.cctx_ready || t_zstd.cctx_level != level)) {
-    ZSTD_CCtx_reset(t_zstd.cctx, ZSTD_reset_session_and_parameters);
-    ZSTD_CCtx_setParameter(t_zstd.cctx, ZSTD_c_compressionLevel, level);
-    ZSTD_CCtx_setParameter(t_zstd.cctx, ZSTD_c_enableLongDistanceMatching, 1);
+  if (!t_zstd.cctx) throw std::bad_alloc();
+  if (!t_zstd.cctx_ready || t_zstd.cctx_level != level) {
+    t_zstd.cctx_ready = false;
+    if (ZSTD_isError(ZSTD_CCtx_reset(t_zstd.cctx, ZSTD_reset_session_and_parameters)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(t_zstd.cctx, ZSTD_c_compressionLevel, level)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(t_zstd.cctx, ZSTD_c_enableLongDistanceMatching, 1)))
+      return nullptr;
     t_zstd.cctx_level = level;
     t_zstd.cctx_ready = true;
   }
@@ -111,10 +123,10 @@ void build_section(uint16_t type, uint64_t item_count, std::span<const uint8_t> 
   bool compressed = false;
   if (level > -100 && payload.size() > 64) {
     ZSTD_CCtx* cctx = thread_cctx(level);
-    if (!cctx) throw std::bad_alloc();
     size_t bound = ZSTD_compressBound(payload.size());
-    out.resize(start + kSectionHeaderSize + bound);
-    size_t n = ZSTD_compress2(cctx, out.data() + start + kSectionHeaderSize, bound, payload.data(), payload.size());
+    if (cctx) out.resize(start + kSectionHeaderSize + bound);
+    size_t n = cctx ? ZSTD_compress2(cctx, out.data() + start + kSectionHeaderSize, bound, payload.data(), payload.size())
+                    : payload.size();
     if (!ZSTD_isError(n) && n < payload.size()) {
       out.resize(start + kSectionHeaderSize + n);
       h.codec = Codec::Zstd;
@@ -157,7 +169,7 @@ Status decode_payload(const SectionHeader& h, std::span<const uint8_t> stored, u
     return {};
   }
   ZSTD_DCtx* dctx = thread_dctx();
-  if (!dctx) return make_error(ErrorCode::OutOfMemory, "zstd context", file_offset);
+  if (!dctx) return make_error(ErrorCode::OutOfMemory, "zstd context (not created or refused the window limit)", file_offset);
   size_t n = ZSTD_decompressDCtx(dctx, out.data(), out.size(), stored.data(), stored.size());
   if (ZSTD_isError(n) || n != h.decoded_size)
     return make_error(ErrorCode::DecompressionFailed, "zstd rejected the frame", file_offset);

@@ -128,7 +128,14 @@ Status SectionSink::finish() {
     return fail(make_error(ErrorCode::OutOfMemory, "encoding the index"));
   }
   GCSNAP_RETURN_IF_ERROR(flush());
-  if (sync_each_gc_) ::fdatasync(fd_);
+  if (sync_each_gc_ && ::fdatasync(fd_) != 0) {
+    // The trailer may not be on disk: say so, and still close the descriptor.
+    Error e = make_error(ErrorCode::IoError, "fdatasync failed", flushed_);
+    e.sys_errno = errno;
+    ::close(fd_);
+    fd_ = -1;
+    return fail(e);
+  }
   int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) {
