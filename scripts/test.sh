@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Set up, build and run the whole test suite through ctest; then the same suite (minus the
-# end-to-end tests, which need the profiler shim) built with AddressSanitizer + UBSan.
-# GCSNAP_SKIP_SANITIZE=1 runs the main build only.
+# Set up, build and run the whole test suite through ctest; then the same suite built with
+# AddressSanitizer + UBSan (without the shim, so without the end-to-end tests); then a short
+# fuzz run (10 s per target; long runs: scripts/fuzz.sh SECONDS, docs/reliability.md).
+# GCSNAP_SKIP_SANITIZE=1 leaves out the sanitizer build, GCSNAP_SKIP_FUZZ=1 the fuzz run.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${GCSNAP_BUILD_DIR:-$root/build}
@@ -13,8 +14,12 @@ if [ "${GCSNAP_SKIP_SANITIZE:-0}" != 1 ]; then
   asan=${GCSNAP_ASAN_BUILD_DIR:-$root/build-asan}
   echo "test.sh: sanitizer build (ASan + UBSan) in $asan"
   GCSNAP_BUILD_DIR=$asan "$root/scripts/build.sh" -DGCSNAP_SANITIZE=ON -DGCSNAP_BUILD_SHIM=OFF -DGCSNAP_BUILD_BENCH=OFF
-  # e2e.*: they record a real .NET app through the shim, which this build leaves out.
   (cd "$asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-     ctest --output-on-failure -j2 --timeout 900 -E '^e2e\.') || status=$?
+     ctest --output-on-failure -j2 --timeout 900) || status=$?
+fi
+
+if [ "${GCSNAP_SKIP_FUZZ:-0}" != 1 ]; then
+  echo "test.sh: fuzz smoke run (clang, 10 s per target) in ${GCSNAP_FUZZ_BUILD_DIR:-$root/build-fuzz}"
+  "$root/scripts/fuzz.sh" --build-dir "${GCSNAP_FUZZ_BUILD_DIR:-$root/build-fuzz}" 10 || status=$?
 fi
 exit $status

@@ -16,6 +16,7 @@
 #include "cli_error.hpp"
 #include "diagnostics_ipc.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
+#include "temp_path.hpp"
 
 using namespace gcsnap::cli;
 
@@ -33,7 +34,7 @@ uint16_t u16_at(const std::string& s, size_t at) {
 /// A one-shot fake runtime: accepts one connection, reads what comes for a moment, answers REPLY.
 class FakeRuntime {
  public:
-  explicit FakeRuntime(std::string reply) : path_("ipc_test_" + std::to_string(::getpid()) + ".sock") {
+  explicit FakeRuntime(std::string reply) : path_(gcsnap::test::temp_path("ipc-test", ".sock")) {
     ::unlink(path_.c_str());
     fd_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
     sockaddr_un address{};

@@ -8,9 +8,10 @@
 #include "format/format_constants.hpp"
 #include "format/gc_summary.hpp"
 #include "random_recording.hpp"
+#include "temp_path.hpp"
 
 using namespace gcsnap;
-using namespace gcsnap::testing;
+using namespace gcsnap::test;
 
 namespace {
 
@@ -25,7 +26,7 @@ Sample make_sample(uint64_t seed, size_t gcs, size_t objects, uint64_t chunk_ite
   mo.max_roots = 6;
   Sample s;
   s.model = make_random_gcs(seed, gcs, mo);
-  const std::string path = "damage-" + std::to_string(seed) + ".snap";
+  const std::string path = temp_path("damage-" + std::to_string(seed));
   WriterOptions wo;
   wo.chunk_items = chunk_items;
   wo.background_compression = false;

@@ -12,9 +12,10 @@
 #include "format/section.hpp"
 #include "gcsnap/gcsnap.hpp"
 #include "random_recording.hpp"
+#include "temp_path.hpp"
 
 using namespace gcsnap;
-using namespace gcsnap::testing;
+using namespace gcsnap::test;
 
 namespace {
 
@@ -108,7 +109,7 @@ void rewrite_header(std::vector<uint8_t>& b, size_t offset, void (*change)(forma
 TEST_CASE("reference slots, layouts and statics round-trip through several chunks") {
   const uint64_t chunk = GENERATE(2, 3, 100);
   CAPTURE(chunk);
-  const std::string path = write_walk("fields_roundtrip.snap", chunk);
+  const std::string path = write_walk(temp_path("fields-roundtrip"), chunk);
   auto rec = Recording::open(path);
   REQUIRE(rec);
   const Recording& r = **rec;
@@ -150,7 +151,7 @@ TEST_CASE("reference slots, layouts and statics round-trip through several chunk
 }
 
 TEST_CASE("a GC written without slots reads with empty slots, and older sections are untouched") {
-  const std::string path = write_walk("fields_noslots.snap", 2, false);
+  const std::string path = write_walk(temp_path("fields-noslots"), 2, false);
   auto rec = Recording::open(path);
   REQUIRE(rec);
   CHECK((*rec)->verify_gc(0).is_ok());
@@ -165,7 +166,8 @@ TEST_CASE("a GC written without slots reads with empty slots, and older sections
 TEST_CASE("the writer refuses slots outside their object, mixed slot modes, and bad layouts") {
   WriterOptions wo;
   wo.background_compression = false;
-  auto w = Writer::create("fields_writer.snap", wo);
+  const std::string path = temp_path("fields-writer");
+  auto w = Writer::create(path, wo);
   REQUIRE(w);
   Writer& wr = **w;
   GcInfo gc{1, 0x7, GcReason::Induced, true, SnapshotTrigger::OnDemand, 1, 2, 1};
@@ -193,11 +195,11 @@ TEST_CASE("the writer refuses slots outside their object, mixed slot modes, and 
   CHECK(wr.add_type_layouts(good).error().code == ErrorCode::InvalidArgument);
   REQUIRE(wr.end_gc(gc).is_ok());
   REQUIRE(wr.close().is_ok());
-  std::remove("fields_writer.snap");
+  std::remove(path.c_str());
 }
 
 TEST_CASE("slots sections that do not pair with the objects sections are InconsistentData") {
-  const std::string path = write_walk("fields_pairing.snap", 2);
+  const std::string path = write_walk(temp_path("fields-pairing"), 2);
   const auto good = bytes_of(path);
   std::remove(path.c_str());
   const auto slots = find_sections(good, format::SectionType::ReferenceSlots);

@@ -5,17 +5,16 @@
 #include <string>
 
 #include "random_recording.hpp"
+#include "temp_path.hpp"
 
 using namespace gcsnap;
-using namespace gcsnap::testing;
+using namespace gcsnap::test;
 
 namespace {
 
-std::string temp_path(const std::string& name) { return "roundtrip-" + name + ".snap"; }
-
 void check_round_trip(uint64_t seed, size_t gcs, const ModelOptions& mo, const WriterOptions& wo) {
   auto model = make_random_gcs(seed, gcs, mo);
-  std::string path = temp_path(std::to_string(seed));
+  std::string path = temp_path("roundtrip-" + std::to_string(seed));
   Status s = write_model(path, model, wo);
   INFO("seed " << seed << " error " << error_code_name(s.code()) << " " << s.error().detail);
   REQUIRE(s.is_ok());
@@ -58,7 +57,7 @@ TEST_CASE("many GCs and a growing type table") {
 }
 
 TEST_CASE("an empty GC and an empty recording") {
-  const std::string path = temp_path("empty");
+  const std::string path = temp_path("roundtrip-empty");
   {
     auto w = Writer::create(path);
     REQUIRE(w);

@@ -8,6 +8,8 @@
 
 #include <gcsnap/gcsnap.hpp>
 
+#include "temp_path.hpp"
+
 using namespace gcsnap;
 
 namespace {
@@ -15,7 +17,7 @@ namespace {
 // One heap walk big enough for the reader to start decode threads (2^19 objects and up),
 // in chunks of 2^16 objects, so that it has many objects sections to share out.
 std::vector<std::byte> big_recording() {
-  const std::string path = "threaded-decode.snap";
+  const std::string path = gcsnap::test::temp_path("threaded-decode");
   WriterOptions options;
   options.chunk_items = 1u << 16;
   auto w = Writer::create(path, options);

@@ -9,6 +9,7 @@
 #include <gcsnap/gcsnap.hpp>
 
 #include "random_recording.hpp"
+#include "temp_path.hpp"
 
 using namespace gcsnap;
 
@@ -31,7 +32,7 @@ Status add_one_object(Writer& w, uint64_t address, uint32_t type) {
 }  // namespace
 
 TEST_CASE("writer rejects calls out of order and bad arguments") {
-  const std::string path = "writer-api.snap";
+  const std::string path = gcsnap::test::temp_path("writer-api");
   auto w = Writer::create(path);
   REQUIRE(w);
   Writer& wr = **w;
@@ -67,7 +68,7 @@ TEST_CASE("writer rejects calls out of order and bad arguments") {
 
 TEST_CASE("an aborted GC is not readable and its types can be declared again") {
   for (bool background : {false, true}) {
-    const std::string path = "writer-abort.snap";
+    const std::string path = gcsnap::test::temp_path("writer-abort");
     WriterOptions options;
     options.background_compression = background;
     options.chunk_items = 1;  // the aborted GC's chunks reach the file before the abort
@@ -86,7 +87,7 @@ TEST_CASE("an aborted GC is not readable and its types can be declared again") {
     REQUIRE(wr.end_gc(gc(2)).is_ok());
     REQUIRE(wr.flush().is_ok());
     // A reader of the unfinished file (no index yet) already sees GC 2 only.
-    auto partial = Recording::from_bytes(gcsnap::testing::read_file_bytes(path));
+    auto partial = Recording::from_bytes(gcsnap::test::read_file_bytes(path));
     REQUIRE(partial);
     CHECK((*partial)->end() == FileEnd::NoIndex);
     REQUIRE(wr.close().is_ok());
@@ -103,20 +104,20 @@ TEST_CASE("an aborted GC is not readable and its types can be declared again") {
 }
 
 TEST_CASE("a writer that never closes leaves a file whose complete GCs read back") {
-  const std::string path = "writer-died.snap";
-  auto model = gcsnap::testing::make_random_gcs(77, 5);
+  const std::string path = gcsnap::test::temp_path("writer-died");
+  auto model = gcsnap::test::make_random_gcs(77, 5);
   WriterOptions options;
   options.chunk_items = 3;
   // Write, flush, and copy the bytes before close() writes the index: what a crash leaves.
   std::vector<std::byte> bytes;
   std::unique_ptr<Writer> open_writer;
-  REQUIRE(gcsnap::testing::write_model(path, model, options, &open_writer).is_ok());
-  bytes = gcsnap::testing::read_file_bytes(path);
+  REQUIRE(gcsnap::test::write_model(path, model, options, &open_writer).is_ok());
+  bytes = gcsnap::test::read_file_bytes(path);
   REQUIRE(open_writer->close().is_ok());
   auto rec = Recording::from_bytes(bytes);
   REQUIRE(rec);
   CHECK((*rec)->end() == FileEnd::NoIndex);
-  CHECK(gcsnap::testing::compare_with_model(**rec, model, 5) == "");
+  CHECK(gcsnap::test::compare_with_model(**rec, model, 5) == "");
   std::remove(path.c_str());
 }
 

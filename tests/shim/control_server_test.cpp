@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "control_server.hpp"
+#include "temp_path.hpp"
 
 using namespace gcsnap::shim;
 
@@ -34,7 +35,7 @@ std::string ask(const std::string& path, const std::string& request) {
 }  // namespace
 
 TEST_CASE("control server answers one line per connection and removes its socket", "[shim][control]") {
-  std::string path = "shim_control_test_" + std::to_string(::getpid()) + ".ctl";
+  std::string path = gcsnap::test::temp_path("shim-control", ".ctl");
   std::string error;
   int calls = 0;
   auto server = ControlServer::start(

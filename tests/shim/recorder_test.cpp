@@ -12,6 +12,7 @@
 #include "gcsnap/edge_names.hpp"
 #include "gcsnap/reader.hpp"
 #include "recorder.hpp"
+#include "temp_path.hpp"
 #include "writer_thread.hpp"
 
 using namespace gcsnap;
@@ -56,7 +57,7 @@ class FakeQueries final : public RuntimeQueries {
 
 struct Harness {
   explicit Harness(RecorderOptions options)
-      : path("shim_recorder_" + std::to_string(::getpid()) + "_" + std::to_string(++counter) + ".snap") {
+      : path(gcsnap::test::temp_path("shim-recorder")) {
     auto writer = Writer::create(path);
     REQUIRE(writer.is_ok());
     sink = std::make_unique<WriterThread>(std::move(writer).value(), [this](const char* message) { failed = true; failure = message; });
@@ -80,7 +81,6 @@ struct Harness {
     recorder->on_gc_finished(bounds, 2000);
   }
 
-  static inline int counter = 0;
   std::string path;
   FakeQueries queries;
   std::unique_ptr<WriterThread> sink;
@@ -420,7 +420,7 @@ TEST_CASE("recorder: predicted sizes equal the runtime's, across chunk boundarie
           "[shim][recorder]") {
   for (bool verify : {false, true}) {
     SizedQueries queries;
-    std::string path = "shim_sizes_" + std::to_string(::getpid()) + (verify ? "_v" : "") + ".snap";
+    std::string path = gcsnap::test::temp_path(verify ? "shim-sizes-verify" : "shim-sizes");
     auto writer = Writer::create(path);
     REQUIRE(writer.is_ok());
     WriterThread sink(std::move(writer).value(), [](const char*) {});
