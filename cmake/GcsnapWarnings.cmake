@@ -1,5 +1,10 @@
-# Warnings are set per target so that consumers of the installed package never inherit them.
+# Every target of this project builds with the same warnings: each one calls
+# gcsnap_set_warnings. They are set per target (PRIVATE), so that consumers of the installed
+# package never inherit them. scripts/build.sh prints the flags and the warnings.
+set(GCSNAP_WARNING_FLAGS -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion -Wnon-virtual-dtor)
+list(JOIN GCSNAP_WARNING_FLAGS " " gcsnap_warning_text)
+message(STATUS "gcsnap warning flags: ${gcsnap_warning_text}")
+
 function(gcsnap_set_warnings target)
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wconversion
-                         -Wno-sign-conversion -Wnon-virtual-dtor)
+  target_compile_options(${target} PRIVATE ${GCSNAP_WARNING_FLAGS})
 endfunction()

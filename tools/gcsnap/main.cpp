@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <gcsnap/version.hpp>
 
 #include "cli_error.hpp"
 #include "commands.hpp"
@@ -13,7 +14,7 @@ int main(int argc, char** argv) {
   using namespace gcsnap::cli;
   CLI::App app{"gcsnap: record .NET GC heaps, find why objects stay alive, diff heaps"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "gcsnap 0.1.0");
+  app.set_version_flag("--version", fmt::format("gcsnap {}", gcsnap::kVersion));
   add_record_command(app);
   add_snapshot_command(app);
   add_ps_command(app);

@@ -3,6 +3,7 @@
 #include "gcsnap/model.hpp"
 #include "gcsnap/reader.hpp"
 #include "gcsnap/status.hpp"
+#include "gcsnap/version.hpp"
 #include "gcsnap/writer.hpp"
 
 #include "gcsnap/dominators.hpp"

@@ -1,4 +1,5 @@
-// Writes a one-GC recording through the installed library and reads it back.
+// Writes a one-GC recording through the installed library, reads it back, and prints the
+// library version (C++20 code: the package, not this project, asks for the standard).
 #include <cstdio>
 
 #include <gcsnap/gcsnap.hpp>
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   if (!(*writer)->begin_gc(info) || !(*writer)->end_gc(info) || !(*writer)->close()) return 4;
   auto rec = gcsnap::Recording::open(argv[1]);
   if (!rec) return 5;
-  std::printf("gcs=%zu\n", (*rec)->gcs().size());
+  std::printf("gcs=%zu version=%.*s\n", (*rec)->gcs().size(), static_cast<int>(gcsnap::kVersion.size()),
+              gcsnap::kVersion.data());
   return 0;
 }
