@@ -460,7 +460,6 @@ void Recorder::on_gc_finished(std::span<const GenerationRange> bounds, uint64_t 
     last_walk_heap_bytes_ = heap;
     if (b.info.trigger == SnapshotTrigger::OnDemand) last_on_demand_gc_.store(b.info.gc_number);
   }
-  ++stats_.gcs_seen;
   stats_.dropped_items += b.drops.objects + b.drops.roots + b.drops.ranges;
   stats_.size_queries = size_queries_;
   stats_.size_predictions = size_predictions_;

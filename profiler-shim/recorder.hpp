@@ -82,7 +82,6 @@ struct RecorderOptions {
 
 /// Counters for tests and the shutdown line.
 struct RecorderStats {
-  uint64_t gcs_seen = 0;
   uint64_t snapshots = 0;
   uint64_t walks_skipped = 0;     ///< gen2 GCs the default policy did not walk (walk-time budget)
   uint64_t dropped_items = 0;

@@ -133,9 +133,8 @@ void run(uint8_t which, uint64_t items, std::span<const uint8_t> bytes) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 9) return 0;
-  ByteReader r({data, size});
-  const uint8_t which = r.u8();
-  const uint64_t items = r.u64() & 0xFFFF;
+  const uint8_t which = data[0];
+  const uint64_t items = load_le64(data + 1) & 0xFFFF;
   run(which, items, {data + 9, size - 9});
   return 0;
 }

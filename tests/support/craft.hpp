@@ -45,7 +45,7 @@ class File {
   /// Append a well-formed section (raw, or zstd when compress is set and it helps).
   void section(SectionType type, uint64_t items, std::span<const uint8_t> payload, bool compress = false) {
     std::vector<uint8_t> out;
-    format::build_section(static_cast<uint16_t>(type), items, payload, compress ? 1 : -100, out);
+    format::build_section(static_cast<uint16_t>(type), items, payload, compress ? 1 : format::kNoCompression, out);
     bytes.insert(bytes.end(), out.begin(), out.end());
     ++block_sections_;
     count(static_cast<uint16_t>(type), items);

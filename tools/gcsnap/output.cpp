@@ -261,9 +261,4 @@ void print_report(const Report& report, Format format, std::FILE* out) {
   std::fwrite(s.data(), 1, s.size(), out);
 }
 
-void print_table(const Table& table, Format format, std::FILE* out) {
-  const std::string s = render_table(table, format);
-  std::fwrite(s.data(), 1, s.size(), out);
-}
-
 }  // namespace gcsnap::cli

@@ -100,7 +100,6 @@ struct Report {
 std::string render_table(const Table& table, Format format);
 std::string render_report(const Report& report, Format format);
 void print_report(const Report& report, Format format, std::FILE* out = stdout);
-void print_table(const Table& table, Format format, std::FILE* out = stdout);
 
 /// "0" "512 B" "1.5 KiB" "12.0 MiB": binary units, one decimal above bytes.
 std::string format_bytes(uint64_t bytes);

@@ -7,6 +7,10 @@
 
 namespace gcsnap {
 
+/// The longest type, module, method, field or static name a writer accepts, and what a reader
+/// accepts by default (ReaderLimits::max_name_bytes, format-spec.md §8.1).
+inline constexpr uint64_t kMaxNameBytes = 1u << 16;
+
 /// COR_PRF_GC_ROOT_KIND.
 enum class RootKind : uint8_t { Other = 0, Stack = 1, Finalizer = 2, Handle = 3 };
 

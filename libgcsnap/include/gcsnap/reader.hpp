@@ -22,7 +22,7 @@ struct ReaderLimits {
   uint64_t max_section_decoded_bytes = 1ull << 30;  ///< one chunk, decoded
   uint64_t max_gc_decoded_bytes = 16ull << 30;      ///< all sections of one GC, decoded
   uint64_t max_blocks = 1u << 24;
-  uint64_t max_name_bytes = 1u << 16;               ///< one type or method name
+  uint64_t max_name_bytes = kMaxNameBytes;          ///< one type or method name
   /// Threads that decode one GC's objects sections at once (0: one per core, at most 4).
   /// Not a limit, but it lives with the other reading settings.
   unsigned decode_threads = 0;

@@ -28,11 +28,8 @@ struct WriterOptions {
 
 /// Counters the writer keeps, for summaries.
 struct WriterStats {
-  uint64_t gcs_written = 0;
-  uint64_t snapshots_written = 0;
-  uint64_t bytes_written = 0;   ///< bytes in the file so far
-  uint64_t raw_bytes = 0;       ///< uncompressed column bytes
-  DropCounts drops;             ///< summed over all GCs
+  uint64_t bytes_written = 0;  ///< bytes in the file so far
+  uint64_t raw_bytes = 0;      ///< uncompressed column bytes
 };
 
 class Writer {

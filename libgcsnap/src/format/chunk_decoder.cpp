@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "format/column_codec.hpp"
+#include "format/format_constants.hpp"
 
 namespace gcsnap::format {
 namespace {
@@ -39,7 +40,7 @@ Status decode_generation_bounds(const DecodeContext& ctx, std::vector<Generation
   GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, reserved));
   GCSNAP_RETURN_IF_ERROR(c.finish());
   for (size_t i = 0; i < gens.size(); ++i) {
-    if (gens[i] > 5) return corrupt(ctx, "generation out of range");
+    if (gens[i] > kMaxGeneration) return corrupt(ctx, "generation out of range");
     out.push_back({static_cast<Generation>(gens[i]), starts[i], lengths[i], reserved[i]});
   }
   return {};
@@ -55,7 +56,7 @@ Status decode_roots(const DecodeContext& ctx, RootTable& out) {
   GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, root_ids));
   GCSNAP_RETURN_IF_ERROR(c.finish());
   for (uint8_t k : kinds)
-    if (k > 3) return corrupt(ctx, "root kind out of range");
+    if (k > kMaxRootKind) return corrupt(ctx, "root kind out of range");
   append_all(out.object_ids, ids);
   for (uint8_t k : kinds) out.kinds.push_back(static_cast<RootKind>(k));
   append_all(out.flags, flags);
@@ -132,7 +133,7 @@ Status decode_objects_into(const DecodeContext& ctx, const ObjectSlots& slots, s
   std::vector<uint8_t>& gens = t_bytes;
   GCSNAP_RETURN_IF_ERROR(c.read_bytes(n, gens));
   for (uint8_t g : gens)
-    if (g > 5) return corrupt(ctx, "generation out of range");
+    if (g > kMaxGeneration) return corrupt(ctx, "generation out of range");
   if (n) std::memcpy(slots.generations, gens.data(), gens.size());
   auto& counts = t_counts;
   GCSNAP_RETURN_IF_ERROR(c.read_u64(n, counts, UINT32_MAX));

@@ -14,7 +14,7 @@ struct DecodeContext {
   std::span<const uint8_t> payload;
   uint64_t items = 0;
   uint64_t offset = 0;  ///< file offset of the section, for errors
-  uint64_t max_name_bytes = 1u << 16;
+  uint64_t max_name_bytes = kMaxNameBytes;
 };
 
 Status decode_generation_bounds(const DecodeContext& ctx, std::vector<GenerationRange>& out);

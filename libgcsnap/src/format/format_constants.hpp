@@ -3,7 +3,17 @@
 
 #include <cstdint>
 
+#include "gcsnap/model.hpp"
+
 namespace gcsnap::format {
+
+/// §5, §6: the largest valid value of each enum stored as a byte; a reader rejects larger ones.
+inline constexpr uint8_t kMaxGeneration = static_cast<uint8_t>(Generation::NonGcHeap);
+inline constexpr uint8_t kMaxRootKind = static_cast<uint8_t>(RootKind::Handle);
+inline constexpr uint8_t kMaxGcReason = static_cast<uint8_t>(GcReason::Induced);
+inline constexpr uint8_t kMaxSnapshotTrigger = static_cast<uint8_t>(SnapshotTrigger::Always);
+/// §6: GcInfo.generations_collected has one bit per generation, gen0 to the pinned-object heap.
+inline constexpr uint8_t kGenerationsCollectedMask = 0x1F;
 
 /// §3: first 8 bytes of every file, and last 8 bytes of a complete file (§7.2).
 inline constexpr uint8_t kFileMagic[8] = {0x89, 'G', 'C', 'S', 'N', 'A', 'P', 0x0A};

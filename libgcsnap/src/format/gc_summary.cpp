@@ -38,7 +38,7 @@ void encode_gc_summary(const GcSummary& s, uint8_t* out) noexcept {
 Result<GcInfo> decode_gc_info(std::span<const uint8_t> b, uint64_t file_offset) noexcept {
   if (b.size() < kBlockStartSize) return make_error(ErrorCode::CorruptSection, "GC info too short", file_offset);
   const uint8_t* p = b.data();
-  if ((p[28] & ~0x1Fu) != 0 || p[29] > 1 || p[30] > 1 || p[31] > 3)
+  if ((p[28] & ~kGenerationsCollectedMask) != 0 || p[29] > kMaxGcReason || p[30] > 1 || p[31] > kMaxSnapshotTrigger)
     return make_error(ErrorCode::CorruptSection, "GC info field out of range", file_offset);
   GcInfo info;
   info.gc_number = load_le64(p);

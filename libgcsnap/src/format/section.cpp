@@ -121,7 +121,7 @@ void build_section(uint16_t type, uint64_t item_count, std::span<const uint8_t> 
   size_t start = out.size();
   out.resize(start + kSectionHeaderSize);
   bool compressed = false;
-  if (level > -100 && payload.size() > 64) {
+  if (level > kNoCompression && payload.size() > 64) {
     ZSTD_CCtx* cctx = thread_cctx(level);
     size_t bound = ZSTD_compressBound(payload.size());
     if (cctx) out.resize(start + kSectionHeaderSize + bound);

@@ -27,8 +27,11 @@ void encode_section_header(const SectionHeader& header, uint8_t* out) noexcept;
 /// Parse and check a header at bytes[0..40). Errors: Truncated, ChecksumMismatch, CorruptSection.
 Result<SectionHeader> decode_section_header(std::span<const uint8_t> bytes, uint64_t file_offset) noexcept;
 
+/// The compression level that stores a section's payload raw (zstd levels are all above it).
+inline constexpr int kNoCompression = -100;
+
 /// Build a whole section (header + payload) from a decoded payload; compresses with zstd
-/// when level > -100 and that makes it smaller. Appends to out.
+/// when level > kNoCompression and that makes it smaller. Appends to out.
 void build_section(uint16_t type, uint64_t item_count, std::span<const uint8_t> payload, int level,
                    std::vector<uint8_t>& out);
 

@@ -194,15 +194,6 @@ Status Writer::end_gc(const GcInfo& info) {
   w.state = Impl::State::Idle;
   w.any_gc = true;
   w.last_gc_number = info.gc_number;
-  std::lock_guard lock(w.stats_mutex);
-  ++w.stats.gcs_written;
-  if (info.trigger != SnapshotTrigger::None) ++w.stats.snapshots_written;
-  const DropCounts& d = w.summary.entry.drops;
-  w.stats.drops.roots += d.roots;
-  w.stats.drops.ranges += d.ranges;
-  w.stats.drops.objects += d.objects;
-  w.stats.drops.references += d.references;
-  w.stats.drops.reasons |= d.reasons;
   return {};
 }
 

@@ -5,13 +5,11 @@
 #include <type_traits>
 #include <utility>
 
+#include "format/format_constants.hpp"
 #include "format/writer_impl.hpp"
 
 namespace gcsnap {
 namespace {
-
-// §6.7: a name must fit the reader's default limit.
-constexpr size_t kMaxNameBytes = 1u << 16;
 
 template <typename T>
 void append(std::vector<T>& to, std::span<const T> from, size_t begin, size_t count) {
@@ -82,7 +80,7 @@ Status add_objects_impl(Writer::Impl& w, std::span<const uint64_t> addresses, st
   }
   if (total != references.size())
     return make_error(ErrorCode::InvalidArgument, "references length differs from the sum of reference_counts");
-  if (max_gen > 5) return make_error(ErrorCode::InvalidArgument, "generation out of range");
+  if (max_gen > format::kMaxGeneration) return make_error(ErrorCode::InvalidArgument, "generation out of range");
   GCSNAP_RETURN_IF_ERROR(check_slots(w, sizes, reference_counts, references, slots, with_slots));
   w.summary.entry.object_count += n;
   w.summary.entry.reference_count += total;
@@ -109,7 +107,7 @@ Status Writer::add_generation_bounds(std::span<const GenerationRange> ranges) {
   Impl& w = *impl_;
   GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
   for (const auto& r : ranges)
-    if (static_cast<uint8_t>(r.generation) > 5) return make_error(ErrorCode::InvalidArgument, "generation out of range");
+    if (static_cast<uint8_t>(r.generation) > format::kMaxGeneration) return make_error(ErrorCode::InvalidArgument, "generation out of range");
   w.summary.entry.generation_range_count += ranges.size();
   return feed(w, w.bounds, ranges.size(), [&](size_t b, size_t n) {
     for (size_t i = b; i < b + n; ++i) {
@@ -129,7 +127,7 @@ Status Writer::add_roots(std::span<const uint64_t> object_ids, std::span<const u
   if (kinds.size() != n || flags.size() != n || root_ids.size() != n)
     return make_error(ErrorCode::InvalidArgument, "root columns differ in length");
   for (uint8_t k : kinds)
-    if (k > 3) return make_error(ErrorCode::InvalidArgument, "root kind out of range");
+    if (k > format::kMaxRootKind) return make_error(ErrorCode::InvalidArgument, "root kind out of range");
   w.summary.entry.root_count += n;
   return feed(w, w.roots, n, [&](size_t b, size_t c) {
     append(w.roots.object_ids, object_ids, b, c);
