@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Drive bench/stall_app for bench/attach.sh (issue 10) and print the attach table.
+"""Drive bench/stall_app for bench/attach.sh and print the attach table.
 
 For each heap size, two StallApp processes:
   * one started plainly (no profiler): a plain full GC (`gc`), then REPS times

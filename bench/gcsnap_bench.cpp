@@ -1,4 +1,4 @@
-// gcsnap_bench: end-to-end figures for issue 5 on synthetic recordings (synth_heap.hpp).
+// gcsnap_bench: end-to-end figures (docs/performance.md) on synthetic recordings (synth_heap.hpp).
 // Each subcommand prints `key value` lines; bench/run.sh runs them 3 times and tabulates the
 // medians. No timed assertions anywhere.
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Drive bench/stall_app for bench/pause.sh (issue 11) and print the snapshot-pause table.
+"""Drive bench/stall_app for bench/pause.sh and print the snapshot-pause table.
 
 Every row starts its own StallApp process, waits for "ready", resets the app's longest tick
 gap ("stats"), does the row's action, waits for the app to run on, and reads the longest gap

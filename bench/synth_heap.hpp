@@ -1,5 +1,5 @@
 #pragma once
-// Synthetic recordings with the shape of real .NET heaps (issue 5), written with gcsnap::Writer.
+// Synthetic recordings with the shape of real .NET heaps, written with gcsnap::Writer.
 //
 // Two heap walks of one recording, GC 1 and GC 2 (both gen2, consecutive numbers), so that
 // object identity can be followed from one to the other through GC 2's ranges:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tabulate bench/run.sh output: medians of REPS runs, one table, targets checked (issue 5)."""
+"""Tabulate bench/run.sh output: medians of REPS runs, one table, targets checked."""
 import re
 import statistics
 import sys

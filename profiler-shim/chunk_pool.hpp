@@ -1,6 +1,6 @@
 #pragma once
 // Heap-walk chunks made ready before the GC thread needs them. Faulting fresh pages in during
-// the walk was ~40 % of the shim's share of the snapshot pause (perf, issue 11): the pool's own
+// the walk was ~40 % of the shim's share of the snapshot pause (perf, docs/performance.md): the pool's own
 // thread (gcsnap-chunks) maps and populates full-size chunks while the GC runs its mark and
 // plan phases and keeps a few ahead during the walk; written chunks come back from the writer
 // thread and are kept, up to a cap, for the next walk.

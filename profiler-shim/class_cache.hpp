@@ -1,7 +1,7 @@
 #pragma once
 // What the heap walk needs to know per ClassID, in one flat table: the type id and how to
 // tell an object's size without asking the runtime. Asking (GetObjectSize2, a COM call) for
-// every object was a large part of the snapshot pause (docs/performance.md, issue 11).
+// every object was a large part of the snapshot pause (docs/performance.md).
 //
 // The runtime's size of an object is base + components * component_size, where only arrays
 // and strings have components, and their count is the u32 right after the MethodTable

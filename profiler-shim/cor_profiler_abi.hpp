@@ -1,6 +1,6 @@
 #pragma once
 // The slice of the CoreCLR profiling ABI the shim uses, declared by hand for 64-bit Linux
-// (/work/shared/reference/clr-profiling-abi.md §1, §3-§6). No runtime header is vendored.
+// (the runtime's corprof.idl and cor.h describe it). No runtime header is vendored.
 //
 // Rules that keep the vtables right: slot order is declaration order (Itanium C++ ABI);
 // no virtual destructor anywhere (it would add two slots); HRESULT/ULONG/DWORD are 32-bit,

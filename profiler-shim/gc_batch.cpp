@@ -52,7 +52,7 @@ void ObjectChunk::populate() noexcept {
 #ifdef MADV_POPULATE_WRITE
   (void)::madvise(mapping_, mapped_bytes_, MADV_POPULATE_WRITE);
 #endif
-  // Then write one byte per page: on the VMs measured (issue 11) the first write to a page
+  // Then write one byte per page: on the VMs measured (docs/performance.md) the first write to a page
   // still cost ~3.5 us after the kernel populated it (the hypervisor backs the page then),
   // 25 ns per stored object if the GC thread pays it. Whoever writes first pays.
   auto* base = static_cast<volatile unsigned char*>(mapping_);

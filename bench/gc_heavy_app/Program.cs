@@ -1,4 +1,4 @@
-// GC-heavy benchmark app for bench/run.sh (issue 5).
+// GC-heavy benchmark app for bench/run.sh.
 //   gc_heavy_app [ROUNDS=40] [LIVE=300000] [ALLOC_PER_ROUND=400000]
 // Keeps a live set of LIVE small objects (nodes with 2-3 references, strings, arrays: sizes
 // 24-100 bytes with a tail), replaces a fraction of it every round while allocating

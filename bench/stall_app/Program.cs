@@ -1,4 +1,4 @@
-// Snapshot-pause benchmark app (issue 11), driven by bench/pause.sh (and the attach bench).
+// Snapshot-pause benchmark app, driven by bench/pause.sh (and the attach bench).
 //   dotnet StallApp.dll <objects>
 // Builds a service-like heap of about <objects> live objects (a session cache of dictionaries,
 // lists, strings and small arrays, plus a linked object graph), starts a ticker thread that

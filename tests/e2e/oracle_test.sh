@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The ClrMD oracle e2e test (issue 12): oracle_test.sh GCSNAP COMPARE_TEST OUT_DIR WORK_DIR
+# The ClrMD oracle e2e test: oracle_test.sh GCSNAP COMPARE_TEST OUT_DIR WORK_DIR
 #  1. gcsnap record --policy none the oracle app; it builds its heap, collects, says ready and
 #     waits on stdin without allocating;
 #  2. gcsnap snapshot PID (an on-demand heap walk), then a full core dump of the same process

@@ -1,4 +1,4 @@
-// Hostile files (issue 6): each must give a clear error, or (odd but legal data) a correct
+// Hostile files (docs/reliability.md): each must give a clear error, or (odd but legal data) a correct
 // answer, with memory bounded by what the file really holds. The files are crafted section by
 // section (craft.hpp) so each test names exactly one lie.
 #include <catch2/catch.hpp>

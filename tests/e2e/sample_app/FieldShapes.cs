@@ -1,6 +1,6 @@
-// Shapes whose retention paths must name their fields, array indices and statics
-// (issue 12 part B): two static dictionaries of one type, an event handler that keeps its
-// subscriber alive, and an object[] holding one object at a known index.
+// Shapes whose retention paths must name their fields, array indices and statics: two static
+// dictionaries of one type, an event handler that keeps its subscriber alive, and an object[]
+// holding one object at a known index.
 using System;
 using System.Collections.Generic;
 
