@@ -42,7 +42,7 @@ Heap make_heap(size_t n) {
   uint64_t region = 0x7f0000000000ull, cursor = region;
   for (size_t i = 0; i < n; ++i) {
     if (i % 40000 == 0) cursor = region = std::max(region + (4ull << 20) * (1 + rng() % 3), (cursor + (4ull << 20)) & ~((4ull << 20) - 1));
-    unsigned r = rng() % 100;
+    unsigned r = static_cast<unsigned>(rng() % 100);
     uint64_t size = r < 30 ? 24 : r < 50 ? 32 : r < 62 ? 40 : r < 87 ? 48 + 8 * (rng() % 11)
                     : r < 99 ? 136 + 8 * (rng() % 112) : 1024 + 8 * (rng() % 3000);
     h.addresses.push_back(cursor);

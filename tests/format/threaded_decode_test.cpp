@@ -87,14 +87,14 @@ TEST_CASE("a damaged file gives the same first error on several threads as on on
   // thread reaches its section first.
   for (double first : {0.2, 0.45}) {
     auto bytes = clean;
-    bytes[static_cast<size_t>(first * bytes.size())] ^= std::byte{0x5A};
-    bytes[static_cast<size_t>(0.7 * bytes.size())] ^= std::byte{0x5A};
+    bytes[static_cast<size_t>(first * static_cast<double>(bytes.size()))] ^= std::byte{0x5A};
+    bytes[static_cast<size_t>(0.7 * static_cast<double>(bytes.size()))] ^= std::byte{0x5A};
     auto one = read_with(bytes, 1);
     auto four = read_with(bytes, 4);
     REQUIRE_FALSE(one);
     REQUIRE_FALSE(four);
     CHECK(four.error().code == one.error().code);
     CHECK(four.error().offset == one.error().offset);
-    CHECK(one.error().offset < static_cast<uint64_t>(0.7 * bytes.size()));
+    CHECK(one.error().offset < static_cast<uint64_t>(0.7 * static_cast<double>(bytes.size())));
   }
 }
