@@ -28,6 +28,7 @@ struct WriterOptions {
 
 /// Counters the writer keeps, for summaries.
 struct WriterStats {
+  uint64_t gcs_written = 0;    ///< GC blocks ended so far
   uint64_t bytes_written = 0;  ///< bytes in the file so far
   uint64_t raw_bytes = 0;      ///< uncompressed column bytes
 };

@@ -194,6 +194,8 @@ Status Writer::end_gc(const GcInfo& info) {
   w.state = Impl::State::Idle;
   w.any_gc = true;
   w.last_gc_number = info.gc_number;
+  std::lock_guard lock(w.stats_mutex);
+  ++w.stats.gcs_written;
   return {};
 }
 
