@@ -164,9 +164,9 @@ int cmd_read(const std::string& path) {
   kv("decode_roots_ms", tr.wall() * 1e3);
   // The same decode on one thread: what one core does (the default uses up to 4).
   *objects = ObjectTable{};
-  ReaderLimits one_thread;
-  one_thread.decode_threads = 1;
-  auto rec1 = Recording::open(path, one_thread);
+  ReaderOptions one_thread;
+  one_thread.object_decode_threads = 1;
+  auto rec1 = Recording::open(path, {}, one_thread);
   if (!rec1) die("open", rec1.error());
   Timer t1;
   auto objects1 = (*rec1)->read_objects(1);

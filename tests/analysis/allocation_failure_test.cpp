@@ -20,7 +20,7 @@
 
 namespace {
 // Allocations left before one fails; negative: never fail. Per thread, so that only the
-// calls under test fail (the reader decodes on the calling thread: decode_threads 1).
+// calls under test fail (the reader decodes on the calling thread: object_decode_threads 1).
 thread_local long t_allocations_left = -1;
 }  // namespace
 
@@ -124,9 +124,9 @@ std::string write_recording() {
 
 TEST_CASE("identity and diff analyses return OutOfMemory instead of throwing", "[identity][diff][oom]") {
   const std::string path = write_recording();
-  ReaderLimits limits;
-  limits.decode_threads = 1;
-  auto opened = Recording::open(path, limits);
+  ReaderOptions options;
+  options.object_decode_threads = 1;
+  auto opened = Recording::open(path, {}, options);
   REQUIRE(opened.is_ok());
   const Recording& rec = **opened;
   REQUIRE(rec.gcs().size() == 3);

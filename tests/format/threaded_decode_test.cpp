@@ -1,4 +1,4 @@
-// read_objects on several threads (ReaderLimits::decode_threads) against one thread: the same
+// read_objects on several threads (ReaderOptions::object_decode_threads) against one thread: the same
 // table, and on a damaged file the same first error (docs/library.md).
 #include <catch2/catch.hpp>
 
@@ -57,9 +57,9 @@ std::vector<std::byte> big_recording() {
 }
 
 Result<ObjectTable> read_with(const std::vector<std::byte>& bytes, unsigned threads) {
-  ReaderLimits limits;
-  limits.decode_threads = threads;
-  auto rec = Recording::from_bytes(bytes, limits);
+  ReaderOptions options;
+  options.object_decode_threads = threads;
+  auto rec = Recording::from_bytes(bytes, {}, options);
   REQUIRE(rec);
   return (*rec)->read_objects(0);
 }

@@ -23,9 +23,13 @@ struct ReaderLimits {
   uint64_t max_gc_decoded_bytes = 16ull << 30;      ///< all sections of one GC, decoded
   uint64_t max_blocks = 1u << 24;
   uint64_t max_name_bytes = kMaxNameBytes;          ///< one type or method name
-  /// Threads that decode one GC's objects sections at once (0: one per core, at most 4).
-  /// Not a limit, but it lives with the other reading settings.
-  unsigned decode_threads = 0;
+};
+
+/// How a reader works, as opposed to what it accepts (ReaderLimits).
+struct ReaderOptions {
+  /// Threads that decode one GC's objects sections at once in read_objects (0: one per
+  /// core, at most 4; 1: on the calling thread only).
+  unsigned object_decode_threads = 0;
 };
 
 /// How the file ends, as found when it was opened.
@@ -142,10 +146,12 @@ class Recording {
   /// Map FILE and scan it. A truncated or index-less file opens; end() says how it ends.
   /// Errors: IoError, NotAGcsnapFile, UnsupportedVersion, UnknownRequiredFeature, Truncated
   /// (shorter than the header), LimitExceeded.
-  static Result<std::unique_ptr<Recording>> open(const std::string& path, const ReaderLimits& limits = {});
+  static Result<std::unique_ptr<Recording>> open(const std::string& path, const ReaderLimits& limits = {},
+                                                 const ReaderOptions& options = {});
   /// Read from memory the caller keeps alive (tests, fuzzing). Same errors as open().
   static Result<std::unique_ptr<Recording>> from_bytes(std::span<const std::byte> bytes,
-                                                       const ReaderLimits& limits = {});
+                                                       const ReaderLimits& limits = {},
+                                                       const ReaderOptions& options = {});
   ~Recording();
   Recording(const Recording&) = delete;
   Recording& operator=(const Recording&) = delete;

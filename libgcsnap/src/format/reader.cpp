@@ -92,11 +92,13 @@ Status open_impl(Recording::Impl& impl) {
 Recording::Recording(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Recording::~Recording() = default;
 
-Result<std::unique_ptr<Recording>> Recording::from_bytes(std::span<const std::byte> bytes, const ReaderLimits& limits) {
+Result<std::unique_ptr<Recording>> Recording::from_bytes(std::span<const std::byte> bytes, const ReaderLimits& limits,
+                                                        const ReaderOptions& options) {
   try {
     auto impl = std::make_unique<Impl>();
     impl->data = {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()};
     impl->limits = limits;
+    impl->options = options;
     GCSNAP_RETURN_IF_ERROR(open_impl(*impl));
     return std::unique_ptr<Recording>(new Recording(std::move(impl)));
   } catch (const std::bad_alloc&) {
@@ -104,7 +106,8 @@ Result<std::unique_ptr<Recording>> Recording::from_bytes(std::span<const std::by
   }
 }
 
-Result<std::unique_ptr<Recording>> Recording::open(const std::string& path, const ReaderLimits& limits) {
+Result<std::unique_ptr<Recording>> Recording::open(const std::string& path, const ReaderLimits& limits,
+                                                  const ReaderOptions& options) {
   auto io_error = [](const char* what) {
     Error e = make_error(ErrorCode::IoError, what);
     e.sys_errno = errno;
@@ -125,6 +128,7 @@ Result<std::unique_ptr<Recording>> Recording::open(const std::string& path, cons
   try {
     auto impl = std::make_unique<Impl>();
     impl->limits = limits;
+    impl->options = options;
     if (st.st_size > 0) {
       void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
       if (p == MAP_FAILED) {

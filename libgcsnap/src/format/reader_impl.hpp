@@ -17,6 +17,7 @@ struct Recording::Impl {
   size_t map_length = 0;
   std::span<const uint8_t> data;
   ReaderLimits limits;
+  ReaderOptions options;
   std::vector<format::GcSummary> summaries;
   std::vector<GcEntry> gcs;
   FileEnd end = FileEnd::Complete;
