@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "gcsnap/enum_names.hpp"
 #include "shim_log.hpp"
 
 namespace gcsnap::shim {

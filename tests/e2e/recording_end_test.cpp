@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "gcsnap/enum_names.hpp"
 #include "sample_recording.hpp"
 
 namespace gcsnap::e2e {

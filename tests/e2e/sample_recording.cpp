@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "gcsnap/enum_names.hpp"
+
 namespace gcsnap::e2e {
 namespace {
 

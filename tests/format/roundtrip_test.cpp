@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "gcsnap/enum_names.hpp"
 #include "random_recording.hpp"
 #include "temp_path.hpp"
 

@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "gcsnap/enum_names.hpp"
 #include "craft.hpp"
 
 using namespace gcsnap;

@@ -16,6 +16,7 @@
 
 #include "craft.hpp"
 #include "gcsnap/dominators.hpp"
+#include "gcsnap/enum_names.hpp"
 #include "gcsnap/heap_graph.hpp"
 
 using namespace gcsnap;

@@ -6,6 +6,8 @@
 #include <numeric>
 #include <sstream>
 
+#include "gcsnap/enum_names.hpp"
+
 namespace gcsnap::test {
 namespace {
 

@@ -12,6 +12,7 @@
 #include "commands.hpp"
 #include "diff_objects_report.hpp"
 #include "gc_select.hpp"
+#include "gcsnap/enum_names.hpp"
 #include "gcsnap/heap_diff.hpp"
 #include "gcsnap/root_summary.hpp"
 #include "gcsnap/walk_diff.hpp"

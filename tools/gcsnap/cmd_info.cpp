@@ -9,6 +9,7 @@
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "gc_select.hpp"
+#include "gcsnap/enum_names.hpp"
 #include "gcsnap/reader.hpp"
 #include "output.hpp"
 

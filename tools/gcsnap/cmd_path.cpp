@@ -12,6 +12,7 @@
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "gcsnap/edge_names.hpp"
+#include "gcsnap/enum_names.hpp"
 #include "gcsnap/object_identity.hpp"
 #include "gcsnap/retention.hpp"
 #include "gcsnap/root_summary.hpp"

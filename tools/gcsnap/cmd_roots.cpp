@@ -13,6 +13,7 @@
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "gc_select.hpp"
+#include "gcsnap/enum_names.hpp"
 #include "gcsnap/root_summary.hpp"
 #include "output.hpp"
 

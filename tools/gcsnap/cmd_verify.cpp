@@ -8,6 +8,7 @@
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "gc_select.hpp"
+#include "gcsnap/enum_names.hpp"
 #include "gcsnap/reader.hpp"
 
 namespace gcsnap::cli {

@@ -11,6 +11,7 @@
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "gc_select.hpp"
+#include "gcsnap/enum_names.hpp"
 #include "gcsnap/heap_graph.hpp"
 #include "gcsnap/object_identity.hpp"
 #include "gcsnap/retention.hpp"

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli_error.hpp"
+#include "gcsnap/enum_names.hpp"
 #include "gcsnap/root_summary.hpp"
 
 namespace gcsnap::cli {

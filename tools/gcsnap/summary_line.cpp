@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "cli_error.hpp"
+#include "gcsnap/enum_names.hpp"
 #include "gcsnap/reader.hpp"
 #include "output.hpp"
 

@@ -65,7 +65,4 @@ class EdgeNamer {
   std::span<const StaticSlot> statics_;
 };
 
-/// Return a short text for REASON ("no slot recorded", ...).
-std::string_view unnamed_reason_text(UnnamedReason reason) noexcept;
-
 }  // namespace gcsnap

@@ -8,6 +8,7 @@
 
 #include "gcsnap/dominators.hpp"
 #include "gcsnap/edge_names.hpp"
+#include "gcsnap/enum_names.hpp"
 #include "gcsnap/field_layout.hpp"
 #include "gcsnap/heap_diff.hpp"
 #include "gcsnap/group_paths.hpp"

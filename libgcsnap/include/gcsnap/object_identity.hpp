@@ -33,11 +33,6 @@ enum class Fate : uint8_t {
 
 inline bool is_alive(Fate fate) noexcept { return fate != Fate::Died; }
 
-/// Return "moved", "stayed", "not-condemned", "non-gc-heap", "died" or "unknown".
-const char* fate_name(Fate fate) noexcept;
-/// Return "gen0", "gen1", "gen2", "loh", "poh", "non-gc-heap" or "unknown".
-const char* generation_name(Generation generation) noexcept;
-
 /// Generation bounds sorted by start, for lookups.
 class GenerationMap {
  public:

@@ -40,8 +40,6 @@ enum class FileEnd : uint8_t {
   Corrupt = 3,     ///< a block header is damaged; reading stopped there
 };
 
-std::string_view file_end_name(FileEnd end) noexcept;
-
 /// One GC as listed by the block header scan or the index: no decompression needed.
 struct GcEntry {
   GcInfo info;

@@ -11,8 +11,6 @@
 
 namespace gcsnap {
 
-/// Return "stack", "finalizer", "handle" or "other".
-const char* root_kind_name(RootKind kind) noexcept;
 /// Return flag names joined by ',' ("pinning,weak"), or "" for no flags. Names: pinning,
 /// weak, interior, refcounted; unknown bits as "0x10".
 std::string root_flags_text(uint8_t flags);

@@ -30,9 +30,6 @@ enum class ErrorCode : uint16_t {
   OutOfMemory = 15,            ///< an allocation failed
 };
 
-/// Return the stable lower-case name of a code ("checksum-mismatch").
-std::string_view error_code_name(ErrorCode code) noexcept;
-
 /// A small, trivially copyable error: pinned code, file offset, static detail text.
 struct Error {
   ErrorCode code = ErrorCode::Ok;

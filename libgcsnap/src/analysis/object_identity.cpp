@@ -6,31 +6,6 @@
 
 namespace gcsnap {
 
-const char* fate_name(Fate fate) noexcept {
-  switch (fate) {
-    case Fate::Moved: return "moved";
-    case Fate::Stayed: return "stayed";
-    case Fate::NotCondemned: return "not-condemned";
-    case Fate::NonGcHeap: return "non-gc-heap";
-    case Fate::Died: return "died";
-    case Fate::Unknown: return "unknown";
-  }
-  return "unknown";
-}
-
-const char* generation_name(Generation generation) noexcept {
-  switch (generation) {
-    case Generation::Gen0: return "gen0";
-    case Generation::Gen1: return "gen1";
-    case Generation::Gen2: return "gen2";
-    case Generation::LargeObjectHeap: return "loh";
-    case Generation::PinnedObjectHeap: return "poh";
-    case Generation::NonGcHeap: return "non-gc-heap";
-    case Generation::Unknown: return "unknown";
-  }
-  return "unknown";
-}
-
 namespace {
 
 // Sort parallel columns by the first one; return the permutation applied.

@@ -6,16 +6,6 @@
 
 namespace gcsnap {
 
-const char* root_kind_name(RootKind kind) noexcept {
-  switch (kind) {
-    case RootKind::Stack: return "stack";
-    case RootKind::Finalizer: return "finalizer";
-    case RootKind::Handle: return "handle";
-    case RootKind::Other: return "other";
-  }
-  return "other";
-}
-
 std::string root_flags_text(uint8_t flags) {
   static constexpr std::pair<uint8_t, const char*> kNames[] = {{root_flags::kPinning, "pinning"},
                                                                {root_flags::kWeakRef, "weak"},

@@ -15,16 +15,6 @@
 
 namespace gcsnap {
 
-std::string_view file_end_name(FileEnd end) noexcept {
-  switch (end) {
-    case FileEnd::Complete: return "complete";
-    case FileEnd::NoIndex: return "no-index";
-    case FileEnd::Truncated: return "truncated";
-    case FileEnd::Corrupt: return "corrupt";
-  }
-  return "unknown";
-}
-
 Recording::Impl::~Impl() {
   if (map_address) ::munmap(map_address, map_length);
 }
