@@ -37,12 +37,21 @@ struct Heap {
     roots.kinds = {RootKind::Handle};
     roots.flags = {root_flags::kPinning};
     roots.root_ids = {0x10};
-    names.types_ = {{1, 0, "System.Object[]", ""}, {2, 0, "App.Dict", ""}, {3, 0, "App.Dict+Entry[]", ""},
-                    {4, 0, "App.Order", ""}, {5, 0, "App.Customer", ""}};
-    names.layouts_ = {{1, LayoutKind::ReferenceArray, 16, 8, {}},
-                      {2, LayoutKind::Object, 0, 0, dict_fields},
-                      {3, LayoutKind::StructArray, 16, 24, entry_fields},
-                      {4, LayoutKind::Object, 0, 0, order_fields}};
+    names = make_names(true);
+  }
+
+  // The table of the five types; WITH_ORDER_LAYOUT false leaves App.Order without a layout.
+  NameTable make_names(bool with_order_layout) const {
+    std::vector<TypeLayout> layouts{{1, LayoutKind::ReferenceArray, 16, 8, {}},
+                                    {2, LayoutKind::Object, 0, 0, dict_fields},
+                                    {3, LayoutKind::StructArray, 16, 24, entry_fields}};
+    if (with_order_layout) layouts.push_back({4, LayoutKind::Object, 0, 0, order_fields});
+    auto table = NameTable::from_records({{1, 0, "System.Object[]", ""}, {2, 0, "App.Dict", ""},
+                                          {3, 0, "App.Dict+Entry[]", ""}, {4, 0, "App.Order", ""},
+                                          {5, 0, "App.Customer", ""}},
+                                         {}, std::move(layouts));
+    REQUIRE(table);
+    return std::move(*table);
   }
 };
 
@@ -80,7 +89,7 @@ TEST_CASE("a retention path names the static, fields, array index and struct ele
     CHECK(plain.name_edge(0, 1).text == "[1]");
   }
   SECTION("a type without a layout is unnamed, with the reason") {
-    heap.names.layouts_.pop_back();  // App.Order's
+    heap.names = heap.make_names(false);
     const auto hop = EdgeNamer(*graph, heap.names, *slots, statics).name_edge(3, 4);
     CHECK(hop.kind == EdgeNameKind::Unknown);
     CHECK(hop.text.empty());

@@ -24,9 +24,11 @@ RootTable make_roots(std::initializer_list<std::tuple<uint64_t, RootKind, uint8_
 }
 
 NameTable names_for(std::initializer_list<std::pair<uint32_t, const char*>> types) {
-  NameTable names;
-  for (const auto& [id, name] : types) names.types_.push_back(TypeRecord{id, 0, name, ""});
-  return names;
+  std::vector<TypeRecord> records;
+  for (const auto& [id, name] : types) records.push_back(TypeRecord{id, 0, name, ""});
+  auto names = NameTable::from_records(std::move(records));
+  REQUIRE(names);
+  return std::move(*names);
 }
 
 ObjectTable objects_of(std::initializer_list<std::tuple<uint64_t, uint32_t, uint64_t>> rows) {

@@ -48,8 +48,8 @@ void run(uint8_t which, uint64_t items, std::span<const uint8_t> bytes) {
     case kTypes: {
       NameTable out;
       if (decode_types(ctx, out).is_ok()) {
-        if (out.types_.size() != items) __builtin_trap();
-        for (const auto& t : out.types_) {  // touch every byte of every view
+        if (out.types().size() != items) __builtin_trap();
+        for (const auto& t : out.types()) {  // touch every byte of every view
           volatile char sink = 0;
           for (char ch : t.name) sink = sink ^ ch;
           for (char ch : t.module) sink = sink ^ ch;
@@ -60,8 +60,8 @@ void run(uint8_t which, uint64_t items, std::span<const uint8_t> bytes) {
     case kMethods: {
       NameTable out;
       if (decode_methods(ctx, out).is_ok()) {
-        if (out.methods_.size() != items) __builtin_trap();
-        for (const auto& m : out.methods_) {
+        if (out.methods().size() != items) __builtin_trap();
+        for (const auto& m : out.methods()) {
           volatile char sink = 0;
           for (char ch : m.name) sink = sink ^ ch;
         }

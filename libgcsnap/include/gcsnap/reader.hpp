@@ -115,9 +115,21 @@ struct ObjectReadOptions {
   bool reference_slots = false;
 };
 
+namespace format {
+struct NameTableFill;
+}
+
 /// Types, methods and type layouts defined by the blocks up to a GC. Views point into owned storage.
 class NameTable {
  public:
+  NameTable() = default;
+  /// Build a table from records the caller made (tests, tools), sorted and checked as the
+  /// reader does. The records' views (names, fields) are not copied: keep what they point to
+  /// alive as long as the table. Errors: InconsistentData (an id given twice, a layout of a
+  /// type not given).
+  [[nodiscard]] static Result<NameTable> from_records(std::vector<TypeRecord> types,
+                                                      std::vector<MethodRecord> methods = {},
+                                                      std::vector<TypeLayout> layouts = {});
   /// Return the type with this id, or nullptr.
   const TypeRecord* find_type(uint32_t id) const noexcept;
   /// Return the method with this FunctionID, or nullptr.
@@ -131,7 +143,8 @@ class NameTable {
   const TypeLayout* find_layout(uint32_t type_id) const noexcept;
   std::span<const TypeLayout> layouts() const noexcept { return layouts_; }
 
-  // Filled by the reader.
+ private:
+  friend struct format::NameTableFill;  // the reader's decoders append to the columns
   std::vector<TypeRecord> types_;          ///< sorted by id
   std::vector<MethodRecord> methods_;      ///< sorted by function_id
   std::vector<TypeLayout> layouts_;        ///< sorted by type_id

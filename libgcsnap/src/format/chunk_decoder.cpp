@@ -5,6 +5,7 @@
 
 #include "format/column_codec.hpp"
 #include "format/format_constants.hpp"
+#include "format/name_table_fill.hpp"
 
 namespace gcsnap::format {
 namespace {
@@ -202,9 +203,9 @@ Status decode_types(const DecodeContext& ctx, NameTable& out) {
     t.module = {text + mp, static_cast<size_t>(module_lengths[i])};
     np += static_cast<size_t>(name_lengths[i]);
     mp += static_cast<size_t>(module_lengths[i]);
-    out.types_.push_back(t);
+    NameTableFill::types(out).push_back(t);
   }
-  out.storage_.push_back(std::move(storage));
+  NameTableFill::keep(out, std::move(storage));
   return {};
 }
 
@@ -227,9 +228,9 @@ Status decode_methods(const DecodeContext& ctx, NameTable& out) {
     m.function_id = ids[i];
     m.name = {storage.get() + np, static_cast<size_t>(name_lengths[i])};
     np += static_cast<size_t>(name_lengths[i]);
-    out.methods_.push_back(m);
+    NameTableFill::methods(out).push_back(m);
   }
-  out.storage_.push_back(std::move(storage));
+  NameTableFill::keep(out, std::move(storage));
   return {};
 }
 

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "format/column_codec.hpp"
+#include "format/name_table_fill.hpp"
 #include "format/varint.hpp"
 
 namespace gcsnap::format {
@@ -125,10 +126,10 @@ Status decode_layouts(const DecodeContext& ctx, NameTable& out) {
                                {text.get() + np, static_cast<size_t>(name_lengths[f])}};
       np += static_cast<size_t>(name_lengths[f]);
     }
-    out.layouts_.push_back(layout);
+    NameTableFill::layouts(out).push_back(layout);
   }
-  out.storage_.push_back(std::move(text));
-  out.field_storage_.push_back(std::move(records));
+  NameTableFill::keep(out, std::move(text));
+  NameTableFill::keep(out, std::move(records));
   return {};
 }
 

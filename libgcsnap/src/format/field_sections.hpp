@@ -23,7 +23,7 @@ void encode_static_slots(const StaticSlotsChunk& c, std::vector<uint8_t>& out);
 /// relative to the section) and whose sizes are `sizes`. Errors: CorruptSection.
 Status decode_slots_into(const DecodeContext& ctx, std::span<const uint64_t> offsets,
                          std::span<const uint64_t> sizes, uint32_t* dst);
-/// Append the layouts of one section to out.layouts_ (unsorted). Errors: CorruptSection, LimitExceeded.
+/// Append the layouts of one section to OUT (unsorted). Errors: CorruptSection, LimitExceeded.
 Status decode_layouts(const DecodeContext& ctx, NameTable& out);
 /// Append the statics of one section to out, their names to storage (views fixed up by the caller).
 Status decode_static_slots(const DecodeContext& ctx, std::vector<uint64_t>& addresses,

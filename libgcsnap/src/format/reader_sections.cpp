@@ -6,6 +6,7 @@
 #include "format/byte_io.hpp"
 #include "format/chunk_decoder.hpp"
 #include "format/field_sections.hpp"
+#include "format/name_table_fill.hpp"
 #include "format/object_sections.hpp"
 #include "format/reader_impl.hpp"
 
@@ -176,7 +177,7 @@ Status decode_layout_sections(const Recording::Impl& impl, size_t i, NameTable& 
 // Sort the layouts by type id; a type given two layouts, or (when the table holds every type
 // up to this GC) a layout of an undeclared type, is InconsistentData.
 Status check_layouts(NameTable& out, bool all_types) {
-  auto& l = out.layouts_;
+  auto& l = format::NameTableFill::layouts(out);
   std::sort(l.begin(), l.end(), [](const TypeLayout& a, const TypeLayout& b) { return a.type_id < b.type_id; });
   for (size_t i = 0; i < l.size(); ++i) {
     if (i > 0 && l[i].type_id == l[i - 1].type_id)
@@ -187,7 +188,32 @@ Status check_layouts(NameTable& out, bool all_types) {
   return {};
 }
 
+// Sort the types and methods by id and the layouts by type id; an id given twice is
+// InconsistentData, and so is a layout of an undeclared type when ALL_TYPES.
+Status sort_and_check_names(NameTable& out, bool all_types) {
+  auto& types = format::NameTableFill::types(out);
+  auto& methods = format::NameTableFill::methods(out);
+  std::sort(types.begin(), types.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  std::sort(methods.begin(), methods.end(), [](const auto& a, const auto& b) { return a.function_id < b.function_id; });
+  for (size_t i = 1; i < types.size(); ++i)
+    if (types[i].id == types[i - 1].id) return make_error(ErrorCode::InconsistentData, "a type id is declared twice");
+  for (size_t i = 1; i < methods.size(); ++i)
+    if (methods[i].function_id == methods[i - 1].function_id)
+      return make_error(ErrorCode::InconsistentData, "a method is declared twice");
+  return check_layouts(out, all_types);
+}
+
 }  // namespace
+
+Result<NameTable> NameTable::from_records(std::vector<TypeRecord> types, std::vector<MethodRecord> methods,
+                                          std::vector<TypeLayout> layouts) {
+  NameTable out;
+  out.types_ = std::move(types);
+  out.methods_ = std::move(methods);
+  out.layouts_ = std::move(layouts);
+  GCSNAP_RETURN_IF_ERROR(sort_and_check_names(out, true));
+  return out;
+}
 
 Result<ObjectTable> Recording::read_objects(size_t gc_index) const { return read_objects(gc_index, {}); }
 
@@ -289,16 +315,7 @@ Result<NameTable> Recording::read_names_range(size_t first, size_t last) const {
           decode_all(*impl_, i, SectionType::Methods, e.new_method_count, out, format::decode_methods));
       GCSNAP_RETURN_IF_ERROR(decode_layout_sections(*impl_, i, out));
     }
-    std::sort(out.types_.begin(), out.types_.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
-    std::sort(out.methods_.begin(), out.methods_.end(),
-              [](const auto& a, const auto& b) { return a.function_id < b.function_id; });
-    for (size_t i = 1; i < out.types_.size(); ++i)
-      if (out.types_[i].id == out.types_[i - 1].id)
-        return make_error(ErrorCode::InconsistentData, "a type id is declared twice");
-    for (size_t i = 1; i < out.methods_.size(); ++i)
-      if (out.methods_[i].function_id == out.methods_[i - 1].function_id)
-        return make_error(ErrorCode::InconsistentData, "a method is declared twice");
-    GCSNAP_RETURN_IF_ERROR(check_layouts(out, first == 0));
+    GCSNAP_RETURN_IF_ERROR(sort_and_check_names(out, first == 0));
     return out;
   });
 }
