@@ -21,14 +21,8 @@ while [ $# -gt 0 ]; do
 done
 mkdir -p "$OUT"
 log() { echo "attach.sh: $*" >&2; }
-if [ ! -x "$BUILD/bin/gcsnap" ] || [ ! -f "$BUILD/bin/libgcsnap_profiler.so" ]; then
-  log "building gcsnap and the shim in $BUILD (Release, -j2)"
-  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGCSNAP_BUILD_TESTS=OFF >"$OUT/cmake.log" 2>&1
-  cmake --build "$BUILD" -j2 --target gcsnap_cli gcsnap_profiler >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log" >&2; exit 1; }
-fi
-export GCSNAP_SHIM=${GCSNAP_SHIM:-$BUILD/bin/libgcsnap_profiler.so}
-log "building bench/stall_app"
-dotnet build "$ROOT/bench/stall_app/stall_app.csproj" -c Release -o "$OUT/stall_app" >"$OUT/app-build.log" 2>&1 \
-  || { tail -20 "$OUT/app-build.log" >&2; exit 1; }
+source "$ROOT/bench/bench_build.sh"
+bench_build_gcsnap
+bench_build_app stall_app
 python3 "$ROOT/bench/attach_drive.py" --sizes "$SIZES" --reps "$REPS" --out "$OUT" \
   --app-dll "$OUT/stall_app/StallApp.dll" --gcsnap "$BUILD/bin/gcsnap"

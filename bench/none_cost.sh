@@ -23,16 +23,9 @@ while [ $# -gt 0 ]; do
 done
 mkdir -p "$OUT"
 log() { echo "none_cost.sh: $*" >&2; }
-if [ -z "${BUILD_DIR:-}" ] || [ ! -x "$BUILD/bin/gcsnap" ]; then
-  log "building gcsnap and the shim in $BUILD (Release, -j2)"
-  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGCSNAP_BUILD_TESTS=OFF >"$OUT/cmake.log" 2>&1
-  cmake --build "$BUILD" -j2 --target gcsnap_cli gcsnap_profiler >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log" >&2; exit 1; }
-fi
-GCSNAP=$BUILD/bin/gcsnap
-export GCSNAP_SHIM=${GCSNAP_SHIM:-$BUILD/bin/libgcsnap_profiler.so}
-log "building bench/gc_heavy_app"
-dotnet build "$ROOT/bench/gc_heavy_app/gc_heavy_app.csproj" -c Release -o "$OUT/app" >"$OUT/app-build.log" 2>&1 \
-  || { tail -20 "$OUT/app-build.log" >&2; exit 1; }
+source "$ROOT/bench/bench_build.sh"
+bench_build_gcsnap
+bench_build_app gc_heavy_app
 
 ROWS=(off none)
 declare -A ROW_ENV=([off]="" [none]="")
@@ -43,11 +36,11 @@ for r in $(seq 1 "$REPS"); do
     load=$(cut -d' ' -f1 /proc/loadavg)
     # shellcheck disable=SC2086
     if [ "$row" = off ]; then
-      line=$(dotnet "$OUT/app/gc_heavy_app.dll" $APP_ARGS)
+      line=$(dotnet "$OUT/gc_heavy_app/gc_heavy_app.dll" $APP_ARGS)
     else
       rm -f "$OUT/none.snap"
       line=$(env ${ROW_ENV[$row]} "$GCSNAP" record -o "$OUT/none.snap" --policy none -- \
-        dotnet "$OUT/app/gc_heavy_app.dll" $APP_ARGS 2>"$OUT/$row.$r.err")
+        dotnet "$OUT/gc_heavy_app/gc_heavy_app.dll" $APP_ARGS 2>"$OUT/$row.$r.err")
     fi
     echo "$row load=$load $line" >>"$OUT/results.txt"
     log "rep $r $row (load $load): $line"

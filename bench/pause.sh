@@ -30,17 +30,10 @@ done
 mkdir -p "$OUT"
 log() { echo "pause.sh: $*" >&2; }
 
-if [ -z "${BUILD_DIR:-}" ] || [ ! -x "$BUILD/bin/gcsnap" ]; then
-  log "building gcsnap and the shim in $BUILD (Release, -j2)"
-  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGCSNAP_BUILD_TESTS=OFF >"$OUT/cmake.log" 2>&1
-  cmake --build "$BUILD" -j2 --target gcsnap_cli gcsnap_profiler >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log" >&2; exit 1; }
-fi
-GCSNAP=$BUILD/bin/gcsnap
-export GCSNAP_SHIM=${GCSNAP_SHIM:-$BUILD/bin/libgcsnap_profiler.so}
+source "$ROOT/bench/bench_build.sh"
+bench_build_gcsnap
 
-log "building bench/stall_app"
-dotnet build "$ROOT/bench/stall_app/stall_app.csproj" -c Release -o "$OUT/stall_app" >"$OUT/app-build.log" 2>&1 \
-  || { tail -20 "$OUT/app-build.log" >&2; exit 1; }
+bench_build_app stall_app
 
 TRACE=${DOTNET_TRACE:-}
 TRACE_NOTE="not installed"

@@ -36,15 +36,9 @@ if ! command -v wrk >/dev/null; then
   fi
 fi
 
-if [ -z "${BUILD_DIR:-}" ] || [ ! -x "$BUILD/bin/gcsnap" ]; then
-  log "building gcsnap and the shim in $BUILD (Release, -j2)"
-  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGCSNAP_BUILD_TESTS=OFF >"$OUT/cmake.log" 2>&1
-  cmake --build "$BUILD" -j2 --target gcsnap_cli gcsnap_profiler >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log" >&2; exit 1; }
-fi
-export GCSNAP_SHIM=${GCSNAP_SHIM:-$BUILD/bin/libgcsnap_profiler.so}
+source "$ROOT/bench/bench_build.sh"
+bench_build_gcsnap
 
-log "building bench/web_app"
-dotnet build "$ROOT/bench/web_app/web_app.csproj" -c Release -o "$OUT/web_app" >"$OUT/app-build.log" 2>&1 \
-  || { tail -20 "$OUT/app-build.log" >&2; exit 1; }
+bench_build_app web_app
 
 python3 "$ROOT/bench/web_drive.py" --out "$OUT" --app-dll "$OUT/web_app/WebApp.dll" --gcsnap "$BUILD/bin/gcsnap" "${ARGS[@]}"
