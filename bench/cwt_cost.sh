@@ -16,8 +16,8 @@ for entries in 0 100000 1000000; do
   for mode in plain callback4 callback5; do
     case $mode in
       plain) line=$(DOTNET_gcConcurrent=0 dotnet "$work/app/CwtApp.dll" "$entries" "$gcs") ;;
-      callback4) line=$(GCSNAP_NO_CALLBACK5=1 "$gcsnap" record --policy none -o "$work/r.snap" -- dotnet "$work/app/CwtApp.dll" "$entries" "$gcs" 2>/dev/null) ;;
-      callback5) line=$("$gcsnap" record --policy none -o "$work/r.snap" -- dotnet "$work/app/CwtApp.dll" "$entries" "$gcs" 2>/dev/null) ;;
+      callback4) line=$(GCSNAP_NO_CALLBACK5=1 "$gcsnap" record --policy none --force -o "$work/r.snap" -- dotnet "$work/app/CwtApp.dll" "$entries" "$gcs" 2>/dev/null) ;;
+      callback5) line=$("$gcsnap" record --policy none --force -o "$work/r.snap" -- dotnet "$work/app/CwtApp.dll" "$entries" "$gcs" 2>/dev/null) ;;
     esac
     g0=$(sed -n 's/.*gen0_us=\([0-9]*\).*/\1/p' <<<"$line") g2=$(sed -n 's/.*gen2_us=\([0-9]*\).*/\1/p' <<<"$line")
     printf '%-10s %-22s %10s %10s\n' "$entries" "$mode" "$g0" "$g2"

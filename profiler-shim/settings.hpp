@@ -44,6 +44,10 @@ struct Settings {
   /// GCSNAP_FIELDS=0 turns off recording field layouts and reference slots (field names on
   /// paths); for measuring their cost, or as a way out should the slot search misbehave.
   bool field_names = true;
+  /// GCSNAP_RECORD_SDK=1: record processes of the .NET SDK too (process_role.hpp).
+  bool record_sdk = false;
+  /// GCSNAP_RECORD_DIR: where `gcsnap record` wants this process's report ("" = none).
+  std::string record_dir;
 };
 
 struct SettingsResult {

@@ -12,6 +12,8 @@
 #include <mutex>
 
 #include "gcsnap_shim/shim_protocol.hpp"
+#include "process_role.hpp"
+#include "record_report.hpp"
 #include "shim_log.hpp"
 
 namespace gcsnap::shim {
@@ -105,11 +107,13 @@ bool ShimSession::query_info(IUnknown* info_unknown) {
 }
 
 bool ShimSession::open_output() {
-  // O_EXCL: child .NET processes inherit the environment; only the first one records.
+  // O_EXCL: child .NET processes inherit the environment; one file never gets two writers.
   int fd = ::open(settings_.output.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     int err = errno;
-    if (err == EEXIST) {
+    output_existed_ = err == EEXIST;
+    if (output_existed_ && !settings_.record_dir.empty()) return false;  // `gcsnap record` says it, once, at the end
+    if (output_existed_) {
       log_line("not recording process " + std::to_string(::getpid()) + ": " + settings_.output +
                " already exists (another process is recording into it?)");
     } else {
@@ -133,8 +137,31 @@ HRESULT ShimSession::on_initialize(IUnknown* info_unknown) {
   SettingsResult parsed = parse_settings([](const char* name) { return std::getenv(name); });
   if (!parsed.error.empty()) return cancel(parsed.error);
   settings_ = parsed.settings;
-  if (!query_info(info_unknown)) return cancel("the runtime offers no ICorProfilerInfo4 or newer");
-  if (!open_output()) return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  ProcessRole role = classify_this_process();
+  ProcessReport report;
+  report.pid = ::getpid();
+  report.name = role.name;
+  report.what = role.what;
+  auto say = [&](std::string_view state) {
+    report.state = state;
+    write_process_report(settings_.record_dir, report);
+  };
+  if (role.sdk && !settings_.record_sdk) {
+    // The .NET SDK's own processes (the dotnet CLI of `dotnet run`, MSBuild nodes, the
+    // compiler server) are not the app: quietly not recorded, nor slowed down.
+    say(kStateSdk);
+    return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  }
+  settings_.output = expand_output(settings_.output, report.pid, role.name);
+  report.output = settings_.output;
+  if (!query_info(info_unknown)) {
+    say(kStateFailed);
+    return cancel("the runtime offers no ICorProfilerInfo4 or newer");
+  }
+  if (!open_output()) {
+    say(output_existed_ ? kStateExists : kStateFailed);
+    return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  }
   set_up_statics();
   // MONITOR_GC set here, in Initialize, is what makes the runtime deliver the heap walk;
   // as a side effect the runtime turns background GC off for the life of the process.
@@ -142,11 +169,13 @@ HRESULT ShimSession::on_initialize(IUnknown* info_unknown) {
   if (!succeeded(hr)) {
     (void)pending_writer_->close();
     ::unlink(settings_.output.c_str());
+    say(kStateFailed);
     return cancel("SetEventMask(COR_PRF_MONITOR_GC) failed with " + hresult_text(hr));
   }
   start_recording(std::move(pending_writer_));
-  if (settings_.control_socket) (void)start_control_socket();
+  if (settings_.control_socket && start_control_socket()) report.control = control_->path();
   make_current();
+  say(kStateRecording);
   return S_OK;
 }
 

@@ -91,6 +91,7 @@ class ShimSession {
   std::vector<com::COR_PRF_GC_GENERATION_RANGE> raw_bounds_;
   std::vector<GenerationRange> bounds_;
   std::vector<AddressRange> non_gc_ranges_;
+  bool output_existed_ = false;  ///< open_output failed because the file exists
   std::atomic<bool> off_{false};
   std::atomic<bool> told_off_{false};
   std::atomic<bool> shut_down_{false};

@@ -7,7 +7,8 @@
 start_plain_app() {
   require_dotnet
   local fifo=$work/$case_name.fifo
-  rm -f "$snap" "$fifo"; mkfifo "$fifo"
+  # Earlier runs' files: record -o refuses to replace them.
+  rm -f "$snap" "$work/$case_name".*.snap "$fifo"; mkfifo "$fifo"
   app_err=$work/$case_name.app.err
   env -u CORECLR_ENABLE_PROFILING -u CORECLR_PROFILER -u CORECLR_PROFILER_PATH -u GCSNAP_OUTPUT \
     DOTNET_gcConcurrent=1 dotnet "$dll" attach-wait <"$fifo" >"$out" 2>"$app_err" &
@@ -217,7 +218,7 @@ case_attach_recorded() {
   [ "$rc" -ne 0 ] || fail "gcsnap snapshot of the record process exited 0"
   grep -q "^gcsnap: error: process $recorder is 'gcsnap record' itself; the app it records is process $pid" \
     "$work/$case_name.cmd" || fail "the error does not name the app's pid"
-  grep -q "^gcsnap: recording process $pid (dotnet $dll wait 120) into $snap$" "$err" ||
+  grep -q "^gcsnap: recording process $pid (Gcsnap.Sample) into $snap$" "$err" ||
     { show "$err"; fail "gcsnap record did not print the recorded pid"; }
   "$gcsnap" snapshot "$pid" >"$work/$case_name.cmd" 2>&1 || { show "$work/$case_name.cmd"; fail "snapshot via the control socket failed"; }
   grep -q "^snapshot taken in process $pid: GC #" "$work/$case_name.cmd" || fail "not the control-socket snapshot"

@@ -127,7 +127,7 @@ AttachedSession::AttachedSession(const ProcessInfo& target, const AttachOptions&
                    kExitProblems);
   }
   std::string requested = options.output.empty() ? fmt::format("gcsnap-{}-{}.snap", target.name, target.pid) : options.output;
-  output_path_ = prepare_output(requested);
+  output_path_ = prepare_output(requested, options.replace_output);
   int fd = open_output(output_path_);
   struct Closer {
     int fd;

@@ -23,6 +23,7 @@ struct AttachOptions {
   std::string mode = "snapshot";  ///< snapshot | record
   std::string policy = "none";
   std::string output;             ///< as given; "" = gcsnap-<name>-<pid>.snap
+  bool replace_output = true;     ///< an existing output file is replaced (false: refused)
   unsigned long long deadline_s = 0;
   long long max_memory_mb = -1;
   long long max_snapshots = -1;

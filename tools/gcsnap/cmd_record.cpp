@@ -26,6 +26,7 @@
 #include "gcsnap_shim/shim_protocol.hpp"
 #include "process_info.hpp"
 #include "record_launch.hpp"
+#include "recorded_processes.hpp"
 #include "summary_line.hpp"
 
 namespace gcsnap::cli {
@@ -33,6 +34,7 @@ namespace {
 
 struct RecordOptions {
   std::string output;
+  bool force = false;        ///< -o may replace an existing file
   std::string policy = "default";
   long long max_snapshots = -1;
   long long max_memory_mb = -1;
@@ -72,6 +74,7 @@ unsigned long long parse_duration(const std::string& text) {
   attach.mode = "record";
   attach.policy = options.policy;
   attach.output = options.output;
+  attach.replace_output = options.force;
   attach.max_memory_mb = options.max_memory_mb;
   attach.max_snapshots = options.max_snapshots;
   // The shim detaches by itself a minute after the duration, should this gcsnap be stopped hard.
@@ -102,7 +105,7 @@ unsigned long long parse_duration(const std::string& text) {
   }
   if (exited) fmt::print(stderr, "gcsnap: process {} exited while recorded\n", target.pid);
   else if (detached != "ok detached") fmt::print(stderr, "gcsnap: warning: process {}: {}\n", target.pid, detached);
-  print_summary(session.output_path());
+  print_summary(session.output_path(), fmt::format("process {} ({})", target.pid, target.name));
   std::fflush(stdout);
   std::exit(kExitOk);
 }
@@ -130,40 +133,59 @@ bool diagnostics_disabled() {
     throw CliError("record: no command given (gcsnap record -- COMMAND ..., or gcsnap record --pid PID)", kExitUsage);
   }
   std::string shim_path = find_shim();
-  std::string requested = options.output.empty()
-                              ? fmt::format("gcsnap-{}-{{pid}}.snap", program_name(options.command))
-                              : options.output;
+  // The shim expands the pattern in each process: {name} from its main assembly (process_role.hpp).
+  std::string output = prepare_output(options.output.empty() ? "gcsnap-{name}-{pid}.snap" : options.output, options.force);
+  RecordedProcesses processes;
   LaunchRequest request;
   request.command = options.command;
-  request.output_path = prepare_output(requested);
-  request.output_env_name = shim::kEnvOutput;
-  request.on_started = [&](long pid) {
-    std::string output = request.output_path;
-    if (size_t at = output.find("{pid}"); at != std::string::npos) output.replace(at, 5, std::to_string(pid));
-    std::string command;
-    for (const std::string& arg : options.command) command += (command.empty() ? "" : " ") + arg;
-    fmt::print(stderr, "gcsnap: recording process {} ({}) into {}\n", pid, command, output);
-    std::fflush(stderr);
-  };
   request.environment = {
       {"CORECLR_ENABLE_PROFILING", "1"},
       {"CORECLR_PROFILER", std::string(shim::kClsidText)},
       {"CORECLR_PROFILER_PATH", shim_path},
+      {shim::kEnvOutput, output},
       {shim::kEnvPolicy, options.policy},
+      {shim::kEnvRecordDir, processes.directory()},
   };
   if (options.max_snapshots >= 0) request.environment.emplace_back(shim::kEnvMaxSnapshots, std::to_string(options.max_snapshots));
   if (options.max_memory_mb > 0) request.environment.emplace_back(shim::kEnvMaxMemoryMb, std::to_string(options.max_memory_mb));
-
-  LaunchResult result = run_command(request);
-  if (::access(result.output_path.c_str(), F_OK) != 0) {
-    std::string why = diagnostics_disabled()
-                          ? "profiling is disabled in this environment (DOTNET_EnableDiagnostics=0)"
-                          : "it is not a .NET app, or the runtime did not load the profiler (see any 'gcsnap:' line above)";
-    throw CliError(fmt::format("nothing was recorded: {} never started the gcsnap profiler: {}",
-                               options.command.front(), why),
-                   result.exit_code != 0 ? result.exit_code : kExitNotRecorded);
+  // `dotnet run/test/watch` build first: no MSBuild node or build server may outlive the
+  // command with the profiler variables in its environment (the user's own settings win).
+  for (const auto& [name, value] : {std::pair<const char*, const char*>{"MSBUILDDISABLENODEREUSE", "1"},
+                                    std::pair<const char*, const char*>{"DOTNET_CLI_USE_MSBUILD_SERVER", "0"}}) {
+    if (!std::getenv(name)) request.environment.emplace_back(name, value);
   }
-  print_summary(result.output_path);
+  request.poll = [&] { processes.poll(); };
+  request.also_wait_for = [&] { return processes.running(); };
+  request.on_waiting = [&](const std::vector<long>& pids) {
+    std::string list;
+    for (long pid : pids) list += (list.empty() ? "" : ", ") + std::to_string(pid);
+    fmt::print(stderr, "gcsnap: {} ended; waiting for the recorded process(es) {} to end (Ctrl+C stops them)\n",
+               options.command.front(), list);
+    std::fflush(stderr);
+  };
+
+  LaunchResult result;
+  try {
+    result = run_command(request);
+  } catch (...) {
+    processes.remove_directory();
+    throw;
+  }
+  processes.finish(result.statuses);
+  processes.remove_directory();
+  if (processes.recorded_count() == 0) {
+    const std::string& program = options.command.front();
+    std::string why =
+        diagnostics_disabled()
+            ? program + " never started the gcsnap profiler: profiling is disabled in this environment "
+                        "(DOTNET_EnableDiagnostics=0)"
+        : processes.sdk_count() > 0
+            ? program + " ran only processes of the .NET SDK (the dotnet CLI, MSBuild, the compiler), which gcsnap "
+                        "does not record, and no app"
+            : program + " never started the gcsnap profiler: it is not a .NET app, or the runtime did not load the "
+                        "profiler (see any 'gcsnap:' line above)";
+    throw CliError("nothing was recorded: " + why, result.exit_code != 0 ? result.exit_code : kExitNotRecorded);
+  }
   std::fflush(stdout);
   std::exit(result.exit_code);
 }
@@ -173,7 +195,9 @@ bool diagnostics_disabled() {
 void add_record_command(CLI::App& app) {
   auto options = std::make_shared<RecordOptions>();
   auto* cmd = app.add_subcommand("record", "Run a .NET command with the gcsnap profiler and record its GC heaps");
-  cmd->add_option("-o,--output", options->output, "Output file (default gcsnap-<program>-<pid>.snap)");
+  cmd->add_option("-o,--output", options->output,
+                  "Output file; {pid} and {name} give each .NET process its own (default gcsnap-{name}-{pid}.snap)");
+  cmd->add_flag("--force", options->force, "Replace the output file if it exists");
   cmd->add_option("--policy", options->policy, "Which GCs get a heap walk: default (gen2 and induced), all, gen2, induced, none");
   cmd->add_option("--max-snapshots", options->max_snapshots, "Stop taking policy snapshots after N")->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-memory", options->max_memory_mb, "Memory budget of the shim in MB (default 1024)")->check(CLI::PositiveNumber);

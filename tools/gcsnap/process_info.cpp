@@ -135,6 +135,20 @@ std::optional<ProcessInfo> read_process_info(long pid) {
   return p;
 }
 
+unsigned long long process_start_time(long pid) {
+  return pid > 0 ? read_start_time("/proc/" + std::to_string(pid)) : 0;
+}
+
+bool is_running(long pid, unsigned long long start_time) {
+  std::string stat;
+  if (pid <= 0 || !read_whole("/proc/" + std::to_string(pid) + "/stat", stat)) return false;
+  size_t close = stat.rfind(')');
+  if (close == std::string::npos || close + 2 >= stat.size()) return false;
+  char state = stat[close + 2];  // field 3: Z (zombie) and X (dead) have ended
+  if (state == 'Z' || state == 'X') return false;
+  return start_time == 0 || process_start_time(pid) == start_time;
+}
+
 std::vector<long> list_pids() {
   std::vector<long> pids;
   DIR* proc = ::opendir("/proc");
@@ -195,14 +209,25 @@ std::string control_socket_of(const ProcessInfo& p) {
 }
 
 long recorded_child_of(long pid) {
-  std::string children;
-  std::string dir = "/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children";
-  if (!read_whole(dir, children)) return 0;
-  std::istringstream list(children);
-  long child = 0;
-  while (list >> child) {
-    auto info = read_process_info(child);
-    if (info && has_live_control_socket(*info)) return child;
+  // Breadth first through the children of every thread: `gcsnap record -- dotnet run` records
+  // a grandchild (the app `dotnet run` started), and .NET starts processes from any thread.
+  std::vector<long> queue{pid};
+  for (size_t next = 0; next < queue.size() && queue.size() < 4096; ++next) {
+    std::string tasks_dir = "/proc/" + std::to_string(queue[next]) + "/task";
+    DIR* tasks = ::opendir(tasks_dir.c_str());
+    if (!tasks) continue;
+    while (dirent* task = ::readdir(tasks)) {
+      if (task->d_name[0] == '.') continue;
+      std::string children;
+      if (!read_whole(tasks_dir + "/" + task->d_name + "/children", children)) continue;
+      std::istringstream list(children);
+      long child = 0;
+      while (list >> child) queue.push_back(child);
+    }
+    ::closedir(tasks);
+    if (next == 0) continue;
+    auto info = read_process_info(queue[next]);
+    if (info && has_live_control_socket(*info)) return queue[next];
   }
   return 0;
 }

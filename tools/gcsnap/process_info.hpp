@@ -29,6 +29,11 @@ struct ProcessInfo {
 std::string program_name(const std::vector<std::string>& command);
 /// Read what /proc says about PID; nullopt when there is no such process.
 std::optional<ProcessInfo> read_process_info(long pid);
+/// Return the start time of process PID (/proc/PID/stat field 22), or 0 when there is none.
+unsigned long long process_start_time(long pid);
+/// Return true when PID runs and is not a zombie; with START_TIME (not 0), only when it is
+/// the process that started then (not a later one that got its pid).
+bool is_running(long pid, unsigned long long start_time = 0);
 /// Return the pids of every process in /proc, ascending.
 std::vector<long> list_pids();
 
@@ -41,7 +46,8 @@ bool socket_exists(const std::string& path);
 /// Return true when P has a gcsnap control socket that answers a connect (a file left by a
 /// process that died and whose pid was reused refuses it).
 bool has_live_control_socket(const ProcessInfo& p);
-/// Return the pid of a child of PID that has a gcsnap control socket (a `gcsnap record`'s app), or 0.
+/// Return the pid of a descendant of PID that has a gcsnap control socket (the app of a
+/// `gcsnap record`, also one `dotnet run` started), or 0.
 long recorded_child_of(long pid);
 
 }  // namespace gcsnap::cli

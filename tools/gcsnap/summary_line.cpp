@@ -11,7 +11,7 @@
 
 namespace gcsnap::cli {
 
-void print_summary(const std::string& path) {
+void print_summary(const std::string& path, const std::string& process) {
   auto opened = Recording::open(path);
   if (!opened.is_ok()) {
     fmt::print(stderr, "gcsnap: error: {}\n", describe_error(path, opened.error()));
@@ -28,8 +28,8 @@ void print_summary(const std::string& path) {
     drops.ranges += gc.drops.ranges;
     drops.reasons |= gc.drops.reasons;
   }
-  std::string line = fmt::format("gcsnap: recorded {} GCs, {} snapshots, {} in {}", recording.gcs().size(), snapshots,
-                                 format_bytes(recording.file_size()), path);
+  std::string line = fmt::format("gcsnap: recorded {} GCs, {} snapshots, {}{} in {}", recording.gcs().size(), snapshots,
+                                 format_bytes(recording.file_size()), process.empty() ? "" : " of " + process, path);
   if (drops.objects || drops.roots || drops.ranges) {
     line += fmt::format("; dropped {} objects, {} references, {} roots, {} ranges{}", drops.objects,
                         drops.references, drops.roots, drops.ranges,

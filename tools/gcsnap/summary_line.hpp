@@ -7,8 +7,9 @@
 
 namespace gcsnap::cli {
 
-/// Print "gcsnap: recorded N GCs, M snapshots, SIZE in PATH; ..." on stderr (or the error
-/// that the file cannot be read).
-void print_summary(const std::string& path);
+/// Print "gcsnap: recorded N GCs, M snapshots, SIZE of PROCESS in PATH; ..." on stderr (or
+/// the error that the file cannot be read). PROCESS names what the file holds, as
+/// "process 12345 (app)"; "" leaves it out.
+void print_summary(const std::string& path, const std::string& process = "");
 
 }  // namespace gcsnap::cli

@@ -1,5 +1,6 @@
 #pragma once
 /// Umbrella header: the format (model, writer, reader) and the analyses.
+#include "gcsnap/finish_recording.hpp"
 #include "gcsnap/model.hpp"
 #include "gcsnap/reader.hpp"
 #include "gcsnap/status.hpp"

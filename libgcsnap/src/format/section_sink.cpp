@@ -61,6 +61,14 @@ Status SectionSink::write_file_header() {
   return flush();
 }
 
+void SectionSink::resume(uint64_t offset, std::vector<GcSummary> index) {
+  buffer_.clear();
+  offset_.store(offset, std::memory_order_relaxed);
+  flushed_ = offset;
+  in_block_ = false;
+  index_ = std::move(index);
+}
+
 Status SectionSink::consume(ChunkData& chunk) {
   if (error_.code != ErrorCode::Ok) return error_;
   try {

@@ -21,6 +21,9 @@ class SectionSink {
   SectionSink& operator=(const SectionSink&) = delete;
 
   Status write_file_header();
+  /// Go on after OFFSET bytes already in the file (its fd positioned there), whose complete
+  /// blocks are INDEX: finish() then appends their index and trailer (finish_recording).
+  void resume(uint64_t offset, std::vector<GcSummary> index);
   /// Encode and append one chunk. A BlockEnd record carries a GcSummary whose offsets and
   /// section count the sink fills in.
   Status consume(ChunkData& chunk);

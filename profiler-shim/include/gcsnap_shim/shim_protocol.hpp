@@ -22,6 +22,59 @@ inline constexpr const char* kEnvMaxMemoryMb = "GCSNAP_MAX_MEMORY_MB";
 inline constexpr const char* kEnvControl = "GCSNAP_CONTROL";  ///< "0" turns the control socket off
 inline constexpr const char* kEnvWalkOnly = "GCSNAP_WALK_ONLY";  ///< "1": heap walks store nothing (measuring)
 inline constexpr const char* kEnvVerifySizes = "GCSNAP_VERIFY_SIZES";  ///< "1": check every predicted size (tests)
+/// "1": record processes of the .NET SDK too (MSBuild, the dotnet CLI; process_role.hpp).
+inline constexpr const char* kEnvRecordSdk = "GCSNAP_RECORD_SDK";
+/// Set by `gcsnap record`: a directory where each process the shim loads into leaves a report
+/// (kReportSuffix) saying whether and where it records, so that `record` can name every
+/// process and file, finish the files of processes that die, and remove their sockets.
+inline constexpr const char* kEnvRecordDir = "GCSNAP_RECORD_DIR";
+
+/// A process report: <record dir>/<pid>.proc, written whole (renamed into place), one
+/// "key=value" line each: state, pid, name, what, output, control. States:
+inline constexpr std::string_view kReportSuffix = ".proc";
+inline constexpr std::string_view kStateRecording = "recording";  ///< records into output
+inline constexpr std::string_view kStateSdk = "sdk";              ///< a .NET SDK process: not recorded
+inline constexpr std::string_view kStateExists = "exists";        ///< output existed already: not recorded
+inline constexpr std::string_view kStateFailed = "failed";        ///< could not start recording (stderr says why)
+
+struct ProcessReport {
+  std::string state;
+  long pid = 0;
+  std::string name;     ///< for file names (process_role.hpp)
+  std::string what;     ///< what it runs: "Gcsnap.Sample.dll", "dotnet run"
+  std::string output;   ///< the file it records into (or would have)
+  std::string control;  ///< its control socket, "" when none
+};
+
+/// The text of a report (values with a newline have it replaced by '?').
+inline std::string format_process_report(const ProcessReport& r) {
+  auto line = [](std::string_view key, std::string value) {
+    for (char& c : value) c = c == '\n' ? '?' : c;
+    return std::string(key) + "=" + value + "\n";
+  };
+  return line("state", r.state) + line("pid", std::to_string(r.pid)) + line("name", r.name) + line("what", r.what) +
+         line("output", r.output) + line("control", r.control);
+}
+
+/// Parse a report's text; false when it has no state or no pid (unknown keys are ignored).
+inline bool parse_process_report(std::string_view text, ProcessReport& r) {
+  while (!text.empty()) {
+    size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    size_t eq = line.find('=');
+    if (eq == std::string_view::npos) continue;
+    std::string_view key = line.substr(0, eq);
+    std::string value(line.substr(eq + 1));
+    if (key == "state") r.state = value;
+    else if (key == "pid") r.pid = std::strtol(value.c_str(), nullptr, 10);
+    else if (key == "name") r.name = value;
+    else if (key == "what") r.what = value;
+    else if (key == "output") r.output = value;
+    else if (key == "control") r.control = value;
+  }
+  return !r.state.empty() && r.pid > 0;
+}
 
 /// Requests and replies on the control socket: one line each.
 inline constexpr std::string_view kRequestSnapshot = "snapshot\n";

@@ -1,0 +1,108 @@
+// finish_recording: the index and trailer of a file whose writer died (format-spec.md §8.4).
+#include "gcsnap/finish_recording.hpp"
+
+#include <cerrno>
+#include <new>
+#include <optional>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/block_scan.hpp"
+#include "format/file_header.hpp"
+#include "format/format_constants.hpp"
+#include "format/index.hpp"
+#include "format/section_sink.hpp"
+
+namespace gcsnap {
+namespace {
+
+Error io_error(const char* what, uint64_t offset = 0) {
+  Error e = make_error(ErrorCode::IoError, what, offset);
+  e.sys_errno = errno;
+  return e;
+}
+
+/// The file's descriptor and read-only mapping, released on every path.
+struct MappedFile {
+  int fd = -1;
+  void* address = nullptr;
+  size_t length = 0;
+  ~MappedFile() {
+    unmap();
+    if (fd >= 0) ::close(fd);
+  }
+  void unmap() {
+    if (address) ::munmap(address, length);
+    address = nullptr;
+  }
+  std::span<const uint8_t> bytes() const { return {static_cast<const uint8_t*>(address), length}; }
+};
+
+/// The number of GCs the file's index lists, or nullopt when the file has no trailer or its
+/// trailer or index fails a check (then the file is not complete).
+std::optional<size_t> indexed_gcs(std::span<const uint8_t> file, uint32_t header_size, const ReaderLimits& limits) {
+  if (file.size() < header_size + format::kTrailerSize || !format::has_trailer_magic(file)) return std::nullopt;
+  auto trailer = format::parse_trailer(file, header_size);
+  if (!trailer) return std::nullopt;
+  auto index = format::read_index(file, *trailer, header_size, limits);
+  if (!index) return std::nullopt;
+  return index->size();
+}
+
+}  // namespace
+
+Result<FinishReport> finish_recording(const std::string& path, const ReaderLimits& limits) {
+  try {
+    MappedFile file;
+    file.fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (file.fd < 0) return io_error("cannot open the file for writing");
+    struct stat st{};
+    if (::fstat(file.fd, &st) != 0) return io_error("cannot stat the file");
+    if (!S_ISREG(st.st_mode)) return make_error(ErrorCode::IoError, "not a regular file");
+    if (st.st_size < static_cast<off_t>(format::kFileHeaderSize))
+      return make_error(ErrorCode::Truncated, "file shorter than the file header");
+    file.length = static_cast<size_t>(st.st_size);
+    file.address = ::mmap(nullptr, file.length, PROT_READ, MAP_SHARED, file.fd, 0);
+    if (file.address == MAP_FAILED) {
+      file.address = nullptr;
+      return io_error("cannot map the file");
+    }
+    auto header = format::parse_file_header(file.bytes());
+    if (!header) return header.error();
+    FinishReport report;
+    if (auto indexed = indexed_gcs(file.bytes(), header->header_size, limits)) {
+      report.gcs = *indexed;
+      return report;
+    }
+    auto scan = format::scan_blocks(file.bytes(), header->header_size, limits);
+    if (!scan) return scan.error();
+    // §8.4: damage is not an unfinished end; cutting there could drop good blocks after it.
+    if (scan->end == FileEnd::Corrupt) return scan->end_error;
+    report.found = scan->end;
+    report.gcs = scan->blocks.size();
+    // A trailer whose index failed its checks also ends the scan as NoIndex: it is rewritten.
+    if (report.found == FileEnd::NoIndex && format::has_trailer_magic(file.bytes())) report.found = FileEnd::Corrupt;
+    uint64_t keep = header->header_size;
+    if (!scan->blocks.empty()) {
+      const GcEntry& last = scan->blocks.back().entry;
+      keep = last.block_offset + last.block_size;
+    }
+    report.bytes_dropped = file.length - keep;
+    file.unmap();
+    if (::ftruncate(file.fd, static_cast<off_t>(keep)) != 0) return io_error("cannot cut the partial GC", keep);
+    if (::lseek(file.fd, static_cast<off_t>(keep), SEEK_SET) < 0) return io_error("cannot seek", keep);
+    // The sink writes the index and trailer as a writer's close() does, then syncs and closes.
+    format::SectionSink sink(file.fd, 1, true);
+    file.fd = -1;
+    sink.resume(keep, std::move(scan->blocks));
+    GCSNAP_RETURN_IF_ERROR(sink.finish());
+    return report;
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::OutOfMemory, "finishing the recording");
+  }
+}
+
+}  // namespace gcsnap
