@@ -406,6 +406,42 @@ analysis_field_names() {
     "path fields: the JSON hop has no field key naming [17]"
 }
 
+# Planted leaks and look-alikes (sample_app/LeakRounds.cs), one heap walk per round: `leaks`
+# reports the two true leaks (their series grow every round) and nothing of the bounded
+# cache, the per-round churn or the startup allocation; `check` fails on them.
+case_leaks() {
+  local rounds=8 text counts rc
+  record_opts=(--policy induced)
+  record_app 0 leaks "$rounds"
+  check_cli_accepts
+  text=$(csv leaks "$snap" --top 0)
+  expect_line "$text" "^[0-9]+,Gcsnap\.Sample\.LeakedSession,$(fact sessions "$out"),\+?$(fact sessions "$out"),$(fact sessions "$out"),.*,System\.Collections\.Generic\.List<Gcsnap\.Sample\.LeakedSession> \(via Gcsnap\.Sample\.LeakedSession\[\]\),0x[0-9a-f]+,0x[0-9a-f]+," \
+    "leaks: the sessions are not a suspect held by their List, with every session new and alive"
+  expect_line "$text" '^[0-9]+,[0-9]+,[0-9]+,[0-9]+,\[[a-z ]+\] -> .*System\.Collections\.Generic\.List<Gcsnap\.Sample\.LeakedSession> -> Gcsnap\.Sample\.LeakedSession\[\] -> Gcsnap\.Sample\.LeakedSession$' \
+    "leaks: the sessions' path shape does not go through their List and its array"
+  expect_line "$text" 'Gcsnap\.Sample\.LeakSubscriber' "leaks: the event subscribers are not reported"
+  expect_line "$text" "^[0-9]+,System\.EventHandler,$(fact subscribers "$out")," "leaks: not every event handler is a suspect"
+  for look_alike in CacheEntry ChurnItem StartupBlob 'Int64\[\]' 'Char\[\]'; do
+    ! grep -Eq "$look_alike" <<<"$text" || { printf '%s\n' "$text"; fail "leaks: $look_alike reported (not a leak)"; }
+  done
+  # The sessions' series: 0 at the first walk, then strictly growing, one walk per round.
+  local rank
+  rank=$(sed -nE 's/^([0-9]+),Gcsnap\.Sample\.LeakedSession,.*/\1/p' <<<"$text")
+  counts=$(awk -F, -v r="$rank" 'NF == 7 && $1 == r && $2 ~ /\.snap$/ { print $4 }' <<<"$text" | tr '\n' ' ')
+  [ "$(wc -w <<<"$counts")" -eq $((rounds + 1)) ] || fail "leaks: the series has not $((rounds + 1)) walks: $counts"
+  awk '{ if ($1 != 0) exit 1; for (i = 2; i <= NF; i++) if ($i <= $(i - 1)) exit 1 }' <<<"$counts" ||
+    fail "leaks: the sessions' series does not start at 0 and grow every round: $counts"
+  # check: the limits that hold pass, the leak fails with a list of what failed.
+  "$gcsnap" check "$snap" --max-count "Gcsnap.Sample.CacheEntry=$(fact cache_entries "$out")" \
+    --max-growth 'Gcsnap.Sample.StartupBlob=1KiB' >"$work/check.out" 2>&1; rc=$?
+  show "$work/check.out"
+  [ "$rc" -eq 0 ] || fail "gcsnap check exited $rc on limits that hold"
+  "$gcsnap" check "$snap" >"$work/check.out" 2>&1; rc=$?
+  show "$work/check.out"
+  [ "$rc" -eq 1 ] || fail "gcsnap check exited $rc with leak suspects, expected 1"
+  grep -q '^gcsnap: check: FAIL suspect Gcsnap.Sample.LeakedSession' "$work/check.out" || fail "check does not list the leak"
+}
+
 
 source "$(dirname "$0")/e2e_attach_cases.sh"
 

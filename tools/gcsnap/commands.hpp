@@ -18,5 +18,7 @@ void add_where_command(CLI::App& app);
 void add_types_command(CLI::App& app);
 void add_dominators_command(CLI::App& app);
 void add_diff_command(CLI::App& app);
+void add_leaks_command(CLI::App& app);
+void add_check_command(CLI::App& app);
 
 }  // namespace gcsnap::cli

@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
   add_types_command(app);
   add_dominators_command(app);
   add_diff_command(app);
+  add_leaks_command(app);
+  add_check_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

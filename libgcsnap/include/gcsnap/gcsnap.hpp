@@ -14,6 +14,7 @@
 #include "gcsnap/heap_diff.hpp"
 #include "gcsnap/group_paths.hpp"
 #include "gcsnap/heap_graph.hpp"
+#include "gcsnap/leak_suspects.hpp"
 #include "gcsnap/object_diff.hpp"
 #include "gcsnap/object_identity.hpp"
 #include "gcsnap/retention.hpp"

@@ -1,0 +1,187 @@
+#include "analysis/leak_scan.hpp"
+
+#include <algorithm>
+#include <new>
+
+#include "gcsnap/object_diff.hpp"
+#include "gcsnap/object_identity.hpp"
+#include "gcsnap/retention.hpp"
+
+namespace gcsnap::leaks {
+
+uint32_t TypeInterner::intern(const NameTable& names, uint32_t type_id) {
+  if (const auto it = by_id_.find(type_id); it != by_id_.end()) return it->second;
+  const std::string_view name = names.type_name(type_id);
+  auto found = ids_.find(name);
+  if (found == ids_.end()) {
+    found = ids_.emplace(std::string(name), static_cast<uint32_t>(names_.size())).first;
+    names_.emplace_back(name);
+  }
+  by_id_.emplace(type_id, found->second);
+  return found->second;
+}
+
+namespace {
+
+// Match the previous walk's objects to this one's through the ranges of every GC in between
+// and give the survivors their birth walk. False when a GC in between has no ranges: then
+// nothing is known and every object counts as born now.
+Result<bool> inherit_births(const Recording& recording, const ScannedWalk& previous, ScannedWalk& current) {
+  for (size_t i = previous.walk.gc_index + 1; i <= current.walk.gc_index; ++i)
+    if (!has_complete_transition(recording, i)) return false;
+  const ObjectTable& a = previous.walk.objects;
+  auto mapper = map_objects(recording, previous.walk.gc_index, current.walk.gc_index, a.addresses, a.generations);
+  if (!mapper) return mapper.error();
+  auto diff = diff_objects(a, current.walk.objects, mapper->addresses(), mapper->died_at());
+  if (!diff) return diff.error();
+  for (size_t i = 0; i < a.size(); ++i) {
+    const size_t b = diff->b_index_of_a[i];
+    if (b != kNoObject) current.birth[b] = previous.birth[i];
+  }
+  return true;
+}
+
+// Breadth-first from the roots in root_priority order (as retention paths are found), so
+// every object's shape extends its BFS parent's: one trie step per object.
+void assign_shapes(ScannedWalk& s, ShapeTrie& trie, bool include_weak) {
+  const auto roots = s.graph.roots();
+  std::vector<uint32_t> order;
+  for (uint32_t r = 0; r < roots.size(); ++r)
+    if (include_weak || !roots[r].is_weak()) order.push_back(r);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return root_priority(roots[a]) < root_priority(roots[b]); });
+  s.shape.assign(s.graph.node_count(), ShapeTrie::kNone);
+  s.hops.assign(s.graph.node_count(), 0);
+  std::vector<NodeIndex> queue;
+  for (uint32_t r : order) {
+    const NodeIndex node = roots[r].node;
+    if (s.shape[node] != ShapeTrie::kNone) continue;
+    s.shape[node] = trie.extend(trie.root(static_cast<uint8_t>(roots[r].kind), roots[r].flags), s.type[node]);
+    queue.push_back(node);
+  }
+  for (size_t head = 0; head < queue.size(); ++head) {
+    const NodeIndex v = queue[head];
+    for (NodeIndex w : s.graph.successors(v)) {
+      if (s.shape[w] != ShapeTrie::kNone) continue;
+      s.shape[w] = trie.extend(s.shape[v], s.type[w]);
+      s.hops[w] = s.hops[v] + 1;
+      queue.push_back(w);
+    }
+  }
+}
+
+// A group's retained bytes: walk the dominator tree depth-first with, per group, the number
+// of its members on the current path; a member adds its retained size only when it is the
+// first (the union of the members' dominator subtrees, as type_histogram does per type).
+void add_retained(const ScannedWalk& s, std::vector<std::vector<LeakPoint>>& groups, uint32_t walk_index,
+                  size_t shapes) {
+  const auto preorder = s.dom.preorder();
+  const size_t m = preorder.size();
+  std::vector<uint32_t> position(s.graph.node_count(), 0);
+  for (size_t i = 0; i < m; ++i) position[preorder[i]] = static_cast<uint32_t>(i + 1);  // 0: virtual root
+  std::vector<uint32_t> offsets(m + 2, 0);
+  auto slot_of_parent = [&](size_t i) {
+    const NodeIndex parent = s.dom.immediate_dominator(preorder[i]);
+    return parent == kVirtualRoot ? 0u : position[parent];
+  };
+  for (size_t i = 0; i < m; ++i) ++offsets[slot_of_parent(i)];
+  uint32_t sum = 0;
+  for (auto& o : offsets) {
+    const uint32_t c = o;
+    o = sum;
+    sum += c;
+  }
+  std::vector<uint32_t> children(m);
+  for (size_t i = 0; i < m; ++i) children[offsets[slot_of_parent(i)]++] = static_cast<uint32_t>(i + 1);
+  for (size_t i = m + 1; i > 0; --i) offsets[i] = offsets[i - 1];
+  offsets[0] = 0;
+  std::vector<uint32_t>().swap(position);
+
+  std::vector<uint32_t> on_path(shapes, 0);
+  struct Step {
+    uint32_t position;
+    bool leaving;
+  };
+  std::vector<Step> stack;
+  for (uint32_t c = offsets[0]; c < offsets[1]; ++c) stack.push_back({children[c], false});
+  while (!stack.empty()) {
+    const Step step = stack.back();
+    stack.pop_back();
+    const NodeIndex node = preorder[step.position - 1];
+    const uint32_t shape = s.shape[node];
+    if (step.leaving) {
+      if (shape != ShapeTrie::kNone) --on_path[shape];
+      continue;
+    }
+    if (shape != ShapeTrie::kNone && on_path[shape]++ == 0) groups[shape][walk_index].retained_bytes += s.dom.retained_size(node);
+    stack.push_back({step.position, true});
+    for (uint32_t c = offsets[step.position]; c < offsets[step.position + 1]; ++c) stack.push_back({children[c], false});
+  }
+}
+
+void add_points(const ScannedWalk& s, SeriesTable& series, uint32_t walk_index, size_t type_count) {
+  for (NodeIndex v = 0; v < s.graph.node_count(); ++v) {
+    const uint32_t shape = s.shape[v];
+    if (shape == ShapeTrie::kNone) continue;
+    if (series.groups.size() <= shape) series.groups.resize(shape + 1);
+    auto& points = series.groups[shape];
+    if (points.empty()) points.resize(series.walks);
+    ++points[walk_index].count;
+    points[walk_index].bytes += s.graph.object_size(v);
+  }
+  if (series.type_counts.size() < type_count) {
+    series.type_counts.resize(type_count);
+    series.type_bytes.resize(type_count);
+  }
+  for (NodeIndex v = 0; v < s.graph.node_count(); ++v) {
+    auto& counts = series.type_counts[s.type[v]];
+    auto& bytes = series.type_bytes[s.type[v]];
+    if (counts.empty()) {
+      counts.resize(series.walks);
+      bytes.resize(series.walks);
+    }
+    ++counts[walk_index];
+    bytes[walk_index] += s.graph.object_size(v);
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, size_t gc_index, uint32_t walk_index,
+                                               const ScannedWalk* previous, bool* identity, ShapeTrie& trie,
+                                               TypeInterner& types, SeriesTable& series, bool include_weak) try {
+  auto s = std::make_unique<ScannedWalk>();
+  auto walk = read_heap_walk(recording, gc_index);
+  if (!walk) return walk.error();
+  s->walk = std::move(walk).value();
+  auto graph = HeapGraph::build(s->walk.objects, s->walk.roots, s->walk.has_dependent ? &s->walk.dependent : nullptr);
+  if (!graph) return graph.error();
+  s->graph = std::move(graph).value();
+  // Identity needs only addresses, sizes and generations: the references live in the graph.
+  s->walk.objects.release_references();
+  const size_t n = s->graph.node_count();
+
+  s->type.resize(n);
+  for (NodeIndex v = 0; v < n; ++v) s->type[v] = types.intern(s->walk.names, s->graph.type_id(v));
+  s->birth.assign(n, walk_index);
+  *identity = false;
+  if (previous) {
+    auto inherited = inherit_births(recording, *previous, *s);
+    if (!inherited) return inherited.error();
+    *identity = *inherited;
+  }
+
+  assign_shapes(*s, trie, include_weak);
+  GCSNAP_RETURN_IF_ERROR(s->graph.build_reverse());
+  auto dom = DominatorTree::compute(s->graph, DominatorOptions{include_weak});
+  if (!dom) return dom.error();
+  s->dom = std::move(dom).value();
+
+  add_points(*s, series, walk_index, types.size());
+  add_retained(*s, series.groups, walk_index, trie.size());
+  return s;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "scanning a heap walk for leak suspects");
+}
+
+}  // namespace gcsnap::leaks

@@ -1,0 +1,66 @@
+#pragma once
+// One heap walk of a leak-suspect series (leak_suspects.hpp): each reachable object's group
+// (its collapsed path shape, interned in a ShapeTrie), its birth walk through object
+// identity, and the group's count, bytes and retained bytes at this walk.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/shape_trie.hpp"
+#include "gcsnap/dominators.hpp"
+#include "gcsnap/heap_graph.hpp"
+#include "gcsnap/leak_suspects.hpp"
+#include "gcsnap/walk_diff.hpp"
+
+namespace gcsnap::leaks {
+
+inline constexpr uint32_t kNoBirth = 0xFFFFFFFFu;
+
+/// Type names interned across recordings (type ids are per recording).
+class TypeInterner {
+ public:
+  /// Forget the ids of the previous recording.
+  void start_recording() { by_id_.clear(); }
+  uint32_t intern(const NameTable& names, uint32_t type_id);
+  const std::string& name(uint32_t global) const { return names_[global]; }
+  size_t size() const noexcept { return names_.size(); }
+
+ private:
+  std::map<std::string, uint32_t, std::less<>> ids_;
+  std::vector<std::string> names_;
+  std::unordered_map<uint32_t, uint32_t> by_id_;
+};
+
+/// What the analysis keeps of one walk: the next walk matches its objects, the last walk's
+/// is where the suspects' points and examples are found. Not movable (the graph points into
+/// the walk's table): held by unique_ptr.
+struct ScannedWalk {
+  HeapWalk walk;
+  HeapGraph graph;
+  DominatorTree dom;
+  std::vector<uint32_t> shape;  ///< per node; ShapeTrie::kNone when not reachable
+  std::vector<uint32_t> hops;   ///< uncollapsed path length per reachable node
+  std::vector<uint32_t> birth;  ///< walk index at which each object was first seen
+  std::vector<uint32_t> type;   ///< global type id per node
+};
+
+/// Per group (shape id) and per type (global id): the series being filled.
+struct SeriesTable {
+  size_t walks = 0;
+  std::vector<std::vector<LeakPoint>> groups;  ///< by shape id; empty until the shape has members
+  std::vector<std::vector<uint64_t>> type_counts, type_bytes;  ///< by global type id
+};
+
+/// Read walk WALK_INDEX (GC gc_index of RECORDING), build its graph, shapes, dominator tree
+/// and births (PREVIOUS: the walk before in the same recording, to match objects through the
+/// ranges, or null), and add its points to SERIES. Sets *identity when PREVIOUS was matched.
+Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, size_t gc_index, uint32_t walk_index,
+                                               const ScannedWalk* previous, bool* identity, ShapeTrie& trie,
+                                               TypeInterner& types, SeriesTable& series, bool include_weak);
+
+}  // namespace gcsnap::leaks

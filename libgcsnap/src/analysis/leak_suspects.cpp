@@ -1,0 +1,427 @@
+#include "gcsnap/leak_suspects.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <new>
+#include <numeric>
+#include <tuple>
+
+#include "analysis/leak_scan.hpp"
+
+namespace gcsnap {
+
+std::vector<uint32_t> collapse_repeats(std::span<const uint32_t> types, size_t max_period) {
+  std::vector<uint32_t> out;
+  out.reserve(types.size());
+  for (uint32_t t : types) {
+    out.push_back(t);
+    // The sequence before T has no repeat, so a repeat ends at T and one drop removes it
+    // (the same rule as leaks::ShapeTrie::extend).
+    for (size_t p = 1; p <= max_period && 2 * p <= out.size(); ++p) {
+      if (std::equal(out.end() - static_cast<ptrdiff_t>(p), out.end(), out.end() - static_cast<ptrdiff_t>(2 * p))) {
+        out.resize(out.size() - p);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+namespace {
+
+size_t ceil_share(size_t n, double share) {
+  const double x = std::ceil(static_cast<double>(n) * share - 1e-9);
+  return std::max<size_t>(1, x < 0 ? 0 : static_cast<size_t>(x));
+}
+
+// The last third of N intervals, at least one.
+size_t last_third(size_t n) { return std::max<size_t>(1, (n + 2) / 3); }
+
+}  // namespace
+
+bool is_growing_series(std::span<const uint64_t> counts, double min_growth_share) {
+  if (counts.size() < 2) return false;
+  const size_t k = counts.size() - 1;
+  size_t grew = 0;
+  for (size_t i = 1; i <= k; ++i) grew += counts[i] > counts[i - 1];
+  if (grew < ceil_share(k, min_growth_share)) return false;
+  if (counts[k] <= counts[0]) return false;
+  return counts[k] > counts[k - last_third(k)];
+}
+
+namespace {
+
+using leaks::ScannedWalk;
+using leaks::ShapeTrie;
+
+// What the last walk says about one group's members.
+struct LastWalkFacts {
+  uint64_t accumulated_count = 0, accumulated_bytes = 0;
+  NodeIndex newest = kNoNode;
+  uint32_t newest_birth = 0;
+  uint64_t min_hops = UINT64_MAX, max_hops = 0;
+};
+
+struct Analysis {
+  const LeakOptions& options;
+  ShapeTrie trie;
+  leaks::TypeInterner types;
+  leaks::SeriesTable series;
+  std::unique_ptr<ScannedWalk> last;
+  size_t segment_start = 0;  // first walk of the identity segment that ends at the last walk
+  bool by_identity = false;
+};
+
+std::vector<LastWalkFacts> collect_last_walk(Analysis& a) {
+  const ScannedWalk& s = *a.last;
+  const uint32_t last_index = static_cast<uint32_t>(a.series.walks - 1);
+  std::vector<LastWalkFacts> facts(a.series.groups.size());
+  for (NodeIndex v = 0; v < s.graph.node_count(); ++v) {
+    const uint32_t g = s.shape[v];
+    if (g == ShapeTrie::kNone) continue;
+    LastWalkFacts& f = facts[g];
+    f.min_hops = std::min<uint64_t>(f.min_hops, s.hops[v]);
+    f.max_hops = std::max<uint64_t>(f.max_hops, s.hops[v]);
+    const uint32_t birth = s.birth[v];
+    if (!a.by_identity || birth <= a.segment_start) continue;
+    ++f.accumulated_count;
+    f.accumulated_bytes += s.graph.object_size(v);
+    if (birth <= last_index) ++a.series.groups[g][birth].born_here;
+    if (f.newest == kNoNode || birth > f.newest_birth) {
+      f.newest = v;
+      f.newest_birth = birth;
+    }
+  }
+  return facts;
+}
+
+bool is_suspect(const Analysis& a, uint32_t g, const LastWalkFacts& f) {
+  const auto& points = a.series.groups[g];
+  std::vector<uint64_t> counts(points.size());
+  for (size_t i = 0; i < points.size(); ++i) counts[i] = points[i].count;
+  if (!is_growing_series(counts, a.options.min_growth_share)) return false;
+  const size_t k = points.size() - 1;
+  if (!a.by_identity) return counts[k] - counts[0] >= std::max<uint64_t>(a.options.min_accumulated, k);
+  // Object identity: the members that grow the count must be new objects that stay, born
+  // over most of the intervals and still in the last ones.
+  const size_t ks = k - a.segment_start;
+  if (f.accumulated_count < std::max<uint64_t>(a.options.min_accumulated, ks)) return false;
+  size_t birth_intervals = 0, recent = 0;
+  for (size_t i = a.segment_start + 1; i <= k; ++i) {
+    if (points[i].born_here == 0) continue;
+    ++birth_intervals;
+    if (i > k - last_third(ks)) ++recent;
+  }
+  return birth_intervals >= (ks + 1) / 2 && recent > 0;
+}
+
+bool is_array_name(std::string_view name) { return !name.empty() && name.back() == ']'; }
+
+// The deepest object that dominates more than half of the group's accumulated members (all
+// members without identity), not itself of the members' group or type. Such objects form a
+// chain of the dominator tree, so the last of them in preorder is the deepest.
+AccumulationPoint find_accumulation_point(const Analysis& a, uint32_t g, uint32_t type) {
+  const ScannedWalk& s = *a.last;
+  const auto preorder = s.dom.preorder();
+  std::vector<uint32_t> below(s.graph.node_count(), 0);
+  uint64_t total = 0;
+  for (size_t i = preorder.size(); i-- > 0;) {
+    const NodeIndex v = preorder[i];
+    if (s.shape[v] == g && (!a.by_identity || s.birth[v] > a.segment_start)) {
+      ++below[v];
+      ++total;
+    }
+    const NodeIndex p = s.dom.immediate_dominator(v);
+    if (p != kVirtualRoot && p != kNoNode) below[p] += below[v];
+  }
+  auto excluded = [&](NodeIndex v) { return s.shape[v] == g || s.type[v] == type; };
+  NodeIndex best = kNoNode;
+  for (NodeIndex v : preorder)
+    if (2 * uint64_t{below[v]} > total && !excluded(v)) best = v;
+  AccumulationPoint point;
+  if (best == kNoNode) return point;
+  // A collection holds its members through an array: name the collection, and the array.
+  if (is_array_name(a.types.name(s.type[best]))) {
+    const NodeIndex owner = s.dom.immediate_dominator(best);
+    if (owner != kVirtualRoot && owner != kNoNode && s.shape[owner] != g) {
+      point.via_array = a.types.name(s.type[best]);
+      point.via_array_address = s.graph.address(best);
+      best = owner;
+    }
+  }
+  point.found = true;
+  point.address = s.graph.address(best);
+  point.type = a.types.name(s.type[best]);
+  point.retained_bytes = s.dom.retained_size(best);
+  point.members_dominated = below[best];
+  return point;
+}
+
+PathShape make_shape(const Analysis& a, uint32_t g, const LastWalkFacts& f) {
+  PathShape shape;
+  const auto labels = a.trie.labels(g);
+  shape.root_kind = static_cast<RootKind>((labels.front() >> 8) & 0xFF);
+  shape.root_flags = static_cast<uint8_t>(labels.front() & 0xFF);
+  for (size_t i = 1; i < labels.size(); ++i) shape.types.push_back(a.types.name(labels[i]));
+  shape.count = a.series.groups[g].back().count;
+  shape.min_hops = f.min_hops == UINT64_MAX ? 0 : f.min_hops;
+  shape.max_hops = f.max_hops;
+  return shape;
+}
+
+// Growth figures and interval counts from the series (after a merge too).
+void summarize(LeakSuspect& s, size_t segment_start) {
+  const LeakPoint& first = s.series.front();
+  const LeakPoint& last = s.series.back();
+  s.retained_growth = static_cast<int64_t>(last.retained_bytes) - static_cast<int64_t>(first.retained_bytes);
+  s.bytes_growth = static_cast<int64_t>(last.bytes) - static_cast<int64_t>(first.bytes);
+  s.count_growth = static_cast<int64_t>(last.count) - static_cast<int64_t>(first.count);
+  s.growth_intervals = s.birth_intervals = 0;
+  for (size_t i = 1; i < s.series.size(); ++i) {
+    s.growth_intervals += s.series[i].count > s.series[i - 1].count;
+    s.birth_intervals += i > segment_start && s.series[i].born_here > 0;
+  }
+  if (!s.by_identity) {
+    s.accumulated_count = s.count_growth > 0 ? static_cast<uint64_t>(s.count_growth) : 0;
+    s.accumulated_bytes = s.bytes_growth > 0 ? static_cast<uint64_t>(s.bytes_growth) : 0;
+  }
+}
+
+// A suspect and the groups (shape ids) it is made of.
+struct Judged {
+  LeakSuspect suspect;
+  std::vector<uint32_t> groups;
+};
+
+// Groups of one type held at one accumulation point are one suspect with several shapes
+// (an event's first subscriber and the later ones, a collection reached two ways).
+std::vector<Judged> merge_suspects(std::vector<Judged> in, const Analysis& a) {
+  std::vector<Judged> out;
+  std::map<std::pair<std::string, uint64_t>, size_t> by_point;
+  for (auto& j : in) {
+    LeakSuspect& s = j.suspect;
+    if (!s.accumulation.found) {
+      out.push_back(std::move(j));
+      continue;
+    }
+    const auto [it, inserted] = by_point.try_emplace({s.type, s.accumulation.address}, out.size());
+    if (inserted) {
+      out.push_back(std::move(j));
+      continue;
+    }
+    Judged& into = out[it->second];
+    LeakSuspect& m = into.suspect;
+    for (size_t i = 0; i < m.series.size(); ++i) {
+      m.series[i].count += s.series[i].count;
+      m.series[i].bytes += s.series[i].bytes;
+      m.series[i].retained_bytes += s.series[i].retained_bytes;
+      m.series[i].born_here += s.series[i].born_here;
+    }
+    m.accumulation.members_dominated += s.accumulation.members_dominated;
+    if (s.accumulated_count > m.accumulated_count) m.example_address = s.example_address;
+    m.accumulated_count += s.accumulated_count;
+    m.accumulated_bytes += s.accumulated_bytes;
+    for (auto& shape : s.shapes) m.shapes.push_back(std::move(shape));
+    into.groups.insert(into.groups.end(), j.groups.begin(), j.groups.end());
+  }
+  for (auto& j : out) {
+    LeakSuspect& s = j.suspect;
+    std::stable_sort(s.shapes.begin(), s.shapes.end(),
+                     [](const PathShape& x, const PathShape& y) { return x.count > y.count; });
+    if (s.shapes.size() > a.options.max_shapes) s.shapes.resize(std::max<size_t>(1, a.options.max_shapes));
+    summarize(s, a.segment_start);
+  }
+  return out;
+}
+
+// A suspect whose members are mostly each held (within a few dominator steps) by a member of
+// another suspect accumulates only because that one does (a session's name and payload): it
+// is folded into that one's `holds` instead of being ranked apart.
+std::vector<LeakSuspect> fold_nested(std::vector<Judged> judged, const Analysis& a) {
+  constexpr int kSteps = 4;
+  const ScannedWalk& s = *a.last;
+  std::vector<uint32_t> suspect_of_group(a.series.groups.size(), UINT32_MAX);
+  for (uint32_t i = 0; i < judged.size(); ++i)
+    for (uint32_t g : judged[i].groups) suspect_of_group[g] = i;
+  auto suspect_of = [&](NodeIndex v) { return s.shape[v] == ShapeTrie::kNone ? UINT32_MAX : suspect_of_group[s.shape[v]]; };
+  std::vector<uint32_t> parent(judged.size(), UINT32_MAX);
+  std::vector<std::map<uint32_t, uint64_t>> held_by(judged.size());
+  std::vector<uint64_t> members(judged.size(), 0);
+  for (NodeIndex v = 0; v < s.graph.node_count(); ++v) {
+    const uint32_t b = suspect_of(v);
+    if (b == UINT32_MAX || (a.by_identity && s.birth[v] <= a.segment_start)) continue;
+    ++members[b];
+    NodeIndex u = s.dom.immediate_dominator(v);
+    for (int step = 0; step < kSteps && u != kVirtualRoot && u != kNoNode; ++step, u = s.dom.immediate_dominator(u)) {
+      const uint32_t owner = suspect_of(u);
+      if (owner == UINT32_MAX || owner == b) continue;
+      ++held_by[b][owner];
+      break;
+    }
+  }
+  for (uint32_t b = 0; b < judged.size(); ++b)
+    for (const auto& [owner, count] : held_by[b])
+      if (2 * count > members[b]) parent[b] = owner;
+  // Each suspect goes to its outermost holder; a cycle (not expected of dominators) keeps all.
+  const size_t n = judged.size();
+  std::vector<uint32_t> top(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t t = i;
+    size_t steps = 0;
+    while (parent[t] != UINT32_MAX && steps <= n) {
+      t = parent[t];
+      ++steps;
+    }
+    top[i] = steps > n ? i : t;
+  }
+  std::vector<LeakSuspect> out;
+  std::vector<uint32_t> position(n, UINT32_MAX);
+  for (uint32_t i = 0; i < n; ++i)
+    if (top[i] == i) {
+      position[i] = static_cast<uint32_t>(out.size());
+      out.push_back(std::move(judged[i].suspect));
+    }
+  for (uint32_t i = 0; i < n; ++i) {
+    if (top[i] == i) continue;
+    const LeakSuspect& nested = judged[i].suspect;
+    out[position[top[i]]].holds.push_back(HeldGroup{nested.type, nested.accumulated_count, nested.accumulated_bytes,
+                                                    nested.shapes.empty() ? PathShape{} : nested.shapes.front()});
+  }
+  return out;
+}
+
+std::vector<LeakSuspect> judge_groups(Analysis& a, uint64_t& judged_groups) {
+  const auto facts = collect_last_walk(a);
+  std::vector<Judged> suspects;
+  for (uint32_t g = 0; g < a.series.groups.size(); ++g) {
+    if (a.series.groups[g].empty()) continue;
+    ++judged_groups;
+    if (!is_suspect(a, g, facts[g])) continue;
+    Judged j;
+    j.groups.push_back(g);
+    LeakSuspect& s = j.suspect;
+    const uint32_t type = a.trie.label(g);
+    s.type = a.types.name(type);
+    s.shapes.push_back(make_shape(a, g, facts[g]));
+    s.series = a.series.groups[g];
+    s.by_identity = a.by_identity;
+    s.accumulated_count = facts[g].accumulated_count;
+    s.accumulated_bytes = facts[g].accumulated_bytes;
+    s.accumulation = find_accumulation_point(a, g, type);
+    if (facts[g].newest != kNoNode) s.example_address = a.last->graph.address(facts[g].newest);
+    if (!a.by_identity) {
+      for (NodeIndex v = 0; v < a.last->graph.node_count(); ++v)
+        if (a.last->shape[v] == g) s.example_address = a.last->graph.address(v);
+    }
+    summarize(s, a.segment_start);
+    suspects.push_back(std::move(j));
+  }
+  return fold_nested(merge_suspects(std::move(suspects), a), a);
+}
+
+std::vector<TypeSeries> type_series(const Analysis& a) {
+  std::vector<TypeSeries> out;
+  for (uint32_t t = 0; t < a.series.type_counts.size(); ++t) {
+    if (a.series.type_counts[t].empty()) continue;
+    out.push_back(TypeSeries{a.types.name(t), a.series.type_counts[t], a.series.type_bytes[t]});
+  }
+  std::sort(out.begin(), out.end(), [](const TypeSeries& x, const TypeSeries& y) { return x.type < y.type; });
+  return out;
+}
+
+}  // namespace
+
+Result<LeakReport> find_leak_suspects(std::span<const Recording* const> recordings, const LeakOptions& options) try {
+  if (recordings.empty()) return make_error(ErrorCode::InvalidArgument, "no recording given");
+  for (const Recording* r : recordings)
+    if (!r) return make_error(ErrorCode::InvalidArgument, "a recording is null");
+  LeakReport report;
+  report.recording_order.resize(recordings.size());
+  std::iota(report.recording_order.begin(), report.recording_order.end(), size_t{0});
+  auto first_time = [&](size_t i) {
+    const auto gcs = recordings[i]->gcs();
+    return gcs.empty() ? UINT64_MAX : gcs.front().info.start_time_ns;
+  };
+  std::stable_sort(report.recording_order.begin(), report.recording_order.end(),
+                   [&](size_t x, size_t y) { return first_time(x) < first_time(y); });
+  for (size_t r = 0; r < recordings.size(); ++r) {
+    const auto gcs = recordings[report.recording_order[r]]->gcs();
+    for (size_t i = 0; i < gcs.size(); ++i)
+      if (gcs[i].has_heap_walk()) report.walks.push_back(LeakWalk{r, i, gcs[i].info.gc_number, gcs[i].info.start_time_ns});
+  }
+  if (report.walks.empty()) return make_error(ErrorCode::NotFound, "no heap walk in the recordings");
+
+  Analysis a{options, ShapeTrie{}, {}, {}, nullptr, 0, false};
+  a.series.walks = report.walks.size();
+  for (uint32_t w = 0; w < report.walks.size(); ++w) {
+    LeakWalk& walk = report.walks[w];
+    const bool same_recording = w > 0 && report.walks[w - 1].recording == walk.recording;
+    if (!same_recording) a.types.start_recording();
+    const Recording& rec = *recordings[report.recording_order[walk.recording]];
+    bool identity = false;
+    auto scanned = leaks::scan_walk(rec, walk.gc_index, w, same_recording ? a.last.get() : nullptr, &identity, a.trie,
+                                    a.types, a.series, options.include_weak);
+    if (!scanned) return scanned.error();
+    a.last = std::move(scanned).value();
+    walk.identity_from_previous = identity;
+    walk.objects = a.last->graph.node_count();
+    walk.bytes = a.last->walk.total_bytes();
+  }
+  a.segment_start = report.walks.size() - 1;
+  while (a.segment_start > 0 && report.walks[a.segment_start].identity_from_previous) --a.segment_start;
+  a.by_identity = a.segment_start + 1 < report.walks.size();
+  report.types = type_series(a);
+  if (report.walks.size() < std::max<size_t>(options.min_walks, 2)) {
+    report.too_few_walks = true;
+    return report;
+  }
+  report.suspects = judge_groups(a, report.groups);
+  std::stable_sort(report.suspects.begin(), report.suspects.end(), [](const LeakSuspect& x, const LeakSuspect& y) {
+    return std::tie(y.retained_growth, y.bytes_growth, x.type) < std::tie(x.retained_growth, x.bytes_growth, y.type);
+  });
+  if (options.top != 0 && report.suspects.size() > options.top) report.suspects.resize(options.top);
+  return report;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "finding leak suspects");
+}
+
+namespace {
+
+bool is_framework_module(std::string_view module) {
+  return module.starts_with("System.") || module.starts_with("Microsoft.") || module == "mscorlib.dll" ||
+         module == "netstandard.dll" || module == "System.dll";
+}
+
+}  // namespace
+
+Result<AppIdentity> identify_app(const Recording& recording) try {
+  if (recording.gcs().empty()) return make_error(ErrorCode::NotFound, "the recording has no GC");
+  auto names = recording.read_names(recording.gcs().size() - 1);
+  if (!names) return names.error();
+  AppIdentity app;
+  for (const TypeRecord& t : names->types()) {
+    std::string_view module = t.module;
+    if (const size_t slash = module.find_last_of("/\\"); slash != std::string_view::npos) module.remove_prefix(slash + 1);
+    if (module.empty() || is_framework_module(module)) continue;
+    app.modules.emplace_back(module);
+  }
+  std::sort(app.modules.begin(), app.modules.end());
+  app.modules.erase(std::unique(app.modules.begin(), app.modules.end()), app.modules.end());
+  return app;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "identifying the app of a recording");
+}
+
+bool is_same_app(const AppIdentity& a, const AppIdentity& b) noexcept {
+  if (a.modules.empty() || b.modules.empty()) return a.modules.empty() && b.modules.empty();
+  size_t i = 0, j = 0;
+  while (i < a.modules.size() && j < b.modules.size()) {
+    if (a.modules[i] == b.modules[j]) return true;
+    if (a.modules[i] < b.modules[j]) ++i;
+    else ++j;
+  }
+  return false;
+}
+
+}  // namespace gcsnap

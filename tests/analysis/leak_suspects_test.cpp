@@ -1,0 +1,181 @@
+// Leak suspects on hand-made recordings: planted leaks are found, look-alikes (a cache that
+// fills, churn, startup and one-time allocations, old objects that change hands) are not.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "analysis/shape_trie.hpp"
+#include "gcsnap/leak_suspects.hpp"
+#include "gcsnap/writer.hpp"
+#include "leak_rounds.hpp"
+#include "temp_path.hpp"
+
+namespace gcsnap {
+namespace {
+
+const LeakSuspect* find_suspect(const LeakReport& r, std::string_view type) {
+  for (const auto& s : r.suspects)
+    if (s.type == type) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("collapse_repeats drops repeated hops of chains", "[leaks]") {
+  using V = std::vector<uint32_t>;
+  CHECK(collapse_repeats(V{1, 2, 2, 2, 2}) == V{1, 2});
+  CHECK(collapse_repeats(V{1, 2}) == V{1, 2});
+  CHECK(collapse_repeats(V{1, 2, 3, 2, 3, 2, 3}) == V{1, 2, 3});
+  CHECK(collapse_repeats(V{1, 2, 3, 2, 3, 2, 4}) == V{1, 2, 3, 2, 4});
+  CHECK(collapse_repeats(V{5, 1, 2, 3, 4, 1, 2, 3, 4, 6}) == V{5, 1, 2, 3, 4, 6});
+  CHECK(collapse_repeats(V{5, 1, 2, 3, 4, 1, 2, 3, 4, 6}, 3) == V{5, 1, 2, 3, 4, 1, 2, 3, 4, 6});
+  CHECK(collapse_repeats(V{}).empty());
+}
+
+TEST_CASE("the shape trie collapses as collapse_repeats does", "[leaks]") {
+  std::mt19937 rng(7);
+  leaks::ShapeTrie trie;
+  for (int n = 0; n < 2000; ++n) {
+    std::vector<uint32_t> types(rng() % 12);
+    for (auto& t : types) t = static_cast<uint32_t>(1 + rng() % 3);
+    uint32_t shape = trie.root(3, 0);
+    for (uint32_t t : types) shape = trie.extend(shape, t);
+    auto labels = trie.labels(shape);
+    REQUIRE(labels.front() == (leaks::ShapeTrie::kRootLabel | 3u << 8));
+    labels.erase(labels.begin());
+    REQUIRE(labels == collapse_repeats(types));
+  }
+}
+
+TEST_CASE("is_growing_series wants growth in most intervals and at the end", "[leaks]") {
+  using V = std::vector<uint64_t>;
+  CHECK(is_growing_series(V{0, 5, 10, 15, 20}, 0.6));
+  CHECK(is_growing_series(V{0, 5, 5, 15, 20, 30}, 0.6));   // one flat interval
+  CHECK_FALSE(is_growing_series(V{0, 10, 20, 20, 20, 20}, 0.6));  // a cache that filled
+  CHECK_FALSE(is_growing_series(V{20, 20, 20, 20}, 0.6));   // churn or startup
+  CHECK_FALSE(is_growing_series(V{0, 0, 30, 30, 30}, 0.6)); // one-time allocation
+  CHECK_FALSE(is_growing_series(V{5, 10, 15, 20, 2}, 0.6)); // freed at the end
+  CHECK_FALSE(is_growing_series(V{1, 2, 3, 4, 4, 4}, 0.6)); // stopped: flat over the last third
+  CHECK_FALSE(is_growing_series(V{7}, 0.6));
+}
+
+TEST_CASE("leak suspects: planted leaks are found, look-alikes are not", "[leaks]") {
+  test::TempFile file("leaks_rounds");
+  REQUIRE(test::write_leak_rounds(file.path()).is_ok());
+  auto rec = Recording::open(file.path());
+  REQUIRE(rec.is_ok());
+  const Recording* recs[] = {rec->get()};
+  auto report = find_leak_suspects(recs);
+  REQUIRE(report.is_ok());
+  REQUIRE(report->walks.size() == 7);
+  CHECK_FALSE(report->too_few_walks);
+  for (size_t w = 1; w < 7; ++w) CHECK(report->walks[w].identity_from_previous);
+
+  std::vector<std::string> types;
+  for (const auto& s : report->suspects) types.push_back(s.type);
+  INFO("suspects: " << ::Catch::Detail::stringify(types));
+  REQUIRE(report->suspects.size() == 2);
+
+  const LeakSuspect* item = find_suspect(*report, "App.Item");
+  REQUIRE(item);
+  REQUIRE(item->shapes.size() == 1);
+  CHECK(item->shapes[0].root_kind == RootKind::Handle);
+  CHECK(item->shapes[0].types == std::vector<std::string>{"App.Holder", "App.Item[]", "App.Item"});
+  for (size_t w = 0; w < 7; ++w) CHECK(item->series[w].count == 5 * w);
+  CHECK(item->accumulated_count == 30);
+  CHECK(item->accumulated_bytes == 30 * 32);
+  CHECK(item->by_identity);
+  CHECK(item->growth_intervals == 6);
+  CHECK(item->birth_intervals == 6);
+  for (size_t w = 1; w < 7; ++w) CHECK(item->series[w].born_here == 5);
+  CHECK(item->accumulation.found);
+  CHECK(item->accumulation.type == "App.Holder");
+  CHECK(item->accumulation.via_array == "App.Item[]");
+  CHECK(item->accumulation.members_dominated == 30);
+  CHECK(item->example_address != 0);
+  CHECK(item->series.back().retained_bytes == 30 * 32);
+
+  // The list's 18 nodes have one shape, from 1 to 18 hops below the head.
+  const LeakSuspect* node = find_suspect(*report, "App.Node");
+  REQUIRE(node);
+  REQUIRE(node->shapes.size() == 1);
+  CHECK(node->shapes[0].types == std::vector<std::string>{"App.Head", "App.Node"});
+  CHECK(node->shapes[0].count == 18);
+  CHECK(node->shapes[0].min_hops == 1);
+  CHECK(node->shapes[0].max_hops == 18);
+  CHECK(node->accumulation.type == "App.Head");
+  // Nested nodes count once: the first node retains the whole list.
+  CHECK(node->series.back().retained_bytes == 18 * 32);
+  // Ranked by retained growth: 30 items outweigh 18 nodes.
+  CHECK(report->suspects[0].type == "App.Item");
+
+  // The type series covers every type (for check --max-count / --max-growth).
+  auto entry = std::find_if(report->types.begin(), report->types.end(), [](const TypeSeries& t) { return t.type == "App.Entry"; });
+  REQUIRE(entry != report->types.end());
+  CHECK(entry->counts == std::vector<uint64_t>{0, 10, 20, 20, 20, 20, 20});
+}
+
+TEST_CASE("leak suspects: too few walks judge nothing; options bound the answer", "[leaks]") {
+  test::TempFile file("leaks_rounds_opts");
+  REQUIRE(test::write_leak_rounds(file.path()).is_ok());
+  auto rec = Recording::open(file.path());
+  REQUIRE(rec.is_ok());
+  const Recording* recs[] = {rec->get()};
+  LeakOptions options;
+  options.min_walks = 8;
+  auto report = find_leak_suspects(recs, options);
+  REQUIRE(report.is_ok());
+  CHECK(report->too_few_walks);
+  CHECK(report->suspects.empty());
+  options = {};
+  options.top = 1;
+  report = find_leak_suspects(recs, options);
+  REQUIRE(report.is_ok());
+  REQUIRE(report->suspects.size() == 1);
+  CHECK(report->suspects[0].type == "App.Item");
+  CHECK(find_leak_suspects(std::span<const Recording* const>{}).error().code == ErrorCode::InvalidArgument);
+}
+
+TEST_CASE("leak suspects over several recordings: time order, app identity", "[leaks]") {
+  test::TempFile a("leaks_app_a"), b("leaks_app_b"), other("leaks_other_app");
+  for (auto* f : {&a, &b}) {
+    auto w = Writer::create(f->path());
+    REQUIRE(w.is_ok());
+    test::RoundHeap h(test::leak_round_type_names());
+    h.root(h.add(1));
+    // b's GCs are later than a's.
+    REQUIRE(h.write_gc(**w, f == &a ? 1'000'000'000'000 : 2'000'000'000'000).is_ok());
+    REQUIRE((*w)->close().is_ok());
+  }
+  {
+    auto w = Writer::create(other.path());
+    REQUIRE(w.is_ok());
+    test::RoundHeap h({"Other.Thing"}, "/srv/other/Other.dll");
+    h.root(h.add(1));
+    REQUIRE(h.write_gc(**w).is_ok());
+    REQUIRE((*w)->close().is_ok());
+  }
+  auto ra = Recording::open(a.path()), rb = Recording::open(b.path()), ro = Recording::open(other.path());
+  REQUIRE((ra.is_ok() && rb.is_ok() && ro.is_ok()));
+  auto app_a = identify_app(**ra), app_b = identify_app(**rb), app_o = identify_app(**ro);
+  REQUIRE((app_a.is_ok() && app_b.is_ok() && app_o.is_ok()));
+  CHECK(app_a->modules == std::vector<std::string>{"App.dll"});
+  CHECK(app_o->modules == std::vector<std::string>{"Other.dll"});
+  CHECK(is_same_app(*app_a, *app_b));
+  CHECK_FALSE(is_same_app(*app_a, *app_o));
+
+  const Recording* recs[] = {rb->get(), ra->get()};  // given late first
+  LeakOptions options;
+  options.min_walks = 2;
+  auto report = find_leak_suspects(recs, options);
+  REQUIRE(report.is_ok());
+  REQUIRE(report->walks.size() == 2);
+  CHECK(report->recording_order == std::vector<size_t>{1, 0});
+  CHECK(report->walks[0].time_ns < report->walks[1].time_ns);
+  CHECK_FALSE(report->walks[1].identity_from_previous);  // no identity across recordings
+}
+
+}  // namespace gcsnap
