@@ -266,6 +266,68 @@ case_sigint_group() { signal_case '-INT -- "-$group"' 130; }
 # SIGINT sent to gcsnap alone (kill -INT): forwarded to the app.
 case_sigint_record() { signal_case '-INT "$recorder"' 130; }
 
+# Ctrl+C typed in a terminal: script(1) gives gcsnap a pty, whose line discipline sends SIGINT
+# to the whole foreground process group (si_code SI_KERNEL, so gcsnap does not send it again).
+# gcsnap must not die of it but wait for the app and finish its file.
+case_ctrl_c() {
+  require_dotnet
+  command -v script >/dev/null 2>&1 || fail "script (util-linux) is not installed"
+  local fifo=$work/$case_name.pty log=$work/$case_name.log pid runner
+  rm -f "$snap" "$fifo"; mkfifo "$fifo"
+  script -qfec "'$gcsnap' record -o '$snap' -- dotnet '$dll' wait 120; echo record-exit=\$?" /dev/null \
+    <"$fifo" >"$log" 2>&1 &
+  runner=$!
+  exec 3>"$fifo"
+  for _ in $(seq 1 600); do grep -q '^gcsnap-sample: ready' "$log" 2>/dev/null && break; sleep 0.1; done
+  # The pty's output, without CRs and the terminal's escape sequences (the runtime's ESC[?1h ESC=).
+  plain() { tr -d '\r' <"$log" | sed -E $'s/\x1b\\[[0-9;?]*[a-zA-Z]//g; s/\x1b[=>]//g' >"$out"; }
+  plain
+  pid=$(fact pid "$out")
+  [ -n "$pid" ] || { exec 3>&-; show "$out"; fail "the app never became ready"; }
+  printf '\003' >&3  # Ctrl+C
+  for _ in $(seq 1 300); do grep -q '^record-exit=' "$log" && break; sleep 0.1; done
+  exec 3>&-
+  wait "$runner"
+  plain
+  show "$out"
+  grep -q '^record-exit=130$' "$out" || fail "gcsnap record did not exit 130 (128 + SIGINT, the app's)"
+  grep -q "gcsnap: process $pid (Gcsnap.Sample) was killed by SIGINT before finishing its file: gcsnap wrote the index" "$out" ||
+    fail "record does not say it finished the file"
+  grep -q "^gcsnap: recorded .* of process $pid (Gcsnap.Sample) in $snap; nothing dropped$" "$out" || fail "no summary line"
+  [ ! -e "${TMPDIR:-/tmp}/gcsnap-$pid.ctl" ] || fail "the app's control socket is still there"
+  check_cli_accepts
+  grep -q 'ends complete: OK' "$work/$case_name.verify" || fail "verify does not say the file ends complete"
+}
+
+# Several .NET processes under one command: with {pid} in -o each gets its own file and its
+# summary line; with one file name the first records and the second is named as not recorded.
+case_several() {
+  require_dotnet
+  local rc pids pid
+  rm -f "$work/$case_name"-*.snap "$snap"
+  "$gcsnap" record -o "$work/$case_name-{name}-{pid}.snap" -- \
+    bash -c 'dotnet "$1" exit 0 & dotnet "$1" exit 0; wait' _ "$dll" >"$out" 2>"$err" </dev/null; rc=$?
+  show "$out"; show "$err"
+  [ "$rc" -eq 0 ] || fail "gcsnap record exited $rc"
+  pids=$(sed -n 's/^gcsnap-sample: mode=exit pid=\([0-9]*\) .*/\1/p' "$out")
+  [ "$(wc -w <<<"$pids")" -eq 2 ] || fail "the two apps did not both run"
+  for pid in $pids; do
+    local file=$work/$case_name-Gcsnap.Sample-$pid.snap
+    grep -q "^gcsnap: recorded 1 GCs, 1 snapshots, .* of process $pid (Gcsnap.Sample) in $file; nothing dropped$" "$err" ||
+      fail "no summary line for process $pid and $file"
+    "$gcsnap" verify "$file" >/dev/null 2>&1 || fail "$file does not verify"
+  done
+  "$gcsnap" record -o "$snap" -- bash -c 'dotnet "$1" exit 0; dotnet "$1" exit 0' _ "$dll" >"$out" 2>"$err" </dev/null; rc=$?
+  show "$out"; show "$err"
+  [ "$rc" -eq 0 ] || fail "gcsnap record exited $rc"
+  pids=$(sed -n 's/^gcsnap-sample: mode=exit pid=\([0-9]*\) .*/\1/p' "$out" | tr '\n' ' ')
+  read -r first second <<<"$pids"
+  grep -q "^gcsnap: recorded .* of process $first (Gcsnap.Sample) in $snap; nothing dropped$" "$err" ||
+    fail "the file does not hold the first process"
+  grep -q "^gcsnap: process $second (Gcsnap.Sample) was not recorded: $snap exists already" "$err" ||
+    fail "the second process is not named as not recorded"
+}
+
 # `gcsnap record -- dotnet run`: the SDK's own processes (the dotnet CLI, MSBuild, the compiler)
 # are not recorded; the app `dotnet run` starts is, into a file named after it and its pid,
 # and the summary names it. A copy of the sample app's project is built by the first run.
