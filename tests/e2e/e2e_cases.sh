@@ -328,6 +328,24 @@ case_several() {
     fail "the second process is not named as not recorded"
 }
 
+# The command ends while the app it started in the background still runs: record says so,
+# waits for the app (its subreaper now), and then gives its summary.
+case_orphan() {
+  require_dotnet
+  local rc pid file
+  rm -f "$work/$case_name"-*.snap
+  "$gcsnap" record -o "$work/$case_name-{pid}.snap" -- bash -c 'sleep 6 | dotnet "$1" wait 30 & sleep 3' _ "$dll" \
+    >"$out" 2>"$err" </dev/null; rc=$?
+  show "$out"; show "$err"
+  [ "$rc" -eq 0 ] || fail "gcsnap record exited $rc, expected bash's 0"
+  pid=$(fact pid "$out")
+  [ -n "$pid" ] && grep -q '^gcsnap-sample: wait ended by stdin' "$out" || fail "the app did not run to its end"
+  grep -q "^gcsnap: bash ended; waiting for the recorded process(es) $pid to end" "$err" || fail "record does not say it waits for the app"
+  file=$work/$case_name-$pid.snap
+  grep -q "^gcsnap: recorded .* of process $pid (Gcsnap.Sample) in $file; nothing dropped$" "$err" || fail "no summary line for the app"
+  snap=$file check_cli_accepts
+}
+
 # `gcsnap record -- dotnet run`: the SDK's own processes (the dotnet CLI, MSBuild, the compiler)
 # are not recorded; the app `dotnet run` starts is, into a file named after it and its pid,
 # and the summary names it. A copy of the sample app's project is built by the first run.
