@@ -28,17 +28,20 @@ bool ends_with(const std::string& text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-/// "was killed by SIGKILL", "exited with code 3", or "ended" when gcsnap did not reap it.
+/// How PID left its file unfinished: "was killed by SIGKILL before finishing its file",
+/// "exited with code 0 but left its file unfinished" (its writer had failed, e.g. a full
+/// disk), or "ended before finishing its file" when gcsnap did not reap it.
 std::string how_it_ended(long pid, const std::map<long, int>& statuses) {
   auto found = statuses.find(pid);
-  if (found == statuses.end()) return "ended";
+  if (found == statuses.end()) return "ended before finishing its file";
   int status = found->second;
   if (WIFSIGNALED(status)) {
     const char* abbrev = ::sigabbrev_np(WTERMSIG(status));
-    return abbrev ? fmt::format("was killed by SIG{}", abbrev) : fmt::format("was killed by signal {}", WTERMSIG(status));
+    return (abbrev ? fmt::format("was killed by SIG{}", abbrev) : fmt::format("was killed by signal {}", WTERMSIG(status))) +
+           " before finishing its file";
   }
-  if (WIFEXITED(status)) return fmt::format("exited with code {}", WEXITSTATUS(status));
-  return "ended";
+  if (WIFEXITED(status)) return fmt::format("exited with code {} but left its file unfinished", WEXITSTATUS(status));
+  return "ended before finishing its file";
 }
 
 }  // namespace
@@ -150,7 +153,7 @@ void RecordedProcesses::finish_one(const Entry& entry, const std::map<long, int>
     std::string dropped = finished->bytes_dropped
                               ? fmt::format("; {} of an unfinished GC dropped", format_bytes(finished->bytes_dropped))
                               : std::string();
-    fmt::print(stderr, "gcsnap: {} {} before finishing its file: gcsnap wrote the index of its {} complete GCs{}\n",
+    fmt::print(stderr, "gcsnap: {} {}: gcsnap wrote the index of its {} complete GCs{}\n",
                label, how_it_ended(r.pid, statuses), finished->gcs, dropped);
   }
   print_summary(r.output, label);

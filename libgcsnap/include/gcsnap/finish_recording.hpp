@@ -27,7 +27,8 @@ struct FinishReport {
 /// with its block) is refused and not changed: cutting there could drop good data after it.
 /// Errors: IoError (open, map, truncate, write, sync), the open errors of Recording::open
 /// (NotAGcsnapFile, UnsupportedVersion, Truncated header ...), the scan's end error for a
-/// damaged file, LimitExceeded, OutOfMemory.
+/// damaged file, LimitExceeded, OutOfMemory. When the index cannot be written (a full disk),
+/// the file is left ending after its last complete block (the partial GC is gone either way).
 [[nodiscard]] Result<FinishReport> finish_recording(const std::string& path, const ReaderLimits& limits = {});
 
 }  // namespace gcsnap

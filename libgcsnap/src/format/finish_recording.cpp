@@ -94,11 +94,21 @@ Result<FinishReport> finish_recording(const std::string& path, const ReaderLimit
     file.unmap();
     if (::ftruncate(file.fd, static_cast<off_t>(keep)) != 0) return io_error("cannot cut the partial GC", keep);
     if (::lseek(file.fd, static_cast<off_t>(keep), SEEK_SET) < 0) return io_error("cannot seek", keep);
-    // The sink writes the index and trailer as a writer's close() does, then syncs and closes.
-    format::SectionSink sink(file.fd, 1, true);
-    file.fd = -1;
-    sink.resume(keep, std::move(scan->blocks));
-    GCSNAP_RETURN_IF_ERROR(sink.finish());
+    // The sink writes the index and trailer as a writer's close() does, then syncs and closes
+    // its descriptor; ours stays open to undo a half-written index (a full disk): the file
+    // then ends right after its last complete block, as a clean no-index file.
+    int sink_fd = ::dup(file.fd);
+    if (sink_fd < 0) return io_error("cannot duplicate the descriptor", keep);
+    Status written;
+    {
+      format::SectionSink sink(sink_fd, 1, true);
+      sink.resume(keep, std::move(scan->blocks));
+      written = sink.finish();
+    }
+    if (!written.is_ok()) {
+      (void)::ftruncate(file.fd, static_cast<off_t>(keep));
+      return written;
+    }
     return report;
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::OutOfMemory, "finishing the recording");
