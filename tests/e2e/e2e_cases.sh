@@ -390,6 +390,13 @@ case_dotnet_run() {
   grep -q "^gcsnap: recorded [0-9]* GCs, .* of process $pid (Gcsnap.Sample) in $snap; nothing dropped$" "$err" ||
     fail "the -o file does not hold the app"
   check_cli_accepts
+  # `dotnet build` runs only SDK processes: nothing recorded, said in one line, no file left.
+  (cd "$cwd" && "$gcsnap" record -- dotnet build "$project" -c Release) >"$out" 2>"$err" </dev/null; rc=$?
+  show "$err"
+  [ "$rc" -eq 4 ] || fail "gcsnap record -- dotnet build exited $rc, expected 4 (nothing recorded)"
+  grep -q '^gcsnap: error: nothing was recorded: dotnet ran only processes of the .NET SDK' "$err" ||
+    fail "record does not say that only SDK processes ran"
+  [ "$(find "$cwd" -name '*.snap' | wc -l)" -eq 1 ] || { ls -la "$cwd"; fail "dotnet build left recordings"; }
 }
 
 # fact KEY FILE: a value from the sample app's facts line.
