@@ -58,7 +58,7 @@ def run_size(args, size, env, rows):
     app.quit()
 
     rec_out = os.path.join(args.out, f"record-{size}.snap")
-    app = App([args.gcsnap, "record", "--policy", "none", "-o", rec_out, "--", "dotnet", args.app_dll, str(size)],
+    app = App([args.gcsnap, "record", "--policy", "none", "--force", "-o", rec_out, "--", "dotnet", args.app_dll, str(size)],
               env, os.path.join(args.out, f"record-{size}.err"))
     walls, gaps = [], []
     for rep in range(args.reps):
