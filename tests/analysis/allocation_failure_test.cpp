@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "gcsnap/heap_diff.hpp"
+#include "gcsnap/leak_suspects.hpp"
 #include "gcsnap/object_diff.hpp"
 #include "gcsnap/object_identity.hpp"
 #include "gcsnap/root_summary.hpp"
@@ -175,8 +176,16 @@ TEST_CASE("identity and diff analyses return OutOfMemory instead of throwing", "
   const std::vector<size_t> rows = {0, 1, 2, 3};
   failing_runs += run_with_failures("group_by_type",
                                     [&] { return group_by_type(b->objects, b->names, rows).status().code(); });
+  const Recording* recordings[] = {&rec};
+  LeakOptions leak_options;
+  leak_options.min_walks = 2;
+  failing_runs += run_with_failures("find_leak_suspects",
+                                    [&] { return find_leak_suspects(recordings, leak_options).status().code(); });
+  failing_runs += run_with_failures("identify_app", [&] { return identify_app(rec).status().code(); });
+  const uint32_t chain[] = {1, 2, 2, 2, 3};
+  failing_runs += run_with_failures("collapse_repeats", [&] { return collapse_repeats(chain).status().code(); });
   // Every call above allocates, so every one of them was made to fail at least once.
-  CHECK(failing_runs >= 10);
+  CHECK(failing_runs >= 13);
   std::filesystem::remove(path);
 }
 

@@ -26,6 +26,7 @@ const LeakSuspect* find_suspect(const LeakReport& r, std::string_view type) {
 
 TEST_CASE("collapse_repeats drops repeated hops of chains", "[leaks]") {
   using V = std::vector<uint32_t>;
+  auto collapse_repeats = [](const V& types, size_t max_period = 4) { return gcsnap::collapse_repeats(types, max_period).value(); };
   CHECK(collapse_repeats(V{1, 2, 2, 2, 2}) == V{1, 2});
   CHECK(collapse_repeats(V{1, 2}) == V{1, 2});
   CHECK(collapse_repeats(V{1, 2, 3, 2, 3, 2, 3}) == V{1, 2, 3});
@@ -33,6 +34,7 @@ TEST_CASE("collapse_repeats drops repeated hops of chains", "[leaks]") {
   CHECK(collapse_repeats(V{5, 1, 2, 3, 4, 1, 2, 3, 4, 6}) == V{5, 1, 2, 3, 4, 6});
   CHECK(collapse_repeats(V{5, 1, 2, 3, 4, 1, 2, 3, 4, 6}, 3) == V{5, 1, 2, 3, 4, 1, 2, 3, 4, 6});
   CHECK(collapse_repeats(V{}).empty());
+  CHECK(collapse_repeats(V{3, 3, 3}, 0) == V{3, 3, 3});
 }
 
 TEST_CASE("the shape trie collapses as collapse_repeats does", "[leaks]") {
@@ -46,7 +48,9 @@ TEST_CASE("the shape trie collapses as collapse_repeats does", "[leaks]") {
     auto labels = trie.labels(shape);
     REQUIRE(labels.front() == (leaks::ShapeTrie::kRootLabel | 3u << 8));
     labels.erase(labels.begin());
-    REQUIRE(labels == collapse_repeats(types));
+    auto collapsed = collapse_repeats(types);
+    REQUIRE(collapsed.is_ok());
+    REQUIRE(labels == *collapsed);
   }
 }
 
@@ -163,9 +167,15 @@ TEST_CASE("leak suspects over several recordings: time order, app identity", "[l
   auto app_a = identify_app(**ra), app_b = identify_app(**rb), app_o = identify_app(**ro);
   REQUIRE((app_a.is_ok() && app_b.is_ok() && app_o.is_ok()));
   CHECK(app_a->modules == std::vector<std::string>{"App.dll"});
+  CHECK(app_a->namespaces == std::vector<std::string>{"App"});
   CHECK(app_o->modules == std::vector<std::string>{"Other.dll"});
   CHECK(is_same_app(*app_a, *app_b));
   CHECK_FALSE(is_same_app(*app_a, *app_o));
+  // Recorders may leave modules empty (the shim does): namespaces then tell apps apart.
+  CHECK(is_same_app(AppIdentity{{}, {"Shop.Web"}}, AppIdentity{{"Shop.dll"}, {"Shop.Data", "Shop.Web"}}));
+  CHECK_FALSE(is_same_app(AppIdentity{{}, {"Shop.Web"}}, AppIdentity{{}, {"Blog"}}));
+  CHECK(is_same_app(AppIdentity{}, AppIdentity{}));
+  CHECK_FALSE(is_same_app(AppIdentity{}, AppIdentity{{}, {"Blog"}}));
 
   const Recording* recs[] = {rb->get(), ra->get()};  // given late first
   LeakOptions options;

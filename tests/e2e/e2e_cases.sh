@@ -537,6 +537,22 @@ case_leaks() {
   show "$work/check.out"
   [ "$rc" -eq 1 ] || fail "gcsnap check exited $rc with leak suspects, expected 1"
   grep -q '^gcsnap: check: FAIL suspect Gcsnap.Sample.LeakedSession' "$work/check.out" || fail "check does not list the leak"
+  # A second, later run of the app: both recordings are one series, in time order whatever
+  # the order of the arguments (identity is followed within each recording).
+  local second=$work/leaks-second.snap
+  rm -f "$second"
+  "$gcsnap" record -o "$second" --policy induced -- dotnet "$dll" leaks 4 >/dev/null 2>&1 </dev/null ||
+    fail "recording the second run failed"
+  text=$(csv leaks "$second" "$snap" --top 0)
+  expect_line "$text" "^[0-9]+,Gcsnap\.Sample\.LeakedSession,$((4 * 150)),\+?$((4 * 150)),$((4 * 150))," \
+    "leaks over two recordings: the second run's sessions are not a suspect"
+  [ "$(grep -Ec '^1,[^,]*\.snap,[0-9]+,' <<<"$text")" -eq $((rounds + 1 + 5)) ] || fail "leaks over two recordings: not $((rounds + 1 + 5)) walks"
+  grep -E '^1,[^,]*\.snap,' <<<"$text" | head -1 | grep -q "^1,$snap," || fail "leaks over two recordings: the earlier recording is not first"
+  # A recording of another app is refused with one line.
+  "$gcsnap" leaks "$snap" "$(dirname "$0")/../golden/sample-valid.snap" >"$work/leaks.other" 2>&1; rc=$?
+  show "$work/leaks.other"
+  [ "$rc" -eq 2 ] && [ "$(wc -l <"$work/leaks.other")" -eq 1 ] && grep -q 'not a recording of the same app' "$work/leaks.other" ||
+    fail "leaks accepted a recording of another app (exit $rc)"
 }
 
 

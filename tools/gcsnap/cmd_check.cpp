@@ -151,7 +151,7 @@ void run_check(const CheckOptions& opt) {
   }
   if (no_suspects) {
     if (r.too_few_walks) {
-      add("no-suspects", "", "0", fmt::format("not judged: {} heap walk(s), 3 needed", r.walks.size()), false);
+      add("no-suspects", "", "0", fmt::format("not judged: {} heap walk(s) (3 needed)", r.walks.size()), false);
     } else {
       add("no-suspects", "", "0", fmt::format("{} suspect(s)", r.suspects.size()), r.suspects.empty());
       for (const LeakSuspect& s : r.suspects)

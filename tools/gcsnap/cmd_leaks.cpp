@@ -122,7 +122,8 @@ void run_leaks(const LeaksOptions& opt) {
   const auto loaded = load_leaks(opt.files, options);
   Report report;
   report.tables.push_back(suspects_table(*loaded, opt.format));
-  report.tables.push_back(shapes_table(loaded->report));
+  // The tables keep their keys in every format; the text table leaves out an empty one.
+  if (opt.format != Format::Table || !loaded->report.suspects.empty()) report.tables.push_back(shapes_table(loaded->report));
   if (opt.format != Format::Table) report.tables.push_back(series_table(*loaded));
   add_notes(*loaded, report);
   print_report(report, opt.format);

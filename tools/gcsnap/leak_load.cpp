@@ -11,12 +11,17 @@ namespace gcsnap::cli {
 
 namespace {
 
-std::string list_modules(const AppIdentity& app) {
-  if (app.modules.empty()) return "only framework modules";
+std::string list_names(const std::vector<std::string>& names) {
   std::string out;
-  for (size_t i = 0; i < app.modules.size() && i < 3; ++i) out += (i ? ", " : "") + app.modules[i];
-  if (app.modules.size() > 3) out += fmt::format(" and {} more", app.modules.size() - 3);
+  for (size_t i = 0; i < names.size() && i < 3; ++i) out += (i ? ", " : "") + (names[i].empty() ? "(global)" : names[i]);
+  if (names.size() > 3) out += fmt::format(" and {} more", names.size() - 3);
   return out;
+}
+
+std::string describe_app(const AppIdentity& app) {
+  if (app.modules.empty() && app.namespaces.empty()) return "only framework types";
+  if (app.modules.empty()) return "namespaces " + list_names(app.namespaces);
+  return "modules " + list_names(app.modules);
 }
 
 }  // namespace
@@ -31,8 +36,8 @@ std::unique_ptr<LoadedLeaks> load_leaks(const std::vector<std::string>& files, c
     if (i == 0) {
       first_app = std::move(app);
     } else if (!is_same_app(first_app, app)) {
-      throw CliError(fmt::format("{}: not a recording of the same app as {} (its app modules: {}; {}'s: {})", files[i],
-                                 files[0], list_modules(app), files[0], list_modules(first_app)),
+      throw CliError(fmt::format("{}: not a recording of the same app as {} (its own types: {}; {}'s: {})", files[i],
+                                 files[0], describe_app(app), files[0], describe_app(first_app)),
                      kExitUsage);
     }
   }

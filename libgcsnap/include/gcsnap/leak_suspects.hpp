@@ -133,8 +133,8 @@ Result<LeakReport> find_leak_suspects(std::span<const Recording* const> recordin
 /// Collapse repeated hops of a type chain: every block of up to MAX_PERIOD types that
 /// directly repeats the block before it is dropped, left to right, so that the 1st and the
 /// 1000th node of a linked list (A B B B ... B -> A B), or of a chain of pairs
-/// (A B C B C B C -> A B C), have one shape.
-std::vector<uint32_t> collapse_repeats(std::span<const uint32_t> types, size_t max_period = 4);
+/// (A B C B C B C -> A B C), have one shape. Errors: OutOfMemory.
+Result<std::vector<uint32_t>> collapse_repeats(std::span<const uint32_t> types, size_t max_period = 4);
 
 /// The series-based part of the criteria (docs/design.md "Leak suspects"), for one group:
 /// COUNTS has one value per walk. Return whether the counts rise in at least
@@ -142,18 +142,21 @@ std::vector<uint32_t> collapse_repeats(std::span<const uint32_t> types, size_t m
 /// the last third of the intervals.
 bool is_growing_series(std::span<const uint64_t> counts, double min_growth_share);
 
-/// The modules that tell an app apart: the module of every declared type, without the
-/// .NET framework's (System.*, Microsoft.*, mscorlib, netstandard), sorted.
+/// What tells an app apart: the modules and the namespaces of its own types (the .NET
+/// framework's left out: modules System.*, Microsoft.*, mscorlib, netstandard; namespaces
+/// under System, Microsoft, Internal, Interop; compiler-generated names). Recorders may leave
+/// modules empty (the gcsnap shim does), so namespaces count as much.
 struct AppIdentity {
-  std::vector<std::string> modules;
+  std::vector<std::string> modules;     ///< file names, sorted
+  std::vector<std::string> namespaces;  ///< of the types' own names ("" for the global one), sorted
 };
 
-/// Read the names of RECORDING's last GC and return its app modules.
+/// Read the names of RECORDING's last GC and return its app identity.
 /// Errors: NotFound (no GC); those of Recording::read_names; OutOfMemory.
 Result<AppIdentity> identify_app(const Recording& recording);
 
-/// Return whether two recordings are of one app: their app modules overlap (or neither has
-/// any, and so nothing tells them apart).
+/// Return whether two recordings are of one app: their app modules or their app namespaces
+/// overlap (or neither has any, and so nothing tells them apart).
 bool is_same_app(const AppIdentity& a, const AppIdentity& b) noexcept;
 
 }  // namespace gcsnap

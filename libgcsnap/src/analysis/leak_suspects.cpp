@@ -5,13 +5,14 @@
 #include <map>
 #include <new>
 #include <numeric>
+#include <optional>
 #include <tuple>
 
 #include "analysis/leak_scan.hpp"
 
 namespace gcsnap {
 
-std::vector<uint32_t> collapse_repeats(std::span<const uint32_t> types, size_t max_period) {
+Result<std::vector<uint32_t>> collapse_repeats(std::span<const uint32_t> types, size_t max_period) try {
   std::vector<uint32_t> out;
   out.reserve(types.size());
   for (uint32_t t : types) {
@@ -26,6 +27,8 @@ std::vector<uint32_t> collapse_repeats(std::span<const uint32_t> types, size_t m
     }
   }
   return out;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "collapsing a path shape");
 }
 
 namespace {
@@ -100,7 +103,13 @@ bool is_suspect(const Analysis& a, uint32_t g, const LastWalkFacts& f) {
   const auto& points = a.series.groups[g];
   std::vector<uint64_t> counts(points.size());
   for (size_t i = 0; i < points.size(); ++i) counts[i] = points[i].count;
-  if (!is_growing_series(counts, a.options.min_growth_share)) return false;
+  // Recordings of several runs: each run starts from nothing, so the last run's walks are
+  // judged alone when they are enough; one-walk recordings (snapshots) form one series.
+  const size_t segment_walks = points.size() - a.segment_start;
+  const auto judged = segment_walks >= std::max<size_t>(a.options.min_walks, 2)
+                          ? std::span<const uint64_t>(counts).subspan(a.segment_start)
+                          : std::span<const uint64_t>(counts);
+  if (!is_growing_series(judged, a.options.min_growth_share)) return false;
   const size_t k = points.size() - 1;
   if (!a.by_identity) return counts[k] - counts[0] >= std::max<uint64_t>(a.options.min_accumulated, k);
   // Object identity: the members that grow the count must be new objects that stay, born
@@ -393,6 +402,39 @@ bool is_framework_module(std::string_view module) {
          module == "netstandard.dll" || module == "System.dll";
 }
 
+bool is_framework_namespace(std::string_view ns) {
+  for (std::string_view root : {"System", "Microsoft", "Internal", "Interop"})
+    if (ns == root || (ns.starts_with(root) && ns.size() > root.size() && ns[root.size()] == '.')) return true;
+  return false;
+}
+
+// The namespace of a type's own name: generic arguments, array ranks and nesting dropped
+// ("A.B.Outer`1+Inner<X>[]" -> "A.B"); nullopt for compiler-generated and framework types.
+std::optional<std::string_view> app_namespace(std::string_view name) {
+  name = name.substr(0, std::min(name.find('<'), name.find('[')));
+  name = name.substr(0, name.find('+'));
+  if (name.empty()) return std::nullopt;
+  const size_t dot = name.rfind('.');
+  const std::string_view ns = dot == std::string_view::npos ? std::string_view{} : name.substr(0, dot);
+  if (is_framework_namespace(ns)) return std::nullopt;
+  return ns;
+}
+
+void sort_unique(std::vector<std::string>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+bool overlap(const std::vector<std::string>& a, const std::vector<std::string>& b) noexcept {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (a[i] == b[j]) return true;
+    if (a[i] < b[j]) ++i;
+    else ++j;
+  }
+  return false;
+}
+
 }  // namespace
 
 Result<AppIdentity> identify_app(const Recording& recording) try {
@@ -403,25 +445,21 @@ Result<AppIdentity> identify_app(const Recording& recording) try {
   for (const TypeRecord& t : names->types()) {
     std::string_view module = t.module;
     if (const size_t slash = module.find_last_of("/\\"); slash != std::string_view::npos) module.remove_prefix(slash + 1);
-    if (module.empty() || is_framework_module(module)) continue;
-    app.modules.emplace_back(module);
+    if (!module.empty() && !is_framework_module(module)) app.modules.emplace_back(module);
+    if (const auto ns = app_namespace(t.name)) app.namespaces.emplace_back(*ns);
   }
-  std::sort(app.modules.begin(), app.modules.end());
-  app.modules.erase(std::unique(app.modules.begin(), app.modules.end()), app.modules.end());
+  sort_unique(app.modules);
+  sort_unique(app.namespaces);
   return app;
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "identifying the app of a recording");
 }
 
 bool is_same_app(const AppIdentity& a, const AppIdentity& b) noexcept {
-  if (a.modules.empty() || b.modules.empty()) return a.modules.empty() && b.modules.empty();
-  size_t i = 0, j = 0;
-  while (i < a.modules.size() && j < b.modules.size()) {
-    if (a.modules[i] == b.modules[j]) return true;
-    if (a.modules[i] < b.modules[j]) ++i;
-    else ++j;
-  }
-  return false;
+  const bool a_empty = a.modules.empty() && a.namespaces.empty();
+  const bool b_empty = b.modules.empty() && b.namespaces.empty();
+  if (a_empty || b_empty) return a_empty && b_empty;
+  return overlap(a.modules, b.modules) || overlap(a.namespaces, b.namespaces);
 }
 
 }  // namespace gcsnap
