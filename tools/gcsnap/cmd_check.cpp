@@ -124,39 +124,67 @@ void run_check(const CheckOptions& opt) {
   const auto loaded = load_leaks(opt.files, LeakOptions{});
   const LeakReport& r = loaded->report;
 
+  // The text table shows sizes and notes for people; JSON and CSV carry the limit and the
+  // value as numbers with their unit.
+  const bool text = opt.format == Format::Table;
   Table table("checks", fmt::format("Checks over {} heap walk(s)", r.walks.size()));
   table.add_column("check", "CHECK").add_column("subject", "SUBJECT");
-  table.add_column("limit", "LIMIT").add_column("value", "VALUE").add_column("passed", "RESULT");
+  if (text) {
+    table.add_column("limit", "LIMIT").add_column("value", "VALUE");
+  } else {
+    table.add_column("limit", "LIMIT", ColumnKind::Count).add_column("value", "VALUE", ColumnKind::DeltaCount);
+    table.add_column("unit", "UNIT");
+  }
+  table.add_column("passed", "RESULT");
   std::vector<std::string> failures;
   size_t failed_checks = 0;
+  struct Outcome {
+    std::string check, subject, limit_text, value_text, unit;
+    std::optional<uint64_t> limit;
+    int64_t value = 0;
+    bool passed = false;
+  };
   // Each suspect is listed under the no-suspects check that it fails.
-  auto add = [&](const std::string& check, const std::string& subject, const std::string& limit,
-                 const std::string& value, bool passed) {
-    table.add_row({check, subject, limit, value, passed ? "ok" : "FAIL"});
-    if (passed) return;
-    if (check != "suspect") ++failed_checks;
-    failures.push_back(fmt::format("{}{}: {}{}", check, subject.empty() ? "" : " " + subject, value,
-                                   limit.empty() ? "" : " (limit " + limit + ")"));
+  auto add = [&](const Outcome& o) {
+    std::vector<Cell> row = {o.check, o.subject};
+    if (text) {
+      row.emplace_back(o.limit_text);
+      row.emplace_back(o.value_text);
+    } else {
+      row.push_back(o.limit ? Cell(*o.limit) : Cell());
+      row.emplace_back(o.value);
+      row.emplace_back(o.unit);
+    }
+    row.emplace_back(o.passed ? "ok" : "FAIL");
+    table.add_row(std::move(row));
+    if (o.passed) return;
+    if (o.check != "suspect") ++failed_checks;
+    failures.push_back(fmt::format("{}{}: {}{}", o.check, o.subject.empty() ? "" : " " + o.subject, o.value_text,
+                                   o.limit_text.empty() ? "" : " (limit " + o.limit_text + ")"));
   };
   for (const Limit& l : growth) {
     const Totals t = sum_types(r, l.pattern);
     if (!t.matched) throw CliError(fmt::format("--max-growth '{}': no type matches '{}'", l.pattern + "=" + l.text, l.pattern), kExitUsage);
-    add("max-growth", l.pattern, format_bytes(l.value), format_delta_bytes(t.growth),
-        t.growth <= 0 || static_cast<uint64_t>(t.growth) <= l.value);
+    add({"max-growth", l.pattern, format_bytes(l.value), format_delta_bytes(t.growth), "bytes", l.value, t.growth,
+         t.growth <= 0 || static_cast<uint64_t>(t.growth) <= l.value});
   }
   for (const Limit& l : counts) {
     const Totals t = sum_types(r, l.pattern);
     if (!t.matched) throw CliError(fmt::format("--max-count '{}': no type matches '{}'", l.pattern + "=" + l.text, l.pattern), kExitUsage);
-    add("max-count", l.pattern, std::to_string(l.value), std::to_string(t.last_count), t.last_count <= l.value);
+    add({"max-count", l.pattern, std::to_string(l.value), std::to_string(t.last_count), "objects", l.value,
+         static_cast<int64_t>(t.last_count), t.last_count <= l.value});
   }
   if (no_suspects) {
     if (r.too_few_walks) {
-      add("no-suspects", "", "0", fmt::format("not judged: {} heap walk(s) (3 needed)", r.walks.size()), false);
+      add({"no-suspects", "", "0", fmt::format("not judged: {} heap walk(s) (3 needed)", r.walks.size()), "heap walks",
+           std::nullopt, static_cast<int64_t>(r.walks.size()), false});
     } else {
-      add("no-suspects", "", "0", fmt::format("{} suspect(s)", r.suspects.size()), r.suspects.empty());
+      add({"no-suspects", "", "0", fmt::format("{} suspect(s)", r.suspects.size()), "suspects", 0,
+           static_cast<int64_t>(r.suspects.size()), r.suspects.empty()});
       for (const LeakSuspect& s : r.suspects)
-        add("suspect", s.type, "", fmt::format("{} new objects still alive, {} retained", s.accumulated_count,
-                                               format_delta_bytes(s.retained_growth)), false);
+        add({"suspect", s.type, "",
+             fmt::format("{} new objects still alive, {} retained", s.accumulated_count, format_delta_bytes(s.retained_growth)),
+             "objects", std::nullopt, static_cast<int64_t>(s.accumulated_count), false});
     }
   }
   Report report;
