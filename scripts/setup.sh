@@ -3,7 +3,9 @@
 set -euo pipefail
 
 packages=(cmake g++ make pkg-config libzstd-dev libfmt-dev libcli11-dev catch2 libxxhash-dev
-          clang-14 libclang-rt-14-dev)
+          clang-14 libclang-rt-14-dev chromium)
+# The browser tests (tests/browser) need Node.js and npm: Debian's, unless some node is there.
+command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -122,3 +122,22 @@ TEST_CASE("an unknown slot stays unnamed instead of borrowing a neighbour's fiel
   CHECK(hop.kind == EdgeNameKind::Unknown);
   CHECK(hop.reason == UnnamedReason::SlotUnknown);
 }
+
+TEST_CASE("each successor edge is named by its own slot, also when two fields hold the same object") {
+  Heap heap(true);
+  heap.objects.reference_targets[1] = 0x1200;  // Dict._buckets and Dict._entries both hold Entry[]
+  auto graph = HeapGraph::build(heap.objects, heap.roots);
+  REQUIRE(graph);
+  auto slots = EdgeSlots::build(heap.objects, *graph);
+  REQUIRE(slots);
+  const EdgeNamer namer(*graph, heap.names, *slots, {});
+  REQUIRE(graph->successors(1).size() == 3);
+  CHECK(namer.name_successor(1, 0).text == "_buckets");
+  CHECK(namer.name_successor(1, 1).text == "_entries");
+  CHECK(namer.name_successor(1, 2).text == "_comparer");
+  CHECK(namer.name_edge(1, 2).text == "_buckets");  // by target: the first field holding it
+  CHECK(namer.name_successor(2, 0).text == "[2].value");
+  const auto past = namer.name_successor(1, 3);
+  CHECK(past.kind == EdgeNameKind::Unknown);
+  CHECK(past.reason == UnnamedReason::SlotUnknown);
+}

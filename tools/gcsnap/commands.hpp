@@ -20,5 +20,7 @@ void add_dominators_command(CLI::App& app);
 void add_diff_command(CLI::App& app);
 void add_leaks_command(CLI::App& app);
 void add_check_command(CLI::App& app);
+void add_export_command(CLI::App& app);
+void add_report_command(CLI::App& app);
 
 }  // namespace gcsnap::cli

@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
   add_diff_command(app);
   add_leaks_command(app);
   add_check_command(app);
+  add_export_command(app);
+  add_report_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

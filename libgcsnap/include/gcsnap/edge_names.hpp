@@ -25,6 +25,9 @@ class EdgeSlots {
   bool empty() const noexcept { return slots_.empty(); }
   /// Return the slot of the first edge from FROM to TO, or kUnknownSlot.
   uint32_t slot_of(const HeapGraph& graph, NodeIndex from, NodeIndex to) const noexcept;
+  /// Return the slot of FROM's J-th successor edge, or kUnknownSlot. O(1): what a walk over
+  /// every edge (an export) needs, where slot_of would cost the degree per edge.
+  uint32_t slot_at(const HeapGraph& graph, NodeIndex from, size_t j) const noexcept;
 
  private:
   std::vector<uint32_t> slots_;
@@ -55,10 +58,14 @@ class EdgeNamer {
       : graph_(graph), names_(names), slots_(slots), statics_(statics) {}
   /// Name the reference from node FROM to node TO.
   HopField name_edge(NodeIndex from, NodeIndex to) const;
+  /// Name FROM's J-th successor edge (graph.successors(from)[j]); O(1) in the degree, and
+  /// exact when FROM references the same object from several slots.
+  HopField name_successor(NodeIndex from, size_t j) const;
   /// Name every hop of a path: result[h] names the edge into nodes[h] (result[0] is empty).
   std::vector<HopField> name_path(std::span<const NodeIndex> nodes) const;
 
  private:
+  HopField name_slot_of(NodeIndex from, uint32_t slot, UnnamedReason unknown_reason) const;
   const HeapGraph& graph_;
   const NameTable& names_;
   const EdgeSlots& slots_;

@@ -41,15 +41,25 @@ uint32_t EdgeSlots::slot_of(const HeapGraph& graph, NodeIndex from, NodeIndex to
   return kUnknownSlot;
 }
 
+uint32_t EdgeSlots::slot_at(const HeapGraph& graph, NodeIndex from, size_t j) const noexcept {
+  const uint64_t edge = graph.first_edge(from) + j;
+  return j < graph.successors(from).size() && edge < slots_.size() ? slots_[edge] : kUnknownSlot;
+}
+
 HopField EdgeNamer::name_edge(NodeIndex from, NodeIndex to) const {
+  if (slots_.empty()) return name_slot_of(from, kUnknownSlot, UnnamedReason::NoSlots);
+  return name_slot_of(from, slots_.slot_of(graph_, from, to), UnnamedReason::SlotUnknown);
+}
+
+HopField EdgeNamer::name_successor(NodeIndex from, size_t j) const {
+  if (slots_.empty()) return name_slot_of(from, kUnknownSlot, UnnamedReason::NoSlots);
+  return name_slot_of(from, slots_.slot_at(graph_, from, j), UnnamedReason::SlotUnknown);
+}
+
+HopField EdgeNamer::name_slot_of(NodeIndex from, uint32_t slot, UnnamedReason unknown_reason) const {
   HopField hop;
-  if (slots_.empty()) {
-    hop.reason = UnnamedReason::NoSlots;
-    return hop;
-  }
-  const uint32_t slot = slots_.slot_of(graph_, from, to);
   if (slot == kUnknownSlot) {
-    hop.reason = UnnamedReason::SlotUnknown;
+    hop.reason = unknown_reason;
     return hop;
   }
   // A static's slot lives in a statics array: its address names it better than an index.
