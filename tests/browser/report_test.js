@@ -1,6 +1,6 @@
 // The HTML report of real recordings, opened in headless Chromium (the system's, driven by
 // playwright-core): what the page shows must equal what the gcsnap commands print.
-//   node report_test.js GCSNAP RUN_RECORDING RUN_FACTS CHURN_RECORDING WORK_DIR
+//   node report_test.js GCSNAP RUN_RECORDING RUN_FACTS CHURN_RECORDING LEAKS_RECORDING WORK_DIR
 // Fails on any console error, page error or network request; screenshots go to WORK_DIR.
 'use strict';
 const assert = require('node:assert/strict');
@@ -8,9 +8,9 @@ const {execFileSync} = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
-const [gcsnap, runSnap, runFacts, churnSnap, work] = process.argv.slice(2);
+const [gcsnap, runSnap, runFacts, churnSnap, leaksSnap, work] = process.argv.slice(2);
 if (!work) {
-  console.error('usage: report_test.js GCSNAP RUN_RECORDING RUN_FACTS CHURN_RECORDING WORK_DIR');
+  console.error('usage: report_test.js GCSNAP RUN_RECORDING RUN_FACTS CHURN_RECORDING LEAKS_RECORDING WORK_DIR');
   process.exit(2);
 }
 const chromiumPath = process.env.GCSNAP_CHROMIUM || '/usr/bin/chromium';
@@ -29,7 +29,7 @@ async function main() {
   const {chromium} = require('playwright-core');
   assert.ok(fs.existsSync(chromiumPath), `${chromiumPath} is missing: scripts/setup.sh installs Debian's chromium`);
   const report = path.join(work, 'report.html');
-  cli('report', runSnap, churnSnap, '-o', report);
+  cli('report', runSnap, churnSnap, leaksSnap, '-o', report);
   const html = fs.readFileSync(report, 'utf8');
   // Self-contained: no external script, style, image or font.
   assert.doesNotMatch(html, /<script[^>]+src=|<link[^>]+href=|@import|url\(\s*['"]?(https?:|\/\/)/i,
@@ -132,6 +132,26 @@ async function main() {
       assert.ok(spark > 0, 'no series drawn');
     });
     await page.screenshot({path: path.join(work, 'report-churn.png'), fullPage: true});
+
+    await check('leak suspects: the list of gcsnap leaks, a click shows the path shape', async () => {
+      await page.selectOption('#recording', '2');
+      const leaks = cliJson('leaks', leaksSnap, '--top', '20');
+      assert.ok(leaks.suspects.length >= 1, 'gcsnap leaks finds no suspect in the leaks recording');
+      const shown = await page.locator('#suspects-body .suspect').evaluateAll(ds => ds.map(d => d.dataset.type));
+      assert.deepEqual(shown, leaks.suspects.map(s => s.type));
+      const first = page.locator('#suspects-body .suspect').first();
+      await first.click();
+      const hops = await first.locator('ol.shape').first().locator('li').allTextContents();
+      const shape = leaks.shapes.find(s => s.rank === 1).shape;  // "[handle] -> A -> B"
+      const [root, ...types] = shape.split(' -> ');
+      assert.equal(hops.length, types.length);
+      assert.equal(hops[0], `${root} ${types[0]}`);
+      types.slice(1).forEach((t, k) => assert.equal(hops[k + 1], `\u2192 ${t}`));
+      assert.match(await first.locator('.point').textContent(),
+                   new RegExp(`accumulates in .* ${leaks.suspects[0].accumulation_address} `));
+      await page.locator('#suspects').scrollIntoViewIfNeeded();
+      await page.screenshot({path: path.join(work, 'report-leaks.png')});
+    });
   } finally {
     await browser.close();
   }

@@ -15,6 +15,7 @@
 #include "gcsnap/retention.hpp"
 #include "gcsnap/type_histogram.hpp"
 #include "heap_load.hpp"
+#include "leak_load.hpp"
 #include "output.hpp"
 
 namespace gcsnap::cli {
@@ -82,6 +83,48 @@ std::string timeline_json(const Recording& rec, const std::string& file) {
 struct TypeSeries {
   std::vector<uint64_t> count, bytes;
 };
+
+// The leak suspects of the recording (gcsnap leaks' analysis): per suspect its series, what
+// accumulated, the accumulation point and its path shapes.
+std::string suspects_json(const std::string& file, StringTable& strings, const ReportLimits& limits) {
+  LeakOptions options;
+  options.top = limits.suspects;
+  const auto leaks = load_leaks({file}, options);
+  const LeakReport& r = leaks->report;
+  std::vector<uint64_t> walks;
+  for (const LeakWalk& w : r.walks) walks.push_back(w.gc_number);
+  std::string out = fmt::format("{{\"walks\":{},\"groups\":{},\"tooFewWalks\":{},\"minWalks\":{},\"list\":[",
+                                json_array(walks), r.groups, r.too_few_walks, options.min_walks);
+  for (size_t k = 0; k < r.suspects.size(); ++k) {
+    const LeakSuspect& s = r.suspects[k];
+    std::vector<uint64_t> counts, bytes, retained;
+    for (const LeakPoint& p : s.series) {
+      counts.push_back(p.count);
+      bytes.push_back(p.bytes);
+      retained.push_back(p.retained_bytes);
+    }
+    std::string shapes;
+    for (const PathShape& shape : s.shapes) {
+      std::vector<size_t> types;
+      for (const std::string& t : shape.types) types.push_back(strings.intern(t));
+      shapes += fmt::format("{}{{\"text\":{},\"t\":{},\"count\":{},\"minHops\":{},\"maxHops\":{}}}",
+                            shapes.empty() ? "" : ",", strings.intern(describe_shape(shape)), json_array(types),
+                            shape.count, shape.min_hops, shape.max_hops);
+    }
+    const AccumulationPoint& a = s.accumulation;
+    const std::string point = a.found ? fmt::format("{{\"type\":{},\"address\":\"{}\",\"via\":{},\"members\":{},\"retained\":{}}}",
+                                                    strings.intern(a.type), format_address(a.address),
+                                                    a.via_array.empty() ? -1 : static_cast<int64_t>(strings.intern(a.via_array)),
+                                                    a.members_dominated, a.retained_bytes)
+                                      : "null";
+    out += fmt::format("{}{{\"n\":{},\"c\":{},\"b\":{},\"r\":{},\"accCount\":{},\"accBytes\":{},\"byIdentity\":{},"
+                       "\"countGrowth\":{},\"retainedGrowth\":{},\"point\":{},\"shapes\":[{}],\"example\":\"{}\"}}",
+                       k ? "," : "", strings.intern(s.type), json_array(counts), json_array(bytes), json_array(retained),
+                       s.accumulated_count, s.accumulated_bytes, s.by_identity, s.count_growth, s.retained_growth, point,
+                       shapes, format_address(s.example_address));
+  }
+  return out + "]}";
+}
 
 }  // namespace
 
@@ -243,7 +286,9 @@ std::string build_report_data(const std::string& file, const ReportLimits& limit
     out += fmt::format("{}[{},{},\"{}\",{},{},{}]", k ? "," : "", parent, strings.intern(heap->type_name(v)),
                        format_address(graph.address(v)), graph.object_size(v), tree->retained_size(v), node_path[k]);
   }
-  out += fmt::format("]}},\"paths\":[{}],\"strings\":{}}}", path_nodes, strings.json());
+  out += fmt::format("]}},\"paths\":[{}]", path_nodes);
+  out += fmt::format(",\"suspects\":{}", suspects_json(file, strings, limits));
+  out += fmt::format(",\"strings\":{}}}", strings.json());
   return out;
 }
 

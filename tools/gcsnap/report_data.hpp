@@ -12,6 +12,7 @@ struct ReportLimits {
   size_t types = 300;            ///< types carried with their series (the rest summed as "other")
   size_t dominator_nodes = 1500; ///< dominator tree nodes carried (largest retained first)
   size_t paths = 400;            ///< dominator nodes whose retention path is carried
+  size_t suspects = 20;          ///< leak suspects carried (gcsnap leaks' ranking)
 };
 
 /// Read FILE and return its JSON object for the page: timeline, per-snapshot type series,

@@ -156,7 +156,8 @@
                                  'stroke-dasharray': dash}));
     }
     const title = sv('title', {});
-    title.textContent = t.b.map((b, i) => `GC ${rec.snaps[i]}: ${t.c[i]} objects, ${bytes(b)}`).join('\n');
+    const gcs = t.walks || rec.snaps;
+    title.textContent = t.b.map((b, i) => `GC ${gcs[i]}: ${t.c[i]} objects, ${bytes(b)}`).join('\n');
     svg.append(title);
     return svg;
   }
@@ -191,22 +192,39 @@
   function drawSuspects() {
     const body = document.getElementById('suspects-body');
     const note = document.getElementById('suspects-note');
-    if (!rec.suspects) {
-      note.textContent = 'this gcsnap build has no leak analysis yet';
+    const sus = rec.suspects;
+    if (sus.tooFewWalks) {
+      note.textContent = `${sus.walks.length} heap walks: at least ${sus.minWalks} are needed to tell a leak from a filling cache`;
       body.replaceChildren();
       return;
     }
-    note.textContent = rec.suspects.length ? `${rec.suspects.length} types grow across the snapshots` :
-      'no type grows across the snapshots';
-    body.replaceChildren(...rec.suspects.map(s => {
+    note.textContent = `${sus.list.length} of ${sus.groups} groups (type + path shape) accumulate over ` +
+      `${sus.walks.length} heap walks (as gcsnap leaks ranks them); click one for its paths`;
+    body.replaceChildren(...sus.list.map((s, rank) => {
       const detail = el('div', {class: 'suspect-detail', hidden: ''});
-      const box = el('div', {class: 'suspect', 'data-type': str(s.n)},
-        el('b', {text: str(s.n)}), ` ${s.summary || ''} `, sparkline({c: s.c, b: s.b}), detail);
+      const last = s.c.length - 1;
+      const box = el('div', {class: 'suspect', 'data-type': str(s.n), 'data-rank': rank + 1},
+        el('b', {text: `${rank + 1}. ${str(s.n)}`}),
+        ` ${s.c[last]} objects (${signed(s.countGrowth, String)} since GC ${sus.walks[0]}), ` +
+        `${s.accCount} new and still alive${s.byIdentity ? '' : ' (by count)'}, retained ${bytes(s.r[last])} ` +
+        `(${signed(s.retainedGrowth, bytes)}) `,
+        sparkline({c: s.c, b: s.b, walks: sus.walks}), detail);
       box.addEventListener('click', () => {
         box.classList.toggle('open');
         detail.hidden = !detail.hidden;
-        if (!detail.hidden && !detail.childElementCount)
-          detail.append(...(s.paths || []).map(p => pathList(p)));
+        if (detail.hidden || detail.childElementCount) return;
+        if (s.point) {
+          detail.append(el('div', {class: 'point', text: `accumulates in ${str(s.point.type)} ${s.point.address}` +
+            (s.point.via >= 0 ? ` via ${str(s.point.via)}` : '') +
+            ` (dominates ${s.point.members} of the new members; retains ${bytes(s.point.retained)})`}));
+        }
+        detail.append(el('div', {class: 'hint', text: `newest member: ${s.example}`}));
+        s.shapes.forEach(shape => {
+          const list = el('ol', {class: 'path shape'});
+          shape.t.forEach((t, k) => list.append(el('li', {text: k === 0 ? `${str(shape.text).split(']')[0]}] ${str(t)}` : `\u2192 ${str(t)}`})));
+          detail.append(el('div', {class: 'shape-head', text: `${shape.count} members, ${shape.minHops}` +
+            (shape.maxHops !== shape.minHops ? `-${shape.maxHops}` : '') + ' hops:'}), list);
+        });
       });
       return box;
     }));
