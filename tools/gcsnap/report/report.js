@@ -194,7 +194,7 @@
     const note = document.getElementById('suspects-note');
     const sus = rec.suspects;
     if (sus.tooFewWalks) {
-      note.textContent = `${sus.walks.length} heap walks: at least ${sus.minWalks} are needed to tell a leak from a filling cache`;
+      note.textContent = `${rec.snaps.length} heap walks: at least ${sus.minWalks} are needed to tell a leak from a filling cache`;
       body.replaceChildren();
       return;
     }
@@ -413,5 +413,7 @@
   document.getElementById('diff-a').addEventListener('change', drawDiff);
   document.getElementById('diff-b').addEventListener('change', drawDiff);
   show(0);
+  // When the page was drawn (ms after navigation start), for bench/report_render.js.
+  document.body.dataset.readyMs = String(Math.round(performance.now()));
   document.body.dataset.ready = '1';
 })();
