@@ -6,6 +6,7 @@
 #include <variant>
 #include <vector>
 
+#include "format/byte_buffer.hpp"
 #include "format/format_constants.hpp"
 
 namespace gcsnap::format {
@@ -108,7 +109,7 @@ using ChunkData = std::variant<GenerationBoundsChunk, RootsChunk, SurvivingChunk
 /// Encode one chunk as a whole section (header + maybe-compressed payload), appended to out.
 /// Objects are sorted by address first (format-spec.md §6.6); an objects chunk with slots
 /// becomes two sections, objects then reference slots (§6.13). Returns the sections written.
-uint32_t encode_chunk_section(ChunkData& chunk, int level, std::vector<uint8_t>& out);
+uint32_t encode_chunk_section(ChunkData& chunk, int level, ByteBuffer& out);
 
 /// Raw column bytes the chunk holds, for WriterStats::raw_bytes and queue accounting.
 uint64_t chunk_raw_bytes(const ChunkData& chunk) noexcept;

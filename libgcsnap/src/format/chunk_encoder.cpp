@@ -10,7 +10,7 @@
 namespace gcsnap::format {
 namespace {
 
-thread_local std::vector<uint8_t> t_payload;
+thread_local ByteBuffer t_payload;
 
 uint16_t type_of(SectionType t) { return static_cast<uint16_t>(t); }
 
@@ -85,7 +85,7 @@ void sort_objects(ObjectsChunk& c) {
 }
 
 struct Encode {
-  std::vector<uint8_t>& p;
+  ByteBuffer& p;
   uint16_t operator()(const GenerationBoundsChunk& c) {
     encode_bytes_column(c.generations, p);
     encode_delta_column(c.starts, p);
@@ -149,14 +149,14 @@ struct Encode {
     return type_of(SectionType::StaticSlots);
   }
   uint16_t operator()(const RawRecord& c) {
-    p.insert(p.end(), c.payload.begin(), c.payload.end());
+    p.append(c.payload.data(), c.payload.size());
     return c.type;
   }
 };
 
 }  // namespace
 
-uint32_t encode_chunk_section(ChunkData& chunk, int level, std::vector<uint8_t>& out) {
+uint32_t encode_chunk_section(ChunkData& chunk, int level, ByteBuffer& out) {
   if (auto* objects = std::get_if<ObjectsChunk>(&chunk)) sort_objects(*objects);
   auto& payload = t_payload;
   payload.clear();
@@ -166,13 +166,14 @@ uint32_t encode_chunk_section(ChunkData& chunk, int level, std::vector<uint8_t>&
     items = raw->item_count;
     level = raw->type == static_cast<uint16_t>(SectionType::Index) ? level : kNoCompression;  // §6.1: small records stay raw
   }
-  build_section(type, items, payload, level, out);
+  build_section(type, items, {payload.data(), payload.size()}, level, out);
   const auto* objects = std::get_if<ObjectsChunk>(&chunk);
   if (!objects || !objects->has_slots) return 1;
   // §6.13: the slots section follows its objects section at once, so the pairing holds.
   payload.clear();
   encode_slot_column(objects->reference_counts, objects->slots, payload);
-  build_section(type_of(SectionType::ReferenceSlots), objects->slots.size(), payload, level, out);
+  build_section(type_of(SectionType::ReferenceSlots), objects->slots.size(), {payload.data(), payload.size()}, level,
+                out);
   return 2;
 }
 

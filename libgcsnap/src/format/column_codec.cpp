@@ -1,70 +1,78 @@
 #include "format/column_codec.hpp"
 
 #include <cstring>
-#include <memory>
 
 #include "format/varint.hpp"
 
 namespace gcsnap::format {
 namespace {
 
-// Grow-only scratch without the zero fill of std::vector::resize: encoders write it fully.
-class Scratch {
- public:
-  uint8_t* reserve(size_t n) {
-    if (n > capacity_) {
-      data_.reset(new uint8_t[n]);
-      capacity_ = n;
-    }
-    return data_.get();
+constexpr size_t varint_length(uint64_t v) noexcept {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
   }
- private:
-  std::unique_ptr<uint8_t[]> data_;
-  size_t capacity_ = 0;
-};
-thread_local Scratch t_scratch;
+  return n;
+}
 
-void append_column(uint8_t kind, const uint8_t* data, size_t size, std::vector<uint8_t>& out) {
-  uint8_t head[1 + kMaxVarintBytes];
+// Append one column (kind byte, LEB128 byte length, data) whose data ENCODE writes straight
+// into OUT: at most MAX_BYTES, at least MIN_BYTES; ENCODE(dst) returns the bytes written.
+// The length's own size is guessed before encoding (twice the least data) and the data moved
+// only when the guess was wrong, which is rare: no scratch buffer and no copy of the column.
+template <typename Encode>
+void put_column(uint8_t kind, size_t min_bytes, size_t max_bytes, ByteBuffer& out, Encode&& encode) {
+  const size_t guess = varint_length(2 * static_cast<uint64_t>(min_bytes));
+  uint8_t* const head = out.room(1 + kMaxVarintBytes + max_bytes + 8);  // + 8: put_varint_fast stores 8 bytes
+  uint8_t* const data = head + 1 + guess;
+  const size_t size = encode(data);
   head[0] = kind;
-  size_t n = 1 + put_varint(head + 1, size);
-  out.insert(out.end(), head, head + n);
-  out.insert(out.end(), data, data + size);
+  const size_t length_bytes = varint_length(size);
+  if (length_bytes != guess) std::memmove(head + 1 + length_bytes, data, size);
+  put_varint(head + 1, size);
+  out.commit(1 + length_bytes + size);
 }
 
 template <typename T>
-void encode_varints(std::span<const T> values, std::vector<uint8_t>& out) {
+void encode_varints(std::span<const T> values, ByteBuffer& out) {
   uint64_t any_low = 0;
   for (T v : values) any_low |= v;
   const unsigned shift = (any_low & 7) == 0 && !values.empty() ? 3 : 0;
-  // Raw pointers: stores through uint8_t* may alias anything, so vector members would be reloaded.
-  uint8_t* const base = t_scratch.reserve(values.size() * kMaxVarintBytes);
-  uint8_t* o = base;
-  const T* v = values.data();
   const size_t count = values.size();
-  for (size_t i = 0; i < count; ++i) o += put_varint_fast(o, static_cast<uint64_t>(v[i]) >> shift);
-  append_column(static_cast<uint8_t>(ColumnKind::Varint) | (shift ? kColumnShift3 : 0), base,
-                static_cast<size_t>(o - base), out);
+  put_column(static_cast<uint8_t>(ColumnKind::Varint) | (shift ? kColumnShift3 : 0), count, count * kMaxVarintBytes,
+             out, [&](uint8_t* const base) {
+               // Raw pointers: stores through uint8_t* may alias anything, so members would be reloaded.
+               uint8_t* o = base;
+               const T* v = values.data();
+               for (size_t i = 0; i < count; ++i) o += put_varint_fast(o, static_cast<uint64_t>(v[i]) >> shift);
+               return static_cast<size_t>(o - base);
+             });
+}
+
+// The std::vector overloads (tests and tools craft payloads with them) go through this.
+thread_local ByteBuffer t_vector_staging;
+template <typename F>
+void to_vector(std::vector<uint8_t>& out, F&& encode) {
+  ByteBuffer& b = t_vector_staging;
+  b.clear();
+  encode(b);
+  out.insert(out.end(), b.data(), b.data() + b.size());
 }
 
 }  // namespace
 
-void encode_bytes_column(std::span<const uint8_t> values, std::vector<uint8_t>& out) {
+void encode_bytes_column(std::span<const uint8_t> values, ByteBuffer& out) {
   uint8_t head[1 + kMaxVarintBytes];
   head[0] = static_cast<uint8_t>(ColumnKind::Bytes);
   size_t n = 1 + put_varint(head + 1, values.size());
-  out.insert(out.end(), head, head + n);
-  out.insert(out.end(), values.begin(), values.end());
+  out.append(head, n);
+  out.append(values.data(), values.size());
 }
 
-void encode_varint_column(std::span<const uint64_t> values, std::vector<uint8_t>& out) {
-  encode_varints(values, out);
-}
-void encode_varint_column(std::span<const uint32_t> values, std::vector<uint8_t>& out) {
-  encode_varints(values, out);
-}
+void encode_varint_column(std::span<const uint64_t> values, ByteBuffer& out) { encode_varints(values, out); }
+void encode_varint_column(std::span<const uint32_t> values, ByteBuffer& out) { encode_varints(values, out); }
 
-void encode_delta_column(std::span<const uint64_t> values, std::vector<uint8_t>& out) {
+void encode_delta_column(std::span<const uint64_t> values, ByteBuffer& out) {
   uint64_t any_low = 0;
   bool sorted = true;
   uint64_t prev = 0;
@@ -74,41 +82,61 @@ void encode_delta_column(std::span<const uint64_t> values, std::vector<uint8_t>&
     prev = v;
   }
   const unsigned shift = (any_low & 7) == 0 && !values.empty() ? 3 : 0;
-  uint8_t* const base = t_scratch.reserve(values.size() * kMaxVarintBytes);
-  uint8_t* o = base;
-  const uint64_t* v = values.data();
   const size_t count = values.size();
-  prev = 0;
-  for (size_t i = 0; i < count; ++i) {
-    uint64_t x = v[i] >> shift;
-    uint64_t d = x - prev;  // wraps; zigzag makes any wrapped difference round trip
-    o += put_varint_fast(o, sorted ? d : zigzag_encode(d));
-    prev = x;
-  }
   auto kind = sorted ? ColumnKind::Delta : ColumnKind::DeltaZigzag;
-  append_column(static_cast<uint8_t>(kind) | (shift ? kColumnShift3 : 0), base, static_cast<size_t>(o - base), out);
+  put_column(static_cast<uint8_t>(kind) | (shift ? kColumnShift3 : 0), count, count * kMaxVarintBytes, out,
+             [&](uint8_t* const base) {
+               uint8_t* o = base;
+               const uint64_t* v = values.data();
+               uint64_t last = 0;
+               for (size_t i = 0; i < count; ++i) {
+                 uint64_t x = v[i] >> shift;
+                 uint64_t d = x - last;  // wraps; zigzag makes any wrapped difference round trip
+                 o += put_varint_fast(o, sorted ? d : zigzag_encode(d));
+                 last = x;
+               }
+               return static_cast<size_t>(o - base);
+             });
 }
 
 void encode_edge_column(std::span<const uint64_t> sources, std::span<const uint32_t> counts,
-                        std::span<const uint64_t> targets, std::vector<uint8_t>& out) {
+                        std::span<const uint64_t> targets, ByteBuffer& out) {
   uint64_t any_low = 0;
   for (uint64_t t : targets) any_low |= t;
   for (size_t i = 0; i < sources.size(); ++i)
     if (counts[i]) any_low |= sources[i];
   const unsigned shift = (any_low & 7) == 0 && !targets.empty() ? 3 : 0;
-  uint8_t* const base = t_scratch.reserve(targets.size() * kMaxVarintBytes);
-  uint8_t* o = base;
-  const uint64_t* src_p = sources.data();
-  const uint32_t* count_p = counts.data();
-  const uint64_t* t = targets.data();
-  const size_t n = sources.size();
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t src = src_p[i] >> shift;
-    const uint64_t* end = t + count_p[i];
-    for (; t < end; ++t) o += put_varint_fast(o, zigzag_encode((*t >> shift) - src));
-  }
-  append_column(static_cast<uint8_t>(ColumnKind::Edge) | (shift ? kColumnShift3 : 0), base,
-                static_cast<size_t>(o - base), out);
+  put_column(static_cast<uint8_t>(ColumnKind::Edge) | (shift ? kColumnShift3 : 0), targets.size(),
+             targets.size() * kMaxVarintBytes, out, [&](uint8_t* const base) {
+               uint8_t* o = base;
+               const uint64_t* src_p = sources.data();
+               const uint32_t* count_p = counts.data();
+               const uint64_t* t = targets.data();
+               const size_t n = sources.size();
+               for (size_t i = 0; i < n; ++i) {
+                 const uint64_t src = src_p[i] >> shift;
+                 const uint64_t* end = t + count_p[i];
+                 for (; t < end; ++t) o += put_varint_fast(o, zigzag_encode((*t >> shift) - src));
+               }
+               return static_cast<size_t>(o - base);
+             });
+}
+
+void encode_bytes_column(std::span<const uint8_t> values, std::vector<uint8_t>& out) {
+  to_vector(out, [&](ByteBuffer& b) { encode_bytes_column(values, b); });
+}
+void encode_varint_column(std::span<const uint64_t> values, std::vector<uint8_t>& out) {
+  to_vector(out, [&](ByteBuffer& b) { encode_varint_column(values, b); });
+}
+void encode_varint_column(std::span<const uint32_t> values, std::vector<uint8_t>& out) {
+  to_vector(out, [&](ByteBuffer& b) { encode_varint_column(values, b); });
+}
+void encode_delta_column(std::span<const uint64_t> values, std::vector<uint8_t>& out) {
+  to_vector(out, [&](ByteBuffer& b) { encode_delta_column(values, b); });
+}
+void encode_edge_column(std::span<const uint64_t> sources, std::span<const uint32_t> counts,
+                        std::span<const uint64_t> targets, std::vector<uint8_t>& out) {
+  to_vector(out, [&](ByteBuffer& b) { encode_edge_column(sources, counts, targets, b); });
 }
 
 Status ColumnCursor::next(uint8_t& kind, std::span<const uint8_t>& data) {

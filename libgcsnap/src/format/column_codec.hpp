@@ -6,19 +6,28 @@
 #include <span>
 #include <vector>
 
+#include "format/byte_buffer.hpp"
 #include "format/format_constants.hpp"
 #include "gcsnap/status.hpp"
 
 namespace gcsnap::format {
 
 /// Raw bytes (enums, flags, name text).
-void encode_bytes_column(std::span<const uint8_t> values, std::vector<uint8_t>& out);
+void encode_bytes_column(std::span<const uint8_t> values, ByteBuffer& out);
 /// LEB128 of each value, divided by 8 when all are multiples of 8.
+void encode_varint_column(std::span<const uint64_t> values, ByteBuffer& out);
+void encode_varint_column(std::span<const uint32_t> values, ByteBuffer& out);
+/// Deltas from the previous value (unsigned when non-decreasing, else zigzag), /8 when aligned.
+void encode_delta_column(std::span<const uint64_t> values, ByteBuffer& out);
+/// zigzag(target - source) per edge; source i owns counts[i] consecutive targets.
+void encode_edge_column(std::span<const uint64_t> sources, std::span<const uint32_t> counts,
+                        std::span<const uint64_t> targets, ByteBuffer& out);
+
+/// The same, appended to a std::vector (through a staging copy: for tests and crafted files).
+void encode_bytes_column(std::span<const uint8_t> values, std::vector<uint8_t>& out);
 void encode_varint_column(std::span<const uint64_t> values, std::vector<uint8_t>& out);
 void encode_varint_column(std::span<const uint32_t> values, std::vector<uint8_t>& out);
-/// Deltas from the previous value (unsigned when non-decreasing, else zigzag), /8 when aligned.
 void encode_delta_column(std::span<const uint64_t> values, std::vector<uint8_t>& out);
-/// zigzag(target - source) per edge; source i owns counts[i] consecutive targets.
 void encode_edge_column(std::span<const uint64_t> sources, std::span<const uint32_t> counts,
                         std::span<const uint64_t> targets, std::vector<uint8_t>& out);
 

@@ -25,7 +25,7 @@ bool sum_checked(const std::vector<uint64_t>& values, uint64_t max_each, uint64_
 
 }  // namespace
 
-void encode_slot_column(std::span<const uint32_t> counts, std::span<const uint32_t> slots, std::vector<uint8_t>& out) {
+void encode_slot_column(std::span<const uint32_t> counts, std::span<const uint32_t> slots, ByteBuffer& out) {
   // §6.13: per object, code 0 = unknown, else 1 + zigzag(slot - prev - 8); prev restarts at 0.
   std::vector<uint64_t> codes;
   codes.reserve(slots.size());
@@ -45,7 +45,7 @@ void encode_slot_column(std::span<const uint32_t> counts, std::span<const uint32
   encode_varint_column(std::span<const uint64_t>(codes), out);
 }
 
-void encode_layouts(const LayoutsChunk& c, std::vector<uint8_t>& out) {
+void encode_layouts(const LayoutsChunk& c, ByteBuffer& out) {
   encode_delta_column(c.type_ids, out);
   encode_bytes_column(c.kinds, out);
   encode_varint_column(std::span<const uint64_t>(c.data_offsets), out);
@@ -57,7 +57,7 @@ void encode_layouts(const LayoutsChunk& c, std::vector<uint8_t>& out) {
   encode_bytes_column(c.names, out);
 }
 
-void encode_static_slots(const StaticSlotsChunk& c, std::vector<uint8_t>& out) {
+void encode_static_slots(const StaticSlotsChunk& c, ByteBuffer& out) {
   encode_delta_column(c.addresses, out);
   encode_varint_column(std::span<const uint64_t>(c.name_lengths), out);
   encode_bytes_column(c.names, out);

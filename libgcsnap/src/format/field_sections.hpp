@@ -14,9 +14,9 @@
 namespace gcsnap::format {
 
 /// §6.13: the slot codes of one objects chunk (object i owns counts[i] consecutive slots).
-void encode_slot_column(std::span<const uint32_t> counts, std::span<const uint32_t> slots, std::vector<uint8_t>& out);
-void encode_layouts(const LayoutsChunk& c, std::vector<uint8_t>& out);
-void encode_static_slots(const StaticSlotsChunk& c, std::vector<uint8_t>& out);
+void encode_slot_column(std::span<const uint32_t> counts, std::span<const uint32_t> slots, ByteBuffer& out);
+void encode_layouts(const LayoutsChunk& c, ByteBuffer& out);
+void encode_static_slots(const StaticSlotsChunk& c, ByteBuffer& out);
 
 /// Decode one slots section into dst[0..ctx.items): the references of objects whose reference
 /// counts are `offsets` deltas (offsets[i+1] - offsets[i] references for object i, offsets

@@ -112,36 +112,42 @@ Result<SectionHeader> decode_section_header(std::span<const uint8_t> bytes, uint
   return h;
 }
 
-void build_section(uint16_t type, uint64_t item_count, std::span<const uint8_t> payload, int level,
-                   std::vector<uint8_t>& out) {
+void build_section(uint16_t type, uint64_t item_count, std::span<const uint8_t> payload, int level, ByteBuffer& out) {
   SectionHeader h;
   h.type = type;
   h.item_count = item_count;
   h.decoded_size = payload.size();
-  size_t start = out.size();
-  out.resize(start + kSectionHeaderSize);
+  const size_t start = out.size();
   bool compressed = false;
   if (level > kNoCompression && payload.size() > 64) {
     ZSTD_CCtx* cctx = thread_cctx(level);
-    size_t bound = ZSTD_compressBound(payload.size());
-    if (cctx) out.resize(start + kSectionHeaderSize + bound);
-    size_t n = cctx ? ZSTD_compress2(cctx, out.data() + start + kSectionHeaderSize, bound, payload.data(), payload.size())
-                    : payload.size();
+    const size_t bound = ZSTD_compressBound(payload.size());
+    // zstd writes into uninitialised room: no zero fill of the bound.
+    uint8_t* dst = cctx ? out.room(kSectionHeaderSize + bound) + kSectionHeaderSize : nullptr;
+    size_t n = cctx ? ZSTD_compress2(cctx, dst, bound, payload.data(), payload.size()) : payload.size();
     if (!ZSTD_isError(n) && n < payload.size()) {
-      out.resize(start + kSectionHeaderSize + n);
+      out.commit(kSectionHeaderSize + n);
       h.codec = Codec::Zstd;
       h.stored_size = n;
       compressed = true;
     }
   }
   if (!compressed) {
-    out.resize(start + kSectionHeaderSize);
-    out.insert(out.end(), payload.begin(), payload.end());
+    uint8_t* dst = out.room(kSectionHeaderSize + payload.size());
+    if (!payload.empty()) std::memcpy(dst + kSectionHeaderSize, payload.data(), payload.size());
+    out.commit(kSectionHeaderSize + payload.size());
     h.codec = Codec::Raw;
     h.stored_size = payload.size();
   }
   h.payload_checksum = checksum64({out.data() + start + kSectionHeaderSize, static_cast<size_t>(h.stored_size)});
   encode_section_header(h, out.data() + start);
+}
+
+void build_section(uint16_t type, uint64_t item_count, std::span<const uint8_t> payload, int level,
+                   std::vector<uint8_t>& out) {
+  ByteBuffer b;
+  build_section(type, item_count, payload, level, b);
+  out.insert(out.end(), b.data(), b.data() + b.size());
 }
 
 Status decode_payload(const SectionHeader& h, std::span<const uint8_t> stored, uint64_t file_offset,

@@ -5,6 +5,7 @@
 #include <span>
 #include <vector>
 
+#include "format/byte_buffer.hpp"
 #include "format/format_constants.hpp"
 #include "gcsnap/status.hpp"
 
@@ -32,6 +33,8 @@ inline constexpr int kNoCompression = -100;
 
 /// Build a whole section (header + payload) from a decoded payload; compresses with zstd
 /// when level > kNoCompression and that makes it smaller. Appends to out.
+void build_section(uint16_t type, uint64_t item_count, std::span<const uint8_t> payload, int level, ByteBuffer& out);
+/// The same, appended to a std::vector (tests craft files with it).
 void build_section(uint16_t type, uint64_t item_count, std::span<const uint8_t> payload, int level,
                    std::vector<uint8_t>& out);
 

@@ -56,7 +56,7 @@ Status SectionSink::write_file_header() {
   store_le64(h + 16, 0);
   store_le64(h + 24, 0);
   store_le64(h + 32, checksum64({h, 32}));
-  buffer_.insert(buffer_.end(), h, h + kFileHeaderSize);
+  buffer_.append(h, kFileHeaderSize);
   offset_ = kFileHeaderSize;
   return flush();
 }
@@ -130,7 +130,7 @@ Status SectionSink::finish() {
     store_le64(t + 8, index_size);
     store_le64(t + 16, checksum64({t, 16}));
     for (int i = 0; i < 8; ++i) t[24 + i] = kTrailerMagic[i];
-    buffer_.insert(buffer_.end(), t, t + kTrailerSize);
+    buffer_.append(t, kTrailerSize);
     offset_.store(index_offset + index_size + kTrailerSize, std::memory_order_relaxed);
   } catch (const std::bad_alloc&) {
     return fail(make_error(ErrorCode::OutOfMemory, "encoding the index"));

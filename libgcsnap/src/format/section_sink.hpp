@@ -40,7 +40,7 @@ class SectionSink {
   int fd_;
   int level_;
   bool sync_each_gc_;
-  std::vector<uint8_t> buffer_;
+  ByteBuffer buffer_;
   std::atomic<uint64_t> offset_{0};   // file offset of buffer_[0] + buffer_.size()
   uint64_t flushed_ = 0;              // bytes already in the file
   uint64_t block_offset_ = 0;

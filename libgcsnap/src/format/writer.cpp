@@ -190,7 +190,6 @@ Status Writer::end_gc(const GcInfo& info) {
   } catch (const std::bad_alloc&) {
     return w.fail(make_error(ErrorCode::OutOfMemory, "end_gc"));
   }
-  w.spare_objects = {};  // an idle writer holds no chunk memory
   w.state = Impl::State::Idle;
   w.any_gc = true;
   w.last_gc_number = info.gc_number;
@@ -234,6 +233,7 @@ Status Writer::close() {
   Impl& w = *impl_;
   if (w.state == Impl::State::Closed) return {};
   if (w.state == Impl::State::InGc) (void)abort_gc();
+  w.spare_objects = {};  // a closed writer holds no chunk memory
   if (w.queue) {
     Status s = w.queue->stop();
     w.queue.reset();

@@ -32,7 +32,10 @@ struct Writer::Impl {
   format::ObjectsChunk objects;
   // An encoded objects chunk's emptied columns, for the next one: in the foreground, reusing
   // them saves a page fault per 4 KiB of every chunk (~10 % of the writer's time at 10 M
-  // objects). Chunks handed to the background thread are not recycled.
+  // objects). Kept from one GC to the next until close(): freeing them at end_gc made every
+  // GC fault its first chunk in afresh, which cost the writer 2.5-4x at 2 M objects per GC on
+  // the VM measured (docs/performance.md, "The writer"). Chunks handed to the background
+  // thread are not recycled.
   format::ObjectsChunk spare_objects;
   format::TypesChunk types;
   format::MethodsChunk methods;
