@@ -6,7 +6,10 @@
 # gcdump keywords). Snapshots are taken under `gcsnap record --policy none`.
 #   bench/pause.sh [--sizes "1000000 5000000"] [--reps 3] [--rows plain,walk,shim,eventpipe] [--out DIR] [--keep]
 # Row nofields (not in the default rows): `gcsnap snapshot` with GCSNAP_FIELDS=0, for the cost of
-# field names (docs/performance.md "Field names: what they cost").
+# field names (docs/performance.md "Field names: what they cost"). Row shim_b: `gcsnap snapshot`
+# with the shim named by GCSNAP_SHIM_B (another build), for an A/B of two shims in one run.
+# Rows are interleaved: every row's app is started first, then the repetitions take turns, and
+# each one waits until the snapshot file (or trace) stops growing; the table prints the load.
 # Env: BUILD_DIR (default build-bench; Release), DOTNET_TRACE (use this dotnet-trace instead of
 # installing one from NuGet into OUT/tools).
 set -euo pipefail

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Drive bench/stall_app for bench/pause.sh and print the snapshot-pause table.
 
-Every row starts its own StallApp process, waits for "ready", resets the app's longest tick
-gap ("stats"), does the row's action, waits for the app to run on, and reads the longest gap
-back ("stats"): that is the stall the app felt. Rows with a snapshot repeat it REPS times in
-the same process and show the median. Ratios are taken within this run only.
+Every row starts its own StallApp process (all rows of a size are alive together), waits for
+"ready", resets the app's longest tick gap ("stats"), does the row's action, waits until the
+row's background work is over (the snapshot file or the trace stops growing), and reads the
+longest gap back ("stats"): that is the stall the app felt. Repetitions take turns across the
+rows (rep 1 of every row, then rep 2, ...) so that a change in the machine's load falls on all
+rows alike; each row shows the median. Ratios are taken within this run only, and the load
+average is printed with the table.
 """
 import argparse
 import os
@@ -28,99 +31,174 @@ def settle(app, seconds=0.3):
     time.sleep(0.2)
 
 
-def row_plain_gc(args, n, env):
-    app = App(["dotnet", args.app_dll, str(n)], env, f"{args.out}/plain-{n}.err")
-    gaps, gc_ms = [], []
+def load_average():
     try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "?"
+
+
+# Every row is one app process started once; the repetitions of all rows then take turns
+# (rep 1 of every row, then rep 2, ...), so that the machine's load drifts over all rows alike,
+# and each repetition waits until the row's background work (the shim's writer, the trace's
+# drain) is over, so that repetitions do not overlap.
+
+class PlainRow:
+    def __init__(self, args, n, env):
+        self.app = App(["dotnet", args.app_dll, str(n)], env, f"{args.out}/plain-{n}.err")
+        self.gc_ms = []
+
+    def rep(self, args, rep):
+        settle(self.app)
+        done = self.app.cmd("gc", "gc done")
+        self.gc_ms.append(float(re.search(r"ms=([0-9.]+)", done).group(1)))
+        time.sleep(0.3)
+        return self.app.maxgap()
+
+    def finish(self, args):
+        self.app.quit()
+        return f"GC.Collect {statistics.median(self.gc_ms):.0f} ms" if self.gc_ms else ""
+
+
+class SnapshotRow:
+    def __init__(self, args, n, env, walk_only, fields=True, shim=None, tag=None):
+        self.walk_only = walk_only
+        tag = tag or ('walk' if walk_only else 'shim' if fields else 'nofields')
+        self.snap = f"{args.out}/pause-{n}-{tag}.snap"
+        if os.path.exists(self.snap):
+            os.unlink(self.snap)
+        self.env = dict(env)
+        if shim:
+            self.env["GCSNAP_SHIM"] = shim
+        self.env["GCSNAP_WALK_ONLY"] = "1" if walk_only else "0"
+        # The shim starts with `record`, so the app inherits GCSNAP_FIELDS (field names' cost).
+        self.env["GCSNAP_FIELDS"] = "1" if fields else "0"
+        cmd = [args.gcsnap, "record", "-o", self.snap, "--policy", "none", "--", "dotnet", args.app_dll, str(n)]
+        self.app = App(cmd, self.env, f"{self.snap}.err")
+        self.walls, self.writes = [], []
+
+    def rep(self, args, rep):
+        settle(self.app)
+        t0 = time.time()
+        r = subprocess.run([args.gcsnap, "snapshot", str(self.app.pid)], capture_output=True, text=True,
+                           env=self.env, timeout=600)
+        self.walls.append(time.time() - t0)
+        if r.returncode != 0:
+            raise RuntimeError(f"gcsnap snapshot failed: {r.stderr.strip()}")
+        # The command returns once the GC is recorded; the writer thread then encodes the walk.
+        # Wait for it (the file stops growing) before the next repetition of any row.
+        self.writes.append(wait_file_quiet(self.snap, 1.0, 300) - t0)
+        return self.app.maxgap()
+
+    def finish(self, args):
+        self.app.quit()
+        note = f"snapshot cmd {statistics.median(self.walls) * 1000:.0f} ms" if self.walls else ""
+        if self.writes and not self.walk_only:
+            note += f", written by {statistics.median(self.writes):.1f} s"
+        if not self.walk_only and os.path.exists(self.snap):
+            info = subprocess.run([args.gcsnap, "info", self.snap], capture_output=True, text=True)
+            walked = [ln.split() for ln in info.stdout.splitlines()
+                      if re.match(r"\s*\d+\s+gen", ln) and ln.split()[4] != "none"]
+            if walked:
+                note += f"; {walked[-1][8]} objects in the last snapshot"
+            note += f"; file {os.path.getsize(self.snap) / 1e6:.1f} MB"
+        if os.path.exists(self.snap) and not args.keep:
+            os.unlink(self.snap)
+        return note
+
+
+class EventPipeRow:
+    def __init__(self, args, n, env):
+        if not args.dotnet_trace or not os.path.exists(args.dotnet_trace):
+            raise RuntimeError(f"dotnet-trace unavailable ({args.trace_note})")
+        self.n, self.env = n, env
+        self.app = App(["dotnet", args.app_dll, str(n)], env, f"{args.out}/eventpipe-{n}.err")
+        self.sizes = []
+
+    def rep(self, args, rep):
+        app, n = self.app, self.n
         settle(app)
-        for _ in range(args.reps):
-            done = app.cmd("gc", "gc done")
-            gc_ms.append(float(re.search(r"ms=([0-9.]+)", done).group(1)))
-            time.sleep(0.3)
-            gaps.append(app.maxgap())
-    finally:
-        app.quit()
-    return app.objects, gaps, f"GC.Collect {statistics.median(gc_ms):.0f} ms"
-
-
-def row_snapshot(args, n, env, walk_only, fields=True):
-    snap = f"{args.out}/pause-{n}-{'walk' if walk_only else 'shim' if fields else 'nofields'}.snap"
-    if os.path.exists(snap):
-        os.unlink(snap)
-    env = dict(env)
-    env["GCSNAP_WALK_ONLY"] = "1" if walk_only else "0"
-    # The shim starts with `record`, so the app inherits GCSNAP_FIELDS (field names' cost).
-    env["GCSNAP_FIELDS"] = "1" if fields else "0"
-    cmd = [args.gcsnap, "record", "-o", snap, "--policy", "none", "--", "dotnet", args.app_dll, str(n)]
-    app = App(cmd, env, f"{args.out}/{os.path.basename(snap)}.err")
-    gaps, walls = [], []
-    try:
-        settle(app)
-        for _ in range(args.reps):
-            t0 = time.time()
-            r = subprocess.run([args.gcsnap, "snapshot", str(app.pid)], capture_output=True, text=True, env=env,
-                               timeout=600)
-            walls.append(time.time() - t0)
-            if r.returncode != 0:
-                raise RuntimeError(f"gcsnap snapshot failed: {r.stderr.strip()}")
-            time.sleep(0.3)
-            gaps.append(app.maxgap())
-    finally:
-        app.quit()
-    note = f"snapshot cmd {statistics.median(walls) * 1000:.0f} ms"
-    if not walk_only:
-        info = subprocess.run([args.gcsnap, "info", snap], capture_output=True, text=True)
-        walked = [ln.split() for ln in info.stdout.splitlines()
-                  if re.match(r"\s*\d+\s+gen", ln) and ln.split()[4] != "none"]
-        if walked:
-            note += f"; {walked[-1][8]} objects in the last snapshot"
-        note += f"; file {os.path.getsize(snap) / 1e6:.1f} MB"
-    if os.path.exists(snap) and not args.keep:
-        os.unlink(snap)
-    return app.objects, gaps, note
-
-
-def row_eventpipe(args, n, env):
-    if not args.dotnet_trace or not os.path.exists(args.dotnet_trace):
-        return None, [], f"dotnet-trace unavailable ({args.trace_note})"
-    app = App(["dotnet", args.app_dll, str(n)], env, f"{args.out}/eventpipe-{n}.err")
-    gaps, sizes = [], []
-    try:
-        settle(app)
-        for rep in range(args.reps):
-            trace = f"{args.out}/heap-{n}-{rep}.nettrace"
-            if os.path.exists(trace):
+        trace = f"{args.out}/heap-{n}-{rep}.nettrace"
+        if os.path.exists(trace):
+            os.unlink(trace)
+        before = gen2_count(app)
+        tr = subprocess.Popen([args.dotnet_trace, "collect", "-p", str(app.pid), "--providers",
+                               "Microsoft-Windows-DotNETRuntime:0x1980001:5", "--buffersize", "1024",
+                               "-o", trace], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                              stderr=open(f"{args.out}/dotnet-trace-{n}-{rep}.err", "w"), env=self.env,
+                              start_new_session=True)
+        # The session's ManagedHeapCollect keyword forces a full GC that walks the heap.
+        deadline = time.time() + 300
+        while gen2_count(app) == before and time.time() < deadline and tr.poll() is None:
+            time.sleep(0.1)
+        # Let the app run on and the trace drain, then stop the session (Ctrl+C).
+        wait_file_quiet(trace, 1.0, 120)
+        os.killpg(tr.pid, signal.SIGINT)
+        try:
+            tr.wait(timeout=300)
+        except subprocess.TimeoutExpired:
+            os.killpg(tr.pid, signal.SIGKILL)
+            tr.wait()
+        time.sleep(0.3)
+        gap = app.maxgap()
+        if os.path.exists(trace):
+            self.sizes.append(os.path.getsize(trace))
+            if not args.keep:
                 os.unlink(trace)
-            before = gen2_count(app)
-            tr = subprocess.Popen([args.dotnet_trace, "collect", "-p", str(app.pid), "--providers",
-                                   "Microsoft-Windows-DotNETRuntime:0x1980001:5", "--buffersize", "1024",
-                                   "-o", trace], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                  stderr=open(f"{args.out}/dotnet-trace-{n}-{rep}.err", "w"), env=env,
-                                  start_new_session=True)
-            # The session's ManagedHeapCollect keyword forces a full GC that walks the heap.
-            deadline = time.time() + 300
-            while gen2_count(app) == before and time.time() < deadline and tr.poll() is None:
-                time.sleep(0.1)
-            # Let the app run on and the trace drain, then stop the session (Ctrl+C).
-            wait_file_quiet(trace, 1.0, 120)
-            os.killpg(tr.pid, signal.SIGINT)
+        return gap
+
+    def finish(self, args):
+        self.app.quit()
+        note = "dotnet-trace collect, keywords 0x1980001"
+        if self.sizes:
+            note += f"; trace {statistics.median(self.sizes) / 1e6:.0f} MB"
+        return note
+
+
+def make_row(name, args, n, env):
+    if name == "plain":
+        return PlainRow(args, n, env)
+    if name == "walk":
+        return SnapshotRow(args, n, env, True)
+    if name == "shim":
+        return SnapshotRow(args, n, env, False)
+    if name == "nofields":
+        return SnapshotRow(args, n, env, False, fields=False)
+    if name == "eventpipe":
+        return EventPipeRow(args, n, env)
+    if name == "shim_b":
+        if not args.shim_b:
+            raise RuntimeError("row shim_b needs GCSNAP_SHIM_B (another build of the shim)")
+        return SnapshotRow(args, n, env, False, shim=args.shim_b, tag="shim_b")
+    raise SystemExit(f"unknown row {name}")
+
+
+def run_size(args, n, env, rows):
+    """All rows of one heap size, repetitions interleaved. Returns {row: (objects, gaps, note)}."""
+    live, results = {}, {}
+    for name in rows:  # started one after the other: building a heap is not measured
+        log(f"n={n}: starting {name}")
+        try:
+            live[name] = make_row(name, args, n, env)
+        except Exception as e:  # the row says what failed; the others still run
+            results[name] = (None, [], f"FAILED: {e}")
+    gaps = {name: [] for name in live}
+    for rep in range(args.reps):
+        for name in list(live):
             try:
-                tr.wait(timeout=300)
-            except subprocess.TimeoutExpired:
-                os.killpg(tr.pid, signal.SIGKILL)
-                tr.wait()
-            time.sleep(0.3)
-            gaps.append(app.maxgap())
-            if os.path.exists(trace):
-                sizes.append(os.path.getsize(trace))
-                if not args.keep:
-                    os.unlink(trace)
-    finally:
-        app.quit()
-    note = "dotnet-trace collect, keywords 0x1980001"
-    if sizes:
-        note += f"; trace {statistics.median(sizes) / 1e6:.0f} MB"
-    return app.objects, gaps, note
+                gaps[name].append(live[name].rep(args, rep))
+                log(f"n={n} rep {rep + 1}: {name}: {gaps[name][-1]:.0f} ms (load {load_average()})")
+            except Exception as e:
+                results[name] = (live[name].app.objects, gaps[name], f"FAILED: {e}")
+                try:
+                    live[name].app.quit()
+                except Exception:
+                    pass
+                del live[name]
+    for name, row in live.items():
+        results[name] = (row.app.objects, gaps[name], row.finish(args))
+    return {name: results[name] for name in rows if name in results}
 
 
 def gen2_count(app):
@@ -129,6 +207,7 @@ def gen2_count(app):
 
 
 def wait_file_quiet(path, quiet_s, timeout_s):
+    """Wait until PATH has not grown for QUIET_S seconds; return when it last grew."""
     deadline = time.time() + timeout_s
     last, since = -1, time.time()
     while time.time() < deadline:
@@ -136,8 +215,9 @@ def wait_file_quiet(path, quiet_s, timeout_s):
         if size != last:
             last, since = size, time.time()
         elif time.time() - since >= quiet_s and size > 0:
-            return
-        time.sleep(0.1)
+            break
+        time.sleep(0.05)
+    return since
 
 
 def fmt_ms(v):
@@ -155,38 +235,30 @@ def main():
     ap.add_argument("--trace-note", default="not installed")
     ap.add_argument("--rows", default="plain,walk,shim,eventpipe")
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--shim-b", default=os.environ.get("GCSNAP_SHIM_B", ""))
     args = ap.parse_args()
     env = dict(os.environ)
     rows = args.rows.split(",")
     results = {}
+    load_before = load_average()
+    started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
     for n in [int(s) for s in args.sizes.split()]:
-        for name in rows:
-            log(f"n={n}: {name}")
-            try:
-                if name == "plain":
-                    res = row_plain_gc(args, n, env)
-                elif name == "walk":
-                    res = row_snapshot(args, n, env, True)
-                elif name == "shim":
-                    res = row_snapshot(args, n, env, False)
-                elif name == "nofields":
-                    res = row_snapshot(args, n, env, False, fields=False)
-                elif name == "eventpipe":
-                    res = row_eventpipe(args, n, env)
-                else:
-                    raise SystemExit(f"unknown row {name}")
-            except Exception as e:  # the row says what failed; the others still run
-                res = (None, [], f"FAILED: {e}")
+        for name, res in run_size(args, n, env, rows).items():
             results[(n, name)] = res
             log(f"n={n}: {name}: gaps {res[1]} {res[2]}")
+    load_after = load_average()
     labels = {
         "plain": "a plain full blocking GC, no profiler",
         "walk": "gcsnap snapshot, GCSNAP_WALK_ONLY=1 (runtime walk only)",
         "shim": "gcsnap snapshot (record --policy none)",
         "nofields": "gcsnap snapshot, GCSNAP_FIELDS=0 (no field names)",
+        "shim_b": "gcsnap snapshot, shim B (GCSNAP_SHIM_B, A/B)",
         "eventpipe": "EventPipe heap dump (dotnet-trace, gcdump keywords)",
     }
-    print(f"snapshot pause (bench/pause.sh; longest tick gap of bench/stall_app, median of {args.reps}; ratios within this run)")
+    print(f"snapshot pause (bench/pause.sh; longest tick gap of bench/stall_app, median of {args.reps}, rows "
+          f"interleaved; ratios within this run)")
+    print(f"run started {started}; load average {load_before} at the start, {load_after} at the end "
+          f"({os.cpu_count()} CPUs)")
     print(f"| {'objects':>9} | {'what the app went through':56} | {'stall ms':>8} | {'runs (ms)':24} | notes |")
     print(f"|{'-' * 11}|{'-' * 58}|{'-' * 10}|{'-' * 26}|-------|")
     medians = {}
@@ -209,6 +281,13 @@ def main():
             ok = r < limit if below else r <= limit
             return f"{r:.2f} ({'holds' if ok else 'NO'})"
         print(f"| {n} | {ratio('shim', 'walk', 1.3)} | {ratio('shim', 'eventpipe', 0.6, True)} | {ratio('walk', 'plain')} |")
+    if "shim_b" in rows:
+        print()
+        print("| objects | shim B / shim (A/B, same run) |")
+        print("|---|---|")
+        for n in sorted({k[0] for k in medians}):
+            x, y = medians.get((n, "shim_b")), medians.get((n, "shim"))
+            print(f"| {n} | {x / y if x and y else float('nan'):.2f} |")
     if "nofields" in rows:
         print()
         print("| objects | snapshot with field names / GCSNAP_FIELDS=0 | (GCSNAP_FIELDS=0) / walk-only |")
