@@ -4,6 +4,7 @@
 #include "cli_error.hpp"
 #include "gc_select.hpp"
 #include "output.hpp"
+#include "short_names.hpp"
 
 namespace gcsnap::cli {
 
@@ -106,6 +107,107 @@ TEST_CASE("addresses parse as hex with or without 0x, never as decimal", "[outpu
     CHECK(e.exit_code() == kExitUsage);
     CHECK(std::string(e.what()).find("'12g4' is not an address") != std::string::npos);
   }
+}
+
+TEST_CASE("shares are numbers and flags booleans outside tables", "[output][json]") {
+  Table t("t", "");
+  t.add_column("share", "SHARE", ColumnKind::Share).add_column("compacted", "COMPACTED", ColumnKind::Boolean);
+  t.add_row({Cell::real(0.841), Cell::boolean(true)});
+  t.add_row({Cell(), Cell::boolean(false)});
+  CHECK(render_table(t, Format::Json) ==
+        "[\n  {\"share\": 0.841, \"compacted\": true},\n  {\"share\": null, \"compacted\": false}\n]\n");
+  CHECK(render_table(t, Format::Csv) == "share,compacted\r\n0.841,true\r\n,false\r\n");
+  CHECK(render_table(t, Format::Table) ==
+        "SHARE  COMPACTED\n"
+        "84.1%  yes\n"
+        "    -  no\n");
+}
+
+TEST_CASE("table-only and machine-only columns", "[output][json]") {
+  Table t("t", "");
+  t.add_column("share", "SHARE", ColumnKind::Text, Shown::TableOnly);
+  t.add_column("same", "", ColumnKind::Count, Shown::MachineOnly);
+  t.add_column("examined", "", ColumnKind::Count, Shown::MachineOnly);
+  t.add_row({"2/3", uint64_t{2}, uint64_t{3}});
+  CHECK(render_table(t, Format::Table) == "SHARE\n2/3\n");
+  CHECK(render_table(t, Format::Json) == "[\n  {\"same\": 2, \"examined\": 3}\n]\n");
+  CHECK(render_table(t, Format::Csv) == "same,examined\r\n2,3\r\n");
+}
+
+TEST_CASE("a report can print one of its tables alone", "[output]") {
+  Report report;
+  report.tables.push_back(sample());
+  Table other("other", "Other");
+  other.add_column("x", "X", ColumnKind::Count);
+  other.add_row({uint64_t{7}});
+  report.tables.push_back(std::move(other));
+  RenderOptions only;
+  only.table = "other";
+  CHECK(render_report(report, Format::Csv, only) == "x\r\n7\r\n");
+  CHECK(render_report(report, Format::Json, only) == "[\n  {\"x\": 7}\n]\n");
+  only.table = "nope";
+  try {
+    (void)render_report(report, Format::Csv, only);
+    FAIL("an unknown table name must be an error");
+  } catch (const CliError& e) {
+    CHECK(e.exit_code() == kExitUsage);
+    CHECK(std::string(e.what()) == "no table 'nope' in this output (tables: things, other)");
+  }
+}
+
+TEST_CASE("type names shorten by namespaces first, then keep their end", "[output][width]") {
+  const std::string dict = "System.Collections.Generic.Dictionary<System.String, System.Object>+Entry[]";
+  CHECK(abbreviate_type_name(dict, 1) == "S.C.G.Dictionary<System.String, System.Object>+Entry[]");
+  CHECK(abbreviate_type_name(dict, 2) == "S.C.G.Dictionary<S.String, S.Object>+Entry[]");
+  CHECK(abbreviate_type_name(dict, 3) == "S.C.G.Dictionary<String, Object>+Entry[]");
+  CHECK(shorten_type_name(dict, 200) == dict);
+  CHECK(shorten_type_name(dict, 62) == "S.C.G.Dictionary<System.String, System.Object>+Entry[]");
+  CHECK(shorten_type_name(dict, 45) == "S.C.G.Dictionary<S.String, S.Object>+Entry[]");
+  CHECK(shorten_type_name(dict, 40) == "S.C.G.Dictionary<String, Object>+Entry[]");
+  CHECK(shorten_type_name(dict, 20) == "\u2026ng, Object>+Entry[]");
+  CHECK(display_width(shorten_type_name(dict, 20)) == 20);
+  // A retention path: every type in it shrinks, the arrows stay.
+  CHECK(abbreviate_type_name("[handle] -> System.Object[] -> App.Cache -[ConditionalWeakTable]-> App.Item", 1) ==
+        "[handle] -> S.Object[] -> A.Cache -[ConditionalWeakTable]-> A.Item");
+  CHECK(abbreviate_type_name("App.Program+<>c__DisplayClass0_0", 3) == "A.Program+<>c__DisplayClass0_0");
+}
+
+TEST_CASE("shortened names stay distinct", "[output][width]") {
+  const std::vector<std::string> names = {"System.Collections.Generic.List<Alpha.Item>",
+                                          "System.Collections.Generic.List<Beta.Item>",
+                                          "System.Collections.Generic.List<Beta.Item>", "Zeta.Long.Namespace.Thing"};
+  const auto out = shorten_type_names(names, 20);
+  // The two List<...Item> would both read "S.C.G.List<Item>": they keep their arguments'
+  // namespaces as initials.
+  CHECK(out[0] != out[1]);
+  CHECK(out[1] == out[2]);
+  CHECK(out[0] == "S.C.G.List<A.Item>");
+  CHECK(out[1] == "S.C.G.List<B.Item>");
+  CHECK(out[3] == "Z.L.N.Thing");
+}
+
+TEST_CASE("text tables fit the width given, pipes get full names", "[output][width]") {
+  Table t("t", "");
+  t.add_column("type", "TYPE", ColumnKind::TypeName).add_column("bytes", "BYTES", ColumnKind::Bytes);
+  t.add_row({"System.Collections.Generic.Dictionary<System.String, Gcsnap.Sample.LeakyItem>", uint64_t{4096}});
+  t.add_row({"System.Collections.Generic.Dictionary<System.String, Gcsnap.Sample.Other>", uint64_t{80}});
+  t.add_row({"System.Byte[]", uint64_t{1000}});
+  const std::string full = render_table(t, Format::Table, 0);
+  CHECK(full.find("System.Collections.Generic.Dictionary<System.String, Gcsnap.Sample.LeakyItem>") != std::string::npos);
+  const std::string narrow = render_table(t, Format::Table, 50);
+  INFO(narrow);
+  size_t start = 0;
+  while (start < narrow.size()) {
+    const size_t end = narrow.find('\n', start);
+    CHECK(display_width(std::string_view(narrow).substr(start, end - start)) <= 50);
+    start = end + 1;
+  }
+  CHECK(narrow.find("S.C.G.Dictionary<S.String, G.S.LeakyItem>") != std::string::npos);
+  CHECK(narrow.find("S.C.G.Dictionary<S.String, G.S.Other>") != std::string::npos);
+  CHECK(narrow.find("System.Byte[]") != std::string::npos);
+  // Numbers are never cut: at a width nothing fits, names stop at their floor.
+  const std::string tiny = render_table(t, Format::Table, 10);
+  CHECK(tiny.find("4.0 KiB") != std::string::npos);
 }
 
 }  // namespace gcsnap::cli

@@ -1,7 +1,13 @@
 # Run one gcsnap command; check its exit code and that stdout/stderr contain given texts.
 #   -DGCSNAP=<binary> -DARGS="a|b|c" -DRC=<exit code> -DEXPECT="text1|text2" [-DEXPECT_ERR="text|..."]
+#   [-DWIDTH=N: tables fit N columns (GCSNAP_WIDTH), as on a terminal] [-DREJECT="text|...": not in stdout]
 cmake_minimum_required(VERSION 3.20)
 string(REPLACE "|" ";" args "${ARGS}")
+# Output goes to a pipe here: full names, unless the test asks for a width.
+unset(ENV{GCSNAP_WIDTH})
+if(DEFINED WIDTH AND NOT WIDTH STREQUAL "")
+  set(ENV{GCSNAP_WIDTH} "${WIDTH}")
+endif()
 execute_process(COMMAND ${GCSNAP} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(report "gcsnap ${args}\n=== exit ${rc}\n=== stdout\n${out}=== stderr\n${err}")
 if(NOT rc EQUAL RC)
@@ -25,3 +31,12 @@ endfunction()
 
 require_texts("${out}" "${EXPECT}" stdout)
 require_texts("${err}" "${EXPECT_ERR}" stderr)
+if(DEFINED REJECT AND NOT REJECT STREQUAL "")
+  string(REPLACE "|" ";" rejected "${REJECT}")
+  foreach(text IN LISTS rejected)
+    string(FIND "${out}" "${text}" at)
+    if(NOT at EQUAL -1)
+      message(FATAL_ERROR "unexpected '${text}' in stdout\n${report}")
+    endif()
+  endforeach()
+endif()

@@ -2,6 +2,7 @@
 # file; WORKDIR's path is written "<dir>" so that the files do not depend on the build tree.
 #   -DGCSNAP=<binary> -DARGS="a|b|c" -DWORKDIR=<dir> -DEXPECTED=<file> [-DUPDATE=ON]
 string(REPLACE "|" ";" args "${ARGS}")
+unset(ENV{GCSNAP_WIDTH})  # golden output is what pipes get: full names
 execute_process(COMMAND ${GCSNAP} ${args} WORKING_DIRECTORY ${WORKDIR}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 string(REPLACE "${WORKDIR}/" "<dir>/" out "${out}")

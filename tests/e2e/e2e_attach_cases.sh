@@ -69,7 +69,7 @@ stop_plain_app() {
 }
 
 # gc_count FILE: how many GCs FILE holds.
-gc_count() { "$gcsnap" info "$1" --format csv 2>/dev/null | tr -d '\r' | grep -c '^[0-9]'; }
+gc_count() { "$gcsnap" info "$1" --format csv --table gcs 2>/dev/null | tr -d '\r' | grep -c '^[0-9]'; }
 
 # Attach, snapshot, detach; background GC back and nothing recorded after; twice in a row.
 case_attach_snapshot() {

@@ -168,7 +168,7 @@ exit_writing_case() {
   check_cli_accepts
   grep -q 'ends complete' "$work/$case_name.verify" || fail "verify does not say the file ends complete"
   local gcs
-  gcs=$("$gcsnap" info "$snap" --format csv 2>/dev/null | tr -d '\r' | grep -c '^[0-9]')
+  gcs=$("$gcsnap" info "$snap" --format csv --table gcs 2>/dev/null | tr -d '\r' | grep -c '^[0-9]')
   [ "$gcs" -ge "$(fact gc_count "$out")" ] || fail "$gcs GCs in the file; the app saw $(fact gc_count "$out")"
 }
 case_exit_writing_return() { exit_writing_case return 3; }
@@ -263,7 +263,7 @@ signal_case() {
   check_cli_accepts
   grep -q 'ends complete: OK' "$work/$case_name.verify" || fail "verify does not say the file ends complete"
   local gcs
-  gcs=$("$gcsnap" info "$snap" --format csv 2>/dev/null | tr -d '\r' | grep -c '^[0-9]')
+  gcs=$("$gcsnap" info "$snap" --format csv --table gcs 2>/dev/null | tr -d '\r' | grep -c '^[0-9]')
   [ "$gcs" -ge "$(fact induced_gcs "$out")" ] || fail "only $gcs GCs readable; the app had induced $(fact induced_gcs "$out")"
 }
 # SIGTERM sent to the app (how a service manager stops it).
@@ -441,8 +441,9 @@ analysis_types_and_paths() {
   local leaky text retained facts=${2:-$work/run.out} method=${3:-'Gcsnap\.Sample\.Scenario\.Run'}
   leaky=$(fact leaky_items "$facts")
   text=$(csv types "$1" --filter Gcsnap.Sample)
-  expect_line "$text" "^Gcsnap\.Sample\.LeakyItem,$leaky,[0-9]+,[0-9]+,0$" "types: not $leaky LeakyItems, all reachable"
-  expect_line "$text" "^Gcsnap\.Sample\.Survivor2,$(fact survivor2 "$facts"),[0-9]+,[0-9]+,0$" "types: Survivor2 count"
+  # Columns: type,count,bytes,retained_bytes,unreachable, then bytes in gen0,gen1,gen2,loh,poh,frozen.
+  expect_line "$text" "^Gcsnap\.Sample\.LeakyItem,$leaky,[0-9]+,[0-9]+,0(,[0-9]+){6}$" "types: not $leaky LeakyItems, all reachable"
+  expect_line "$text" "^Gcsnap\.Sample\.Survivor2,$(fact survivor2 "$facts"),[0-9]+,[0-9]+,0(,[0-9]+){6}$" "types: Survivor2 count"
   expect_line "$text" '^Gcsnap\.Sample\.Outer\+Inner,1,' "types: no Outer+Inner"
   expect_line "$text" '^Gcsnap\.Sample\.Holder<System\.String>,1,' "types: no Holder<System.String>"
   # Each LeakyItem alone retains its payload array, so retained - shallow is leaky * one array.

@@ -1,6 +1,7 @@
 // gcsnap diff: what changed between two heap walks. By type and by root for any two GCs
 // (two files or one); object by object (new / dead / surviving, matched through the ranges
 // of every GC in between) when both GCs are in the same recording.
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@
 #include "gcsnap/root_summary.hpp"
 #include "gcsnap/walk_diff.hpp"
 #include "output.hpp"
+#include "type_filter.hpp"
 
 namespace gcsnap::cli {
 
@@ -26,6 +28,8 @@ struct DiffOptions {
   std::vector<std::string> inputs;
   std::optional<uint64_t> from, to;
   size_t top = 20;
+  size_t shapes = 3;
+  std::string filter;
   Format format = Format::Table;
 };
 
@@ -34,14 +38,34 @@ bool same_file(const std::string& x, const std::string& y) {
   return x == y || std::filesystem::equivalent(x, y, ec);
 }
 
-// Resolve the arguments to two GCs: A B, FILE:N FILE:M, or FILE --from N --to M.
+// The number of the first or last GC of the recording with a heap walk.
+uint64_t walk_at_end(const Recording& rec, const std::string& file, bool last) {
+  std::vector<uint64_t> walks;
+  for (const GcEntry& e : rec.gcs())
+    if (e.has_heap_walk()) walks.push_back(e.info.gc_number);
+  if (walks.size() < 2)
+    throw CliError(walks.empty() ? fmt::format("{}: no GC in the recording has a heap walk", file)
+                                 : fmt::format("{}: diff needs two heap walks; the recording has one (GC {})", file,
+                                               walks.front()),
+                   walks.empty() ? kExitBadInput : kExitUsage);
+  return last ? walks.back() : walks.front();
+}
+
+// Resolve the arguments to two GCs: A B, FILE:N FILE:M, or FILE [--from N] [--to M] (the
+// first and the last heap walk by default).
 void select_sides(const DiffOptions& opt, DiffSide& a, DiffSide& b) {
   if (opt.inputs.size() == 1) {
-    if (!opt.from || !opt.to)
-      throw CliError("diff needs two recordings (A B), FILE:N FILE:M, or FILE --from N --to M", kExitUsage);
-    a.selected = open_selected_gc(opt.inputs[0], opt.from, GcNeed::HeapWalk);
+    const GcSpec spec = parse_gc_spec(opt.inputs[0]);
+    if (spec.gc && opt.from && *spec.gc != *opt.from)
+      throw CliError(fmt::format("{} and --from {} name different GCs", opt.inputs[0], *opt.from), kExitUsage);
+    auto rec = open_recording(spec.file);
+    const uint64_t from = spec.gc ? *spec.gc : opt.from ? *opt.from : walk_at_end(*rec, spec.file, false);
+    const uint64_t to = opt.to ? *opt.to : walk_at_end(*rec, spec.file, true);
+    a.selected.file = spec.file;
+    a.selected.index = select_gc(*rec, spec.file, from, GcNeed::HeapWalk);
+    a.selected.recording = std::move(rec);
     b.selected.file = a.selected.file;
-    b.selected.index = select_gc(*a.selected.recording, a.selected.file, opt.to, GcNeed::HeapWalk);
+    b.selected.index = select_gc(*a.selected.recording, a.selected.file, to, GcNeed::HeapWalk);
     return;
   }
   if (opt.from || opt.to) throw CliError("--from/--to go with a single FILE", kExitUsage);
@@ -70,16 +94,34 @@ Table summary_table(const DiffSide& a, const DiffSide& b) {
   return t;
 }
 
-Table type_table(const DiffSide& a, const DiffSide& b, size_t top) {
+// --filter: fail, with the closest names, when no type of either walk matches.
+void check_filter(const DiffSide& a, const DiffSide& b, const std::string& filter) {
+  if (filter.empty()) return;
+  std::vector<std::string_view> names;
+  for (const DiffSide* side : {&a, &b})
+    for (const TypeRecord& t : side->walk.names.types()) {
+      if (contains_ignore_case(t.name, filter)) return;
+      names.push_back(t.name);
+    }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  fail_no_match(fmt::format("{}: no type in GC {} or GC {} contains", a.selected.file, a.walk.gc_number,
+                            b.walk.gc_number),
+                filter, names);
+}
+
+Table type_table(const DiffSide& a, const DiffSide& b, const DiffOptions& opt) {
   const auto ta = value_or_fail(count_by_type(a.walk.objects, a.walk.names), a.selected.file);
   const auto tb = value_or_fail(count_by_type(b.walk.objects, b.walk.names), b.selected.file);
   auto deltas = value_or_fail(diff_by_type(ta, tb), a.selected.file);
+  if (!opt.filter.empty())
+    std::erase_if(deltas, [&](const TypeDelta& d) { return !contains_ignore_case(d.name, opt.filter); });
   const size_t changed = deltas.size();
-  if (top && deltas.size() > top) deltas.resize(top);
+  if (opt.top && deltas.size() > opt.top) deltas.resize(opt.top);
   Table t("types", changed == 0 ? std::string("By type: no type changed")
-                                 : fmt::format("By type: {} of {} changed types, largest growth first",
+                                 : fmt::format("By type: {} of {} changed types, largest change (growth or shrinkage) first",
                                                deltas.size(), changed));
-  t.add_column("type", "TYPE").add_column("count_a", "COUNT A", ColumnKind::Count);
+  t.add_column("type", "TYPE", ColumnKind::TypeName).add_column("count_a", "COUNT A", ColumnKind::Count);
   t.add_column("count_b", "COUNT B", ColumnKind::Count).add_column("delta_count", "ΔCOUNT", ColumnKind::DeltaCount);
   t.add_column("bytes_a", "BYTES A", ColumnKind::Bytes).add_column("bytes_b", "BYTES B", ColumnKind::Bytes);
   t.add_column("delta_bytes", "ΔBYTES", ColumnKind::DeltaBytes);
@@ -120,14 +162,18 @@ void run_diff(const DiffOptions& opt) {
                                            "ConditionalWeakTable look unreachable there",
                                            side->walk.gc_number, side->selected.file));
   }
+  check_filter(a, b, opt.filter);
   report.tables.push_back(summary_table(a, b));
-  report.tables.push_back(type_table(a, b, opt.top));
+  report.tables.push_back(type_table(a, b, opt));
   ObjectLevel objects;
   if (!same_recording) {
     report.notes.push_back("two recordings: roots are matched by kind, object type and (stack roots) method, "
                            "and there is no object-level diff (it needs two GCs of one recording)");
   } else {
-    objects = diff_object_level(rec_a, a, b, opt.top, report.notes);
+    WalkDiffOptions options{opt.top, std::max<size_t>(1, opt.shapes), {}};
+    if (!opt.filter.empty())
+      options.keep_type = [&opt](std::string_view name) { return contains_ignore_case(name, opt.filter); };
+    objects = diff_object_level(rec_a, a, b, options, report.notes);
   }
   RootDiff roots;
   if (objects.roots) {
@@ -141,6 +187,8 @@ void run_diff(const DiffOptions& opt) {
   report.tables.push_back(std::move(objects.totals));
   report.tables.push_back(std::move(objects.groups));
   report.tables.push_back(std::move(objects.dead_groups));
+  // People see the extra shapes only when there are some; scripts always get the table.
+  if (opt.format != Format::Table || !objects.more_paths.empty()) report.tables.push_back(std::move(objects.more_paths));
   print_report(report, opt.format);
 }
 
@@ -149,12 +197,19 @@ void run_diff(const DiffOptions& opt) {
 void add_diff_command(CLI::App& app) {
   auto opt = std::make_shared<DiffOptions>();
   auto* cmd = app.add_subcommand("diff", "Compare two heap walks: by type, by root, and object by object");
-  cmd->add_option("inputs", opt->inputs, "A B (two files, FILE:N FILE:M), or one FILE with --from/--to")
+  cmd->add_option("inputs", opt->inputs,
+                  "A B (two files, FILE:N FILE:M), or one FILE (first and last heap walk, or --from/--to)")
       ->required()
       ->expected(1, 2);
-  cmd->add_option_function<uint64_t>("--from", [opt](const uint64_t& n) { opt->from = n; }, "GC A (with one FILE)");
-  cmd->add_option_function<uint64_t>("--to", [opt](const uint64_t& n) { opt->to = n; }, "GC B (with one FILE)");
-  cmd->add_option("--top", opt->top, "rows per table (types, groups of new objects); 0 = all (default 20)");
+  cmd->add_option_function<uint64_t>("--from", [opt](const uint64_t& n) { opt->from = n; },
+                                     "GC A (with one FILE; default: its first heap walk)");
+  cmd->add_option_function<uint64_t>("--to", [opt](const uint64_t& n) { opt->to = n; },
+                                     "GC B (with one FILE; default: its last heap walk)");
+  cmd->add_option("--top", opt->top,
+                  "rows per table (types by largest change, groups of new/dead objects); 0 = all (default 20)");
+  cmd->add_option("--shapes", opt->shapes, "retention path shapes per group of new objects (default 3)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--filter", opt->filter, "only types whose name contains this text (any case)");
   add_format_option(*cmd, opt->format);
   cmd->callback([opt] { run_diff(*opt); });
 }

@@ -18,6 +18,7 @@
 #include "gcsnap/root_summary.hpp"
 #include "heap_load.hpp"
 #include "output.hpp"
+#include "type_filter.hpp"
 
 namespace gcsnap::cli {
 
@@ -93,13 +94,13 @@ Report make_report(const LoadedHeap& heap, const std::vector<FoundPath>& found, 
   bool dependent_hop = false;
   Table paths("paths", fmt::format("Retention paths to {} in GC {}", what, heap.sel.number()));
   paths.add_column("path", "PATH", ColumnKind::Count).add_column("target", "TARGET", ColumnKind::Address);
-  paths.add_column("target_type", "TARGET TYPE").add_column("hops", "HOPS", ColumnKind::Count);
+  paths.add_column("target_type", "TARGET TYPE", ColumnKind::TypeName).add_column("hops", "HOPS", ColumnKind::Count);
   paths.add_column("held", "HELD").add_column("root_kind", "ROOT KIND").add_column("root_flags", "FLAGS");
   paths.add_column("root_id", "ROOT ID", ColumnKind::Address).add_column("method", "METHOD");
   paths.add_column("static", "STATIC");
   Table hops("hops", "Hops (0 = the object the root points at; FIELD: how the previous hop holds this one)");
   hops.add_column("path", "PATH", ColumnKind::Count).add_column("hop", "HOP", ColumnKind::Count);
-  hops.add_column("address", "OBJECT", ColumnKind::Address).add_column("type", "TYPE");
+  hops.add_column("address", "OBJECT", ColumnKind::Address).add_column("type", "TYPE", ColumnKind::TypeName);
   hops.add_column("size", "SIZE", ColumnKind::Bytes).add_column("generation", "GEN");
   hops.add_column("via", "HELD VIA");
   hops.add_column("field", "FIELD").add_column("field_kind", "FIELD KIND").add_column("field_note", "WHY UNNAMED");
@@ -182,10 +183,9 @@ void run_object(const LoadedHeap& heap, const PathOptions& opt) {
 }
 
 void run_type(const LoadedHeap& heap, const PathOptions& opt) {
-  const std::vector<NodeIndex> instances = find_objects_of_type(heap, opt.type);
-  if (instances.empty())
-    throw CliError(fmt::format("{}: no object in GC {} has a type named or containing '{}'", heap.sel.file,
-                               heap.sel.number(), opt.type), kExitUsage);
+  const std::vector<NodeIndex> instances = objects_of_type(
+      heap.graph, heap.names, opt.type,
+      fmt::format("{}: no object in GC {} has a type named or containing", heap.sel.file, heap.sel.number()));
   auto tree = ShortestPathTree::compute(heap.graph, RetentionOptions{opt.include_weak, 1});
   if (!tree) fail_on(heap.sel.file, tree.error());
   std::vector<FoundPath> found;

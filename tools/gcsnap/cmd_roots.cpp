@@ -131,7 +131,7 @@ Table list_table(const RootsInput& in, std::span<const size_t> rows, size_t matc
                           ? fmt::format("Roots ({} of {})", matched, in.roots.size())
                           : fmt::format("Roots (first {} of {} that match, {} in all)", rows.size(), matched,
                                         in.roots.size()));
-  list.add_column("address", "OBJECT", ColumnKind::Address).add_column("type", "TYPE").add_column("kind", "KIND");
+  list.add_column("address", "OBJECT", ColumnKind::Address).add_column("type", "TYPE", ColumnKind::TypeName).add_column("kind", "KIND");
   list.add_column("flags", "FLAGS").add_column("root_id", "ROOT ID", ColumnKind::Address).add_column("method", "METHOD");
   for (size_t i : rows) {
     const auto t = in.type_of(in.roots.object_ids[i]);

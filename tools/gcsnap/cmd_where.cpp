@@ -91,7 +91,7 @@ Outcome outcome_of(const AddressHistory& h) {
 Table summary_table(const AddressHistory& h, const std::optional<StartObject>& start, const Outcome& o) {
   Table summary("summary", "");
   summary.add_column("address", "ADDRESS", ColumnKind::Address).add_column("start_gc", "FROM GC", ColumnKind::Count);
-  summary.add_column("type", "TYPE").add_column("generation", "GEN").add_column("status", "STATUS");
+  summary.add_column("type", "TYPE", ColumnKind::TypeName).add_column("generation", "GEN").add_column("status", "STATUS");
   summary.add_column("died_at", "DIED AT GC", ColumnKind::Count).add_column("last_gc", "LAST GC", ColumnKind::Count);
   summary.add_column("last_address", "LAST ADDRESS", ColumnKind::Address);
   summary.add_row({h.address, h.start_gc, start ? Cell(start->type) : Cell(), generation_name(h.generation_at_start),
@@ -100,16 +100,24 @@ Table summary_table(const AddressHistory& h, const std::optional<StartObject>& s
 }
 
 Table history_table(const AddressHistory& h, const Recording& rec) {
+  // People read "gen1 compacting" and "gen2?"; scripts get the parts as separate values.
   Table steps("history", "");
-  steps.add_column("gc", "GC", ColumnKind::Count).add_column("condemned", "COLLECTED");
+  steps.add_column("gc", "GC", ColumnKind::Count).add_column("condemned", "COLLECTED", ColumnKind::Text, Shown::TableOnly);
+  steps.add_column("condemned", "", ColumnKind::Text, Shown::MachineOnly);
+  steps.add_column("compacted", "", ColumnKind::Boolean, Shown::MachineOnly);
   steps.add_column("fate", "FATE").add_column("from", "FROM", ColumnKind::Address);
-  steps.add_column("to", "TO", ColumnKind::Address).add_column("generation", "GEN AFTER");
+  steps.add_column("to", "TO", ColumnKind::Address).add_column("generation", "GEN AFTER", ColumnKind::Text, Shown::TableOnly);
+  steps.add_column("generation", "", ColumnKind::Text, Shown::MachineOnly);
+  steps.add_column("generation_estimated", "", ColumnKind::Boolean, Shown::MachineOnly);
   for (const auto& s : h.steps) {
     const auto& info = rec.gcs()[*rec.find_gc(s.gc_number)].info;
     const bool died = s.fate == Fate::Died;
-    const std::string gen = std::string(generation_name(s.generation_after)) + (s.generation_estimated ? "?" : "");
-    steps.add_row({s.gc_number, fmt::format("gen{}{}", info.condemned_generation(), info.compacted ? " compacting" : ""),
-                   fate_name(s.fate), s.from, died ? Cell() : Cell(s.to), died ? Cell() : Cell(gen)});
+    const std::string gen(generation_name(s.generation_after));
+    const std::string condemned = fmt::format("gen{}", info.condemned_generation());
+    steps.add_row({s.gc_number, condemned + (info.compacted ? " compacting" : ""), condemned,
+                   Cell::boolean(info.compacted), fate_name(s.fate), s.from, died ? Cell() : Cell(s.to),
+                   died ? Cell() : Cell(gen + (s.generation_estimated ? "?" : "")), died ? Cell() : Cell(gen),
+                   died ? Cell() : Cell::boolean(s.generation_estimated)});
   }
   return steps;
 }

@@ -19,17 +19,31 @@ Table ObjectLevel::empty_totals() {
 
 Table ObjectLevel::empty_groups() {
   Table t("new_objects_by_type", "Largest groups of new objects (alive at B, not at A), with their most common retention path");
-  t.add_column("type", "TYPE").add_column("count", "COUNT", ColumnKind::Count);
+  t.add_column("type", "TYPE", ColumnKind::TypeName).add_column("count", "COUNT", ColumnKind::Count);
   t.add_column("bytes", "BYTES", ColumnKind::Bytes).add_column("example", "EXAMPLE", ColumnKind::Address);
-  t.add_column("path_length", "HOPS", ColumnKind::Count).add_column("path_share", "SHARE");
-  t.add_column("path", "MOST COMMON RETENTION PATH (root -> ... -> example)");
+  t.add_column("path_length", "HOPS", ColumnKind::Count);
+  t.add_column("path_share", "SHARE", ColumnKind::Text, Shown::TableOnly);
+  t.add_column("path_same", "", ColumnKind::Count, Shown::MachineOnly);
+  t.add_column("path_examined", "", ColumnKind::Count, Shown::MachineOnly);
+  t.add_column("path", "MOST COMMON RETENTION PATH (root -> ... -> example)", ColumnKind::TypeName);
   return t;
 }
 
 Table ObjectLevel::empty_dead_groups() {
   Table t("dead_objects_by_type", "Largest groups of dead objects (alive at A, not at B)");
-  t.add_column("type", "TYPE").add_column("count", "COUNT", ColumnKind::Count);
+  t.add_column("type", "TYPE", ColumnKind::TypeName).add_column("count", "COUNT", ColumnKind::Count);
   t.add_column("bytes", "BYTES", ColumnKind::Bytes).add_column("example", "EXAMPLE AT A", ColumnKind::Address);
+  return t;
+}
+
+Table ObjectLevel::empty_more_paths() {
+  Table t("new_object_paths", "Other retention path shapes of the new objects (--shapes)");
+  t.add_column("type", "TYPE", ColumnKind::TypeName).add_column("shape", "SHAPE", ColumnKind::Count);
+  t.add_column("example", "EXAMPLE", ColumnKind::Address).add_column("path_length", "HOPS", ColumnKind::Count);
+  t.add_column("path_share", "SHARE", ColumnKind::Text, Shown::TableOnly);
+  t.add_column("path_same", "", ColumnKind::Count, Shown::MachineOnly);
+  t.add_column("path_examined", "", ColumnKind::Count, Shown::MachineOnly);
+  t.add_column("path", "RETENTION PATH (root -> ... -> example)", ColumnKind::TypeName);
   return t;
 }
 
@@ -47,7 +61,7 @@ std::string path_text(const HeapGraph& graph, const NameTable& names, const Rete
   return s;
 }
 
-void add_group_rows(Table& table, const HeapWalk& b, const WalkDiff& diff) {
+void add_group_rows(Table& table, Table& more, const HeapWalk& b, const WalkDiff& diff) {
   for (size_t g = 0; g < diff.new_groups.size(); ++g) {
     const TypeGroup& group = diff.new_groups[g];
     const GroupPath& p = diff.new_paths[g];
@@ -56,16 +70,23 @@ void add_group_rows(Table& table, const HeapWalk& b, const WalkDiff& diff) {
     // Share: members whose shortest path has this shape, of the members examined.
     table.add_row({group.name, group.count, group.bytes, b.objects.addresses[example],
                    found ? Cell(static_cast<uint64_t>(p.path.hops())) : Cell(),
-                   fmt::format("{}/{}", p.same_shape, p.examined), path_text(diff.graph_b, b.names, p.path)});
+                   fmt::format("{}/{}", p.same_shape, p.examined), p.same_shape, p.examined,
+                   path_text(diff.graph_b, b.names, p.path)});
+    for (size_t k = 0; k < p.more_shapes.size(); ++k) {
+      const PathShape& shape = p.more_shapes[k];
+      more.add_row({group.name, k + 2, b.objects.addresses[shape.member], static_cast<uint64_t>(shape.path.hops()),
+                    fmt::format("{}/{}", shape.same_shape, p.examined), shape.same_shape, p.examined,
+                    path_text(diff.graph_b, b.names, shape.path)});
+    }
   }
 }
 
 }  // namespace
 
-ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, const DiffSide& b, size_t top,
-                              std::vector<std::string>& notes) {
+ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, const DiffSide& b,
+                              const WalkDiffOptions& options, std::vector<std::string>& notes) {
   ObjectLevel out;
-  auto diff = diff_walks(recording, a.walk, b.walk, top);
+  auto diff = diff_walks(recording, a.walk, b.walk, options);
   if (!diff && diff.error().code == ErrorCode::InconsistentData) {
     const bool reversed = a.walk.gc_index > b.walk.gc_index;
     notes.push_back(fmt::format("no object-level diff: {} between GC {} and GC {}", diff.error().detail,
@@ -88,7 +109,7 @@ ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, con
     notes.push_back(fmt::format("{} objects of GC {} survived by the ranges but are not in GC {}'s heap walk",
                                 diff->missing_count, early, late));
   if (!diff->new_groups.empty()) {
-    add_group_rows(out.groups, b.walk, *diff);
+    add_group_rows(out.groups, out.more_paths, b.walk, *diff);
     if (diff->graph_b.stats().unresolved_roots)
       notes.push_back(fmt::format("{} roots of GC {} point at no walked object", diff->graph_b.stats().unresolved_roots,
                                   b.walk.gc_number));

@@ -29,15 +29,17 @@ struct ObjectLevel {
   Table totals = empty_totals();
   Table groups = empty_groups();
   Table dead_groups = empty_dead_groups();
+  Table more_paths = empty_more_paths();  ///< the 2nd..Nth path shapes of each group
   static Table empty_totals();
   static Table empty_groups();
   static Table empty_dead_groups();
+  static Table empty_more_paths();
 };
 
 /// The object-level tables of a and b (same recording, either order) from the library's
-/// diff_walks. Problems that only limit the answer (a gap in the ranges) become notes; read
-/// errors throw.
-ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, const DiffSide& b, size_t top,
-                              std::vector<std::string>& notes);
+/// diff_walks (options: top groups, path shapes, type filter). Problems that only limit the
+/// answer (a gap in the ranges) become notes; read errors throw.
+ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, const DiffSide& b,
+                              const WalkDiffOptions& options, std::vector<std::string>& notes);
 
 }  // namespace gcsnap::cli

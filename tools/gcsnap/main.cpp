@@ -1,5 +1,6 @@
 // gcsnap: record .NET GC heaps and answer "why is this object alive, what changed?".
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 
@@ -9,6 +10,22 @@
 
 #include "cli_error.hpp"
 #include "commands.hpp"
+
+namespace {
+
+// `gcsnap` alone: what there is to run, and where to read more (on stderr: it is a usage
+// error, and scripts reading stdout get nothing).
+int print_commands(const CLI::App& app) {
+  fmt::print(stderr, "{}\n\nUsage: gcsnap <command> [options] [arguments]\n\nCommands:\n", app.get_description());
+  size_t width = 0;
+  for (const CLI::App* cmd : app.get_subcommands({})) width = std::max(width, cmd->get_name().size());
+  for (const CLI::App* cmd : app.get_subcommands({}))
+    fmt::print(stderr, "  {:<{}}  {}\n", cmd->get_name(), width, cmd->get_description());
+  fmt::print(stderr, "\nRun 'gcsnap <command> --help' for a command's options (docs/cli.md has them all).\n");
+  return gcsnap::cli::kExitUsage;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace gcsnap::cli;
@@ -24,12 +41,14 @@ int main(int argc, char** argv) {
   add_path_command(app);
   add_where_command(app);
   add_types_command(app);
+  add_objects_command(app);
   add_dominators_command(app);
   add_diff_command(app);
   add_leaks_command(app);
   add_check_command(app);
   add_export_command(app);
   add_report_command(app);
+  if (argc <= 1) return print_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

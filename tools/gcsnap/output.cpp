@@ -1,17 +1,22 @@
 #include "output.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
+
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "cli_error.hpp"
+#include "short_names.hpp"
 
 namespace gcsnap::cli {
 
-Table& Table::add_column(std::string key, std::string title, ColumnKind kind) {
-  columns_.push_back(Column{std::move(key), std::move(title), kind});
+Table& Table::add_column(std::string key, std::string title, ColumnKind kind, Shown shown) {
+  columns_.push_back(Column{std::move(key), std::move(title), kind, shown});
   return *this;
 }
 
@@ -99,19 +104,61 @@ Format parse_format(std::string_view name) {
   throw CliError(fmt::format("unknown format '{}' (use table, json or csv)", name), kExitUsage);
 }
 
+namespace {
+
+// What --wide and --table asked for; one command runs per process.
+struct CommandLineOutput {
+  bool wide = false;
+  std::string table;
+};
+
+CommandLineOutput& command_line_output() {
+  static CommandLineOutput settings;
+  return settings;
+}
+
+size_t parse_width(const char* text) {
+  if (!text || !*text) return SIZE_MAX;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  return *end == '\0' ? static_cast<size_t>(v) : SIZE_MAX;
+}
+
+}  // namespace
+
 void add_format_option(CLI::App& cmd, Format& format) {
   cmd.add_option_function<std::string>(
          "--format", [&format](const std::string& name) { format = parse_format(name); },
          "output format: table (default), json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
+  cmd.add_flag_callback("--wide", [] { command_line_output().wide = true; },
+                        "full type names in tables, even when they do not fit the terminal");
+  cmd.add_option_function<std::string>(
+      "--table", [](const std::string& name) { command_line_output().table = name; },
+      "print only the table of this name (its JSON/CSV name; e.g. for loading CSV into pandas)");
+}
+
+size_t terminal_width(std::FILE* out) {
+  if (const size_t forced = parse_width(std::getenv("GCSNAP_WIDTH")); forced != SIZE_MAX) return forced;
+  const int fd = fileno(out);
+  if (fd < 0 || !isatty(fd)) return 0;
+  winsize ws{};
+  if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  if (const size_t columns = parse_width(std::getenv("COLUMNS")); columns != SIZE_MAX && columns > 0) return columns;
+  return 80;
 }
 
 namespace {
 
 std::string plain_number(const Cell& cell) {
-  if (cell.type() == Cell::Type::Unsigned) return fmt::format("{}", cell.as_unsigned());
-  if (cell.type() == Cell::Type::Signed) return fmt::format("{}", cell.as_signed());
-  return cell.text();
+  switch (cell.type()) {
+    case Cell::Type::Unsigned: return fmt::format("{}", cell.as_unsigned());
+    case Cell::Type::Signed: return fmt::format("{}", cell.as_signed());
+    // Shortest text that reads back as the same double: stable across runs and platforms.
+    case Cell::Type::Real: return fmt::format("{}", cell.as_real());
+    case Cell::Type::Bool: return cell.as_bool() ? "true" : "false";
+    default: return cell.text();
+  }
 }
 
 int64_t signed_value(const Cell& cell) {
@@ -123,6 +170,9 @@ int64_t signed_value(const Cell& cell) {
 std::string human_text(const Cell& cell, ColumnKind kind) {
   if (cell.type() == Cell::Type::Empty) return "-";
   if (cell.type() == Cell::Type::Text) return cell.text();
+  if (cell.type() == Cell::Type::Bool) return cell.as_bool() ? "yes" : "no";
+  if (cell.type() == Cell::Type::Real)
+    return kind == ColumnKind::Share ? fmt::format("{:.1f}%", 100.0 * cell.as_real()) : fmt::format("{}", cell.as_real());
   switch (kind) {
     case ColumnKind::Bytes:
       return cell.type() == Cell::Type::Signed && cell.as_signed() < 0 ? format_delta_bytes(cell.as_signed())
@@ -144,27 +194,77 @@ std::string machine_text(const Cell& cell, ColumnKind kind) {
   return plain_number(cell);
 }
 
-bool is_right_aligned(ColumnKind kind) { return kind != ColumnKind::Text; }
-
-// Display width of UTF-8 text: code points, not bytes (titles such as "ΔBYTES", type names).
-size_t display_width(const std::string& text) {
-  return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  }));
+bool is_right_aligned(ColumnKind kind) {
+  return kind != ColumnKind::Text && kind != ColumnKind::TypeName && kind != ColumnKind::Boolean;
 }
 
-std::string render_text(const Table& table) {
-  const auto& cols = table.columns();
+// The columns a format shows, in order.
+std::vector<Column> visible_columns(const Table& table, bool for_people) {
+  std::vector<Column> cols;
+  for (const auto& col : table.columns())
+    if (col.shown == Shown::Everywhere || (col.shown == Shown::TableOnly) == for_people) cols.push_back(col);
+  return cols;
+}
+
+std::vector<size_t> visible_indices(const Table& table, bool for_people) {
+  std::vector<size_t> out;
+  for (size_t c = 0; c < table.columns().size(); ++c) {
+    const Shown shown = table.columns()[c].shown;
+    if (shown == Shown::Everywhere || (shown == Shown::TableOnly) == for_people) out.push_back(c);
+  }
+  return out;
+}
+
+// A type name column is not shrunk below this (or its title).
+constexpr size_t kMinTypeWidth = 16;
+
+// Shrink the TypeName columns, widest first, until a line fits `width`; then shorten their
+// cells to the widths chosen. Other columns keep their width: numbers are never cut.
+void fit_width(const std::vector<Column>& cols, std::vector<std::vector<std::string>>& texts,
+               std::vector<size_t>& widths, size_t width) {
+  size_t total = 0;
+  for (size_t w : widths) total += w;
+  total += 2 * (widths.empty() ? 0 : widths.size() - 1);
+  std::vector<size_t> target = widths;
+  while (total > width) {
+    size_t widest = SIZE_MAX;
+    for (size_t c = 0; c < cols.size(); ++c) {
+      const size_t floor = std::max(kMinTypeWidth, display_width(cols[c].title));
+      if (cols[c].kind == ColumnKind::TypeName && target[c] > floor && (widest == SIZE_MAX || target[c] > target[widest]))
+        widest = c;
+    }
+    if (widest == SIZE_MAX) break;  // every name column is as narrow as it gets
+    --target[widest];
+    --total;
+  }
+  for (size_t c = 0; c < cols.size(); ++c) {
+    if (target[c] == widths[c]) continue;
+    std::vector<std::string> names;
+    for (const auto& row : texts) names.push_back(row[c]);
+    const std::vector<std::string> shortened = shorten_type_names(names, target[c]);
+    widths[c] = display_width(cols[c].title);
+    for (size_t r = 0; r < texts.size(); ++r) {
+      // "-" (no value) stays as it is.
+      if (texts[r][c] != "-") texts[r][c] = shortened[r];
+      widths[c] = std::max(widths[c], display_width(texts[r][c]));
+    }
+  }
+}
+
+std::string render_text(const Table& table, size_t width) {
+  const std::vector<Column> cols = visible_columns(table, true);
+  const std::vector<size_t> index = visible_indices(table, true);
   std::vector<std::vector<std::string>> texts;
   std::vector<size_t> widths(cols.size());
   for (size_t c = 0; c < cols.size(); ++c) widths[c] = display_width(cols[c].title);
   for (const auto& row : table.rows()) {
     auto& out = texts.emplace_back();
     for (size_t c = 0; c < cols.size(); ++c) {
-      out.push_back(human_text(row[c], cols[c].kind));
+      out.push_back(human_text(row[index[c]], cols[c].kind));
       widths[c] = std::max(widths[c], display_width(out.back()));
     }
   }
+  if (width != 0) fit_width(cols, texts, widths, width);
   auto line = [&](const std::vector<std::string>& cells) {
     std::string s;
     for (size_t c = 0; c < cols.size(); ++c) {
@@ -187,7 +287,8 @@ std::string render_text(const Table& table) {
 }
 
 std::string render_json(const Table& table) {
-  const auto& cols = table.columns();
+  const std::vector<Column> cols = visible_columns(table, false);
+  const std::vector<size_t> index = visible_indices(table, false);
   std::string s = "[";
   for (size_t r = 0; r < table.rows().size(); ++r) {
     s += r == 0 ? "\n  {" : ",\n  {";
@@ -195,7 +296,7 @@ std::string render_json(const Table& table) {
     for (size_t c = 0; c < cols.size(); ++c) {
       if (c) s += ", ";
       s += fmt::format("\"{}\": ", json_escape(cols[c].key));
-      const Cell& cell = row[c];
+      const Cell& cell = row[index[c]];
       if (cell.type() == Cell::Type::Empty) s += "null";
       else if (cell.type() == Cell::Type::Text || cols[c].kind == ColumnKind::Address)
         s += fmt::format("\"{}\"", json_escape(machine_text(cell, cols[c].kind)));
@@ -208,12 +309,14 @@ std::string render_json(const Table& table) {
 }
 
 std::string render_csv(const Table& table) {
-  const auto& cols = table.columns();
+  const std::vector<Column> cols = visible_columns(table, false);
+  const std::vector<size_t> index = visible_indices(table, false);
   std::string s;
   for (size_t c = 0; c < cols.size(); ++c) s += (c ? "," : "") + csv_field(cols[c].key);
   s += "\r\n";
   for (const auto& row : table.rows()) {
-    for (size_t c = 0; c < cols.size(); ++c) s += (c ? "," : "") + csv_field(machine_text(row[c], cols[c].kind));
+    for (size_t c = 0; c < cols.size(); ++c)
+      s += (c ? "," : "") + csv_field(machine_text(row[index[c]], cols[c].kind));
     s += "\r\n";
   }
   return s;
@@ -221,15 +324,23 @@ std::string render_csv(const Table& table) {
 
 }  // namespace
 
-std::string render_table(const Table& table, Format format) {
+std::string render_table(const Table& table, Format format, size_t width) {
   switch (format) {
     case Format::Json: return render_json(table) + "\n";
     case Format::Csv: return render_csv(table);
-    default: return render_text(table);
+    default: return render_text(table, width);
   }
 }
 
-std::string render_report(const Report& report, Format format) {
+std::string render_report(const Report& report, Format format, const RenderOptions& options) {
+  if (!options.table.empty()) {
+    std::string names;
+    for (const auto& t : report.tables) {
+      if (t.name() == options.table) return render_table(t, format, options.width);
+      names += (names.empty() ? "" : ", ") + t.name();
+    }
+    throw CliError(fmt::format("no table '{}' in this output (tables: {})", options.table, names), kExitUsage);
+  }
   std::string s;
   if (format == Format::Json && report.tables.size() != 1) {
     s = "{";
@@ -247,7 +358,7 @@ std::string render_report(const Report& report, Format format) {
   }
   for (size_t i = 0; i < report.tables.size(); ++i) {
     if (i) s += format == Format::Csv ? "\r\n" : "\n";
-    s += render_table(report.tables[i], format);
+    s += render_table(report.tables[i], format, options.width);
   }
   if (format == Format::Table && !report.notes.empty()) {
     s += "\n";
@@ -257,7 +368,11 @@ std::string render_report(const Report& report, Format format) {
 }
 
 void print_report(const Report& report, Format format, std::FILE* out) {
-  const std::string s = render_report(report, format);
+  const CommandLineOutput& cl = command_line_output();
+  RenderOptions options;
+  options.width = cl.wide ? 0 : terminal_width(out);
+  options.table = cl.table;
+  const std::string s = render_report(report, format, options);
   std::fwrite(s.data(), 1, s.size(), out);
 }
 

@@ -4,12 +4,15 @@
 // A command fills a Report (one or more named Tables) and calls print_report. Formats
 // (docs/cli.md "Output formats"):
 //   table  aligned columns; byte sizes human-readable ("1.5 MiB"); numbers right-aligned.
+//          On a terminal, lines fit its width: TypeName columns are shortened (short_names.hpp)
+//          unless --wide; pipes and files get full names.
 //   json   one table: an array of objects whose keys are the column keys, in column order;
 //          several tables: an object {"<table name>": [ ... ], ...} in report order.
-//          Counts and bytes are JSON integers; addresses are strings "0x..."; an empty cell
-//          is null. Keys never depend on the data.
+//          Counts, bytes and shares are JSON numbers, flags JSON booleans; addresses are
+//          strings "0x..."; an empty cell is null. Keys never depend on the data.
 //   csv    RFC 4180: header row of column keys, CRLF line ends, fields quoted when they hold
 //          a comma, quote, CR or LF. Several tables are separated by one empty line.
+// `--table NAME` prints one table of a report alone (a plain JSON array, one CSV header).
 
 #include <cstdint>
 #include <cstdio>
@@ -28,17 +31,26 @@ enum class Format { Table, Json, Csv };
 /// How a column's values are rendered.
 enum class ColumnKind {
   Text,        ///< left-aligned string
+  TypeName,    ///< left-aligned type name (or text made of type names, such as a path):
+               ///< tables shorten it to fit the terminal
   Count,       ///< unsigned or signed integer
   Bytes,       ///< byte size: "1.5 MiB" in tables, raw integer elsewhere
   DeltaCount,  ///< signed integer shown with a sign in tables ("+12", "-3", "0")
   DeltaBytes,  ///< signed byte size: "+1.5 MiB" in tables, raw integer elsewhere
   Address,     ///< "0x..." everywhere (a string in JSON: addresses exceed 2^53)
+  Share,       ///< a fraction (Cell::real, 0..1): "84.1%" in tables, the number elsewhere
+  Boolean,     ///< Cell::boolean: "yes"/"no" in tables, true/false in JSON and CSV
 };
+
+/// Where a column appears: some values read best as one text for people and as separate
+/// numbers for scripts ("500/500" in a table, path_same and path_examined in JSON).
+enum class Shown { Everywhere, TableOnly, MachineOnly };
 
 struct Column {
   std::string key;    ///< JSON key and CSV header: lower_snake_case, stable
   std::string title;  ///< table header
   ColumnKind kind = ColumnKind::Text;
+  Shown shown = Shown::Everywhere;
 };
 
 /// One value: text, an integer, or empty.
@@ -55,18 +67,33 @@ class Cell {
   Cell(unsigned long long value) : Cell(static_cast<uint64_t>(value)) {}// NOLINT
   Cell(long long value) : Cell(static_cast<int64_t>(value)) {}          // NOLINT
   static Cell empty() { return Cell(); }
+  static Cell real(double value) {
+    Cell c;
+    c.type_ = Type::Real;
+    c.d_ = value;
+    return c;
+  }
+  static Cell boolean(bool value) {
+    Cell c;
+    c.type_ = Type::Bool;
+    c.u_ = value ? 1 : 0;
+    return c;
+  }
 
-  enum class Type { Empty, Text, Unsigned, Signed };
+  enum class Type { Empty, Text, Unsigned, Signed, Real, Bool };
   Type type() const noexcept { return type_; }
   const std::string& text() const noexcept { return text_; }
   uint64_t as_unsigned() const noexcept { return u_; }
   int64_t as_signed() const noexcept { return i_; }
+  double as_real() const noexcept { return d_; }
+  bool as_bool() const noexcept { return u_ != 0; }
 
  private:
   Type type_ = Type::Empty;
   std::string text_;
   uint64_t u_ = 0;
   int64_t i_ = 0;
+  double d_ = 0;
 };
 
 class Table {
@@ -74,7 +101,8 @@ class Table {
   Table() = default;
   /// name is the JSON key when a report has several tables; title is shown above a text table.
   Table(std::string name, std::string title) : name_(std::move(name)), title_(std::move(title)) {}
-  Table& add_column(std::string key, std::string title, ColumnKind kind = ColumnKind::Text);
+  Table& add_column(std::string key, std::string title, ColumnKind kind = ColumnKind::Text,
+                    Shown shown = Shown::Everywhere);
   /// Append a row; it must have one cell per column (throws std::logic_error otherwise).
   void add_row(std::vector<Cell> cells);
 
@@ -97,9 +125,23 @@ struct Report {
   std::vector<std::string> notes;
 };
 
-std::string render_table(const Table& table, Format format);
-std::string render_report(const Report& report, Format format);
+/// How a report is rendered beyond its format.
+struct RenderOptions {
+  size_t width = 0;   ///< fit text tables into this many columns; 0: no limit (full names)
+  std::string table;  ///< print only the table of this name (empty: all)
+};
+
+std::string render_table(const Table& table, Format format, size_t width = 0);
+/// Throws CliError(kExitUsage) when options.table names no table of the report.
+std::string render_report(const Report& report, Format format, const RenderOptions& options = {});
+/// Render with the options of the command line (--wide, --table) and the width of `out`
+/// (terminal_width), then write.
 void print_report(const Report& report, Format format, std::FILE* out = stdout);
+
+/// The width text tables get on `out`: GCSNAP_WIDTH when set (a number; 0 = no limit, even on
+/// a terminal: tests force widths with it); else, on a terminal, its width (TIOCGWINSZ, then
+/// COLUMNS, then 80); else 0 (pipes and files get full names).
+size_t terminal_width(std::FILE* out);
 
 /// "0" "512 B" "1.5 KiB" "12.0 MiB": binary units, one decimal above bytes.
 std::string format_bytes(uint64_t bytes);
@@ -118,7 +160,9 @@ std::string csv_field(std::string_view text);
 /// Parse "table", "json" or "csv"; throws CliError(kExitUsage) otherwise.
 Format parse_format(std::string_view name);
 
-/// Add `--format table|json|csv` to a subcommand; the choice lands in *format.
+/// Add `--format table|json|csv` to a subcommand (the choice lands in *format), with
+/// `--wide` (full type names on a terminal) and `--table NAME` (one table of the report),
+/// which print_report reads.
 void add_format_option(CLI::App& cmd, Format& format);
 
 }  // namespace gcsnap::cli

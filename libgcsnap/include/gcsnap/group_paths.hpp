@@ -13,6 +13,13 @@
 
 namespace gcsnap {
 
+/// Another shape of path among a group's members (GroupPath::more_shapes).
+struct PathShape {
+  size_t member = kNoObject;  ///< the first member (in address order) whose path has this shape
+  RetentionPath path;         ///< that member's shortest path
+  uint64_t same_shape = 0;    ///< members examined whose shortest path has this shape
+};
+
 /// A retention path for one group: the most common shape of path among its members.
 struct GroupPath {
   size_t member = kNoObject;  ///< the member the path leads to (kNoObject: none is reachable)
@@ -20,14 +27,16 @@ struct GroupPath {
   uint64_t examined = 0;      ///< members looked at (the first max_candidates, in address order)
   uint64_t reachable = 0;     ///< of those, members a strong root reaches
   uint64_t same_shape = 0;    ///< of those, members whose shortest path has this path's shape
+  /// The next most common shapes, in the same order (at most max_shapes - 1).
+  std::vector<PathShape> more_shapes;
 };
 
 /// For each group, cluster the shortest paths (one BFS for all groups) of its first
 /// `max_candidates` members by shape (root kind and flags, then the type of every object on
 /// the path) and return the most common shape, ties to the shorter path, then the lower
-/// member. `graph` must be built from the table the groups index.
-/// Errors: those of ShortestPathTree::compute; OutOfMemory.
+/// member; and the next `max_shapes - 1` shapes in that order. `graph` must be built from the
+/// table the groups index. Errors: those of ShortestPathTree::compute; OutOfMemory.
 Result<std::vector<GroupPath>> find_group_paths(const HeapGraph& graph, std::span<const TypeGroup> groups,
-                                                size_t max_candidates = 4096);
+                                                size_t max_candidates = 4096, size_t max_shapes = 1);
 
 }  // namespace gcsnap

@@ -35,8 +35,9 @@ struct TypeDelta {
 };
 
 /// Merge-join two name-sorted totals (as count_by_type returns them). Result: types whose
-/// count or bytes changed (all types when include_unchanged), sorted by growth: Δbytes
-/// descending, then Δcount descending, then name. Errors: OutOfMemory.
+/// count or bytes changed (all types when include_unchanged), largest change first: |Δbytes|
+/// descending (growth before an equal shrinkage), then |Δcount| the same way, then name.
+/// Errors: OutOfMemory.
 Result<std::vector<TypeDelta>> diff_by_type(std::span<const TypeTotal> a, std::span<const TypeTotal> b,
                                             bool include_unchanged = false);
 

@@ -1,8 +1,10 @@
 #pragma once
 /// Type histogram: count, shallow bytes and retained bytes per type.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "gcsnap/dominators.hpp"
@@ -10,6 +12,15 @@
 #include "gcsnap/status.hpp"
 
 namespace gcsnap {
+
+/// Slots of TypeStats::generation_bytes: gen0, gen1, gen2, LOH, POH, frozen (NonGcHeap), and
+/// last the objects whose generation is Unknown.
+inline constexpr size_t kGenerationSlots = 7;
+/// Return the slot of generation g in TypeStats::generation_bytes.
+inline constexpr size_t generation_slot(Generation g) {
+  const auto v = static_cast<size_t>(g);
+  return v < kGenerationSlots - 1 ? v : kGenerationSlots - 1;
+}
 
 struct TypeStats {
   uint32_t type_id = 0;
@@ -21,6 +32,9 @@ struct TypeStats {
   /// linked list's nodes) are not counted twice. 0 when no dominator tree was given.
   uint64_t retained_bytes = 0;
   uint64_t unreachable_count = 0;  ///< of count, objects no (strong) root reaches
+  /// Shallow bytes by where the objects live (slots: generation_slot); all 0 unless
+  /// build_type_histogram was given the generations. The slots add up to shallow_bytes.
+  std::array<uint64_t, kGenerationSlots> generation_bytes{};
 };
 
 enum class TypeOrder : uint8_t { RetainedBytes = 0, ShallowBytes = 1, Count = 2 };
@@ -32,9 +46,12 @@ struct TypeHistogramOptions {
 
 /// Count the objects of each type, largest first by options.order, ties by type id.
 /// `dominators` may be null (retained_bytes and unreachable_count stay 0); when given it
-/// must come from the same graph. Errors: InvalidArgument (tree of another graph), OutOfMemory.
+/// must come from the same graph. `generations` (ObjectTable::generations of the table the
+/// graph was built from, or empty) fills TypeStats::generation_bytes.
+/// Errors: InvalidArgument (tree of another graph, generations not one per node), OutOfMemory.
 [[nodiscard]] Result<std::vector<TypeStats>> build_type_histogram(const HeapGraph& graph,
                                                                   const DominatorTree* dominators,
-                                                                  const TypeHistogramOptions& options = {});
+                                                                  const TypeHistogramOptions& options = {},
+                                                                  std::span<const Generation> generations = {});
 
 }  // namespace gcsnap

@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <string_view>
 #include <vector>
 
 #include "gcsnap/group_paths.hpp"
@@ -74,5 +76,17 @@ struct WalkDiff {
 /// gap between them (no object-level answer exists); those of map_objects, diff_objects,
 /// HeapGraph::build and find_group_paths; OutOfMemory.
 Result<WalkDiff> diff_walks(const Recording& recording, const HeapWalk& a, const HeapWalk& b, size_t top = 0);
+
+/// What diff_walks keeps of its groups.
+struct WalkDiffOptions {
+  size_t top = 0;         ///< groups of new and of dead objects (0 = all)
+  size_t max_shapes = 1;  ///< path shapes per group of new objects (GroupPath::more_shapes)
+  /// Only groups whose type name it accepts (empty: all); applied before `top`.
+  std::function<bool(std::string_view type_name)> keep_type;
+};
+
+/// diff_walks with options. Errors: as above.
+Result<WalkDiff> diff_walks(const Recording& recording, const HeapWalk& a, const HeapWalk& b,
+                            const WalkDiffOptions& options);
 
 }  // namespace gcsnap

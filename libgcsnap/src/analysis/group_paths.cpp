@@ -25,7 +25,7 @@ struct ShapeCount {
 };
 
 GroupPath cluster_group(const HeapGraph& graph, const ShortestPathTree& tree, const TypeGroup& group,
-                        size_t max_candidates) {
+                        size_t max_candidates, size_t max_shapes) {
   GroupPath out;
   std::map<std::vector<uint32_t>, ShapeCount> shapes;
   const size_t n = std::min(group.members.size(), max_candidates);
@@ -41,30 +41,33 @@ GroupPath cluster_group(const HeapGraph& graph, const ShortestPathTree& tree, co
       c.path = std::move(path);
     }
   }
-  const ShapeCount* best = nullptr;
-  for (const auto& [shape, c] : shapes) {
-    if (!best || c.count > best->count ||
-        (c.count == best->count && (c.path.nodes.size() < best->path.nodes.size() ||
-                                    (c.path.nodes.size() == best->path.nodes.size() && c.first_member < best->first_member))))
-      best = &c;
+  // Most common first; ties to the shorter path, then the lower member.
+  std::vector<const ShapeCount*> order;
+  for (const auto& entry : shapes) order.push_back(&entry.second);
+  std::sort(order.begin(), order.end(), [](const ShapeCount* x, const ShapeCount* y) {
+    if (x->count != y->count) return x->count > y->count;
+    if (x->path.nodes.size() != y->path.nodes.size()) return x->path.nodes.size() < y->path.nodes.size();
+    return x->first_member < y->first_member;
+  });
+  if (!order.empty()) {
+    out.member = order[0]->first_member;
+    out.path = order[0]->path;
+    out.same_shape = order[0]->count;
   }
-  if (best) {
-    out.member = best->first_member;
-    out.path = best->path;
-    out.same_shape = best->count;
-  }
+  for (size_t i = 1; i < order.size() && i < max_shapes; ++i)
+    out.more_shapes.push_back(PathShape{order[i]->first_member, order[i]->path, order[i]->count});
   return out;
 }
 
 }  // namespace
 
 Result<std::vector<GroupPath>> find_group_paths(const HeapGraph& graph, std::span<const TypeGroup> groups,
-                                                size_t max_candidates) try {
+                                                size_t max_candidates, size_t max_shapes) try {
   auto tree = ShortestPathTree::compute(graph, RetentionOptions{});
   if (!tree) return tree.error();
   std::vector<GroupPath> out;
   out.reserve(groups.size());
-  for (const auto& g : groups) out.push_back(cluster_group(graph, *tree, g, max_candidates));
+  for (const auto& g : groups) out.push_back(cluster_group(graph, *tree, g, max_candidates, max_shapes));
   return out;
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "finding group paths");

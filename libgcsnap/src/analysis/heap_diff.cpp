@@ -57,8 +57,15 @@ Result<std::vector<TypeDelta>> diff_by_type(std::span<const TypeTotal> a, std::s
     }
     if (include_unchanged || d.count_a != d.count_b || d.bytes_a != d.bytes_b) out.push_back(std::move(d));
   }
-  std::sort(out.begin(), out.end(), [](const TypeDelta& x, const TypeDelta& y) {
+  // Largest change first, whatever its sign: a shrinkage matters as much as a growth (and
+  // is what a leak looks like when A is the later GC).
+  auto magnitude = [](int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); };
+  std::sort(out.begin(), out.end(), [&](const TypeDelta& x, const TypeDelta& y) {
+    const uint64_t bx = magnitude(x.delta_bytes()), by = magnitude(y.delta_bytes());
+    if (bx != by) return bx > by;
     if (x.delta_bytes() != y.delta_bytes()) return x.delta_bytes() > y.delta_bytes();
+    const uint64_t cx = magnitude(x.delta_count()), cy = magnitude(y.delta_count());
+    if (cx != cy) return cx > cy;
     if (x.delta_count() != y.delta_count()) return x.delta_count() > y.delta_count();
     return x.name < y.name;
   });

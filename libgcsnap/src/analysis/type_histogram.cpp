@@ -92,9 +92,12 @@ void add_retained(const HeapGraph& graph, const DominatorTree& dom, const TypeSl
 }  // namespace
 
 Result<std::vector<TypeStats>> build_type_histogram(const HeapGraph& graph, const DominatorTree* dominators,
-                                                    const TypeHistogramOptions& options) {
+                                                    const TypeHistogramOptions& options,
+                                                    std::span<const Generation> generations) {
   if (dominators && dominators->immediate_dominators().size() != graph.node_count())
     return make_error(ErrorCode::InvalidArgument, "dominator tree belongs to another graph");
+  if (!generations.empty() && generations.size() != graph.node_count())
+    return make_error(ErrorCode::InvalidArgument, "generations are not one per object of the graph");
   try {
     const TypeSlots types = assign_slots(graph);
     std::vector<TypeStats> stats(types.ids.size());
@@ -103,6 +106,7 @@ Result<std::vector<TypeStats>> build_type_histogram(const HeapGraph& graph, cons
       TypeStats& t = stats[types.slot[v]];
       ++t.count;
       t.shallow_bytes += graph.object_size(v);
+      if (!generations.empty()) t.generation_bytes[generation_slot(generations[v])] += graph.object_size(v);
       if (dominators && !dominators->is_reachable(v)) ++t.unreachable_count;
     }
     if (dominators) add_retained(graph, *dominators, types, stats);

@@ -100,7 +100,18 @@ Result<RootDiff> diff_roots_by_content(const HeapWalk& a, const HeapWalk& b) try
   return make_error(ErrorCode::OutOfMemory, "matching roots by content");
 }
 
-Result<WalkDiff> diff_walks(const Recording& recording, const HeapWalk& a, const HeapWalk& b, size_t top) try {
+Result<WalkDiff> diff_walks(const Recording& recording, const HeapWalk& a, const HeapWalk& b, size_t top) {
+  return diff_walks(recording, a, b, WalkDiffOptions{top, 1, {}});
+}
+
+Result<WalkDiff> diff_walks(const Recording& recording, const HeapWalk& a, const HeapWalk& b,
+                            const WalkDiffOptions& options) try {
+  const size_t top = options.top;
+  auto keep = [&](std::vector<TypeGroup>& groups) {
+    if (options.keep_type)
+      std::erase_if(groups, [&](const TypeGroup& g) { return !options.keep_type(g.name); });
+    keep_top(groups, top);
+  };
   WalkDiff out;
   // Identity only runs forward in time: follow the earlier side's objects to the later one.
   out.reversed = a.gc_index > b.gc_index;
@@ -141,19 +152,19 @@ Result<WalkDiff> diff_walks(const Recording& recording, const HeapWalk& a, const
   auto groups = group_by_type(b.objects, b.names, new_in_b);
   if (!groups) return groups.error();
   out.new_groups = std::move(groups).value();
-  keep_top(out.new_groups, top);
+  keep(out.new_groups);
   if (!out.new_groups.empty()) {
     auto graph = HeapGraph::build(b.objects, b.roots, b.has_dependent ? &b.dependent : nullptr);
     if (!graph) return graph.error();
     out.graph_b = std::move(graph).value();
-    auto paths = find_group_paths(out.graph_b, out.new_groups);
+    auto paths = find_group_paths(out.graph_b, out.new_groups, 4096, std::max<size_t>(1, options.max_shapes));
     if (!paths) return paths.error();
     out.new_paths = std::move(paths).value();
   }
   auto dead = group_by_type(a.objects, a.names, dead_in_a);
   if (!dead) return dead.error();
   out.dead_groups = std::move(dead).value();
-  keep_top(out.dead_groups, top);
+  keep(out.dead_groups);
   return out;
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "diffing two heap walks");
