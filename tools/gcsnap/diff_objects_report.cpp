@@ -73,7 +73,7 @@ void add_group_rows(Table& table, Table& more, const HeapWalk& b, const WalkDiff
                    fmt::format("{}/{}", p.same_shape, p.examined), p.same_shape, p.examined,
                    path_text(diff.graph_b, b.names, p.path)});
     for (size_t k = 0; k < p.more_shapes.size(); ++k) {
-      const PathShape& shape = p.more_shapes[k];
+      const GroupShape& shape = p.more_shapes[k];
       more.add_row({group.name, k + 2, b.objects.addresses[shape.member], static_cast<uint64_t>(shape.path.hops()),
                     fmt::format("{}/{}", shape.same_shape, p.examined), shape.same_shape, p.examined,
                     path_text(diff.graph_b, b.names, shape.path)});

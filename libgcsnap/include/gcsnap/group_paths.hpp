@@ -14,7 +14,7 @@
 namespace gcsnap {
 
 /// Another shape of path among a group's members (GroupPath::more_shapes).
-struct PathShape {
+struct GroupShape {
   size_t member = kNoObject;  ///< the first member (in address order) whose path has this shape
   RetentionPath path;         ///< that member's shortest path
   uint64_t same_shape = 0;    ///< members examined whose shortest path has this shape
@@ -28,7 +28,7 @@ struct GroupPath {
   uint64_t reachable = 0;     ///< of those, members a strong root reaches
   uint64_t same_shape = 0;    ///< of those, members whose shortest path has this path's shape
   /// The next most common shapes, in the same order (at most max_shapes - 1).
-  std::vector<PathShape> more_shapes;
+  std::vector<GroupShape> more_shapes;
 };
 
 /// For each group, cluster the shortest paths (one BFS for all groups) of its first

@@ -55,7 +55,7 @@ GroupPath cluster_group(const HeapGraph& graph, const ShortestPathTree& tree, co
     out.same_shape = order[0]->count;
   }
   for (size_t i = 1; i < order.size() && i < max_shapes; ++i)
-    out.more_shapes.push_back(PathShape{order[i]->first_member, order[i]->path, order[i]->count});
+    out.more_shapes.push_back(GroupShape{order[i]->first_member, order[i]->path, order[i]->count});
   return out;
 }
 
