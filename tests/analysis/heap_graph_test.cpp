@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "analysis/csr_offsets.hpp"
 #include "graph_fixture.hpp"
 
 using namespace gcsnap;
@@ -198,20 +199,20 @@ TEST_CASE("bulk address resolution matches a per-edge search") {
   }
 }
 
-TEST_CASE("CSR offsets are 32-bit while the edges fit, 64-bit beyond") {
-  CsrOffsets narrow;
+TEST_CASE("CSR offsets (internal) are 32-bit while the edges fit, 64-bit beyond") {
+  detail::CsrOffsets narrow;
   narrow.reset(4, UINT32_MAX);
   CHECK(narrow.narrow().size() == 4);
   CHECK(narrow.wide().empty());
   narrow.set(3, UINT32_MAX);
   CHECK(narrow[3] == UINT32_MAX);
   CHECK(narrow[0] == 0);
-  CsrOffsets wide;
+  detail::CsrOffsets wide;
   wide.reset(4, uint64_t{UINT32_MAX} + 1);
   CHECK(wide.narrow().empty());
   REQUIRE(wide.wide().size() == 4);
   wide.set(2, uint64_t{1} << 40);
   CHECK(wide[2] == uint64_t{1} << 40);
   CHECK_FALSE(wide.empty());
-  CHECK(CsrOffsets{}.empty());
+  CHECK(detail::CsrOffsets{}.empty());
 }

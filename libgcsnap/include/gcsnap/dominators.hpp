@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -56,11 +57,14 @@ class DominatorTree {
   std::vector<NodeIndex> top_retainers(size_t n) const;
 
  private:
-  std::vector<NodeIndex> idom_;
-  std::vector<uint64_t> retained_;
-  std::vector<NodeIndex> preorder_;
+  friend struct detail::AnalysisIndexAccess;
+  // The arrays live in storage_: owned vectors, or a mapped analysis index kept alive.
+  std::span<const NodeIndex> idom_;
+  std::span<const uint64_t> retained_;
+  std::span<const NodeIndex> preorder_;
   uint64_t reachable_bytes_ = 0;
   uint64_t unreachable_bytes_ = 0;
+  std::shared_ptr<const void> storage_;
 };
 
 }  // namespace gcsnap

@@ -3,6 +3,7 @@
 /// each hop (format-spec.md §6.12-§6.14; docs/cli.md "Field names").
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -30,7 +31,9 @@ class EdgeSlots {
   uint32_t slot_at(const HeapGraph& graph, NodeIndex from, size_t j) const noexcept;
 
  private:
-  std::vector<uint32_t> slots_;
+  friend struct detail::AnalysisIndexAccess;
+  std::span<const uint32_t> slots_;            // in storage_: owned, or a mapped analysis index
+  std::shared_ptr<const void> storage_;
 };
 
 /// Why an edge could not be named.

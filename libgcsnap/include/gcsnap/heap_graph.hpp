@@ -4,8 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <span>
-#include <vector>
+#include <utility>
 
 #include "gcsnap/model.hpp"
 #include "gcsnap/reader.hpp"
@@ -48,28 +50,14 @@ struct GraphBuildStats {
   uint64_t dependent_edges = 0;        ///< of those, pairs whose two objects were walked (edges added)
 };
 
-/// Offsets of a CSR adjacency array: 32-bit while the edge count fits (8 B per object less
-/// for forward + reverse, which the 100 B/object analysis budget needs), 64-bit beyond.
-class CsrOffsets {
- public:
-  /// Make n_plus_1 zero offsets wide enough for edges up to max_edges.
-  void reset(size_t n_plus_1, uint64_t max_edges);
-  bool empty() const noexcept { return narrow_.empty() && wide_.empty(); }
-  uint64_t operator[](size_t i) const noexcept { return wide_.empty() ? narrow_[i] : wide_[i]; }
-  void set(size_t i, uint64_t value) noexcept {
-    if (wide_.empty()) narrow_[i] = static_cast<uint32_t>(value);
-    else wide_[i] = value;
-  }
-  std::vector<uint32_t>& narrow() noexcept { return narrow_; }
-  std::vector<uint64_t>& wide() noexcept { return wide_; }
-
- private:
-  std::vector<uint32_t> narrow_;
-  std::vector<uint64_t> wide_;
-};
+namespace detail {
+struct AnalysisIndexAccess;
+}
 
 /// The heap graph: forward CSR always, reverse CSR on demand.
-/// It keeps a pointer to the ObjectTable's address, size and type columns, so the table must
+/// How the adjacency is stored (32- or 64-bit offsets, owned arrays or a mapped analysis
+/// index) is private; the API gives spans.
+/// A graph built here keeps a pointer to the ObjectTable's address, size and type columns, so the table must
 /// outlive the graph; the table's reference columns are not used after build() and may be
 /// released by the caller to save memory.
 class HeapGraph {
@@ -87,18 +75,19 @@ class HeapGraph {
                                                const DependentHandleTable* dependent = nullptr);
 
   HeapGraph() = default;
-  HeapGraph(HeapGraph&&) noexcept = default;
-  HeapGraph& operator=(HeapGraph&&) noexcept = default;
+  ~HeapGraph();
+  HeapGraph(HeapGraph&&) noexcept;
+  HeapGraph& operator=(HeapGraph&&) noexcept;
   HeapGraph(const HeapGraph&) = delete;
   HeapGraph& operator=(const HeapGraph&) = delete;
 
   size_t node_count() const noexcept { return node_count_; }
-  uint64_t edge_count() const noexcept { return forward_targets_.size(); }
+  uint64_t edge_count() const noexcept { return edge_count_; }
 
   /// Return the nodes that node references (resolved edges only, in recorded order).
   std::span<const NodeIndex> successors(NodeIndex node) const noexcept {
-    const uint64_t begin = forward_offsets_[node];
-    return {forward_targets_.data() + begin, static_cast<size_t>(forward_offsets_[node + 1] - begin)};
+    const uint64_t begin = forward_.at(node);
+    return {forward_.items + begin, static_cast<size_t>(forward_.at(node + 1) - begin)};
   }
 
   /// Return how FROM holds TO: Reference when FROM references TO (even if a dependent handle
@@ -108,15 +97,15 @@ class HeapGraph {
   bool has_dependent_handles() const noexcept { return has_dependent_; }
   /// Return the position of node's first successor among all forward edges (edge arrays that
   /// parallel the successors, such as EdgeSlots, are indexed from it).
-  uint64_t first_edge(NodeIndex node) const noexcept { return forward_offsets_[node]; }
+  uint64_t first_edge(NodeIndex node) const noexcept { return forward_.at(node); }
 
   /// Build the reverse CSR (predecessors). Idempotent. Errors: OutOfMemory.
   [[nodiscard]] Status build_reverse();
-  bool has_reverse() const noexcept { return !reverse_offsets_.empty(); }
+  bool has_reverse() const noexcept { return reverse_.present(); }
   /// Return the nodes that reference node. Requires build_reverse().
   std::span<const NodeIndex> predecessors(NodeIndex node) const noexcept {
-    const uint64_t begin = reverse_offsets_[node];
-    return {reverse_sources_.data() + begin, static_cast<size_t>(reverse_offsets_[node + 1] - begin)};
+    const uint64_t begin = reverse_.at(node);
+    return {reverse_.items + begin, static_cast<size_t>(reverse_.at(node + 1) - begin)};
   }
 
   /// Return the roots that resolved to a node, in RootTable order (weak ones included).
@@ -129,28 +118,49 @@ class HeapGraph {
   /// Errors: NotFound (no object starts there; interior addresses are not accepted).
   [[nodiscard]] Result<NodeIndex> find_object(uint64_t address) const noexcept;
 
+  /// Return the node of the object that contains address (ObjectTable::find_containing's
+  /// meaning), or nullopt.
+  std::optional<NodeIndex> find_containing(uint64_t address) const noexcept;
+
   uint64_t address(NodeIndex node) const noexcept { return addresses_[node]; }
+  std::span<const uint64_t> addresses() const noexcept { return {addresses_, node_count_}; }
   uint64_t object_size(NodeIndex node) const noexcept { return sizes_[node]; }
   uint32_t type_id(NodeIndex node) const noexcept { return type_ids_[node]; }
   std::span<const uint64_t> sizes() const noexcept { return {sizes_, node_count_}; }
   std::span<const uint32_t> type_ids() const noexcept { return {type_ids_, node_count_}; }
 
  private:
+  friend struct detail::AnalysisIndexAccess;
+  struct Storage;  // owns the arrays below (heap_graph.cpp), or keeps a mapped index alive
+
+  // One CSR direction: exactly one of narrow/wide is set while it exists (32-bit offsets
+  // while the edge count fits, 8 B per object less for both directions).
+  struct Csr {
+    const uint32_t* narrow = nullptr;
+    const uint64_t* wide = nullptr;
+    const NodeIndex* items = nullptr;
+    bool present() const noexcept { return narrow != nullptr || wide != nullptr; }
+    uint64_t at(size_t i) const noexcept { return narrow ? narrow[i] : wide[i]; }
+  };
+
   size_t node_count_ = 0;
+  uint64_t edge_count_ = 0;
   const uint64_t* addresses_ = nullptr;
   const uint64_t* sizes_ = nullptr;
   const uint32_t* type_ids_ = nullptr;
-  CsrOffsets forward_offsets_;  // node_count_ + 1
-  std::vector<NodeIndex> forward_targets_;
-  CsrOffsets reverse_offsets_;  // empty until build_reverse()
-  std::vector<NodeIndex> reverse_sources_;
-  std::vector<GraphRoot> roots_;
-  std::vector<uint32_t> unresolved_roots_;
+  Csr forward_;
+  Csr reverse_;  // absent until build_reverse()
+  std::span<const GraphRoot> roots_;
+  std::span<const uint32_t> unresolved_roots_;
   // Dependent-handle edges (primary, secondary), sorted: they are the last successors of
   // their primary, so edge_kind can tell them from references.
-  std::vector<std::pair<NodeIndex, NodeIndex>> dependent_edges_;
+  std::span<const std::pair<NodeIndex, NodeIndex>> dependent_edges_;
   bool has_dependent_ = false;
   GraphBuildStats stats_;
+  std::shared_ptr<Storage> storage_;
+
+  // Point the views at STORAGE's arrays (built in memory).
+  void adopt(std::shared_ptr<Storage> storage) noexcept;
 };
 
 }  // namespace gcsnap

@@ -80,6 +80,11 @@ struct DependentHandleTable {
 
 /// Objects of one heap walk, in address order, with their references in CSR form:
 /// targets of object i are reference_targets[reference_offsets[i] .. reference_offsets[i+1]).
+/// Return the row of the object that contains ADDRESS among objects sorted by address, with
+/// the one meaning of ObjectTable::find_containing (below); SIZES parallels ADDRESSES.
+std::optional<size_t> find_containing(std::span<const uint64_t> addresses, std::span<const uint64_t> sizes,
+                                      uint64_t address) noexcept;
+
 struct ObjectTable {
   std::vector<uint64_t> addresses;
   std::vector<uint32_t> type_ids;

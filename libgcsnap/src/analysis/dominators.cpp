@@ -152,20 +152,27 @@ Result<DominatorTree> DominatorTree::compute(const HeapGraph& graph, const Domin
     // each subtree into its parent. Accumulated straight into the node-indexed result (no
     // preorder-indexed copy): at 10 M objects every extra array here is 4-8 B per object of
     // peak memory (docs/performance.md).
-    tree.idom_.assign(n, kNoNode);
-    tree.retained_.assign(n, uint64_t{0});
+    struct Arrays {
+      std::vector<NodeIndex> idom, preorder;
+      std::vector<uint64_t> retained;
+    };
+    auto arrays = std::make_shared<Arrays>();
+    std::vector<NodeIndex>& tree_idom = arrays->idom;
+    std::vector<uint64_t>& tree_retained = arrays->retained;
+    tree_idom.assign(n, kNoNode);
+    tree_retained.assign(n, uint64_t{0});
     uint64_t reachable = 0;
     for (size_t w = count - 1; w >= 1; --w) {
       const NodeIndex v = order.vertex[w];
-      const uint64_t retained = tree.retained_[v] + graph.object_size(v);
-      tree.retained_[v] = retained;
+      const uint64_t retained = tree_retained[v] + graph.object_size(v);
+      tree_retained[v] = retained;
       if (idom[w] == 0) {
-        tree.idom_[v] = kVirtualRoot;
+        tree_idom[v] = kVirtualRoot;
         reachable += retained;
       } else {
         const NodeIndex parent = order.vertex[idom[w]];
-        tree.idom_[v] = parent;
-        tree.retained_[parent] += retained;
+        tree_idom[v] = parent;
+        tree_retained[parent] += retained;
       }
     }
     std::vector<uint32_t>().swap(idom);
@@ -175,7 +182,11 @@ Result<DominatorTree> DominatorTree::compute(const HeapGraph& graph, const Domin
     tree.unreachable_bytes_ = total - reachable;
     order.vertex.erase(order.vertex.begin());  // the virtual root's slot: the rest is the preorder
     order.vertex.shrink_to_fit();
-    tree.preorder_ = std::move(order.vertex);
+    arrays->preorder = std::move(order.vertex);
+    tree.idom_ = arrays->idom;
+    tree.retained_ = arrays->retained;
+    tree.preorder_ = arrays->preorder;
+    tree.storage_ = std::move(arrays);
     return tree;
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::OutOfMemory, "out of memory computing dominators");
@@ -184,7 +195,10 @@ Result<DominatorTree> DominatorTree::compute(const HeapGraph& graph, const Domin
 
 uint32_t DominatorTree::depth(NodeIndex v) const noexcept {
   uint32_t d = 0;
-  for (NodeIndex x = idom_[v]; x != kVirtualRoot && x != kNoNode; x = idom_[x]) ++d;
+  // Bounded by the node count: a tree read from an index is checked, but never trusted to
+  // be acyclic.
+  for (NodeIndex x = idom_[v]; x != kVirtualRoot && x != kNoNode && x < idom_.size() && d < idom_.size(); x = idom_[x])
+    ++d;
   return d;
 }
 

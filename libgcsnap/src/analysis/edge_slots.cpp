@@ -1,6 +1,8 @@
 // EdgeSlots and EdgeNamer: the slots of the graph's edges and the names of a path's hops.
 #include <algorithm>
+#include <memory>
 #include <new>
+#include <vector>
 
 #include "gcsnap/edge_names.hpp"
 
@@ -13,7 +15,7 @@ Result<EdgeSlots> EdgeSlots::build(const ObjectTable& table, const HeapGraph& gr
       table.reference_offsets.size() != table.size() + 1)
     return make_error(ErrorCode::InvalidArgument, "the table's slots or references do not match the graph");
   try {
-    out.slots_.assign(graph.edge_count(), kUnknownSlot);
+    auto slots = std::make_shared<std::vector<uint32_t>>(graph.edge_count(), kUnknownSlot);
     for (NodeIndex v = 0; v < graph.node_count(); ++v) {
       const auto successors = graph.successors(v);
       const uint64_t base = graph.first_edge(v);
@@ -22,10 +24,12 @@ Result<EdgeSlots> EdgeSlots::build(const ObjectTable& table, const HeapGraph& gr
       // next reference whose target is that object; unresolved references are skipped.
       for (uint64_t r = table.reference_offsets[v]; r < table.reference_offsets[v + 1] && j < successors.size(); ++r) {
         if (graph.address(successors[j]) != table.reference_targets[r]) continue;
-        out.slots_[base + j] = table.reference_slots[r];
+        (*slots)[base + j] = table.reference_slots[r];
         ++j;
       }
     }
+    out.slots_ = *slots;
+    out.storage_ = std::move(slots);
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::OutOfMemory, "out of memory aligning reference slots");
   }

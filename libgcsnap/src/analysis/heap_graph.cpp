@@ -4,8 +4,16 @@
 #include <new>
 
 #include "analysis/address_resolver.hpp"
+#include "analysis/heap_graph_storage.hpp"
 
 namespace gcsnap {
+
+using detail::CsrOffsets;
+
+HeapGraph::~HeapGraph() = default;
+HeapGraph::HeapGraph(HeapGraph&&) noexcept = default;
+HeapGraph& HeapGraph::operator=(HeapGraph&&) noexcept = default;
+
 namespace {
 
 Status validate(const ObjectTable& objects) noexcept {
@@ -116,6 +124,8 @@ Result<HeapGraph> HeapGraph::build(const ObjectTable& objects, const RootTable& 
   if (roots.size() > 0xFFFFFFFFu) return make_error(ErrorCode::LimitExceeded, "too many roots");
   try {
     HeapGraph g;
+    auto storage = std::make_shared<Storage>();
+    Storage& st = *storage;
     const size_t n = objects.size();
     g.node_count_ = n;
     g.addresses_ = objects.addresses.data();
@@ -124,24 +134,24 @@ Result<HeapGraph> HeapGraph::build(const ObjectTable& objects, const RootTable& 
     g.stats_.references = objects.reference_targets.size();
 
     // Resolve in place, then squeeze out the unresolved edges while writing the offsets.
-    g.forward_targets_.resize(objects.reference_targets.size());
-    g.stats_.unresolved_references = resolve_edges(objects, g.forward_targets_);
-    g.forward_offsets_.reset(n + 1, objects.reference_targets.size());
+    st.forward_targets.resize(objects.reference_targets.size());
+    g.stats_.unresolved_references = resolve_edges(objects, st.forward_targets);
+    st.forward_offsets.reset(n + 1, objects.reference_targets.size());
     uint64_t kept = 0;
     for (size_t i = 0; i < n; ++i) {
       for (uint64_t e = objects.reference_offsets[i]; e < objects.reference_offsets[i + 1]; ++e) {
-        const NodeIndex t = g.forward_targets_[e];
-        if (t != kNoNode) g.forward_targets_[kept++] = t;
+        const NodeIndex t = st.forward_targets[e];
+        if (t != kNoNode) st.forward_targets[kept++] = t;
       }
-      g.forward_offsets_.set(i + 1, kept);
+      st.forward_offsets.set(i + 1, kept);
     }
-    g.forward_targets_.resize(kept);
-    if (kept + kept / 8 < objects.reference_targets.size()) g.forward_targets_.shrink_to_fit();
+    st.forward_targets.resize(kept);
+    if (kept + kept / 8 < objects.reference_targets.size()) st.forward_targets.shrink_to_fit();
     if (dependent) {
       g.has_dependent_ = true;
       g.stats_.dependent_handles = dependent->size();
-      add_dependent_edges(objects, *dependent, g.forward_offsets_, g.forward_targets_, g.dependent_edges_, n);
-      g.stats_.dependent_edges = g.dependent_edges_.size();
+      add_dependent_edges(objects, *dependent, st.forward_offsets, st.forward_targets, st.dependent_edges, n);
+      g.stats_.dependent_edges = st.dependent_edges.size();
     }
 
     // Roots: a handful compared to objects, so one search each is fine.
@@ -164,11 +174,12 @@ Result<HeapGraph> HeapGraph::build(const ObjectTable& objects, const RootTable& 
       if (node == kNoNode) {
         if (id == 0) ++g.stats_.null_roots;
         else ++g.stats_.unresolved_roots;
-        g.unresolved_roots_.push_back(static_cast<uint32_t>(r));
+        st.unresolved_roots.push_back(static_cast<uint32_t>(r));
         continue;
       }
-      g.roots_.push_back(GraphRoot{node, roots.kinds[r], roots.flags[r], roots.root_ids[r], static_cast<uint32_t>(r)});
+      st.roots.push_back(GraphRoot{node, roots.kinds[r], roots.flags[r], roots.root_ids[r], static_cast<uint32_t>(r)});
     }
+    g.adopt(std::move(storage));
     return g;
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::OutOfMemory, "out of memory building the heap graph");
@@ -180,7 +191,7 @@ namespace {
 // Counting sort of the forward edges by target into offsets/sources. The offsets double as
 // the scatter cursors and are shifted back afterwards, so no extra per-node array is needed.
 template <typename Offset>
-void reverse_edges(size_t node_count, const CsrOffsets& forward, const std::vector<NodeIndex>& targets,
+void reverse_edges(size_t node_count, const HeapGraph& graph, std::span<const NodeIndex> targets,
                    std::vector<Offset>& offsets, std::vector<NodeIndex>& sources) {
   for (NodeIndex t : targets) ++offsets[t];
   Offset sum = 0;
@@ -190,34 +201,43 @@ void reverse_edges(size_t node_count, const CsrOffsets& forward, const std::vect
     sum += c;
   }
   offsets[node_count] = sum;
-  for (size_t s = 0; s < node_count; ++s) {
-    const uint64_t end = forward[s + 1];
-    for (uint64_t e = forward[s]; e < end; ++e) sources[offsets[targets[e]]++] = static_cast<NodeIndex>(s);
-  }
+  for (size_t s = 0; s < node_count; ++s)
+    for (NodeIndex t : graph.successors(static_cast<NodeIndex>(s))) sources[offsets[t]++] = static_cast<NodeIndex>(s);
   for (size_t i = node_count; i > 0; --i) offsets[i] = offsets[i - 1];
   offsets[0] = 0;
 }
 
 }  // namespace
 
-void CsrOffsets::reset(size_t n_plus_1, uint64_t max_edges) {
-  std::vector<uint32_t>().swap(narrow_);
-  std::vector<uint64_t>().swap(wide_);
-  if (max_edges <= UINT32_MAX) narrow_.assign(n_plus_1, 0u);
-  else wide_.assign(n_plus_1, uint64_t{0});
+void HeapGraph::adopt(std::shared_ptr<Storage> storage) noexcept {
+  storage_ = std::move(storage);
+  Storage& st = *storage_;
+  edge_count_ = st.forward_targets.size();
+  forward_ = Csr{st.forward_offsets.narrow().empty() ? nullptr : st.forward_offsets.narrow().data(),
+                 st.forward_offsets.wide().empty() ? nullptr : st.forward_offsets.wide().data(),
+                 st.forward_targets.data()};
+  roots_ = st.roots;
+  unresolved_roots_ = st.unresolved_roots;
+  dependent_edges_ = st.dependent_edges;
 }
 
 Status HeapGraph::build_reverse() {
   if (has_reverse()) return Status::ok();
   try {
+    if (!storage_) storage_ = std::make_shared<Storage>();  // an empty graph
     CsrOffsets offsets;
-    offsets.reset(node_count_ + 1, forward_targets_.size());
+    offsets.reset(node_count_ + 1, edge_count_);
     std::vector<NodeIndex> sources;
-    sources.resize(forward_targets_.size());
-    if (!offsets.narrow().empty()) reverse_edges(node_count_, forward_offsets_, forward_targets_, offsets.narrow(), sources);
-    else reverse_edges(node_count_, forward_offsets_, forward_targets_, offsets.wide(), sources);
-    reverse_offsets_ = std::move(offsets);
-    reverse_sources_ = std::move(sources);
+    sources.resize(edge_count_);
+    const std::span<const NodeIndex> targets(forward_.items, edge_count_);
+    if (!offsets.narrow().empty()) reverse_edges(node_count_, *this, targets, offsets.narrow(), sources);
+    else reverse_edges(node_count_, *this, targets, offsets.wide(), sources);
+    Storage& st = *storage_;
+    st.reverse_offsets = std::move(offsets);
+    st.reverse_sources = std::move(sources);
+    reverse_ = Csr{st.reverse_offsets.narrow().empty() ? nullptr : st.reverse_offsets.narrow().data(),
+                   st.reverse_offsets.wide().empty() ? nullptr : st.reverse_offsets.wide().data(),
+                   st.reverse_sources.data()};
     return Status::ok();
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::OutOfMemory, "out of memory building the reverse graph");
@@ -242,6 +262,16 @@ Result<NodeIndex> HeapGraph::find_object(uint64_t address) const noexcept {
   const uint64_t* it = std::lower_bound(addresses_, end, address);
   if (it == end || *it != address) return make_error(ErrorCode::NotFound, "no object starts at this address");
   return static_cast<NodeIndex>(it - addresses_);
+}
+
+}  // namespace gcsnap
+
+namespace gcsnap {
+
+std::optional<NodeIndex> HeapGraph::find_containing(uint64_t address) const noexcept {
+  const auto row = gcsnap::find_containing(addresses(), sizes(), address);
+  if (!row) return std::nullopt;
+  return static_cast<NodeIndex>(*row);
 }
 
 }  // namespace gcsnap

@@ -5,6 +5,11 @@
 namespace gcsnap {
 
 std::optional<size_t> ObjectTable::find_containing(uint64_t address) const noexcept {
+  return gcsnap::find_containing(addresses, sizes, address);
+}
+
+std::optional<size_t> find_containing(std::span<const uint64_t> addresses, std::span<const uint64_t> sizes,
+                                      uint64_t address) noexcept {
   auto it = std::upper_bound(addresses.begin(), addresses.end(), address);
   if (it == addresses.begin()) return std::nullopt;
   const auto row = static_cast<size_t>(it - addresses.begin()) - 1;
