@@ -210,4 +210,59 @@ TEST_CASE("text tables fit the width given, pipes get full names", "[output][wid
   CHECK(tiny.find("4.0 KiB") != std::string::npos);
 }
 
+TEST_CASE("names that differ inside their arguments are cut, not shown in full", "[output][width]") {
+  const std::vector<std::string> names = {
+      "System.Collections.Generic.Dictionary<System.String, System.Collections.Generic.List<Contoso.Shipping.StockItem>>",
+      "System.Collections.Generic.Dictionary<System.String, System.Collections.Generic.List<Contoso.Inventory.StockItem>>"};
+  const auto out = shorten_type_names(names, 30);
+  INFO(out[0] << " / " << out[1]);
+  CHECK(out[0] != out[1]);
+  CHECK(display_width(out[0]) == 30);
+  CHECK(display_width(out[1]) == 30);
+  CHECK(out[0].ends_with("<C.S.StockItem>>"));
+  CHECK(out[1].ends_with("<C.I.StockItem>>"));
+  // Names that only their start tells apart keep their full form.
+  const std::vector<std::string> same_end = {"Alpha.Very.Long.Namespace.Name.Holder<Item>",
+                                             "Beta.Very.Long.Namespace.Name.Holder<Item>"};
+  const auto full = shorten_type_names(same_end, 12);
+  CHECK(full[0] == same_end[0]);
+  CHECK(full[1] == same_end[1]);
+}
+
+TEST_CASE("a narrow table leaves out its optional columns and says so", "[output][width]") {
+  Table t("t", "");
+  t.add_column("type", "TYPE", ColumnKind::TypeName).add_column("retained", "RETAINED", ColumnKind::Bytes);
+  t.add_column("depth", "DEPTH", ColumnKind::Count).drop_when_narrow(2);
+  t.add_column("size", "SIZE", ColumnKind::Bytes).drop_when_narrow(1);
+  t.add_column("holder", "HOLDER TYPE", ColumnKind::TypeName);
+  t.add_row({"Gcsnap.Sample.Orders.OrderLineCollection", uint64_t{4096}, uint64_t{12}, uint64_t{64},
+             "System.Collections.Generic.Dictionary<System.Int32, Gcsnap.Sample.Orders.Order>"});
+  const std::string full = render_table(t, Format::Table, 0);
+  CHECK(full.find("DEPTH") != std::string::npos);
+  CHECK(full.find("left out") == std::string::npos);
+  // Wide enough for everything with readable names: nothing dropped.
+  CHECK(render_table(t, Format::Table, 110).find("left out") == std::string::npos);
+  // The highest rank goes first: at 85 columns leaving out DEPTH is enough.
+  const std::string medium = render_table(t, Format::Table, 85);
+  CHECK(medium.substr(0, medium.find('\n')).find("DEPTH") == std::string::npos);
+  CHECK(medium.substr(0, medium.find('\n')).find("SIZE") != std::string::npos);
+  CHECK(medium.find("(DEPTH left out to fit 85 columns") != std::string::npos);
+  const std::string narrow = render_table(t, Format::Table, 80);
+  INFO(narrow);
+  CHECK(narrow.substr(0, narrow.find('\n')).find("SIZE") == std::string::npos);
+  CHECK(narrow.find("(DEPTH, SIZE left out to fit 80 columns") != std::string::npos);
+  CHECK(narrow.find("4.0 KiB") != std::string::npos);
+  size_t start = 0;
+  const size_t note = narrow.find("  (DEPTH");
+  while (start < note) {
+    const size_t end = narrow.find('\n', start);
+    CHECK(display_width(std::string_view(narrow).substr(start, end - start)) <= 80);
+    start = end + 1;
+  }
+  const std::string tiny = render_table(t, Format::Table, 50);
+  CHECK(tiny.find("(DEPTH, SIZE left out to fit 50 columns; --wide shows every column)") != std::string::npos);
+  // Machine formats never drop a column.
+  CHECK(render_table(t, Format::Csv, 50).find("depth") != std::string::npos);
+}
+
 }  // namespace gcsnap::cli

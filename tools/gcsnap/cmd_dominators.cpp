@@ -47,9 +47,12 @@ Table by_object(const LoadedHeap& heap, const DominatorTree& dom, const Dominato
   Table table("dominators", fmt::format("Objects that retain the most in GC {}", heap.sel.number()));
   table.add_column("rank", "#", ColumnKind::Count).add_column("address", "OBJECT", ColumnKind::Address);
   table.add_column("type", "TYPE", ColumnKind::TypeName).add_column("chain", "CHAIN", ColumnKind::Count);
-  table.add_column("size", "SIZE", ColumnKind::Bytes);
+  // On a narrow terminal the depth, then the dominator's address, then the shallow size go
+  // first: the type, what it retains and who holds it tell the culprit.
+  table.add_column("size", "SIZE", ColumnKind::Bytes).drop_when_narrow(1);
   table.add_column("retained_bytes", "RETAINED", ColumnKind::Bytes).add_column("retained_share", "SHARE", ColumnKind::Share);
-  table.add_column("depth", "DEPTH", ColumnKind::Count).add_column("dominator", "DOMINATOR", ColumnKind::Address);
+  table.add_column("depth", "DEPTH", ColumnKind::Count).drop_when_narrow(3);
+  table.add_column("dominator", "DOMINATOR", ColumnKind::Address).drop_when_narrow(2);
   table.add_column("dominator_type", "DOMINATOR TYPE", ColumnKind::TypeName);
   const std::vector<uint32_t> types = filtered_types(heap, opt.filter);
   std::vector<RetainerChain> rows;

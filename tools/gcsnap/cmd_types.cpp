@@ -85,7 +85,7 @@ void run_types(const TypesOptions& opt) {
                                    format_bytes(bytes), hist->size()));
   table.add_column("type", "TYPE", ColumnKind::TypeName).add_column("count", "COUNT", ColumnKind::Count);
   table.add_column("bytes", "BYTES", ColumnKind::Bytes).add_column("retained_bytes", "RETAINED", ColumnKind::Bytes);
-  table.add_column("unreachable", "UNREACHABLE", ColumnKind::Count);
+  table.add_column("unreachable", "UNREACHABLE", ColumnKind::Count).drop_when_narrow(1);
   // Where the bytes live (generation_slot order): one column each for scripts, one short
   // text for people ("loh 93%, gen0 7%"), so the table stays narrow.
   static constexpr std::pair<const char*, const char*> kWhere[] = {{"gen0_bytes", "gen0"}, {"gen1_bytes", "gen1"},

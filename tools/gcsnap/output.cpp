@@ -20,6 +20,12 @@ Table& Table::add_column(std::string key, std::string title, ColumnKind kind, Sh
   return *this;
 }
 
+Table& Table::drop_when_narrow(int rank) {
+  if (columns_.empty()) throw std::logic_error("drop_when_narrow needs a column");
+  columns_.back().narrow_drop_rank = rank;
+  return *this;
+}
+
 void Table::add_row(std::vector<Cell> cells) {
   if (cells.size() != columns_.size()) throw std::logic_error("table row has the wrong number of cells");
   rows_.push_back(std::move(cells));
@@ -218,13 +224,45 @@ std::vector<size_t> visible_indices(const Table& table, bool for_people) {
 // A type name column is not shrunk below this (or its title).
 constexpr size_t kMinTypeWidth = 16;
 
+// Type names narrower than this are hard to read: a table drops its optional columns before
+// it cuts names below it.
+constexpr size_t kReadableTypeWidth = 32;
+
+size_t line_width(const std::vector<size_t>& widths) {
+  size_t total = 0;
+  for (size_t w : widths) total += w;
+  return total + 2 * (widths.empty() ? 0 : widths.size() - 1);
+}
+
+// Leave out optional columns (highest narrow_drop_rank first) while the line, with its type
+// names cut to a readable width, is wider than `width`. Returns the titles left out.
+std::vector<std::string> drop_narrow_columns(std::vector<Column>& cols, std::vector<std::vector<std::string>>& texts,
+                                             std::vector<size_t>& widths, size_t width) {
+  std::vector<std::string> dropped;
+  for (;;) {
+    std::vector<size_t> readable = widths;
+    for (size_t c = 0; c < cols.size(); ++c)
+      if (cols[c].kind == ColumnKind::TypeName)
+        readable[c] = std::min(widths[c], std::max(kReadableTypeWidth, display_width(cols[c].title)));
+    if (line_width(readable) <= width) break;
+    size_t victim = SIZE_MAX;
+    for (size_t c = 0; c < cols.size(); ++c)
+      if (cols[c].narrow_drop_rank > 0 && (victim == SIZE_MAX || cols[c].narrow_drop_rank > cols[victim].narrow_drop_rank))
+        victim = c;
+    if (victim == SIZE_MAX) break;
+    dropped.push_back(cols[victim].title);
+    cols.erase(cols.begin() + static_cast<std::ptrdiff_t>(victim));
+    widths.erase(widths.begin() + static_cast<std::ptrdiff_t>(victim));
+    for (auto& row : texts) row.erase(row.begin() + static_cast<std::ptrdiff_t>(victim));
+  }
+  return dropped;
+}
+
 // Shrink the TypeName columns, widest first, until a line fits `width`; then shorten their
 // cells to the widths chosen. Other columns keep their width: numbers are never cut.
 void fit_width(const std::vector<Column>& cols, std::vector<std::vector<std::string>>& texts,
                std::vector<size_t>& widths, size_t width) {
-  size_t total = 0;
-  for (size_t w : widths) total += w;
-  total += 2 * (widths.empty() ? 0 : widths.size() - 1);
+  size_t total = line_width(widths);
   std::vector<size_t> target = widths;
   while (total > width) {
     size_t widest = SIZE_MAX;
@@ -252,7 +290,7 @@ void fit_width(const std::vector<Column>& cols, std::vector<std::vector<std::str
 }
 
 std::string render_text(const Table& table, size_t width) {
-  const std::vector<Column> cols = visible_columns(table, true);
+  std::vector<Column> cols = visible_columns(table, true);
   const std::vector<size_t> index = visible_indices(table, true);
   std::vector<std::vector<std::string>> texts;
   std::vector<size_t> widths(cols.size());
@@ -264,7 +302,11 @@ std::string render_text(const Table& table, size_t width) {
       widths[c] = std::max(widths[c], display_width(out.back()));
     }
   }
-  if (width != 0) fit_width(cols, texts, widths, width);
+  std::vector<std::string> dropped;
+  if (width != 0) {
+    dropped = drop_narrow_columns(cols, texts, widths, width);
+    fit_width(cols, texts, widths, width);
+  }
   auto line = [&](const std::vector<std::string>& cells) {
     std::string s;
     for (size_t c = 0; c < cols.size(); ++c) {
@@ -283,6 +325,11 @@ std::string render_text(const Table& table, size_t width) {
   s += line(header);
   for (const auto& row : texts) s += line(row);
   if (table.empty()) s += "  (none)\n";
+  if (!dropped.empty()) {
+    std::string titles;
+    for (const auto& t : dropped) titles += (titles.empty() ? "" : ", ") + t;
+    s += fmt::format("  ({} left out to fit {} columns; --wide shows every column)\n", titles, width);
+  }
   return s;
 }
 

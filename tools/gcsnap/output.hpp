@@ -51,6 +51,9 @@ struct Column {
   std::string title;  ///< table header
   ColumnKind kind = ColumnKind::Text;
   Shown shown = Shown::Everywhere;
+  /// 0: always shown. Otherwise a text table too wide for the terminal leaves this column
+  /// out, the highest rank first, before it cuts type names below a readable width.
+  int narrow_drop_rank = 0;
 };
 
 /// One value: text, an integer, or empty.
@@ -103,6 +106,8 @@ class Table {
   Table(std::string name, std::string title) : name_(std::move(name)), title_(std::move(title)) {}
   Table& add_column(std::string key, std::string title, ColumnKind kind = ColumnKind::Text,
                     Shown shown = Shown::Everywhere);
+  /// Let a narrow terminal leave out the column added last (Column::narrow_drop_rank).
+  Table& drop_when_narrow(int rank);
   /// Append a row; it must have one cell per column (throws std::logic_error otherwise).
   void add_row(std::vector<Cell> cells);
 

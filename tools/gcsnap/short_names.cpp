@@ -63,12 +63,16 @@ std::string abbreviate_type_name(std::string_view text, int level) {
   return out;
 }
 
-std::string shorten_type_name(std::string_view text, size_t max_width) {
-  for (int level = 0; level <= kMostAbbreviated; ++level) {
+namespace {
+
+// The least abbreviated form of `text`, up to `max_level`, that fits `max_width`; when none
+// does, the end of the level-`max_level` form after "…".
+std::string shorten_upto(std::string_view text, size_t max_width, int max_level) {
+  for (int level = 0; level <= max_level; ++level) {
     std::string s = level == 0 ? std::string(text) : abbreviate_type_name(text, level);
     if (display_width(s) <= max_width) return s;
   }
-  const std::string most = abbreviate_type_name(text, kMostAbbreviated);
+  const std::string most = max_level == 0 ? std::string(text) : abbreviate_type_name(text, max_level);
   if (max_width == 0) return {};
   // Keep the last max_width - 1 code points after the ellipsis (never split a UTF-8 sequence).
   size_t keep = max_width - 1, start = most.size();
@@ -77,6 +81,12 @@ std::string shorten_type_name(std::string_view text, size_t max_width) {
     if ((static_cast<unsigned char>(most[start]) & 0xC0) != 0x80) --keep;
   }
   return "\u2026" + most.substr(start);
+}
+
+}  // namespace
+
+std::string shorten_type_name(std::string_view text, size_t max_width) {
+  return shorten_upto(text, max_width, kMostAbbreviated);
 }
 
 std::vector<std::string> shorten_type_names(const std::vector<std::string>& names, size_t max_width) {
@@ -96,11 +106,15 @@ std::vector<std::string> shorten_type_names(const std::vector<std::string>& name
       if (clash.count(out[i])) rows.push_back(i);
     return rows;
   };
+  // Less abbreviation first, still cut to the width: names that differ only inside their
+  // generic arguments' namespaces usually differ at their end too, and "…" keeps the end.
   for (int level = kMostAbbreviated - 1; level >= 0; --level) {
     const std::vector<size_t> rows = colliding();
-    if (rows.empty()) break;
-    for (size_t i : rows) out[i] = abbreviate_type_name(names[i], level);
+    if (rows.empty()) return out;
+    for (size_t i : rows) out[i] = shorten_upto(names[i], max_width, level);
   }
+  // Names that only their start tells apart: the full name, wider than asked.
+  for (size_t i : colliding()) out[i] = names[i];
   return out;
 }
 

@@ -26,8 +26,9 @@ std::string abbreviate_type_name(std::string_view text, int level);
 std::string shorten_type_name(std::string_view text, size_t max_width);
 
 /// Shorten every name of a column to `max_width`, keeping distinct names distinct: names
-/// whose short forms collide fall back to a less abbreviated form (the full name at worst),
-/// even if it is wider.
+/// whose short forms collide fall back to a less abbreviated form, cut to the width when it
+/// is still too wide ("…" and the end); only names that nothing but their start tells apart
+/// are shown in full, wider than asked.
 std::vector<std::string> shorten_type_names(const std::vector<std::string>& names, size_t max_width);
 
 }  // namespace gcsnap::cli
