@@ -53,3 +53,13 @@ show dominators "$snap" --by type --top 5
 
 step "What changed between GC $from and GC $to"
 show diff "$snap" --from "$from" --to "$to" --top 5
+
+step "Leak hunting: the sample's 'leaks' mode plants two leaks among look-alikes (6 rounds)"
+leaks=$demo/leaks.snap
+rm -f "$leaks"
+show record -o "$leaks" -- dotnet "$app" leaks 6
+show leaks "$leaks" --top 5
+
+step "A report to open in a browser (one offline HTML file)"
+show report "$leaks" -o "$demo/report.html"
+echo "open $demo/report.html"
