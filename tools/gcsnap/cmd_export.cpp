@@ -20,6 +20,7 @@
 #include "heapsnapshot_export.hpp"
 #include "output.hpp"
 #include "output_file.hpp"
+#include "type_filter.hpp"
 
 namespace gcsnap::cli {
 
@@ -73,10 +74,9 @@ void run_dot(const ExportOptions& opt) {
     paths = std::move(result->paths);
     targets.push_back(target);
   } else {
-    const std::vector<NodeIndex> instances = find_objects_of_type(*heap, opt.type);
-    if (instances.empty())
-      throw CliError(fmt::format("{}: no object in GC {} has a type named or containing '{}'", heap->sel.file,
-                                 heap->sel.number(), opt.type), kExitUsage);
+    const std::vector<NodeIndex> instances = objects_of_type(
+        heap->graph, heap->names, opt.type,
+        fmt::format("{}: no object in GC {} has a type named or containing", heap->sel.file, heap->sel.number()));
     auto tree = ShortestPathTree::compute(heap->graph, retention);
     if (!tree) fail_on(heap->sel.file, tree.error());
     for (NodeIndex v : instances)

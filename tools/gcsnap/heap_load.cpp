@@ -88,26 +88,4 @@ NodeIndex find_object_or_fail(const LoadedHeap& heap, uint64_t address) {
                  kExitUsage);
 }
 
-namespace {
-// The name without namespace or enclosing type: "Survivor2" for "Gcsnap.Sample.Survivor2".
-std::string_view simple_name(std::string_view name) {
-  const size_t generic = name.find('<');
-  const size_t cut = name.substr(0, generic).find_last_of(".+");
-  return cut == std::string_view::npos ? name : name.substr(cut + 1);
-}
-}  // namespace
-
-std::vector<NodeIndex> find_objects_of_type(const LoadedHeap& heap, const std::string& type) {
-  std::vector<NodeIndex> matches[3];
-  for (NodeIndex v = 0; v < heap.graph.node_count(); ++v) {
-    const std::string_view name = heap.type_name(v);
-    if (name == type) matches[0].push_back(v);
-    else if (simple_name(name) == type) matches[1].push_back(v);
-    else if (name.find(type) != std::string_view::npos) matches[2].push_back(v);
-  }
-  for (auto& m : matches)
-    if (!m.empty()) return std::move(m);
-  return {};
-}
-
 }  // namespace gcsnap::cli

@@ -47,8 +47,4 @@ std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uin
 /// and GC, and the containing object when the address points inside one.
 NodeIndex find_object_or_fail(const LoadedHeap& heap, uint64_t address);
 
-/// Return the objects whose type name is exactly TYPE; else whose name without namespace or
-/// enclosing type is; else whose name contains it (address order). Shared by path and export.
-std::vector<NodeIndex> find_objects_of_type(const LoadedHeap& heap, const std::string& type);
-
 }  // namespace gcsnap::cli
