@@ -1,5 +1,7 @@
 #include "analysis/leak_scan.hpp"
 
+#include "analysis/group_retained.hpp"
+
 #include <algorithm>
 #include <new>
 
@@ -70,52 +72,13 @@ void assign_shapes(ScannedWalk& s, ShapeTrie& trie, bool include_weak) {
   }
 }
 
-// A group's retained bytes: walk the dominator tree depth-first with, per group, the number
-// of its members on the current path; a member adds its retained size only when it is the
-// first (the union of the members' dominator subtrees, as type_histogram does per type).
+// A group's retained bytes: the union of its members' dominator subtrees.
 void add_retained(const ScannedWalk& s, std::vector<std::vector<LeakPoint>>& groups, uint32_t walk_index,
                   size_t shapes) {
-  const auto preorder = s.dom.preorder();
-  const size_t m = preorder.size();
-  std::vector<uint32_t> position(s.graph.node_count(), 0);
-  for (size_t i = 0; i < m; ++i) position[preorder[i]] = static_cast<uint32_t>(i + 1);  // 0: virtual root
-  std::vector<uint32_t> offsets(m + 2, 0);
-  auto slot_of_parent = [&](size_t i) {
-    const NodeIndex parent = s.dom.immediate_dominator(preorder[i]);
-    return parent == kVirtualRoot ? 0u : position[parent];
-  };
-  for (size_t i = 0; i < m; ++i) ++offsets[slot_of_parent(i)];
-  uint32_t sum = 0;
-  for (auto& o : offsets) {
-    const uint32_t c = o;
-    o = sum;
-    sum += c;
-  }
-  std::vector<uint32_t> children(m);
-  for (size_t i = 0; i < m; ++i) children[offsets[slot_of_parent(i)]++] = static_cast<uint32_t>(i + 1);
-  for (size_t i = m + 1; i > 0; --i) offsets[i] = offsets[i - 1];
-  offsets[0] = 0;
-  std::vector<uint32_t>().swap(position);
-
-  std::vector<uint32_t> on_path(shapes, 0);
-  struct Step {
-    uint32_t position;
-    bool leaving;
-  };
-  std::vector<Step> stack;
-  for (uint32_t c = offsets[0]; c < offsets[1]; ++c) stack.push_back({children[c], false});
-  while (!stack.empty()) {
-    const Step step = stack.back();
-    stack.pop_back();
-    const NodeIndex node = preorder[step.position - 1];
-    const uint32_t shape = s.shape[node];
-    if (step.leaving) {
-      if (shape != ShapeTrie::kNone) --on_path[shape];
-      continue;
-    }
-    if (shape != ShapeTrie::kNone && on_path[shape]++ == 0) groups[shape][walk_index].retained_bytes += s.dom.retained_size(node);
-    stack.push_back({step.position, true});
-    for (uint32_t c = offsets[step.position]; c < offsets[step.position + 1]; ++c) stack.push_back({children[c], false});
+  static_assert(ShapeTrie::kNone == detail::kNoGroup, "a node outside every shape is in no group");
+  const auto retained = detail::group_retained_bytes(s.dom, s.shape, shapes);
+  for (size_t shape = 0; shape < shapes; ++shape) {
+    if (retained[shape] != 0) groups[shape][walk_index].retained_bytes += retained[shape];
   }
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <new>
 
+#include "analysis/group_retained.hpp"
+
 namespace gcsnap {
 namespace {
 
@@ -38,57 +40,6 @@ TypeSlots assign_slots(const HeapGraph& graph) {
   return t;
 }
 
-// Walk the dominator tree depth-first, keeping per type how many objects of that type are
-// on the current path; an object adds its retained size only when none is.
-void add_retained(const HeapGraph& graph, const DominatorTree& dom, const TypeSlots& types,
-                  std::vector<TypeStats>& stats) {
-  const auto preorder = dom.preorder();
-  const size_t m = preorder.size();
-  std::vector<uint32_t> position(graph.node_count(), 0);
-  for (size_t i = 0; i < m; ++i) position[preorder[i]] = static_cast<uint32_t>(i + 1);  // 0: virtual root
-  std::vector<uint32_t> offsets(m + 2, 0);
-  for (size_t i = 0; i < m; ++i) {
-    const NodeIndex parent = dom.immediate_dominator(preorder[i]);
-    ++offsets[parent == kVirtualRoot ? 0 : position[parent]];
-  }
-  uint32_t sum = 0;
-  for (auto& o : offsets) {
-    const uint32_t c = o;
-    o = sum;
-    sum += c;
-  }
-  std::vector<uint32_t> children(m);
-  for (size_t i = 0; i < m; ++i) {
-    const NodeIndex parent = dom.immediate_dominator(preorder[i]);
-    children[offsets[parent == kVirtualRoot ? 0 : position[parent]]++] = static_cast<uint32_t>(i + 1);
-  }
-  for (size_t i = m + 1; i > 0; --i) offsets[i] = offsets[i - 1];
-  offsets[0] = 0;
-  std::vector<uint32_t>().swap(position);  // frees; `position = {}` would keep the capacity
-
-  std::vector<uint32_t> on_path(types.ids.size(), 0);
-  struct Step {
-    uint32_t position;
-    bool leaving;
-  };
-  std::vector<Step> stack;
-  for (uint32_t c = offsets[0]; c < offsets[1]; ++c) stack.push_back({children[c], false});
-  while (!stack.empty()) {
-    const Step step = stack.back();
-    stack.pop_back();
-    const NodeIndex node = preorder[step.position - 1];
-    const uint32_t slot = types.slot[node];
-    if (step.leaving) {
-      --on_path[slot];
-      continue;
-    }
-    if (on_path[slot]++ == 0) stats[slot].retained_bytes += dom.retained_size(node);
-    stack.push_back({step.position, true});
-    for (uint32_t c = offsets[step.position]; c < offsets[step.position + 1]; ++c)
-      stack.push_back({children[c], false});
-  }
-}
-
 }  // namespace
 
 Result<std::vector<TypeStats>> build_type_histogram(const HeapGraph& graph, const DominatorTree* dominators,
@@ -109,7 +60,10 @@ Result<std::vector<TypeStats>> build_type_histogram(const HeapGraph& graph, cons
       if (!generations.empty()) t.generation_bytes[generation_slot(generations[v])] += graph.object_size(v);
       if (dominators && !dominators->is_reachable(v)) ++t.unreachable_count;
     }
-    if (dominators) add_retained(graph, *dominators, types, stats);
+    if (dominators) {
+      const auto retained = detail::group_retained_bytes(*dominators, types.slot, stats.size());
+      for (size_t s = 0; s < stats.size(); ++s) stats[s].retained_bytes = retained[s];
+    }
     auto key = [&](const TypeStats& t) {
       switch (options.order) {
         case TypeOrder::RetainedBytes: return t.retained_bytes;
