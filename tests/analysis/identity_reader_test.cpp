@@ -12,32 +12,6 @@
 #include "temp_path.hpp"
 
 namespace gcsnap::test {
-namespace {
-
-void write_gc(Writer& w, const HeapSim& sim, const SimGc& g, bool walk, uint64_t number, uint64_t dropped_ranges) {
-  GcInfo info = g.info;
-  info.gc_number = number;
-  info.trigger = walk ? SnapshotTrigger::Policy : SnapshotTrigger::None;
-  REQUIRE(w.begin_gc(info).is_ok());
-  REQUIRE(w.add_generation_bounds(g.bounds).is_ok());
-  REQUIRE(w.add_surviving_ranges(g.ranges.surviving_starts, g.ranges.surviving_lengths).is_ok());
-  REQUIRE(w.add_moved_ranges(g.ranges.moved_old_starts, g.ranges.moved_new_starts, g.ranges.moved_lengths).is_ok());
-  if (walk) {
-    const ObjectTable t = sim.walk(g.info.gc_number);
-    std::vector<uint8_t> gens;
-    for (Generation x : t.generations) gens.push_back(static_cast<uint8_t>(x));
-    const std::vector<uint32_t> counts(t.size(), 0);
-    REQUIRE(w.add_objects(t.addresses, t.type_ids, t.sizes, gens, counts, {}).is_ok());
-  }
-  if (dropped_ranges) {
-    DropCounts drops;
-    drops.ranges = dropped_ranges;
-    REQUIRE(w.add_drops(drops).is_ok());
-  }
-  REQUIRE(w.end_gc(info).is_ok());
-}
-
-}  // namespace
 
 TEST_CASE("map_objects over a written recording matches the simulation", "[identity][reader]") {
   for (uint64_t seed = 3000; seed < 3010; ++seed) {
@@ -50,7 +24,7 @@ TEST_CASE("map_objects over a written recording matches the simulation", "[ident
     {
       auto w = Writer::create(path);
       REQUIRE(w.is_ok());
-      for (const auto& g : sim.gcs()) write_gc(**w, sim, g, g.info.gc_number % 4 == 1, g.info.gc_number, 0);
+      for (const auto& g : sim.gcs()) REQUIRE(write_sim_gc(**w, sim, g, g.info.gc_number % 4 == 1, g.info.gc_number, 0).is_ok());
       REQUIRE((*w)->close().is_ok());
     }
     auto rec = Recording::open(path);
@@ -90,10 +64,10 @@ TEST_CASE("a gap in the recorded GCs stops identity", "[identity][reader]") {
   {
     auto w = Writer::create(path);
     REQUIRE(w.is_ok());
-    write_gc(**w, sim, sim.gcs()[0], true, 1, 0);
-    write_gc(**w, sim, sim.gcs()[1], false, 2, 0);
-    write_gc(**w, sim, sim.gcs()[2], false, 4, 0);  // GC 3 is missing
-    write_gc(**w, sim, sim.gcs()[3], true, 5, 3);   // and GC 5 dropped some ranges
+    REQUIRE(write_sim_gc(**w, sim, sim.gcs()[0], true, 1, 0).is_ok());
+    REQUIRE(write_sim_gc(**w, sim, sim.gcs()[1], false, 2, 0).is_ok());
+    REQUIRE(write_sim_gc(**w, sim, sim.gcs()[2], false, 4, 0).is_ok());  // GC 3 is missing
+    REQUIRE(write_sim_gc(**w, sim, sim.gcs()[3], true, 5, 3).is_ok());   // and GC 5 dropped some ranges
     REQUIRE((*w)->close().is_ok());
   }
   auto rec = Recording::open(path);

@@ -144,4 +144,29 @@ const SimGc& HeapSim::collect() {
   return gcs_.back();
 }
 
+Status write_sim_gc(Writer& w, const HeapSim& sim, const SimGc& g, bool walk, uint64_t number,
+                    uint64_t dropped_ranges) {
+  GcInfo info = g.info;
+  info.gc_number = number;
+  info.trigger = walk ? SnapshotTrigger::Policy : SnapshotTrigger::None;
+  GCSNAP_RETURN_IF_ERROR(w.begin_gc(info));
+  GCSNAP_RETURN_IF_ERROR(w.add_generation_bounds(g.bounds));
+  GCSNAP_RETURN_IF_ERROR(w.add_surviving_ranges(g.ranges.surviving_starts, g.ranges.surviving_lengths));
+  GCSNAP_RETURN_IF_ERROR(w.add_moved_ranges(g.ranges.moved_old_starts, g.ranges.moved_new_starts, g.ranges.moved_lengths));
+  if (walk) {
+    const ObjectTable t = sim.walk(g.info.gc_number);
+    std::vector<uint8_t> gens;
+    for (Generation x : t.generations) gens.push_back(static_cast<uint8_t>(x));
+    const std::vector<uint32_t> counts(t.size(), 0);
+    GCSNAP_RETURN_IF_ERROR(w.add_objects(t.addresses, t.type_ids, t.sizes, gens, counts, {}));
+  }
+  if (dropped_ranges) {
+    DropCounts drops;
+    drops.ranges = dropped_ranges;
+    GCSNAP_RETURN_IF_ERROR(w.add_drops(drops));
+  }
+  return w.end_gc(info);
+}
+
 }  // namespace gcsnap::test
+

@@ -11,6 +11,8 @@
 
 #include "gcsnap/model.hpp"
 #include "gcsnap/reader.hpp"
+#include "gcsnap/status.hpp"
+#include "gcsnap/writer.hpp"
 
 namespace gcsnap::test {
 
@@ -149,5 +151,11 @@ class HeapSim {
   std::vector<SimObject> objects_;
   std::vector<SimGc> gcs_;
 };
+
+/// Write what GC g of the simulation reported as GC `number` of w's recording: bounds and
+/// ranges, the heap walk (objects without references) when `walk`, and `dropped_ranges`
+/// lost ranges when non-zero (a gap in what was recorded).
+Status write_sim_gc(Writer& w, const HeapSim& sim, const SimGc& g, bool walk, uint64_t number,
+                    uint64_t dropped_ranges = 0);
 
 }  // namespace gcsnap::test

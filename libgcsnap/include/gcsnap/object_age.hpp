@@ -30,7 +30,7 @@ struct ObjectAge {
 /// there before g; anything else was allocated after the GC before g. Frozen (NonGcHeap)
 /// objects are as old as the recording. Reads the ranges and bounds of each earlier GC once,
 /// stopping when every object's age is known.
-/// Errors: OutOfRange (gc_index); those of Recording::read_ranges and read_generation_bounds;
+/// Errors: NotFound (gc_index past the recording); those of Recording::read_ranges and read_generation_bounds;
 /// InconsistentData (overlapping ranges); OutOfMemory.
 Result<std::vector<ObjectAge>> trace_object_ages(const Recording& recording, size_t gc_index,
                                                  std::span<const uint64_t> addresses,
