@@ -30,7 +30,7 @@ while (($#)); do
     *) seconds=$1; shift ;;
   esac
 done
-((${#targets[@]})) || targets=(fuzz_open fuzz_open_fixsum fuzz_decoders)
+((${#targets[@]})) || targets=(fuzz_open fuzz_open_fixsum fuzz_decoders fuzz_index)
 
 clangxx=$(command -v clang++-14 || command -v clang++ || true)
 if [ -z "$clangxx" ]; then
@@ -44,7 +44,7 @@ if ((do_build)); then
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$flags" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
     -DGCSNAP_FUZZ=ON -DGCSNAP_BUILD_SHIM=OFF -DGCSNAP_BUILD_BENCH=OFF >/dev/null
-  cmake --build "$build" -j"$jobs" --target "${targets[@]}" make_decoder_seeds >/dev/null
+  cmake --build "$build" -j"$jobs" --target "${targets[@]}" make_decoder_seeds make_index_seeds >/dev/null
 fi
 ((do_run)) || exit 0
 
@@ -58,6 +58,7 @@ for t in "${targets[@]}"; do
   case $t in
     fuzz_open*) cp "$root"/tests/golden/*.snap "$seeds"/ 2>/dev/null || true ;;
     fuzz_decoders) "$build/tests/reliability/make_decoder_seeds" "$seeds" "$root"/tests/golden/*.snap "$rel"/regressions/fuzz_open/* >/dev/null ;;
+    fuzz_index) "$build/tests/reliability/make_index_seeds" "$seeds" "$root"/tests/golden/*.snap >/dev/null ;;
   esac
   log=$build/$t.log
   echo "fuzz.sh: $t for ${seconds}s (corpus $corpus, log $log)"

@@ -28,6 +28,7 @@ struct DominatorsOptions {
   bool include_weak = false;
   bool no_fold = false;
   std::string filter;
+  bool no_cache = false;
   Format format = Format::Table;
 };
 
@@ -81,16 +82,15 @@ Table by_object(const LoadedHeap& heap, const DominatorTree& dom, const Dominato
   return table;
 }
 
-Table by_type(const LoadedHeap& heap, const DominatorTree& dom, const DominatorsOptions& opt) {
+Table by_type(LoadedHeap& heap, const DominatorTree& dom, const DominatorsOptions& opt) {
   const std::vector<uint32_t> types = filtered_types(heap, opt.filter);
-  auto hist = build_type_histogram(heap.graph, &dom, TypeHistogramOptions{TypeOrder::RetainedBytes, 0});
-  if (!hist) fail_on(heap.sel.file, hist.error());
+  auto hist = heap.type_histogram(opt.include_weak, TypeHistogramOptions{TypeOrder::RetainedBytes, 0});
   Table table("dominators", fmt::format("Types that retain the most in GC {}", heap.sel.number()));
   table.add_column("rank", "#", ColumnKind::Count).add_column("type", "TYPE", ColumnKind::TypeName);
   table.add_column("count", "COUNT", ColumnKind::Count).add_column("bytes", "BYTES", ColumnKind::Bytes);
   table.add_column("retained_bytes", "RETAINED", ColumnKind::Bytes).add_column("retained_share", "SHARE", ColumnKind::Share);
   size_t rank = 0;
-  for (const TypeStats& t : *hist) {
+  for (const TypeStats& t : hist) {
     if (!types.empty() && !std::binary_search(types.begin(), types.end(), t.type_id)) continue;
     if (opt.top && rank == opt.top) break;
     table.add_row({++rank, heap.names.type_name(t.type_id), t.count, t.shallow_bytes, t.retained_bytes,
@@ -102,9 +102,8 @@ Table by_type(const LoadedHeap& heap, const DominatorTree& dom, const Dominators
 void run_dominators(const DominatorsOptions& opt) {
   if (opt.by != "object" && opt.by != "type")
     throw CliError(fmt::format("dominators: unknown --by '{}' (use object or type)", opt.by), kExitUsage);
-  const auto heap = load_heap(opt.file, opt.gc, true);
-  auto dom = DominatorTree::compute(heap->graph, DominatorOptions{opt.include_weak});
-  if (!dom) fail_on(heap->sel.file, dom.error());
+  const auto heap = load_heap(opt.file, opt.gc, true, false, IndexChoice{true, opt.no_cache});
+  const DominatorTree* dom = &heap->dominators(opt.include_weak);
   Report report;
   std::vector<std::string> chain_note;
   report.tables.push_back(opt.by == "object" ? by_object(*heap, *dom, opt, chain_note) : by_type(*heap, *dom, opt));
@@ -133,6 +132,7 @@ void add_dominators_command(CLI::App& app) {
   cmd->add_option("--filter", opt->filter, "only objects (types) whose type name contains this text (any case)");
   cmd->add_flag("--no-fold", opt->no_fold,
                 "--by object: one row per object, not one per chain of objects of one type");
+  add_no_cache_option(*cmd, opt->no_cache);
   add_format_option(*cmd, opt->format);
   cmd->callback([opt] { run_dominators(*opt); });
 }

@@ -32,6 +32,7 @@ struct PathOptions {
   bool all = false;
   size_t limit = 0;  // 0: not given
   bool include_weak = false;
+  bool no_cache = false;
   Format format = Format::Table;
 };
 
@@ -135,7 +136,7 @@ Report make_report(const LoadedHeap& heap, const std::vector<FoundPath>& found, 
         }
       }
       hops.add_row({p + 1, h, heap.graph.address(v), heap.type_name(v), heap.graph.object_size(v),
-                    generation_name(heap.objects.generations[v]), held_via(path, h), field, kind, note});
+                    generation_name(heap.generation(v)), held_via(path, h), field, kind, note});
     }
     if (std::any_of(path.edges.begin(), path.edges.end(),
                     [](const PathHop& e) { return e.kind == EdgeKind::DependentHandle; }))
@@ -211,7 +212,9 @@ void run_path(const PathOptions& opt) {
     throw CliError("path: give either an OBJECT address or --type TYPE", kExitUsage);
   if (opt.all && opt.limit)
     throw CliError("path: --all and --limit cannot be used together", kExitUsage);
-  const auto heap = load_heap(opt.file, opt.gc, false, true);
+  // Reverse CSR either way: with it a single-path query searches backward from the target,
+  // and the answer must not depend on whether an index was used (retention.hpp).
+  const auto heap = load_heap(opt.file, opt.gc, true, true, IndexChoice{true, opt.no_cache});
   if (!opt.object.empty()) run_object(*heap, opt);
   else run_type(*heap, opt);
 }
@@ -230,6 +233,7 @@ void add_path_command(CLI::App& app) {
   cmd->add_flag("--all", opt->all, "every distinct path: one per direct retainer (--type: every instance)");
   cmd->add_option("--limit", opt->limit, "at most N distinct paths (--type: N instances)")->check(CLI::PositiveNumber);
   cmd->add_flag("--include-weak", opt->include_weak, "let weak roots (weak handles) retain objects");
+  add_no_cache_option(*cmd, opt->no_cache);
   add_format_option(*cmd, opt->format);
   cmd->callback([opt] { run_path(*opt); });
 }

@@ -15,6 +15,7 @@
 #include "gc_select.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/root_summary.hpp"
+#include "heap_load.hpp"
 #include "output.hpp"
 
 namespace gcsnap::cli {
@@ -28,6 +29,7 @@ struct RootsOptions {
   std::vector<std::string> flags;
   std::string type;
   size_t top = 0;
+  bool no_cache = false;
   Format format = Format::Table;
 };
 
@@ -63,8 +65,15 @@ struct RootsInput {
   RootTable roots;
   NameTable names;
   std::optional<ObjectTable> objects;
+  std::optional<GcIndex> index;  ///< instead of objects, when the GC has a valid analysis index
 
+  bool has_walk() const { return objects || index; }
   std::optional<std::string_view> type_of(uint64_t address) const {
+    if (index) {
+      auto node = index->graph.find_containing(address);
+      if (!node) return std::nullopt;
+      return names.type_name(index->graph.type_id(*node));
+    }
     if (!objects) return std::nullopt;
     auto row = objects->find_containing(address);
     if (!row) return std::nullopt;
@@ -73,7 +82,7 @@ struct RootsInput {
 };
 
 RootsInput load_roots(const RootsOptions& opt) {
-  RootsInput in{open_selected_gc(opt.file, opt.gc, GcNeed::Any), {}, {}, std::nullopt};
+  RootsInput in{open_selected_gc(opt.file, opt.gc, GcNeed::Any), {}, {}, std::nullopt, std::nullopt};
   const Recording& rec = *in.sel.recording;
   auto roots = rec.read_roots(in.sel.index);
   if (!roots) fail_on(in.sel.file, roots.error());
@@ -81,7 +90,10 @@ RootsInput load_roots(const RootsOptions& opt) {
   auto names = rec.read_names(in.sel.index);
   if (!names) fail_on(in.sel.file, names.error());
   in.names = std::move(names).value();
-  if (in.sel.entry().has_heap_walk()) {
+  in.index = existing_gc_index(in.sel, opt.no_cache);
+  if (in.index) {
+    // The object columns come from the mapped index: nothing to decode.
+  } else if (in.sel.entry().has_heap_walk()) {
     auto objects = rec.read_objects(in.sel.index);
     if (!objects) fail_on(in.sel.file, objects.error());
     in.objects = std::move(objects).value();
@@ -151,7 +163,7 @@ void run_roots(const RootsOptions& opt) {
   report.tables.push_back(summary_table(in, rows));  // counts every match, before --top
   const size_t shown = opt.top ? std::min(opt.top, rows.size()) : rows.size();
   report.tables.push_back(list_table(in, std::span<const size_t>(rows).first(shown), rows.size()));
-  if (!in.objects) report.notes.push_back(fmt::format("GC {} has no heap walk: no type names", in.sel.number()));
+  if (!in.has_walk()) report.notes.push_back(fmt::format("GC {} has no heap walk: no type names", in.sel.number()));
   if (in.sel.entry().drops.roots)
     report.notes.push_back(fmt::format("the recorder dropped {} roots at this GC", in.sel.entry().drops.roots));
   print_report(report, opt.format);
@@ -169,6 +181,7 @@ void add_roots_command(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--type", opt->type, "only roots whose object's type name contains this text (needs a heap walk)");
   cmd->add_option("--top", opt->top, "list at most N roots (the summary still counts all that match)");
+  add_no_cache_option(*cmd, opt->no_cache);
   add_format_option(*cmd, opt->format);
   cmd->callback([opt] { run_roots(*opt); });
 }

@@ -28,6 +28,7 @@ struct TypesOptions {
   std::string sort = "bytes";
   bool no_retained = false;
   bool include_weak = false;
+  bool no_cache = false;
   Format format = Format::Table;
 };
 
@@ -61,16 +62,17 @@ std::string where_text(const TypeStats& t, const std::pair<const char*, const ch
 
 void run_types(const TypesOptions& opt) {
   const TypeOrder order = parse_order(opt.sort, opt.no_retained);
-  const auto heap = load_heap(opt.file, opt.gc, !opt.no_retained);
-  std::optional<DominatorTree> dom;
-  if (!opt.no_retained) {
-    auto computed = DominatorTree::compute(heap->graph, DominatorOptions{opt.include_weak});
-    if (!computed) fail_on(heap->sel.file, computed.error());
-    dom = std::move(computed).value();
+  const auto heap = load_heap(opt.file, opt.gc, !opt.no_retained, false, IndexChoice{true, opt.no_cache});
+  const DominatorTree* dom = opt.no_retained ? nullptr : &heap->dominators(opt.include_weak);
+  std::optional<std::vector<TypeStats>> hist;
+  // Counts and bytes do not depend on the dominator tree: --no-retained reuses the index's.
+  if (dom || heap->indexed_types) {
+    hist = heap->type_histogram(opt.include_weak, TypeHistogramOptions{order, 0});
+  } else {
+    auto built = build_type_histogram(heap->graph, nullptr, TypeHistogramOptions{order, 0}, heap->generations);
+    if (!built) fail_on(heap->sel.file, built.error());
+    hist = std::move(built).value();
   }
-  auto hist = build_type_histogram(heap->graph, dom ? &*dom : nullptr,
-                                   TypeHistogramOptions{order, 0}, heap->objects.generations);
-  if (!hist) fail_on(heap->sel.file, hist.error());
   std::vector<uint32_t> selected;
   if (!opt.filter.empty())
     selected = filter_type_ids(heap->names, type_ids_in(heap->graph), opt.filter,
@@ -134,6 +136,7 @@ void add_types_command(CLI::App& app) {
   cmd->add_option("--sort", opt->sort, "order: bytes (default), count or retained");
   cmd->add_flag("--no-retained", opt->no_retained, "skip the dominator tree (faster; no retained bytes)");
   cmd->add_flag("--include-weak", opt->include_weak, "let weak roots retain objects");
+  add_no_cache_option(*cmd, opt->no_cache);
   add_format_option(*cmd, opt->format);
   cmd->callback([opt] { run_types(*opt); });
 }

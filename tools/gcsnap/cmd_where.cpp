@@ -15,6 +15,7 @@
 #include "gcsnap/heap_graph.hpp"
 #include "gcsnap/object_identity.hpp"
 #include "gcsnap/retention.hpp"
+#include "heap_load.hpp"
 #include "output.hpp"
 
 namespace gcsnap::cli {
@@ -25,6 +26,7 @@ struct WhereOptions {
   std::string file;
   std::string address;
   std::optional<uint64_t> from_gc;
+  bool no_cache = false;
   Format format = Format::Table;
 };
 
@@ -52,8 +54,23 @@ bool unreachable_without_dependent(const SelectedGc& sel, ObjectTable& objects, 
   return !tree->is_reached(static_cast<NodeIndex>(row));
 }
 
-std::optional<StartObject> find_start_object(const SelectedGc& sel, uint64_t address) {
+std::optional<StartObject> find_start_object(const SelectedGc& sel, uint64_t address, bool no_cache) {
   if (!sel.entry().has_heap_walk()) return std::nullopt;
+  if (auto ix = existing_gc_index(sel, no_cache)) {
+    // From the mapped index: the same columns, and reachability from its dominator tree (the
+    // same strong roots as the search below; the graph has no dependent edges in that case).
+    auto names = sel.recording->read_names(sel.index);
+    if (!names) fail_on(sel.file, names.error());
+    const auto found = ix->graph.find_containing(address);
+    if (!found) return std::nullopt;
+    const NodeIndex node = *found;
+    StartObject start{std::string(names->type_name(ix->graph.type_id(node))), ix->generations[node],
+                      ix->graph.address(node) == address};
+    start.object_start = ix->graph.address(node);
+    start.unreachable_without_dependent =
+        start.exact && !ix->has_dependent_handles && !ix->dominators.is_reachable(node);
+    return start;
+  }
   auto objects = sel.recording->read_objects(sel.index);
   if (!objects) fail_on(sel.file, objects.error());
   auto names = sel.recording->read_names(sel.index);
@@ -148,7 +165,7 @@ void run_where(const WhereOptions& opt) {
   SelectedGc sel = open_selected_gc(opt.file, opt.from_gc, GcNeed::Any);
   // Without a GC given, start at the last heap walk: the addresses other commands print.
   if (!opt.from_gc && !parse_gc_spec(opt.file).gc) sel.index = sel.recording->last_snapshot().value_or(0);
-  const auto start = find_start_object(sel, address);
+  const auto start = find_start_object(sel, address, opt.no_cache);
   if (sel.entry().has_heap_walk() && !(start && start->exact)) {
     // Not an object of the heap walk: following it would be a story about nothing.
     const std::string what = start ? fmt::format("it is inside 0x{:x} {} at offset +0x{:x}", start->object_start,
@@ -187,6 +204,7 @@ void add_where_command(CLI::App& app) {
   cmd->add_option_function<uint64_t>(
       "--from-gc,--gc", [opt](const uint64_t& n) { opt->from_gc = n; },
       "GC the address is from (default: the last GC with a heap walk, else the first GC)");
+  add_no_cache_option(*cmd, opt->no_cache);
   add_format_option(*cmd, opt->format);
   cmd->callback([opt] { run_where(*opt); });
 }

@@ -23,5 +23,6 @@ void add_check_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_objects_command(CLI::App& app);
+void add_index_command(CLI::App& app);
 
 }  // namespace gcsnap::cli

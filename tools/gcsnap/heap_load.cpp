@@ -1,7 +1,11 @@
 #include "heap_load.hpp"
 
-#include <algorithm>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "cli_error.hpp"
@@ -9,15 +13,74 @@
 
 namespace gcsnap::cli {
 
+void add_no_cache_option(CLI::App& cmd, bool& no_cache) {
+  cmd.add_flag("--no-cache", no_cache,
+               "answer from the recording alone: do not use or write the analysis index (FILE.N.gcidx)");
+}
+
+IndexProgress terminal_progress(const std::string& file) {
+  if (!::isatty(STDERR_FILENO)) return {};
+  return [file](std::string_view stage) { fmt::print(stderr, "gcsnap: {}: {}...\n", file, stage); };
+}
+
+std::optional<GcIndex> existing_gc_index(const SelectedGc& sel, bool no_cache) {
+  if (no_cache || !sel.entry().has_heap_walk()) return std::nullopt;
+  auto id = identify_gc(sel.file, *sel.recording, sel.index);
+  if (!id) return std::nullopt;
+  auto read = read_gc_index(gc_index_path(sel.file, id->gc_number), *id);
+  if (!read) return std::nullopt;
+  // Its root positions must refer to this GC's root table (a forged index is not used).
+  if (read->graph.roots().size() + read->graph.unresolved_roots().size() != sel.entry().root_count) return std::nullopt;
+  return std::move(read).value();
+}
+
+namespace {
+
+// Read names, roots and the extras a command needs from the recording; the heavy parts from
+// the analysis index. False when the index cannot serve this heap (then the caller decodes).
+bool load_from_index(LoadedHeap& heap, bool fields, bool no_cache) {
+  const Recording& rec = *heap.sel.recording;
+  const std::string& file = heap.sel.file;
+  auto opened = open_gc_index(file, rec, heap.sel.index, !no_cache, terminal_progress(file));
+  if (!opened) fail_on(file, opened.error());
+  GcIndex& ix = opened->index;
+  auto roots = rec.read_roots(heap.sel.index);
+  if (!roots) fail_on(file, roots.error());
+  heap.roots = std::move(roots).value();
+  // The index's root positions refer to this root table: one that does not match it (a
+  // forged index) is not used.
+  if (heap.roots.size() != ix.graph.roots().size() + ix.graph.unresolved_roots().size()) return false;
+  auto names = rec.read_names(heap.sel.index);
+  if (!names) fail_on(file, names.error());
+  heap.names = std::move(names).value();
+  heap.has_dependent = ix.has_dependent_handles;
+  heap.graph = std::move(ix.graph);
+  heap.generations = ix.generations;
+  heap.indexed_dominators = std::move(ix.dominators);
+  heap.indexed_types = std::move(ix.type_stats);
+  if (fields) {
+    heap.edge_slots = std::move(ix.edge_slots);
+    auto statics = rec.read_static_slots(heap.sel.index, heap.static_names);
+    if (!statics) fail_on(file, statics.error());
+    heap.statics = std::move(statics).value();
+  }
+  heap.index_storage = std::move(ix.storage);
+  return true;
+}
+
+}  // namespace
+
 std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uint64_t> gc, bool reverse,
-                                      bool fields) {
+                                      bool fields, const IndexChoice& index) {
   auto heap = std::make_unique<LoadedHeap>();
   heap->sel = open_selected_gc(spec, gc, GcNeed::HeapWalk);
+  if (index.supported && !index.no_cache && load_from_index(*heap, fields, index.no_cache)) return heap;
   const Recording& rec = *heap->sel.recording;
   const std::string& file = heap->sel.file;
   auto objects = rec.read_objects(heap->sel.index, ObjectReadOptions{fields});
   if (!objects) fail_on(file, objects.error());
   heap->objects = std::move(objects).value();
+  heap->generations = heap->objects.generations;
   auto roots = rec.read_roots(heap->sel.index);
   if (!roots) fail_on(file, roots.error());
   heap->roots = std::move(roots).value();
@@ -45,11 +108,35 @@ std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uin
   }
   // The graph holds its own edges now: give the address-form ones back (8 B per edge).
   heap->objects.release_references();
-  if (reverse) {
+  if (reverse || index.supported) {
     auto status = heap->graph.build_reverse();
     if (!status) fail_on(file, status.error());
   }
   return heap;
+}
+
+const DominatorTree& LoadedHeap::dominators(bool include_weak) {
+  if (!include_weak && indexed_dominators) return *indexed_dominators;
+  if (computed_dominators_ && computed_include_weak_ == include_weak) return *computed_dominators_;
+  computed_dominators_.reset();
+  auto status = graph.build_reverse();
+  if (!status) fail_on(sel.file, status.error());
+  auto computed = DominatorTree::compute(graph, DominatorOptions{include_weak});
+  if (!computed) fail_on(sel.file, computed.error());
+  computed_dominators_ = std::move(computed).value();
+  computed_include_weak_ = include_weak;
+  return *computed_dominators_;
+}
+
+std::vector<TypeStats> LoadedHeap::type_histogram(bool include_weak, const TypeHistogramOptions& options) {
+  if (!include_weak && indexed_types) {
+    std::vector<TypeStats> stats = *indexed_types;
+    sort_type_stats(stats, options);
+    return stats;
+  }
+  auto hist = build_type_histogram(graph, &dominators(include_weak), options, generations);
+  if (!hist) fail_on(sel.file, hist.error());
+  return std::move(hist).value();
 }
 
 std::vector<std::string> LoadedHeap::notes() const {
@@ -78,10 +165,10 @@ NodeIndex find_object_or_fail(const LoadedHeap& heap, uint64_t address) {
   if (found) return *found;
   std::string hint;
   // Not an object's start, so a zero-size object is never the one found here.
-  if (auto row = heap.objects.find_containing(address)) {
-    const uint64_t start = heap.objects.addresses[*row];
-    hint = fmt::format(" (it is inside {} {} at offset +0x{:x})", format_address(start),
-                       heap.type_name(static_cast<NodeIndex>(*row)), address - start);
+  if (auto node = heap.graph.find_containing(address)) {
+    const uint64_t start = heap.graph.address(*node);
+    hint = fmt::format(" (it is inside {} {} at offset +0x{:x})", format_address(start), heap.type_name(*node),
+                       address - start);
   }
   throw CliError(fmt::format("{}: {} is not the address of an object in GC {}{}", heap.sel.file,
                              format_address(address), heap.sel.number(), hint),

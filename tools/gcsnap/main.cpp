@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   add_check_command(app);
   add_export_command(app);
   add_report_command(app);
+  add_index_command(app);
   if (argc <= 1) return print_commands(app);
   try {
     app.parse(argc, argv);

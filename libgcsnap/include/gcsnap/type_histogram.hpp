@@ -54,4 +54,9 @@ struct TypeHistogramOptions {
                                                                   const TypeHistogramOptions& options = {},
                                                                   std::span<const Generation> generations = {});
 
+/// Sort STATS as build_type_histogram does (largest first by options.order, ties by type id)
+/// and keep the first options.top (all for 0): for histograms kept elsewhere, such as an
+/// analysis index (analysis_index.hpp).
+void sort_type_stats(std::vector<TypeStats>& stats, const TypeHistogramOptions& options);
+
 }  // namespace gcsnap

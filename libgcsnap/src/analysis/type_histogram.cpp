@@ -42,6 +42,21 @@ TypeSlots assign_slots(const HeapGraph& graph) {
 
 }  // namespace
 
+void sort_type_stats(std::vector<TypeStats>& stats, const TypeHistogramOptions& options) {
+  auto key = [&](const TypeStats& t) {
+    switch (options.order) {
+      case TypeOrder::RetainedBytes: return t.retained_bytes;
+      case TypeOrder::Count: return t.count;
+      case TypeOrder::ShallowBytes: break;
+    }
+    return t.shallow_bytes;
+  };
+  std::sort(stats.begin(), stats.end(), [&](const TypeStats& a, const TypeStats& b) {
+    return key(a) != key(b) ? key(a) > key(b) : a.type_id < b.type_id;
+  });
+  if (options.top != 0 && stats.size() > options.top) stats.resize(options.top);
+}
+
 Result<std::vector<TypeStats>> build_type_histogram(const HeapGraph& graph, const DominatorTree* dominators,
                                                     const TypeHistogramOptions& options,
                                                     std::span<const Generation> generations) {
@@ -64,18 +79,7 @@ Result<std::vector<TypeStats>> build_type_histogram(const HeapGraph& graph, cons
       const auto retained = detail::group_retained_bytes(*dominators, types.slot, stats.size());
       for (size_t s = 0; s < stats.size(); ++s) stats[s].retained_bytes = retained[s];
     }
-    auto key = [&](const TypeStats& t) {
-      switch (options.order) {
-        case TypeOrder::RetainedBytes: return t.retained_bytes;
-        case TypeOrder::Count: return t.count;
-        case TypeOrder::ShallowBytes: break;
-      }
-      return t.shallow_bytes;
-    };
-    std::sort(stats.begin(), stats.end(), [&](const TypeStats& a, const TypeStats& b) {
-      return key(a) != key(b) ? key(a) > key(b) : a.type_id < b.type_id;
-    });
-    if (options.top != 0 && stats.size() > options.top) stats.resize(options.top);
+    sort_type_stats(stats, options);
     return stats;
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::OutOfMemory, "out of memory building the type histogram");

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Issue 16: the commands of the issue's table on the synthetic recording (gcsnap_bench write N,
+# two GCs), each run cold from the shell with the file in the page cache, measured by
+# /usr/bin/time (wall, peak RSS): first from the recording alone (--no-cache, what every
+# command did before the index), then after `gcsnap index --all`, from the index. Also the
+# index's build time, peak RSS and size per object. Prints one Markdown table; only prints,
+# asserts nothing.
+#   bench/index.sh [--objects N (default 10000000)] [--reps R (default 1)] [--out DIR]
+# Env: BUILD_DIR (an existing Release tree with bin/gcsnap and bench/gcsnap_bench).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD_DIR:-$ROOT/build-bench}
+OUT=${TMPDIR:-/tmp}/gcsnap-index-bench
+N=10000000
+REPS=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --objects) N=$2; shift 2 ;;
+    --reps) REPS=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    *) echo "usage: $0 [--objects N] [--reps R] [--out DIR]" >&2; exit 64 ;;
+  esac
+done
+mkdir -p "$OUT"
+log() { echo "index.sh: $*" >&2; }
+[ -x /usr/bin/time ] || { echo "index.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
+
+if [ -z "${BUILD_DIR:-}" ] || [ ! -x "$BUILD/bin/gcsnap" ] || [ ! -x "$BUILD/bench/gcsnap_bench" ]; then
+  log "building gcsnap and gcsnap_bench in $BUILD (Release, -j2)"
+  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGCSNAP_BUILD_TESTS=OFF >"$OUT/cmake.log" 2>&1
+  cmake --build "$BUILD" -j2 --target gcsnap_cli gcsnap_bench >"$OUT/build.log" 2>&1 \
+    || { tail -30 "$OUT/build.log" >&2; exit 1; }
+fi
+GCSNAP=$BUILD/bin/gcsnap
+SNAP=$OUT/synth-$N.snap
+if [ ! -f "$SNAP" ]; then
+  log "writing $SNAP ($N objects, 2 GCs)"
+  "$BUILD/bench/gcsnap_bench" write "$N" "$SNAP" fg >/dev/null
+fi
+rm -f "$SNAP".*.gcidx
+cat "$SNAP" >/dev/null  # into the page cache
+
+# measure NAME ARGS...: the median of REPS runs of `gcsnap ARGS...` -> "wall rss_kb"
+measure() {
+  local walls=() rss=()
+  for _ in $(seq 1 "$REPS"); do
+    /usr/bin/time -f "%e %M" -o "$OUT/time.txt" "$GCSNAP" "$@" >"$OUT/stdout.txt" 2>"$OUT/stderr.txt" || true
+    read -r w m <"$OUT/time.txt"
+    walls+=("$w")
+    rss+=("$m")
+  done
+  local mid=$(( (REPS + 1) / 2 ))
+  echo "$(printf '%s\n' "${walls[@]}" | sort -n | sed -n "${mid}p") $(printf '%s\n' "${rss[@]}" | sort -n | sed -n "${mid}p")"
+}
+
+log "building the index once to find an address and a type to ask about"
+"$GCSNAP" index "$SNAP" --all >/dev/null
+ADDR=$("$GCSNAP" dominators "$SNAP" --top 50 --format csv | awk -F, 'NR==51 {print $2}')
+TYPE=$("$GCSNAP" types "$SNAP" --top 40 --format csv | awk -F, 'NR==41 {print $1}')
+rm -f "$SNAP".*.gcidx
+log "address $ADDR, type $TYPE"
+
+commands=(
+  "info|info $SNAP"
+  "where ADDR|where $SNAP $ADDR"
+  "roots --kind handle|roots $SNAP --kind handle"
+  "path ADDR|path $SNAP $ADDR"
+  "verify|verify $SNAP"
+  "path --type T --limit 1|path $SNAP --type $TYPE --limit 1"
+  "diff --from 1 --to 2|diff $SNAP --from 1 --to 2"
+  "dominators --top 10|dominators $SNAP --top 10"
+  "types --top 10|types $SNAP --top 10"
+)
+index_aware=" types dominators path "
+
+declare -A before_w before_m after_w after_m
+for entry in "${commands[@]}"; do
+  name=${entry%%|*}
+  read -r -a args <<<"${entry#*|}"
+  extra=()
+  [[ $index_aware == *" ${args[0]} "* ]] && extra=(--no-cache)
+  log "without index: $name"
+  read -r before_w[$name] before_m[$name] < <(measure "${args[@]}" "${extra[@]}")
+done
+
+log "gcsnap index --all"
+read -r build_w build_m < <(measure index "$SNAP" --all)
+index_bytes=$(cat "$SNAP".*.gcidx | wc -c)
+# The index command's own table (now "up to date"): objects of both GCs.
+objects=$("$GCSNAP" index "$SNAP" --all --format csv | awk -F, 'NR>1 {n += $2} END {print n+0}')
+for entry in "${commands[@]}"; do
+  name=${entry%%|*}
+  read -r -a args <<<"${entry#*|}"
+  log "with index: $name"
+  read -r after_w[$name] after_m[$name] < <(measure "${args[@]}")
+done
+
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+echo
+echo "## gcsnap analysis index, $N objects per GC (2 GCs), median of $REPS, load average $load"
+echo
+echo "| command | without index: wall | peak RSS | with index: wall | peak RSS | B/object (RSS / objects of one GC) |"
+echo "|---|---|---|---|---|---|"
+for entry in "${commands[@]}"; do
+  name=${entry%%|*}
+  awk -v n="$name" -v bw="${before_w[$name]}" -v bm="${before_m[$name]}" -v aw="${after_w[$name]}" -v am="${after_m[$name]}" -v N="$N" \
+    'BEGIN { printf "| `%s` | %.2f s | %.0f MB | %.2f s | %.0f MB | %.0f |\n", n, bw, bm/1024, aw, am/1024, am*1024/N }'
+done
+awk -v w="$build_w" -v m="$build_m" -v b="$index_bytes" -v o="$objects" \
+  'BEGIN { printf "\n`gcsnap index --all` (both GCs, %d objects): %.2f s, peak RSS %.0f MB; index files %.0f MB = %.1f B per object\n", o, w, m/1024, b/1e6, b/o }'
+echo "(commands other than types, dominators and path do not use the index: their two columns measure the same thing)"

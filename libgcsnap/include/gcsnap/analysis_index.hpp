@@ -1,0 +1,99 @@
+#pragma once
+/// The analysis index of a snapshot GC (format-spec.md §12): the graph both ways, the
+/// dominator tree over strong roots with retained sizes, and the type histogram, computed once
+/// and kept in a sidecar file `RECORDING.N.gcidx` that later commands map instead of decoding
+/// the recording again. The index is a cache: it is checked against the recording and its own
+/// checksums before use, and a missing, stale or damaged one is simply rebuilt.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gcsnap/dominators.hpp"
+#include "gcsnap/edge_names.hpp"
+#include "gcsnap/heap_graph.hpp"
+#include "gcsnap/model.hpp"
+#include "gcsnap/reader.hpp"
+#include "gcsnap/status.hpp"
+#include "gcsnap/type_histogram.hpp"
+
+namespace gcsnap {
+
+/// What ties an index to one GC of one recording as it is now (format-spec.md §12.2).
+struct IndexIdentity {
+  uint64_t file_size = 0;
+  uint64_t mtime_ns = 0;
+  uint64_t gc_number = 0;
+  uint64_t block_offset = 0;
+  uint64_t block_size = 0;
+  uint64_t block_sample_hash = 0;
+  bool operator==(const IndexIdentity&) const = default;
+};
+
+/// The heavy analyses of one snapshot GC. Movable; the spans and the graph stay valid while
+/// any part of it lives (they share one storage: owned arrays, or the mapped index file).
+struct GcIndex {
+  HeapGraph graph;             ///< with the reverse CSR
+  DominatorTree dominators;    ///< strong roots only (DominatorOptions{})
+  EdgeSlots edge_slots;        ///< empty when the recording has no reference slots
+  std::span<const Generation> generations;  ///< per node
+  std::vector<TypeStats> type_stats;        ///< per type, sorted by type id, with retained sizes
+  bool has_dependent_handles = false;       ///< the GC's block has a dependent-handle section
+  std::shared_ptr<const void> storage;      ///< keeps `generations` and the graph's columns alive
+};
+
+/// Stages reported while computing (decode, graph, reverse, dominators, histogram, write).
+using IndexProgress = std::function<void(std::string_view stage)>;
+
+/// Return the index file of GC number GC_NUMBER of RECORDING_PATH: "RECORDING_PATH.N.gcidx".
+std::string gc_index_path(const std::string& recording_path, uint64_t gc_number);
+
+/// Return the identity of GC_INDEX of REC, opened from RECORDING_PATH (stat + a hash of the
+/// block's first and last 64 KiB). Errors: IoError, NotFound (no such GC).
+[[nodiscard]] Result<IndexIdentity> identify_gc(const std::string& recording_path, const Recording& rec,
+                                                size_t gc_index);
+
+/// Decode GC_INDEX of REC and compute everything an index holds, in memory.
+/// Errors: those of the reader (NoHeapWalk ...), of HeapGraph::build and DominatorTree, OutOfMemory.
+[[nodiscard]] Result<GcIndex> compute_gc_index(const Recording& rec, size_t gc_index,
+                                               const IndexProgress& progress = {});
+
+/// Write INDEX for ID to PATH (a temporary file in the same directory, then renamed).
+/// Errors: IoError (directory not writable, disk full ...), the temporary file removed.
+[[nodiscard]] Status write_gc_index(const GcIndex& index, const IndexIdentity& id, const std::string& path);
+
+/// Map the index at PATH after the checks of format-spec.md §12.4 against EXPECTED.
+/// Errors: NotFound (no file), UnsupportedVersion, InconsistentData (stale: another
+/// recording, GC or modification time), Truncated / ChecksumMismatch / CorruptSection
+/// (damaged), IoError, OutOfMemory.
+[[nodiscard]] Result<GcIndex> read_gc_index(const std::string& path, const IndexIdentity& expected);
+
+/// The same checks on bytes the caller keeps alive (tests, fuzzing); EXPECTED may be null to
+/// skip the identity check. The result points into BYTES.
+[[nodiscard]] Result<GcIndex> gc_index_from_bytes(std::span<const std::byte> bytes, const IndexIdentity* expected);
+
+/// How open_gc_index got its answer.
+enum class IndexSource : uint8_t {
+  Read = 0,        ///< a valid index file was mapped
+  BuiltSaved = 1,  ///< none (or a stale/damaged one): computed and written
+  BuiltKept = 2,   ///< computed, not written (`write` false, or the write failed)
+};
+
+struct OpenedGcIndex {
+  GcIndex index;
+  IndexSource source = IndexSource::Read;
+  Error rejected;      ///< why an existing index was not used (code Ok when there was none)
+  Error write_error;   ///< why it could not be saved (BuiltKept with write true)
+};
+
+/// Use the index of GC_INDEX if valid, else compute it and, when WRITE, save it (a failure to
+/// save only leaves write_error set: the answer does not depend on it).
+[[nodiscard]] Result<OpenedGcIndex> open_gc_index(const std::string& recording_path, const Recording& rec,
+                                                  size_t gc_index, bool write, const IndexProgress& progress = {});
+
+}  // namespace gcsnap

@@ -1,0 +1,107 @@
+#pragma once
+// The friend of HeapGraph, DominatorTree and EdgeSlots that lets the analysis index read their
+// arrays (to write them) and point them at a mapped file (to read them). Internal.
+
+#include <memory>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "analysis/heap_graph_storage.hpp"
+#include "gcsnap/dominators.hpp"
+#include "gcsnap/edge_names.hpp"
+#include "gcsnap/heap_graph.hpp"
+
+namespace gcsnap::detail {
+
+/// One CSR direction as raw arrays: exactly one of narrow/wide is non-empty.
+struct CsrArrays {
+  std::span<const uint32_t> narrow;
+  std::span<const uint64_t> wide;
+  std::span<const NodeIndex> items;
+};
+
+struct AnalysisIndexAccess {
+  static CsrArrays forward(const HeapGraph& g) noexcept { return csr(g, g.forward_, g.edge_count_); }
+  static CsrArrays reverse(const HeapGraph& g) noexcept { return csr(g, g.reverse_, g.edge_count_); }
+  static std::span<const std::pair<NodeIndex, NodeIndex>> dependent_edges(const HeapGraph& g) noexcept {
+    return g.dependent_edges_;
+  }
+  static const uint64_t* addresses(const HeapGraph& g) noexcept { return g.addresses_; }
+  static std::span<const uint32_t> slots(const EdgeSlots& s) noexcept { return s.slots_; }
+  /// Make a graph built in memory keep the table its columns point into alive.
+  static void keep_alive(HeapGraph& g, std::shared_ptr<const void> keep) {
+    if (g.storage_) g.storage_->mapping = std::move(keep);
+  }
+
+  /// A graph over arrays someone else keeps alive (KEEP); roots, unresolved roots and
+  /// dependent edges are copied in (they are small).
+  struct GraphParts {
+    size_t nodes = 0;
+    uint64_t edges = 0;
+    const uint64_t* addresses = nullptr;
+    const uint64_t* sizes = nullptr;
+    const uint32_t* type_ids = nullptr;
+    CsrArrays forward, reverse;
+    std::vector<GraphRoot> roots;
+    std::vector<uint32_t> unresolved_roots;
+    std::vector<std::pair<NodeIndex, NodeIndex>> dependent_edges;
+    bool has_dependent = false;
+    GraphBuildStats stats;
+  };
+  static HeapGraph make_graph(GraphParts parts, std::shared_ptr<const void> keep) {
+    HeapGraph g;
+    auto storage = std::make_shared<HeapGraph::Storage>();
+    storage->roots = std::move(parts.roots);
+    storage->unresolved_roots = std::move(parts.unresolved_roots);
+    storage->dependent_edges = std::move(parts.dependent_edges);
+    storage->mapping = std::move(keep);
+    g.node_count_ = parts.nodes;
+    g.edge_count_ = parts.edges;
+    g.addresses_ = parts.addresses;
+    g.sizes_ = parts.sizes;
+    g.type_ids_ = parts.type_ids;
+    g.forward_ = view(parts.forward);
+    g.reverse_ = view(parts.reverse);
+    g.roots_ = storage->roots;
+    g.unresolved_roots_ = storage->unresolved_roots;
+    g.dependent_edges_ = storage->dependent_edges;
+    g.has_dependent_ = parts.has_dependent;
+    g.stats_ = parts.stats;
+    g.storage_ = std::move(storage);
+    return g;
+  }
+  static DominatorTree make_dominators(std::span<const NodeIndex> idom, std::span<const uint64_t> retained,
+                                       std::span<const NodeIndex> preorder, uint64_t reachable_bytes,
+                                       uint64_t unreachable_bytes, std::shared_ptr<const void> keep) {
+    DominatorTree t;
+    t.idom_ = idom;
+    t.retained_ = retained;
+    t.preorder_ = preorder;
+    t.reachable_bytes_ = reachable_bytes;
+    t.unreachable_bytes_ = unreachable_bytes;
+    t.storage_ = std::move(keep);
+    return t;
+  }
+  static EdgeSlots make_slots(std::span<const uint32_t> slots, std::shared_ptr<const void> keep) {
+    EdgeSlots s;
+    s.slots_ = slots;
+    s.storage_ = std::move(keep);
+    return s;
+  }
+
+ private:
+  static CsrArrays csr(const HeapGraph& g, const HeapGraph::Csr& c, uint64_t edges) noexcept {
+    CsrArrays out;
+    if (c.narrow) out.narrow = {c.narrow, g.node_count_ + 1};
+    if (c.wide) out.wide = {c.wide, g.node_count_ + 1};
+    out.items = {c.items, static_cast<size_t>(edges)};
+    return out;
+  }
+  static HeapGraph::Csr view(const CsrArrays& a) noexcept {
+    return HeapGraph::Csr{a.narrow.empty() ? nullptr : a.narrow.data(), a.wide.empty() ? nullptr : a.wide.data(),
+                          a.items.data()};
+  }
+};
+
+}  // namespace gcsnap::detail

@@ -1,0 +1,74 @@
+#pragma once
+// The byte layout of an analysis index file (format-spec.md §12.2-12.3), shared by the writer
+// and the reader so that they cannot disagree on where an array starts.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+namespace gcsnap::index_layout {
+
+inline constexpr char kMagic[8] = {'G', 'C', 'S', 'N', 'A', 'P', 'I', 'X'};
+inline constexpr uint16_t kMajor = 1;
+inline constexpr uint16_t kMinor = 0;
+inline constexpr size_t kHeaderSize = 256;
+inline constexpr size_t kAlign = 64;
+inline constexpr uint32_t kFlagWideOffsets = 0x1;
+inline constexpr uint32_t kFlagDependent = 0x2;
+inline constexpr uint32_t kFlagSlots = 0x4;
+inline constexpr uint32_t kKnownFlags = 0x7;
+inline constexpr size_t kRootRecord = 24;
+inline constexpr size_t kTypeRecord = 96;  // 40 + TypeStats::generation_bytes (7 x u64)
+inline constexpr size_t kSampleBytes = 64 * 1024;
+
+// Header field offsets (§12.2).
+inline constexpr size_t kOffMajor = 8, kOffMinor = 10, kOffFlags = 12, kOffFileSize = 16, kOffMtime = 24,
+                        kOffGcNumber = 32, kOffBlockOffset = 40, kOffBlockSize = 48, kOffSampleHash = 56,
+                        kOffNodes = 64, kOffEdges = 72, kOffRoots = 80, kOffUnresolved = 88, kOffDependent = 96,
+                        kOffPreorder = 104, kOffTypes = 112, kOffReachableBytes = 120,
+                        kOffUnreachableBytes = 128, kOffStats = 136, kOffReserved = 192, kOffPayloadHash = 240,
+                        kOffHeaderHash = 248;
+
+enum Array : size_t {
+  kAddresses, kSizes, kTypeIds, kGenerations, kForwardOffsets, kForwardTargets, kReverseOffsets,
+  kReverseSources, kSlots, kRoots, kUnresolved, kDependentEdges, kPreorder, kIdom, kRetained, kTypes,
+  kArrayCount
+};
+
+struct Counts {
+  uint64_t nodes = 0, edges = 0, roots = 0, unresolved = 0, dependent = 0, preorder = 0, types = 0;
+  uint32_t flags = 0;
+};
+
+struct Placement {
+  std::array<uint64_t, kArrayCount> offset{};
+  std::array<uint64_t, kArrayCount> bytes{};
+  uint64_t file_size = 0;
+};
+
+/// Where each array goes for these counts; nullopt when a size overflows 64 bits.
+inline std::optional<Placement> place(const Counts& c) {
+  constexpr uint64_t kCap = uint64_t{1} << 56;  // far above any real heap; keeps products in range
+  if (c.nodes >= kCap || c.edges >= kCap || c.roots >= kCap || c.unresolved >= kCap || c.dependent >= kCap ||
+      c.preorder >= kCap || c.types >= kCap)
+    return std::nullopt;
+  const uint64_t off = (c.flags & kFlagWideOffsets) ? 8 : 4;
+  const std::array<uint64_t, kArrayCount> bytes = {
+      8 * c.nodes,      8 * c.nodes,     4 * c.nodes,        c.nodes,
+      off * (c.nodes + 1), 4 * c.edges,  off * (c.nodes + 1), 4 * c.edges,
+      (c.flags & kFlagSlots) ? 4 * c.edges : 0, kRootRecord * c.roots, 4 * c.unresolved, 8 * c.dependent,
+      4 * c.preorder,   4 * c.nodes,     8 * c.nodes,        kTypeRecord * c.types};
+  Placement p;
+  uint64_t at = kHeaderSize;
+  for (size_t i = 0; i < kArrayCount; ++i) {
+    at = (at + kAlign - 1) / kAlign * kAlign;
+    p.offset[i] = at;
+    p.bytes[i] = bytes[i];
+    at += bytes[i];
+  }
+  p.file_size = at;
+  return p;
+}
+
+}  // namespace gcsnap::index_layout

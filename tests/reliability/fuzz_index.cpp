@@ -1,0 +1,64 @@
+// Fuzz target: the analysis index decoder (format-spec.md §12.4). Each input is tried as is
+// (the checksums stop almost every mutation) and again with its header and payload checksums
+// recomputed, so that mutations reach the structural checks. Whatever is accepted is then used
+// the way the commands use it: every successor and predecessor, dominator depths, the type
+// histogram over the dominator tree, edge kinds and one retention path. None of it may crash,
+// hang or read outside the input.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <vector>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "gcsnap/analysis_index.hpp"
+#include "gcsnap/retention.hpp"
+#include "index/index_layout.hpp"
+
+using namespace gcsnap;
+
+namespace {
+
+void use(const GcIndex& ix) {
+  const HeapGraph& g = ix.graph;
+  uint64_t sink = 0;
+  for (NodeIndex v = 0; v < g.node_count(); ++v) {
+    for (NodeIndex s : g.successors(v)) {
+      if (s >= g.node_count()) __builtin_trap();
+      sink += static_cast<uint64_t>(g.edge_kind(v, s));
+    }
+    for (NodeIndex p : g.predecessors(v))
+      if (p >= g.node_count()) __builtin_trap();
+    sink += ix.dominators.depth(v) + ix.dominators.retained_size(v) + static_cast<uint8_t>(ix.generations[v]);
+  }
+  (void)ix.dominators.top_retainers(3);
+  (void)build_type_histogram(g, &ix.dominators, TypeHistogramOptions{TypeOrder::RetainedBytes, 5});
+  if (g.node_count() > 0) {
+    (void)find_retention_paths(g, static_cast<NodeIndex>(g.node_count() - 1), RetentionOptions{});
+    (void)find_retention_paths(g, 0, RetentionOptions{false, 0});
+  }
+  volatile uint64_t keep = sink;
+  (void)keep;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  namespace L = index_layout;
+  // Aligned copies: the decoder uses the arrays in place, as it does on a mapping.
+  std::vector<uint64_t> storage((size + 7) / 8 + 1);
+  auto* bytes = reinterpret_cast<unsigned char*>(storage.data());
+  if (size) std::memcpy(bytes, data, size);
+  const std::span<const std::byte> view(reinterpret_cast<const std::byte*>(bytes), size);
+  if (auto ix = gc_index_from_bytes(view, nullptr)) use(*ix);
+  if (size >= L::kHeaderSize) {
+    const uint64_t payload = XXH3_64bits(bytes + L::kHeaderSize, size - L::kHeaderSize);
+    std::memcpy(bytes + L::kOffPayloadHash, &payload, 8);
+    const uint64_t header = XXH3_64bits(bytes, L::kOffHeaderHash);
+    std::memcpy(bytes + L::kOffHeaderHash, &header, 8);
+    if (auto ix = gc_index_from_bytes(view, nullptr)) use(*ix);
+  }
+  return 0;
+}
