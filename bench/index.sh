@@ -73,14 +73,14 @@ commands=(
 )
 index_aware=" types dominators path "
 
-declare -A before_w before_m after_w after_m
-for entry in "${commands[@]}"; do
-  name=${entry%%|*}
+before_w=() before_m=() after_w=() after_m=()
+for i in "${!commands[@]}"; do
+  entry=${commands[$i]}
   read -r -a args <<<"${entry#*|}"
   extra=()
   [[ $index_aware == *" ${args[0]} "* ]] && extra=(--no-cache)
-  log "without index: $name"
-  read -r before_w[$name] before_m[$name] < <(measure "${args[@]}" "${extra[@]}")
+  log "without index: ${entry%%|*}"
+  read -r before_w[i] before_m[i] < <(measure "${args[@]}" "${extra[@]}")
 done
 
 log "gcsnap index --all"
@@ -88,11 +88,11 @@ read -r build_w build_m < <(measure index "$SNAP" --all)
 index_bytes=$(cat "$SNAP".*.gcidx | wc -c)
 # The index command's own table (now "up to date"): objects of both GCs.
 objects=$("$GCSNAP" index "$SNAP" --all --format csv | awk -F, 'NR>1 {n += $2} END {print n+0}')
-for entry in "${commands[@]}"; do
-  name=${entry%%|*}
+for i in "${!commands[@]}"; do
+  entry=${commands[$i]}
   read -r -a args <<<"${entry#*|}"
-  log "with index: $name"
-  read -r after_w[$name] after_m[$name] < <(measure "${args[@]}")
+  log "with index: ${entry%%|*}"
+  read -r after_w[i] after_m[i] < <(measure "${args[@]}")
 done
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -101,9 +101,9 @@ echo "## gcsnap analysis index, $N objects per GC (2 GCs), median of $REPS, load
 echo
 echo "| command | without index: wall | peak RSS | with index: wall | peak RSS | B/object (RSS / objects of one GC) |"
 echo "|---|---|---|---|---|---|"
-for entry in "${commands[@]}"; do
-  name=${entry%%|*}
-  awk -v n="$name" -v bw="${before_w[$name]}" -v bm="${before_m[$name]}" -v aw="${after_w[$name]}" -v am="${after_m[$name]}" -v N="$N" \
+for i in "${!commands[@]}"; do
+  name=${commands[$i]%%|*}
+  awk -v n="$name" -v bw="${before_w[i]}" -v bm="${before_m[i]}" -v aw="${after_w[i]}" -v am="${after_m[i]}" -v N="$N" \
     'BEGIN { printf "| `%s` | %.2f s | %.0f MB | %.2f s | %.0f MB | %.0f |\n", n, bw, bm/1024, aw, am/1024, am*1024/N }'
 done
 awk -v w="$build_w" -v m="$build_m" -v b="$index_bytes" -v o="$objects" \
