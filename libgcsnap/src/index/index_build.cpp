@@ -226,7 +226,7 @@ bool write_payload(IndexWriter& w, const GcIndex& ix, const L::Placement& place,
     put(rec + 16, t.shallow_bytes);
     put(rec + 24, t.retained_bytes);
     put(rec + 32, t.unreachable_count);
-    for (size_t g = 0; g < kGenerationSlots; ++g) put(rec + 40 + 8 * g, t.generation_bytes[g]);
+    for (size_t s = 0; s < kGenerationSlots; ++s) put(rec + 40 + 8 * s, t.generation_bytes[s]);
     if (!w.write(rec, sizeof rec)) return false;
   }
   return w.position() == place.file_size && w.flush();
