@@ -61,6 +61,42 @@ class PlainRow:
         return f"GC.Collect {statistics.median(self.gc_ms):.0f} ms" if self.gc_ms else ""
 
 
+def thread_stats(pid, name):
+    """(CPU ns, run-queue wait ns, minor faults) of PID's thread called NAME, or None."""
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            base = f"/proc/{pid}/task/{tid}"
+            with open(f"{base}/comm") as f:
+                if f.read().strip() != name:
+                    continue
+            with open(f"{base}/schedstat") as f:
+                run_ns, wait_ns = (int(x) for x in f.read().split()[:2])
+            with open(f"{base}/stat") as f:
+                minflt = int(f.read().rsplit(")", 1)[1].split()[7])  # field 10 of stat
+            return run_ns, wait_ns, minflt
+    except OSError:
+        pass
+    return None
+
+
+def last_walk_line(errpath):
+    """(wall ms, CPU ms, page faults) from the shim's last 'heap walk' line (GCSNAP_WALK_TIMES=1)."""
+    found = None
+    try:
+        with open(errpath) as f:
+            for line in f:
+                m = re.search(r"heap walk \d+: \d+ objects, ([0-9.]+) ms wall, ([0-9.]+) ms CPU, (\d+) page faults", line)
+                if m:
+                    found = (float(m.group(1)), float(m.group(2)), int(m.group(3)))
+    except OSError:
+        pass
+    return found
+
+
+def stats_delta(before, after):
+    return tuple(a - b for a, b in zip(after, before)) if before and after else None
+
+
 class SnapshotRow:
     def __init__(self, args, n, env, walk_only, fields=True, shim=None, tag=None):
         self.walk_only = walk_only
@@ -72,14 +108,21 @@ class SnapshotRow:
         if shim:
             self.env["GCSNAP_SHIM"] = shim
         self.env["GCSNAP_WALK_ONLY"] = "1" if walk_only else "0"
+        self.env["GCSNAP_WALK_TIMES"] = "1"  # the shim prints each walk's own CPU time (docs/shim.md)
         # The shim starts with `record`, so the app inherits GCSNAP_FIELDS (field names' cost).
         self.env["GCSNAP_FIELDS"] = "1" if fields else "0"
         cmd = [args.gcsnap, "record", "-o", self.snap, "--policy", "none", "--", "dotnet", args.app_dll, str(n)]
         self.app = App(cmd, self.env, f"{self.snap}.err")
         self.walls, self.writes = [], []
+        self.gc_thread, self.chunk_cpu = [], []  # per rep: (cpu, wait, faults) deltas; chunk-pool CPU
+        self.walks = []  # per rep: (wall ms, CPU ms, page faults) of the heap walk itself (GCSNAP_WALK_TIMES)
 
     def rep(self, args, rep):
         settle(self.app)
+        # The forced GC of an on-demand snapshot, heap walk included, runs on the shim's control
+        # thread: its CPU (and page faults) say what the walk cost without the machine's noise.
+        gc_before = thread_stats(self.app.pid, "gcsnap-control")
+        chunks_before = thread_stats(self.app.pid, "gcsnap-chunks")
         t0 = time.time()
         r = subprocess.run([args.gcsnap, "snapshot", str(self.app.pid)], capture_output=True, text=True,
                            env=self.env, timeout=600)
@@ -89,7 +132,27 @@ class SnapshotRow:
         # The command returns once the GC is recorded; the writer thread then encodes the walk.
         # Wait for it (the file stops growing) before the next repetition of any row.
         self.writes.append(wait_file_quiet(self.snap, 1.0, 300) - t0)
+        gc = stats_delta(gc_before, thread_stats(self.app.pid, "gcsnap-control"))
+        if gc:
+            self.gc_thread.append(gc)
+        chunks = stats_delta(chunks_before, thread_stats(self.app.pid, "gcsnap-chunks"))
+        if chunks:
+            self.chunk_cpu.append(chunks[0])
+        walk = last_walk_line(f"{self.snap}.err")
+        if walk:
+            self.walks.append(walk)
         return self.app.maxgap()
+
+    def gc_thread_summary(self):
+        """Medians over the reps: GC-thread CPU ms, its run-queue wait ms, its minor faults, the
+        chunk-pool thread's CPU ms (None where the threads were not found)."""
+        if not self.gc_thread:
+            return None
+        med = lambda xs: statistics.median(xs) if xs else None
+        return (med([g[0] / 1e6 for g in self.gc_thread]), med([g[1] / 1e6 for g in self.gc_thread]),
+                med([g[2] for g in self.gc_thread]), med([c / 1e6 for c in self.chunk_cpu]),
+                med([w[0] for w in self.walks]), med([w[1] for w in self.walks]), med([w[2] for w in self.walks]),
+                [w[1] for w in self.walks])
 
     def finish(self, args):
         self.app.quit()
@@ -174,6 +237,9 @@ def make_row(name, args, n, env):
     raise SystemExit(f"unknown row {name}")
 
 
+GC_THREAD = {}  # (n, row) -> SnapshotRow.gc_thread_summary()
+
+
 def run_size(args, n, env, rows):
     """All rows of one heap size, repetitions interleaved. Returns {row: (objects, gaps, note)}."""
     live, results = {}, {}
@@ -197,6 +263,8 @@ def run_size(args, n, env, rows):
                     pass
                 del live[name]
     for name, row in live.items():
+        if isinstance(row, SnapshotRow) and row.gc_thread_summary():
+            GC_THREAD[(n, name)] = row.gc_thread_summary()
         results[name] = (row.app.objects, gaps[name], row.finish(args))
     return {name: results[name] for name in rows if name in results}
 
@@ -281,6 +349,21 @@ def main():
             ok = r < limit if below else r <= limit
             return f"{r:.2f} ({'holds' if ok else 'NO'})"
         print(f"| {n} | {ratio('shim', 'walk', 1.3)} | {ratio('shim', 'eventpipe', 0.6, True)} | {ratio('walk', 'plain')} |")
+    if GC_THREAD:
+        print()
+        print("The GC thread (gcsnap-control, where the forced GC runs) per snapshot, medians: the whole GC's CPU,")
+        print("its run-queue wait (time it was ready but had no CPU: the busy machine's share of the stall) and")
+        print("page faults; the heap walk alone (first object to GC end, the shim's GCSNAP_WALK_TIMES line);")
+        print("the chunk pool's thread. CPU figures hold still on a busy machine where wall figures do not.")
+        print("| objects | row | GC CPU ms | run-queue wait ms | GC page faults | walk wall ms | walk CPU ms (runs) | walk faults | chunk-pool CPU ms | walk CPU / walk-only |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        fmt = lambda v, spec=".0f": format(v, spec) if v is not None else "-"
+        for (n, name), (cpu, wait, faults, chunks, wwall, wcpu, wfaults, wruns) in GC_THREAD.items():
+            walk = GC_THREAD.get((n, "walk"))
+            rel = f"{wcpu / walk[5]:.2f}" if walk and walk[5] and wcpu is not None else "-"
+            runs = ", ".join(fmt_ms(x) for x in wruns)
+            print(f"| {n} | {name} | {fmt(cpu)} | {fmt(wait)} | {fmt(faults)} | {fmt(wwall)} | {fmt(wcpu)} ({runs}) "
+                  f"| {fmt(wfaults)} | {fmt(chunks)} | {rel} |")
     if "shim_b" in rows:
         print()
         print("| objects | shim B / shim (A/B, same run) |")

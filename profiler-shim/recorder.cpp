@@ -50,7 +50,7 @@ void append(std::vector<T>& column, std::span<const T> values) {
 }  // namespace
 
 namespace {
-constexpr size_t kChunksAhead = 8;  ///< populated chunks kept in reserve during a walk (24 MiB: 3 MiB each with the slots)
+constexpr size_t kChunksAhead = 4;  ///< populated chunks kept in reserve during a walk (24 MiB: 6 MiB each with the slots)
 }  // namespace
 
 Recorder::Recorder(const RecorderOptions& options, RuntimeQueries& queries, BatchSink& sink, ChunkPool* pool)

@@ -134,6 +134,7 @@ SettingsResult parse_settings(const EnvLookup& lookup) {
   if (const char* walk_only = lookup(kEnvWalkOnly); walk_only && std::string_view(walk_only) == "1") {
     s.walk_only = true;
   }
+  if (const char* times = lookup(kEnvWalkTimes); times && std::string_view(times) == "1") s.walk_times = true;
   if (const char* fields = lookup("GCSNAP_FIELDS"); fields && std::string_view(fields) == "0") {
     s.field_names = false;
   }

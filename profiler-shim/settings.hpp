@@ -35,6 +35,9 @@ struct Settings {
   /// GCSNAP_WALK_ONLY=1, for measuring: let the runtime walk the heap at snapshot GCs but
   /// store none of it, so the runtime's own cost of a heap walk can be told from the shim's.
   bool walk_only = false;
+  /// GCSNAP_WALK_TIMES=1, for measuring: one stderr line per heap walk with its objects, wall
+  /// time, CPU time and page faults on the walking thread (walk_timer.hpp).
+  bool walk_times = false;
   AttachMode mode = AttachMode::Startup;
   long owner_pid = 0;       ///< attached: the CLI's pid; its death detaches (0: not watched)
   uint64_t deadline_s = 0;  ///< attached: detach after this many seconds (0: no deadline)

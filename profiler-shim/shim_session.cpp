@@ -199,6 +199,7 @@ void ShimSession::start_recording(std::unique_ptr<Writer> writer) {
   writer_thread_->set_chunk_pool(chunk_pool_);
   if (statics_) writer_thread_->set_statics(statics_, statics_runtime_);
   recorder_ = new Recorder(options, *queries_, *writer_thread_, chunk_pool_);
+  if (settings_.walk_times) walk_timer_ = std::make_unique<WalkTimer>();
   raw_bounds_.resize(1024);
   ready_.store(true, std::memory_order_release);  // GC callbacks may use all of the above now
 }
@@ -295,6 +296,7 @@ void ShimSession::on_gc_started(int generation_count, const BOOL* collected, COR
     if (collected[g]) mask = static_cast<uint8_t>(mask | (1u << g));
   }
   if (recorder_->on_gc_started(mask, reason == COR_PRF_GC_REASON_INDUCED, now_ns())) {
+    if (walk_timer_) walk_timer_->arm();
     read_non_gc_ranges();
     recorder_->set_non_gc_ranges(non_gc_ranges_);
   }
@@ -320,6 +322,7 @@ void ShimSession::on_dependent_handles(std::span<const uint64_t> primaries, std:
 }
 
 bool ShimSession::on_object_references(uint64_t object, uint64_t class_id, std::span<const uint64_t> references) {
+  if (walk_timer_) walk_timer_->on_object();
   if (settings_.walk_only) return recorder_->is_walking();  // continue the runtime's walk, store nothing
   return recorder_->on_object_references(object, class_id, references);
 }
@@ -342,6 +345,9 @@ void ShimSession::on_gc_finished() {
     }
   }
   recorder_->on_gc_finished(bounds_, now_ns());
+  if (walk_timer_) {
+    if (std::string line = walk_timer_->finish(); !line.empty()) log_line(line);
+  }
   if (!succeeded(hr)) {
     // Without bounds no generation can be told: an unexpected HRESULT turns recording off.
     std::string why = "failed with " + hresult_text(hr);

@@ -20,6 +20,7 @@
 #include "runtime_queries.hpp"
 #include "runtime_statics.hpp"
 #include "settings.hpp"
+#include "walk_timer.hpp"
 #include "writer_thread.hpp"
 
 namespace gcsnap::shim {
@@ -83,6 +84,7 @@ class ShimSession {
   WriterThread* writer_thread_ = nullptr;
   ChunkPool* chunk_pool_ = nullptr;
   Recorder* recorder_ = nullptr;
+  std::unique_ptr<WalkTimer> walk_timer_;  ///< GCSNAP_WALK_TIMES=1 only (measuring)
   ControlServer* control_ = nullptr;  ///< never freed: its thread may outlive a detach
   // Named statics (null with GCSNAP_FIELDS=0): never freed, a late module callback may touch them.
   StaticSlotTable* statics_ = nullptr;

@@ -26,10 +26,13 @@ TEST_CASE("settings: defaults and every variable", "[shim][settings]") {
   CHECK(plain.settings.max_snapshots == UINT64_MAX);
   CHECK(plain.settings.control_socket);
   CHECK_FALSE(plain.settings.walk_only);
+  CHECK_FALSE(plain.settings.walk_times);
 
   auto full = parse({{"GCSNAP_OUTPUT", "o"}, {"GCSNAP_POLICY", "gen2"}, {"GCSNAP_MAX_SNAPSHOTS", "3"},
-                     {"GCSNAP_MAX_MEMORY_MB", "64"}, {"GCSNAP_CONTROL", "0"}, {"GCSNAP_WALK_ONLY", "1"}});
+                     {"GCSNAP_MAX_MEMORY_MB", "64"}, {"GCSNAP_CONTROL", "0"}, {"GCSNAP_WALK_ONLY", "1"},
+                     {"GCSNAP_WALK_TIMES", "1"}});
   CHECK(full.settings.walk_only);
+  CHECK(full.settings.walk_times);
   REQUIRE(full.error.empty());
   CHECK(full.settings.policy == SnapshotPolicy::Gen2);
   CHECK(full.settings.max_snapshots == 3);
