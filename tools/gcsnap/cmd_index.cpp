@@ -2,6 +2,7 @@
 // so that later commands map it instead of decoding and recomputing.
 #include <sys/stat.h>
 
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -74,8 +75,9 @@ void run_index(const IndexOptions& opt) {
     const uint64_t bytes = ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
     const uint64_t objects = opened->index.graph.node_count();
     table.add_row({number, objects, status_of(*opened), path, bytes,
-                   objects ? fmt::format("{:.1f}", static_cast<double>(bytes) / static_cast<double>(objects))
-                           : std::string("-")});
+                   // A number in JSON/CSV, rounded to 0.1 so that the table and the machine forms agree.
+                   objects ? Cell::real(std::round(10.0 * static_cast<double>(bytes) / static_cast<double>(objects)) / 10.0)
+                           : Cell()});
   }
   Report report;
   report.tables.push_back(std::move(table));
