@@ -1,5 +1,5 @@
 // Fuzz target: the analysis index decoder (format-spec.md §12.4). Each input is tried as is
-// (the checksums stop almost every mutation) and again with its header and payload checksums
+// (the checksums stop almost every mutation) and again with its header and array checksums
 // recomputed, so that mutations reach the structural checks. Whatever is accepted is then used
 // the way the commands use it: every successor and predecessor, dominator depths, the type
 // histogram over the dominator tree, edge kinds and one retention path. None of it may crash,
@@ -43,6 +43,19 @@ void use(const GcIndex& ix) {
   (void)keep;
 }
 
+// What dominators --by object and where use: node columns and the dominator tree, no CSR.
+void use_partial(const GcIndex& ix) {
+  const HeapGraph& g = ix.graph;
+  uint64_t sink = 0;
+  for (NodeIndex v = 0; v < g.node_count(); ++v)
+    sink += g.address(v) + g.object_size(v) + g.type_id(v) + ix.dominators.depth(v) +
+            ix.dominators.retained_size(v) + ix.dominators.is_reachable(v) + static_cast<uint8_t>(ix.generations[v]);
+  for (NodeIndex v : ix.dominators.top_retainers(3)) sink += ix.dominators.immediate_dominator(v);
+  if (g.node_count() > 0) sink += g.find_containing(g.address(0)).value_or(0);
+  volatile uint64_t keep = sink;
+  (void)keep;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -53,12 +66,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size) std::memcpy(bytes, data, size);
   const std::span<const std::byte> view(reinterpret_cast<const std::byte*>(bytes), size);
   if (auto ix = gc_index_from_bytes(view, nullptr)) use(*ix);
+  // Partial reads (what types, dominators and where ask for) check only their arrays.
+  if (auto ix = gc_index_from_bytes(view, nullptr, kIndexTypes)) (void)ix->type_stats.size();
+  if (auto ix = gc_index_from_bytes(view, nullptr, kIndexObjects | kIndexDominators)) use_partial(*ix);
   if (size >= L::kHeaderSize) {
-    const uint64_t payload = XXH3_64bits(bytes + L::kHeaderSize, size - L::kHeaderSize);
-    std::memcpy(bytes + L::kOffPayloadHash, &payload, 8);
+    // Every array's checksum as the counts of the (mutated) header place it, then the header's.
+    L::Counts c;
+    std::memcpy(&c.flags, bytes + L::kOffFlags, 4);
+    const size_t count_offsets[] = {L::kOffNodes, L::kOffEdges, L::kOffRoots, L::kOffUnresolved,
+                                    L::kOffDependent, L::kOffPreorder, L::kOffTypes};
+    uint64_t* counts[] = {&c.nodes, &c.edges, &c.roots, &c.unresolved, &c.dependent, &c.preorder, &c.types};
+    for (size_t i = 0; i < 7; ++i) std::memcpy(counts[i], bytes + count_offsets[i], 8);
+    if (const auto place = L::place(c)) {
+      for (size_t a = 0; a < L::kArrayCount; ++a) {
+        if (place->offset[a] > size || place->bytes[a] > size - place->offset[a]) continue;
+        const uint64_t hash = XXH3_64bits(bytes + place->offset[a], static_cast<size_t>(place->bytes[a]));
+        std::memcpy(bytes + L::kOffArrayHashes + 8 * a, &hash, 8);
+      }
+    }
     const uint64_t header = XXH3_64bits(bytes, L::kOffHeaderHash);
     std::memcpy(bytes + L::kOffHeaderHash, &header, 8);
     if (auto ix = gc_index_from_bytes(view, nullptr)) use(*ix);
+    if (auto ix = gc_index_from_bytes(view, nullptr, kIndexObjects | kIndexDominators)) use_partial(*ix);
   }
   return 0;
 }

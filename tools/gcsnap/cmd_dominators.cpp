@@ -102,7 +102,10 @@ Table by_type(LoadedHeap& heap, const DominatorTree& dom, const DominatorsOption
 void run_dominators(const DominatorsOptions& opt) {
   if (opt.by != "object" && opt.by != "type")
     throw CliError(fmt::format("dominators: unknown --by '{}' (use object or type)", opt.by), kExitUsage);
-  const auto heap = load_heap(opt.file, opt.gc, true, false, IndexChoice{true, opt.no_cache});
+  // Over strong roots: the node columns, the tree and the histogram; no edges are read.
+  const auto heap = load_heap(opt.file, opt.gc, true, false,
+                              IndexChoice{true, opt.no_cache,
+                                          opt.include_weak ? kIndexAll : kIndexObjects | kIndexDominators | kIndexTypes});
   const DominatorTree* dom = &heap->dominators(opt.include_weak);
   Report report;
   std::vector<std::string> chain_note;

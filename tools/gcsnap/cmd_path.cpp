@@ -214,7 +214,7 @@ void run_path(const PathOptions& opt) {
     throw CliError("path: --all and --limit cannot be used together", kExitUsage);
   // Reverse CSR either way: with it a single-path query searches backward from the target,
   // and the answer must not depend on whether an index was used (retention.hpp).
-  const auto heap = load_heap(opt.file, opt.gc, true, true, IndexChoice{true, opt.no_cache});
+  const auto heap = load_heap(opt.file, opt.gc, true, true, IndexChoice{true, opt.no_cache, kIndexObjects | kIndexForward | kIndexReverse | kIndexSlots});
   if (!opt.object.empty()) run_object(*heap, opt);
   else run_type(*heap, opt);
 }

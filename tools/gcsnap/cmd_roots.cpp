@@ -90,7 +90,7 @@ RootsInput load_roots(const RootsOptions& opt) {
   auto names = rec.read_names(in.sel.index);
   if (!names) fail_on(in.sel.file, names.error());
   in.names = std::move(names).value();
-  in.index = existing_gc_index(in.sel, opt.no_cache);
+  in.index = existing_gc_index(in.sel, opt.no_cache, kIndexObjects);
   if (in.index) {
     // The object columns come from the mapped index: nothing to decode.
   } else if (in.sel.entry().has_heap_walk()) {

@@ -62,8 +62,11 @@ std::string where_text(const TypeStats& t, const std::pair<const char*, const ch
 
 void run_types(const TypesOptions& opt) {
   const TypeOrder order = parse_order(opt.sort, opt.no_retained);
-  const auto heap = load_heap(opt.file, opt.gc, !opt.no_retained, false, IndexChoice{true, opt.no_cache});
-  const DominatorTree* dom = opt.no_retained ? nullptr : &heap->dominators(opt.include_weak);
+  // Over strong roots the index's histogram answers alone (its generation bytes too): only that
+  // array is checked and mapped. --include-weak computes a tree from the mapped graph.
+  const auto heap = load_heap(opt.file, opt.gc, !opt.no_retained, false,
+                              IndexChoice{true, opt.no_cache, opt.include_weak ? kIndexAll : kIndexTypes});
+  const bool dom = !opt.no_retained;
   std::optional<std::vector<TypeStats>> hist;
   // Counts and bytes do not depend on the dominator tree: --no-retained reuses the index's.
   if (dom || heap->indexed_types) {
@@ -75,7 +78,7 @@ void run_types(const TypesOptions& opt) {
   }
   std::vector<uint32_t> selected;
   if (!opt.filter.empty())
-    selected = filter_type_ids(heap->names, type_ids_in(heap->graph), opt.filter,
+    selected = filter_type_ids(heap->names, heap->type_ids(), opt.filter,
                                fmt::format("{}: no type in GC {} contains", heap->sel.file, heap->sel.number()));
 
   uint64_t objects = 0, bytes = 0;
@@ -115,11 +118,13 @@ void run_types(const TypesOptions& opt) {
     report.notes.push_back(fmt::format("{} are in no range the runtime reported (generation unknown), so the "
                                        "generation columns add up to less than BYTES",
                                        format_bytes(unknown_generation)));
-  if (dom)
+  if (dom) {
+    const auto [unreachable_count, unreachable_bytes] = heap->unreachable(opt.include_weak);
     report.notes.push_back(fmt::format(
         "retained = bytes freed if all objects of the type went away (sum of the retained sizes of those not dominated "
         "by another object of the same type); {} objects ({}) are not reachable from {}roots",
-        dom->unreachable_count(), format_bytes(dom->unreachable_bytes()), opt.include_weak ? "" : "strong "));
+        unreachable_count, format_bytes(unreachable_bytes), opt.include_weak ? "" : "strong "));
+  }
   for (auto& note : heap->notes()) report.notes.push_back(std::move(note));
   print_report(report, opt.format);
 }

@@ -10,6 +10,7 @@
 
 #include "cli_error.hpp"
 #include "output.hpp"
+#include "type_filter.hpp"
 
 namespace gcsnap::cli {
 
@@ -23,14 +24,14 @@ IndexProgress terminal_progress(const std::string& file) {
   return [file](std::string_view stage) { fmt::print(stderr, "gcsnap: {}: {}...\n", file, stage); };
 }
 
-std::optional<GcIndex> existing_gc_index(const SelectedGc& sel, bool no_cache) {
+std::optional<GcIndex> existing_gc_index(const SelectedGc& sel, bool no_cache, IndexParts parts) {
   if (no_cache || !sel.entry().has_heap_walk()) return std::nullopt;
   auto id = identify_gc(sel.file, *sel.recording, sel.index);
   if (!id) return std::nullopt;
-  auto read = read_gc_index(gc_index_path(sel.file, id->gc_number), *id);
+  auto read = read_gc_index(gc_index_path(sel.file, id->gc_number), *id, parts);
   if (!read) return std::nullopt;
   // Its root positions must refer to this GC's root table (a forged index is not used).
-  if (read->graph.roots().size() + read->graph.unresolved_roots().size() != sel.entry().root_count) return std::nullopt;
+  if (read->root_entries != sel.entry().root_count) return std::nullopt;
   return std::move(read).value();
 }
 
@@ -38,10 +39,10 @@ namespace {
 
 // Read names, roots and the extras a command needs from the recording; the heavy parts from
 // the analysis index. False when the index cannot serve this heap (then the caller decodes).
-bool load_from_index(LoadedHeap& heap, bool fields, bool no_cache) {
+bool load_from_index(LoadedHeap& heap, bool fields, const IndexChoice& choice) {
   const Recording& rec = *heap.sel.recording;
   const std::string& file = heap.sel.file;
-  auto opened = open_gc_index(file, rec, heap.sel.index, !no_cache, terminal_progress(file));
+  auto opened = open_gc_index(file, rec, heap.sel.index, !choice.no_cache, terminal_progress(file), choice.parts);
   if (!opened) fail_on(file, opened.error());
   GcIndex& ix = opened->index;
   auto roots = rec.read_roots(heap.sel.index);
@@ -49,15 +50,17 @@ bool load_from_index(LoadedHeap& heap, bool fields, bool no_cache) {
   heap.roots = std::move(roots).value();
   // The index's root positions refer to this root table: one that does not match it (a
   // forged index) is not used.
-  if (heap.roots.size() != ix.graph.roots().size() + ix.graph.unresolved_roots().size()) return false;
+  if (heap.roots.size() != ix.root_entries) return false;
   auto names = rec.read_names(heap.sel.index);
   if (!names) fail_on(file, names.error());
   heap.names = std::move(names).value();
   heap.has_dependent = ix.has_dependent_handles;
   heap.graph = std::move(ix.graph);
   heap.generations = ix.generations;
-  heap.indexed_dominators = std::move(ix.dominators);
-  heap.indexed_types = std::move(ix.type_stats);
+  heap.parts = ix.parts;
+  if (ix.parts & kIndexDominators) heap.indexed_dominators = std::move(ix.dominators);
+  if (ix.parts & kIndexTypes) heap.indexed_types = std::move(ix.type_stats);
+  heap.indexed_unreachable = std::pair{ix.unreachable_objects, ix.unreachable_bytes};
   if (fields) {
     heap.edge_slots = std::move(ix.edge_slots);
     auto statics = rec.read_static_slots(heap.sel.index, heap.static_names);
@@ -74,7 +77,7 @@ std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uin
                                       bool fields, const IndexChoice& index) {
   auto heap = std::make_unique<LoadedHeap>();
   heap->sel = open_selected_gc(spec, gc, GcNeed::HeapWalk);
-  if (index.supported && !index.no_cache && load_from_index(*heap, fields, index.no_cache)) return heap;
+  if (index.supported && !index.no_cache && load_from_index(*heap, fields, index)) return heap;
   const Recording& rec = *heap->sel.recording;
   const std::string& file = heap->sel.file;
   auto objects = rec.read_objects(heap->sel.index, ObjectReadOptions{fields});
@@ -118,6 +121,10 @@ std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uin
 const DominatorTree& LoadedHeap::dominators(bool include_weak) {
   if (!include_weak && indexed_dominators) return *indexed_dominators;
   if (computed_dominators_ && computed_include_weak_ == include_weak) return *computed_dominators_;
+  // A graph mapped without its edges cannot give a tree: the command asked for too few parts.
+  if ((parts & (kIndexObjects | kIndexForward)) != (kIndexObjects | kIndexForward))
+    throw CliError(fmt::format("{}: internal error: dominators asked of an index read without its graph", sel.file),
+                   kExitBadInput);
   computed_dominators_.reset();
   auto status = graph.build_reverse();
   if (!status) fail_on(sel.file, status.error());
@@ -137,6 +144,20 @@ std::vector<TypeStats> LoadedHeap::type_histogram(bool include_weak, const TypeH
   auto hist = build_type_histogram(graph, &dominators(include_weak), options, generations);
   if (!hist) fail_on(sel.file, hist.error());
   return std::move(hist).value();
+}
+
+std::vector<uint32_t> LoadedHeap::type_ids() const {
+  if (!indexed_types) return type_ids_in(graph);
+  std::vector<uint32_t> ids;
+  ids.reserve(indexed_types->size());
+  for (const TypeStats& t : *indexed_types) ids.push_back(t.type_id);  // sorted by id in the index
+  return ids;
+}
+
+std::pair<uint64_t, uint64_t> LoadedHeap::unreachable(bool include_weak) {
+  if (!include_weak && indexed_unreachable) return *indexed_unreachable;
+  const DominatorTree& dom = dominators(include_weak);
+  return {dom.unreachable_count(), dom.unreachable_bytes()};
 }
 
 std::vector<std::string> LoadedHeap::notes() const {

@@ -26,6 +26,8 @@ namespace gcsnap::cli {
 struct IndexChoice {
   bool supported = false;  ///< the command can answer from the index
   bool no_cache = false;   ///< --no-cache
+  /// The parts of the index the command uses (only those are checked and mapped).
+  IndexParts parts = kIndexAll;
 };
 
 /// Add `--no-cache` to a subcommand.
@@ -33,7 +35,7 @@ void add_no_cache_option(CLI::App& cmd, bool& no_cache);
 
 /// The GC's analysis index when a valid one exists (never builds one: for commands that are
 /// cheap without it, such as where and roots); nullopt with NO_CACHE or when there is none.
-std::optional<GcIndex> existing_gc_index(const SelectedGc& sel, bool no_cache);
+std::optional<GcIndex> existing_gc_index(const SelectedGc& sel, bool no_cache, IndexParts parts);
 
 /// Print "gcsnap: <stage>..." progress lines on stderr when it is a terminal; nothing otherwise.
 IndexProgress terminal_progress(const std::string& file);
@@ -63,6 +65,12 @@ struct LoadedHeap {
   /// histogram (sorted by type id), already computed.
   std::optional<DominatorTree> indexed_dominators;
   std::optional<std::vector<TypeStats>> indexed_types;
+  /// Set when the heap came from the index: objects and bytes not reachable from strong roots
+  /// (the index's header; known even when its dominator tree was not mapped).
+  std::optional<std::pair<uint64_t, uint64_t>> indexed_unreachable;
+  /// The parts the index gave (kIndexAll when the heap was decoded): without kIndexObjects
+  /// the graph has no nodes, so only the histogram and the notes may be used.
+  IndexParts parts = kIndexAll;
   std::shared_ptr<const void> index_storage;
 
   std::string_view type_name(NodeIndex node) const { return names.type_name(graph.type_id(node)); }
@@ -73,6 +81,10 @@ struct LoadedHeap {
   /// The type histogram as build_type_histogram(graph, &dominators(include_weak), options)
   /// would return it (from the index when it has it). Throws CliError naming the file.
   std::vector<TypeStats> type_histogram(bool include_weak, const TypeHistogramOptions& options);
+  /// The ids of the types in this heap, sorted (from the index's histogram when it has one).
+  std::vector<uint32_t> type_ids() const;
+  /// Objects and bytes not reachable from strong roots (or any root with include_weak).
+  std::pair<uint64_t, uint64_t> unreachable(bool include_weak);
   /// "note:" lines about what the graph could not resolve or the recorder dropped.
   std::vector<std::string> notes() const;
 

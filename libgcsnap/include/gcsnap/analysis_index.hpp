@@ -35,8 +35,24 @@ struct IndexIdentity {
   bool operator==(const IndexIdentity&) const = default;
 };
 
+/// The parts of an index a reader checks and maps (format-spec.md §12.4): a command names the
+/// ones it uses; the others are neither read nor trusted and stay empty in the GcIndex.
+enum IndexPart : uint32_t {
+  kIndexObjects = 1,      ///< node columns: addresses, sizes, type ids, generations
+  kIndexForward = 2,      ///< forward CSR and dependent edges (the graph's successors)
+  kIndexReverse = 4,      ///< reverse CSR (predecessors)
+  kIndexSlots = 8,        ///< edge slots (field names)
+  kIndexDominators = 16,  ///< preorder, immediate dominators, retained sizes
+  kIndexTypes = 32,       ///< type histogram
+  kIndexAll = 63,
+};
+using IndexParts = uint32_t;
+
 /// The heavy analyses of one snapshot GC. Movable; the spans and the graph stay valid while
 /// any part of it lives (they share one storage: owned arrays, or the mapped index file).
+/// A GcIndex read with fewer parts than kIndexAll has only those: without kIndexObjects the
+/// graph has no nodes (its stats are kept); without kIndexForward it must not be asked for
+/// successors, without kIndexReverse it has no reverse CSR (build_reverse needs the forward).
 struct GcIndex {
   HeapGraph graph;             ///< with the reverse CSR
   DominatorTree dominators;    ///< strong roots only (DominatorOptions{})
@@ -44,6 +60,10 @@ struct GcIndex {
   std::span<const Generation> generations;  ///< per node
   std::vector<TypeStats> type_stats;        ///< per type, sorted by type id, with retained sizes
   bool has_dependent_handles = false;       ///< the GC's block has a dependent-handle section
+  IndexParts parts = kIndexAll;             ///< what this GcIndex holds
+  uint64_t root_entries = 0;                ///< resolved + unresolved roots (the GC's root table size)
+  uint64_t unreachable_objects = 0;         ///< not reachable from strong roots (with or without kIndexDominators)
+  uint64_t unreachable_bytes = 0;           ///< their bytes
   std::shared_ptr<const void> storage;      ///< keeps `generations` and the graph's columns alive
 };
 
@@ -67,15 +87,19 @@ std::string gc_index_path(const std::string& recording_path, uint64_t gc_number)
 /// Errors: IoError (directory not writable, disk full ...), the temporary file removed.
 [[nodiscard]] Status write_gc_index(const GcIndex& index, const IndexIdentity& id, const std::string& path);
 
-/// Map the index at PATH after the checks of format-spec.md §12.4 against EXPECTED.
+/// Map the index at PATH after the checks of format-spec.md §12.4 against EXPECTED: the header's
+/// always, each array's checksum and rules only for the PARTS asked for (widened to what they
+/// need: every part but kIndexTypes needs kIndexObjects, kIndexSlots needs kIndexForward).
 /// Errors: NotFound (no file), UnsupportedVersion, InconsistentData (stale: another
 /// recording, GC or modification time), Truncated / ChecksumMismatch / CorruptSection
 /// (damaged), IoError, OutOfMemory.
-[[nodiscard]] Result<GcIndex> read_gc_index(const std::string& path, const IndexIdentity& expected);
+[[nodiscard]] Result<GcIndex> read_gc_index(const std::string& path, const IndexIdentity& expected,
+                                            IndexParts parts = kIndexAll);
 
 /// The same checks on bytes the caller keeps alive (tests, fuzzing); EXPECTED may be null to
 /// skip the identity check. The result points into BYTES.
-[[nodiscard]] Result<GcIndex> gc_index_from_bytes(std::span<const std::byte> bytes, const IndexIdentity* expected);
+[[nodiscard]] Result<GcIndex> gc_index_from_bytes(std::span<const std::byte> bytes, const IndexIdentity* expected,
+                                                  IndexParts parts = kIndexAll);
 
 /// How open_gc_index got its answer.
 enum class IndexSource : uint8_t {
@@ -91,9 +115,11 @@ struct OpenedGcIndex {
   Error write_error;   ///< why it could not be saved (BuiltKept with write true)
 };
 
-/// Use the index of GC_INDEX if valid, else compute it and, when WRITE, save it (a failure to
-/// save only leaves write_error set: the answer does not depend on it).
+/// Use the index of GC_INDEX if valid (checking PARTS, as read_gc_index), else compute it (all
+/// parts) and, when WRITE, save it (a failure to save only leaves write_error set: the answer
+/// does not depend on it).
 [[nodiscard]] Result<OpenedGcIndex> open_gc_index(const std::string& recording_path, const Recording& rec,
-                                                  size_t gc_index, bool write, const IndexProgress& progress = {});
+                                                  size_t gc_index, bool write, const IndexProgress& progress = {},
+                                                  IndexParts parts = kIndexAll);
 
 }  // namespace gcsnap

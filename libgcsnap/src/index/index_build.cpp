@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cerrno>
 #include <cstdio>
@@ -115,6 +116,9 @@ Result<GcIndex> compute_gc_index(const Recording& rec, size_t gc_index, const In
     out.generations = owned->generations;
     out.type_stats = std::move(hist).value();
     out.has_dependent_handles = *has_dependent;
+    out.root_entries = out.graph.roots().size() + out.graph.unresolved_roots().size();
+    out.unreachable_objects = out.dominators.unreachable_count();
+    out.unreachable_bytes = out.dominators.unreachable_bytes();
     out.storage = std::move(owned);
     return out;
   } catch (const std::bad_alloc&) {
@@ -124,14 +128,24 @@ Result<GcIndex> compute_gc_index(const Recording& rec, size_t gc_index, const In
 
 namespace {
 
-// Buffered writes to FD that hash everything after the header (format-spec.md §12.2).
+// Buffered writes to FD after the header; each array's bytes (not the padding) are hashed on
+// their own (format-spec.md §12.2: one checksum per array, so a reader checks only those it uses).
 class IndexWriter {
  public:
-  explicit IndexWriter(int fd) : fd_(fd), buffer_(size_t{1} << 20) { XXH3_64bits_reset(&hash_); }
+  explicit IndexWriter(int fd) : fd_(fd), buffer_(size_t{1} << 20) {}
   uint64_t position() const noexcept { return position_; }
-  bool write(const void* data, size_t n) {
+  // Pad to array WHICH's offset and start its checksum.
+  bool begin(size_t which, uint64_t offset) {
+    if (!pad_to(offset)) return false;
+    current_ = which;
+    XXH3_64bits_reset(&hash_);
+    return true;
+  }
+  void end() { hashes_[current_] = XXH3_64bits_digest(&hash_); }
+  const std::array<uint64_t, L::kArrayCount>& hashes() const noexcept { return hashes_; }
+  bool write(const void* data, size_t n, bool hashed = true) {
     const auto* p = static_cast<const char*>(data);
-    XXH3_64bits_update(&hash_, p, n);
+    if (hashed) XXH3_64bits_update(&hash_, p, n);
     position_ += n;
     while (n > 0) {
       const size_t take = std::min(n, buffer_.size() - used_);
@@ -146,7 +160,7 @@ class IndexWriter {
   bool pad_to(uint64_t offset) {
     static constexpr char kZeros[L::kAlign] = {};
     while (position_ < offset)
-      if (!write(kZeros, static_cast<size_t>(std::min<uint64_t>(offset - position_, sizeof kZeros)))) return false;
+      if (!write(kZeros, static_cast<size_t>(std::min<uint64_t>(offset - position_, sizeof kZeros)), false)) return false;
     return true;
   }
   bool flush() {
@@ -160,14 +174,15 @@ class IndexWriter {
     used_ = 0;
     return true;
   }
-  uint64_t digest() const noexcept { return XXH3_64bits_digest(&hash_); }
 
  private:
   int fd_;
   std::vector<char> buffer_;
   size_t used_ = 0;
   uint64_t position_ = L::kHeaderSize;
+  size_t current_ = 0;
   XXH3_state_t hash_{};
+  std::array<uint64_t, L::kArrayCount> hashes_{};
 };
 
 template <typename T>
@@ -178,7 +193,9 @@ void put(unsigned char* at, T value) {
 bool write_payload(IndexWriter& w, const GcIndex& ix, const L::Placement& place, uint32_t flags) {
   const HeapGraph& g = ix.graph;
   auto array = [&](size_t which, const void* data, uint64_t bytes) {
-    return w.pad_to(place.offset[which]) && (bytes == 0 || w.write(data, static_cast<size_t>(bytes)));
+    if (!w.begin(which, place.offset[which]) || (bytes != 0 && !w.write(data, static_cast<size_t>(bytes)))) return false;
+    w.end();
+    return true;
   };
   const auto fwd = AnalysisIndexAccess::forward(g);
   const auto rev = AnalysisIndexAccess::reverse(g);
@@ -195,7 +212,7 @@ bool write_payload(IndexWriter& w, const GcIndex& ix, const L::Placement& place,
       !array(L::kReverseSources, rev.items.data(), place.bytes[L::kReverseSources]) ||
       !array(L::kSlots, AnalysisIndexAccess::slots(ix.edge_slots).data(), place.bytes[L::kSlots]))
     return false;
-  if (!w.pad_to(place.offset[L::kRoots])) return false;
+  if (!w.begin(L::kRoots, place.offset[L::kRoots])) return false;
   for (const GraphRoot& r : g.roots()) {
     unsigned char rec[L::kRootRecord] = {};
     put(rec, r.node);
@@ -205,20 +222,22 @@ bool write_payload(IndexWriter& w, const GcIndex& ix, const L::Placement& place,
     rec[17] = r.flags;
     if (!w.write(rec, sizeof rec)) return false;
   }
+  w.end();
   if (!array(L::kUnresolved, g.unresolved_roots().data(), place.bytes[L::kUnresolved])) return false;
-  if (!w.pad_to(place.offset[L::kDependentEdges])) return false;
+  if (!w.begin(L::kDependentEdges, place.offset[L::kDependentEdges])) return false;
   for (const auto& [primary, secondary] : AnalysisIndexAccess::dependent_edges(g)) {
     unsigned char rec[8];
     put(rec, primary);
     put(rec + 4, secondary);
     if (!w.write(rec, sizeof rec)) return false;
   }
+  w.end();
   const DominatorTree& d = ix.dominators;
   if (!array(L::kPreorder, d.preorder().data(), place.bytes[L::kPreorder]) ||
       !array(L::kIdom, d.immediate_dominators().data(), place.bytes[L::kIdom]) ||
       !array(L::kRetained, d.retained_sizes().data(), place.bytes[L::kRetained]))
     return false;
-  if (!w.pad_to(place.offset[L::kTypes])) return false;
+  if (!w.begin(L::kTypes, place.offset[L::kTypes])) return false;
   for (const TypeStats& t : ix.type_stats) {
     unsigned char rec[L::kTypeRecord] = {};
     put(rec, t.type_id);
@@ -229,6 +248,7 @@ bool write_payload(IndexWriter& w, const GcIndex& ix, const L::Placement& place,
     for (size_t s = 0; s < kGenerationSlots; ++s) put(rec + 40 + 8 * s, t.generation_bytes[s]);
     if (!w.write(rec, sizeof rec)) return false;
   }
+  w.end();
   return w.position() == place.file_size && w.flush();
 }
 
@@ -288,7 +308,7 @@ Status write_gc_index(const GcIndex& ix, const IndexIdentity& id, const std::str
       const uint64_t stats[7] = {s.references,     s.unresolved_references, s.null_roots,     s.unresolved_roots,
                                  s.interior_roots, s.dependent_handles,     s.dependent_edges};
       std::memcpy(h + L::kOffStats, stats, sizeof stats);
-      put(h + L::kOffPayloadHash, w.digest());
+      for (size_t a = 0; a < L::kArrayCount; ++a) put(h + L::kOffArrayHashes + 8 * a, w.hashes()[a]);
       put(h + L::kOffHeaderHash, static_cast<uint64_t>(XXH3_64bits(h, L::kOffHeaderHash)));
       ok = ::pwrite(fd, h, sizeof h, 0) == static_cast<ssize_t>(sizeof h);
     }
@@ -306,12 +326,12 @@ Status write_gc_index(const GcIndex& ix, const IndexIdentity& id, const std::str
 }
 
 Result<OpenedGcIndex> open_gc_index(const std::string& recording_path, const Recording& rec, size_t gc_index,
-                                    bool write, const IndexProgress& progress) {
+                                    bool write, const IndexProgress& progress, IndexParts parts) {
   auto id = identify_gc(recording_path, rec, gc_index);
   if (!id) return id.error();
   const std::string path = gc_index_path(recording_path, id->gc_number);
   OpenedGcIndex out;
-  auto read = read_gc_index(path, *id);
+  auto read = read_gc_index(path, *id, parts);
   if (read) {
     out.index = std::move(read).value();
     out.source = IndexSource::Read;
