@@ -44,6 +44,23 @@ check_cli_accepts() {
 }
 
 case_run() { record_app 0 run; grep -q '^gcsnap-sample: done finalized=' "$out" || fail "the app did not finish"; check_cli_accepts; }
+# record --index: the analysis index of every snapshot is built at the end and the summary line
+# says so; the indexes pass a whole check and answer as the recording does.
+case_index() {
+  record_opts=(--index)
+  rm -f "$snap".*.gcidx
+  record_app 0 run
+  local line total
+  line=$(grep '^gcsnap: recorded ' "$err") || fail "no summary line"
+  total=$(sed -n 's/^gcsnap: recorded [0-9]* GCs, \([0-9]*\) snapshots.*/\1/p' <<<"$line")
+  [ -n "$total" ] && [ "$total" -gt 0 ] || fail "the recording has no snapshot"
+  grep -q "; analysis index of $total of $total snapshots in $snap.N.gcidx" <<<"$line" || fail "the summary does not say the indexes were built"
+  [ "$(ls "$snap".*.gcidx | wc -l)" -eq "$total" ] || fail "not one index file per snapshot"
+  "$gcsnap" index "$snap" --all --check >"$work/index.check" 2>&1 || { show "$work/index.check"; fail "an index fails --check"; }
+  [ "$("$gcsnap" types "$snap" --top 20)" = "$("$gcsnap" types "$snap" --top 20 --no-cache)" ] || fail "types differs with the index"
+  [ "$("$gcsnap" dominators "$snap")" = "$("$gcsnap" dominators "$snap" --no-cache)" ] || fail "dominators differs with the index"
+}
+
 # A heap walk at every GC of a GC-heavy loop (natural gen0/gen1 GCs as well as induced ones).
 case_churn() {
   record_opts=(--policy all)

@@ -41,6 +41,7 @@ struct RecordOptions {
   long pid = 0;              ///< --pid: attach instead of running a command
   std::string duration;      ///< --pid: "30s", "5m", "1h" or seconds; "" = until Ctrl+C
   std::vector<std::string> command;
+  bool index = false;        ///< --index: build the snapshots' analysis indexes at the end
 };
 
 std::atomic<bool> g_stop{false};
@@ -105,7 +106,7 @@ unsigned long long parse_duration(const std::string& text) {
   }
   if (exited) fmt::print(stderr, "gcsnap: process {} exited while recorded\n", target.pid);
   else if (detached != "ok detached") fmt::print(stderr, "gcsnap: warning: process {}: {}\n", target.pid, detached);
-  print_summary(session.output_path(), fmt::format("process {} ({})", target.pid, target.name));
+  print_summary(session.output_path(), fmt::format("process {} ({})", target.pid, target.name), options.index);
   std::fflush(stdout);
   std::exit(kExitOk);
 }
@@ -136,6 +137,7 @@ bool diagnostics_disabled() {
   // The shim expands the pattern in each process: {name} from its main assembly (process_role.hpp).
   std::string output = prepare_output(options.output.empty() ? "gcsnap-{name}-{pid}.snap" : options.output, options.force);
   RecordedProcesses processes;
+  processes.build_indexes(options.index);
   LaunchRequest request;
   request.command = options.command;
   request.environment = {
@@ -204,6 +206,8 @@ void add_record_command(CLI::App& app) {
   cmd->add_option("--pid", options->pid, "Attach to this running .NET process instead of running a command")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--duration", options->duration, "With --pid: record for this long (30s, 5m, 1h), default until Ctrl+C");
+  cmd->add_flag("--index", options->index,
+                "At the end, build the analysis index of every snapshot (FILE.N.gcidx) for fast answers");
   cmd->add_option("command", options->command, "The command to run, after --");
   cmd->footer("Examples: gcsnap record -o app.snap -- dotnet app.dll\n"
               "          gcsnap record --pid 1234 --duration 30s");

@@ -156,7 +156,7 @@ void RecordedProcesses::finish_one(const Entry& entry, const std::map<long, int>
     fmt::print(stderr, "gcsnap: {} {}: gcsnap wrote the index of its {} complete GCs{}\n",
                label, how_it_ended(r.pid, statuses), finished->gcs, dropped);
   }
-  print_summary(r.output, label);
+  print_summary(r.output, label, build_indexes_);
 }
 
 }  // namespace gcsnap::cli

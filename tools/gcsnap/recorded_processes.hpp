@@ -36,6 +36,8 @@ class RecordedProcesses {
   /// for each one not recorded because its file existed, say so. STATUSES: waitpid statuses of
   /// the processes gcsnap reaped (how they ended, when known).
   void finish(const std::map<long, int>& statuses);
+  /// record --index: finish() also builds each file's analysis indexes (the summary says so).
+  void build_indexes(bool on) noexcept { build_indexes_ = on; }
   /// Remove the report directory (also done by the destructor; call it before std::exit).
   void remove_directory() noexcept;
 
@@ -48,6 +50,7 @@ class RecordedProcesses {
 
   std::string dir_;
   std::vector<Entry> entries_;  ///< in the order the reports were read
+  bool build_indexes_ = false;
   std::set<long> seen_;
 };
 

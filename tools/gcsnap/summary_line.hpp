@@ -9,7 +9,8 @@ namespace gcsnap::cli {
 
 /// Print "gcsnap: recorded N GCs, M snapshots, SIZE of PROCESS in PATH; ..." on stderr (or
 /// the error that the file cannot be read). PROCESS names what the file holds, as
-/// "process 12345 (app)"; "" leaves it out.
-void print_summary(const std::string& path, const std::string& process = "");
+/// "process 12345 (app)"; "" leaves it out. With BUILD_INDEX (record --index) the analysis
+/// index of every snapshot is built first (progress on a terminal) and the line says so.
+void print_summary(const std::string& path, const std::string& process = "", bool build_index = false);
 
 }  // namespace gcsnap::cli
