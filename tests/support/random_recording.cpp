@@ -115,49 +115,52 @@ std::vector<ModelGc> make_random_gcs(uint64_t seed, size_t n, const ModelOptions
   return out;
 }
 
+Status write_gc(Writer& writer, const ModelGc& gc) {
+  GcInfo begin = gc.info;
+  begin.compacted = false;
+  begin.end_time_ns = 0;
+  GCSNAP_RETURN_IF_ERROR(writer.begin_gc(begin));
+  // Feed in two batches each, to exercise batching across chunk boundaries.
+  GCSNAP_RETURN_IF_ERROR(writer.add_generation_bounds(gc.bounds));
+  auto& r = gc.roots;
+  size_t h = r.size() / 2;
+  std::vector<uint8_t> kinds;
+  for (auto k : r.kinds) kinds.push_back(static_cast<uint8_t>(k));
+  GCSNAP_RETURN_IF_ERROR(writer.add_roots({r.object_ids.data(), h}, {kinds.data(), h}, {r.flags.data(), h},
+                                          {r.root_ids.data(), h}));
+  GCSNAP_RETURN_IF_ERROR(writer.add_roots(std::span(r.object_ids).subspan(h), std::span(kinds).subspan(h),
+                                          std::span(r.flags).subspan(h), std::span(r.root_ids).subspan(h)));
+  GCSNAP_RETURN_IF_ERROR(writer.add_surviving_ranges(gc.ranges.surviving_starts, gc.ranges.surviving_lengths));
+  GCSNAP_RETURN_IF_ERROR(
+      writer.add_moved_ranges(gc.ranges.moved_old_starts, gc.ranges.moved_new_starts, gc.ranges.moved_lengths));
+  std::vector<TypeRecord> types;
+  for (const auto& t : gc.types) types.push_back({t.first, t.second.first, t.second.second.first, t.second.second.second});
+  GCSNAP_RETURN_IF_ERROR(writer.add_types(types));
+  std::vector<MethodRecord> methods;
+  for (const auto& m : gc.methods) methods.push_back({m.first, m.second});
+  GCSNAP_RETURN_IF_ERROR(writer.add_methods(methods));
+  const auto& o = gc.objects;
+  std::vector<uint8_t> gens;
+  for (auto g : o.generations) gens.push_back(static_cast<uint8_t>(g));
+  size_t oh = o.size() / 2;
+  size_t rh = o.size() ? o.reference_offsets[oh] : 0;
+  GCSNAP_RETURN_IF_ERROR(writer.add_objects({o.addresses.data(), oh}, {o.type_ids.data(), oh}, {o.sizes.data(), oh},
+                                            {gens.data(), oh}, {gc.ref_counts.data(), oh},
+                                            {o.reference_targets.data(), rh}));
+  GCSNAP_RETURN_IF_ERROR(writer.add_objects(
+      std::span(o.addresses).subspan(oh), std::span(o.type_ids).subspan(oh), std::span(o.sizes).subspan(oh),
+      std::span(gens).subspan(oh), std::span(gc.ref_counts).subspan(oh), std::span(o.reference_targets).subspan(rh)));
+  if (gc.drops.any()) GCSNAP_RETURN_IF_ERROR(writer.add_drops(gc.drops));
+  GCSNAP_RETURN_IF_ERROR(writer.end_gc(gc.info));
+  return {};
+}
+
 Status write_model(const std::string& path, const std::vector<ModelGc>& model, const WriterOptions& options,
                    std::unique_ptr<Writer>* keep_open) {
   auto w = Writer::create(path, options);
   if (!w) return w.error();
   Writer& writer = **w;
-  for (const auto& gc : model) {
-    GcInfo begin = gc.info;
-    begin.compacted = false;
-    begin.end_time_ns = 0;
-    GCSNAP_RETURN_IF_ERROR(writer.begin_gc(begin));
-    // Feed in two batches each, to exercise batching across chunk boundaries.
-    GCSNAP_RETURN_IF_ERROR(writer.add_generation_bounds(gc.bounds));
-    auto& r = gc.roots;
-    size_t h = r.size() / 2;
-    std::vector<uint8_t> kinds;
-    for (auto k : r.kinds) kinds.push_back(static_cast<uint8_t>(k));
-    GCSNAP_RETURN_IF_ERROR(writer.add_roots({r.object_ids.data(), h}, {kinds.data(), h}, {r.flags.data(), h},
-                                            {r.root_ids.data(), h}));
-    GCSNAP_RETURN_IF_ERROR(writer.add_roots(std::span(r.object_ids).subspan(h), std::span(kinds).subspan(h),
-                                            std::span(r.flags).subspan(h), std::span(r.root_ids).subspan(h)));
-    GCSNAP_RETURN_IF_ERROR(writer.add_surviving_ranges(gc.ranges.surviving_starts, gc.ranges.surviving_lengths));
-    GCSNAP_RETURN_IF_ERROR(
-        writer.add_moved_ranges(gc.ranges.moved_old_starts, gc.ranges.moved_new_starts, gc.ranges.moved_lengths));
-    std::vector<TypeRecord> types;
-    for (const auto& t : gc.types) types.push_back({t.first, t.second.first, t.second.second.first, t.second.second.second});
-    GCSNAP_RETURN_IF_ERROR(writer.add_types(types));
-    std::vector<MethodRecord> methods;
-    for (const auto& m : gc.methods) methods.push_back({m.first, m.second});
-    GCSNAP_RETURN_IF_ERROR(writer.add_methods(methods));
-    const auto& o = gc.objects;
-    std::vector<uint8_t> gens;
-    for (auto g : o.generations) gens.push_back(static_cast<uint8_t>(g));
-    size_t oh = o.size() / 2;
-    size_t rh = o.size() ? o.reference_offsets[oh] : 0;
-    GCSNAP_RETURN_IF_ERROR(writer.add_objects({o.addresses.data(), oh}, {o.type_ids.data(), oh}, {o.sizes.data(), oh},
-                                              {gens.data(), oh}, {gc.ref_counts.data(), oh},
-                                              {o.reference_targets.data(), rh}));
-    GCSNAP_RETURN_IF_ERROR(writer.add_objects(
-        std::span(o.addresses).subspan(oh), std::span(o.type_ids).subspan(oh), std::span(o.sizes).subspan(oh),
-        std::span(gens).subspan(oh), std::span(gc.ref_counts).subspan(oh), std::span(o.reference_targets).subspan(rh)));
-    if (gc.drops.any()) GCSNAP_RETURN_IF_ERROR(writer.add_drops(gc.drops));
-    GCSNAP_RETURN_IF_ERROR(writer.end_gc(gc.info));
-  }
+  for (const auto& gc : model) GCSNAP_RETURN_IF_ERROR(write_gc(writer, gc));
   if (keep_open) {
     Status s = writer.flush();
     *keep_open = std::move(*w);

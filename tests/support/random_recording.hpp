@@ -36,6 +36,9 @@ struct ModelOptions {
 /// Generate GCs numbered 1..n with increasing type ids.
 std::vector<ModelGc> make_random_gcs(uint64_t seed, size_t n, const ModelOptions& opt = {});
 
+/// Write one GC of a model (begin_gc .. end_gc, each column in two batches).
+Status write_gc(Writer& writer, const ModelGc& gc);
+
 /// Write MODEL to PATH; return the writer's close() status. With keep_open, flush instead and
 /// hand the still-open writer to the caller (what a crashed writer leaves is then on disk).
 Status write_model(const std::string& path, const std::vector<ModelGc>& model, const WriterOptions& options,

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <new>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "format/byte_io.hpp"
@@ -11,6 +12,10 @@
 namespace gcsnap::format {
 namespace {
 constexpr size_t kFlushThreshold = 4u << 20;
+// How far behind the end of the file pages are given back: their write-back, started when they
+// were written, has had time to finish, so waiting for it rarely waits.
+constexpr uint64_t kRecycleLag = 16u << 20;
+constexpr uint64_t kPageBytes = 4096;
 uint16_t type_of(SectionType t) { return static_cast<uint16_t>(t); }
 }  // namespace
 
@@ -41,9 +46,37 @@ Status SectionSink::write_out(const uint8_t* p, size_t n) {
 
 Status SectionSink::flush() {
   if (error_.code != ErrorCode::Ok) return error_;
+  const uint64_t from = flushed_;
   Status s = write_out(buffer_.data(), buffer_.size());
   buffer_.clear();
+  if (s && recycle_pages_ && flushed_ > from) s = recycle_pages(from);
   return s;
+}
+
+// Start the write-back of [from, flushed_), and drop the pages of what lies more than
+// kRecycleLag behind once written back: the next writes then reuse recently freed pages
+// instead of fresh ones (WriterOptions::recycle_written_pages).
+Status SectionSink::recycle_pages(uint64_t from) {
+  auto failed = [&](const char* what) -> Status {
+    if (errno == ESPIPE || errno == EINVAL || errno == ENOSYS || errno == EBADF) {
+      recycle_pages_ = false;  // a pipe, a socket, a file system without it: plain writes only
+      return {};
+    }
+    Error e = make_error(ErrorCode::IoError, what, from);
+    e.sys_errno = errno;
+    return fail(e);
+  };
+  if (::sync_file_range(fd_, static_cast<off_t>(from), static_cast<off_t>(flushed_ - from), SYNC_FILE_RANGE_WRITE) != 0)
+    return failed("write-back failed");
+  if (flushed_ < recycled_ + kRecycleLag + kFlushThreshold) return {};
+  const uint64_t end = (flushed_ - kRecycleLag) / kPageBytes * kPageBytes;
+  const auto length = static_cast<off_t>(end - recycled_);
+  if (::sync_file_range(fd_, static_cast<off_t>(recycled_), length,
+                        SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) != 0)
+    return failed("write-back failed");
+  (void)::posix_fadvise(fd_, static_cast<off_t>(recycled_), length, POSIX_FADV_DONTNEED);  // advice only
+  recycled_ = end;
+  return {};
 }
 
 Status SectionSink::write_file_header() {
@@ -65,6 +98,7 @@ void SectionSink::resume(uint64_t offset, std::vector<GcSummary> index) {
   buffer_.clear();
   offset_.store(offset, std::memory_order_relaxed);
   flushed_ = offset;
+  recycled_ = offset;  // the pages of what was there before are not ours to drop
   in_block_ = false;
   index_ = std::move(index);
 }

@@ -15,7 +15,8 @@ namespace gcsnap::format {
 
 class SectionSink {
  public:
-  SectionSink(int fd, int level, bool sync_each_gc) : fd_(fd), level_(level), sync_each_gc_(sync_each_gc) {}
+  SectionSink(int fd, int level, bool sync_each_gc, bool recycle_pages = false)
+      : fd_(fd), level_(level), sync_each_gc_(sync_each_gc), recycle_pages_(recycle_pages) {}
   ~SectionSink();
   SectionSink(const SectionSink&) = delete;
   SectionSink& operator=(const SectionSink&) = delete;
@@ -35,11 +36,14 @@ class SectionSink {
 
  private:
   Status write_out(const uint8_t* p, size_t n);
+  Status recycle_pages(uint64_t from);
   Status fail(Error e) noexcept;
 
   int fd_;
   int level_;
   bool sync_each_gc_;
+  bool recycle_pages_;
+  uint64_t recycled_ = 0;             // file bytes before this were written back and dropped
   ByteBuffer buffer_;
   std::atomic<uint64_t> offset_{0};   // file offset of buffer_[0] + buffer_.size()
   uint64_t flushed_ = 0;              // bytes already in the file

@@ -110,7 +110,8 @@ Result<std::unique_ptr<Writer>> Writer::from_fd(int fd, const WriterOptions& opt
   try {
     auto impl = std::make_unique<Impl>();
     impl->options = options;
-    impl->sink = std::make_unique<format::SectionSink>(fd, options.compression_level, options.sync_each_gc);
+    impl->sink = std::make_unique<format::SectionSink>(fd, options.compression_level, options.sync_each_gc,
+                                                              options.recycle_written_pages);
     GCSNAP_RETURN_IF_ERROR(impl->sink->write_file_header());
     if (options.background_compression) {
       impl->queue = std::make_unique<format::ChunkQueue>(*impl->sink, options.max_queued_bytes);
