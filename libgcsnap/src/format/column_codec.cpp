@@ -3,9 +3,31 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
+
 #include "format/varint.hpp"
 
 namespace gcsnap::format {
+
+// pdep is one fast instruction on Intel (Haswell on) and AMD Zen 3 on; Zen 1/2 (and Hygon)
+// run it in microcode, many times slower than the shift-and-mask spread.
+bool has_fast_pdep() noexcept {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (!__builtin_cpu_supports("bmi2")) return false;
+  if (__builtin_cpu_is("intel")) return true;
+  if (!__builtin_cpu_is("amd")) return false;
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+  const unsigned base = (a >> 8) & 0xF;
+  const unsigned family = base == 0xF ? base + ((a >> 20) & 0xFF) : base;
+  return family >= 0x19;
+#else
+  return false;
+#endif
+}
+
 namespace {
 
 constexpr size_t varint_length(uint64_t v) noexcept {
@@ -34,6 +56,42 @@ void put_column(uint8_t kind, size_t min_bytes, size_t max_bytes, ByteBuffer& ou
   out.commit(1 + length_bytes + size);
 }
 
+namespace plain {
+#define GCSNAP_PUT_VARINT put_varint_fast
+#include "format/varint_loops.inc"
+#undef GCSNAP_PUT_VARINT
+}  // namespace plain
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#pragma GCC push_options
+#pragma GCC target("bmi2")
+namespace bmi2 {
+#define GCSNAP_PUT_VARINT put_varint_pdep
+#include "format/varint_loops.inc"
+#undef GCSNAP_PUT_VARINT
+}  // namespace bmi2
+#pragma GCC pop_options
+#endif
+
+struct VarintLoops {
+  size_t (*values64)(const uint64_t*, size_t, unsigned, uint8_t*);
+  size_t (*values32)(const uint32_t*, size_t, unsigned, uint8_t*);
+  size_t (*deltas)(const uint64_t*, size_t, unsigned, bool, uint8_t*);
+};
+
+const VarintLoops& varint_loops() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const VarintLoops loops = has_fast_pdep() ? VarintLoops{bmi2::put_values64, bmi2::put_values32, bmi2::put_deltas}
+                                                   : VarintLoops{plain::put_values64, plain::put_values32, plain::put_deltas};
+#else
+  static const VarintLoops loops{plain::put_values64, plain::put_values32, plain::put_deltas};
+#endif
+  return loops;
+}
+
+size_t put_values(const uint64_t* v, size_t n, unsigned shift, uint8_t* o) { return varint_loops().values64(v, n, shift, o); }
+size_t put_values(const uint32_t* v, size_t n, unsigned shift, uint8_t* o) { return varint_loops().values32(v, n, shift, o); }
+
 template <typename T>
 void encode_varints(std::span<const T> values, ByteBuffer& out) {
   uint64_t any_low = 0;
@@ -41,13 +99,7 @@ void encode_varints(std::span<const T> values, ByteBuffer& out) {
   const unsigned shift = (any_low & 7) == 0 && !values.empty() ? 3 : 0;
   const size_t count = values.size();
   put_column(static_cast<uint8_t>(ColumnKind::Varint) | (shift ? kColumnShift3 : 0), count, count * kMaxVarintBytes,
-             out, [&](uint8_t* const base) {
-               // Raw pointers: stores through uint8_t* may alias anything, so members would be reloaded.
-               uint8_t* o = base;
-               const T* v = values.data();
-               for (size_t i = 0; i < count; ++i) o += put_varint_fast(o, static_cast<uint64_t>(v[i]) >> shift);
-               return static_cast<size_t>(o - base);
-             });
+             out, [&](uint8_t* const base) { return put_values(values.data(), count, shift, base); });
 }
 
 // The edge encoder's zigzag deltas (reused: its pages stay mapped from chunk to chunk).
@@ -89,18 +141,7 @@ void encode_delta_column(std::span<const uint64_t> values, ByteBuffer& out) {
   const size_t count = values.size();
   auto kind = sorted ? ColumnKind::Delta : ColumnKind::DeltaZigzag;
   put_column(static_cast<uint8_t>(kind) | (shift ? kColumnShift3 : 0), count, count * kMaxVarintBytes, out,
-             [&](uint8_t* const base) {
-               uint8_t* o = base;
-               const uint64_t* v = values.data();
-               uint64_t last = 0;
-               for (size_t i = 0; i < count; ++i) {
-                 uint64_t x = v[i] >> shift;
-                 uint64_t d = x - last;  // wraps; zigzag makes any wrapped difference round trip
-                 o += put_varint_fast(o, sorted ? d : zigzag_encode(d));
-                 last = x;
-               }
-               return static_cast<size_t>(o - base);
-             });
+             [&](uint8_t* const base) { return varint_loops().deltas(values.data(), count, shift, sorted, base); });
 }
 
 // The edge column in two flat passes. Why: one loop per object with an inner loop over its
@@ -138,11 +179,7 @@ void encode_edge_column(std::span<const uint64_t> sources, std::span<const uint3
     pos += c;
   }
   put_column(static_cast<uint8_t>(ColumnKind::Edge) | (shift ? kColumnShift3 : 0), total, total * kMaxVarintBytes,
-             out, [&](uint8_t* const base) {
-               uint8_t* o = base;
-               for (size_t e = 0; e < total; ++e) o += put_varint_fast(o, z[e]);
-               return static_cast<size_t>(o - base);
-             });
+             out, [&](uint8_t* const base) { return put_values(z, total, 0, base); });
 }
 
 void encode_bytes_column(std::span<const uint8_t> values, std::vector<uint8_t>& out) {

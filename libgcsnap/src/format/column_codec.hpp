@@ -12,6 +12,10 @@
 
 namespace gcsnap::format {
 
+/// Whether this CPU runs BMI2's pdep fast; the integer column encoders then use
+/// put_varint_pdep (same bytes, fewer instructions).
+bool has_fast_pdep() noexcept;
+
 /// Raw bytes (enums, flags, name text).
 void encode_bytes_column(std::span<const uint8_t> values, ByteBuffer& out);
 /// LEB128 of each value, divided by 8 when all are multiples of 8.
