@@ -63,14 +63,24 @@ namespace plain {
 }  // namespace plain
 
 #if defined(__x86_64__) && defined(__GNUC__)
+// The loops are compiled for BMI2 so that put_varint_pdep inlines into them; clang ignores
+// GCC's target pragma and takes its own attribute pragma (the fuzz builds use clang).
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("bmi2"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("bmi2")
+#endif
 namespace bmi2 {
 #define GCSNAP_PUT_VARINT put_varint_pdep
 #include "format/varint_loops.inc"
 #undef GCSNAP_PUT_VARINT
 }  // namespace bmi2
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 #endif
 
 struct VarintLoops {
