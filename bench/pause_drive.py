@@ -192,8 +192,16 @@ class EventPipeRow:
                               stderr=open(f"{args.out}/dotnet-trace-{n}-{rep}.err", "w"), env=self.env,
                               start_new_session=True)
         # The session's ManagedHeapCollect keyword forces a full GC that walks the heap.
+        # Its GC does not always show in GC.CollectionCount(2) (seen at 1 M objects: the loop
+        # then waited out its deadline), so a trace past 4 MB that stopped growing ends it too.
         deadline = time.time() + 300
+        last_size, quiet_since = -1, time.time()
         while gen2_count(app) == before and time.time() < deadline and tr.poll() is None:
+            size = os.path.getsize(trace) if os.path.exists(trace) else 0
+            if size != last_size:
+                last_size, quiet_since = size, time.time()
+            elif size > 4_000_000 and time.time() - quiet_since >= 1.0:
+                break
             time.sleep(0.1)
         # Let the app run on and the trace drain, then stop the session (Ctrl+C).
         wait_file_quiet(trace, 1.0, 120)
