@@ -20,6 +20,7 @@ void ChunkPool::stop() noexcept {
     stopping_ = true;
   }
   wake_.notify_one();
+  filled_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -29,6 +30,19 @@ void ChunkPool::prepare(size_t ahead) noexcept {
     ahead_ = ahead;
   }
   wake_.notify_one();
+}
+
+size_t ChunkPool::fill_before_walk(size_t chunks, std::chrono::milliseconds limit) noexcept {
+  std::unique_lock<std::mutex> lock(mutex_);
+  chunks = std::min(chunks, idle_cap_chunks_);
+  if (stopping_ || ready_.size() >= chunks) return ready_.size();
+  const size_t before = ahead_;
+  ahead_ = std::max(ahead_, chunks);
+  wake_.notify_one();
+  filled_.wait_for(lock, limit, [&] { return stopping_ || ahead_ == 0 || ready_.size() >= chunks; });
+  // What was made ready stays (nothing trims ready_ but give_back); the walk sets its own reserve.
+  if (ahead_ != 0) ahead_ = before;
+  return ready_.size();
 }
 
 std::unique_ptr<ObjectChunk> ChunkPool::take() noexcept {
@@ -84,12 +98,14 @@ void ChunkPool::run() noexcept {
     lock.lock();
     if (!chunk) {
       ahead_ = 0;  // out of memory: the GC thread maps its own chunks (or drops, by the budget)
+      filled_.notify_all();
       continue;
     }
     try {
       ready_.push_back(std::move(chunk));
     } catch (...) {
     }
+    filled_.notify_all();
   }
 }
 

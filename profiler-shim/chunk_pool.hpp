@@ -5,6 +5,7 @@
 // plan phases and keeps a few ahead during the walk; written chunks come back from the writer
 // thread and are kept, up to a cap, for the next walk.
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <memory>
@@ -26,6 +27,11 @@ class ChunkPool {
 
   /// A walk is coming: have AHEAD full-size chunks populated and waiting. Never blocks.
   void prepare(size_t ahead) noexcept;
+  /// An on-demand walk is about to be forced: wait up to LIMIT until CHUNKS (at most the idle
+  /// cap) are populated, so that the GC thread does not fault them in during the walk (the
+  /// first snapshot of a process would otherwise: its pool is empty). Returns how many are
+  /// ready. Blocks: for the control thread only, never a runtime callback.
+  size_t fill_before_walk(size_t chunks, std::chrono::milliseconds limit) noexcept;
   /// A ready full-size chunk (empty), or nullptr when none is ready. Never blocks on the thread's work.
   std::unique_ptr<ObjectChunk> take() noexcept;
   /// A written chunk: kept for the next walk if full-size and under the cap, else freed.
@@ -44,6 +50,7 @@ class ChunkPool {
   const size_t idle_cap_chunks_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
+  std::condition_variable filled_;  ///< a chunk was made ready (fill_before_walk waits on it)
   std::vector<std::unique_ptr<ObjectChunk>> ready_;
   size_t ahead_ = 0;  ///< how many ready chunks the current walk wants in reserve
   bool stopping_ = false;

@@ -385,6 +385,11 @@ bool Recorder::store_object(uint64_t address, uint32_t type_id, uint64_t size, s
   return true;
 }
 
+uint64_t Recorder::heap_bytes_now() const noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return heap_known_ ? heap_bytes_ : 0;
+}
+
 bool Recorder::on_object_references(uint64_t object_id, uint64_t class_id, std::span<const uint64_t> references) {
   // No lock: only the walking thread touches the walk's state (batch_ stays while walking_,
   // stop() leaves it to on_gc_finished).

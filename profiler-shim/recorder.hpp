@@ -121,6 +121,8 @@ class Recorder {
   void request_on_demand() noexcept { on_demand_pending_.store(true); }
   /// GC number of the last OnDemand snapshot, 0 if none.
   uint64_t last_on_demand_gc() const noexcept { return last_on_demand_gc_.load(); }
+  /// The heap's bytes after the last GC (0 before the first): what a walk forced now will visit.
+  uint64_t heap_bytes_now() const noexcept;
   bool is_walking() const noexcept { return walking_.load(std::memory_order_relaxed); }
 
   /// Stop recording for good: callbacks become no-ops, an open GC is discarded.

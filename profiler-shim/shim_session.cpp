@@ -257,11 +257,24 @@ std::string ShimSession::handle_request(const std::string& request) {
   return std::string(kReplyError) + " unknown request";
 }
 
+// A chunk per 128 Ki objects (6 MiB), guessing 48 heap bytes per object: a heap of larger
+// objects gets more chunks ready than it fills (kept for later walks, within the idle cap).
+// Waiting here delays the forced GC, not the app: mapping is much cheaper off the GC thread.
+void ShimSession::prepare_chunks_for_walk() noexcept {
+  if (!chunk_pool_) return;
+  constexpr uint64_t kChunkBytes = uint64_t{48} * ObjectChunk::kObjects;
+  const uint64_t heap = recorder_->heap_bytes_now();
+  if (heap == 0) return;
+  chunk_pool_->fill_before_walk(static_cast<size_t>((heap + kChunkBytes - 1) / kChunkBytes),
+                                std::chrono::milliseconds(2000));
+}
+
 std::string ShimSession::take_snapshot() {
   std::string error = std::string(kReplyError) + " ";
   if (detaching_.load()) return error + "gcsnap is detaching";
   if (!is_recording() || shut_down_.load()) return error + "recording is off";
   uint64_t before = recorder_->last_on_demand_gc();
+  prepare_chunks_for_walk();
   recorder_->request_on_demand();
   // Legal here: this is a native thread of our own, not inside a callback (reference §8).
   HRESULT hr = info_->ForceGC();

@@ -69,6 +69,7 @@ class ShimSession {
   void start_recording(std::unique_ptr<Writer> writer);
   std::string handle_request(const std::string& request);
   std::string take_snapshot();
+  void prepare_chunks_for_walk() noexcept;
   void read_non_gc_ranges();
   // Attach (shim_attach.cpp).
   std::string accept_output();

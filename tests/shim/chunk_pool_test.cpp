@@ -1,0 +1,41 @@
+// The chunk pool's fill before an on-demand walk: chunks are made ready before the GC, up to
+// the idle cap, stay ready afterwards, and the wait ends when the pool stops.
+#include "chunk_pool.hpp"
+
+#include <catch2/catch.hpp>
+
+using gcsnap::shim::ChunkPool;
+using gcsnap::shim::ObjectChunk;
+
+namespace {
+
+size_t full_chunk_bytes() {
+  return ObjectChunk::bytes_for(ObjectChunk::kObjects, ObjectChunk::kObjects * ObjectChunk::kReferencesPerObject);
+}
+
+}  // namespace
+
+TEST_CASE("chunk pool: fill_before_walk makes the asked chunks ready, within the idle cap", "[shim][chunks]") {
+  ChunkPool pool(3 * full_chunk_bytes());
+  CHECK(pool.ready_count() == 0);
+  CHECK(pool.fill_before_walk(2, std::chrono::milliseconds(20000)) == 2);
+  CHECK(pool.ready_count() == 2);
+  // More than the cap: the cap.
+  CHECK(pool.fill_before_walk(10, std::chrono::milliseconds(20000)) == 3);
+  // The chunks stay ready for the walk, and are full-size and empty.
+  auto chunk = pool.take();
+  REQUIRE(chunk);
+  CHECK(chunk->is_full_size());
+  CHECK(chunk->objects == 0);
+  CHECK(pool.ready_count() >= 2);
+  pool.give_back(std::move(chunk));
+  CHECK(pool.ready_count() == 3);
+}
+
+TEST_CASE("chunk pool: fill_before_walk returns at once when enough are ready or the pool stopped", "[shim][chunks]") {
+  ChunkPool pool(2 * full_chunk_bytes());
+  REQUIRE(pool.fill_before_walk(1, std::chrono::milliseconds(20000)) == 1);
+  CHECK(pool.fill_before_walk(1, std::chrono::milliseconds(0)) == 1);
+  pool.stop();
+  CHECK(pool.fill_before_walk(2, std::chrono::milliseconds(20000)) == 1);  // no thread to fill: no wait
+}
