@@ -261,7 +261,7 @@ std::string ShimSession::handle_request(const std::string& request) {
 // objects gets more chunks ready than it fills (kept for later walks, within the idle cap).
 // Waiting here delays the forced GC, not the app: mapping is much cheaper off the GC thread.
 void ShimSession::prepare_chunks_for_walk() noexcept {
-  if (!chunk_pool_) return;
+  if (!chunk_pool_ || settings_.walk_only) return;  // walk-only stores nothing
   constexpr uint64_t kChunkBytes = uint64_t{48} * ObjectChunk::kObjects;
   const uint64_t heap = recorder_->heap_bytes_now();
   if (heap == 0) return;
