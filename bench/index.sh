@@ -25,13 +25,8 @@ mkdir -p "$OUT"
 log() { echo "index.sh: $*" >&2; }
 [ -x /usr/bin/time ] || { echo "index.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
 
-if [ -z "${BUILD_DIR:-}" ] || [ ! -x "$BUILD/bin/gcsnap" ] || [ ! -x "$BUILD/bench/gcsnap_bench" ]; then
-  log "building gcsnap and gcsnap_bench in $BUILD (Release, -j2)"
-  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGCSNAP_BUILD_TESTS=OFF >"$OUT/cmake.log" 2>&1
-  cmake --build "$BUILD" -j2 --target gcsnap_cli gcsnap_bench >"$OUT/build.log" 2>&1 \
-    || { tail -30 "$OUT/build.log" >&2; exit 1; }
-fi
-GCSNAP=$BUILD/bin/gcsnap
+source "$ROOT/bench/bench_build.sh"
+bench_build_tools
 SNAP=$OUT/synth-$N.snap
 if [ ! -f "$SNAP" ]; then
   log "writing $SNAP ($N objects, 2 GCs)"
