@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -247,4 +248,19 @@ TEST_CASE("an index that cannot be written still answers") {
   REQUIRE(none);
   CHECK(none->source == IndexSource::BuiltKept);
   CHECK(none->write_error.code == ErrorCode::Ok);
+}
+
+TEST_CASE("index bytes not aligned like a mapping are refused, not read") {
+  Fixture f(11);
+  const size_t gc = *f.rec->last_snapshot();
+  REQUIRE(open_gc_index(f.snap.path(), *f.rec, gc, true));
+  const std::vector<char> good = slurp(gc_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number));
+  std::vector<uint64_t> storage(good.size() / 8 + 2);
+  auto* base = reinterpret_cast<std::byte*>(storage.data());
+  std::memcpy(base, good.data(), good.size());
+  REQUIRE(gc_index_from_bytes({base, good.size()}, nullptr));
+  std::memmove(base + 4, base, good.size());
+  auto shifted = gc_index_from_bytes({base + 4, good.size()}, nullptr);
+  REQUIRE_FALSE(shifted);
+  CHECK(shifted.error().code == ErrorCode::InvalidArgument);
 }

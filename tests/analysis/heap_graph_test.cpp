@@ -1,4 +1,5 @@
 #include "gcsnap/heap_graph.hpp"
+#include "gcsnap/reader.hpp"
 
 #include <algorithm>
 #include <random>
@@ -215,4 +216,42 @@ TEST_CASE("CSR offsets (internal) are 32-bit while the edges fit, 64-bit beyond"
   CHECK(wide[2] == uint64_t{1} << 40);
   CHECK_FALSE(wide.empty());
   CHECK(detail::CsrOffsets{}.empty());
+}
+
+TEST_CASE("find_containing_each answers as find_containing, for sorted and unsorted queries") {
+  // Objects with gaps, a zero-size object and one ending at 2^64.
+  const std::vector<uint64_t> addresses = {0x1000, 0x1010, 0x1010 + 0x30, 0x2000, 0x2008, ~uint64_t{0} - 0x10};
+  const std::vector<uint64_t> sizes = {0x10, 0x30, 0x8, 0, 0x18, 0x40};
+  std::vector<uint64_t> queries = {0, 0xFFF, 0x1000, 0x100F, 0x1010, 0x103F, 0x1040, 0x1047, 0x1048, 0x1FFF,
+                                   0x2000, 0x2001, 0x2008, 0x201F, 0x2020, ~uint64_t{0} - 0x11,
+                                   ~uint64_t{0} - 0x10, ~uint64_t{0}};
+  auto expect_same = [&](const std::vector<uint64_t>& q) {
+    const auto found = find_containing_each(addresses, sizes, q);
+    REQUIRE(found.size() == q.size());
+    for (size_t k = 0; k < q.size(); ++k) {
+      INFO("query " << q[k]);
+      CHECK(found[k] == find_containing(addresses, sizes, q[k]));
+    }
+  };
+  expect_same(queries);  // ascending, with repeats of the same object
+  std::vector<uint64_t> backwards(queries.rbegin(), queries.rend());
+  expect_same(backwards);
+  // Mixed order and repeats, and many objects (galloping far ahead, then back).
+  std::vector<uint64_t> many, many_sizes;
+  for (uint64_t i = 0; i < 5000; ++i) {
+    many.push_back(0x10000 + i * 0x40 + (i % 7) * 8);
+    many_sizes.push_back(i % 11 == 0 ? 0 : 0x20);
+  }
+  std::vector<uint64_t> mixed;
+  for (uint64_t i = 0; i < 3000; ++i) mixed.push_back(0x10000 + (i * 7919 % 5003) * 0x40 + (i % 5) * 8);
+  std::sort(mixed.begin(), mixed.begin() + 1500);  // half sorted, then random
+  const auto found = find_containing_each(many, many_sizes, mixed);
+  size_t hits = 0;
+  for (size_t k = 0; k < mixed.size(); ++k) {
+    REQUIRE(found[k] == find_containing(many, many_sizes, mixed[k]));
+    hits += found[k].has_value();
+  }
+  CHECK(hits > 1000);  // the queries do land inside objects
+  CHECK(find_containing_each(many, many_sizes, {}).empty());
+  CHECK_FALSE(find_containing_each({}, {}, std::vector<uint64_t>{5})[0]);
 }

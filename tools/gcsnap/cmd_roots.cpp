@@ -68,16 +68,35 @@ struct RootsInput {
   std::optional<GcIndex> index;  ///< instead of objects, when the GC has a valid analysis index
 
   bool has_walk() const { return objects || index; }
-  std::optional<std::string_view> type_of(uint64_t address) const {
+  /// The type of each listed root's object (nullopt: no walk, or no object there). From an
+  /// index, the roots the graph resolved name their node already (the same object
+  /// find_containing finds); the others, and a recording's roots, are searched in one pass
+  /// (the rows come in address order).
+  std::vector<std::optional<std::string_view>> types_of(std::span<const size_t> rows) const {
+    std::vector<std::optional<std::string_view>> out(rows.size());
+    if (!has_walk()) return out;
+    std::vector<NodeIndex> resolved;
     if (index) {
-      auto node = index->graph.find_containing(address);
-      if (!node) return std::nullopt;
-      return names.type_name(index->graph.type_id(*node));
+      resolved.assign(roots.size(), kNoNode);
+      for (const GraphRoot& r : index->graph.roots())
+        if (r.root_index < resolved.size()) resolved[r.root_index] = r.node;
     }
-    if (!objects) return std::nullopt;
-    auto row = objects->find_containing(address);
-    if (!row) return std::nullopt;
-    return names.type_name(objects->type_ids[*row]);
+    std::vector<size_t> search;  // positions in ROWS
+    std::vector<uint64_t> addresses;
+    for (size_t k = 0; k < rows.size(); ++k) {
+      if (index && resolved[rows[k]] != kNoNode) {
+        out[k] = names.type_name(index->graph.type_id(resolved[rows[k]]));
+        continue;
+      }
+      search.push_back(k);
+      addresses.push_back(roots.object_ids[rows[k]]);
+    }
+    const auto found = index ? find_containing_each(index->graph.addresses(), index->graph.sizes(), addresses)
+                             : find_containing_each(objects->addresses, objects->sizes, addresses);
+    for (size_t j = 0; j < search.size(); ++j)
+      if (found[j]) out[search[j]] = names.type_name(index ? index->graph.type_id(static_cast<NodeIndex>(*found[j]))
+                                                           : objects->type_ids[*found[j]]);
+    return out;
   }
 };
 
@@ -107,11 +126,13 @@ RootsInput load_roots(const RootsOptions& opt) {
 std::vector<size_t> select_roots(const RootsInput& in, const RootsOptions& opt) {
   std::vector<size_t> rows =
       value_or_fail(filter_roots(in.roots, parse_kinds(opt.kinds), parse_flags(opt.flags)), in.sel.file);
-  if (!opt.type.empty())
-    std::erase_if(rows, [&](size_t i) {
-      auto t = in.type_of(in.roots.object_ids[i]);
-      return !t || t->find(opt.type) == std::string_view::npos;
-    });
+  if (!opt.type.empty()) {
+    const auto types = in.types_of(rows);
+    size_t kept = 0;
+    for (size_t k = 0; k < rows.size(); ++k)
+      if (types[k] && types[k]->find(opt.type) != std::string_view::npos) rows[kept++] = rows[k];
+    rows.resize(kept);
+  }
   // Listed like the summary: stack, finalizer, handle, other; then by object address, with
   // null slots (object 0, which the runtime reports for empty stack slots) last.
   auto key = [&](size_t i) {
@@ -145,8 +166,10 @@ Table list_table(const RootsInput& in, std::span<const size_t> rows, size_t matc
                                         in.roots.size()));
   list.add_column("address", "OBJECT", ColumnKind::Address).add_column("type", "TYPE", ColumnKind::TypeName).add_column("kind", "KIND");
   list.add_column("flags", "FLAGS").add_column("root_id", "ROOT ID", ColumnKind::Address).add_column("method", "METHOD");
-  for (size_t i : rows) {
-    const auto t = in.type_of(in.roots.object_ids[i]);
+  const auto types = in.types_of(rows);
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const size_t i = rows[k];
+    const auto& t = types[k];
     Cell method;
     if (in.roots.kinds[i] == RootKind::Stack)
       if (const MethodRecord* m = in.names.find_method(in.roots.root_ids[i])) method = Cell(m->name);

@@ -307,23 +307,24 @@ std::string render_text(const Table& table, size_t width) {
     dropped = drop_narrow_columns(cols, texts, widths, width);
     fit_width(cols, texts, widths, width);
   }
+  // Appends in place: a table of 100 000 rows builds no string per line or per cell.
+  std::string s;
   auto line = [&](const std::vector<std::string>& cells) {
-    std::string s;
     for (size_t c = 0; c < cols.size(); ++c) {
       const bool last = c + 1 == cols.size();
       const size_t pad = widths[c] - display_width(cells[c]);
-      if (is_right_aligned(cols[c].kind)) s += std::string(pad, ' ') + cells[c];
-      else s += last ? cells[c] : cells[c] + std::string(pad, ' ');
-      if (!last) s += "  ";
+      if (is_right_aligned(cols[c].kind)) s.append(pad, ' ').append(cells[c]);
+      else if (last) s.append(cells[c]);
+      else s.append(cells[c]).append(pad, ' ');
+      if (!last) s.append("  ");
     }
-    return s + "\n";
+    s += '\n';
   };
-  std::string s;
   if (!table.title().empty()) s += table.title() + "\n";
   std::vector<std::string> header;
   for (const auto& col : cols) header.push_back(col.title);
-  s += line(header);
-  for (const auto& row : texts) s += line(row);
+  line(header);
+  for (const auto& row : texts) line(row);
   if (table.empty()) s += "  (none)\n";
   if (!dropped.empty()) {
     std::string titles;

@@ -84,6 +84,11 @@ struct DependentHandleTable {
 /// the one meaning of ObjectTable::find_containing (below); SIZES parallels ADDRESSES.
 std::optional<size_t> find_containing(std::span<const uint64_t> addresses, std::span<const uint64_t> sizes,
                                       uint64_t address) noexcept;
+/// find_containing for each of QUERIES (any order), in one pass over ADDRESSES when QUERIES
+/// ascend: a list of roots or objects resolves without one binary search over the heap each.
+std::vector<std::optional<size_t>> find_containing_each(std::span<const uint64_t> addresses,
+                                                        std::span<const uint64_t> sizes,
+                                                        std::span<const uint64_t> queries);
 
 struct ObjectTable {
   std::vector<uint64_t> addresses;

@@ -1,7 +1,7 @@
 // Reading an analysis index (format-spec.md §12.4): the header is always checked; each array's
 // checksum and rules only when the caller asks for the part it belongs to, before anything of
-// it is used; then the arrays are used in place from the mapping. The checks give back the
-// pages they touched, so a command answering from the index holds only the pages its question
+// it is used; then the arrays are used in place from the mapping. The checks read the file
+// (not the mapping), so a command answering from the index holds only the pages its question
 // needs, and reads only the arrays it uses.
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -9,10 +9,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
+#include <thread>
 #include <bit>
 #include <cerrno>
 #include <cstring>
 #include <new>
+#include <system_error>
 #include <optional>
 #include <vector>
 
@@ -48,42 +52,155 @@ struct Mapping {
   }
 };
 
-constexpr size_t kChunk = size_t{4} << 20;
+// The checks read each array in chunks of this size: small enough to stay in the L2 cache
+// between the rules and the hash, large enough that a read costs little per byte.
+constexpr size_t kChunk = size_t{1} << 20;
 
-enum class ArrayCheck : uint8_t { Ok, BadElement, BadChecksum };
+// BadSecondElement: a job checking two arrays found a bad element in the second.
+enum class ArrayCheck : uint8_t { Ok, BadElement, BadSecondElement, BadChecksum, Unreadable };
 
-// Check array WHICH: visit its elements chunk by chunk (CHECK returns false on the first bad
-// one) and hash each chunk after it, then compare with the array's checksum (§12.2). For a
-// mapped file each checked chunk's pages are given back (MADV_DONTNEED on a read-only file
-// mapping drops them from this process only): the command faults in only what it then uses.
-template <typename T, typename Check>
-ArrayCheck each(std::span<const std::byte> bytes, const L::Placement& place, size_t which, size_t record, bool mapped,
-                Check&& check) {
+// Where the checks read an index from. For a file: by pread into one reused buffer, so checking
+// an array faults in no page of the mapping (a command then touches only the pages its
+// question needs, and no page is mapped twice). For bytes in memory: in place.
+class Source {
+ public:
+  Source(std::span<const std::byte> bytes, int fd) : bytes_(bytes), fd_(fd) {
+    if (fd_ >= 0) buffer_.resize(kChunk / 8);
+  }
+  Source(const Source&) = delete;
+  Source& operator=(const Source&) = delete;
+  std::span<const std::byte> bytes() const noexcept { return bytes_; }
+  /// LEN bytes at AT (LEN <= kChunk), 8-byte aligned; null when the file cannot be read.
+  const std::byte* read(uint64_t at, size_t len) {
+    if (fd_ < 0) return bytes_.data() + at;
+    auto* out = reinterpret_cast<std::byte*>(buffer_.data());
+    for (size_t done = 0; done < len;) {
+      const ssize_t got = ::pread(fd_, out + done, len - done, static_cast<off_t>(at + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        error_ = got < 0 ? errno : EIO;  // a file shorter than it was (0) reads as an I/O error
+        return nullptr;
+      }
+      done += static_cast<size_t>(got);
+    }
+    return out;
+  }
+  int error() const noexcept { return error_; }
+
+ private:
+  std::span<const std::byte> bytes_;
+  int fd_;
+  int error_ = 0;
+  std::vector<uint64_t> buffer_;
+};
+
+// Check array WHICH: hand its bytes to VISIT chunk by chunk, whole records of RECORD bytes each
+// (VISIT(data, length, index of the first record) returns false on a bad element), hashing each
+// chunk after it, then compare with the array's checksum (§12.2).
+template <typename Visit>
+ArrayCheck chunks(Source& src, const L::Placement& place, size_t which, size_t record, Visit&& visit) {
   const uint64_t begin = place.offset[which], end = begin + place.bytes[which];
   XXH3_state_t hash;
   XXH3_64bits_reset(&hash);
-  const size_t per_chunk = kChunk / record;
-  uint64_t index = 0;
+  const size_t per_chunk = kChunk / record * record;
   for (uint64_t at = begin; at < end;) {
-    const uint64_t from = at;
-    const uint64_t stop = std::min<uint64_t>(end, at + per_chunk * record);
-    for (; at < stop; at += record, ++index)
-      if (!check(get<T>(bytes.data() + at), bytes.data() + at, index)) return ArrayCheck::BadElement;
-    XXH3_64bits_update(&hash, bytes.data() + from, static_cast<size_t>(stop - from));
-    if (mapped) {
-      constexpr uint64_t page = 4096;
-      const uint64_t lo = (from + page - 1) / page * page, hi = stop / page * page;
-      if (hi > lo) ::madvise(const_cast<std::byte*>(bytes.data()) + lo, static_cast<size_t>(hi - lo), MADV_DONTNEED);
-    }
+    const size_t len = static_cast<size_t>(std::min<uint64_t>(end - at, per_chunk));
+    const std::byte* data = src.read(at, len);
+    if (!data) return ArrayCheck::Unreadable;
+    if (!visit(data, len, (at - begin) / record)) return ArrayCheck::BadElement;
+    XXH3_64bits_update(&hash, data, len);
+    at += len;
   }
-  const uint64_t expected = get<uint64_t>(bytes.data() + L::kOffArrayHashes + 8 * which);
+  const uint64_t expected = get<uint64_t>(src.bytes().data() + L::kOffArrayHashes + 8 * which);
   return XXH3_64bits_digest(&hash) == expected ? ArrayCheck::Ok : ArrayCheck::BadChecksum;
 }
 
+// Records one by one: CHECK(first field as T, record bytes, record index) -> bool.
+template <typename T, typename Check>
+ArrayCheck each(Source& src, const L::Placement& place, size_t which, size_t record, Check&& check) {
+  return chunks(src, place, which, record, [&](const std::byte* data, size_t len, uint64_t first) {
+    for (size_t at = 0; at < len; at += record, ++first)
+      if (!check(get<T>(data + at), data + at, first)) return false;
+    return true;
+  });
+}
+
+// Plain arrays a chunk at a time: RULE(const T* values, count, index of the first) -> bool. The
+// rules are written as branch-free reductions over the chunk, so the compiler can vectorize them.
+template <typename T, typename Rule>
+ArrayCheck typed(Source& src, const L::Placement& place, size_t which, Rule&& rule) {
+  return chunks(src, place, which, sizeof(T), [&](const std::byte* data, size_t len, uint64_t first) {
+    return rule(reinterpret_cast<const T*>(data), len / sizeof(T), first);
+  });
+}
+
+// The checks of one read: jobs added in the order of §12.3, run by this thread and (for a large
+// index) one more, since a 10 M-object index has ~500 MB to hash for one question. A job owns
+// the state its rules keep; jobs share nothing but the results they copy out (roots, types).
+class CheckJobs {
+ public:
+  /// RULE names a bad element (SECOND_RULE: one in the second array of a two-array job).
+  void add(const char* rule, std::function<ArrayCheck(Source&)> run, const char* second_rule = "") {
+    jobs_.push_back(Job{rule, second_rule, std::move(run), ArrayCheck::Ok, 0});
+  }
+
+  /// Run every job; the error of the first that failed, in the order they were added.
+  std::optional<Error> run(std::span<const std::byte> bytes, int fd, uint64_t file_size) {
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      try {
+        Source src(bytes, fd);
+        for (size_t k; (k = next.fetch_add(1)) < jobs_.size();) {
+          jobs_[k].result = jobs_[k].run(src);
+          jobs_[k].error = src.error();
+        }
+      } catch (const std::bad_alloc&) {
+        out_of_memory_.store(true);  // the job that threw did not finish: the read fails
+      }
+    };
+    constexpr uint64_t kParallelFrom = uint64_t{4} << 20;  // below this a thread costs more than it saves
+    std::thread helper;
+    if (jobs_.size() > 1 && file_size >= kParallelFrom) {
+      try {
+        helper = std::thread(work);
+      } catch (const std::system_error&) {
+        // No thread to be had: this one does all the work.
+      }
+    }
+    work();
+    if (helper.joinable()) helper.join();
+    if (out_of_memory_.load()) return make_error(ErrorCode::OutOfMemory, "out of memory checking the analysis index");
+    for (const Job& j : jobs_) {
+      switch (j.result) {
+        case ArrayCheck::Ok: continue;
+        case ArrayCheck::BadChecksum: return damaged(ErrorCode::ChecksumMismatch, "analysis index array checksum");
+        case ArrayCheck::Unreadable: return Error{ErrorCode::IoError, 0, "cannot read the analysis index", j.error};
+        case ArrayCheck::BadElement: return damaged(ErrorCode::CorruptSection, j.rule);
+        case ArrayCheck::BadSecondElement: return damaged(ErrorCode::CorruptSection, j.second_rule);
+      }
+    }
+    return std::nullopt;
+  }
+
+ private:
+  struct Job {
+    const char* rule;
+    const char* second_rule;
+    std::function<ArrayCheck(Source&)> run;
+    ArrayCheck result;
+    int error;
+  };
+  std::vector<Job> jobs_;
+  std::atomic<bool> out_of_memory_{false};
+};
+
 Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* expected,
-                      std::shared_ptr<const void> keep, bool mapped, IndexParts want) {
+                      std::shared_ptr<const void> keep, int fd, IndexParts want) {
   if constexpr (std::endian::native != std::endian::little)
     return make_error(ErrorCode::UnsupportedVersion, "analysis indexes are read on little-endian hosts only");
+  // The arrays are used in place as u32/u64: a caller's buffer must be aligned like a mapping.
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(uint64_t) != 0)
+    return make_error(ErrorCode::InvalidArgument, "analysis index bytes not 8-byte aligned in memory");
   if (bytes.size() < L::kHeaderSize) return damaged(ErrorCode::Truncated, "analysis index shorter than its header");
   const std::byte* h = bytes.data();
   if (std::memcmp(h, L::kMagic, sizeof L::kMagic) != 0)
@@ -129,15 +246,7 @@ Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* exp
   auto wanted = [&](IndexParts p) { return (want & p) != 0; };
 
   try {
-    // Runs the checks of one array and turns a failure into the error naming it.
-    std::optional<Error> failure;
-    auto fail = [&](ArrayCheck r, const char* rule) {
-      if (r == ArrayCheck::Ok) return false;
-      failure = r == ArrayCheck::BadChecksum ? damaged(ErrorCode::ChecksumMismatch, "analysis index array checksum")
-                                             : damaged(ErrorCode::CorruptSection, rule);
-      return true;
-    };
-    auto any = [](auto, const std::byte*, uint64_t) { return true; };
+    auto any = [](const auto*, size_t, uint64_t) { return true; };
     // A whole read also sees the padding between arrays (zero): a full check (gcsnap index,
     // verify) then covers every byte of the file.
     if (want == kIndexAll) {
@@ -148,135 +257,146 @@ Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* exp
         from = place->offset[a] + place->bytes[a];
       }
     }
+    // The checks, one job per array (or per arrays checked together), run on two threads: the
+    // first failure in this order is the one reported, as if they had run one after another.
+    CheckJobs jobs;
     // 10-11: roots, always (small: copied); their count ties the index to the GC's root table.
     AnalysisIndexAccess::GraphParts parts;
     const uint64_t root_total = c.roots + c.unresolved;
     parts.roots.reserve(static_cast<size_t>(c.roots));
-    if (fail(each<uint32_t>(bytes, *place, L::kRoots, L::kRootRecord, mapped,
-                            [&](uint32_t node, const std::byte* at, uint64_t) {
-                              GraphRoot r;
-                              r.node = node;
-                              r.root_index = get<uint32_t>(at + 4);
-                              r.root_id = get<uint64_t>(at + 8);
-                              const auto kind = get<uint8_t>(at + 16);
-                              r.flags = get<uint8_t>(at + 17);
-                              for (size_t k = 18; k < L::kRootRecord; ++k)
-                                if (at[k] != std::byte{0}) return false;
-                              r.kind = static_cast<RootKind>(kind);
-                              parts.roots.push_back(r);
-                              return node < n && kind <= static_cast<uint8_t>(RootKind::Handle) &&
-                                     r.root_index < root_total;
-                            }),
-             "analysis index root out of range"))
-      return *failure;
+    jobs.add("analysis index root out of range", [&](Source& src) {
+      return each<uint32_t>(src, *place, L::kRoots, L::kRootRecord, [&](uint32_t node, const std::byte* at, uint64_t) {
+        GraphRoot r;
+        r.node = node;
+        r.root_index = get<uint32_t>(at + 4);
+        r.root_id = get<uint64_t>(at + 8);
+        const auto kind = get<uint8_t>(at + 16);
+        r.flags = get<uint8_t>(at + 17);
+        for (size_t k = 18; k < L::kRootRecord; ++k)
+          if (at[k] != std::byte{0}) return false;
+        r.kind = static_cast<RootKind>(kind);
+        parts.roots.push_back(r);
+        return node < n && kind <= static_cast<uint8_t>(RootKind::Handle) && r.root_index < root_total;
+      });
+    });
     parts.unresolved_roots.reserve(static_cast<size_t>(c.unresolved));
-    if (fail(each<uint32_t>(bytes, *place, L::kUnresolved, 4, mapped,
-                            [&](uint32_t r, const std::byte*, uint64_t) {
-                              parts.unresolved_roots.push_back(r);
-                              return r < root_total;
-                            }),
-             "analysis index unresolved root out of range"))
-      return *failure;
+    jobs.add("analysis index unresolved root out of range", [&](Source& src) {
+      return each<uint32_t>(src, *place, L::kUnresolved, 4, [&](uint32_t r, const std::byte*, uint64_t) {
+        parts.unresolved_roots.push_back(r);
+        return r < root_total;
+      });
+    });
     // 1-4: object columns.
     if (wanted(kIndexObjects)) {
-      uint64_t previous = 0;
-      if (fail(each<uint64_t>(bytes, *place, L::kAddresses, 8, mapped,
-                              [&](uint64_t a, const std::byte*, uint64_t i) {
-                                const bool ok = i == 0 || a > previous;
-                                previous = a;
-                                return ok;
-                              }),
-               "analysis index addresses not increasing") ||
-          fail(each<uint64_t>(bytes, *place, L::kSizes, 8, mapped, any), "") ||
-          fail(each<uint32_t>(bytes, *place, L::kTypeIds, 4, mapped, any), "") ||
-          fail(each<uint8_t>(bytes, *place, L::kGenerations, 1, mapped,
-                             [](uint8_t g, const std::byte*, uint64_t) { return g <= 5 || g == 0xFF; }),
-               "analysis index generation out of range"))
-        return *failure;
+      jobs.add("analysis index addresses not increasing", [&](Source& src) {
+        uint64_t previous = 0;
+        return typed<uint64_t>(src, *place, L::kAddresses, [&](const uint64_t* a, size_t count, uint64_t first) {
+          bool bad = first > 0 && a[0] <= previous;
+          for (size_t i = 1; i < count; ++i) bad |= a[i] <= a[i - 1];
+          previous = a[count - 1];
+          return !bad;
+        });
+      });
+      jobs.add("", [&](Source& src) { return typed<uint64_t>(src, *place, L::kSizes, any); });
+      jobs.add("", [&](Source& src) { return typed<uint32_t>(src, *place, L::kTypeIds, any); });
+      jobs.add("analysis index generation out of range", [&](Source& src) {
+        return typed<uint8_t>(src, *place, L::kGenerations, [](const uint8_t* g, size_t count, uint64_t) {
+          bool bad = false;
+          for (size_t i = 0; i < count; ++i) bad |= g[i] > 5 && g[i] != 0xFF;
+          return !bad;
+        });
+      });
     }
     // 5-8: CSR both ways.
-    auto offsets = [&](size_t which) {
+    auto offsets = [&](Source& src, size_t which) {
       uint64_t last = 0;
-      auto check = [&](auto o, const std::byte*, uint64_t i) {
-        const uint64_t v = o;
-        const bool ok = (i == 0 ? v == 0 : v >= last) && v <= m && (i != n || v == m);
-        last = v;
-        return ok;
+      auto rule = [&](const auto* o, size_t count, uint64_t first) {
+        bool bad = first == 0 && o[0] != 0;
+        bad |= first > 0 && o[0] < last;
+        for (size_t i = 1; i < count; ++i) bad |= o[i] < o[i - 1];
+        last = o[count - 1];
+        return !bad && (first + count != n + 1 || last == m);  // non-decreasing to m: all <= m
       };
-      return wide ? each<uint64_t>(bytes, *place, which, 8, mapped, check)
-                  : each<uint32_t>(bytes, *place, which, 4, mapped, check);
+      return wide ? typed<uint64_t>(src, *place, which, rule) : typed<uint32_t>(src, *place, which, rule);
     };
-    auto nodes = [&](size_t which) {
-      return each<uint32_t>(bytes, *place, which, 4, mapped, [&](uint32_t v, const std::byte*, uint64_t) { return v < n; });
+    auto nodes = [&](Source& src, size_t which) {
+      return typed<uint32_t>(src, *place, which, [&](const uint32_t* v, size_t count, uint64_t) {
+        uint32_t top = 0;
+        for (size_t i = 0; i < count; ++i) top = std::max(top, v[i]);
+        return top < n;
+      });
     };
     constexpr const char* kGraphRule = "analysis index graph arrays out of range";
-    if (wanted(kIndexForward) && (fail(offsets(L::kForwardOffsets), kGraphRule) || fail(nodes(L::kForwardTargets), kGraphRule)))
-      return *failure;
-    if (wanted(kIndexReverse) && (fail(offsets(L::kReverseOffsets), kGraphRule) || fail(nodes(L::kReverseSources), kGraphRule)))
-      return *failure;
-    if (wanted(kIndexSlots) && fail(each<uint32_t>(bytes, *place, L::kSlots, 4, mapped, any), ""))
-      return *failure;
+    if (wanted(kIndexForward)) {
+      jobs.add(kGraphRule, [&](Source& src) { return offsets(src, L::kForwardOffsets); });
+      jobs.add(kGraphRule, [&](Source& src) { return nodes(src, L::kForwardTargets); });
+    }
+    if (wanted(kIndexReverse)) {
+      jobs.add(kGraphRule, [&](Source& src) { return offsets(src, L::kReverseOffsets); });
+      jobs.add(kGraphRule, [&](Source& src) { return nodes(src, L::kReverseSources); });
+    }
+    if (wanted(kIndexSlots)) jobs.add("", [&](Source& src) { return typed<uint32_t>(src, *place, L::kSlots, any); });
     // 12: dependent edges, with the forward CSR (they are its last successors).
     if (wanted(kIndexForward)) {
       parts.dependent_edges.reserve(static_cast<size_t>(c.dependent));
-      if (fail(each<uint64_t>(bytes, *place, L::kDependentEdges, 8, mapped,
-                              [&](uint64_t, const std::byte* at, uint64_t i) {
-                                const std::pair<NodeIndex, NodeIndex> e{get<uint32_t>(at), get<uint32_t>(at + 4)};
-                                const bool ok =
-                                    e.first < n && e.second < n && (i == 0 || parts.dependent_edges.back() < e);
-                                parts.dependent_edges.push_back(e);
-                                return ok;
-                              }),
-               "analysis index dependent edges out of range or order"))
-        return *failure;
+      jobs.add("analysis index dependent edges out of range or order", [&](Source& src) {
+        return each<uint64_t>(src, *place, L::kDependentEdges, 8, [&](uint64_t, const std::byte* at, uint64_t i) {
+          const std::pair<NodeIndex, NodeIndex> e{get<uint32_t>(at), get<uint32_t>(at + 4)};
+          const bool ok = e.first < n && e.second < n && (i == 0 || parts.dependent_edges.back() < e);
+          parts.dependent_edges.push_back(e);
+          return ok;
+        });
+      });
     }
-    // 13-15: the dominator tree. The preorder marks the reachable nodes, the dominators must agree.
+    // 13-15: the dominator tree. The preorder marks the reachable nodes, the dominators must
+    // agree (one job: the second array's rule needs the first's result).
     if (wanted(kIndexDominators)) {
-      std::vector<bool> reachable(n, false);
-      if (fail(each<uint32_t>(bytes, *place, L::kPreorder, 4, mapped,
-                              [&](uint32_t v, const std::byte*, uint64_t) {
-                                if (v >= n || reachable[v]) return false;
-                                reachable[v] = true;
-                                return true;
-                              }),
-               "analysis index preorder out of range or repeated") ||
-          fail(each<uint32_t>(bytes, *place, L::kIdom, 4, mapped,
-                              [&](uint32_t d, const std::byte*, uint64_t v) {
-                                if (!reachable[v]) return d == kNoNode;
-                                return d == kVirtualRoot || (d < n && reachable[d]);
-                              }),
-               "analysis index dominators do not match the preorder") ||
-          fail(each<uint64_t>(bytes, *place, L::kRetained, 8, mapped, any), ""))
-        return *failure;
+      jobs.add(
+          "analysis index preorder out of range or repeated",
+          [&](Source& src) {
+        std::vector<bool> reachable(n, false);
+        const ArrayCheck pre = each<uint32_t>(src, *place, L::kPreorder, 4, [&](uint32_t v, const std::byte*, uint64_t) {
+          if (v >= n || reachable[v]) return false;
+          reachable[v] = true;
+          return true;
+        });
+        if (pre != ArrayCheck::Ok) return pre;
+        const ArrayCheck idom = each<uint32_t>(src, *place, L::kIdom, 4, [&](uint32_t d, const std::byte*, uint64_t v) {
+          if (!reachable[v]) return d == kNoNode;
+          return d == kVirtualRoot || (d < n && reachable[d]);
+        });
+        return idom == ArrayCheck::BadElement ? ArrayCheck::BadSecondElement : idom;
+          },
+          "analysis index dominators do not match the preorder");
+      jobs.add("", [&](Source& src) { return typed<uint64_t>(src, *place, L::kRetained, any); });
     }
     // 16: the type histogram (small: copied).
     std::vector<TypeStats> types;
     if (wanted(kIndexTypes)) {
       types.reserve(static_cast<size_t>(c.types));
-      if (fail(each<uint32_t>(bytes, *place, L::kTypes, L::kTypeRecord, mapped,
-                              [&](uint32_t type, const std::byte* at, uint64_t i) {
-                                TypeStats t;
-                                t.type_id = type;
-                                t.count = get<uint64_t>(at + 8);
-                                t.shallow_bytes = get<uint64_t>(at + 16);
-                                t.retained_bytes = get<uint64_t>(at + 24);
-                                t.unreachable_count = get<uint64_t>(at + 32);
-                                uint64_t by_generation = 0;
-                                bool sums = true;
-                                for (size_t g = 0; g < kGenerationSlots; ++g) {
-                                  t.generation_bytes[g] = get<uint64_t>(at + 40 + 8 * g);
-                                  sums = sums && by_generation + t.generation_bytes[g] >= by_generation;  // no wrap
-                                  by_generation += t.generation_bytes[g];
-                                }
-                                const bool ok = get<uint32_t>(at + 4) == 0 &&
-                                                (i == 0 || types.back().type_id < type) && sums &&
-                                                by_generation == t.shallow_bytes;
-                                types.push_back(t);
-                                return ok;
-                              }),
-               "analysis index type histogram not sorted or its generation bytes do not add up"))
-        return *failure;
+      jobs.add("analysis index type histogram not sorted or its generation bytes do not add up", [&](Source& src) {
+        return each<uint32_t>(src, *place, L::kTypes, L::kTypeRecord, [&](uint32_t type, const std::byte* at, uint64_t i) {
+          TypeStats t;
+          t.type_id = type;
+          t.count = get<uint64_t>(at + 8);
+          t.shallow_bytes = get<uint64_t>(at + 16);
+          t.retained_bytes = get<uint64_t>(at + 24);
+          t.unreachable_count = get<uint64_t>(at + 32);
+          uint64_t by_generation = 0;
+          bool sums = true;
+          for (size_t g = 0; g < kGenerationSlots; ++g) {
+            t.generation_bytes[g] = get<uint64_t>(at + 40 + 8 * g);
+            sums = sums && by_generation + t.generation_bytes[g] >= by_generation;  // no wrap
+            by_generation += t.generation_bytes[g];
+          }
+          const bool ok = get<uint32_t>(at + 4) == 0 && (i == 0 || types.back().type_id < type) && sums &&
+                          by_generation == t.shallow_bytes;
+          types.push_back(t);
+          return ok;
+        });
+      });
     }
+    if (auto failure = jobs.run(bytes, fd, place->file_size)) return *failure;
 
     auto at = [&](size_t which) { return bytes.data() + place->offset[which]; };
     auto u32s = [&](size_t which) {
@@ -348,7 +468,7 @@ Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* exp
 
 Result<GcIndex> gc_index_from_bytes(std::span<const std::byte> bytes, const IndexIdentity* expected,
                                     IndexParts parts) {
-  return parse(bytes, expected, nullptr, false, parts);
+  return parse(bytes, expected, nullptr, -1, parts);
 }
 
 Result<GcIndex> read_gc_index(const std::string& path, const IndexIdentity& expected, IndexParts parts) {
@@ -383,11 +503,15 @@ Result<GcIndex> read_gc_index(const std::string& path, const IndexIdentity& expe
   auto mapping = std::make_shared<Mapping>();
   mapping->size = static_cast<size_t>(st.st_size);
   mapping->base = ::mmap(nullptr, mapping->size, PROT_READ, MAP_PRIVATE, fd, 0);
-  const int e = errno;
-  ::close(fd);
-  if (mapping->base == MAP_FAILED) return Error{ErrorCode::IoError, 0, "cannot map the analysis index", e};
+  if (mapping->base == MAP_FAILED) {
+    const int e = errno;
+    ::close(fd);
+    return Error{ErrorCode::IoError, 0, "cannot map the analysis index", e};
+  }
   const std::span<const std::byte> bytes(static_cast<const std::byte*>(mapping->base), mapping->size);
-  return parse(bytes, &expected, mapping, true, parts);
+  auto out = parse(bytes, &expected, mapping, fd, parts);  // the checks read through FD
+  ::close(fd);
+  return out;
 }
 
 }  // namespace gcsnap
