@@ -295,8 +295,10 @@ std::string render_text(const Table& table, size_t width) {
   std::vector<std::vector<std::string>> texts;
   std::vector<size_t> widths(cols.size());
   for (size_t c = 0; c < cols.size(); ++c) widths[c] = display_width(cols[c].title);
+  texts.reserve(table.rows().size());
   for (const auto& row : table.rows()) {
     auto& out = texts.emplace_back();
+    out.reserve(cols.size());
     for (size_t c = 0; c < cols.size(); ++c) {
       out.push_back(human_text(row[index[c]], cols[c].kind));
       widths[c] = std::max(widths[c], display_width(out.back()));
@@ -309,6 +311,9 @@ std::string render_text(const Table& table, size_t width) {
   }
   // Appends in place: a table of 100 000 rows builds no string per line or per cell.
   std::string s;
+  size_t line_width = 2 * cols.size() + 1;
+  for (size_t w : widths) line_width += w;
+  s.reserve(line_width * (texts.size() + 2) + table.title().size());
   auto line = [&](const std::vector<std::string>& cells) {
     for (size_t c = 0; c < cols.size(); ++c) {
       const bool last = c + 1 == cols.size();
