@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "huge_pages.hpp"
+
 namespace gcsnap::detail {
 
 class CsrOffsets {
@@ -15,8 +17,8 @@ class CsrOffsets {
   void reset(size_t n_plus_1, uint64_t max_edges) {
     std::vector<uint32_t>().swap(narrow_);
     std::vector<uint64_t>().swap(wide_);
-    if (max_edges <= UINT32_MAX) narrow_.assign(n_plus_1, 0u);
-    else wide_.assign(n_plus_1, uint64_t{0});
+    if (max_edges <= UINT32_MAX) assign_huge(narrow_, n_plus_1, 0u);
+    else assign_huge(wide_, n_plus_1, uint64_t{0});
   }
   bool empty() const noexcept { return narrow_.empty() && wide_.empty(); }
   uint64_t operator[](size_t i) const noexcept { return wide_.empty() ? narrow_[i] : wide_[i]; }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <new>
 
+#include "huge_pages.hpp"
+
 
 // Semi-NCA (Georgiadis, Tarjan, Werneck, "Finding Dominators in Practice", 2006): semi-
 // dominators as in Lengauer-Tarjan with simple path compression, then each idom is the
@@ -25,9 +27,9 @@ struct Preorder {
 Preorder depth_first_order(const HeapGraph& graph, const DominatorOptions& options) {
   Preorder p;
   const size_t n = graph.node_count();
-  p.number.assign(n, 0u);
-  p.vertex.reserve(n + 1);
-  p.parent.reserve(n + 1);
+  detail::assign_huge(p.number, n, 0u);
+  detail::reserve_huge(p.vertex, n + 1);
+  detail::reserve_huge(p.parent, n + 1);
   p.vertex.push_back(kNoNode);
   p.parent.push_back(0);
   struct Frame {
@@ -69,9 +71,16 @@ class SemiNca {
  public:
   // Takes over order.parent as the initial idoms (phase 1 reads the DFS parents from there).
   SemiNca(const HeapGraph& graph, Preorder& order)
-      : graph_(graph), order_(order), ancestor_(order.parent), label_(order.parent.size()),
-        semi_(order.parent.size()), idom_(std::move(order.parent)) {
+      : graph_(graph), order_(order) {
+    const size_t count = order.parent.size();
+    detail::reserve_huge(ancestor_, count);
+    ancestor_.assign(order.parent.begin(), order.parent.end());
+    detail::reserve_huge(label_, count);
+    detail::reserve_huge(semi_, count);
+    label_.resize(count);
+    semi_.resize(count);
     for (uint32_t i = 0; i < label_.size(); ++i) label_[i] = semi_[i] = i;
+    idom_ = std::move(order.parent);
   }
 
   std::vector<uint32_t> run() {
@@ -159,8 +168,8 @@ Result<DominatorTree> DominatorTree::compute(const HeapGraph& graph, const Domin
     auto arrays = std::make_shared<Arrays>();
     std::vector<NodeIndex>& tree_idom = arrays->idom;
     std::vector<uint64_t>& tree_retained = arrays->retained;
-    tree_idom.assign(n, kNoNode);
-    tree_retained.assign(n, uint64_t{0});
+    detail::assign_huge(tree_idom, n, kNoNode);
+    detail::assign_huge(tree_retained, n, uint64_t{0});
     uint64_t reachable = 0;
     for (size_t w = count - 1; w >= 1; --w) {
       const NodeIndex v = order.vertex[w];

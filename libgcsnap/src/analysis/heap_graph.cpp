@@ -5,6 +5,7 @@
 
 #include "analysis/address_resolver.hpp"
 #include "analysis/heap_graph_storage.hpp"
+#include "huge_pages.hpp"
 
 namespace gcsnap {
 
@@ -100,7 +101,7 @@ void add_dependent_edges(const ObjectTable& objects, const DependentHandleTable&
   edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
   if (edges.empty()) return;
   std::vector<NodeIndex> merged;
-  merged.reserve(targets.size() + edges.size());
+  detail::reserve_huge(merged, targets.size() + edges.size());
   CsrOffsets merged_offsets;
   merged_offsets.reset(n + 1, targets.size() + edges.size());
   size_t next = 0;
@@ -134,6 +135,7 @@ Result<HeapGraph> HeapGraph::build(const ObjectTable& objects, const RootTable& 
     g.stats_.references = objects.reference_targets.size();
 
     // Resolve in place, then squeeze out the unresolved edges while writing the offsets.
+    detail::reserve_huge(st.forward_targets, objects.reference_targets.size());
     st.forward_targets.resize(objects.reference_targets.size());
     g.stats_.unresolved_references = resolve_edges(objects, st.forward_targets);
     st.forward_offsets.reset(n + 1, objects.reference_targets.size());
@@ -228,6 +230,7 @@ Status HeapGraph::build_reverse() {
     CsrOffsets offsets;
     offsets.reset(node_count_ + 1, edge_count_);
     std::vector<NodeIndex> sources;
+    detail::reserve_huge(sources, edge_count_);
     sources.resize(edge_count_);
     const std::span<const NodeIndex> targets(forward_.items, edge_count_);
     if (!offsets.narrow().empty()) reverse_edges(node_count_, *this, targets, offsets.narrow(), sources);

@@ -4,6 +4,7 @@
 #include <new>
 
 #include "analysis/group_retained.hpp"
+#include "huge_pages.hpp"
 
 namespace gcsnap {
 namespace {
@@ -19,6 +20,7 @@ TypeSlots assign_slots(const HeapGraph& graph) {
   TypeSlots t;
   const auto types = graph.type_ids();
   const uint32_t max_id = types.empty() ? 0 : *std::max_element(types.begin(), types.end());
+  detail::reserve_huge(t.slot, types.size());
   t.slot.resize(types.size());
   if (max_id <= std::max<size_t>(types.size() * 2, size_t{1} << 20)) {
     std::vector<uint32_t> dense(size_t{max_id} + 1, 0xFFFFFFFFu);

@@ -12,6 +12,7 @@
 #include <system_error>
 #include <thread>
 
+#include "huge_pages.hpp"
 #include "format/chunk_decoder.hpp"
 
 // Why two passes: the table is sized once and every section decodes straight into its slice,
@@ -122,12 +123,12 @@ Status decode_object_sections(std::span<const uint8_t> file, std::span<const Sec
     job.first_reference = references;
     references += job.references;  // each at most its payload's size: no overflow
   }
-  out.addresses.reserve(objects);
-  out.type_ids.reserve(objects);
-  out.sizes.reserve(objects);
-  out.generations.reserve(objects);
-  out.reference_offsets.reserve(objects + 1);
-  out.reference_targets.reserve(references);
+  detail::reserve_huge(out.addresses, objects);
+  detail::reserve_huge(out.type_ids, objects);
+  detail::reserve_huge(out.sizes, objects);
+  detail::reserve_huge(out.generations, objects);
+  detail::reserve_huge(out.reference_offsets, objects + 1);
+  detail::reserve_huge(out.reference_targets, references);
   prefault({{out.addresses.data(), objects * 8},
             {out.type_ids.data(), objects * 4},
             {out.sizes.data(), objects * 8},

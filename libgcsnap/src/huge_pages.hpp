@@ -1,0 +1,50 @@
+#pragma once
+// Ask for transparent huge pages on the large per-object arrays of the analysis (decode, graph,
+// dominators). Their accesses are random over tens of MB, so with 4 KiB pages the build spends
+// much of its time in page faults and TLB misses; Debian's default THP mode is "madvise", so an
+// array gets 2 MiB pages only when asked. Measured on the 10 M-object recording: `types
+// --no-cache` 13.1 s -> 9.4 s with all allocations advised (docs/performance.md). A hint only:
+// any failure (no THP, another kernel) leaves the arrays as they are.
+#include <sys/mman.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace gcsnap::detail {
+
+inline constexpr size_t kHugePageBytes = size_t{2} << 20;
+
+// Advise the whole 2 MiB pages inside [data, data + bytes). Call it before the memory is first
+// written: pages already faulted in stay small until khugepaged gets to them.
+inline void advise_huge_pages(const void* data, size_t bytes) noexcept {
+#ifdef MADV_HUGEPAGE
+  if (bytes < 2 * kHugePageBytes) return;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHugePageBytes - 1);
+  if (begin < end) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
+// v.reserve(n), then advise the new storage (a fresh allocation: nothing written yet).
+template <typename T, typename A>
+void reserve_huge(std::vector<T, A>& v, size_t n) {
+  if (n <= v.capacity()) return;
+  v.reserve(n);
+  advise_huge_pages(v.data(), v.capacity() * sizeof(T));
+}
+
+// v.assign(n, value) with the storage advised first.
+template <typename T, typename A>
+void assign_huge(std::vector<T, A>& v, size_t n, const T& value) {
+  if (n > v.capacity()) {
+    std::vector<T, A>().swap(v);
+    reserve_huge(v, n);
+  }
+  v.assign(n, value);
+}
+
+}  // namespace gcsnap::detail
