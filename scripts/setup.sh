@@ -2,8 +2,9 @@
 # Install what gcsnap needs on a fresh Debian machine. Quick and quiet when all is there.
 set -euo pipefail
 
+# bsdutils (Essential on Debian, listed for minimal images) has `script`: the pty test of progress.
 packages=(cmake g++ make pkg-config libzstd-dev libfmt-dev libcli11-dev catch2 libxxhash-dev robin-map-dev
-          clang-14 libclang-rt-14-dev chromium)
+          clang-14 libclang-rt-14-dev chromium bsdutils)
 # The browser tests (tests/browser) need Node.js and npm: Debian's, unless some node is there.
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 missing=()
