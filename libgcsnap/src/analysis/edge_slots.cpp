@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gcsnap/edge_names.hpp"
+#include "huge_pages.hpp"
 
 namespace gcsnap {
 
@@ -15,10 +16,22 @@ Result<EdgeSlots> EdgeSlots::build(const ObjectTable& table, const HeapGraph& gr
       table.reference_offsets.size() != table.size() + 1)
     return make_error(ErrorCode::InvalidArgument, "the table's slots or references do not match the graph");
   try {
-    auto slots = std::make_shared<std::vector<uint32_t>>(graph.edge_count(), kUnknownSlot);
+    auto slots = std::make_shared<std::vector<uint32_t>>();
+    detail::assign_huge(*slots, graph.edge_count(), kUnknownSlot);
+    // Every reference resolved (the usual case): a node's first successors are its references
+    // in the table's order, so their slots are copied as they are, without looking up each
+    // target's address (a cache miss per edge).
+    const bool all_resolved = graph.stats().unresolved_references == 0;
     for (NodeIndex v = 0; v < graph.node_count(); ++v) {
       const auto successors = graph.successors(v);
       const uint64_t base = graph.first_edge(v);
+      const uint64_t first = table.reference_offsets[v];
+      const uint64_t count = table.reference_offsets[v + 1] - first;
+      if (all_resolved && count <= successors.size()) {
+        std::copy_n(table.reference_slots.begin() + static_cast<std::ptrdiff_t>(first), count,
+                    slots->begin() + static_cast<std::ptrdiff_t>(base));
+        continue;
+      }
       size_t j = 0;
       // The graph keeps the table's order of resolved references, so the j-th successor is the
       // next reference whose target is that object; unresolved references are skipped.

@@ -9,6 +9,7 @@
 #include "format/name_table_fill.hpp"
 #include "format/object_sections.hpp"
 #include "format/reader_impl.hpp"
+#include "huge_pages.hpp"
 
 namespace gcsnap {
 
@@ -141,6 +142,7 @@ Status decode_reference_slots(const Recording::Impl& impl, size_t gc_index,
   const uint64_t block = impl.summaries[gc_index].entry.block_offset;
   if (slots->size() != objects.size())
     return make_error(ErrorCode::InconsistentData, "reference-slots sections do not pair with objects sections", block);
+  detail::reserve_huge(out.reference_slots, out.reference_targets.size());
   out.reference_slots.resize(out.reference_targets.size());
   std::vector<uint8_t> payload;
   uint64_t first_object = 0;
