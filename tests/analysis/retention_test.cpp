@@ -218,3 +218,48 @@ TEST_CASE("one shortest-path tree answers many queries") {
   }
   CHECK(tree->reached_count() == reached);
 }
+
+TEST_CASE("a BFS stopped at the nearest targets gives the full BFS's paths to them") {
+  size_t stopped_early = 0;
+  for (uint32_t seed = 1; seed <= 200; ++seed) {
+    const uint32_t n = 20 + seed % 300;
+    Fixture f = test::random_fixture(500 + seed, n, 0.8 + (seed % 5) * 0.4, 1 + seed % 4, 0.2);
+    auto b = build(f);
+    const bool weak = seed % 3 == 0;
+    auto full = ShortestPathTree::compute(b->graph, RetentionOptions{weak, 1});
+    REQUIRE(full);
+    std::vector<NodeIndex> targets;
+    for (NodeIndex v = seed % 7; v < n; v += 3 + seed % 11) targets.push_back(v);
+    const size_t count = 1 + seed % 6;
+    auto near = ShortestPathTree::compute_nearest(b->graph, RetentionOptions{weak, 1}, targets, count);
+    REQUIRE(near);
+    CHECK(near->reached_count() <= full->reached_count());
+    stopped_early += near->reached_count() < full->reached_count();
+    // The COUNT nearest targets by (hops, node) of the full BFS, and their paths, must be the
+    // first COUNT the stopped BFS reaches, with the same hops through the same nodes.
+    auto nearest = [&](const ShortestPathTree& t) {
+      std::vector<std::pair<size_t, NodeIndex>> out;
+      for (NodeIndex v : targets)
+        if (t.is_reached(v)) out.emplace_back(t.path_to(v).hops(), v);
+      std::sort(out.begin(), out.end());
+      if (out.size() > count) out.resize(count);
+      return out;
+    };
+    const auto want = nearest(*full), got = nearest(*near);
+    REQUIRE(got == want);
+    for (const auto& [hops, v] : want) {
+      CHECK(near->path_to(v).nodes == full->path_to(v).nodes);
+      CHECK(near->path_to(v).root == full->path_to(v).root);
+    }
+    // Every node the stopped BFS reached has the full BFS's parent chain.
+    for (NodeIndex v = 0; v < n; ++v)
+      if (near->is_reached(v)) CHECK(near->path_to(v).nodes == full->path_to(v).nodes);
+  }
+  CHECK(stopped_early > 20);  // the stop is exercised, not only the full walk
+  // COUNT 0 explores everything.
+  Fixture f = test::random_fixture(42, 200, 2.0, 3, 0.0);
+  auto b = build(f);
+  auto all = ShortestPathTree::compute_nearest(b->graph, RetentionOptions{}, std::vector<NodeIndex>{1}, 0);
+  REQUIRE(all);
+  CHECK(all->reached_count() == ShortestPathTree::compute(b->graph, RetentionOptions{})->reached_count());
+}

@@ -187,14 +187,25 @@ void run_type(const LoadedHeap& heap, const PathOptions& opt) {
   const std::vector<NodeIndex> instances = objects_of_type(
       heap.graph, heap.names, opt.type,
       fmt::format("{}: no object in GC {} has a type named or containing", heap.sel.file, heap.sel.number()));
-  auto tree = ShortestPathTree::compute(heap.graph, RetentionOptions{opt.include_weak, 1});
+  // With a limit and the index's dominator tree (which knows every object reachable from
+  // strong roots), the BFS stops once the nearest instances are known; otherwise it runs
+  // through the heap, which also counts the reachable ones. Same paths either way.
+  const DominatorTree* strong = !opt.include_weak && heap.indexed_dominators ? &*heap.indexed_dominators : nullptr;
+  const size_t limit = max_paths(opt);
+  auto tree = strong && limit != 0
+                  ? ShortestPathTree::compute_nearest(heap.graph, RetentionOptions{opt.include_weak, 1}, instances, limit)
+                  : ShortestPathTree::compute(heap.graph, RetentionOptions{opt.include_weak, 1});
   if (!tree) fail_on(heap.sel.file, tree.error());
   std::vector<FoundPath> found;
   for (NodeIndex v : instances)
     if (tree->is_reached(v)) found.push_back({tree->path_to(v), Reachability::Strong});
   std::stable_sort(found.begin(), found.end(),
                    [](const FoundPath& a, const FoundPath& b) { return a.path.hops() < b.path.hops(); });
-  const size_t reachable = found.size();
+  const size_t reachable =
+      strong && limit != 0
+          ? static_cast<size_t>(std::count_if(instances.begin(), instances.end(),
+                                              [&](NodeIndex v) { return strong->is_reachable(v); }))
+          : found.size();
   if (max_paths(opt) != 0 && found.size() > max_paths(opt)) found.resize(max_paths(opt));
   Report report = make_report(heap, found, fmt::format("objects of type '{}'", opt.type));
   report.notes.push_back(fmt::format("{} objects match '{}'; {} reachable from {}roots; {} shown, nearest first",
@@ -214,7 +225,10 @@ void run_path(const PathOptions& opt) {
     throw CliError("path: --all and --limit cannot be used together", kExitUsage);
   // Reverse CSR either way: with it a single-path query searches backward from the target,
   // and the answer must not depend on whether an index was used (retention.hpp).
-  const auto heap = load_heap(opt.file, opt.gc, true, true, IndexChoice{true, opt.no_cache, kIndexObjects | kIndexForward | kIndexReverse | kIndexSlots});
+  // --type also maps the dominator tree: it says which instances strong roots reach.
+  const IndexParts parts = kIndexObjects | kIndexForward | kIndexReverse | kIndexSlots |
+                           (opt.type.empty() ? 0 : kIndexDominators);
+  const auto heap = load_heap(opt.file, opt.gc, true, true, IndexChoice{true, opt.no_cache, parts});
   if (!opt.object.empty()) run_object(*heap, opt);
   else run_type(*heap, opt);
 }

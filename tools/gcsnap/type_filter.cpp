@@ -96,12 +96,36 @@ std::string_view simple_name(std::string_view name) {
 
 std::vector<NodeIndex> objects_of_type(const HeapGraph& graph, const NameTable& names, std::string_view type,
                                        std::string_view what) {
+  // How well a name matches: 0 the full name, 1 the name without namespace, 2 a part, 3 not.
+  auto rank = [&](std::string_view name) {
+    return name == type ? 0 : simple_name(name) == type ? 1 : name.find(type) != std::string_view::npos ? 2 : 3;
+  };
+  // Each type's rank once (a few thousand names), not each object's (millions): the declared
+  // types that match, by id, and the ranks of the two names an undeclared id gets.
+  std::vector<std::pair<uint32_t, int>> matched;
+  for (const TypeRecord& t : names.types())
+    if (const int r = rank(names.type_name(t.id)); r < 3) matched.emplace_back(t.id, r);
+  // (NameTable::type_name's names for ids it does not declare.)
+  const int unknown_rank = rank("<unknown type>"), undeclared_rank = rank("<undeclared type>");
+  const bool undeclared_match = unknown_rank < 3 || undeclared_rank < 3;
+  auto rank_of = [&](uint32_t id) {
+    const auto it = std::lower_bound(matched.begin(), matched.end(), std::make_pair(id, 0));
+    if (it != matched.end() && it->first == id) return it->second;
+    if (!undeclared_match || names.find_type(id)) return 3;
+    return id == 0 ? unknown_rank : undeclared_rank;
+  };
   std::vector<NodeIndex> matches[3];
-  for (NodeIndex v = 0; v < graph.node_count(); ++v) {
-    const std::string_view name = names.type_name(graph.type_id(v));
-    if (name == type) matches[0].push_back(v);
-    else if (simple_name(name) == type) matches[1].push_back(v);
-    else if (name.find(type) != std::string_view::npos) matches[2].push_back(v);
+  if (!matched.empty() || undeclared_match) {
+    uint32_t last_id = 0;
+    int last_rank = rank_of(0);
+    for (NodeIndex v = 0; v < graph.node_count(); ++v) {
+      const uint32_t id = graph.type_id(v);
+      if (id != last_id) {
+        last_id = id;
+        last_rank = rank_of(id);
+      }
+      if (last_rank < 3) matches[last_rank].push_back(v);
+    }
   }
   for (auto& m : matches)
     if (!m.empty()) return std::move(m);

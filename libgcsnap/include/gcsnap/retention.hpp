@@ -68,6 +68,13 @@ class ShortestPathTree {
   [[nodiscard]] static Result<ShortestPathTree> compute(const HeapGraph& graph, const RetentionOptions& options,
                                                         NodeIndex blocked = kNoNode, NodeIndex stop_at = kNoNode);
 
+  /// Run the BFS only as far as the COUNT nearest of TARGETS (node indices) need: it
+  /// stops at the end of the first level after which at least COUNT targets are reached (or
+  /// when everything is). Every node up to that level is reached, with the same parent as in
+  /// a full BFS; nodes beyond it are not. COUNT 0 explores everything. Errors: OutOfMemory.
+  [[nodiscard]] static Result<ShortestPathTree> compute_nearest(const HeapGraph& graph, const RetentionOptions& options,
+                                                                std::span<const NodeIndex> targets, size_t count);
+
   bool is_reached(NodeIndex node) const noexcept { return parent_[node] != kNoNode; }
   /// Return the path to node (empty nodes when it was not reached). O(path length).
   RetentionPath path_to(NodeIndex node) const;
@@ -76,6 +83,10 @@ class ShortestPathTree {
 
  private:
   static constexpr NodeIndex kRootMark = 0xFFFFFFFEu;
+  // The BFS of both: IS_TARGET / COUNT as compute_nearest (COUNT 0: no level stop).
+  template <typename IsTarget>
+  static Result<ShortestPathTree> search(const HeapGraph& graph, const RetentionOptions& options, NodeIndex blocked,
+                                         NodeIndex stop_at, IsTarget&& is_target, size_t count);
   uint32_t root_of(NodeIndex node) const noexcept;
   const HeapGraph* graph_ = nullptr;
   std::vector<NodeIndex> parent_;  // kNoNode: not reached; kRootMark: a root's object

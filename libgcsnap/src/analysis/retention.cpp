@@ -20,8 +20,10 @@ unsigned root_priority(const GraphRoot& root) noexcept {
   return root.is_weak() ? rank + 8 : rank;
 }
 
-Result<ShortestPathTree> ShortestPathTree::compute(const HeapGraph& graph, const RetentionOptions& options,
-                                                   NodeIndex blocked, NodeIndex stop_at) {
+template <typename IsTarget>
+Result<ShortestPathTree> ShortestPathTree::search(const HeapGraph& graph, const RetentionOptions& options,
+                                                  NodeIndex blocked, NodeIndex stop_at, IsTarget&& is_target,
+                                                  size_t count) {
   try {
     ShortestPathTree tree;
     tree.graph_ = &graph;
@@ -41,21 +43,31 @@ Result<ShortestPathTree> ShortestPathTree::compute(const HeapGraph& graph, const
     std::vector<NodeIndex> queue;
     queue.reserve(std::min<size_t>(graph.node_count(), size_t{1} << 20));
     bool done = false;
+    size_t targets_reached = 0;
     for (uint32_t r : order) {
       const NodeIndex node = roots[r].node;
       if (tree.parent_[node] != kNoNode) continue;
       tree.parent_[node] = kRootMark;
       tree.root_nodes_.emplace_back(node, r);
       queue.push_back(node);
+      targets_reached += is_target(node);
       if (node == stop_at) done = true;
     }
+    // Expanding level L discovers all of level L+1; at the end of a level (LEVEL_END) the
+    // levels found so far are complete, so the COUNT nearest targets are known once reached.
+    size_t level_end = queue.size();
     for (size_t head = 0; head < queue.size() && !done; ++head) {
+      if (head == level_end) {
+        if (count != 0 && targets_reached >= count) break;
+        level_end = queue.size();
+      }
       const NodeIndex v = queue[head];
       if (v == blocked) continue;
       for (NodeIndex s : graph.successors(v)) {
         if (tree.parent_[s] != kNoNode) continue;
         tree.parent_[s] = v;
         queue.push_back(s);
+        targets_reached += is_target(s);
         if (s == stop_at) {
           done = true;
           break;
@@ -65,6 +77,25 @@ Result<ShortestPathTree> ShortestPathTree::compute(const HeapGraph& graph, const
     tree.reached_ = queue.size();
     std::sort(tree.root_nodes_.begin(), tree.root_nodes_.end());
     return tree;
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::OutOfMemory, "out of memory computing retention paths");
+  }
+}
+
+Result<ShortestPathTree> ShortestPathTree::compute(const HeapGraph& graph, const RetentionOptions& options,
+                                                   NodeIndex blocked, NodeIndex stop_at) {
+  return search(graph, options, blocked, stop_at, [](NodeIndex) { return false; }, 0);
+}
+
+Result<ShortestPathTree> ShortestPathTree::compute_nearest(const HeapGraph& graph, const RetentionOptions& options,
+                                                           std::span<const NodeIndex> targets, size_t count) {
+  if (count == 0) return compute(graph, options);
+  try {
+    // A bit per node: the BFS asks once per node it reaches.
+    std::vector<bool> target(graph.node_count(), false);
+    for (NodeIndex t : targets)
+      if (t < target.size()) target[t] = true;
+    return search(graph, options, kNoNode, kNoNode, [&](NodeIndex v) { return target[v]; }, count);
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::OutOfMemory, "out of memory computing retention paths");
   }
