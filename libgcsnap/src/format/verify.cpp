@@ -1,6 +1,7 @@
 // Recording::verify_gc: decode every section of one GC and check the invariants of
 // format-spec.md §9.3.
 #include <new>
+#include <vector>
 
 #include "format/chunk_decoder.hpp"
 #include "format/reader_impl.hpp"
@@ -9,11 +10,16 @@ namespace gcsnap {
 namespace {
 
 Status check_types_known(const ObjectTable& objects, const NameTable& names, uint64_t offset) {
-  uint32_t last_ok = 0;
+  // A small direct-mapped cache of ids already found: objects of a few thousand types in any
+  // order cost one compare each, not a search of the type table each (verify of 10 M objects
+  // spent ~0.5 s here).
+  constexpr size_t kSlots = 4096;
+  std::vector<uint32_t> known(kSlots, 0);  // 0 is never cached: it is always allowed
   for (uint32_t id : objects.type_ids) {
-    if (id == 0 || id == last_ok) continue;
+    uint32_t& slot = known[(id ^ (id >> 12)) % kSlots];
+    if (id == 0 || slot == id) continue;
     if (!names.find_type(id)) return make_error(ErrorCode::InconsistentData, "object of an undeclared type", offset);
-    last_ok = id;
+    slot = id;
   }
   return {};
 }
