@@ -264,3 +264,35 @@ TEST_CASE("index bytes not aligned like a mapping are refused, not read") {
   REQUIRE_FALSE(shifted);
   CHECK(shifted.error().code == ErrorCode::InvalidArgument);
 }
+
+TEST_CASE("an index records the hash of the block it was built from, and verify can lean on it") {
+  Fixture f(13);
+  const size_t gc = *f.rec->last_snapshot();
+  auto opened = open_gc_index(f.snap.path(), *f.rec, gc, true);
+  REQUIRE(opened);
+  auto now = f.rec->block_hash(gc);
+  REQUIRE(now);
+  CHECK(*now != 0);
+  CHECK(opened->index.block_hash == *now);
+  auto id = identify_gc(f.snap.path(), *f.rec, gc);
+  REQUIRE(id);
+  auto read = read_gc_index(gc_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number), *id, kIndexObjects);
+  REQUIRE(read);
+  CHECK(read->block_hash == *now);
+  // Another GC's block hashes differently.
+  for (size_t other = 0; other < f.rec->gcs().size(); ++other)
+    if (other != gc) CHECK(*f.rec->block_hash(other) != *now);
+  CHECK(f.rec->block_hash(f.rec->gcs().size()).error().code == ErrorCode::NotFound);
+
+  // Attested objects: verify_gc checks their types against the declared ones instead of
+  // decoding the objects again; a wrong count or an undeclared type is still an error.
+  const std::span<const uint32_t> types = read->graph.type_ids();
+  CHECK(f.rec->verify_gc(gc, &types).is_ok());
+  CHECK(f.rec->verify_gc(gc).is_ok());
+  const std::span<const uint32_t> short_by_one = types.first(types.size() - 1);
+  CHECK(f.rec->verify_gc(gc, &short_by_one).error().code == ErrorCode::InvalidArgument);
+  std::vector<uint32_t> forged(types.begin(), types.end());
+  forged[forged.size() / 2] = 0x7FFFFFF0u;  // no such type
+  const std::span<const uint32_t> forged_span(forged);
+  CHECK(f.rec->verify_gc(gc, &forged_span).error().code == ErrorCode::InconsistentData);
+}

@@ -1,5 +1,7 @@
 // gcsnap verify FILE: decode and check everything (docs/cli.md "gcsnap verify").
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -9,14 +11,32 @@
 #include "commands.hpp"
 #include "gc_select.hpp"
 #include "gcsnap/enum_names.hpp"
+#include "gcsnap/analysis_index.hpp"
 #include "gcsnap/reader.hpp"
+#include "heap_load.hpp"
 
 namespace gcsnap::cli {
 namespace {
 
 struct VerifyOptions {
   std::string file;
+  bool no_cache = false;
 };
+
+// A valid analysis index of GC I whose block hash equals the block's hash now: it was built
+// by decoding exactly these bytes, so the objects passed the reader's checks then and need not
+// be decoded again (format-spec.md §12.2, docs/design.md). Never builds an index.
+std::optional<GcIndex> vouching_index(const std::string& file, const Recording& r, size_t i) {
+  const GcEntry& e = r.gcs()[i];
+  if (!e.has_heap_walk()) return std::nullopt;
+  auto id = identify_gc(file, r, i);
+  if (!id) return std::nullopt;
+  auto read = read_gc_index(gc_index_path(file, id->gc_number), *id, kIndexObjects);
+  if (!read || read->block_hash == 0 || read->root_entries != e.root_count) return std::nullopt;
+  auto now = r.block_hash(i);
+  if (!now || *now != read->block_hash) return std::nullopt;
+  return std::move(read).value();
+}
 
 // Exit kExitProblems when the file opens but is not sound; kExitBadInput when it cannot be opened.
 void run_verify(const VerifyOptions& o) {
@@ -42,7 +62,9 @@ void run_verify(const VerifyOptions& o) {
       break;
   }
   for (size_t i = 0; i < r.gcs().size(); ++i) {
-    Status s = r.verify_gc(i);
+    const auto index = o.no_cache ? std::nullopt : vouching_index(o.file, r, i);
+    const std::span<const uint32_t> type_ids = index ? index->graph.type_ids() : std::span<const uint32_t>();
+    Status s = r.verify_gc(i, index ? &type_ids : nullptr);
     if (!s.is_ok()) problem(describe_error(fmt::format("{}: GC {}", o.file, r.gcs()[i].info.gc_number), s.error()));
   }
   fmt::print("{}: {} GCs checked, {} bytes, ends {}: {}\n", o.file, r.gcs().size(), r.file_size(),
@@ -56,6 +78,7 @@ void add_verify_command(CLI::App& app) {
   auto options = std::make_shared<VerifyOptions>();
   auto* cmd = app.add_subcommand("verify", "Decode and check every GC of a recording; exit 0 only if it is sound");
   cmd->add_option("FILE", options->file, "recording (.snap)")->required();
+  add_no_cache_option(*cmd, options->no_cache);
   cmd->callback([options] { run_verify(*options); });
 }
 

@@ -64,6 +64,10 @@ struct GcIndex {
   uint64_t root_entries = 0;                ///< resolved + unresolved roots (the GC's root table size)
   uint64_t unreachable_objects = 0;         ///< not reachable from strong roots (with or without kIndexDominators)
   uint64_t unreachable_bytes = 0;           ///< their bytes
+  /// XXH3-64 of the GC's whole block that this index was built from (Recording::block_hash);
+  /// 0 when the index does not say (minor version 0). Equal to the block's hash now, it
+  /// vouches that the block's objects decoded and passed the reader's checks.
+  uint64_t block_hash = 0;
   std::shared_ptr<const void> storage;      ///< keeps `generations` and the graph's columns alive
 };
 

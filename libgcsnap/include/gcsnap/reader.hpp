@@ -220,8 +220,14 @@ class Recording {
   Result<NameTable> read_names(size_t gc_index) const;
   /// Types and methods declared by block gc_index alone (the types new in that GC).
   Result<NameTable> read_block_names(size_t gc_index) const;
-  /// Decode and check every section of one GC (checksums, counts, invariants).
-  Status verify_gc(size_t gc_index) const;
+  /// Decode and check every section of one GC (checksums, counts, invariants). With
+  /// ATTESTED_TYPE_IDS (one per object, in address order) the caller vouches that this GC's
+  /// objects were decoded and checked before from exactly these bytes (an analysis index whose
+  /// block hash matches block_hash()): the object sections are then not decoded again, and the
+  /// given type ids are checked against the declared types instead.
+  Status verify_gc(size_t gc_index, const std::span<const uint32_t>* attested_type_ids = nullptr) const;
+  /// XXH3-64 of the GC's whole block as it is in the file. Errors: NotFound (no such GC), Truncated.
+  Result<uint64_t> block_hash(size_t gc_index) const;
 
   struct Impl;
 

@@ -119,6 +119,9 @@ Result<GcIndex> compute_gc_index(const Recording& rec, size_t gc_index, const In
     out.root_entries = out.graph.roots().size() + out.graph.unresolved_roots().size();
     out.unreachable_objects = out.dominators.unreachable_count();
     out.unreachable_bytes = out.dominators.unreachable_bytes();
+    auto block = rec.block_hash(gc_index);
+    if (!block) return block.error();
+    out.block_hash = *block;
     out.storage = std::move(owned);
     return out;
   } catch (const std::bad_alloc&) {
@@ -308,6 +311,7 @@ Status write_gc_index(const GcIndex& ix, const IndexIdentity& id, const std::str
       const uint64_t stats[7] = {s.references,     s.unresolved_references, s.null_roots,     s.unresolved_roots,
                                  s.interior_roots, s.dependent_handles,     s.dependent_edges};
       std::memcpy(h + L::kOffStats, stats, sizeof stats);
+      put(h + L::kOffBlockHash, ix.block_hash);
       for (size_t a = 0; a < L::kArrayCount; ++a) put(h + L::kOffArrayHashes + 8 * a, w.hashes()[a]);
       put(h + L::kOffHeaderHash, static_cast<uint64_t>(XXH3_64bits(h, L::kOffHeaderHash)));
       ok = ::pwrite(fd, h, sizeof h, 0) == static_cast<ssize_t>(sizeof h);

@@ -11,7 +11,7 @@ namespace gcsnap::index_layout {
 
 inline constexpr char kMagic[8] = {'G', 'C', 'S', 'N', 'A', 'P', 'I', 'X'};
 inline constexpr uint16_t kMajor = 2;  // 2: one checksum per array (1: one for the payload)
-inline constexpr uint16_t kMinor = 0;
+inline constexpr uint16_t kMinor = 1;  // 1: the block hash (§12.2 offset 192)
 inline constexpr size_t kHeaderSize = 384;
 inline constexpr size_t kAlign = 64;
 inline constexpr uint32_t kFlagWideOffsets = 0x1;
@@ -27,7 +27,7 @@ inline constexpr size_t kOffMajor = 8, kOffMinor = 10, kOffFlags = 12, kOffFileS
                         kOffGcNumber = 32, kOffBlockOffset = 40, kOffBlockSize = 48, kOffSampleHash = 56,
                         kOffNodes = 64, kOffEdges = 72, kOffRoots = 80, kOffUnresolved = 88, kOffDependent = 96,
                         kOffPreorder = 104, kOffTypes = 112, kOffReachableBytes = 120,
-                        kOffUnreachableBytes = 128, kOffStats = 136, kOffReserved = 192, kOffArrayHashes = 248,
+                        kOffUnreachableBytes = 128, kOffStats = 136, kOffBlockHash = 192, kOffReserved = 200, kOffArrayHashes = 248,
                         kOffHeaderHash = 376;
 
 enum Array : size_t {

@@ -209,6 +209,9 @@ Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* exp
     return damaged(ErrorCode::ChecksumMismatch, "analysis index header checksum");
   if (get<uint16_t>(h + L::kOffMajor) != L::kMajor)
     return damaged(ErrorCode::UnsupportedVersion, "analysis index of another major version");
+  // Minor 0 lacks the block hash that lets `verify` trust the index: rebuilt once, like a stale one.
+  if (get<uint16_t>(h + L::kOffMinor) < L::kMinor)
+    return damaged(ErrorCode::UnsupportedVersion, "analysis index of an older minor version");
   L::Counts c;
   c.flags = get<uint32_t>(h + L::kOffFlags);
   for (size_t i = L::kOffReserved; i < L::kOffArrayHashes; ++i)
@@ -429,6 +432,7 @@ Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* exp
     out.root_entries = root_total;
     out.unreachable_objects = c.nodes - c.preorder;
     out.unreachable_bytes = get<uint64_t>(h + L::kOffUnreachableBytes);
+    out.block_hash = get<uint64_t>(h + L::kOffBlockHash);
     uint64_t stats[7];
     std::memcpy(stats, h + L::kOffStats, sizeof stats);
     parts.stats = GraphBuildStats{stats[0], stats[1], stats[2], stats[3], stats[4], stats[5], stats[6]};
