@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -84,6 +85,7 @@ struct RootsInput {
     std::vector<size_t> search;  // positions in ROWS
     std::vector<uint64_t> addresses;
     for (size_t k = 0; k < rows.size(); ++k) {
+      if (roots.object_ids[rows[k]] == 0) continue;  // a null root has no object, whatever lives at 0
       if (index && resolved[rows[k]] != kNoNode) {
         out[k] = names.type_name(index->graph.type_id(resolved[rows[k]]));
         continue;
@@ -91,6 +93,10 @@ struct RootsInput {
       search.push_back(k);
       addresses.push_back(roots.object_ids[rows[k]]);
     }
+    // load_roots asked for the object columns whenever a row can get here (an unresolved root
+    // with an address); the type ids alone have no addresses to search.
+    if (index && !(index->parts & kIndexObjects) && !addresses.empty())
+      throw std::logic_error("roots: an unresolved root without the index's object columns");
     const auto found = index ? find_containing_each(index->graph.addresses(), index->graph.sizes(), addresses)
                              : find_containing_each(objects->addresses, objects->sizes, addresses);
     for (size_t j = 0; j < search.size(); ++j)
@@ -109,7 +115,17 @@ RootsInput load_roots(const RootsOptions& opt) {
   auto names = rec.read_names(in.sel.index);
   if (!names) fail_on(in.sel.file, names.error());
   in.names = std::move(names).value();
-  in.index = existing_gc_index(in.sel, opt.no_cache, kIndexObjects);
+  // The roots' nodes and the type ids are enough unless a root the graph did not resolve names
+  // an address (then the object columns are searched for it).
+  in.index = existing_gc_index(in.sel, opt.no_cache, kIndexTypeIds);
+  if (in.index) {
+    for (uint32_t r : in.index->graph.unresolved_roots()) {
+      if (r < in.roots.size() && in.roots.object_ids[r] != 0) {
+        in.index = existing_gc_index(in.sel, opt.no_cache, kIndexObjects);
+        break;
+      }
+    }
+  }
   if (in.index) {
     // The object columns come from the mapped index: nothing to decode.
   } else if (in.sel.entry().has_heap_walk()) {

@@ -44,7 +44,10 @@ enum IndexPart : uint32_t {
   kIndexSlots = 8,        ///< edge slots (field names)
   kIndexDominators = 16,  ///< preorder, immediate dominators, retained sizes
   kIndexTypes = 32,       ///< type histogram
-  kIndexAll = 63,
+  /// The type ids alone (part of kIndexObjects): the graph then has its nodes' type ids and
+  /// roots, and no addresses, sizes or generations (only type_id() and roots() may be used).
+  kIndexTypeIds = 64,
+  kIndexAll = 127,
 };
 using IndexParts = uint32_t;
 

@@ -246,6 +246,7 @@ Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* exp
   want &= kIndexAll;
   if (want & kIndexSlots) want |= kIndexForward;
   if (want & (kIndexForward | kIndexReverse | kIndexDominators)) want |= kIndexObjects;
+  if (want & kIndexObjects) want |= kIndexTypeIds;
   auto wanted = [&](IndexParts p) { return (want & p) != 0; };
 
   try {
@@ -301,7 +302,6 @@ Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* exp
         });
       });
       jobs.add("", [&](Source& src) { return typed<uint64_t>(src, *place, L::kSizes, any); });
-      jobs.add("", [&](Source& src) { return typed<uint32_t>(src, *place, L::kTypeIds, any); });
       jobs.add("analysis index generation out of range", [&](Source& src) {
         return typed<uint8_t>(src, *place, L::kGenerations, [](const uint8_t* g, size_t count, uint64_t) {
           bool bad = false;
@@ -310,6 +310,8 @@ Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* exp
         });
       });
     }
+    if (wanted(kIndexTypeIds))
+      jobs.add("", [&](Source& src) { return typed<uint32_t>(src, *place, L::kTypeIds, any); });
     // 5-8: CSR both ways.
     auto offsets = [&](Source& src, size_t which) {
       uint64_t last = 0;
@@ -437,7 +439,10 @@ Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* exp
     std::memcpy(stats, h + L::kOffStats, sizeof stats);
     parts.stats = GraphBuildStats{stats[0], stats[1], stats[2], stats[3], stats[4], stats[5], stats[6]};
     parts.has_dependent = (c.flags & L::kFlagDependent) != 0;
-    if (wanted(kIndexObjects)) {
+    if (wanted(kIndexTypeIds) && !wanted(kIndexObjects)) {
+      parts.nodes = n;
+      parts.type_ids = u32s(L::kTypeIds).data();
+    } else if (wanted(kIndexObjects)) {
       parts.nodes = n;
       parts.edges = wanted(kIndexForward) ? m : 0;
       parts.addresses = u64s(L::kAddresses).data();
