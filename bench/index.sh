@@ -103,4 +103,4 @@ for i in "${!commands[@]}"; do
 done
 awk -v w="$build_w" -v m="$build_m" -v b="$index_bytes" -v o="$objects" \
   'BEGIN { printf "\n`gcsnap index --all` (both GCs, %d objects): %.2f s, peak RSS %.0f MB; index files %.0f MB = %.1f B per object\n", o, w, m/1024, b/1e6, b/o }'
-echo "(info, verify and diff do not use the index: their two columns measure the same thing; where and roots use it when it exists)"
+echo "(info and diff do not use the index: their two columns measure the same thing; where, roots and verify use it when it exists, verify only while its block hash matches)"
