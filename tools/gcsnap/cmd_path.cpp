@@ -227,7 +227,7 @@ void run_path(const PathOptions& opt) {
   // and the answer must not depend on whether an index was used (retention.hpp).
   // --type also maps the dominator tree: it says which instances strong roots reach.
   const IndexParts parts = kIndexObjects | kIndexForward | kIndexReverse | kIndexSlots |
-                           (opt.type.empty() ? 0 : kIndexDominators);
+                           (opt.type.empty() ? IndexParts{0} : IndexParts{kIndexDominators});
   const auto heap = load_heap(opt.file, opt.gc, true, true, IndexChoice{true, opt.no_cache, parts});
   if (!opt.object.empty()) run_object(*heap, opt);
   else run_type(*heap, opt);
