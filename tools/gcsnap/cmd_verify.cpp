@@ -26,16 +26,13 @@ struct VerifyOptions {
 // A valid analysis index of GC I whose block hash equals the block's hash now: it was built
 // by decoding exactly these bytes, so the objects passed the reader's checks then and need not
 // be decoded again (format-spec.md §12.2, docs/design.md). Never builds an index.
-std::optional<GcIndex> vouching_index(const std::string& file, const Recording& r, size_t i) {
-  const GcEntry& e = r.gcs()[i];
-  if (!e.has_heap_walk()) return std::nullopt;
-  auto id = identify_gc(file, r, i);
-  if (!id) return std::nullopt;
-  auto read = read_gc_index(gc_index_path(file, id->gc_number), *id, kIndexObjects);
-  if (!read || read->block_hash == 0 || read->root_entries != e.root_count) return std::nullopt;
+std::optional<GcIndex> vouching_index(const std::string& file, const Recording& r, size_t i, bool no_cache) {
+  // The type ids are all verify takes from it (the declared-type check).
+  auto index = existing_gc_index(file, r, i, no_cache, kIndexTypeIds);
+  if (!index || index->block_hash == 0) return std::nullopt;
   auto now = r.block_hash(i);
-  if (!now || *now != read->block_hash) return std::nullopt;
-  return std::move(read).value();
+  if (!now || *now != index->block_hash) return std::nullopt;
+  return index;
 }
 
 // Exit kExitProblems when the file opens but is not sound; kExitBadInput when it cannot be opened.
@@ -62,7 +59,7 @@ void run_verify(const VerifyOptions& o) {
       break;
   }
   for (size_t i = 0; i < r.gcs().size(); ++i) {
-    const auto index = o.no_cache ? std::nullopt : vouching_index(o.file, r, i);
+    const auto index = vouching_index(o.file, r, i, o.no_cache);
     const std::span<const uint32_t> type_ids = index ? index->graph.type_ids() : std::span<const uint32_t>();
     Status s = r.verify_gc(i, index ? &type_ids : nullptr);
     if (!s.is_ok()) problem(describe_error(fmt::format("{}: GC {}", o.file, r.gcs()[i].info.gc_number), s.error()));

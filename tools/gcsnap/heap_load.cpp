@@ -24,15 +24,21 @@ IndexProgress terminal_progress(const std::string& file) {
   return [file](std::string_view stage) { fmt::print(stderr, "gcsnap: {}: {}...\n", file, stage); };
 }
 
-std::optional<GcIndex> existing_gc_index(const SelectedGc& sel, bool no_cache, IndexParts parts) {
-  if (no_cache || !sel.entry().has_heap_walk()) return std::nullopt;
-  auto id = identify_gc(sel.file, *sel.recording, sel.index);
+std::optional<GcIndex> existing_gc_index(const std::string& file, const Recording& rec, size_t gc_index,
+                                         bool no_cache, IndexParts parts) {
+  const GcEntry& entry = rec.gcs()[gc_index];
+  if (no_cache || !entry.has_heap_walk()) return std::nullopt;
+  auto id = identify_gc(file, rec, gc_index);
   if (!id) return std::nullopt;
-  auto read = read_gc_index(gc_index_path(sel.file, id->gc_number), *id, parts);
+  auto read = read_gc_index(gc_index_path(file, id->gc_number), *id, parts);
   if (!read) return std::nullopt;
   // Its root positions must refer to this GC's root table (a forged index is not used).
-  if (read->root_entries != sel.entry().root_count) return std::nullopt;
+  if (read->root_entries != entry.root_count) return std::nullopt;
   return std::move(read).value();
+}
+
+std::optional<GcIndex> existing_gc_index(const SelectedGc& sel, bool no_cache, IndexParts parts) {
+  return existing_gc_index(sel.file, *sel.recording, sel.index, no_cache, parts);
 }
 
 namespace {

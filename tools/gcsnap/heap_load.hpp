@@ -36,6 +36,9 @@ void add_no_cache_option(CLI::App& cmd, bool& no_cache);
 /// The GC's analysis index when a valid one exists (never builds one: for commands that are
 /// cheap without it, such as where and roots); nullopt with NO_CACHE or when there is none.
 std::optional<GcIndex> existing_gc_index(const SelectedGc& sel, bool no_cache, IndexParts parts);
+/// The same for GC_INDEX of REC, opened from FILE (commands that walk every GC).
+std::optional<GcIndex> existing_gc_index(const std::string& file, const Recording& rec, size_t gc_index,
+                                         bool no_cache, IndexParts parts);
 
 /// Print "gcsnap: <stage>..." progress lines on stderr when it is a terminal; nothing otherwise.
 IndexProgress terminal_progress(const std::string& file);
