@@ -9,11 +9,17 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "gcsnap/retention.hpp"
+#include "index/index_layout.hpp"
 #include "random_recording.hpp"
 #include "temp_path.hpp"
 
@@ -27,9 +33,14 @@ struct Fixture {
   std::vector<ModelGc> model;
   std::unique_ptr<Recording> rec;
   // The first recording from SEED on with a heap walk (not every random GC has one).
-  explicit Fixture(uint64_t seed) {
+  // ROOTED: every root holds an object of its GC (random roots mostly hold none).
+  explicit Fixture(uint64_t seed, bool rooted = false) {
     for (;; seed += 1000) {
       model = make_random_gcs(seed, 3, ModelOptions{400, 30});
+      if (rooted)
+        for (ModelGc& gc : model)
+          for (size_t k = 0; k < gc.roots.object_ids.size() && gc.objects.size() != 0; ++k)
+            gc.roots.object_ids[k] = gc.objects.addresses[(k * 7919) % gc.objects.size()];
       REQUIRE(write_model(snap.path(), model, WriterOptions{}).is_ok());
       auto opened = Recording::open(snap.path());
       REQUIRE(opened);
@@ -82,6 +93,7 @@ void check_equal(const GcIndex& a, const GcIndex& b) {
     CHECK(a.type_stats[t].unreachable_count == b.type_stats[t].unreachable_count);
   }
   CHECK(a.has_dependent_handles == b.has_dependent_handles);
+  CHECK(same(a.path_parents, b.path_parents));
 }
 
 std::vector<char> slurp(const std::string& path) {
@@ -118,6 +130,18 @@ TEST_CASE("an index read back equals the analyses computed from the recording") 
       sort_type_stats(kept, TypeHistogramOptions{TypeOrder::RetainedBytes, 0});
       REQUIRE(kept.size() == hist->size());
       for (size_t t = 0; t < kept.size(); ++t) CHECK(kept[t].retained_bytes == (*hist)[t].retained_bytes);
+      // The kept shortest-path tree is the BFS a full search gives, and gives its paths.
+      auto bfs = ShortestPathTree::compute(again->index.graph, RetentionOptions{});
+      REQUIRE(bfs);
+      CHECK(same(bfs->parents(), again->index.path_parents));
+      auto kept_tree = ShortestPathTree::from_parents(again->index.graph, again->index.path_parents,
+                                                      bfs->reached_count(), nullptr);
+      REQUIRE(kept_tree);
+      for (NodeIndex v = 0; v < again->index.graph.node_count(); ++v) {
+        const RetentionPath x = bfs->path_to(v), y = kept_tree->path_to(v);
+        REQUIRE(same(x.nodes, y.nodes));
+        CHECK(x.root == y.root);
+      }
     }
   }
 }
@@ -163,9 +187,14 @@ TEST_CASE("a partial read checks the arrays it maps, a whole read every byte") {
   auto id = identify_gc(f.snap.path(), *f.rec, gc);
   REQUIRE(id);
   REQUIRE(read_gc_index(path, *id, kIndexTypes));
-  // The first array (addresses, at the end of the 384-byte header) and the last (the type
-  // histogram, which ends the file).
-  const size_t in_addresses = 384 + 3, in_types = good.size() - 1;
+  // The first array (addresses, at the end of the 384-byte header) and the type histogram (the
+  // last array but the shortest-path tree, which ends the file).
+  uint64_t nodes = 0;
+  std::memcpy(&nodes, good.data() + 64, 8);
+  const size_t parents_at = good.size() - 4 * nodes;
+  size_t in_types = parents_at - 1;
+  while (in_types > 384 && good[in_types] == 0) --in_types;  // the padding before the tree
+  const size_t in_addresses = 384 + 3;
   std::vector<char> bad = good;
   bad[in_addresses] ^= 0x04;
   spit(path, bad);
@@ -321,4 +350,94 @@ TEST_CASE("the type ids can be read alone, with the roots") {
   CHECK(same(types->graph.unresolved_roots(), whole->graph.unresolved_roots()));
   CHECK_FALSE(read_gc_index(path, *id, kIndexObjects));  // the node columns include the addresses
   spit(path, good);
+}
+
+namespace {
+
+// Index bytes in aligned storage, with array WHICH's checksum and the header's recomputed after
+// an edit (a forged index, as opposed to a damaged one).
+struct IndexBytes {
+  std::vector<uint64_t> storage;
+  size_t size = 0;
+  explicit IndexBytes(const std::vector<char>& bytes) : storage(bytes.size() / 8 + 1), size(bytes.size()) {
+    std::memcpy(storage.data(), bytes.data(), bytes.size());
+  }
+  unsigned char* data() { return reinterpret_cast<unsigned char*>(storage.data()); }
+  uint32_t* parents(uint64_t nodes) { return reinterpret_cast<uint32_t*>(data() + size - 4 * nodes); }
+  void reseal(uint64_t nodes) {
+    namespace L = index_layout;
+    const uint64_t hash = XXH3_64bits(data() + size - 4 * nodes, 4 * nodes);
+    std::memcpy(data() + L::hash_offset(L::kPathParents), &hash, 8);
+    const uint64_t header = XXH3_64bits(data(), L::kOffHeaderHash);
+    std::memcpy(data() + L::kOffHeaderHash, &header, 8);
+  }
+  std::span<const std::byte> view() { return {reinterpret_cast<const std::byte*>(data()), size}; }
+};
+
+}  // namespace
+
+TEST_CASE("a forged shortest-path tree is refused, or at worst gives no path, never a hang") {
+  // The first random recording with two reached objects that are not roots' objects.
+  std::unique_ptr<Fixture> f;
+  std::vector<char> good;
+  std::vector<NodeIndex> inner;
+  NodeIndex unreached = kNoNode;  // one that no strong root reaches, if any
+  uint64_t n = 0;
+  for (uint64_t seed = 17; seed < 40 && inner.size() < 2; ++seed) {
+    f = std::make_unique<Fixture>(seed, true);
+    const size_t gc = *f->rec->last_snapshot();
+    REQUIRE(open_gc_index(f->snap.path(), *f->rec, gc, true));
+    good = slurp(gc_index_path(f->snap.path(), f->rec->gcs()[gc].info.gc_number));
+    IndexBytes base(good);
+    auto whole = gc_index_from_bytes(base.view(), nullptr, kIndexObjects | kIndexPathTree);
+    REQUIRE(whole);
+    CHECK((whole->parts & kIndexForward) != 0);  // a path's hops are told from the forward graph
+    n = whole->graph.node_count();
+    inner.clear();
+    for (NodeIndex v = 0; v < n; ++v) {
+      const NodeIndex p = whole->path_parents[v];
+      if (p != kNoNode && p != ShortestPathTree::kRootMark) inner.push_back(v);
+      if (p == kNoNode) unreached = v;
+    }
+  }
+  REQUIRE(inner.size() >= 2);
+
+  IndexBytes out_of_range(good);
+  out_of_range.parents(n)[inner[0]] = static_cast<uint32_t>(n);
+  out_of_range.reseal(n);
+  CHECK(gc_index_from_bytes(out_of_range.view(), nullptr, kIndexPathTree).error().code == ErrorCode::CorruptSection);
+
+  // A root mark on an object no strong root holds.
+  IndexBytes false_root(good);
+  false_root.parents(n)[inner[0]] = ShortestPathTree::kRootMark;
+  false_root.reseal(n);
+  CHECK(gc_index_from_bytes(false_root.view(), nullptr, kIndexPathTree).error().code == ErrorCode::CorruptSection);
+
+  // More reached objects than the dominator tree says.
+  if (unreached != kNoNode) {
+    IndexBytes extra(good);
+    extra.parents(n)[unreached] = inner[0];
+    extra.reseal(n);
+    CHECK(gc_index_from_bytes(extra.view(), nullptr, kIndexPathTree).error().code == ErrorCode::CorruptSection);
+  }
+
+  // A cycle keeps every rule the reader can check cheaply: it is read, and its paths are empty.
+  IndexBytes cycle(good);
+  cycle.parents(n)[inner[0]] = inner[1];
+  cycle.parents(n)[inner[1]] = inner[0];
+  cycle.reseal(n);
+  auto forged = gc_index_from_bytes(cycle.view(), nullptr, kIndexPathTree);
+  REQUIRE(forged);
+  auto tree = ShortestPathTree::from_parents(forged->graph, forged->path_parents, n, nullptr);
+  REQUIRE(tree);
+  CHECK(tree->path_to(inner[0]).nodes.empty());
+  CHECK(tree->path_to(inner[1]).nodes.empty());
+  // Damage (not resealed) in the tree stops the reads that use it, and only those.
+  std::vector<char> flipped = good;
+  flipped[good.size() - 2] ^= 0x01;
+  IndexBytes damaged(flipped);
+  auto refused = gc_index_from_bytes(damaged.view(), nullptr, kIndexPathTree);
+  REQUIRE_FALSE(refused);
+  CHECK((refused.error().code == ErrorCode::ChecksumMismatch || refused.error().code == ErrorCode::CorruptSection));
+  CHECK(gc_index_from_bytes(damaged.view(), nullptr, kIndexTypes));
 }

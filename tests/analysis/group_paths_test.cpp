@@ -47,6 +47,26 @@ TEST_CASE("group paths report the most common path shape", "[diff][paths]") {
   REQUIRE(limited.is_ok());
   CHECK((*limited)[0].examined == 1);
   CHECK((*limited)[0].same_shape == 1);
+  // With a full shortest-path tree given (an analysis index keeps one), the same answers.
+  auto tree = ShortestPathTree::compute(*graph, RetentionOptions{});
+  REQUIRE(tree.is_ok());
+  auto kept = ShortestPathTree::from_parents(*graph, tree->parents(), tree->reached_count(), nullptr);
+  REQUIRE(kept.is_ok());
+  auto from_tree = find_group_paths(*graph, groups, 4096, 3, &*kept);
+  auto searched = find_group_paths(*graph, groups, 4096, 3);
+  REQUIRE(from_tree.is_ok());
+  REQUIRE(searched.is_ok());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    CHECK((*from_tree)[g].member == (*searched)[g].member);
+    CHECK((*from_tree)[g].path.nodes == (*searched)[g].path.nodes);
+    CHECK((*from_tree)[g].path.root == (*searched)[g].path.root);
+    CHECK((*from_tree)[g].same_shape == (*searched)[g].same_shape);
+    CHECK((*from_tree)[g].reachable == (*searched)[g].reachable);
+    CHECK((*from_tree)[g].more_shapes.size() == (*searched)[g].more_shapes.size());
+  }
+  // A tree of another graph is refused.
+  CHECK(ShortestPathTree::from_parents(*graph, tree->parents().first(3), 3, nullptr).error().code ==
+        ErrorCode::InvalidArgument);
 }
 
 }  // namespace gcsnap

@@ -1,4 +1,7 @@
 // Type diffs, root diffs, root summaries and transition edge cases on small hand-made data.
+#include <algorithm>
+#include <string_view>
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -221,6 +224,48 @@ TEST_CASE("object diff reports survivors missing from B's walk", "[diff][objects
   CHECK(groups[0].bytes == 96);
   CHECK(groups[0].members == std::vector<size_t>{1, 2});
   CHECK(!diff_objects(a, b, std::vector<uint64_t>{1}, died).is_ok());
+}
+
+TEST_CASE("object diff on columns matches survivors whose order changed, groups select before listing", "[diff][objects]") {
+  // A's objects 0 and 2 swapped places at B (a compaction that reordered them), 1 died.
+  const std::vector<uint64_t> a_sizes = {16, 16, 32};
+  const std::vector<uint64_t> b_addresses = {0x1000, 0x1100, 0x1200};
+  const std::vector<uint64_t> b_sizes = {32, 48, 16};
+  const std::vector<uint64_t> at_b = {0x1200, 0x300, 0x1000};
+  const std::vector<uint64_t> died = {0, 5, 0};
+  auto diff = diff_objects(a_sizes, b_addresses, b_sizes, at_b, died);
+  REQUIRE(diff.is_ok());
+  CHECK(diff->surviving_count == 2);
+  CHECK(diff->b_index_of_a == std::vector<size_t>{2, kNoObject, 0});
+  CHECK(diff->dead_objects == std::vector<size_t>{1});
+  CHECK(diff->new_objects == std::vector<size_t>{1});
+  CHECK(diff->missing_in_b.empty());
+
+  // Five types, two ids sharing one name; the selection keeps names with "a", then the top 2.
+  const std::vector<uint32_t> type_ids = {1, 2, 3, 4, 5, 1, 2, 6};
+  const std::vector<uint64_t> sizes = {10, 20, 30, 40, 50, 10, 20, 5};
+  const auto names = names_for({{1, "Alpha"}, {2, "Beta"}, {3, "Gamma"}, {4, "Delta"}, {5, "Omega"}, {6, "Alpha"}});
+  const std::vector<size_t> rows = {0, 1, 2, 3, 4, 5, 6, 7};
+  const auto all = group_by_type(type_ids, sizes, names, rows).value();
+  REQUIRE(all.size() == 5);
+  CHECK(all[0].name == "Omega");
+  const auto alpha = std::find_if(all.begin(), all.end(), [](const TypeGroup& g) { return g.name == "Alpha"; });
+  REQUIRE(alpha != all.end());
+  CHECK(alpha->count == 3);
+  CHECK(alpha->bytes == 25);
+  CHECK(alpha->members == std::vector<size_t>{0, 5, 7});
+  // The filter applies before the top: Omega (the largest) has no 't'.
+  GroupSelection selection{2, [](std::string_view name) { return name.find('t') != std::string_view::npos; }};
+  const auto kept = group_by_type(type_ids, sizes, names, rows, selection).value();
+  REQUIRE(kept.size() == 2);
+  CHECK(kept[0].name == "Beta");  // 40 bytes in 2 objects before Delta's 40 in 1
+  CHECK(kept[0].members == std::vector<size_t>{1, 6});
+  CHECK(kept[1].name == "Delta");
+  CHECK(kept[1].members == std::vector<size_t>{3});
+  const auto top = group_by_type(type_ids, sizes, names, rows, GroupSelection{1, {}}).value();
+  REQUIRE(top.size() == 1);
+  CHECK(top[0].name == "Omega");
+  CHECK(top[0].members == std::vector<size_t>{4});
 }
 
 }  // namespace gcsnap

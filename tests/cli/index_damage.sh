@@ -28,9 +28,21 @@ if "$g" index "$snap" --check >/dev/null 2>&1; then fail "--check missed damaged
 [ "$("$g" dominators "$snap")" = "$dominators" ] || fail "dominators differs after the rebuild"
 "$g" index "$snap" --check >/dev/null || fail "dominators did not rebuild the damaged index"
 
-# The last byte (the type histogram): types maps it and rebuilds.
+# The last byte (the shortest-path tree, which only diff maps): types answers, --check sees it,
+# and `gcsnap index` rebuilds it.
 size=$(wc -c <"$ix")
 flip $((size - 1))
+[ "$("$g" types "$snap")" = "$types" ] || fail "types differs with damage in the shortest-path tree"
+if "$g" index "$snap" --check >/dev/null 2>&1; then fail "--check missed a damaged shortest-path tree"; fi
+"$g" index "$snap" | grep -q "rebuilt (damaged)" || fail "gcsnap index did not rebuild a damaged tree"
+"$g" index "$snap" --check >/dev/null || fail "the rebuilt index does not pass --check"
+
+# The type histogram (the array before the tree; placed from the header's counts, §12.3):
+# types maps it and rebuilds.
+nodes=$(od -An -tu8 -j64 -N8 "$ix" | tr -d ' ')
+type_count=$(od -An -tu8 -j112 -N8 "$ix" | tr -d ' ')
+histogram=$((size - 4 * nodes - (96 * type_count + 63) / 64 * 64))
+flip $((histogram + 8))
 if "$g" index "$snap" --check >/dev/null 2>&1; then fail "--check missed a damaged histogram"; fi
 [ "$("$g" types "$snap")" = "$types" ] || fail "types differs after the rebuild"
 "$g" index "$snap" --check >/dev/null || fail "types did not rebuild the damaged index"

@@ -32,6 +32,16 @@ same path "$snap" "$addr"
 same path "$snap" --type "$type" --limit 2
 same roots "$snap" --kind handle
 same roots "$snap" --type Item1
+# diff from both indexes (B's paths from its shortest-path tree), from one (A decoded), from none;
+# it never builds an index. Its new objects have paths to show.
+same diff "$snap" --top 5 --shapes 3
+same diff "$snap" --from 2 --to 1 --format json
+diff_out=$("$g" diff "$snap" --top 3 --format csv --table new_objects_by_type)
+echo "$diff_out" | grep -q -- '->' || fail "diff shows no retention path of a new object: $diff_out"
+rm -f "$snap.1.gcidx"
+same diff "$snap" --top 5
+[ ! -f "$snap.1.gcidx" ] || fail "diff built an index"
+"$g" index "$snap" --all >/dev/null
 # A bit flipped in the middle of the file (an array of the graph, checked by either thread).
 mid=$((size / 2))
 byte=$(od -An -tu1 -j"$mid" -N1 "$ix" | tr -d ' ')

@@ -177,6 +177,8 @@ case_attach_errors() {
   }
   expect_error "no process $missing\$" "nonexistent pid" "$gcsnap" snapshot "$missing"
   sleep 60 & sleeper=$!
+  # Until the forked shell has exec'd sleep, the process is still named bash.
+  for _ in $(seq 1 100); do [ "$(cat "/proc/$sleeper/comm" 2>/dev/null)" = sleep ] && break; sleep 0.05; done
   expect_error "process $sleeper \(sleep\) is not a \.NET process" "sleep" "$gcsnap" snapshot "$sleeper"
   kill "$sleeper"; wait "$sleeper" 2>/dev/null
   expect_error "output path not writable: " "unwritable -o" "$gcsnap" snapshot "$pid" -o "$dll/x.snap"

@@ -2,7 +2,8 @@
 // (the checksums stop almost every mutation) and again with its header and array checksums
 // recomputed, so that mutations reach the structural checks. Whatever is accepted is then used
 // the way the commands use it: every successor and predecessor, dominator depths, the type
-// histogram over the dominator tree, edge kinds and one retention path. None of it may crash,
+// histogram over the dominator tree, edge kinds, one retention path, and the paths of the kept
+// shortest-path tree. None of it may crash,
 // hang or read outside the input.
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +22,8 @@ using namespace gcsnap;
 
 namespace {
 
+void use_paths(const GcIndex& ix);
+
 void use(const GcIndex& ix) {
   const HeapGraph& g = ix.graph;
   uint64_t sink = 0;
@@ -38,6 +41,23 @@ void use(const GcIndex& ix) {
   if (g.node_count() > 0) {
     (void)find_retention_paths(g, static_cast<NodeIndex>(g.node_count() - 1), RetentionOptions{});
     (void)find_retention_paths(g, 0, RetentionOptions{false, 0});
+  }
+  use_paths(ix);
+  volatile uint64_t keep = sink;
+  (void)keep;
+}
+
+// What diff uses: the shortest-path tree over the forward graph, every node's path (bounded:
+// a forged tree may hold a cycle, which must give an empty path, not a hang).
+void use_paths(const GcIndex& ix) {
+  auto tree = ShortestPathTree::from_parents(ix.graph, ix.path_parents, ix.graph.node_count(), nullptr);
+  if (!tree) return;
+  uint64_t sink = 0;
+  for (NodeIndex v = 0; v < ix.graph.node_count() && v < 4096; ++v) {
+    const RetentionPath path = tree->path_to(v);
+    for (NodeIndex n : path.nodes)
+      if (n >= ix.graph.node_count()) __builtin_trap();
+    sink += path.nodes.size() + path.root;
   }
   volatile uint64_t keep = sink;
   (void)keep;
@@ -69,6 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Partial reads (what types, dominators and where ask for) check only their arrays.
   if (auto ix = gc_index_from_bytes(view, nullptr, kIndexTypes)) (void)ix->type_stats.size();
   if (auto ix = gc_index_from_bytes(view, nullptr, kIndexObjects | kIndexDominators)) use_partial(*ix);
+  if (auto ix = gc_index_from_bytes(view, nullptr, kIndexObjects | kIndexPathTree)) use_paths(*ix);
   if (size >= L::kHeaderSize) {
     // Every array's checksum as the counts of the (mutated) header place it, then the header's.
     L::Counts c;
@@ -81,13 +102,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (size_t a = 0; a < L::kArrayCount; ++a) {
         if (place->offset[a] > size || place->bytes[a] > size - place->offset[a]) continue;
         const uint64_t hash = XXH3_64bits(bytes + place->offset[a], static_cast<size_t>(place->bytes[a]));
-        std::memcpy(bytes + L::kOffArrayHashes + 8 * a, &hash, 8);
+        std::memcpy(bytes + L::hash_offset(a), &hash, 8);
       }
     }
     const uint64_t header = XXH3_64bits(bytes, L::kOffHeaderHash);
     std::memcpy(bytes + L::kOffHeaderHash, &header, 8);
     if (auto ix = gc_index_from_bytes(view, nullptr)) use(*ix);
     if (auto ix = gc_index_from_bytes(view, nullptr, kIndexObjects | kIndexDominators)) use_partial(*ix);
+    if (auto ix = gc_index_from_bytes(view, nullptr, kIndexObjects | kIndexPathTree)) use_paths(*ix);
   }
   return 0;
 }

@@ -17,6 +17,7 @@
 #include "gcsnap/heap_diff.hpp"
 #include "gcsnap/root_summary.hpp"
 #include "gcsnap/walk_diff.hpp"
+#include "heap_load.hpp"
 #include "output.hpp"
 #include "type_filter.hpp"
 
@@ -30,6 +31,7 @@ struct DiffOptions {
   size_t top = 20;
   size_t shapes = 3;
   std::string filter;
+  bool no_cache = false;
   Format format = Format::Table;
 };
 
@@ -79,17 +81,13 @@ void select_sides(const DiffOptions& opt, DiffSide& a, DiffSide& b) {
   }
 }
 
-void load_side(DiffSide& side, const Recording& rec) {
-  side.walk = value_or_fail(read_heap_walk(rec, side.selected.index), side.selected.file);
-}
-
 Table summary_table(const DiffSide& a, const DiffSide& b) {
   Table t("summary", "Compared heap walks");
   t.add_column("side", "SIDE").add_column("file", "FILE").add_column("gc", "GC", ColumnKind::Count);
   t.add_column("objects", "OBJECTS", ColumnKind::Count).add_column("bytes", "BYTES", ColumnKind::Bytes);
   t.add_column("roots", "ROOTS", ColumnKind::Count);
   for (const DiffSide* s : {&a, &b})
-    t.add_row({s == &a ? "a" : "b", s->selected.file, s->walk.gc_number, s->walk.objects.size(), s->walk.total_bytes(),
+    t.add_row({s == &a ? "a" : "b", s->selected.file, s->walk.gc_number, s->object_count(), s->total_bytes(),
                s->walk.roots.size()});
   return t;
 }
@@ -111,8 +109,8 @@ void check_filter(const DiffSide& a, const DiffSide& b, const std::string& filte
 }
 
 Table type_table(const DiffSide& a, const DiffSide& b, const DiffOptions& opt) {
-  const auto ta = value_or_fail(count_by_type(a.walk.objects, a.walk.names), a.selected.file);
-  const auto tb = value_or_fail(count_by_type(b.walk.objects, b.walk.names), b.selected.file);
+  const auto ta = a.type_totals();
+  const auto tb = b.type_totals();
   auto deltas = value_or_fail(diff_by_type(ta, tb), a.selected.file);
   if (!opt.filter.empty())
     std::erase_if(deltas, [&](const TypeDelta& d) { return !contains_ignore_case(d.name, opt.filter); });
@@ -147,8 +145,12 @@ void run_diff(const DiffOptions& opt) {
   const bool same_recording = !b.selected.recording;
   const Recording& rec_a = *a.selected.recording;
   const Recording& rec_b = same_recording ? rec_a : *b.selected.recording;
-  load_side(a, rec_a);
-  load_side(b, rec_b);
+  // The indexes of both GCs answer when they exist (a diff never builds one: without them it
+  // decodes in less time than building would take). B's graph and shortest-path tree give the
+  // paths of its new objects. Two recordings match roots by content, which needs the objects.
+  const bool use_index = same_recording && !opt.no_cache;
+  load_diff_side(a, rec_a, use_index, kIndexObjects | kIndexTypes);
+  load_diff_side(b, rec_b, use_index, kIndexObjects | kIndexTypes | kIndexPathTree);
 
   Report report;
   // As path/types/dominators say: without the pairs, ConditionalWeakTable values look dead.
@@ -210,6 +212,7 @@ void add_diff_command(CLI::App& app) {
   cmd->add_option("--shapes", opt->shapes, "retention path shapes per group of new objects (default 3)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--filter", opt->filter, "only types whose name contains this text (any case)");
+  add_no_cache_option(*cmd, opt->no_cache);
   add_format_option(*cmd, opt->format);
   cmd->callback([opt] { run_diff(*opt); });
 }

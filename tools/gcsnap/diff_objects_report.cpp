@@ -5,10 +5,60 @@
 #include <fmt/format.h>
 
 #include "cli_error.hpp"
+#include "heap_load.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/root_summary.hpp"
 
 namespace gcsnap::cli {
+
+uint64_t DiffSide::total_bytes() const noexcept {
+  if (!index) return walk.total_bytes();
+  uint64_t bytes = 0;
+  for (const TypeStats& t : index->type_stats) bytes += t.shallow_bytes;
+  return bytes;
+}
+
+std::vector<TypeTotal> DiffSide::type_totals() const {
+  return value_or_fail(index ? count_by_type(index->type_stats, walk.names) : count_by_type(walk.objects, walk.names),
+                       selected.file);
+}
+
+void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexParts parts) {
+  const std::string& file = side.selected.file;
+  const size_t gc = side.selected.index;
+  std::optional<GcIndex> found = use_index ? existing_gc_index(file, rec, gc, false, parts) : std::nullopt;
+  if (!found) {
+    side.walk = value_or_fail(read_heap_walk(rec, gc), file);
+    side.view = view_of(side.walk);
+    return;
+  }
+  auto index = std::make_shared<GcIndex>(std::move(*found));
+  HeapWalk& walk = side.walk;
+  walk.gc_index = gc;
+  walk.gc_number = rec.gcs()[gc].info.gc_number;
+  walk.roots = value_or_fail(rec.read_roots(gc), file);
+  walk.names = value_or_fail(rec.read_names(gc), file);
+  walk.has_dependent = index->has_dependent_handles;
+  const HeapGraph& graph = index->graph;
+  WalkView& v = side.view;
+  v.gc_index = gc;
+  v.gc_number = walk.gc_number;
+  v.addresses = graph.addresses();
+  v.sizes = graph.sizes();
+  v.type_ids = graph.type_ids();
+  v.generations = index->generations;
+  v.roots = &walk.roots;
+  v.names = &walk.names;
+  // The graph and dominators live as long as the index they point into.
+  if (parts & (kIndexForward | kIndexPathTree)) v.graph = std::shared_ptr<const HeapGraph>(index, &index->graph);
+  if (parts & kIndexPathTree) {
+    const size_t reached = graph.node_count() - index->unreachable_objects;
+    auto tree = ShortestPathTree::from_parents(graph, index->path_parents, reached, index);
+    if (!tree) fail_on(file, tree.error());
+    v.paths = std::make_shared<const ShortestPathTree>(std::move(tree).value());
+  }
+  side.index = std::move(index);
+}
 
 Table ObjectLevel::empty_totals() {
   Table t("objects", "Objects (matched through the moved/surviving ranges of every GC in between)");
@@ -61,22 +111,22 @@ std::string path_text(const HeapGraph& graph, const NameTable& names, const Rete
   return s;
 }
 
-void add_group_rows(Table& table, Table& more, const HeapWalk& b, const WalkDiff& diff) {
+void add_group_rows(Table& table, Table& more, const WalkView& b, const WalkDiff& diff) {
   for (size_t g = 0; g < diff.new_groups.size(); ++g) {
     const TypeGroup& group = diff.new_groups[g];
     const GroupPath& p = diff.new_paths[g];
     const bool found = p.member != kNoObject;
     const size_t example = found ? p.member : group.members.front();
     // Share: members whose shortest path has this shape, of the members examined.
-    table.add_row({group.name, group.count, group.bytes, b.objects.addresses[example],
+    table.add_row({group.name, group.count, group.bytes, b.addresses[example],
                    found ? Cell(static_cast<uint64_t>(p.path.hops())) : Cell(),
                    fmt::format("{}/{}", p.same_shape, p.examined), p.same_shape, p.examined,
-                   path_text(diff.graph_b, b.names, p.path)});
+                   path_text(*diff.graph_b, *b.names, p.path)});
     for (size_t k = 0; k < p.more_shapes.size(); ++k) {
       const GroupShape& shape = p.more_shapes[k];
-      more.add_row({group.name, k + 2, b.objects.addresses[shape.member], static_cast<uint64_t>(shape.path.hops()),
+      more.add_row({group.name, k + 2, b.addresses[shape.member], static_cast<uint64_t>(shape.path.hops()),
                     fmt::format("{}/{}", shape.same_shape, p.examined), shape.same_shape, p.examined,
-                    path_text(diff.graph_b, b.names, shape.path)});
+                    path_text(*diff.graph_b, *b.names, shape.path)});
     }
   }
 }
@@ -86,7 +136,7 @@ void add_group_rows(Table& table, Table& more, const HeapWalk& b, const WalkDiff
 ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, const DiffSide& b,
                               const WalkDiffOptions& options, std::vector<std::string>& notes) {
   ObjectLevel out;
-  auto diff = diff_walks(recording, a.walk, b.walk, options);
+  auto diff = diff_walks(recording, a.view, b.view, options);
   if (!diff && diff.error().code == ErrorCode::InconsistentData) {
     const bool reversed = a.walk.gc_index > b.walk.gc_index;
     notes.push_back(fmt::format("no object-level diff: {} between GC {} and GC {}", diff.error().detail,
@@ -109,13 +159,13 @@ ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, con
     notes.push_back(fmt::format("{} objects of GC {} survived by the ranges but are not in GC {}'s heap walk",
                                 diff->missing_count, early, late));
   if (!diff->new_groups.empty()) {
-    add_group_rows(out.groups, out.more_paths, b.walk, *diff);
-    if (diff->graph_b.stats().unresolved_roots)
-      notes.push_back(fmt::format("{} roots of GC {} point at no walked object", diff->graph_b.stats().unresolved_roots,
+    add_group_rows(out.groups, out.more_paths, b.view, *diff);
+    if (diff->graph_b->stats().unresolved_roots)
+      notes.push_back(fmt::format("{} roots of GC {} point at no walked object", diff->graph_b->stats().unresolved_roots,
                                   b.walk.gc_number));
   }
   for (const auto& g : diff->dead_groups)
-    out.dead_groups.add_row({g.name, g.count, g.bytes, a.walk.objects.addresses[g.members.front()]});
+    out.dead_groups.add_row({g.name, g.count, g.bytes, a.view.addresses[g.members.front()]});
   return out;
 }
 

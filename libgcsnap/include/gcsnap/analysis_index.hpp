@@ -1,6 +1,7 @@
 #pragma once
 /// The analysis index of a snapshot GC (format-spec.md §12): the graph both ways, the
-/// dominator tree over strong roots with retained sizes, and the type histogram, computed once
+/// dominator tree over strong roots with retained sizes, the shortest-path tree from strong
+/// roots, and the type histogram, computed once
 /// and kept in a sidecar file `RECORDING.N.gcidx` that later commands map instead of decoding
 /// the recording again. The index is a cache: it is checked against the recording and its own
 /// checksums before use, and a missing, stale or damaged one is simply rebuilt.
@@ -19,6 +20,7 @@
 #include "gcsnap/heap_graph.hpp"
 #include "gcsnap/model.hpp"
 #include "gcsnap/reader.hpp"
+#include "gcsnap/retention.hpp"
 #include "gcsnap/status.hpp"
 #include "gcsnap/type_histogram.hpp"
 
@@ -47,7 +49,10 @@ enum IndexPart : uint32_t {
   /// The type ids alone (part of kIndexObjects): the graph then has its nodes' type ids and
   /// roots, and no addresses, sizes or generations (only type_id() and roots() may be used).
   kIndexTypeIds = 64,
-  kIndexAll = 127,
+  /// The shortest-path tree from strong roots (GcIndex::path_parents); brings kIndexForward
+  /// (a path's hops are told from the forward graph).
+  kIndexPathTree = 128,
+  kIndexAll = 255,
 };
 using IndexParts = uint32_t;
 
@@ -61,6 +66,10 @@ struct GcIndex {
   DominatorTree dominators;    ///< strong roots only (DominatorOptions{})
   EdgeSlots edge_slots;        ///< empty when the recording has no reference slots
   std::span<const Generation> generations;  ///< per node
+  /// Per node: its parent in the breadth-first shortest-path tree from strong roots
+  /// (ShortestPathTree::compute with RetentionOptions{}: ShortestPathTree::from_parents takes
+  /// it back), kRootMark for a root's object, kNoNode when no strong root reaches it.
+  std::span<const NodeIndex> path_parents;
   std::vector<TypeStats> type_stats;        ///< per type, sorted by type id, with retained sizes
   bool has_dependent_handles = false;       ///< the GC's block has a dependent-handle section
   IndexParts parts = kIndexAll;             ///< what this GcIndex holds

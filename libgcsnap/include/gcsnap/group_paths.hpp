@@ -35,8 +35,12 @@ struct GroupPath {
 /// `max_candidates` members by shape (root kind and flags, then the type of every object on
 /// the path) and return the most common shape, ties to the shorter path, then the lower
 /// member; and the next `max_shapes - 1` shapes in that order. `graph` must be built from the
-/// table the groups index. Errors: those of ShortestPathTree::compute; OutOfMemory.
+/// table the groups index. TREE (optional) is the graph's full shortest-path tree over strong
+/// roots (an analysis index keeps one); without it one BFS runs, and stops once it has found
+/// every candidate. Either way the paths are those of a full search.
+/// Errors: those of ShortestPathTree::compute; OutOfMemory.
 Result<std::vector<GroupPath>> find_group_paths(const HeapGraph& graph, std::span<const TypeGroup> groups,
-                                                size_t max_candidates = 4096, size_t max_shapes = 1);
+                                                size_t max_candidates = 4096, size_t max_shapes = 1,
+                                                const ShortestPathTree* tree = nullptr);
 
 }  // namespace gcsnap

@@ -11,6 +11,7 @@
 #include "gcsnap/model.hpp"
 #include "gcsnap/reader.hpp"
 #include "gcsnap/status.hpp"
+#include "gcsnap/type_histogram.hpp"
 
 namespace gcsnap {
 
@@ -24,6 +25,10 @@ struct TypeTotal {
 /// Count objects and bytes per type name, sorted by name. Objects whose type id has no name
 /// are counted under NameTable::type_name's text for that id. Errors: OutOfMemory.
 Result<std::vector<TypeTotal>> count_by_type(const ObjectTable& objects, const NameTable& names);
+
+/// The same from a type histogram of the walk (per type id: count and shallow bytes, as an
+/// analysis index keeps it). Errors: OutOfMemory.
+Result<std::vector<TypeTotal>> count_by_type(std::span<const TypeStats> stats, const NameTable& names);
 
 /// One type's change from A to B.
 struct TypeDelta {

@@ -5,8 +5,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gcsnap/reader.hpp"
@@ -36,6 +38,12 @@ struct ObjectDiff {
 Result<ObjectDiff> diff_objects(const ObjectTable& a, const ObjectTable& b, std::span<const uint64_t> a_at_b,
                                 std::span<const uint64_t> a_died_at);
 
+/// The same on columns: A's sizes; B's addresses (sorted) and sizes (from a decoded table or a
+/// mapped analysis index). Errors: as above.
+Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, std::span<const uint64_t> b_addresses,
+                                std::span<const uint64_t> b_sizes, std::span<const uint64_t> a_at_b,
+                                std::span<const uint64_t> a_died_at);
+
 /// Objects of one type within a set (new objects, dead objects, ...).
 struct TypeGroup {
   std::string name;
@@ -48,5 +56,18 @@ struct TypeGroup {
 /// Errors: OutOfMemory.
 Result<std::vector<TypeGroup>> group_by_type(const ObjectTable& objects, const NameTable& names,
                                              std::span<const size_t> indices);
+
+/// Which groups group_by_type keeps (in its order): those whose type name KEEP_TYPE accepts
+/// (all when empty), then the first TOP (all for 0). Only the kept groups list their members.
+struct GroupSelection {
+  size_t top = 0;
+  std::function<bool(std::string_view type_name)> keep_type;
+};
+
+/// group_by_type on columns (parallel type ids and sizes), keeping only the groups SELECTION
+/// names: the same groups as group_by_type followed by that selection. Errors: OutOfMemory.
+Result<std::vector<TypeGroup>> group_by_type(std::span<const uint32_t> type_ids, std::span<const uint64_t> sizes,
+                                             const NameTable& names, std::span<const size_t> indices,
+                                             const GroupSelection& selection = {});
 
 }  // namespace gcsnap

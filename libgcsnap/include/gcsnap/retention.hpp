@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -62,6 +63,13 @@ struct RetentionResult {
 /// best-priority root wins. One tree answers path queries for any number of objects.
 class ShortestPathTree {
  public:
+  ShortestPathTree() = default;
+  // Move-only: parent_ views owned_parent_'s buffer, which a move keeps and a copy would not.
+  ShortestPathTree(ShortestPathTree&&) noexcept = default;
+  ShortestPathTree& operator=(ShortestPathTree&&) noexcept = default;
+  ShortestPathTree(const ShortestPathTree&) = delete;
+  ShortestPathTree& operator=(const ShortestPathTree&) = delete;
+
   /// Run the BFS. `blocked` (if not kNoNode) is reached but never expanded, which gives the
   /// shortest paths that do not pass through it. The BFS stops early once `stop_at` is
   /// reached (kNoNode: explore everything). Errors: OutOfMemory.
@@ -75,21 +83,36 @@ class ShortestPathTree {
   [[nodiscard]] static Result<ShortestPathTree> compute_nearest(const HeapGraph& graph, const RetentionOptions& options,
                                                                 std::span<const NodeIndex> targets, size_t count);
 
+  /// A tree computed before (ShortestPathTree::parents() of a full compute over strong roots
+  /// with RetentionOptions{} on the same graph, as an analysis index keeps it): PARENTS is
+  /// used in place and KEEP keeps it alive; REACHED is its count of reached nodes. Errors:
+  /// InvalidArgument (not one parent per node, or a root mark on no strong root's object),
+  /// OutOfMemory.
+  [[nodiscard]] static Result<ShortestPathTree> from_parents(const HeapGraph& graph, std::span<const NodeIndex> parents,
+                                                             size_t reached, std::shared_ptr<const void> keep);
+
+  /// Parent of a root's object in parents().
+  static constexpr NodeIndex kRootMark = 0xFFFFFFFEu;
+
   bool is_reached(NodeIndex node) const noexcept { return parent_[node] != kNoNode; }
-  /// Return the path to node (empty nodes when it was not reached). O(path length).
+  /// Return the path to node (empty nodes when it was not reached). O(path length); a
+  /// parent array with a cycle (a forged index) gives an empty path, never a hang.
   RetentionPath path_to(NodeIndex node) const;
   /// Return the number of reached nodes.
   size_t reached_count() const noexcept { return reached_; }
+  /// Per node: its parent, kRootMark for a root's object, kNoNode when not reached.
+  std::span<const NodeIndex> parents() const noexcept { return parent_; }
 
  private:
-  static constexpr NodeIndex kRootMark = 0xFFFFFFFEu;
   // The BFS of both: IS_TARGET / COUNT as compute_nearest (COUNT 0: no level stop).
   template <typename IsTarget>
   static Result<ShortestPathTree> search(const HeapGraph& graph, const RetentionOptions& options, NodeIndex blocked,
                                          NodeIndex stop_at, IsTarget&& is_target, size_t count);
   uint32_t root_of(NodeIndex node) const noexcept;
   const HeapGraph* graph_ = nullptr;
-  std::vector<NodeIndex> parent_;  // kNoNode: not reached; kRootMark: a root's object
+  std::span<const NodeIndex> parent_;  // kNoNode: not reached; kRootMark: a root's object
+  std::vector<NodeIndex> owned_parent_;  // parent_'s storage when computed here
+  std::shared_ptr<const void> keep_;     // parent_'s storage when given to from_parents
   std::vector<std::pair<NodeIndex, uint32_t>> root_nodes_;  // sorted by node: best root per node
   size_t reached_ = 0;
 };

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -33,6 +35,31 @@ struct HeapWalk {
   /// Return the sum of the objects' sizes.
   uint64_t total_bytes() const noexcept;
 };
+
+/// One side of an object-level diff as the diff reads it: the object columns in address order
+/// and the GC's roots and names, from a decoded HeapWalk (HeapWalk::view) or from a GC's mapped
+/// analysis index (analysis_index.hpp), so that a diff of indexed GCs decodes no objects.
+/// Every pointer and span must outlive the diff.
+struct WalkView {
+  size_t gc_index = 0;  ///< position in Recording::gcs()
+  uint64_t gc_number = 0;
+  std::span<const uint64_t> addresses;  ///< sorted, one per object
+  std::span<const uint64_t> sizes;
+  std::span<const uint32_t> type_ids;
+  std::span<const Generation> generations;
+  const RootTable* roots = nullptr;
+  const NameTable* names = nullptr;
+  /// The GC's graph when one exists already (an index's, with its forward CSR); null: built
+  /// from `walk` when the diff needs it (for the paths of the later GC's new objects).
+  std::shared_ptr<const HeapGraph> graph;
+  const HeapWalk* walk = nullptr;
+  /// Optional, with `graph`: its full shortest-path tree over strong roots (an index's), so the
+  /// diff runs no search for the paths of the new objects.
+  std::shared_ptr<const ShortestPathTree> paths;
+};
+
+/// Return WALK's view (no graph: the diff builds one from WALK if it needs it).
+WalkView view_of(const HeapWalk& walk) noexcept;
 
 /// Read GC gc_index's objects, roots, names and dependent handles.
 /// Errors: those of Recording::read_objects (NoHeapWalk ...), read_roots, read_names,
@@ -63,9 +90,9 @@ struct WalkDiff {
   std::vector<TypeGroup> new_groups;   ///< rows of B's table, largest first
   std::vector<GroupPath> new_paths;    ///< parallel to new_groups; nodes of `graph_b`
   std::vector<TypeGroup> dead_groups;  ///< rows of A's table, largest first
-  /// B's graph, built when new_groups is not empty (the paths index it). It points into B's
-  /// ObjectTable: keep that walk alive while using it.
-  HeapGraph graph_b;
+  /// B's graph when new_groups is not empty (the paths index it): B's view's graph, or one
+  /// built from B's walk, which points into B's ObjectTable: keep that walk alive while using it.
+  std::shared_ptr<const HeapGraph> graph_b;
 };
 
 /// Diff walks A and B of RECORDING (either order) object by object: follow the earlier walk's
@@ -87,6 +114,12 @@ struct WalkDiffOptions {
 
 /// diff_walks with options. Errors: as above.
 Result<WalkDiff> diff_walks(const Recording& recording, const HeapWalk& a, const HeapWalk& b,
+                            const WalkDiffOptions& options);
+
+/// diff_walks of two views (decoded or indexed, in any mix); the same answer either way.
+/// Errors: as above, and InvalidArgument (a view without roots or names, columns of different
+/// lengths, no graph and no walk for B when its new objects need paths).
+Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const WalkView& b,
                             const WalkDiffOptions& options);
 
 }  // namespace gcsnap

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <new>
 #include <map>
+#include <optional>
 
 namespace gcsnap {
 
@@ -24,7 +25,8 @@ struct ShapeCount {
   RetentionPath path;
 };
 
-GroupPath cluster_group(const HeapGraph& graph, const ShortestPathTree& tree, const TypeGroup& group,
+// TREE null: no group has a candidate.
+GroupPath cluster_group(const HeapGraph& graph, const ShortestPathTree* tree, const TypeGroup& group,
                         size_t max_candidates, size_t max_shapes) {
   GroupPath out;
   std::map<std::vector<uint32_t>, ShapeCount> shapes;
@@ -32,9 +34,9 @@ GroupPath cluster_group(const HeapGraph& graph, const ShortestPathTree& tree, co
   for (size_t k = 0; k < n; ++k) {
     const size_t member = group.members[k];
     ++out.examined;
-    if (member >= graph.node_count() || !tree.is_reached(static_cast<NodeIndex>(member))) continue;
+    if (member >= graph.node_count() || !tree || !tree->is_reached(static_cast<NodeIndex>(member))) continue;
     ++out.reachable;
-    RetentionPath path = tree.path_to(static_cast<NodeIndex>(member));
+    RetentionPath path = tree->path_to(static_cast<NodeIndex>(member));
     ShapeCount& c = shapes[shape_of(graph, path)];
     if (c.count++ == 0) {
       c.first_member = member;
@@ -62,12 +64,27 @@ GroupPath cluster_group(const HeapGraph& graph, const ShortestPathTree& tree, co
 }  // namespace
 
 Result<std::vector<GroupPath>> find_group_paths(const HeapGraph& graph, std::span<const TypeGroup> groups,
-                                                size_t max_candidates, size_t max_shapes) try {
-  auto tree = ShortestPathTree::compute(graph, RetentionOptions{});
-  if (!tree) return tree.error();
+                                                size_t max_candidates, size_t max_shapes,
+                                                const ShortestPathTree* tree) try {
+  std::optional<ShortestPathTree> computed;
+  if (!tree) {
+    // The BFS only has to go as deep as the deepest candidate (the levels it completes keep
+    // the parents a full BFS gives); it explores everything when one is unreachable.
+    std::vector<NodeIndex> candidates;
+    for (const auto& g : groups)
+      for (size_t k = 0; k < g.members.size() && k < max_candidates; ++k)
+        if (g.members[k] < graph.node_count()) candidates.push_back(static_cast<NodeIndex>(g.members[k]));
+    if (!candidates.empty()) {
+      auto bfs = ShortestPathTree::compute_nearest(graph, RetentionOptions{}, candidates, candidates.size());
+      if (!bfs) return bfs.error();
+      computed = std::move(bfs).value();
+      tree = &*computed;
+    }
+  }
   std::vector<GroupPath> out;
   out.reserve(groups.size());
-  for (const auto& g : groups) out.push_back(cluster_group(graph, *tree, g, max_candidates, max_shapes));
+  for (const auto& g : groups)
+    out.push_back(cluster_group(graph, tree, g, max_candidates, max_shapes));
   return out;
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "finding group paths");

@@ -12,18 +12,12 @@ namespace gcsnap {
 // The entry points are function-try-blocks: an allocation failure becomes OutOfMemory
 // (docs/library.md "Errors"); nothing else in them throws.
 
-Result<std::vector<TypeTotal>> count_by_type(const ObjectTable& objects, const NameTable& names) try {
-  std::unordered_map<uint32_t, std::pair<uint64_t, uint64_t>> by_id;
-  for (size_t i = 0; i < objects.size(); ++i) {
-    auto& t = by_id[objects.type_ids[i]];
-    ++t.first;
-    t.second += objects.sizes[i];
-  }
-  std::vector<TypeTotal> totals;
-  totals.reserve(by_id.size());
-  for (const auto& [id, t] : by_id) totals.push_back(TypeTotal{std::string(names.type_name(id)), t.first, t.second});
+namespace {
+
+// Sort per-id totals by name and add up the ids that share one (the same type loaded twice):
+// a diff by name adds them up.
+std::vector<TypeTotal> merge_by_name(std::vector<TypeTotal> totals) {
   std::sort(totals.begin(), totals.end(), [](const auto& x, const auto& y) { return x.name < y.name; });
-  // Two ids can share a name (the same type loaded twice); a diff by name adds them up.
   std::vector<TypeTotal> merged;
   for (auto& t : totals) {
     if (!merged.empty() && merged.back().name == t.name) {
@@ -34,6 +28,31 @@ Result<std::vector<TypeTotal>> count_by_type(const ObjectTable& objects, const N
     }
   }
   return merged;
+}
+
+}  // namespace
+
+Result<std::vector<TypeTotal>> count_by_type(const ObjectTable& objects, const NameTable& names) try {
+  std::unordered_map<uint32_t, std::pair<uint64_t, uint64_t>> by_id;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    auto& t = by_id[objects.type_ids[i]];
+    ++t.first;
+    t.second += objects.sizes[i];
+  }
+  std::vector<TypeTotal> totals;
+  totals.reserve(by_id.size());
+  for (const auto& [id, t] : by_id) totals.push_back(TypeTotal{std::string(names.type_name(id)), t.first, t.second});
+  return merge_by_name(std::move(totals));
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "counting objects by type");
+}
+
+Result<std::vector<TypeTotal>> count_by_type(std::span<const TypeStats> stats, const NameTable& names) try {
+  std::vector<TypeTotal> totals;
+  totals.reserve(stats.size());
+  for (const TypeStats& t : stats)
+    if (t.count != 0) totals.push_back(TypeTotal{std::string(names.type_name(t.type_id)), t.count, t.shallow_bytes});
+  return merge_by_name(std::move(totals));
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "counting objects by type");
 }

@@ -11,69 +11,164 @@ namespace gcsnap {
 // (docs/library.md "Errors"); nothing else in them throws.
 
 Result<ObjectDiff> diff_objects(const ObjectTable& a, const ObjectTable& b, std::span<const uint64_t> a_at_b,
+                                std::span<const uint64_t> a_died_at) {
+  if (b.sizes.size() != b.size() || a.sizes.size() != a.size())
+    return make_error(ErrorCode::InvalidArgument, "object diff columns have different lengths");
+  return diff_objects(a.sizes, b.addresses, b.sizes, a_at_b, a_died_at);
+}
+
+Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, std::span<const uint64_t> b_addresses,
+                                std::span<const uint64_t> b_sizes, std::span<const uint64_t> a_at_b,
                                 std::span<const uint64_t> a_died_at) try {
-  if (a_at_b.size() != a.size() || a_died_at.size() != a.size() || b.sizes.size() != b.size() ||
-      a.sizes.size() != a.size())
+  const size_t na = a_sizes.size(), nb = b_addresses.size();
+  if (a_at_b.size() != na || a_died_at.size() != na || b_sizes.size() != nb)
     return make_error(ErrorCode::InvalidArgument, "object diff columns have different lengths");
   ObjectDiff diff;
-  diff.b_index_of_a.assign(a.size(), kNoObject);
-  // Survivors sorted by their address at B, merged with B's (sorted) address column.
+  diff.b_index_of_a.assign(na, kNoObject);
+  // Survivors in the order of their address at B, merged with B's (sorted) address column.
+  // Most GCs keep the order of what they compact, so the sort is usually skipped.
   std::vector<size_t> alive;
-  for (size_t i = 0; i < a.size(); ++i) {
+  bool sorted = true;
+  uint64_t previous = 0;
+  for (size_t i = 0; i < na; ++i) {
     if (a_died_at[i] != 0) {
       diff.dead_objects.push_back(i);
-      diff.dead_bytes += a.sizes[i];
-    } else {
-      alive.push_back(i);
+      diff.dead_bytes += a_sizes[i];
+      continue;
     }
+    if (!alive.empty() && a_at_b[i] < previous) sorted = false;
+    previous = a_at_b[i];
+    alive.push_back(i);
   }
-  std::sort(alive.begin(), alive.end(), [&](size_t x, size_t y) { return a_at_b[x] < a_at_b[y]; });
-  std::vector<bool> matched(b.size(), false);
+  if (!sorted) std::sort(alive.begin(), alive.end(), [&](size_t x, size_t y) { return a_at_b[x] < a_at_b[y]; });
+  std::vector<bool> matched(nb, false);
   size_t j = 0;
   for (size_t i : alive) {
     const uint64_t x = a_at_b[i];
-    while (j < b.size() && b.addresses[j] < x) ++j;
-    if (j < b.size() && b.addresses[j] == x && !matched[j]) {
+    while (j < nb && b_addresses[j] < x) ++j;
+    if (j < nb && b_addresses[j] == x && !matched[j]) {
       matched[j] = true;
       diff.b_index_of_a[i] = j;
       ++diff.surviving_count;
-      diff.surviving_bytes_a += a.sizes[i];
-      diff.surviving_bytes_b += b.sizes[j];
+      diff.surviving_bytes_a += a_sizes[i];
+      diff.surviving_bytes_b += b_sizes[j];
     } else {
       diff.missing_in_b.push_back(i);
     }
   }
   std::sort(diff.missing_in_b.begin(), diff.missing_in_b.end());
-  for (size_t k = 0; k < b.size(); ++k) {
+  for (size_t k = 0; k < nb; ++k) {
     if (matched[k]) continue;
     diff.new_objects.push_back(k);
-    diff.new_bytes += b.sizes[k];
+    diff.new_bytes += b_sizes[k];
   }
   return diff;
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "diffing objects");
 }
 
-Result<std::vector<TypeGroup>> group_by_type(const ObjectTable& objects, const NameTable& names,
-                                     std::span<const size_t> indices) try {
-  std::unordered_map<std::string_view, size_t> slot;
-  std::vector<TypeGroup> groups;
-  for (size_t i : indices) {
-    const std::string_view name = names.type_name(objects.type_ids[i]);
-    auto [it, inserted] = slot.try_emplace(name, groups.size());
-    if (inserted) groups.push_back(TypeGroup{std::string(name), 0, 0, {}});
-    auto& g = groups[it->second];
-    ++g.count;
-    g.bytes += objects.sizes[i];
-    g.members.push_back(i);
+namespace {
+
+// Per type id: its totals, then the group its name belongs to. Type ids are small dense
+// numbers in recordings, so a flat array beats hashing every object; a map takes the rest.
+class TypeSlots {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  explicit TypeSlots(uint32_t max_id) {
+    if (max_id < kFlatLimit) flat_.assign(static_cast<size_t>(max_id) + 1, kNone);
   }
-  for (auto& g : groups) std::sort(g.members.begin(), g.members.end());
-  std::sort(groups.begin(), groups.end(), [](const TypeGroup& x, const TypeGroup& y) {
-    if (x.bytes != y.bytes) return x.bytes > y.bytes;
-    if (x.count != y.count) return x.count > y.count;
-    return x.name < y.name;
+  // Return the slot of ID, numbering new ids in order of appearance.
+  uint32_t slot(uint32_t id) {
+    if (!flat_.empty()) {
+      uint32_t& s = flat_[id];
+      if (s == kNone) s = add(id);
+      return s;
+    }
+    auto [it, inserted] = map_.try_emplace(id, 0);
+    if (inserted) it->second = add(id);
+    return it->second;
+  }
+  // Return the slot of ID if it has one (kNone otherwise).
+  uint32_t find(uint32_t id) const {
+    if (!flat_.empty()) return id < flat_.size() ? flat_[id] : kNone;
+    auto it = map_.find(id);
+    return it == map_.end() ? kNone : it->second;
+  }
+  const std::vector<uint32_t>& ids() const { return ids_; }
+
+ private:
+  static constexpr uint32_t kFlatLimit = 1u << 22;
+  uint32_t add(uint32_t id) {
+    ids_.push_back(id);
+    return static_cast<uint32_t>(ids_.size() - 1);
+  }
+  std::vector<uint32_t> flat_;
+  std::unordered_map<uint32_t, uint32_t> map_;
+  std::vector<uint32_t> ids_;
+};
+
+}  // namespace
+
+Result<std::vector<TypeGroup>> group_by_type(const ObjectTable& objects, const NameTable& names,
+                                             std::span<const size_t> indices) {
+  return group_by_type(objects.type_ids, objects.sizes, names, indices);
+}
+
+Result<std::vector<TypeGroup>> group_by_type(std::span<const uint32_t> type_ids, std::span<const uint64_t> sizes,
+                                             const NameTable& names, std::span<const size_t> indices,
+                                             const GroupSelection& selection) try {
+  uint32_t max_id = 0;
+  for (size_t i : indices) max_id = std::max(max_id, type_ids[i]);
+  // Count per type id first, so names are looked up once per type and not once per object.
+  TypeSlots slots(max_id);
+  std::vector<std::pair<uint64_t, uint64_t>> totals;  // per slot: count, bytes
+  for (size_t i : indices) {
+    const uint32_t s = slots.slot(type_ids[i]);
+    if (s == totals.size()) totals.emplace_back(0, 0);
+    ++totals[s].first;
+    totals[s].second += sizes[i];
+  }
+  // Two ids can share a name (the same type loaded twice): one group per name.
+  std::unordered_map<std::string_view, size_t> group_of_name;
+  std::vector<TypeGroup> groups;
+  std::vector<size_t> group_of_slot(totals.size());
+  for (size_t s = 0; s < totals.size(); ++s) {
+    const std::string_view name = names.type_name(slots.ids()[s]);
+    auto [it, inserted] = group_of_name.try_emplace(name, groups.size());
+    if (inserted) groups.push_back(TypeGroup{std::string(name), 0, 0, {}});
+    TypeGroup& g = groups[it->second];
+    g.count += totals[s].first;
+    g.bytes += totals[s].second;
+    group_of_slot[s] = it->second;
+  }
+  // Sort a permutation, keep what the selection asks for, then list the kept groups' members.
+  std::vector<size_t> order(groups.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    const TypeGroup& gx = groups[x];
+    const TypeGroup& gy = groups[y];
+    if (gx.bytes != gy.bytes) return gx.bytes > gy.bytes;
+    if (gx.count != gy.count) return gx.count > gy.count;
+    return gx.name < gy.name;
   });
-  return groups;
+  if (selection.keep_type)
+    std::erase_if(order, [&](size_t g) { return !selection.keep_type(groups[g].name); });
+  if (selection.top && order.size() > selection.top) order.resize(selection.top);
+  std::vector<size_t> kept_position(groups.size(), SIZE_MAX);
+  std::vector<TypeGroup> out;
+  out.reserve(order.size());
+  for (size_t g : order) {
+    kept_position[g] = out.size();
+    out.push_back(std::move(groups[g]));
+    out.back().members.reserve(out.back().count);
+  }
+  for (size_t i : indices) {
+    const size_t k = kept_position[group_of_slot[slots.find(type_ids[i])]];
+    if (k != SIZE_MAX) out[k].members.push_back(i);
+  }
+  for (auto& g : out)
+    if (!std::is_sorted(g.members.begin(), g.members.end())) std::sort(g.members.begin(), g.members.end());
+  return out;
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "grouping objects by type");
 }

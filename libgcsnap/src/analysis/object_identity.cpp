@@ -192,8 +192,15 @@ Result<BulkMapper> BulkMapper::create(std::span<const uint64_t> addresses,
   m.order_.resize(addresses.size());
   std::iota(m.order_.begin(), m.order_.end(), size_t{0});
   const auto& a = m.addresses_;
-  if (!std::is_sorted(a.begin(), a.end()))
-    std::stable_sort(m.order_.begin(), m.order_.end(), [&](size_t x, size_t y) { return a[x] < a[y]; });
+  // Callers often pass a sorted table followed by a few other addresses (a walk's objects, then
+  // its roots' objects): sort only the unsorted tail and merge it in.
+  const size_t prefix = static_cast<size_t>(std::is_sorted_until(a.begin(), a.end()) - a.begin());
+  if (prefix < a.size()) {
+    auto by_address = [&](size_t x, size_t y) { return a[x] < a[y]; };
+    const auto middle = m.order_.begin() + static_cast<std::ptrdiff_t>(prefix);
+    std::stable_sort(middle, m.order_.end(), by_address);
+    std::inplace_merge(m.order_.begin(), middle, m.order_.end(), by_address);
+  }
   m.alive_ = addresses.size();
   return m;
 } catch (const std::bad_alloc&) {

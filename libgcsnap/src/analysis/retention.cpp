@@ -28,7 +28,9 @@ Result<ShortestPathTree> ShortestPathTree::search(const HeapGraph& graph, const 
     ShortestPathTree tree;
     tree.graph_ = &graph;
     const auto roots = graph.roots();
-    tree.parent_.assign(graph.node_count(), kNoNode);
+    auto& parent = tree.owned_parent_;
+    parent.assign(graph.node_count(), kNoNode);
+    tree.parent_ = parent;
 
     std::vector<uint32_t> order;
     order.reserve(roots.size());
@@ -46,8 +48,8 @@ Result<ShortestPathTree> ShortestPathTree::search(const HeapGraph& graph, const 
     size_t targets_reached = 0;
     for (uint32_t r : order) {
       const NodeIndex node = roots[r].node;
-      if (tree.parent_[node] != kNoNode) continue;
-      tree.parent_[node] = kRootMark;
+      if (parent[node] != kNoNode) continue;
+      parent[node] = kRootMark;
       tree.root_nodes_.emplace_back(node, r);
       queue.push_back(node);
       targets_reached += is_target(node);
@@ -64,8 +66,8 @@ Result<ShortestPathTree> ShortestPathTree::search(const HeapGraph& graph, const 
       const NodeIndex v = queue[head];
       if (v == blocked) continue;
       for (NodeIndex s : graph.successors(v)) {
-        if (tree.parent_[s] != kNoNode) continue;
-        tree.parent_[s] = v;
+        if (parent[s] != kNoNode) continue;
+        parent[s] = v;
         queue.push_back(s);
         targets_reached += is_target(s);
         if (s == stop_at) {
@@ -101,6 +103,37 @@ Result<ShortestPathTree> ShortestPathTree::compute_nearest(const HeapGraph& grap
   }
 }
 
+Result<ShortestPathTree> ShortestPathTree::from_parents(const HeapGraph& graph, std::span<const NodeIndex> parents,
+                                                        size_t reached, std::shared_ptr<const void> keep) try {
+  if (parents.size() != graph.node_count())
+    return make_error(ErrorCode::InvalidArgument, "shortest-path tree of another graph");
+  ShortestPathTree tree;
+  tree.graph_ = &graph;
+  tree.parent_ = parents;
+  tree.keep_ = std::move(keep);
+  tree.reached_ = reached;
+  // A root's object names the best-priority strong root pointing at it, as search() picks it.
+  const auto roots = graph.roots();
+  std::vector<uint32_t> order;
+  for (uint32_t r = 0; r < roots.size(); ++r)
+    if (!roots[r].is_weak()) order.push_back(r);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return root_priority(roots[a]) < root_priority(roots[b]); });
+  for (uint32_t r : order) tree.root_nodes_.emplace_back(roots[r].node, r);
+  // Stable: the first entry of each node is its best root.
+  std::stable_sort(tree.root_nodes_.begin(), tree.root_nodes_.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  tree.root_nodes_.erase(std::unique(tree.root_nodes_.begin(), tree.root_nodes_.end(),
+                                     [](const auto& x, const auto& y) { return x.first == y.first; }),
+                         tree.root_nodes_.end());
+  for (const auto& [node, r] : tree.root_nodes_)
+    if (node >= parents.size() || parents[node] != kRootMark)
+      return make_error(ErrorCode::InvalidArgument, "a strong root's object is not a root of the shortest-path tree");
+  return tree;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "out of memory adopting a shortest-path tree");
+}
+
 void describe_hops(const HeapGraph& graph, RetentionPath& path) {
   path.edges.assign(path.hops(), PathHop{});
   for (size_t i = 0; i + 1 < path.nodes.size(); ++i) path.edges[i].kind = graph.edge_kind(path.nodes[i], path.nodes[i + 1]);
@@ -116,6 +149,8 @@ RetentionPath ShortestPathTree::path_to(NodeIndex node) const {
   if (parent_[node] == kNoNode) return path;
   NodeIndex v = node;
   while (parent_[v] != kRootMark) {
+    // A tree of N nodes has no path longer than N (a cycle or a dangling parent is forged).
+    if (path.nodes.size() >= parent_.size() || parent_[v] >= parent_.size()) return RetentionPath{};
     path.nodes.push_back(v);
     v = parent_[v];
   }

@@ -75,18 +75,14 @@ class RootRelabeler {
 };
 
 // Generation of each address per the walk (containing object), as hints for the mapper.
-std::vector<Generation> generation_hints(const ObjectTable& objects, std::span<const uint64_t> addresses) {
+std::vector<Generation> generation_hints(const WalkView& walk, std::span<const uint64_t> addresses) {
   std::vector<Generation> out;
   out.reserve(addresses.size());
   for (uint64_t x : addresses) {
-    const auto row = objects.find_containing(x);
-    out.push_back(row ? objects.generations[*row] : Generation::Unknown);
+    const auto row = walk.generations.empty() ? std::nullopt : find_containing(walk.addresses, walk.sizes, x);
+    out.push_back(row ? walk.generations[*row] : Generation::Unknown);
   }
   return out;
-}
-
-void keep_top(std::vector<TypeGroup>& groups, size_t top) {
-  if (top && groups.size() > top) groups.resize(top);
 }
 
 }  // namespace
@@ -100,42 +96,88 @@ Result<RootDiff> diff_roots_by_content(const HeapWalk& a, const HeapWalk& b) try
   return make_error(ErrorCode::OutOfMemory, "matching roots by content");
 }
 
+WalkView view_of(const HeapWalk& walk) noexcept {
+  WalkView v;
+  v.gc_index = walk.gc_index;
+  v.gc_number = walk.gc_number;
+  v.addresses = walk.objects.addresses;
+  v.sizes = walk.objects.sizes;
+  v.type_ids = walk.objects.type_ids;
+  v.generations = walk.objects.generations;
+  v.roots = &walk.roots;
+  v.names = &walk.names;
+  v.walk = &walk;
+  return v;
+}
+
 Result<WalkDiff> diff_walks(const Recording& recording, const HeapWalk& a, const HeapWalk& b, size_t top) {
-  return diff_walks(recording, a, b, WalkDiffOptions{top, 1, {}});
+  return diff_walks(recording, view_of(a), view_of(b), WalkDiffOptions{top, 1, {}});
 }
 
 Result<WalkDiff> diff_walks(const Recording& recording, const HeapWalk& a, const HeapWalk& b,
+                            const WalkDiffOptions& options) {
+  return diff_walks(recording, view_of(a), view_of(b), options);
+}
+
+namespace {
+
+bool well_formed(const WalkView& v) noexcept {
+  const size_t n = v.addresses.size();
+  return v.roots && v.names && v.sizes.size() == n && v.type_ids.size() == n &&
+         (v.generations.size() == n || v.generations.empty());
+}
+
+// B's graph for the paths: the view's own, or one built from its walk.
+Result<std::shared_ptr<const HeapGraph>> graph_of(const WalkView& b) {
+  if (b.graph) return b.graph;
+  if (!b.walk) return make_error(ErrorCode::InvalidArgument, "a diff view has neither a graph nor a walk");
+  auto graph = HeapGraph::build(b.walk->objects, b.walk->roots, b.walk->has_dependent ? &b.walk->dependent : nullptr);
+  if (!graph) return graph.error();
+  return std::shared_ptr<const HeapGraph>(std::make_shared<HeapGraph>(std::move(graph).value()));
+}
+
+}  // namespace
+
+Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const WalkView& b,
                             const WalkDiffOptions& options) try {
-  const size_t top = options.top;
-  auto keep = [&](std::vector<TypeGroup>& groups) {
-    if (options.keep_type)
-      std::erase_if(groups, [&](const TypeGroup& g) { return !options.keep_type(g.name); });
-    keep_top(groups, top);
-  };
+  if (!well_formed(a) || !well_formed(b))
+    return make_error(ErrorCode::InvalidArgument, "a diff view lacks roots or names, or its columns differ in length");
+  const GroupSelection selection{options.top, options.keep_type};
   WalkDiff out;
   // Identity only runs forward in time: follow the earlier side's objects to the later one.
   out.reversed = a.gc_index > b.gc_index;
-  const HeapWalk& early = out.reversed ? b : a;
-  const HeapWalk& late = out.reversed ? a : b;
+  const WalkView& early = out.reversed ? b : a;
+  const WalkView& late = out.reversed ? a : b;
   // One pass over the GCs in between follows the objects and the roots' objects together.
-  const size_t n = early.objects.size();
-  std::vector<uint64_t> addresses = early.objects.addresses;
-  addresses.insert(addresses.end(), early.roots.object_ids.begin(), early.roots.object_ids.end());
-  std::vector<Generation> hints = early.objects.generations;
-  const auto root_hints = generation_hints(early.objects, early.roots.object_ids);
-  hints.insert(hints.end(), root_hints.begin(), root_hints.end());
+  const size_t n = early.addresses.size();
+  const RootTable& early_roots = *early.roots;
+  std::vector<uint64_t> addresses;
+  addresses.reserve(n + early_roots.size());
+  addresses.assign(early.addresses.begin(), early.addresses.end());
+  addresses.insert(addresses.end(), early_roots.object_ids.begin(), early_roots.object_ids.end());
+  std::vector<Generation> hints;
+  if (!early.generations.empty() || early_roots.size() != 0) {
+    hints.reserve(addresses.size());
+    if (early.generations.empty()) hints.assign(n, Generation::Unknown);
+    else hints.assign(early.generations.begin(), early.generations.end());
+    const auto root_hints = generation_hints(early, early_roots.object_ids);
+    hints.insert(hints.end(), root_hints.begin(), root_hints.end());
+  }
   auto mapper = map_objects(recording, early.gc_index, late.gc_index, addresses, hints);
   if (!mapper) return mapper.error();
+  std::vector<uint64_t>().swap(addresses);
+  std::vector<Generation>().swap(hints);
 
-  std::vector<uint64_t> mapped_roots(early.roots.size());
-  for (size_t i = 0; i < early.roots.size(); ++i)
+  std::vector<uint64_t> mapped_roots(early_roots.size());
+  for (size_t i = 0; i < early_roots.size(); ++i)
     mapped_roots[i] = mapper->is_alive(n + i) ? mapper->addresses()[n + i] : 0;
-  auto roots = diff_roots(early.roots, mapped_roots, late.roots);
+  auto roots = diff_roots(early_roots, mapped_roots, *late.roots);
   if (!roots) return roots.error();
   out.roots = std::move(roots).value();
   if (out.reversed) std::swap(out.roots.added, out.roots.removed);
 
-  auto diff = diff_objects(early.objects, late.objects, mapper->addresses().first(n), mapper->died_at().first(n));
+  auto diff = diff_objects(early.sizes, late.addresses, late.sizes, mapper->addresses().first(n),
+                           mapper->died_at().first(n));
   if (!diff) return diff.error();
   // In A-to-B terms: "new" are in B and not in A, "dead" in A and not in B.
   const auto& new_in_b = out.reversed ? diff->dead_objects : diff->new_objects;
@@ -147,24 +189,23 @@ Result<WalkDiff> diff_walks(const Recording& recording, const HeapWalk& a, const
   out.surviving_count = diff->surviving_count;
   out.surviving_bytes = out.reversed ? diff->surviving_bytes_a : diff->surviving_bytes_b;
   out.missing_count = diff->missing_in_b.size();
-  for (size_t i : diff->missing_in_b) out.missing_bytes += early.objects.sizes[i];
+  for (size_t i : diff->missing_in_b) out.missing_bytes += early.sizes[i];
 
-  auto groups = group_by_type(b.objects, b.names, new_in_b);
+  auto groups = group_by_type(b.type_ids, b.sizes, *b.names, new_in_b, selection);
   if (!groups) return groups.error();
   out.new_groups = std::move(groups).value();
-  keep(out.new_groups);
   if (!out.new_groups.empty()) {
-    auto graph = HeapGraph::build(b.objects, b.roots, b.has_dependent ? &b.dependent : nullptr);
+    auto graph = graph_of(b);
     if (!graph) return graph.error();
     out.graph_b = std::move(graph).value();
-    auto paths = find_group_paths(out.graph_b, out.new_groups, 4096, std::max<size_t>(1, options.max_shapes));
+    auto paths = find_group_paths(*out.graph_b, out.new_groups, 4096, std::max<size_t>(1, options.max_shapes),
+                                  b.graph ? b.paths.get() : nullptr);
     if (!paths) return paths.error();
     out.new_paths = std::move(paths).value();
   }
-  auto dead = group_by_type(a.objects, a.names, dead_in_a);
+  auto dead = group_by_type(a.type_ids, a.sizes, *a.names, dead_in_a, selection);
   if (!dead) return dead.error();
   out.dead_groups = std::move(dead).value();
-  keep(out.dead_groups);
   return out;
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "diffing two heap walks");

@@ -11,6 +11,9 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <optional>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #define XXH_INLINE_ALL
@@ -78,6 +81,16 @@ Result<IndexIdentity> identify_gc(const std::string& recording_path, const Recor
   return id;
 }
 
+namespace {
+
+// What a computed GcIndex's spans point into.
+struct ComputedStorage {
+  std::shared_ptr<const ObjectTable> objects;  // generations (and the graph's columns)
+  std::vector<NodeIndex> path_parents;
+};
+
+}  // namespace
+
 Result<GcIndex> compute_gc_index(const Recording& rec, size_t gc_index, const IndexProgress& progress) {
   auto stage = [&](std::string_view s) {
     if (progress) progress(s);
@@ -102,8 +115,20 @@ Result<GcIndex> compute_gc_index(const Recording& rec, size_t gc_index, const In
     stage("building the reverse graph");
     GCSNAP_RETURN_IF_ERROR(graph->build_reverse());
     stage("computing dominators");
+    // The shortest-path tree is a BFS that only reads the graph: it runs beside the dominators
+    // on the second core (or after them when no thread can be started).
+    std::optional<Result<ShortestPathTree>> bfs;
+    auto run_bfs = [&] { bfs.emplace(ShortestPathTree::compute(*graph, RetentionOptions{})); };
+    std::thread beside;
+    try {
+      beside = std::thread(run_bfs);
+    } catch (const std::system_error&) {
+    }
     auto dom = DominatorTree::compute(*graph);
+    if (beside.joinable()) beside.join();
+    else run_bfs();
     if (!dom) return dom.error();
+    if (!*bfs) return bfs->error();
     stage("counting types");
     auto hist = build_type_histogram(*graph, &*dom, TypeHistogramOptions{}, owned->generations);
     if (!hist) return hist.error();
@@ -122,7 +147,13 @@ Result<GcIndex> compute_gc_index(const Recording& rec, size_t gc_index, const In
     auto block = rec.block_hash(gc_index);
     if (!block) return block.error();
     out.block_hash = *block;
-    out.storage = std::move(owned);
+    // The index's arrays outlive the tree that computed the parents: keep them with the table.
+    auto storage = std::make_shared<ComputedStorage>();
+    storage->objects = std::move(owned);
+    const auto parents = (*bfs)->parents();
+    storage->path_parents.assign(parents.begin(), parents.end());
+    out.path_parents = storage->path_parents;
+    out.storage = std::move(storage);
     return out;
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::OutOfMemory, "out of memory computing the analysis index");
@@ -252,6 +283,7 @@ bool write_payload(IndexWriter& w, const GcIndex& ix, const L::Placement& place,
     if (!w.write(rec, sizeof rec)) return false;
   }
   w.end();
+  if (!array(L::kPathParents, ix.path_parents.data(), place.bytes[L::kPathParents])) return false;
   return w.position() == place.file_size && w.flush();
 }
 
@@ -262,7 +294,7 @@ Status write_gc_index(const GcIndex& ix, const IndexIdentity& id, const std::str
     return make_error(ErrorCode::InvalidState, "analysis indexes are written on little-endian hosts only");
   const HeapGraph& g = ix.graph;
   if (!g.has_reverse() || ix.dominators.immediate_dominators().size() != g.node_count() ||
-      ix.generations.size() != g.node_count())
+      ix.generations.size() != g.node_count() || ix.path_parents.size() != g.node_count())
     return make_error(ErrorCode::InvalidArgument, "the analysis index is incomplete");
   L::Counts c;
   c.nodes = g.node_count();
@@ -312,7 +344,7 @@ Status write_gc_index(const GcIndex& ix, const IndexIdentity& id, const std::str
                                  s.interior_roots, s.dependent_handles,     s.dependent_edges};
       std::memcpy(h + L::kOffStats, stats, sizeof stats);
       put(h + L::kOffBlockHash, ix.block_hash);
-      for (size_t a = 0; a < L::kArrayCount; ++a) put(h + L::kOffArrayHashes + 8 * a, w.hashes()[a]);
+      for (size_t a = 0; a < L::kArrayCount; ++a) put(h + L::hash_offset(a), w.hashes()[a]);
       put(h + L::kOffHeaderHash, static_cast<uint64_t>(XXH3_64bits(h, L::kOffHeaderHash)));
       ok = ::pwrite(fd, h, sizeof h, 0) == static_cast<ssize_t>(sizeof h);
     }

@@ -11,7 +11,7 @@ namespace gcsnap::index_layout {
 
 inline constexpr char kMagic[8] = {'G', 'C', 'S', 'N', 'A', 'P', 'I', 'X'};
 inline constexpr uint16_t kMajor = 2;  // 2: one checksum per array (1: one for the payload)
-inline constexpr uint16_t kMinor = 1;  // 1: the block hash (§12.2 offset 192)
+inline constexpr uint16_t kMinor = 2;  // 1: the block hash (§12.2 offset 192); 2: the shortest-path tree (array 17)
 inline constexpr size_t kHeaderSize = 384;
 inline constexpr size_t kAlign = 64;
 inline constexpr uint32_t kFlagWideOffsets = 0x1;
@@ -27,14 +27,18 @@ inline constexpr size_t kOffMajor = 8, kOffMinor = 10, kOffFlags = 12, kOffFileS
                         kOffGcNumber = 32, kOffBlockOffset = 40, kOffBlockSize = 48, kOffSampleHash = 56,
                         kOffNodes = 64, kOffEdges = 72, kOffRoots = 80, kOffUnresolved = 88, kOffDependent = 96,
                         kOffPreorder = 104, kOffTypes = 112, kOffReachableBytes = 120,
-                        kOffUnreachableBytes = 128, kOffStats = 136, kOffBlockHash = 192, kOffReserved = 200, kOffArrayHashes = 248,
+                        kOffUnreachableBytes = 128, kOffStats = 136, kOffBlockHash = 192, kOffArray17Hash = 200, kOffReserved = 208, kOffArrayHashes = 248,
                         kOffHeaderHash = 376;
 
 enum Array : size_t {
   kAddresses, kSizes, kTypeIds, kGenerations, kForwardOffsets, kForwardTargets, kReverseOffsets,
   kReverseSources, kSlots, kRoots, kUnresolved, kDependentEdges, kPreorder, kIdom, kRetained, kTypes,
-  kArrayCount
+  kPathParents, kArrayCount
 };
+
+/// Where array WHICH's checksum is in the header: the first 16 in the table at 248, the 17th
+/// (added by minor 2) in what was reserved.
+inline constexpr size_t hash_offset(size_t which) { return which < 16 ? kOffArrayHashes + 8 * which : kOffArray17Hash; }
 
 struct Counts {
   uint64_t nodes = 0, edges = 0, roots = 0, unresolved = 0, dependent = 0, preorder = 0, types = 0;
@@ -58,7 +62,8 @@ inline std::optional<Placement> place(const Counts& c) {
       8 * c.nodes,      8 * c.nodes,     4 * c.nodes,        c.nodes,
       off * (c.nodes + 1), 4 * c.edges,  off * (c.nodes + 1), 4 * c.edges,
       (c.flags & kFlagSlots) ? 4 * c.edges : 0, kRootRecord * c.roots, 4 * c.unresolved, 8 * c.dependent,
-      4 * c.preorder,   4 * c.nodes,     8 * c.nodes,        kTypeRecord * c.types};
+      4 * c.preorder,   4 * c.nodes,     8 * c.nodes,        kTypeRecord * c.types,
+      4 * c.nodes};
   Placement p;
   uint64_t at = kHeaderSize;
   for (size_t i = 0; i < kArrayCount; ++i) {

@@ -111,7 +111,7 @@ ArrayCheck chunks(Source& src, const L::Placement& place, size_t which, size_t r
     XXH3_64bits_update(&hash, data, len);
     at += len;
   }
-  const uint64_t expected = get<uint64_t>(src.bytes().data() + L::kOffArrayHashes + 8 * which);
+  const uint64_t expected = get<uint64_t>(src.bytes().data() + L::hash_offset(which));
   return XXH3_64bits_digest(&hash) == expected ? ArrayCheck::Ok : ArrayCheck::BadChecksum;
 }
 
@@ -209,7 +209,8 @@ Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* exp
     return damaged(ErrorCode::ChecksumMismatch, "analysis index header checksum");
   if (get<uint16_t>(h + L::kOffMajor) != L::kMajor)
     return damaged(ErrorCode::UnsupportedVersion, "analysis index of another major version");
-  // Minor 0 lacks the block hash that lets `verify` trust the index: rebuilt once, like a stale one.
+  // Minor 0 lacks the block hash that lets `verify` trust the index, minor 1 the shortest-path
+  // tree `diff` reads: rebuilt once, like a stale one.
   if (get<uint16_t>(h + L::kOffMinor) < L::kMinor)
     return damaged(ErrorCode::UnsupportedVersion, "analysis index of an older minor version");
   L::Counts c;
@@ -244,7 +245,7 @@ Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* exp
   const uint64_t m = c.edges;
   // What the parts asked for need (§12.4): node-indexed arrays come with the node columns.
   want &= kIndexAll;
-  if (want & kIndexSlots) want |= kIndexForward;
+  if (want & (kIndexSlots | kIndexPathTree)) want |= kIndexForward;
   if (want & (kIndexForward | kIndexReverse | kIndexDominators)) want |= kIndexObjects;
   if (want & kIndexObjects) want |= kIndexTypeIds;
   auto wanted = [&](IndexParts p) { return (want & p) != 0; };
@@ -375,6 +376,26 @@ Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* exp
           "analysis index dominators do not match the preorder");
       jobs.add("", [&](Source& src) { return typed<uint64_t>(src, *place, L::kRetained, any); });
     }
+    // 17: the shortest-path tree. A parent is a node or a mark; as many nodes are reached as
+    // the dominators say (the same strong roots reach the same objects); the root marks are
+    // listed so that they can be matched with the roots once those are read.
+    std::vector<NodeIndex> root_marks;
+    if (wanted(kIndexPathTree)) {
+      jobs.add("analysis index shortest-path tree out of range", [&](Source& src) {
+        uint64_t reached = 0;
+        const ArrayCheck parents =
+            each<uint32_t>(src, *place, L::kPathParents, 4, [&](uint32_t parent, const std::byte*, uint64_t v) {
+              if (parent == ShortestPathTree::kRootMark) {
+                if (root_marks.size() >= c.roots) return false;
+                root_marks.push_back(static_cast<NodeIndex>(v));
+              }
+              reached += parent != kNoNode;
+              return parent < n || parent == ShortestPathTree::kRootMark || parent == kNoNode;
+            });
+        if (parents != ArrayCheck::Ok) return parents;
+        return reached == c.preorder ? ArrayCheck::Ok : ArrayCheck::BadElement;
+      });
+    }
     // 16: the type histogram (small: copied).
     std::vector<TypeStats> types;
     if (wanted(kIndexTypes)) {
@@ -402,6 +423,16 @@ Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* exp
       });
     }
     if (auto failure = jobs.run(bytes, fd, place->file_size)) return *failure;
+    if (wanted(kIndexPathTree)) {
+      // Every root mark is on a strong root's object (from_parents checks the converse).
+      std::vector<NodeIndex> strong;
+      for (const GraphRoot& r : parts.roots)
+        if (!r.is_weak()) strong.push_back(r.node);
+      std::sort(strong.begin(), strong.end());
+      for (NodeIndex v : root_marks)
+        if (!std::binary_search(strong.begin(), strong.end(), v))
+          return damaged(ErrorCode::CorruptSection, "analysis index shortest-path tree out of range");
+    }
 
     auto at = [&](size_t which) { return bytes.data() + place->offset[which]; };
     auto u32s = [&](size_t which) {
@@ -464,6 +495,7 @@ Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* exp
           u32s(L::kIdom), u64s(L::kRetained), u32s(L::kPreorder), get<uint64_t>(h + L::kOffReachableBytes),
           get<uint64_t>(h + L::kOffUnreachableBytes), keep);
     if (wanted(kIndexSlots) && (c.flags & L::kFlagSlots)) out.edge_slots = AnalysisIndexAccess::make_slots(u32s(L::kSlots), keep);
+    if (wanted(kIndexPathTree)) out.path_parents = u32s(L::kPathParents);
     out.type_stats = std::move(types);
     out.has_dependent_handles = (c.flags & L::kFlagDependent) != 0;
     out.storage = std::move(keep);
