@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <random>
+#include <vector>
 
 #include "gcsnap/object_diff.hpp"
 #include "gcsnap/object_identity.hpp"
@@ -46,7 +47,7 @@ void check_bulk(const HeapSim& sim, Pick p, bool with_bounds) {
   auto created = BulkMapper::create(walk.addresses, walk.generations);
   REQUIRE(created.is_ok());
   BulkMapper& mapper = *created;
-  for (uint64_t n = p.a + 1; n <= p.b; ++n) mapper.apply(transition(sim, n, with_bounds));
+  for (uint64_t n = p.a + 1; n <= p.b; ++n) REQUIRE(mapper.apply(transition(sim, n, with_bounds)).is_ok());
   for (size_t k = 0; k < ga.present.size(); ++k) {
     const size_t id = ga.present[k];
     const uint64_t died = sim.objects()[id].died_at;
@@ -57,6 +58,18 @@ void check_bulk(const HeapSim& sim, Pick p, bool with_bounds) {
       REQUIRE(mapper.died_at()[k] == 0);
       REQUIRE(mapper.addresses()[k] == gb.address[id]);
     }
+  }
+  // The same objects given in reverse address order (the mapper then keeps a permutation from
+  // the start) get the same answers.
+  std::vector<uint64_t> reversed(walk.addresses.rbegin(), walk.addresses.rend());
+  std::vector<Generation> reversed_gens(walk.generations.rbegin(), walk.generations.rend());
+  auto other = BulkMapper::create(reversed, reversed_gens);
+  REQUIRE(other.is_ok());
+  for (uint64_t n = p.a + 1; n <= p.b; ++n) REQUIRE(other->apply(transition(sim, n, with_bounds)).is_ok());
+  const size_t count = walk.addresses.size();
+  for (size_t k = 0; k < count; ++k) {
+    REQUIRE(other->died_at()[count - 1 - k] == mapper.died_at()[k]);
+    REQUIRE(other->addresses()[count - 1 - k] == mapper.addresses()[k]);
   }
 }
 
@@ -88,7 +101,7 @@ void check_object_diff(const HeapSim& sim, Pick p) {
   auto created = BulkMapper::create(a.addresses, a.generations);
   REQUIRE(created.is_ok());
   BulkMapper& mapper = *created;
-  for (uint64_t n = p.a + 1; n <= p.b; ++n) mapper.apply(transition(sim, n, true));
+  for (uint64_t n = p.a + 1; n <= p.b; ++n) REQUIRE(mapper.apply(transition(sim, n, true)).is_ok());
   auto diff = diff_objects(a, b, mapper.addresses(), mapper.died_at());
   REQUIRE(diff.is_ok());
   REQUIRE(diff->missing_in_b.empty());

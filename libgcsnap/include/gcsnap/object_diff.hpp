@@ -39,10 +39,11 @@ Result<ObjectDiff> diff_objects(const ObjectTable& a, const ObjectTable& b, std:
                                 std::span<const uint64_t> a_died_at);
 
 /// The same on columns: A's sizes; B's addresses (sorted) and sizes (from a decoded table or a
-/// mapped analysis index). Errors: as above.
+/// mapped analysis index). Without MATCH_INDEX, b_index_of_a is left empty (8 B per object of
+/// A that a caller counting and grouping does not need). Errors: as above.
 Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, std::span<const uint64_t> b_addresses,
                                 std::span<const uint64_t> b_sizes, std::span<const uint64_t> a_at_b,
-                                std::span<const uint64_t> a_died_at);
+                                std::span<const uint64_t> a_died_at, bool match_index = true);
 
 /// Objects of one type within a set (new objects, dead objects, ...).
 struct TypeGroup {

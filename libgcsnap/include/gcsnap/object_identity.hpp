@@ -109,11 +109,12 @@ class GcTransition {
 class BulkMapper {
  public:
   /// Start from addresses at the starting GC (any order); generations parallel to them, or
-  /// empty. Errors: OutOfMemory.
+  /// empty. Errors: LimitExceeded (2^32 addresses or more), OutOfMemory.
   static Result<BulkMapper> create(std::span<const uint64_t> addresses, std::span<const Generation> generations);
   /// Apply the next GC. Objects that die keep their last address and record the GC number.
-  /// Allocates nothing.
-  void apply(const GcTransition& gc) noexcept;
+  /// Allocates only the first time a GC reorders objects given in address order (a
+  /// permutation, 4 B per alive object). Errors: OutOfMemory (then the mapper is unusable).
+  [[nodiscard]] Status apply(const GcTransition& gc);
 
   /// Current address of object i (its last address if it died).
   std::span<const uint64_t> addresses() const noexcept { return addresses_; }
@@ -127,8 +128,15 @@ class BulkMapper {
  private:
   std::vector<uint64_t> addresses_, died_at_;
   std::vector<Generation> generations_;
-  std::vector<size_t> order_;  // alive objects, sorted by current address
+  // The alive objects, sorted by current address. Empty while that order is the objects' own
+  // (sorted input that every GC so far kept in order, the usual case): no permutation is kept.
+  std::vector<uint32_t> order_;
+  bool in_own_order_ = false;
   size_t alive_ = 0;
+
+  // Visit the alive objects in address order: VISIT(i) -> whether i is still alive.
+  template <typename Visit>
+  void for_each_alive(Visit&& visit);
 
   BulkMapper() = default;
 };
@@ -175,5 +183,10 @@ Result<AddressHistory> follow_address(const Recording& recording, size_t from_in
 /// (see has_complete_transition); those of read_transition; OutOfMemory.
 Result<BulkMapper> map_objects(const Recording& recording, size_t from_index, size_t to_index,
                                std::span<const uint64_t> addresses, std::span<const Generation> generations);
+
+/// Apply every GC after gcs()[from_index] up to gcs()[to_index] to each of MAPPERS (created at
+/// from_index): several sets of objects followed with one read of the ranges.
+/// Errors: as map_objects.
+Status map_objects(const Recording& recording, size_t from_index, size_t to_index, std::span<BulkMapper* const> mappers);
 
 }  // namespace gcsnap

@@ -19,42 +19,52 @@ Result<ObjectDiff> diff_objects(const ObjectTable& a, const ObjectTable& b, std:
 
 Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, std::span<const uint64_t> b_addresses,
                                 std::span<const uint64_t> b_sizes, std::span<const uint64_t> a_at_b,
-                                std::span<const uint64_t> a_died_at) try {
+                                std::span<const uint64_t> a_died_at, bool match_index) try {
   const size_t na = a_sizes.size(), nb = b_addresses.size();
   if (a_at_b.size() != na || a_died_at.size() != na || b_sizes.size() != nb)
     return make_error(ErrorCode::InvalidArgument, "object diff columns have different lengths");
   ObjectDiff diff;
-  diff.b_index_of_a.assign(na, kNoObject);
-  // Survivors in the order of their address at B, merged with B's (sorted) address column.
-  // Most GCs keep the order of what they compact, so the sort is usually skipped.
-  std::vector<size_t> alive;
+  if (match_index) diff.b_index_of_a.assign(na, kNoObject);
+  // Survivors are merged with B's (sorted) address column in the order of their address at B.
+  // Most GCs keep the order of what they compact: then that is A's own order, and no list of
+  // survivors is sorted.
   bool sorted = true;
   uint64_t previous = 0;
+  size_t alive_count = 0;
   for (size_t i = 0; i < na; ++i) {
     if (a_died_at[i] != 0) {
       diff.dead_objects.push_back(i);
       diff.dead_bytes += a_sizes[i];
       continue;
     }
-    if (!alive.empty() && a_at_b[i] < previous) sorted = false;
+    if (alive_count++ != 0 && a_at_b[i] < previous) sorted = false;
     previous = a_at_b[i];
-    alive.push_back(i);
   }
-  if (!sorted) std::sort(alive.begin(), alive.end(), [&](size_t x, size_t y) { return a_at_b[x] < a_at_b[y]; });
   std::vector<bool> matched(nb, false);
   size_t j = 0;
-  for (size_t i : alive) {
+  auto match = [&](size_t i) {
     const uint64_t x = a_at_b[i];
     while (j < nb && b_addresses[j] < x) ++j;
     if (j < nb && b_addresses[j] == x && !matched[j]) {
       matched[j] = true;
-      diff.b_index_of_a[i] = j;
+      if (match_index) diff.b_index_of_a[i] = j;
       ++diff.surviving_count;
       diff.surviving_bytes_a += a_sizes[i];
       diff.surviving_bytes_b += b_sizes[j];
     } else {
       diff.missing_in_b.push_back(i);
     }
+  };
+  if (sorted) {
+    for (size_t i = 0; i < na; ++i)
+      if (a_died_at[i] == 0) match(i);
+  } else {
+    std::vector<size_t> alive;
+    alive.reserve(alive_count);
+    for (size_t i = 0; i < na; ++i)
+      if (a_died_at[i] == 0) alive.push_back(i);
+    std::sort(alive.begin(), alive.end(), [&](size_t x, size_t y) { return a_at_b[x] < a_at_b[y]; });
+    for (size_t i : alive) match(i);
   }
   std::sort(diff.missing_in_b.begin(), diff.missing_in_b.end());
   for (size_t k = 0; k < nb; ++k) {

@@ -184,54 +184,78 @@ void GcTransition::follow_sorted(std::span<const uint64_t> addresses, std::span<
 
 Result<BulkMapper> BulkMapper::create(std::span<const uint64_t> addresses,
                                       std::span<const Generation> generations) try {
+  if (addresses.size() >= UINT32_MAX)
+    return make_error(ErrorCode::LimitExceeded, "too many objects to follow (2^32)");
   BulkMapper m;
   m.addresses_.assign(addresses.begin(), addresses.end());
   m.died_at_.assign(addresses.size(), 0);
   if (generations.size() == addresses.size()) m.generations_.assign(generations.begin(), generations.end());
   else m.generations_.assign(addresses.size(), Generation::Unknown);
-  m.order_.resize(addresses.size());
-  std::iota(m.order_.begin(), m.order_.end(), size_t{0});
-  const auto& a = m.addresses_;
-  // Callers often pass a sorted table followed by a few other addresses (a walk's objects, then
-  // its roots' objects): sort only the unsorted tail and merge it in.
-  const size_t prefix = static_cast<size_t>(std::is_sorted_until(a.begin(), a.end()) - a.begin());
-  if (prefix < a.size()) {
-    auto by_address = [&](size_t x, size_t y) { return a[x] < a[y]; };
-    const auto middle = m.order_.begin() + static_cast<std::ptrdiff_t>(prefix);
-    std::stable_sort(middle, m.order_.end(), by_address);
-    std::inplace_merge(m.order_.begin(), middle, m.order_.end(), by_address);
-  }
   m.alive_ = addresses.size();
+  const auto& a = m.addresses_;
+  // Callers often pass a sorted table (a walk's objects): then no permutation is needed.
+  const size_t prefix = static_cast<size_t>(std::is_sorted_until(a.begin(), a.end()) - a.begin());
+  if (prefix == a.size()) {
+    m.in_own_order_ = true;
+    return m;
+  }
+  m.order_.resize(addresses.size());
+  std::iota(m.order_.begin(), m.order_.end(), uint32_t{0});
+  // Sort only the unsorted tail and merge it in (a sorted table followed by a few others).
+  auto by_address = [&](uint32_t x, uint32_t y) { return a[x] < a[y]; };
+  const auto middle = m.order_.begin() + static_cast<std::ptrdiff_t>(prefix);
+  std::stable_sort(middle, m.order_.end(), by_address);
+  std::inplace_merge(m.order_.begin(), middle, m.order_.end(), by_address);
   return m;
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "following objects in bulk");
 }
 
-// std::sort and shrinking resize() allocate nothing.
-void BulkMapper::apply(const GcTransition& gc) noexcept {
-  // order_ holds the alive objects sorted by address, so one merge pass answers them all.
-  GcTransition::Cursor cursor(gc);
+template <typename Visit>
+void BulkMapper::for_each_alive(Visit&& visit) {
+  if (in_own_order_) {
+    for (size_t i = 0; i < died_at_.size(); ++i)
+      if (died_at_[i] == 0) visit(i);
+    return;
+  }
   size_t kept = 0;
-  bool still_sorted = true;
+  for (size_t k = 0; k < order_.size(); ++k)
+    if (visit(order_[k])) order_[kept++] = order_[k];
+  order_.resize(kept);
+}
+
+// One merge pass over the alive objects in address order answers them all. The first GC that
+// reorders objects kept in their own order makes the permutation (the only allocation).
+Status BulkMapper::apply(const GcTransition& gc) try {
+  GcTransition::Cursor cursor(gc);
+  bool still_sorted = true, any_alive = false;
   uint64_t previous = 0;
-  for (size_t k = 0; k < order_.size(); ++k) {
-    const size_t i = order_[k];
+  for_each_alive([&](size_t i) {
     const auto step = cursor.next(addresses_[i], generations_[i]);
     if (step.fate == Fate::Died) {
       died_at_[i] = gc.info().gc_number;
       --alive_;
-      continue;
+      return false;
     }
-    if (kept > 0 && previous > step.address) still_sorted = false;
+    if (any_alive && previous > step.address) still_sorted = false;
+    any_alive = true;
     previous = step.address;
     addresses_[i] = step.address;
     const bool in_place = step.fate == Fate::NotCondemned || step.fate == Fate::NonGcHeap || step.fate == Fate::Unknown;
     generations_[i] = in_place ? step.generation_before : promoted_generation(gc.info(), step.generation_before);
-    order_[kept++] = i;
+    return true;
+  });
+  if (still_sorted) return Status::ok();
+  if (in_own_order_) {
+    order_.reserve(alive_);
+    for (size_t i = 0; i < died_at_.size(); ++i)
+      if (died_at_[i] == 0) order_.push_back(static_cast<uint32_t>(i));
+    in_own_order_ = false;
   }
-  order_.resize(kept);
-  if (!still_sorted)
-    std::sort(order_.begin(), order_.end(), [&](size_t a, size_t b) { return addresses_[a] < addresses_[b]; });
+  std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) { return addresses_[a] < addresses_[b]; });
+  return Status::ok();
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "following objects in bulk");
 }
 
 }  // namespace gcsnap

@@ -78,20 +78,26 @@ Result<AddressHistory> follow_address(const Recording& recording, size_t from_in
   return make_error(ErrorCode::OutOfMemory, "following an address");
 }
 
-Result<BulkMapper> map_objects(const Recording& recording, size_t from_index, size_t to_index,
-                               std::span<const uint64_t> addresses, std::span<const Generation> generations) {
+Status map_objects(const Recording& recording, size_t from_index, size_t to_index, std::span<BulkMapper* const> mappers) {
   if (from_index > to_index || to_index >= recording.gcs().size())
     return make_error(ErrorCode::InvalidArgument, "GC range is empty or out of the recording");
   for (size_t i = from_index + 1; i <= to_index; ++i)
     if (!has_complete_transition(recording, i))
       return make_error(ErrorCode::InconsistentData, "ranges of a GC in between are missing");
-  auto mapper = BulkMapper::create(addresses, generations);
-  if (!mapper) return mapper.error();
   for (size_t i = from_index + 1; i <= to_index; ++i) {
     auto transition = read_transition(recording, i);
     if (!transition) return transition.error();
-    mapper->apply(*transition);
+    for (BulkMapper* mapper : mappers) GCSNAP_RETURN_IF_ERROR(mapper->apply(*transition));
   }
+  return Status::ok();
+}
+
+Result<BulkMapper> map_objects(const Recording& recording, size_t from_index, size_t to_index,
+                               std::span<const uint64_t> addresses, std::span<const Generation> generations) {
+  auto mapper = BulkMapper::create(addresses, generations);
+  if (!mapper) return mapper.error();
+  BulkMapper* one[] = {&*mapper};
+  GCSNAP_RETURN_IF_ERROR(map_objects(recording, from_index, to_index, one));
   return mapper;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <new>
+#include <numeric>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -74,14 +75,19 @@ class RootRelabeler {
   std::map<std::string, uint64_t, std::less<>> ids_;
 };
 
-// Generation of each address per the walk (containing object), as hints for the mapper.
+// Generation of each address per the walk (containing object), as hints for the mapper. The
+// addresses are looked up in ascending order: one pass over the walk, not a search each.
 std::vector<Generation> generation_hints(const WalkView& walk, std::span<const uint64_t> addresses) {
-  std::vector<Generation> out;
-  out.reserve(addresses.size());
-  for (uint64_t x : addresses) {
-    const auto row = walk.generations.empty() ? std::nullopt : find_containing(walk.addresses, walk.sizes, x);
-    out.push_back(row ? walk.generations[*row] : Generation::Unknown);
-  }
+  std::vector<Generation> out(addresses.size(), Generation::Unknown);
+  if (walk.generations.empty()) return out;
+  std::vector<uint32_t> order(addresses.size());
+  std::iota(order.begin(), order.end(), uint32_t{0});
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return addresses[x] < addresses[y]; });
+  std::vector<uint64_t> sorted(addresses.size());
+  for (size_t k = 0; k < order.size(); ++k) sorted[k] = addresses[order[k]];
+  const auto rows = find_containing_each(walk.addresses, walk.sizes, sorted);
+  for (size_t k = 0; k < order.size(); ++k)
+    if (rows[k]) out[order[k]] = walk.generations[*rows[k]];
   return out;
 }
 
@@ -148,36 +154,27 @@ Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const
   out.reversed = a.gc_index > b.gc_index;
   const WalkView& early = out.reversed ? b : a;
   const WalkView& late = out.reversed ? a : b;
-  // One pass over the GCs in between follows the objects and the roots' objects together.
-  const size_t n = early.addresses.size();
+  // One pass over the GCs in between follows the objects and the roots' objects together (two
+  // mappers: the objects are in address order, which spares their mapper a permutation).
   const RootTable& early_roots = *early.roots;
-  std::vector<uint64_t> addresses;
-  addresses.reserve(n + early_roots.size());
-  addresses.assign(early.addresses.begin(), early.addresses.end());
-  addresses.insert(addresses.end(), early_roots.object_ids.begin(), early_roots.object_ids.end());
-  std::vector<Generation> hints;
-  if (!early.generations.empty() || early_roots.size() != 0) {
-    hints.reserve(addresses.size());
-    if (early.generations.empty()) hints.assign(n, Generation::Unknown);
-    else hints.assign(early.generations.begin(), early.generations.end());
-    const auto root_hints = generation_hints(early, early_roots.object_ids);
-    hints.insert(hints.end(), root_hints.begin(), root_hints.end());
-  }
-  auto mapper = map_objects(recording, early.gc_index, late.gc_index, addresses, hints);
-  if (!mapper) return mapper.error();
-  std::vector<uint64_t>().swap(addresses);
-  std::vector<Generation>().swap(hints);
+  if (early_roots.size() >= UINT32_MAX) return make_error(ErrorCode::LimitExceeded, "too many roots to follow");
+  auto objects = BulkMapper::create(early.addresses, early.generations);
+  if (!objects) return objects.error();
+  auto root_objects = BulkMapper::create(early_roots.object_ids, generation_hints(early, early_roots.object_ids));
+  if (!root_objects) return root_objects.error();
+  BulkMapper* mappers[] = {&*objects, &*root_objects};
+  GCSNAP_RETURN_IF_ERROR(map_objects(recording, early.gc_index, late.gc_index, mappers));
 
   std::vector<uint64_t> mapped_roots(early_roots.size());
   for (size_t i = 0; i < early_roots.size(); ++i)
-    mapped_roots[i] = mapper->is_alive(n + i) ? mapper->addresses()[n + i] : 0;
+    mapped_roots[i] = root_objects->is_alive(i) ? root_objects->addresses()[i] : 0;
   auto roots = diff_roots(early_roots, mapped_roots, *late.roots);
   if (!roots) return roots.error();
   out.roots = std::move(roots).value();
   if (out.reversed) std::swap(out.roots.added, out.roots.removed);
 
-  auto diff = diff_objects(early.sizes, late.addresses, late.sizes, mapper->addresses().first(n),
-                           mapper->died_at().first(n));
+  auto diff = diff_objects(early.sizes, late.addresses, late.sizes, objects->addresses(), objects->died_at(),
+                           false);
   if (!diff) return diff.error();
   // In A-to-B terms: "new" are in B and not in A, "dead" in A and not in B.
   const auto& new_in_b = out.reversed ? diff->dead_objects : diff->new_objects;
