@@ -187,25 +187,29 @@ void run_type(const LoadedHeap& heap, const PathOptions& opt) {
   const std::vector<NodeIndex> instances = objects_of_type(
       heap.graph, heap.names, opt.type,
       fmt::format("{}: no object in GC {} has a type named or containing", heap.sel.file, heap.sel.number()));
-  // With a limit and the index's dominator tree (which knows every object reachable from
-  // strong roots), the BFS stops once the nearest instances are known; otherwise it runs
-  // through the heap, which also counts the reachable ones. Same paths either way.
-  const DominatorTree* strong = !opt.include_weak && heap.indexed_dominators ? &*heap.indexed_dominators : nullptr;
   const size_t limit = max_paths(opt);
-  auto tree = strong && limit != 0
-                  ? ShortestPathTree::compute_nearest(heap.graph, RetentionOptions{opt.include_weak, 1}, instances, limit)
-                  : ShortestPathTree::compute(heap.graph, RetentionOptions{opt.include_weak, 1});
-  if (!tree) fail_on(heap.sel.file, tree.error());
   std::vector<FoundPath> found;
-  for (NodeIndex v : instances)
-    if (tree->is_reached(v)) found.push_back({tree->path_to(v), Reachability::Strong});
-  std::stable_sort(found.begin(), found.end(),
-                   [](const FoundPath& a, const FoundPath& b) { return a.path.hops() < b.path.hops(); });
-  const size_t reachable =
-      strong && limit != 0
-          ? static_cast<size_t>(std::count_if(instances.begin(), instances.end(),
-                                              [&](NodeIndex v) { return strong->is_reachable(v); }))
-          : found.size();
+  size_t reachable = 0;
+  if (!opt.include_weak && heap.indexed_paths) {
+    // The index's tree is the BFS below, done once: rank the reachable instances by their hops
+    // (instance order among equals, as the stable sort below) and build only the paths shown.
+    const ShortestPathTree& tree = *heap.indexed_paths;
+    std::vector<std::pair<size_t, NodeIndex>> ranked;
+    for (NodeIndex v : instances)
+      if (const size_t hops = tree.hops_to(v); hops != SIZE_MAX) ranked.emplace_back(hops, v);
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    reachable = ranked.size();
+    if (limit != 0 && ranked.size() > limit) ranked.resize(limit);
+    for (const auto& [hops, v] : ranked) found.push_back({tree.path_to(v), Reachability::Strong});
+  } else {
+    auto tree = ShortestPathTree::compute(heap.graph, RetentionOptions{opt.include_weak, 1});
+    if (!tree) fail_on(heap.sel.file, tree.error());
+    for (NodeIndex v : instances)
+      if (tree->is_reached(v)) found.push_back({tree->path_to(v), Reachability::Strong});
+    std::stable_sort(found.begin(), found.end(),
+                     [](const FoundPath& a, const FoundPath& b) { return a.path.hops() < b.path.hops(); });
+    reachable = found.size();
+  }
   if (max_paths(opt) != 0 && found.size() > max_paths(opt)) found.resize(max_paths(opt));
   Report report = make_report(heap, found, fmt::format("objects of type '{}'", opt.type));
   report.notes.push_back(fmt::format("{} objects match '{}'; {} reachable from {}roots; {} shown, nearest first",
@@ -225,9 +229,9 @@ void run_path(const PathOptions& opt) {
     throw CliError("path: --all and --limit cannot be used together", kExitUsage);
   // Reverse CSR either way: with it a single-path query searches backward from the target,
   // and the answer must not depend on whether an index was used (retention.hpp).
-  // --type also maps the dominator tree: it says which instances strong roots reach.
+  // --type also maps the shortest-path tree: the paths to every instance, already searched.
   const IndexParts parts = kIndexObjects | kIndexForward | kIndexReverse | kIndexSlots |
-                           (opt.type.empty() ? IndexParts{0} : IndexParts{kIndexDominators});
+                           (opt.type.empty() ? IndexParts{0} : IndexParts{kIndexPathTree});
   const auto heap = load_heap(opt.file, opt.gc, true, true, IndexChoice{true, opt.no_cache, parts});
   if (!opt.object.empty()) run_object(*heap, opt);
   else run_type(*heap, opt);

@@ -66,6 +66,13 @@ bool load_from_index(LoadedHeap& heap, bool fields, const IndexChoice& choice) {
   heap.parts = ix.parts;
   if (ix.parts & kIndexDominators) heap.indexed_dominators = std::move(ix.dominators);
   if (ix.parts & kIndexTypes) heap.indexed_types = std::move(ix.type_stats);
+  if (ix.parts & kIndexPathTree) {
+    // A tree whose root marks do not match the roots (forged) is not used: decode instead.
+    auto tree = ShortestPathTree::from_parents(heap.graph, ix.path_parents,
+                                               heap.graph.node_count() - ix.unreachable_objects, ix.storage);
+    if (!tree) return false;
+    heap.indexed_paths = std::move(tree).value();
+  }
   heap.indexed_unreachable = std::pair{ix.unreachable_objects, ix.unreachable_bytes};
   if (fields) {
     heap.edge_slots = std::move(ix.edge_slots);

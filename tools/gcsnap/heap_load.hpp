@@ -13,6 +13,7 @@
 #include "gcsnap/edge_names.hpp"
 #include "gcsnap/heap_graph.hpp"
 #include "gcsnap/reader.hpp"
+#include "gcsnap/retention.hpp"
 #include "gcsnap/type_histogram.hpp"
 
 namespace CLI {
@@ -67,6 +68,9 @@ struct LoadedHeap {
   /// Set when the heap came from the index: the strong-roots dominator tree and the type
   /// histogram (sorted by type id), already computed.
   std::optional<DominatorTree> indexed_dominators;
+  /// Set when the heap came from the index with its shortest-path tree (kIndexPathTree): the
+  /// BFS tree over strong roots, already computed.
+  std::optional<ShortestPathTree> indexed_paths;
   std::optional<std::vector<TypeStats>> indexed_types;
   /// Set when the heap came from the index: objects and bytes not reachable from strong roots
   /// (the index's header; known even when its dominator tree was not mapped).

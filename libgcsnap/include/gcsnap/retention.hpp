@@ -98,6 +98,9 @@ class ShortestPathTree {
   /// Return the path to node (empty nodes when it was not reached). O(path length); a
   /// parent array with a cycle (a forged index) gives an empty path, never a hang.
   RetentionPath path_to(NodeIndex node) const;
+  /// Return the hops of node's path (path_to(node).hops()) without building it; SIZE_MAX when
+  /// it is not reached (or its parents form a cycle). O(path length).
+  size_t hops_to(NodeIndex node) const noexcept;
   /// Return the number of reached nodes.
   size_t reached_count() const noexcept { return reached_; }
   /// Per node: its parent, kRootMark for a root's object, kNoNode when not reached.

@@ -144,6 +144,16 @@ uint32_t ShortestPathTree::root_of(NodeIndex node) const noexcept {
   return it != root_nodes_.end() && it->first == node ? it->second : 0;
 }
 
+size_t ShortestPathTree::hops_to(NodeIndex node) const noexcept {
+  if (parent_[node] == kNoNode) return SIZE_MAX;
+  size_t hops = 0;
+  for (NodeIndex v = node; parent_[v] != kRootMark; v = parent_[v]) {
+    if (hops >= parent_.size() || parent_[v] >= parent_.size()) return SIZE_MAX;  // as path_to
+    ++hops;
+  }
+  return hops;
+}
+
 RetentionPath ShortestPathTree::path_to(NodeIndex node) const {
   RetentionPath path;
   if (parent_[node] == kNoNode) return path;
