@@ -59,6 +59,14 @@ case_index() {
   "$gcsnap" index "$snap" --all --check >"$work/index.check" 2>&1 || { show "$work/index.check"; fail "an index fails --check"; }
   [ "$("$gcsnap" types "$snap" --top 20)" = "$("$gcsnap" types "$snap" --top 20 --no-cache)" ] || fail "types differs with the index"
   [ "$("$gcsnap" dominators "$snap")" = "$("$gcsnap" dominators "$snap" --no-cache)" ] || fail "dominators differs with the index"
+  # diff of the real app's first and last walks from their indexes: the same bytes, with the
+  # retention paths of its new objects read from the kept shortest-path tree.
+  [ "$total" -ge 2 ] || fail "the run has $total snapshots: no diff to compare"
+  local with without
+  with=$("$gcsnap" diff "$snap" --shapes 3 --format json) || fail "diff from the indexes failed"
+  without=$("$gcsnap" diff "$snap" --shapes 3 --format json --no-cache) || fail "diff --no-cache failed"
+  grep -q '"path": "\[' <<<"$with" || fail "diff shows no retention path of a new object"
+  [ "$with" = "$without" ] || fail "diff differs with the indexes"
 }
 
 # A heap walk at every GC of a GC-heavy loop (natural gen0/gen1 GCs as well as induced ones).
