@@ -64,6 +64,11 @@ TEST_CASE("group paths report the most common path shape", "[diff][paths]") {
     CHECK((*from_tree)[g].reachable == (*searched)[g].reachable);
     CHECK((*from_tree)[g].more_shapes.size() == (*searched)[g].more_shapes.size());
   }
+  // A tree in which a strong root's object is not a root (forged) is refused.
+  std::vector<NodeIndex> forged(tree->parents().begin(), tree->parents().end());
+  forged[0] = 1;  // node 0 (Cache) is held by a handle
+  CHECK(ShortestPathTree::from_parents(*graph, forged, tree->reached_count(), nullptr).error().code ==
+        ErrorCode::InvalidArgument);
   // A tree of another graph is refused.
   CHECK(ShortestPathTree::from_parents(*graph, tree->parents().first(3), 3, nullptr).error().code ==
         ErrorCode::InvalidArgument);

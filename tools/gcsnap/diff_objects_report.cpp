@@ -27,12 +27,23 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
   const std::string& file = side.selected.file;
   const size_t gc = side.selected.index;
   std::optional<GcIndex> found = use_index ? existing_gc_index(file, rec, gc, false, parts) : std::nullopt;
-  if (!found) {
+  std::shared_ptr<const GcIndex> index;
+  std::shared_ptr<const ShortestPathTree> paths;
+  if (found) {
+    index = std::make_shared<const GcIndex>(std::move(*found));
+    if (parts & kIndexPathTree) {
+      // A tree whose root marks do not match the roots (forged) is not used: decode instead.
+      const size_t reached = index->graph.node_count() - index->unreachable_objects;
+      auto tree = ShortestPathTree::from_parents(index->graph, index->path_parents, reached, index);
+      if (tree) paths = std::make_shared<const ShortestPathTree>(std::move(tree).value());
+      else index.reset();
+    }
+  }
+  if (!index) {
     side.walk = value_or_fail(read_heap_walk(rec, gc), file);
     side.view = view_of(side.walk);
     return;
   }
-  auto index = std::make_shared<GcIndex>(std::move(*found));
   HeapWalk& walk = side.walk;
   walk.gc_index = gc;
   walk.gc_number = rec.gcs()[gc].info.gc_number;
@@ -49,14 +60,9 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
   v.generations = index->generations;
   v.roots = &walk.roots;
   v.names = &walk.names;
-  // The graph and dominators live as long as the index they point into.
-  if (parts & (kIndexForward | kIndexPathTree)) v.graph = std::shared_ptr<const HeapGraph>(index, &index->graph);
-  if (parts & kIndexPathTree) {
-    const size_t reached = graph.node_count() - index->unreachable_objects;
-    auto tree = ShortestPathTree::from_parents(graph, index->path_parents, reached, index);
-    if (!tree) fail_on(file, tree.error());
-    v.paths = std::make_shared<const ShortestPathTree>(std::move(tree).value());
-  }
+  // The graph and the tree live as long as the index they point into.
+  if (parts & (kIndexForward | kIndexPathTree)) v.graph = std::shared_ptr<const HeapGraph>(index, &graph);
+  v.paths = std::move(paths);
   side.index = std::move(index);
 }
 
