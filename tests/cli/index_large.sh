@@ -38,6 +38,12 @@ same diff "$snap" --top 5 --shapes 3
 same diff "$snap" --from 2 --to 1 --format json
 diff_out=$("$g" diff "$snap" --top 3 --format csv --table new_objects_by_type)
 echo "$diff_out" | grep -q -- '->' || fail "diff shows no retention path of a new object: $diff_out"
+# Two recordings (roots matched by content over the index's columns): indexed and not.
+cp "$snap" "$dir/other.snap"
+same diff "$snap:1" "$dir/other.snap:2"
+"$g" index "$dir/other.snap" --all >/dev/null
+same diff "$snap:1" "$dir/other.snap:2" --format json
+rm -f "$dir"/other.snap*
 rm -f "$snap.1.gcidx"
 same diff "$snap" --top 5
 [ ! -f "$snap.1.gcidx" ] || fail "diff built an index"

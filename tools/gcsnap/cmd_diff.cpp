@@ -145,12 +145,12 @@ void run_diff(const DiffOptions& opt) {
   const bool same_recording = !b.selected.recording;
   const Recording& rec_a = *a.selected.recording;
   const Recording& rec_b = same_recording ? rec_a : *b.selected.recording;
-  // The indexes of both GCs answer when they exist (a diff never builds one: without them it
+  // Each GC answers from its index when it has one (a diff never builds one: without them it
   // decodes in less time than building would take). B's graph and shortest-path tree give the
-  // paths of its new objects. Two recordings match roots by content, which needs the objects.
-  const bool use_index = same_recording && !opt.no_cache;
+  // paths of its new objects (one recording).
+  const bool use_index = !opt.no_cache;
   load_diff_side(a, rec_a, use_index, kIndexObjects | kIndexTypes);
-  load_diff_side(b, rec_b, use_index, kIndexObjects | kIndexTypes | kIndexPathTree);
+  load_diff_side(b, rec_b, use_index, kIndexObjects | kIndexTypes | (same_recording ? IndexParts{kIndexPathTree} : IndexParts{0}));
 
   Report report;
   // As path/types/dominators say: without the pairs, ConditionalWeakTable values look dead.
@@ -181,7 +181,7 @@ void run_diff(const DiffOptions& opt) {
   if (objects.roots) {
     roots = *objects.roots;
   } else if (!same_recording) {
-    roots = value_or_fail(diff_roots_by_content(a.walk, b.walk), a.selected.file);
+    roots = value_or_fail(diff_roots_by_content(a.view, b.view), a.selected.file);
   } else {
     roots = value_or_fail(diff_roots(a.walk.roots, {}, b.walk.roots), a.selected.file);
   }

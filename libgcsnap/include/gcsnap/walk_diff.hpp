@@ -61,6 +61,10 @@ struct WalkView {
 /// Return WALK's view (no graph: the diff builds one from WALK if it needs it).
 WalkView view_of(const HeapWalk& walk) noexcept;
 
+/// diff_roots_by_content of two views (decoded or indexed). Errors: InvalidArgument (a view
+/// without roots or names), OutOfMemory.
+Result<RootDiff> diff_roots_by_content(const WalkView& a, const WalkView& b);
+
 /// Read GC gc_index's objects, roots, names and dependent handles.
 /// Errors: those of Recording::read_objects (NoHeapWalk ...), read_roots, read_names,
 /// read_dependent_handles and has_dependent_handle_section.

@@ -52,21 +52,21 @@ namespace {
 // become interned type names, stack root ids interned method names, other ids 0.
 class RootRelabeler {
  public:
-  RootTable relabel(const HeapWalk& walk) {
-    RootTable out = walk.roots;
+  RootTable relabel(const WalkView& walk) {
+    RootTable out = *walk.roots;
     for (size_t i = 0; i < out.size(); ++i) {
-      out.object_ids[i] = intern(type_of(walk, walk.roots.object_ids[i]));
-      const MethodRecord* m = out.kinds[i] == RootKind::Stack ? walk.names.find_method(out.root_ids[i]) : nullptr;
+      out.object_ids[i] = intern(type_of(walk, walk.roots->object_ids[i]));
+      const MethodRecord* m = out.kinds[i] == RootKind::Stack ? walk.names->find_method(out.root_ids[i]) : nullptr;
       out.root_ids[i] = m ? intern(m->name) : 0;
     }
     return out;
   }
 
  private:
-  static std::string_view type_of(const HeapWalk& walk, uint64_t address) {
-    const auto row = address == 0 ? std::nullopt : walk.objects.find_containing(address);
+  static std::string_view type_of(const WalkView& walk, uint64_t address) {
+    const auto row = address == 0 ? std::nullopt : find_containing(walk.addresses, walk.sizes, address);
     if (!row) return {};
-    return walk.names.type_name(walk.objects.type_ids[*row]);
+    return walk.names->type_name(walk.type_ids[*row]);
   }
   uint64_t intern(std::string_view text) {
     if (text.empty()) return 0;
@@ -93,7 +93,13 @@ std::vector<Generation> generation_hints(const WalkView& walk, std::span<const u
 
 }  // namespace
 
-Result<RootDiff> diff_roots_by_content(const HeapWalk& a, const HeapWalk& b) try {
+Result<RootDiff> diff_roots_by_content(const HeapWalk& a, const HeapWalk& b) {
+  return diff_roots_by_content(view_of(a), view_of(b));
+}
+
+Result<RootDiff> diff_roots_by_content(const WalkView& a, const WalkView& b) try {
+  if (!a.roots || !a.names || !b.roots || !b.names)
+    return make_error(ErrorCode::InvalidArgument, "a diff view lacks roots or names");
   RootRelabeler labels;
   const RootTable la = labels.relabel(a);
   const RootTable lb = labels.relabel(b);
