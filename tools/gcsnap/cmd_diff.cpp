@@ -150,7 +150,8 @@ void run_diff(const DiffOptions& opt) {
   // paths of its new objects (one recording).
   const bool use_index = !opt.no_cache;
   load_diff_side(a, rec_a, use_index, kIndexObjects | kIndexTypes);
-  load_diff_side(b, rec_b, use_index, kIndexObjects | kIndexTypes | (same_recording ? IndexParts{kIndexPathTree} : IndexParts{0}));
+  const IndexParts b_paths = same_recording ? IndexParts{kIndexPathTree} : IndexParts{0};
+  load_diff_side(b, rec_b, use_index, kIndexObjects | kIndexTypes | b_paths);
 
   Report report;
   // As path/types/dominators say: without the pairs, ConditionalWeakTable values look dead.
