@@ -117,8 +117,8 @@ void run_index(const IndexOptions& opt) {
   }
   Report report;
   report.tables.push_back(std::move(table));
-  report.notes.push_back("types, dominators and path (and where and roots, when it exists) map the index instead "
-                         "of decoding the GC; it is rebuilt when the recording changes and can be deleted at any time");
+  report.notes.push_back("types, dominators and path (and where, roots, verify and diff, when it exists) map the index "
+                         "instead of decoding the GC; it is rebuilt when the recording changes and can be deleted at any time");
   print_report(report, opt.format);
 }
 
