@@ -1,4 +1,7 @@
 // The shared CLI output helpers (table/json/csv) and GC selection parsing.
+#include <stdexcept>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include "cli_error.hpp"
@@ -10,13 +13,23 @@ namespace gcsnap::cli {
 
 namespace {
 
-Table sample() {
+std::vector<Cell> sample_row(size_t i) {
+  if (i == 0) return {"Dictionary<String, Int32>", uint64_t{3}, uint64_t{1536}, int64_t{-512}, uint64_t{0x7f00}};
+  return {"say \"hi\"\n", uint64_t{12}, uint64_t{10}, int64_t{0}, Cell()};
+}
+
+Table sample_columns() {
   Table t("things", "Things");
   t.add_column("name", "NAME").add_column("count", "N", ColumnKind::Count);
   t.add_column("bytes", "BYTES", ColumnKind::Bytes).add_column("delta", "ΔB", ColumnKind::DeltaBytes);
   t.add_column("address", "ADDR", ColumnKind::Address);
-  t.add_row({"Dictionary<String, Int32>", uint64_t{3}, uint64_t{1536}, int64_t{-512}, uint64_t{0x7f00}});
-  t.add_row({"say \"hi\"\n", uint64_t{12}, uint64_t{10}, int64_t{0}, Cell()});
+  return t;
+}
+
+Table sample() {
+  Table t = sample_columns();
+  t.add_row(sample_row(0));
+  t.add_row(sample_row(1));
   return t;
 }
 
@@ -52,6 +65,32 @@ TEST_CASE("json escapes and keeps keys in column order", "[output]") {
   const std::string doc = render_report(two, Format::Json);
   CHECK(doc.rfind("{\n  \"things\": [\n    {", 0) == 0);
   CHECK(doc.find("\"none\": []") != std::string::npos);
+}
+
+TEST_CASE("rows made on demand print as stored rows do, in every format", "[output]") {
+  // The first row stored, the second made by a source (as dominators --top 0 makes its rows).
+  Table made = sample_columns();
+  made.add_row(sample_row(0));
+  size_t calls = 0;
+  made.set_row_source(1, [&calls](size_t i) {
+    ++calls;
+    return sample_row(i + 1);
+  });
+  CHECK(made.row_count() == 2);
+  for (Format f : {Format::Table, Format::Json, Format::Csv}) CHECK(render_table(made, f) == render_table(sample(), f));
+  Report two;
+  two.tables.push_back(sample());
+  two.tables.push_back(made);
+  Report stored;
+  stored.tables.push_back(sample());
+  stored.tables.push_back(sample());
+  for (Format f : {Format::Table, Format::Json, Format::Csv})
+    CHECK(render_report(two, f) == render_report(stored, f));
+  CHECK(calls == 6);  // made once per rendering: three tables alone, three reports
+  Table wrong("w", "");
+  wrong.add_column("a", "A").add_column("b", "B");
+  wrong.set_row_source(1, [](size_t) { return std::vector<Cell>{Cell("only one")}; });
+  CHECK_THROWS_AS(render_table(wrong, Format::Csv), std::logic_error);
 }
 
 TEST_CASE("csv follows RFC 4180", "[output]") {

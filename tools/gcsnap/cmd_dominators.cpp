@@ -67,18 +67,20 @@ Table by_object(const LoadedHeap& heap, const DominatorTree& dom, const Dominato
   } else {
     rows = value_or_fail(top_retainer_chains(heap.graph, dom, opt.top, types), heap.sel.file);
   }
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const NodeIndex v = rows[i].head;
-    const NodeIndex d = dom.immediate_dominator(v);
-    const bool under_root = d == kVirtualRoot;
-    table.add_row({i + 1, heap.graph.address(v), heap.type_name(v), rows[i].length, heap.graph.object_size(v),
-                   dom.retained_size(v), share(dom.retained_size(v), dom.reachable_bytes()), dom.depth(v),
-                   under_root ? Cell() : Cell(heap.graph.address(d)),
-                   under_root ? Cell("(roots)") : Cell(heap.type_name(d))});
-  }
   if (std::any_of(rows.begin(), rows.end(), [](const RetainerChain& r) { return r.length > 1; }))
     notes.push_back("CHAIN: the objects a row stands for: it and the objects of its type it dominates through "
                     "objects of that type (a linked list's nodes); --no-fold lists them one by one");
+  // Rows are made as they are printed: `--top 0` lists every object (millions), and a stored
+  // row costs ~1 KB. HEAP and DOM outlive the printing (run_dominators).
+  auto chains = std::make_shared<const std::vector<RetainerChain>>(std::move(rows));
+  table.set_row_source(chains->size(), [&heap, &dom, chains](size_t i) -> std::vector<Cell> {
+    const NodeIndex v = (*chains)[i].head;
+    const NodeIndex d = dom.immediate_dominator(v);
+    const bool under_root = d == kVirtualRoot;
+    return {i + 1, heap.graph.address(v), heap.type_name(v), (*chains)[i].length, heap.graph.object_size(v),
+            dom.retained_size(v), share(dom.retained_size(v), dom.reachable_bytes()), dom.depth(v),
+            under_root ? Cell() : Cell(heap.graph.address(d)), under_root ? Cell("(roots)") : Cell(heap.type_name(d))};
+  });
   return table;
 }
 

@@ -95,14 +95,17 @@ void run_objects(const ObjectsOptions& opt) {
   table.add_column("age", "AGE (GCs)", ColumnKind::Count, Shown::TableOnly);
   table.add_column("age_gcs", "", ColumnKind::Count, Shown::MachineOnly);
   table.add_column("age_at_least", "", ColumnKind::Boolean, Shown::MachineOnly);
-  for (const Row& r : rows) {
+  // Rows are made as they are printed (a common type has millions of instances); HEAP, DOM
+  // and ROWS outlive the printing below.
+  table.set_row_source(rows.size(), [&heap, &dom, &rows, &opt](size_t i) -> std::vector<Cell> {
+    const Row& r = rows[i];
     const bool reachable = dom && dom->is_reachable(r.node);
     Cell age_text = opt.no_age ? Cell() : r.age.at_least ? Cell(fmt::format("\u2265{}", r.age.gcs)) : Cell(r.age.gcs);
-    table.add_row({heap->graph.address(r.node), heap->type_name(r.node), heap->graph.object_size(r.node),
-                   generation_name(heap->objects.generations[r.node]), dom ? Cell(r.retained) : Cell(),
-                   dom ? Cell::boolean(reachable) : Cell(), age_text, opt.no_age ? Cell() : Cell(r.age.gcs),
-                   opt.no_age ? Cell() : Cell::boolean(r.age.at_least)});
-  }
+    return {heap->graph.address(r.node), heap->type_name(r.node), heap->graph.object_size(r.node),
+            generation_name(heap->objects.generations[r.node]), dom ? Cell(r.retained) : Cell(),
+            dom ? Cell::boolean(reachable) : Cell(), age_text, opt.no_age ? Cell() : Cell(r.age.gcs),
+            opt.no_age ? Cell() : Cell::boolean(r.age.at_least)};
+  });
   Report report;
   report.tables.push_back(std::move(table));
   if (opt.top && total > opt.top)

@@ -31,6 +31,20 @@ void Table::add_row(std::vector<Cell> cells) {
   rows_.push_back(std::move(cells));
 }
 
+void Table::set_row_source(size_t count, std::function<std::vector<Cell>(size_t)> source) {
+  source_count_ = source ? count : 0;
+  source_ = std::move(source);
+}
+
+void Table::for_each_row(const std::function<void(const std::vector<Cell>&)>& visit) const {
+  for (const auto& row : rows_) visit(row);
+  for (size_t i = 0; i < source_count_; ++i) {
+    const std::vector<Cell> row = source_(i);
+    if (row.size() != columns_.size()) throw std::logic_error("table row has the wrong number of cells");
+    visit(row);
+  }
+}
+
 std::string format_bytes(uint64_t bytes) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   if (bytes < 1024) return fmt::format("{} B", bytes);
@@ -295,15 +309,15 @@ std::string render_text(const Table& table, size_t width) {
   std::vector<std::vector<std::string>> texts;
   std::vector<size_t> widths(cols.size());
   for (size_t c = 0; c < cols.size(); ++c) widths[c] = display_width(cols[c].title);
-  texts.reserve(table.rows().size());
-  for (const auto& row : table.rows()) {
+  texts.reserve(table.row_count());
+  table.for_each_row([&](const std::vector<Cell>& row) {
     auto& out = texts.emplace_back();
     out.reserve(cols.size());
     for (size_t c = 0; c < cols.size(); ++c) {
       out.push_back(human_text(row[index[c]], cols[c].kind));
       widths[c] = std::max(widths[c], display_width(out.back()));
     }
-  }
+  });
   std::vector<std::string> dropped;
   if (width != 0) {
     dropped = drop_narrow_columns(cols, texts, widths, width);
@@ -339,13 +353,51 @@ std::string render_text(const Table& table, size_t width) {
   return s;
 }
 
-std::string render_json(const Table& table) {
+// Where JSON and CSV go: a string (render_*), or a file written as the rows are made
+// (print_report), so that a table of millions of rows is never held whole.
+class Sink {
+ public:
+  explicit Sink(std::string& text) : text_(&text) {}
+  explicit Sink(std::FILE* out) : out_(out) {}
+  Sink(const Sink&) = delete;
+  Sink& operator=(const Sink&) = delete;
+  ~Sink() { flush(); }
+  /// Indent every line after the next newline by two spaces (a table nested in a JSON object).
+  void set_indent(bool on) { indent_ = on; }
+  Sink& operator<<(std::string_view text) {
+    if (!indent_) {
+      buffer_.append(text);
+    } else {
+      for (char c : text) {
+        buffer_ += c;
+        if (c == '\n') buffer_ += "  ";
+      }
+    }
+    if (buffer_.size() >= (size_t{1} << 16)) flush();
+    return *this;
+  }
+  void flush() {
+    if (text_) text_->append(buffer_);
+    else if (!buffer_.empty()) std::fwrite(buffer_.data(), 1, buffer_.size(), out_);
+    buffer_.clear();
+  }
+
+ private:
+  std::string* text_ = nullptr;
+  std::FILE* out_ = nullptr;
+  std::string buffer_;
+  bool indent_ = false;
+};
+
+void write_json(const Table& table, Sink& out) {
   const std::vector<Column> cols = visible_columns(table, false);
   const std::vector<size_t> index = visible_indices(table, false);
-  std::string s = "[";
-  for (size_t r = 0; r < table.rows().size(); ++r) {
-    s += r == 0 ? "\n  {" : ",\n  {";
-    const auto& row = table.rows()[r];
+  out << "[";
+  bool first = true;
+  std::string s;
+  table.for_each_row([&](const std::vector<Cell>& row) {
+    s = first ? "\n  {" : ",\n  {";
+    first = false;
     for (size_t c = 0; c < cols.size(); ++c) {
       if (c) s += ", ";
       s += fmt::format("\"{}\": ", json_escape(cols[c].key));
@@ -356,66 +408,88 @@ std::string render_json(const Table& table) {
       else s += plain_number(cell);
     }
     s += "}";
-  }
-  s += table.rows().empty() ? "]" : "\n]";
-  return s;
+    out << s;
+  });
+  out << (first ? "]" : "\n]");
 }
 
-std::string render_csv(const Table& table) {
+void write_csv(const Table& table, Sink& out) {
   const std::vector<Column> cols = visible_columns(table, false);
   const std::vector<size_t> index = visible_indices(table, false);
   std::string s;
   for (size_t c = 0; c < cols.size(); ++c) s += (c ? "," : "") + csv_field(cols[c].key);
   s += "\r\n";
-  for (const auto& row : table.rows()) {
-    for (size_t c = 0; c < cols.size(); ++c)
-      s += (c ? "," : "") + csv_field(machine_text(row[index[c]], cols[c].kind));
+  out << s;
+  table.for_each_row([&](const std::vector<Cell>& row) {
+    s.clear();
+    for (size_t c = 0; c < cols.size(); ++c) {
+      if (c) s += ',';
+      s += csv_field(machine_text(row[index[c]], cols[c].kind));
+    }
     s += "\r\n";
+    out << s;
+  });
+}
+
+void write_table(const Table& table, Format format, size_t width, Sink& out) {
+  switch (format) {
+    case Format::Json:
+      write_json(table, out);
+      out << "\n";
+      return;
+    case Format::Csv: write_csv(table, out); return;
+    default: out << render_text(table, width); return;
   }
-  return s;
+}
+
+// The report's tables and notes, as render_report documents them.
+void write_report(const Report& report, Format format, const RenderOptions& options, Sink& out) {
+  if (!options.table.empty()) {
+    std::string names;
+    for (const auto& t : report.tables) {
+      if (t.name() == options.table) return write_table(t, format, options.width, out);
+      names += (names.empty() ? "" : ", ") + t.name();
+    }
+    throw CliError(fmt::format("no table '{}' in this output (tables: {})", options.table, names), kExitUsage);
+  }
+  if (format == Format::Json && report.tables.size() != 1) {
+    out << "{";
+    for (size_t i = 0; i < report.tables.size(); ++i) {
+      out << fmt::format("{}\n  \"{}\": ", i ? "," : "", json_escape(report.tables[i].name()));
+      // The nested array is indented by two spaces so the whole document stays readable.
+      out.set_indent(true);
+      write_json(report.tables[i], out);
+      out.set_indent(false);
+    }
+    out << (report.tables.empty() ? "}\n" : "\n}\n");
+    return;
+  }
+  for (size_t i = 0; i < report.tables.size(); ++i) {
+    if (i) out << (format == Format::Csv ? "\r\n" : "\n");
+    write_table(report.tables[i], format, options.width, out);
+  }
+  if (format == Format::Table && !report.notes.empty()) {
+    out << "\n";
+    for (const auto& note : report.notes) out << "note: " << note << "\n";
+  }
 }
 
 }  // namespace
 
 std::string render_table(const Table& table, Format format, size_t width) {
-  switch (format) {
-    case Format::Json: return render_json(table) + "\n";
-    case Format::Csv: return render_csv(table);
-    default: return render_text(table, width);
+  std::string s;
+  {
+    Sink out(s);
+    write_table(table, format, width, out);
   }
+  return s;
 }
 
 std::string render_report(const Report& report, Format format, const RenderOptions& options) {
-  if (!options.table.empty()) {
-    std::string names;
-    for (const auto& t : report.tables) {
-      if (t.name() == options.table) return render_table(t, format, options.width);
-      names += (names.empty() ? "" : ", ") + t.name();
-    }
-    throw CliError(fmt::format("no table '{}' in this output (tables: {})", options.table, names), kExitUsage);
-  }
   std::string s;
-  if (format == Format::Json && report.tables.size() != 1) {
-    s = "{";
-    for (size_t i = 0; i < report.tables.size(); ++i) {
-      std::string body = render_json(report.tables[i]);
-      // Indent the nested array by two spaces so the whole document stays readable.
-      std::string indented;
-      for (char c : body) {
-        indented += c;
-        if (c == '\n') indented += "  ";
-      }
-      s += fmt::format("{}\n  \"{}\": {}", i ? "," : "", json_escape(report.tables[i].name()), indented);
-    }
-    return s + (report.tables.empty() ? "}\n" : "\n}\n");
-  }
-  for (size_t i = 0; i < report.tables.size(); ++i) {
-    if (i) s += format == Format::Csv ? "\r\n" : "\n";
-    s += render_table(report.tables[i], format, options.width);
-  }
-  if (format == Format::Table && !report.notes.empty()) {
-    s += "\n";
-    for (const auto& note : report.notes) s += "note: " + note + "\n";
+  {
+    Sink out(s);
+    write_report(report, format, options, out);
   }
   return s;
 }
@@ -425,8 +499,8 @@ void print_report(const Report& report, Format format, std::FILE* out) {
   RenderOptions options;
   options.width = cl.wide ? 0 : terminal_width(out);
   options.table = cl.table;
-  const std::string s = render_report(report, format, options);
-  std::fwrite(s.data(), 1, s.size(), out);
+  Sink sink(out);
+  write_report(report, format, options, sink);
 }
 
 }  // namespace gcsnap::cli

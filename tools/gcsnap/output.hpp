@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -110,17 +111,26 @@ class Table {
   Table& drop_when_narrow(int rank);
   /// Append a row; it must have one cell per column (throws std::logic_error otherwise).
   void add_row(std::vector<Cell> cells);
+  /// Make the rows on demand instead of storing them: COUNT rows after the stored ones, row i
+  /// (0-based among them) from SOURCE(i), one cell per column. For tables of millions of rows
+  /// (`dominators --top 0`): JSON and CSV are written a row at a time as they are made.
+  void set_row_source(size_t count, std::function<std::vector<Cell>(size_t)> source);
 
   const std::string& name() const noexcept { return name_; }
   const std::string& title() const noexcept { return title_; }
   const std::vector<Column>& columns() const noexcept { return columns_; }
-  const std::vector<std::vector<Cell>>& rows() const noexcept { return rows_; }
-  bool empty() const noexcept { return rows_.empty(); }
+  size_t row_count() const noexcept { return rows_.size() + source_count_; }
+  /// Visit every row in order, stored then made (throws std::logic_error for a made row with
+  /// the wrong number of cells).
+  void for_each_row(const std::function<void(const std::vector<Cell>&)>& visit) const;
+  bool empty() const noexcept { return row_count() == 0; }
 
  private:
   std::string name_, title_;
   std::vector<Column> columns_;
   std::vector<std::vector<Cell>> rows_;
+  size_t source_count_ = 0;
+  std::function<std::vector<Cell>(size_t)> source_;
 };
 
 /// Tables printed together, plus free-text notes that only the table format shows
