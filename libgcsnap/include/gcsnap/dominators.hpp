@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -58,6 +59,11 @@ class DominatorTree {
 
  private:
   friend struct detail::AnalysisIndexAccess;
+  // compute, calling AFTER_DFS between the DFS (which reads only the successors) and the
+  // semidominators (the first use of the reverse CSR): the analysis index builds the reverse
+  // CSR on another thread meanwhile and adopts it there (index_build.cpp).
+  static Result<DominatorTree> compute_after(const HeapGraph& graph, const DominatorOptions& options,
+                                             const std::function<Status()>& after_dfs);
   // The arrays live in storage_: owned vectors, or a mapped analysis index kept alive.
   std::span<const NodeIndex> idom_;
   std::span<const uint64_t> retained_;

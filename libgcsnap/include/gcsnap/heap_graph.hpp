@@ -52,6 +52,7 @@ struct GraphBuildStats {
 
 namespace detail {
 struct AnalysisIndexAccess;
+struct ReverseCsr;
 }
 
 /// The heap graph: forward CSR always, reverse CSR on demand.
@@ -161,6 +162,8 @@ class HeapGraph {
 
   // Point the views at STORAGE's arrays (built in memory).
   void adopt(std::shared_ptr<Storage> storage) noexcept;
+  // Take REVERSE as this graph's reverse CSR (built by detail::make_reverse_csr).
+  void adopt_reverse(detail::ReverseCsr&& reverse);
 };
 
 }  // namespace gcsnap

@@ -156,11 +156,19 @@ class SemiNca {
 Result<DominatorTree> DominatorTree::compute(const HeapGraph& graph, const DominatorOptions& options) {
   if (!graph.has_reverse())
     return make_error(ErrorCode::InvalidState, "dominators need the reverse graph (HeapGraph::build_reverse)");
+  return compute_after(graph, options, {});
+}
+
+Result<DominatorTree> DominatorTree::compute_after(const HeapGraph& graph, const DominatorOptions& options,
+                                                   const std::function<Status()>& after_dfs) {
   try {
     DominatorTree tree;
     const size_t n = graph.node_count();
     std::vector<uint32_t> idom;
     Preorder order = depth_first_order(graph, options);
+    if (after_dfs) GCSNAP_RETURN_IF_ERROR(after_dfs());
+    if (!graph.has_reverse())
+      return make_error(ErrorCode::InvalidState, "dominators need the reverse graph (HeapGraph::build_reverse)");
     idom = SemiNca(graph, order).run();
     std::vector<uint32_t>().swap(order.number);  // not `= {}`, which keeps the capacity
     std::vector<bool>().swap(order.is_root);

@@ -193,9 +193,10 @@ namespace {
 // Counting sort of the forward edges by target into offsets/sources. The offsets double as
 // the scatter cursors and are shifted back afterwards, so no extra per-node array is needed.
 template <typename Offset>
-void reverse_edges(size_t node_count, const HeapGraph& graph, std::span<const NodeIndex> targets,
-                   std::vector<Offset>& offsets, std::vector<NodeIndex>& sources) {
-  for (NodeIndex t : targets) ++offsets[t];
+void reverse_edges(const HeapGraph& graph, std::vector<Offset>& offsets, std::vector<NodeIndex>& sources) {
+  const size_t node_count = graph.node_count();
+  for (size_t s = 0; s < node_count; ++s)
+    for (NodeIndex t : graph.successors(static_cast<NodeIndex>(s))) ++offsets[t];
   Offset sum = 0;
   for (size_t i = 0; i < node_count; ++i) {
     const Offset c = offsets[i];
@@ -211,6 +212,20 @@ void reverse_edges(size_t node_count, const HeapGraph& graph, std::span<const No
 
 }  // namespace
 
+Result<detail::ReverseCsr> detail::make_reverse_csr(const HeapGraph& graph) {
+  try {
+    ReverseCsr out;
+    out.offsets.reset(graph.node_count() + 1, graph.edge_count());
+    detail::reserve_huge(out.sources, graph.edge_count());
+    out.sources.resize(graph.edge_count());
+    if (!out.offsets.narrow().empty()) reverse_edges(graph, out.offsets.narrow(), out.sources);
+    else reverse_edges(graph, out.offsets.wide(), out.sources);
+    return out;
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::OutOfMemory, "out of memory building the reverse graph");
+  }
+}
+
 void HeapGraph::adopt(std::shared_ptr<Storage> storage) noexcept {
   storage_ = std::move(storage);
   Storage& st = *storage_;
@@ -223,24 +238,22 @@ void HeapGraph::adopt(std::shared_ptr<Storage> storage) noexcept {
   dependent_edges_ = st.dependent_edges;
 }
 
+void HeapGraph::adopt_reverse(detail::ReverseCsr&& reverse) {
+  if (!storage_) storage_ = std::make_shared<Storage>();  // an empty graph
+  Storage& st = *storage_;
+  st.reverse_offsets = std::move(reverse.offsets);
+  st.reverse_sources = std::move(reverse.sources);
+  reverse_ = Csr{st.reverse_offsets.narrow().empty() ? nullptr : st.reverse_offsets.narrow().data(),
+                 st.reverse_offsets.wide().empty() ? nullptr : st.reverse_offsets.wide().data(),
+                 st.reverse_sources.data()};
+}
+
 Status HeapGraph::build_reverse() {
   if (has_reverse()) return Status::ok();
+  auto reverse = detail::make_reverse_csr(*this);
+  if (!reverse) return reverse.error();
   try {
-    if (!storage_) storage_ = std::make_shared<Storage>();  // an empty graph
-    CsrOffsets offsets;
-    offsets.reset(node_count_ + 1, edge_count_);
-    std::vector<NodeIndex> sources;
-    detail::reserve_huge(sources, edge_count_);
-    sources.resize(edge_count_);
-    const std::span<const NodeIndex> targets(forward_.items, edge_count_);
-    if (!offsets.narrow().empty()) reverse_edges(node_count_, *this, targets, offsets.narrow(), sources);
-    else reverse_edges(node_count_, *this, targets, offsets.wide(), sources);
-    Storage& st = *storage_;
-    st.reverse_offsets = std::move(offsets);
-    st.reverse_sources = std::move(sources);
-    reverse_ = Csr{st.reverse_offsets.narrow().empty() ? nullptr : st.reverse_offsets.narrow().data(),
-                   st.reverse_offsets.wide().empty() ? nullptr : st.reverse_offsets.wide().data(),
-                   st.reverse_sources.data()};
+    adopt_reverse(std::move(reverse).value());
     return Status::ok();
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::OutOfMemory, "out of memory building the reverse graph");

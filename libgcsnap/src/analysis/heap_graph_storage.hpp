@@ -8,6 +8,7 @@
 
 #include "analysis/csr_offsets.hpp"
 #include "gcsnap/heap_graph.hpp"
+#include "gcsnap/status.hpp"
 
 namespace gcsnap {
 
@@ -22,4 +23,18 @@ struct HeapGraph::Storage {
   std::shared_ptr<const void> mapping;  ///< set when the arrays live in a mapped index
 };
 
+namespace detail {
+
+/// A reverse CSR built apart from its graph (HeapGraph::build_reverse = make + adopt).
+struct ReverseCsr {
+  CsrOffsets offsets;
+  std::vector<NodeIndex> sources;
+};
+
+/// Build GRAPH's reverse CSR without changing GRAPH: it reads only the forward CSR, so it can
+/// run on one thread while others read the graph (the analysis index builds it during the
+/// dominators' DFS). Errors: OutOfMemory.
+[[nodiscard]] Result<ReverseCsr> make_reverse_csr(const HeapGraph& graph);
+
+}  // namespace detail
 }  // namespace gcsnap

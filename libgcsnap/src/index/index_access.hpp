@@ -2,6 +2,7 @@
 // The friend of HeapGraph, DominatorTree and EdgeSlots that lets the analysis index read their
 // arrays (to write them) and point them at a mapped file (to read them). Internal.
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <utility>
@@ -29,6 +30,12 @@ struct AnalysisIndexAccess {
   }
   static const uint64_t* addresses(const HeapGraph& g) noexcept { return g.addresses_; }
   static std::span<const uint32_t> slots(const EdgeSlots& s) noexcept { return s.slots_; }
+  /// Take REVERSE (detail::make_reverse_csr of G, built on another thread) as G's reverse CSR.
+  static void adopt_reverse(HeapGraph& g, ReverseCsr&& reverse) { g.adopt_reverse(std::move(reverse)); }
+  /// DominatorTree::compute with AFTER_DFS called before the reverse CSR is first used.
+  static Result<DominatorTree> compute_dominators(const HeapGraph& g, const std::function<Status()>& after_dfs) {
+    return DominatorTree::compute_after(g, DominatorOptions{}, after_dfs);
+  }
   /// Make a graph built in memory keep the table its columns point into alive.
   static void keep_alive(HeapGraph& g, std::shared_ptr<const void> keep) {
     if (g.storage_) g.storage_->mapping = std::move(keep);

@@ -5,23 +5,23 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
-#include <bit>
 #include <cerrno>
-#include <cstdio>
-#include <cstring>
+#include <future>
 #include <new>
 #include <optional>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "analysis/heap_graph_storage.hpp"
 #include "gcsnap/analysis_index.hpp"
 #include "index/index_access.hpp"
 #include "index/index_layout.hpp"
+#include "index/index_write.hpp"
 
 namespace gcsnap {
 
@@ -83,282 +83,220 @@ Result<IndexIdentity> identify_gc(const std::string& recording_path, const Recor
 
 namespace {
 
-// What a computed GcIndex's spans point into.
+// A job on a second thread, or on the caller's when none can be started (the build is then
+// sequential, and as correct). The job must outlive it; it joins on wait() and destruction.
+class SideJob {
+ public:
+  SideJob() = default;
+  SideJob(const SideJob&) = delete;
+  SideJob& operator=(const SideJob&) = delete;
+  ~SideJob() { wait(); }
+  template <typename Job>
+  void start(Job& job) noexcept {
+    try {
+      thread_ = std::thread([&job] { job(); });
+    } catch (const std::system_error&) {
+      job();
+    } catch (const std::bad_alloc&) {
+      job();
+    }
+  }
+  // join fails only on a thread that is not joinable or is the caller: neither happens here.
+  void wait() noexcept {
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::thread thread_;
+};
+
+// Where a build writes its index: PATH for IDENTITY.
+struct IndexTarget {
+  const IndexIdentity& identity;
+  const std::string& path;
+};
+
+struct BuiltIndex {
+  GcIndex index;
+  Status written;  // of the write to the target, if there was one
+};
+
+detail::IndexBytes offset_bytes(const detail::CsrOffsets& offsets) {
+  if (!offsets.wide().empty()) return detail::index_bytes(std::span<const uint64_t>(offsets.wide()));
+  return detail::index_bytes(std::span<const uint32_t>(offsets.narrow()));
+}
+
+// The decoded GC and its forward graph: what the rest of a build starts from.
+struct DecodedGc {
+  std::shared_ptr<ObjectTable> objects;  // node columns and generations (references released)
+  HeapGraph graph;
+  EdgeSlots slots;
+  bool has_dependent = false;
+};
+
+Result<DecodedGc> decode_gc(const Recording& rec, size_t gc_index, const IndexProgress& progress) {
+  if (progress) progress("decoding objects");
+  auto objects = rec.read_objects(gc_index, ObjectReadOptions{true});
+  if (!objects) return objects.error();
+  DecodedGc out;
+  out.objects = std::make_shared<ObjectTable>(std::move(objects).value());
+  auto roots = rec.read_roots(gc_index);
+  if (!roots) return roots.error();
+  auto has_dependent = rec.has_dependent_handle_section(gc_index);
+  if (!has_dependent) return has_dependent.error();
+  auto dependent = rec.read_dependent_handles(gc_index);
+  if (!dependent) return dependent.error();
+  out.has_dependent = *has_dependent;
+  if (progress) progress("building the graph");
+  auto graph = HeapGraph::build(*out.objects, *roots, out.has_dependent ? &*dependent : nullptr);
+  if (!graph) return graph.error();
+  auto slots = EdgeSlots::build(*out.objects, *graph);
+  if (!slots) return slots.error();
+  out.objects->release_references();
+  out.graph = std::move(graph).value();
+  out.slots = std::move(slots).value();
+  return out;
+}
+
+// The index file of TARGET at PLACE, or none (no target, or WRITTEN says why not).
+std::optional<detail::IndexFile> create_index_file(const IndexTarget* target,
+                                                   const std::optional<L::Placement>& place, Status& written) {
+  if (!target) return std::nullopt;
+  if (!place) {
+    written = make_error(ErrorCode::LimitExceeded, "the analysis index would be too large");
+    return std::nullopt;
+  }
+  auto created = detail::IndexFile::create(target->path);
+  if (!created) {
+    written = created.error();
+    return std::nullopt;
+  }
+  return std::move(created).value();
+}
+
+// What a computed GcIndex's spans point into. Of the tree only parents() is used (its graph
+// pointer names the graph before it moved into the index).
 struct ComputedStorage {
   std::shared_ptr<const ObjectTable> objects;  // generations (and the graph's columns)
-  std::vector<NodeIndex> path_parents;
+  ShortestPathTree path_tree;
 };
+
+GcIndex assemble_index(DecodedGc&& gc, DominatorTree&& dom, ShortestPathTree&& path_tree,
+                       std::vector<TypeStats>&& types, uint64_t block_hash) {
+  GcIndex ix;
+  AnalysisIndexAccess::keep_alive(gc.graph, gc.objects);
+  ix.graph = std::move(gc.graph);
+  ix.dominators = std::move(dom);
+  ix.edge_slots = std::move(gc.slots);
+  ix.generations = gc.objects->generations;
+  ix.type_stats = std::move(types);
+  ix.has_dependent_handles = gc.has_dependent;
+  ix.root_entries = ix.graph.roots().size() + ix.graph.unresolved_roots().size();
+  ix.unreachable_objects = ix.dominators.unreachable_count();
+  ix.unreachable_bytes = ix.dominators.unreachable_bytes();
+  ix.block_hash = block_hash;
+  auto storage = std::make_shared<ComputedStorage>();
+  storage->objects = std::move(gc.objects);
+  storage->path_tree = std::move(path_tree);  // a move keeps the parents' buffer
+  ix.path_parents = storage->path_tree.parents();
+  ix.storage = std::move(storage);
+  return ix;
+}
+
+// Compute GC_INDEX's index and, with TARGET, write it. The dominator tree is most of the time
+// (docs/performance.md, issue 16), and its DFS reads only the successors: a second thread
+// builds the reverse CSR meanwhile, then the shortest-path tree (a BFS over the successors),
+// hashes the block and writes the arrays that exist by then (node columns, both graphs, slots,
+// roots: 3/4 of the file); it writes the dominator tree's arrays while the histogram is
+// counted. So the build costs the dominators and the histogram, not also the reverse CSR, the
+// BFS and the write. The second thread reads only the forward graph, roots and columns, which
+// the main one never changes (it only adopts the reverse CSR). Peak memory is not raised: the
+// reverse CSR exists before the semidominators' arrays either way, and the arrays are written
+// from where they are, with no copy. Failing to write only sets `written`; the index is
+// computed all the same.
+Result<BuiltIndex> build_gc_index(const Recording& rec, size_t gc_index, const IndexProgress& progress,
+                                  const IndexTarget* target) {
+  auto decoded = decode_gc(rec, gc_index, progress);
+  if (!decoded) return decoded.error();
+  DecodedGc& gc = *decoded;
+  BuiltIndex out;
+  L::Counts counts = detail::graph_counts(gc.graph, gc.has_dependent, !gc.slots.empty());
+  // The arrays before the preorder are placed by the graph's counts alone (§12.3 order).
+  auto place = L::place(counts);
+  std::optional<detail::IndexFile> file = create_index_file(target, place, out.written);
+
+  std::promise<Result<detail::ReverseCsr>> reverse_promise;
+  std::future<Result<detail::ReverseCsr>> reverse_future = reverse_promise.get_future();
+  Result<uint64_t> block = make_error(ErrorCode::InvalidState, "the block was not hashed");
+  Result<ShortestPathTree> path_tree = make_error(ErrorCode::InvalidState, "no shortest-path tree");
+  auto graph_job = [&]() noexcept {
+    auto reverse = detail::make_reverse_csr(gc.graph);
+    // Taken before the hand-over: moving the vectors into the graph keeps their buffers.
+    std::optional<std::pair<detail::IndexBytes, detail::IndexBytes>> bytes;
+    if (reverse)
+      bytes.emplace(offset_bytes(reverse->offsets), detail::index_bytes(std::span<const NodeIndex>(reverse->sources)));
+    reverse_promise.set_value(std::move(reverse));
+    path_tree = ShortestPathTree::compute(gc.graph, RetentionOptions{});
+    block = rec.block_hash(gc_index);
+    if (file && bytes)
+      detail::write_graph_arrays(*file, *place, gc.graph, gc.objects->generations, gc.slots, bytes->first,
+                                 bytes->second);
+  };
+  if (progress) progress("building the reverse graph");
+  SideJob graph_side;
+  graph_side.start(graph_job);
+  if (progress) progress("computing dominators");
+  auto dom = AnalysisIndexAccess::compute_dominators(gc.graph, [&]() -> Status {
+    auto reverse = reverse_future.get();
+    if (!reverse) return reverse.error();
+    AnalysisIndexAccess::adopt_reverse(gc.graph, std::move(reverse).value());
+    return Status::ok();
+  });
+  if (!dom) return dom.error();
+  graph_side.wait();
+  if (!block) return block.error();
+  if (!path_tree) return path_tree.error();
+
+  counts.preorder = dom->preorder().size();
+  place = L::place(counts);  // the histogram's offset does not depend on its count
+  auto tree_job = [&]() noexcept {
+    if (file && place) detail::write_tree_arrays(*file, *place, *dom);
+  };
+  SideJob tree_side;
+  tree_side.start(tree_job);
+  if (progress) progress("counting types");
+  auto hist = build_type_histogram(gc.graph, &*dom, TypeHistogramOptions{}, gc.objects->generations);
+  if (!hist) return hist.error();
+  std::sort(hist->begin(), hist->end(), [](const TypeStats& a, const TypeStats& b) { return a.type_id < b.type_id; });
+  tree_side.wait();
+
+  out.index = assemble_index(std::move(gc), std::move(dom).value(), std::move(path_tree).value(),
+                             std::move(hist).value(), *block);
+  if (file) {
+    if (progress) progress("writing the index");
+    counts.types = out.index.type_stats.size();
+    place = L::place(counts);  // the path parents follow the histogram (§12.3)
+    if (!place) {
+      out.written = make_error(ErrorCode::LimitExceeded, "the analysis index would be too large");
+    } else {
+      file->write_array(L::kTypes, *place, detail::encode_type_stats(out.index.type_stats));
+      file->write_array(L::kPathParents, *place, detail::index_bytes(out.index.path_parents));
+      out.written = file->finish(detail::index_header(out.index, target->identity, counts), place->file_size);
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
 Result<GcIndex> compute_gc_index(const Recording& rec, size_t gc_index, const IndexProgress& progress) {
-  auto stage = [&](std::string_view s) {
-    if (progress) progress(s);
-  };
   try {
-    stage("decoding objects");
-    auto objects = rec.read_objects(gc_index, ObjectReadOptions{true});
-    if (!objects) return objects.error();
-    auto owned = std::make_shared<ObjectTable>(std::move(objects).value());
-    auto roots = rec.read_roots(gc_index);
-    if (!roots) return roots.error();
-    auto has_dependent = rec.has_dependent_handle_section(gc_index);
-    if (!has_dependent) return has_dependent.error();
-    auto dependent = rec.read_dependent_handles(gc_index);
-    if (!dependent) return dependent.error();
-    stage("building the graph");
-    auto graph = HeapGraph::build(*owned, *roots, *has_dependent ? &*dependent : nullptr);
-    if (!graph) return graph.error();
-    auto slots = EdgeSlots::build(*owned, *graph);
-    if (!slots) return slots.error();
-    owned->release_references();
-    stage("building the reverse graph");
-    GCSNAP_RETURN_IF_ERROR(graph->build_reverse());
-    stage("computing dominators");
-    // The shortest-path tree is a BFS that only reads the graph: it runs beside the dominators
-    // on the second core (or after them when no thread can be started).
-    std::optional<Result<ShortestPathTree>> bfs;
-    auto run_bfs = [&] { bfs.emplace(ShortestPathTree::compute(*graph, RetentionOptions{})); };
-    std::thread beside;
-    try {
-      beside = std::thread(run_bfs);
-    } catch (const std::system_error&) {
-    }
-    auto dom = DominatorTree::compute(*graph);
-    if (beside.joinable()) beside.join();
-    else run_bfs();
-    if (!dom) return dom.error();
-    if (!*bfs) return bfs->error();
-    stage("counting types");
-    auto hist = build_type_histogram(*graph, &*dom, TypeHistogramOptions{}, owned->generations);
-    if (!hist) return hist.error();
-    std::sort(hist->begin(), hist->end(), [](const TypeStats& a, const TypeStats& b) { return a.type_id < b.type_id; });
-    GcIndex out;
-    AnalysisIndexAccess::keep_alive(*graph, owned);
-    out.graph = std::move(graph).value();
-    out.dominators = std::move(dom).value();
-    out.edge_slots = std::move(slots).value();
-    out.generations = owned->generations;
-    out.type_stats = std::move(hist).value();
-    out.has_dependent_handles = *has_dependent;
-    out.root_entries = out.graph.roots().size() + out.graph.unresolved_roots().size();
-    out.unreachable_objects = out.dominators.unreachable_count();
-    out.unreachable_bytes = out.dominators.unreachable_bytes();
-    auto block = rec.block_hash(gc_index);
-    if (!block) return block.error();
-    out.block_hash = *block;
-    // The index's arrays outlive the tree that computed the parents: keep them with the table.
-    auto storage = std::make_shared<ComputedStorage>();
-    storage->objects = std::move(owned);
-    const auto parents = (*bfs)->parents();
-    storage->path_parents.assign(parents.begin(), parents.end());
-    out.path_parents = storage->path_parents;
-    out.storage = std::move(storage);
-    return out;
+    auto built = build_gc_index(rec, gc_index, progress, nullptr);
+    if (!built) return built.error();
+    return std::move(built->index);
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::OutOfMemory, "out of memory computing the analysis index");
   }
-}
-
-namespace {
-
-// Buffered writes to FD after the header; each array's bytes (not the padding) are hashed on
-// their own (format-spec.md §12.2: one checksum per array, so a reader checks only those it uses).
-class IndexWriter {
- public:
-  explicit IndexWriter(int fd) : fd_(fd), buffer_(size_t{1} << 20) {}
-  uint64_t position() const noexcept { return position_; }
-  // Pad to array WHICH's offset and start its checksum.
-  bool begin(size_t which, uint64_t offset) {
-    if (!pad_to(offset)) return false;
-    current_ = which;
-    XXH3_64bits_reset(&hash_);
-    return true;
-  }
-  void end() { hashes_[current_] = XXH3_64bits_digest(&hash_); }
-  const std::array<uint64_t, L::kArrayCount>& hashes() const noexcept { return hashes_; }
-  bool write(const void* data, size_t n, bool hashed = true) {
-    const auto* p = static_cast<const char*>(data);
-    if (hashed) XXH3_64bits_update(&hash_, p, n);
-    position_ += n;
-    while (n > 0) {
-      const size_t take = std::min(n, buffer_.size() - used_);
-      std::memcpy(buffer_.data() + used_, p, take);
-      used_ += take;
-      p += take;
-      n -= take;
-      if (used_ == buffer_.size() && !flush()) return false;
-    }
-    return true;
-  }
-  bool pad_to(uint64_t offset) {
-    static constexpr char kZeros[L::kAlign] = {};
-    while (position_ < offset)
-      if (!write(kZeros, static_cast<size_t>(std::min<uint64_t>(offset - position_, sizeof kZeros)), false)) return false;
-    return true;
-  }
-  bool flush() {
-    size_t done = 0;
-    while (done < used_) {
-      const ssize_t w = ::write(fd_, buffer_.data() + done, used_ - done);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) return false;
-      done += static_cast<size_t>(w);
-    }
-    used_ = 0;
-    return true;
-  }
-
- private:
-  int fd_;
-  std::vector<char> buffer_;
-  size_t used_ = 0;
-  uint64_t position_ = L::kHeaderSize;
-  size_t current_ = 0;
-  XXH3_state_t hash_{};
-  std::array<uint64_t, L::kArrayCount> hashes_{};
-};
-
-template <typename T>
-void put(unsigned char* at, T value) {
-  std::memcpy(at, &value, sizeof value);  // little-endian host (checked by the caller)
-}
-
-bool write_payload(IndexWriter& w, const GcIndex& ix, const L::Placement& place, uint32_t flags) {
-  const HeapGraph& g = ix.graph;
-  auto array = [&](size_t which, const void* data, uint64_t bytes) {
-    if (!w.begin(which, place.offset[which]) || (bytes != 0 && !w.write(data, static_cast<size_t>(bytes)))) return false;
-    w.end();
-    return true;
-  };
-  const auto fwd = AnalysisIndexAccess::forward(g);
-  const auto rev = AnalysisIndexAccess::reverse(g);
-  const bool wide = (flags & L::kFlagWideOffsets) != 0;
-  if (!array(L::kAddresses, AnalysisIndexAccess::addresses(g), place.bytes[L::kAddresses]) ||
-      !array(L::kSizes, g.sizes().data(), place.bytes[L::kSizes]) ||
-      !array(L::kTypeIds, g.type_ids().data(), place.bytes[L::kTypeIds]) ||
-      !array(L::kGenerations, ix.generations.data(), place.bytes[L::kGenerations]) ||
-      !array(L::kForwardOffsets, wide ? static_cast<const void*>(fwd.wide.data()) : fwd.narrow.data(),
-             place.bytes[L::kForwardOffsets]) ||
-      !array(L::kForwardTargets, fwd.items.data(), place.bytes[L::kForwardTargets]) ||
-      !array(L::kReverseOffsets, wide ? static_cast<const void*>(rev.wide.data()) : rev.narrow.data(),
-             place.bytes[L::kReverseOffsets]) ||
-      !array(L::kReverseSources, rev.items.data(), place.bytes[L::kReverseSources]) ||
-      !array(L::kSlots, AnalysisIndexAccess::slots(ix.edge_slots).data(), place.bytes[L::kSlots]))
-    return false;
-  if (!w.begin(L::kRoots, place.offset[L::kRoots])) return false;
-  for (const GraphRoot& r : g.roots()) {
-    unsigned char rec[L::kRootRecord] = {};
-    put(rec, r.node);
-    put(rec + 4, r.root_index);
-    put(rec + 8, r.root_id);
-    rec[16] = static_cast<uint8_t>(r.kind);
-    rec[17] = r.flags;
-    if (!w.write(rec, sizeof rec)) return false;
-  }
-  w.end();
-  if (!array(L::kUnresolved, g.unresolved_roots().data(), place.bytes[L::kUnresolved])) return false;
-  if (!w.begin(L::kDependentEdges, place.offset[L::kDependentEdges])) return false;
-  for (const auto& [primary, secondary] : AnalysisIndexAccess::dependent_edges(g)) {
-    unsigned char rec[8];
-    put(rec, primary);
-    put(rec + 4, secondary);
-    if (!w.write(rec, sizeof rec)) return false;
-  }
-  w.end();
-  const DominatorTree& d = ix.dominators;
-  if (!array(L::kPreorder, d.preorder().data(), place.bytes[L::kPreorder]) ||
-      !array(L::kIdom, d.immediate_dominators().data(), place.bytes[L::kIdom]) ||
-      !array(L::kRetained, d.retained_sizes().data(), place.bytes[L::kRetained]))
-    return false;
-  if (!w.begin(L::kTypes, place.offset[L::kTypes])) return false;
-  for (const TypeStats& t : ix.type_stats) {
-    unsigned char rec[L::kTypeRecord] = {};
-    put(rec, t.type_id);
-    put(rec + 8, t.count);
-    put(rec + 16, t.shallow_bytes);
-    put(rec + 24, t.retained_bytes);
-    put(rec + 32, t.unreachable_count);
-    for (size_t s = 0; s < kGenerationSlots; ++s) put(rec + 40 + 8 * s, t.generation_bytes[s]);
-    if (!w.write(rec, sizeof rec)) return false;
-  }
-  w.end();
-  if (!array(L::kPathParents, ix.path_parents.data(), place.bytes[L::kPathParents])) return false;
-  return w.position() == place.file_size && w.flush();
-}
-
-}  // namespace
-
-Status write_gc_index(const GcIndex& ix, const IndexIdentity& id, const std::string& path) {
-  if constexpr (std::endian::native != std::endian::little)
-    return make_error(ErrorCode::InvalidState, "analysis indexes are written on little-endian hosts only");
-  const HeapGraph& g = ix.graph;
-  if (!g.has_reverse() || ix.dominators.immediate_dominators().size() != g.node_count() ||
-      ix.generations.size() != g.node_count() || ix.path_parents.size() != g.node_count())
-    return make_error(ErrorCode::InvalidArgument, "the analysis index is incomplete");
-  L::Counts c;
-  c.nodes = g.node_count();
-  c.edges = g.edge_count();
-  c.roots = g.roots().size();
-  c.unresolved = g.unresolved_roots().size();
-  c.dependent = AnalysisIndexAccess::dependent_edges(g).size();
-  c.preorder = ix.dominators.preorder().size();
-  c.types = ix.type_stats.size();
-  c.flags = (AnalysisIndexAccess::forward(g).wide.empty() ? 0u : L::kFlagWideOffsets) |
-            (ix.has_dependent_handles ? L::kFlagDependent : 0u) | (ix.edge_slots.empty() ? 0u : L::kFlagSlots);
-  const auto place = L::place(c);
-  if (!place) return make_error(ErrorCode::LimitExceeded, "the analysis index would be too large");
-
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return io_error("cannot create the analysis index");
-  bool ok = false;
-  try {
-    IndexWriter w(fd);
-    static constexpr char kZeros[L::kHeaderSize] = {};
-    ok = ::pwrite(fd, kZeros, sizeof kZeros, 0) == static_cast<ssize_t>(sizeof kZeros) &&
-         ::lseek(fd, L::kHeaderSize, SEEK_SET) == static_cast<off_t>(L::kHeaderSize) && write_payload(w, ix, *place, c.flags);
-    if (ok) {
-      unsigned char h[L::kHeaderSize] = {};
-      std::memcpy(h, L::kMagic, sizeof L::kMagic);
-      put(h + L::kOffMajor, L::kMajor);
-      put(h + L::kOffMinor, L::kMinor);
-      put(h + L::kOffFlags, c.flags);
-      put(h + L::kOffFileSize, id.file_size);
-      put(h + L::kOffMtime, id.mtime_ns);
-      put(h + L::kOffGcNumber, id.gc_number);
-      put(h + L::kOffBlockOffset, id.block_offset);
-      put(h + L::kOffBlockSize, id.block_size);
-      put(h + L::kOffSampleHash, id.block_sample_hash);
-      put(h + L::kOffNodes, c.nodes);
-      put(h + L::kOffEdges, c.edges);
-      put(h + L::kOffRoots, c.roots);
-      put(h + L::kOffUnresolved, c.unresolved);
-      put(h + L::kOffDependent, c.dependent);
-      put(h + L::kOffPreorder, c.preorder);
-      put(h + L::kOffTypes, c.types);
-      put(h + L::kOffReachableBytes, ix.dominators.reachable_bytes());
-      put(h + L::kOffUnreachableBytes, ix.dominators.unreachable_bytes());
-      const GraphBuildStats& s = g.stats();
-      const uint64_t stats[7] = {s.references,     s.unresolved_references, s.null_roots,     s.unresolved_roots,
-                                 s.interior_roots, s.dependent_handles,     s.dependent_edges};
-      std::memcpy(h + L::kOffStats, stats, sizeof stats);
-      put(h + L::kOffBlockHash, ix.block_hash);
-      for (size_t a = 0; a < L::kArrayCount; ++a) put(h + L::hash_offset(a), w.hashes()[a]);
-      put(h + L::kOffHeaderHash, static_cast<uint64_t>(XXH3_64bits(h, L::kOffHeaderHash)));
-      ok = ::pwrite(fd, h, sizeof h, 0) == static_cast<ssize_t>(sizeof h);
-    }
-  } catch (const std::bad_alloc&) {
-    ok = false;
-    errno = ENOMEM;
-  }
-  const int saved = errno;
-  ok = (::close(fd) == 0) && ok;
-  if (ok && ::rename(tmp.c_str(), path.c_str()) == 0) return Status::ok();
-  const int failed = ok ? errno : saved;
-  ::unlink(tmp.c_str());
-  errno = failed;
-  return io_error("cannot write the analysis index");
 }
 
 Result<OpenedGcIndex> open_gc_index(const std::string& recording_path, const Recording& rec, size_t gc_index,
@@ -374,15 +312,18 @@ Result<OpenedGcIndex> open_gc_index(const std::string& recording_path, const Rec
     return out;
   }
   if (read.error().code != ErrorCode::NotFound) out.rejected = read.error();
-  auto computed = compute_gc_index(rec, gc_index, progress);
-  if (!computed) return computed.error();
-  out.index = std::move(computed).value();
+  const IndexTarget target{*id, path};
+  Result<BuiltIndex> built = make_error(ErrorCode::OutOfMemory, "out of memory computing the analysis index");
+  try {
+    built = build_gc_index(rec, gc_index, progress, write ? &target : nullptr);
+  } catch (const std::bad_alloc&) {
+  }
+  if (!built) return built.error();
+  out.index = std::move(built->index);
   out.source = IndexSource::BuiltKept;
   if (write) {
-    if (progress) progress("writing the index");
-    const Status saved = write_gc_index(out.index, *id, path);
-    if (saved) out.source = IndexSource::BuiltSaved;
-    else out.write_error = saved.error();
+    if (built->written) out.source = IndexSource::BuiltSaved;
+    else out.write_error = built->written.error();
   }
   return out;
 }

@@ -1,0 +1,274 @@
+// Writing an analysis index file (format-spec.md §12.2-12.3): the arrays by pwrite from where
+// the analysis keeps them, the header last, then the rename.
+#include "index/index_write.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <new>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "index/index_access.hpp"
+
+namespace gcsnap::detail {
+
+namespace L = index_layout;
+
+namespace {
+
+template <typename T>
+void put(unsigned char* at, T value) {
+  std::memcpy(at, &value, sizeof value);  // little-endian host (write_gc_index checks)
+}
+
+// Hash then write each piece while it is still in the cache: the hash reads it from memory,
+// the write's copy into the page cache finds it in L2.
+constexpr size_t kPiece = size_t{1} << 20;
+
+bool pwrite_all(int fd, const unsigned char* p, size_t n, uint64_t at) {
+  while (n > 0) {
+    const ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(at));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = EIO;
+      return false;
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+    at += static_cast<uint64_t>(w);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<unsigned char> encode_roots(std::span<const GraphRoot> roots) {
+  std::vector<unsigned char> out(roots.size() * L::kRootRecord);
+  unsigned char* rec = out.data();
+  for (const GraphRoot& r : roots) {
+    put(rec, r.node);
+    put(rec + 4, r.root_index);
+    put(rec + 8, r.root_id);
+    rec[16] = static_cast<uint8_t>(r.kind);
+    rec[17] = r.flags;
+    rec += L::kRootRecord;
+  }
+  return out;
+}
+
+std::vector<unsigned char> encode_dependent_edges(std::span<const std::pair<NodeIndex, NodeIndex>> edges) {
+  std::vector<unsigned char> out(edges.size() * 8);
+  unsigned char* rec = out.data();
+  for (const auto& [primary, secondary] : edges) {
+    put(rec, primary);
+    put(rec + 4, secondary);
+    rec += 8;
+  }
+  return out;
+}
+
+std::vector<unsigned char> encode_type_stats(std::span<const TypeStats> types) {
+  std::vector<unsigned char> out(types.size() * L::kTypeRecord);
+  unsigned char* rec = out.data();
+  for (const TypeStats& t : types) {
+    put(rec, t.type_id);
+    put(rec + 8, t.count);
+    put(rec + 16, t.shallow_bytes);
+    put(rec + 24, t.retained_bytes);
+    put(rec + 32, t.unreachable_count);
+    for (size_t s = 0; s < kGenerationSlots; ++s) put(rec + 40 + 8 * s, t.generation_bytes[s]);
+    rec += L::kTypeRecord;
+  }
+  return out;
+}
+
+L::Counts graph_counts(const HeapGraph& graph, bool has_dependent_handles, bool has_slots) {
+  L::Counts c;
+  c.nodes = graph.node_count();
+  c.edges = graph.edge_count();
+  c.roots = graph.roots().size();
+  c.unresolved = graph.unresolved_roots().size();
+  c.dependent = AnalysisIndexAccess::dependent_edges(graph).size();
+  c.flags = (AnalysisIndexAccess::forward(graph).wide.empty() ? 0u : L::kFlagWideOffsets) |
+            (has_dependent_handles ? L::kFlagDependent : 0u) | (has_slots ? L::kFlagSlots : 0u);
+  return c;
+}
+
+std::array<unsigned char, L::kHeaderSize> index_header(const GcIndex& ix, const IndexIdentity& id, const L::Counts& c) {
+  std::array<unsigned char, L::kHeaderSize> header{};
+  unsigned char* h = header.data();
+  std::memcpy(h, L::kMagic, sizeof L::kMagic);
+  put(h + L::kOffMajor, L::kMajor);
+  put(h + L::kOffMinor, L::kMinor);
+  put(h + L::kOffFlags, c.flags);
+  put(h + L::kOffFileSize, id.file_size);
+  put(h + L::kOffMtime, id.mtime_ns);
+  put(h + L::kOffGcNumber, id.gc_number);
+  put(h + L::kOffBlockOffset, id.block_offset);
+  put(h + L::kOffBlockSize, id.block_size);
+  put(h + L::kOffSampleHash, id.block_sample_hash);
+  put(h + L::kOffNodes, c.nodes);
+  put(h + L::kOffEdges, c.edges);
+  put(h + L::kOffRoots, c.roots);
+  put(h + L::kOffUnresolved, c.unresolved);
+  put(h + L::kOffDependent, c.dependent);
+  put(h + L::kOffPreorder, c.preorder);
+  put(h + L::kOffTypes, c.types);
+  put(h + L::kOffReachableBytes, ix.dominators.reachable_bytes());
+  put(h + L::kOffUnreachableBytes, ix.dominators.unreachable_bytes());
+  const GraphBuildStats& s = ix.graph.stats();
+  const uint64_t stats[7] = {s.references,     s.unresolved_references, s.null_roots,     s.unresolved_roots,
+                             s.interior_roots, s.dependent_handles,     s.dependent_edges};
+  std::memcpy(h + L::kOffStats, stats, sizeof stats);
+  put(h + L::kOffBlockHash, ix.block_hash);
+  return header;
+}
+
+namespace {
+
+void write_graph_arrays_or_throw(IndexFile& file, const L::Placement& place, const HeapGraph& graph,
+                                 std::span<const Generation> generations, const EdgeSlots& slots,
+                                 IndexBytes reverse_offsets, IndexBytes reverse_sources) {
+  const auto fwd = AnalysisIndexAccess::forward(graph);
+  const std::span<const uint64_t> addresses(AnalysisIndexAccess::addresses(graph), graph.node_count());
+  file.write_array(L::kAddresses, place, index_bytes(addresses));
+  file.write_array(L::kSizes, place, index_bytes(graph.sizes()));
+  file.write_array(L::kTypeIds, place, index_bytes(graph.type_ids()));
+  file.write_array(L::kGenerations, place, index_bytes(generations));
+  file.write_array(L::kForwardOffsets, place, fwd.wide.empty() ? index_bytes(fwd.narrow) : index_bytes(fwd.wide));
+  file.write_array(L::kForwardTargets, place, index_bytes(fwd.items));
+  file.write_array(L::kReverseOffsets, place, reverse_offsets);
+  file.write_array(L::kReverseSources, place, reverse_sources);
+  file.write_array(L::kSlots, place, index_bytes(AnalysisIndexAccess::slots(slots)));
+  file.write_array(L::kRoots, place, encode_roots(graph.roots()));
+  file.write_array(L::kUnresolved, place, index_bytes(graph.unresolved_roots()));
+  file.write_array(L::kDependentEdges, place, encode_dependent_edges(AnalysisIndexAccess::dependent_edges(graph)));
+}
+
+}  // namespace
+
+void write_graph_arrays(IndexFile& file, const L::Placement& place, const HeapGraph& graph,
+                        std::span<const Generation> generations, const EdgeSlots& slots, IndexBytes reverse_offsets,
+                        IndexBytes reverse_sources) noexcept {
+  try {
+    write_graph_arrays_or_throw(file, place, graph, generations, slots, reverse_offsets, reverse_sources);
+  } catch (const std::bad_alloc&) {
+    file.fail(ENOMEM);  // the records of the roots or the dependent edges
+  }
+}
+
+void write_tree_arrays(IndexFile& file, const L::Placement& place, const DominatorTree& tree) {
+  file.write_array(L::kPreorder, place, index_bytes(tree.preorder()));
+  file.write_array(L::kIdom, place, index_bytes(tree.immediate_dominators()));
+  file.write_array(L::kRetained, place, index_bytes(tree.retained_sizes()));
+}
+
+Result<IndexFile> IndexFile::create(const std::string& path) {
+  std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Error{ErrorCode::IoError, 0, "cannot create the analysis index", errno};
+  return IndexFile(path, std::move(tmp), fd);
+}
+
+IndexFile::IndexFile(IndexFile&& other) noexcept
+    : path_(std::move(other.path_)), tmp_(std::move(other.tmp_)), fd_(other.fd_), error_(other.error_),
+      hashes_(other.hashes_) {
+  other.fd_ = -1;
+}
+
+IndexFile::~IndexFile() {
+  if (fd_ < 0) return;
+  const int saved = errno;
+  ::close(fd_);
+  ::unlink(tmp_.c_str());
+  errno = saved;
+}
+
+void IndexFile::write_array(size_t which, const L::Placement& place, IndexBytes bytes) {
+  if (error_ != 0) return;
+  if (bytes.size() != place.bytes[which]) {
+    error_ = EINVAL;  // the arrays do not match their counts: no file rather than a wrong one
+    return;
+  }
+  const uint64_t offset = place.offset[which];
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  for (size_t done = 0; done < bytes.size();) {
+    const size_t n = std::min(kPiece, bytes.size() - done);
+    XXH3_64bits_update(&state, bytes.data() + done, n);
+    if (!pwrite_all(fd_, bytes.data() + done, n, offset + done)) {
+      error_ = errno != 0 ? errno : EIO;
+      return;
+    }
+    done += n;
+  }
+  hashes_[which] = XXH3_64bits_digest(&state);
+}
+
+Status IndexFile::fail_and_remove(const char* detail, int error) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  ::unlink(tmp_.c_str());
+  return Error{ErrorCode::IoError, 0, detail, error};
+}
+
+Status IndexFile::finish(std::array<unsigned char, L::kHeaderSize> header, uint64_t file_size) {
+  if (error_ != 0) return fail_and_remove("cannot write the analysis index", error_);
+  for (size_t a = 0; a < L::kArrayCount; ++a) put(header.data() + L::hash_offset(a), hashes_[a]);
+  put(header.data() + L::kOffHeaderHash, static_cast<uint64_t>(XXH3_64bits(header.data(), L::kOffHeaderHash)));
+  // The padding between arrays was never written: a file reads zeros there (§12.3). The
+  // truncate gives the file its size when the last arrays are empty.
+  if (::ftruncate(fd_, static_cast<off_t>(file_size)) != 0 || !pwrite_all(fd_, header.data(), header.size(), 0))
+    return fail_and_remove("cannot write the analysis index", errno);
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0 || ::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(tmp_.c_str());
+    return Error{ErrorCode::IoError, 0, "cannot write the analysis index", error};
+  }
+  return Status::ok();
+}
+
+}  // namespace gcsnap::detail
+
+namespace gcsnap {
+
+Status write_gc_index(const GcIndex& ix, const IndexIdentity& id, const std::string& path) {
+  using detail::AnalysisIndexAccess;
+  namespace L = index_layout;
+  if constexpr (std::endian::native != std::endian::little)
+    return make_error(ErrorCode::InvalidState, "analysis indexes are written on little-endian hosts only");
+  const HeapGraph& g = ix.graph;
+  if (!g.has_reverse() || ix.dominators.immediate_dominators().size() != g.node_count() ||
+      ix.generations.size() != g.node_count() || ix.path_parents.size() != g.node_count())
+    return make_error(ErrorCode::InvalidArgument, "the analysis index is incomplete");
+  try {
+    L::Counts c = detail::graph_counts(g, ix.has_dependent_handles, !ix.edge_slots.empty());
+    c.preorder = ix.dominators.preorder().size();
+    c.types = ix.type_stats.size();
+    const auto place = L::place(c);
+    if (!place) return make_error(ErrorCode::LimitExceeded, "the analysis index would be too large");
+    auto file = detail::IndexFile::create(path);
+    if (!file) return file.error();
+    const auto rev = AnalysisIndexAccess::reverse(g);
+    const auto rev_offsets = rev.wide.empty() ? detail::index_bytes(rev.narrow) : detail::index_bytes(rev.wide);
+    detail::write_graph_arrays(*file, *place, g, ix.generations, ix.edge_slots, rev_offsets,
+                               detail::index_bytes(rev.items));
+    detail::write_tree_arrays(*file, *place, ix.dominators);
+    file->write_array(L::kTypes, *place, detail::encode_type_stats(ix.type_stats));
+    file->write_array(L::kPathParents, *place, detail::index_bytes(ix.path_parents));
+    return file->finish(detail::index_header(ix, id, c), place->file_size);
+  } catch (const std::bad_alloc&) {
+    return Error{ErrorCode::IoError, 0, "cannot write the analysis index", ENOMEM};
+  }
+}
+
+}  // namespace gcsnap

@@ -1,0 +1,86 @@
+#pragma once
+// Writing an analysis index file (format-spec.md §12.2-12.3) in pieces: each array goes from
+// the analysis' memory straight to its placed offset with pwrite (no staging copy), hashed as
+// it goes, so that a build can write the graph on a second thread while it still computes the
+// dominator tree (index_build.cpp). Internal to the library.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gcsnap/analysis_index.hpp"
+#include "index/index_layout.hpp"
+
+namespace gcsnap::detail {
+
+using IndexBytes = std::span<const unsigned char>;
+
+template <typename T>
+IndexBytes index_bytes(std::span<const T> s) noexcept {
+  return {reinterpret_cast<const unsigned char*>(s.data()), s.size_bytes()};
+}
+
+/// Arrays 10, 12 and 16 of format-spec.md §12.3 as their records.
+std::vector<unsigned char> encode_roots(std::span<const GraphRoot> roots);
+std::vector<unsigned char> encode_dependent_edges(std::span<const std::pair<NodeIndex, NodeIndex>> edges);
+std::vector<unsigned char> encode_type_stats(std::span<const TypeStats> types);
+
+/// The counts of an index that the graph gives (all but the preorder and the histogram, which
+/// only the arrays after the graph's depend on: format-spec.md §12.3 order).
+index_layout::Counts graph_counts(const HeapGraph& graph, bool has_dependent_handles, bool has_slots);
+
+/// The header of format-spec.md §12.2 for IX with counts C, its checksums left zero
+/// (IndexFile::finish adds them).
+std::array<unsigned char, index_layout::kHeaderSize> index_header(const GcIndex& ix, const IndexIdentity& id,
+                                                                  const index_layout::Counts& c);
+
+/// An index file being written: a temporary file next to its path, arrays written at their
+/// offsets in any order (one thread at a time), then the header and the rename (format-spec.md
+/// §12.1: a reader sees a whole index or none). Destroyed unfinished, it removes the
+/// temporary file.
+class IndexFile {
+ public:
+  /// Create the temporary file for PATH. Errors: IoError.
+  static Result<IndexFile> create(const std::string& path);
+  IndexFile(IndexFile&& other) noexcept;
+  IndexFile& operator=(IndexFile&&) = delete;
+  IndexFile(const IndexFile&) = delete;
+  IndexFile& operator=(const IndexFile&) = delete;
+  ~IndexFile();
+
+  /// Write BYTES as array WHICH at its offset in PLACE and keep its checksum. BYTES must be
+  /// as long as PLACE says. After a failed write the others are skipped: finish() reports it.
+  void write_array(size_t which, const index_layout::Placement& place, IndexBytes bytes);
+  /// Mark the file failed with ERROR (an errno value): finish() reports it.
+  void fail(int error) noexcept {
+    if (error_ == 0) error_ = error;
+  }
+  /// Size the file to FILE_SIZE, write HEADER with the array checksums and its own checksum
+  /// filled in, close and rename. Errors: IoError (the temporary file is removed).
+  [[nodiscard]] Status finish(std::array<unsigned char, index_layout::kHeaderSize> header, uint64_t file_size);
+
+ private:
+  IndexFile(std::string path, std::string tmp, int fd) : path_(std::move(path)), tmp_(std::move(tmp)), fd_(fd) {}
+  Status fail_and_remove(const char* detail, int error);
+
+  std::string path_;
+  std::string tmp_;
+  int fd_ = -1;
+  int error_ = 0;  // errno of the first failed write, 0 while all went well
+  std::array<uint64_t, index_layout::kArrayCount> hashes_{};
+};
+
+/// Write arrays 1-12 of GRAPH (format-spec.md §12.3: node columns, both graphs, edge slots,
+/// roots, unresolved roots, dependent edges), its reverse CSR given as bytes (a build writes it
+/// before the graph has adopted it). Out of memory, it fails FILE.
+void write_graph_arrays(IndexFile& file, const index_layout::Placement& place, const HeapGraph& graph,
+                        std::span<const Generation> generations, const EdgeSlots& slots, IndexBytes reverse_offsets,
+                        IndexBytes reverse_sources) noexcept;
+/// Write arrays 13-15 (preorder, immediate dominators, retained sizes).
+void write_tree_arrays(IndexFile& file, const index_layout::Placement& place, const DominatorTree& tree);
+
+}  // namespace gcsnap::detail
