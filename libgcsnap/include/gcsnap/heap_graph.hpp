@@ -50,9 +50,11 @@ struct GraphBuildStats {
   uint64_t dependent_edges = 0;        ///< of those, pairs whose two objects were walked (edges added)
 };
 
+class HeapGraph;
 namespace detail {
 struct AnalysisIndexAccess;
 struct ReverseCsr;
+Result<ReverseCsr> make_reverse_csr(const HeapGraph& graph);
 }
 
 /// The heap graph: forward CSR always, reverse CSR on demand.
@@ -132,6 +134,7 @@ class HeapGraph {
 
  private:
   friend struct detail::AnalysisIndexAccess;
+  friend Result<detail::ReverseCsr> detail::make_reverse_csr(const HeapGraph& graph);
   struct Storage;  // owns the arrays below (heap_graph.cpp), or keeps a mapped index alive
 
   // One CSR direction: exactly one of narrow/wide is set while it exists (32-bit offsets

@@ -193,10 +193,10 @@ namespace {
 // Counting sort of the forward edges by target into offsets/sources. The offsets double as
 // the scatter cursors and are shifted back afterwards, so no extra per-node array is needed.
 template <typename Offset>
-void reverse_edges(const HeapGraph& graph, std::vector<Offset>& offsets, std::vector<NodeIndex>& sources) {
+void reverse_edges(const HeapGraph& graph, std::span<const NodeIndex> targets, std::vector<Offset>& offsets,
+                   std::vector<NodeIndex>& sources) {
   const size_t node_count = graph.node_count();
-  for (size_t s = 0; s < node_count; ++s)
-    for (NodeIndex t : graph.successors(static_cast<NodeIndex>(s))) ++offsets[t];
+  for (NodeIndex t : targets) ++offsets[t];
   Offset sum = 0;
   for (size_t i = 0; i < node_count; ++i) {
     const Offset c = offsets[i];
@@ -218,8 +218,9 @@ Result<detail::ReverseCsr> detail::make_reverse_csr(const HeapGraph& graph) {
     out.offsets.reset(graph.node_count() + 1, graph.edge_count());
     detail::reserve_huge(out.sources, graph.edge_count());
     out.sources.resize(graph.edge_count());
-    if (!out.offsets.narrow().empty()) reverse_edges(graph, out.offsets.narrow(), out.sources);
-    else reverse_edges(graph, out.offsets.wide(), out.sources);
+    const std::span<const NodeIndex> targets(graph.forward_.items, graph.edge_count_);
+    if (!out.offsets.narrow().empty()) reverse_edges(graph, targets, out.offsets.narrow(), out.sources);
+    else reverse_edges(graph, targets, out.offsets.wide(), out.sources);
     return out;
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::OutOfMemory, "out of memory building the reverse graph");
