@@ -36,9 +36,12 @@ rm -f "$SNAP".*.gcidx
 cat "$SNAP" >/dev/null  # into the page cache
 
 # measure NAME ARGS...: the median of REPS runs of `gcsnap ARGS...` -> "wall rss_kb"
+# (with BEFORE_EACH set, that command runs before each of them, untimed)
+BEFORE_EACH=
 measure() {
   local walls=() rss=()
   for _ in $(seq 1 "$REPS"); do
+    [ -z "$BEFORE_EACH" ] || eval "$BEFORE_EACH"
     /usr/bin/time -f "%e %M" -o "$OUT/time.txt" "$GCSNAP" "$@" >"$OUT/stdout.txt" 2>"$OUT/stderr.txt" || true
     read -r w m <"$OUT/time.txt"
     walls+=("$w")
@@ -79,7 +82,10 @@ for i in "${!commands[@]}"; do
 done
 
 log "gcsnap index --all"
+# Each run builds from nothing (a second run would find the indexes up to date).
+BEFORE_EACH='rm -f "$SNAP".*.gcidx'
 read -r build_w build_m < <(measure index "$SNAP" --all)
+BEFORE_EACH=
 index_bytes=$(cat "$SNAP".*.gcidx | wc -c)
 # The index command's own table (now "up to date"): objects of both GCs.
 objects=$("$GCSNAP" index "$SNAP" --all --format csv | awk -F, 'NR>1 {n += $2} END {print n+0}')
