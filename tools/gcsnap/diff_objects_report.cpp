@@ -33,8 +33,7 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
     index = std::make_shared<const GcIndex>(std::move(*found));
     if (parts & kIndexPathTree) {
       // A tree whose root marks do not match the roots (forged) is not used: decode instead.
-      const size_t reached = index->graph.node_count() - index->unreachable_objects;
-      auto tree = ShortestPathTree::from_parents(index->graph, index->path_parents, reached, index);
+      auto tree = kept_path_tree(*index, index->graph);
       if (tree) paths = std::make_shared<const ShortestPathTree>(std::move(tree).value());
       else index.reset();
     }

@@ -68,8 +68,7 @@ bool load_from_index(LoadedHeap& heap, bool fields, const IndexChoice& choice) {
   if (ix.parts & kIndexTypes) heap.indexed_types = std::move(ix.type_stats);
   if (ix.parts & kIndexPathTree) {
     // A tree whose root marks do not match the roots (forged) is not used: decode instead.
-    auto tree = ShortestPathTree::from_parents(heap.graph, ix.path_parents,
-                                               heap.graph.node_count() - ix.unreachable_objects, ix.storage);
+    auto tree = kept_path_tree(ix, heap.graph);
     if (!tree) return false;
     heap.indexed_paths = std::move(tree).value();
   }

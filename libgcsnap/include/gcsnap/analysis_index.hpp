@@ -83,6 +83,11 @@ struct GcIndex {
   std::shared_ptr<const void> storage;      ///< keeps `generations` and the graph's columns alive
 };
 
+/// The shortest-path tree INDEX keeps (read with kIndexPathTree), over GRAPH: INDEX's graph, or
+/// the graph it was moved into. It keeps INDEX's storage alive. Errors: those of
+/// ShortestPathTree::from_parents (a tree that does not match the roots: forged).
+[[nodiscard]] Result<ShortestPathTree> kept_path_tree(const GcIndex& index, const HeapGraph& graph);
+
 /// Stages reported while computing (decode, graph, reverse, dominators, histogram, write).
 using IndexProgress = std::function<void(std::string_view stage)>;
 

@@ -20,6 +20,22 @@ unsigned root_priority(const GraphRoot& root) noexcept {
   return root.is_weak() ? rank + 8 : rank;
 }
 
+namespace {
+
+// The roots a search starts from (weak ones only with INCLUDE_WEAK), best priority first, in
+// root table order among equals: search() and from_parents() must agree on it.
+std::vector<uint32_t> roots_by_priority(std::span<const GraphRoot> roots, bool include_weak) {
+  std::vector<uint32_t> order;
+  order.reserve(roots.size());
+  for (uint32_t r = 0; r < roots.size(); ++r)
+    if (include_weak || !roots[r].is_weak()) order.push_back(r);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return root_priority(roots[a]) < root_priority(roots[b]); });
+  return order;
+}
+
+}  // namespace
+
 template <typename IsTarget>
 Result<ShortestPathTree> ShortestPathTree::search(const HeapGraph& graph, const RetentionOptions& options,
                                                   NodeIndex blocked, NodeIndex stop_at, IsTarget&& is_target,
@@ -32,13 +48,7 @@ Result<ShortestPathTree> ShortestPathTree::search(const HeapGraph& graph, const 
     parent.assign(graph.node_count(), kNoNode);
     tree.parent_ = parent;
 
-    std::vector<uint32_t> order;
-    order.reserve(roots.size());
-    for (uint32_t r = 0; r < roots.size(); ++r)
-      if (options.include_weak || !roots[r].is_weak()) order.push_back(r);
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      return root_priority(roots[a]) < root_priority(roots[b]);
-    });
+    const std::vector<uint32_t> order = roots_by_priority(roots, options.include_weak);
 
     // The FIFO keeps each BFS level sorted by the priority of its best root, so the first
     // discoverer of a node is always its best-priority parent on the next level up.
@@ -114,11 +124,7 @@ Result<ShortestPathTree> ShortestPathTree::from_parents(const HeapGraph& graph, 
   tree.reached_ = reached;
   // A root's object names the best-priority strong root pointing at it, as search() picks it.
   const auto roots = graph.roots();
-  std::vector<uint32_t> order;
-  for (uint32_t r = 0; r < roots.size(); ++r)
-    if (!roots[r].is_weak()) order.push_back(r);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return root_priority(roots[a]) < root_priority(roots[b]); });
+  const std::vector<uint32_t> order = roots_by_priority(roots, false);
   for (uint32_t r : order) tree.root_nodes_.emplace_back(roots[r].node, r);
   // Stable: the first entry of each node is its best root.
   std::stable_sort(tree.root_nodes_.begin(), tree.root_nodes_.end(),
@@ -148,7 +154,7 @@ size_t ShortestPathTree::hops_to(NodeIndex node) const noexcept {
   if (parent_[node] == kNoNode) return SIZE_MAX;
   size_t hops = 0;
   for (NodeIndex v = node; parent_[v] != kRootMark; v = parent_[v]) {
-    if (hops >= parent_.size() || parent_[v] >= parent_.size()) return SIZE_MAX;  // as path_to
+    if (hops >= parent_.size() || parent_[v] >= parent_.size()) return SIZE_MAX;  // forged: a cycle or a dangling parent
     ++hops;
   }
   return hops;
@@ -156,16 +162,13 @@ size_t ShortestPathTree::hops_to(NodeIndex node) const noexcept {
 
 RetentionPath ShortestPathTree::path_to(NodeIndex node) const {
   RetentionPath path;
-  if (parent_[node] == kNoNode) return path;
+  // hops_to checks the parents (a cycle or a dangling one gives no path); then fill from the end.
+  const size_t hops = hops_to(node);
+  if (hops == SIZE_MAX) return path;
+  path.nodes.resize(hops + 1);
   NodeIndex v = node;
-  while (parent_[v] != kRootMark) {
-    // A tree of N nodes has no path longer than N (a cycle or a dangling parent is forged).
-    if (path.nodes.size() >= parent_.size() || parent_[v] >= parent_.size()) return RetentionPath{};
-    path.nodes.push_back(v);
-    v = parent_[v];
-  }
-  path.nodes.push_back(v);
-  std::reverse(path.nodes.begin(), path.nodes.end());
+  for (size_t i = hops; i > 0; --i, v = parent_[v]) path.nodes[i] = v;
+  path.nodes[0] = v;
   path.root = root_of(v);
   describe_hops(*graph_, path);
   return path;

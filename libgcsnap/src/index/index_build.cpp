@@ -215,7 +215,7 @@ GcIndex assemble_index(DecodedGc&& gc, DominatorTree&& dom, ShortestPathTree&& p
 // from where they are, with no copy. Failing to write only sets `written`; the index is
 // computed all the same.
 Result<BuiltIndex> build_gc_index(const Recording& rec, size_t gc_index, const IndexProgress& progress,
-                                  const IndexTarget* target) {
+                                  const IndexTarget* target) try {
   auto decoded = decode_gc(rec, gc_index, progress);
   if (!decoded) return decoded.error();
   DecodedGc& gc = *decoded;
@@ -287,18 +287,16 @@ Result<BuiltIndex> build_gc_index(const Recording& rec, size_t gc_index, const I
     }
   }
   return out;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "out of memory computing the analysis index");
 }
 
 }  // namespace
 
 Result<GcIndex> compute_gc_index(const Recording& rec, size_t gc_index, const IndexProgress& progress) {
-  try {
-    auto built = build_gc_index(rec, gc_index, progress, nullptr);
-    if (!built) return built.error();
-    return std::move(built->index);
-  } catch (const std::bad_alloc&) {
-    return make_error(ErrorCode::OutOfMemory, "out of memory computing the analysis index");
-  }
+  auto built = build_gc_index(rec, gc_index, progress, nullptr);
+  if (!built) return built.error();
+  return std::move(built->index);
 }
 
 Result<OpenedGcIndex> open_gc_index(const std::string& recording_path, const Recording& rec, size_t gc_index,
@@ -315,11 +313,7 @@ Result<OpenedGcIndex> open_gc_index(const std::string& recording_path, const Rec
   }
   if (read.error().code != ErrorCode::NotFound) out.rejected = read.error();
   const IndexTarget target{*id, path};
-  Result<BuiltIndex> built = make_error(ErrorCode::OutOfMemory, "out of memory computing the analysis index");
-  try {
-    built = build_gc_index(rec, gc_index, progress, write ? &target : nullptr);
-  } catch (const std::bad_alloc&) {
-  }
+  auto built = build_gc_index(rec, gc_index, progress, write ? &target : nullptr);
   if (!built) return built.error();
   out.index = std::move(built->index);
   out.source = IndexSource::BuiltKept;

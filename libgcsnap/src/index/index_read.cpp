@@ -507,6 +507,12 @@ Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* exp
 
 }  // namespace
 
+Result<ShortestPathTree> kept_path_tree(const GcIndex& index, const HeapGraph& graph) {
+  // The tree reaches what the dominator tree does: the objects strong roots reach (§12.4).
+  return ShortestPathTree::from_parents(graph, index.path_parents, graph.node_count() - index.unreachable_objects,
+                                        index.storage);
+}
+
 Result<GcIndex> gc_index_from_bytes(std::span<const std::byte> bytes, const IndexIdentity* expected,
                                     IndexParts parts) {
   return parse(bytes, expected, nullptr, -1, parts);
