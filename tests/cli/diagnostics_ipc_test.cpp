@@ -13,8 +13,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "cli_error.hpp"
-#include "diagnostics_ipc.hpp"
+#include "output/cli_error.hpp"
+#include "process/diagnostics_ipc.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
 #include "temp_path.hpp"
 

@@ -4,10 +4,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "cli_error.hpp"
-#include "gc_select.hpp"
-#include "output.hpp"
-#include "short_names.hpp"
+#include "output/cli_error.hpp"
+#include "commands/gc_select.hpp"
+#include "output/output.hpp"
+#include "output/short_names.hpp"
 
 namespace gcsnap::cli {
 

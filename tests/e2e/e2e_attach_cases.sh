@@ -108,6 +108,28 @@ case_attach_snapshot() {
   text=$(csv types "$second:1" --filter Gcsnap.Sample.LeakyItem)
   expect_line "$text" "^Gcsnap\.Sample\.LeakyItem,$(fact leaky_items "$out")," "second snapshot: LeakyItem count"
   expect_bgc 1 "no background GC after the second detach"
+  # Never lose a snapshot: -o naming an existing file is refused (the file untouched, the app
+  # not attached) unless --force; two plain snapshots get two time-stamped files.
+  cp "$second" "$copy"
+  "$gcsnap" snapshot "$pid" -o "$second" >"$work/$case_name.cmd3" 2>&1; rc=$?
+  show "$work/$case_name.cmd3"
+  [ "$rc" -eq 4 ] || fail "snapshot -o onto an existing file exited $rc, expected 4"
+  grep -qx "gcsnap: error: $second exists; add --force to replace it" "$work/$case_name.cmd3" ||
+    fail "snapshot -o onto an existing file does not say why it refused"
+  cmp -s "$second" "$copy" || fail "snapshot -o changed an existing file it refused"
+  "$gcsnap" snapshot "$pid" -o "$second" --force >"$work/$case_name.cmd4" 2>&1 || fail "snapshot -o --force failed"
+  cmp -s "$second" "$copy" && fail "snapshot -o --force did not replace the file"
+  "$gcsnap" verify "$second" >/dev/null 2>&1 || fail "the replaced snapshot does not verify"
+  local cwd=$work/$case_name.cwd n
+  rm -rf "$cwd"; mkdir -p "$cwd"
+  for n in 1 2; do
+    (cd "$cwd" && "$gcsnap" snapshot "$pid") >"$work/$case_name.plain$n" 2>&1 ||
+      { show "$work/$case_name.plain$n"; fail "plain snapshot $n exited non-zero"; }
+  done
+  [ "$(find "$cwd" -name "gcsnap-Gcsnap.Sample-$pid-[0-9]*-[0-9]*.snap" | wc -l)" -eq 2 ] ||
+    { ls -la "$cwd"; fail "two plain snapshots did not leave two time-stamped files"; }
+  for f in "$cwd"/*.snap; do "$gcsnap" verify "$f" >/dev/null 2>&1 || fail "$f does not verify"; done
+  expect_bgc 1 "no background GC after the plain snapshots"
   stop_plain_app
 }
 

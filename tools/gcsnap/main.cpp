@@ -8,8 +8,8 @@
 #include <fmt/core.h>
 #include <gcsnap/version.hpp>
 
-#include "cli_error.hpp"
-#include "commands.hpp"
+#include "output/cli_error.hpp"
+#include "commands/commands.hpp"
 
 namespace {
 

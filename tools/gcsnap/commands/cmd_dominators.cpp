@@ -1,0 +1,145 @@
+// gcsnap dominators: the objects (or types) that retain the most, from the dominator tree.
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "output/cli_error.hpp"
+#include "commands/commands.hpp"
+#include "gcsnap/dominators.hpp"
+#include "gcsnap/retainer_chains.hpp"
+#include "gcsnap/type_histogram.hpp"
+#include "commands/heap_load.hpp"
+#include "output/output.hpp"
+#include "commands/type_filter.hpp"
+
+namespace gcsnap::cli {
+
+namespace {
+
+struct DominatorsOptions {
+  std::string file;
+  std::optional<uint64_t> gc;
+  size_t top = 20;
+  std::string by = "object";
+  bool include_weak = false;
+  bool no_fold = false;
+  std::string filter;
+  bool no_cache = false;
+  Format format = Format::Table;
+};
+
+Cell share(uint64_t part, uint64_t whole) {
+  return whole == 0 ? Cell() : Cell::real(static_cast<double>(part) / static_cast<double>(whole));
+}
+
+// The types --filter keeps (sorted ids), or none when no filter is given.
+std::vector<uint32_t> filtered_types(const LoadedHeap& heap, const std::string& filter) {
+  if (filter.empty()) return {};
+  return filter_type_ids(heap.names, type_ids_in(heap.graph), filter,
+                         fmt::format("{}: no type in GC {} contains", heap.sel.file, heap.sel.number()));
+}
+
+Table by_object(const LoadedHeap& heap, const DominatorTree& dom, const DominatorsOptions& opt,
+                std::vector<std::string>& notes) {
+  Table table("dominators", fmt::format("Objects that retain the most in GC {}", heap.sel.number()));
+  table.add_column("rank", "#", ColumnKind::Count).add_column("address", "OBJECT", ColumnKind::Address);
+  table.add_column("type", "TYPE", ColumnKind::TypeName).add_column("chain", "CHAIN", ColumnKind::Count);
+  // On a narrow terminal the depth, then the dominator's address, then the shallow size go
+  // first: the type, what it retains and who holds it tell the culprit.
+  table.add_column("size", "SIZE", ColumnKind::Bytes).drop_when_narrow(1);
+  table.add_column("retained_bytes", "RETAINED", ColumnKind::Bytes).add_column("retained_share", "SHARE", ColumnKind::Share);
+  table.add_column("depth", "DEPTH", ColumnKind::Count).drop_when_narrow(3);
+  table.add_column("dominator", "DOMINATOR", ColumnKind::Address).drop_when_narrow(2);
+  table.add_column("dominator_type", "DOMINATOR TYPE", ColumnKind::TypeName);
+  const std::vector<uint32_t> types = filtered_types(heap, opt.filter);
+  std::vector<RetainerChain> rows;
+  if (opt.no_fold) {
+    // Every object its own row; a filter then looks past the first `top` of all objects.
+    for (NodeIndex v : dom.top_retainers(types.empty() ? opt.top : 0)) {
+      if (!types.empty() && !std::binary_search(types.begin(), types.end(), heap.graph.type_id(v))) continue;
+      if (opt.top && rows.size() == opt.top) break;
+      rows.push_back(RetainerChain{v, 1});
+    }
+  } else {
+    rows = value_or_fail(top_retainer_chains(heap.graph, dom, opt.top, types), heap.sel.file);
+  }
+  if (std::any_of(rows.begin(), rows.end(), [](const RetainerChain& r) { return r.length > 1; }))
+    notes.push_back("CHAIN: the objects a row stands for: it and the objects of its type it dominates through "
+                    "objects of that type (a linked list's nodes); --no-fold lists them one by one");
+  // Rows are made as they are printed: `--top 0` lists every object (millions), and a stored
+  // row costs ~1 KB. HEAP and DOM outlive the printing (run_dominators).
+  auto chains = std::make_shared<const std::vector<RetainerChain>>(std::move(rows));
+  table.set_row_source(chains->size(), [&heap, &dom, chains](size_t i) -> std::vector<Cell> {
+    const NodeIndex v = (*chains)[i].head;
+    const NodeIndex d = dom.immediate_dominator(v);
+    const bool under_root = d == kVirtualRoot;
+    return {i + 1, heap.graph.address(v), heap.type_name(v), (*chains)[i].length, heap.graph.object_size(v),
+            dom.retained_size(v), share(dom.retained_size(v), dom.reachable_bytes()), dom.depth(v),
+            under_root ? Cell() : Cell(heap.graph.address(d)), under_root ? Cell("(roots)") : Cell(heap.type_name(d))};
+  });
+  return table;
+}
+
+Table by_type(LoadedHeap& heap, const DominatorTree& dom, const DominatorsOptions& opt) {
+  const std::vector<uint32_t> types = filtered_types(heap, opt.filter);
+  auto hist = heap.type_histogram(opt.include_weak, TypeHistogramOptions{TypeOrder::RetainedBytes, 0});
+  Table table("dominators", fmt::format("Types that retain the most in GC {}", heap.sel.number()));
+  table.add_column("rank", "#", ColumnKind::Count).add_column("type", "TYPE", ColumnKind::TypeName);
+  table.add_column("count", "COUNT", ColumnKind::Count).add_column("bytes", "BYTES", ColumnKind::Bytes);
+  table.add_column("retained_bytes", "RETAINED", ColumnKind::Bytes).add_column("retained_share", "SHARE", ColumnKind::Share);
+  size_t rank = 0;
+  for (const TypeStats& t : hist) {
+    if (!types.empty() && !std::binary_search(types.begin(), types.end(), t.type_id)) continue;
+    if (opt.top && rank == opt.top) break;
+    table.add_row({++rank, heap.names.type_name(t.type_id), t.count, t.shallow_bytes, t.retained_bytes,
+                   share(t.retained_bytes, dom.reachable_bytes())});
+  }
+  return table;
+}
+
+void run_dominators(const DominatorsOptions& opt) {
+  if (opt.by != "object" && opt.by != "type")
+    throw CliError(fmt::format("dominators: unknown --by '{}' (use object or type)", opt.by), kExitUsage);
+  // Over strong roots: the node columns, the tree and the histogram; no edges are read.
+  const auto heap = load_heap(opt.file, opt.gc, true, false,
+                              IndexChoice{true, opt.no_cache,
+                                          opt.include_weak ? kIndexAll : kIndexObjects | kIndexDominators | kIndexTypes});
+  const DominatorTree* dom = &heap->dominators(opt.include_weak);
+  Report report;
+  std::vector<std::string> chain_note;
+  report.tables.push_back(opt.by == "object" ? by_object(*heap, *dom, opt, chain_note) : by_type(*heap, *dom, opt));
+  report.notes.push_back(fmt::format("reachable from {}roots: {} objects, {}; not reachable: {} objects, {}",
+                                     opt.include_weak ? "" : "strong ", dom->reachable_count(),
+                                     format_bytes(dom->reachable_bytes()), dom->unreachable_count(),
+                                     format_bytes(dom->unreachable_bytes())));
+  if (opt.by == "object")
+    report.notes.push_back("an object's retained size includes those it dominates, so nested entries overlap; "
+                           "DEPTH counts the objects dominating it, DOMINATOR is the nearest one");
+  for (auto& note : chain_note) report.notes.push_back(std::move(note));
+  for (auto& note : heap->notes()) report.notes.push_back(std::move(note));
+  print_report(report, opt.format);
+}
+
+}  // namespace
+
+void add_dominators_command(CLI::App& app) {
+  auto opt = std::make_shared<DominatorsOptions>();
+  auto* cmd = app.add_subcommand("dominators", "Show the objects or types that retain the most memory");
+  cmd->add_option("file", opt->file, "recording, as FILE or FILE:GC (default GC: the last with a heap walk)")->required();
+  add_gc_option(*cmd, opt->gc);
+  cmd->add_option("--top", opt->top, "show the first N (default 20; 0 = all)");
+  cmd->add_option("--by", opt->by, "object (default) or type");
+  cmd->add_flag("--include-weak", opt->include_weak, "let weak roots retain objects");
+  cmd->add_option("--filter", opt->filter, "only objects (types) whose type name contains this text (any case)");
+  cmd->add_flag("--no-fold", opt->no_fold,
+                "--by object: one row per object, not one per chain of objects of one type");
+  add_no_cache_option(*cmd, opt->no_cache);
+  add_format_option(*cmd, opt->format);
+  cmd->callback([opt] { run_dominators(*opt); });
+}
+
+}  // namespace gcsnap::cli

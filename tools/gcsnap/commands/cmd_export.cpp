@@ -1,0 +1,121 @@
+// gcsnap export: one GC's heap for the tools people already use. --to heapsnapshot writes the
+// V8 heap snapshot JSON (Chrome DevTools' Memory panel, memlab); --to dot writes the retention
+// paths of one object or type as a Graphviz digraph.
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "output/cli_error.hpp"
+#include "commands/commands.hpp"
+#include "export/dot_export.hpp"
+#include "gcsnap/retention.hpp"
+#include "commands/heap_load.hpp"
+#include "export/heapsnapshot_export.hpp"
+#include "output/output.hpp"
+#include "output/output_file.hpp"
+#include "commands/type_filter.hpp"
+
+namespace gcsnap::cli {
+
+namespace {
+
+struct ExportOptions {
+  std::string file;
+  std::optional<uint64_t> gc;
+  std::string to;
+  std::string output;
+  std::string object;
+  std::string type;
+  size_t limit = 10;
+  bool include_weak = false;
+};
+
+void run_heapsnapshot(const ExportOptions& opt) {
+  if (!opt.object.empty() || !opt.type.empty())
+    throw CliError("export: --object and --type are for --to dot; a heapsnapshot holds the whole heap", kExitUsage);
+  if (opt.output.empty() && ::isatty(STDOUT_FILENO))
+    throw CliError("export: a heapsnapshot is large JSON: give -o FILE (or -o - to write it to a pipe)", kExitUsage);
+  const auto heap = load_heap(opt.file, opt.gc, false, true);
+  OutputFile out(opt.output.empty() ? "-" : opt.output);
+  const HeapSnapshotCounts counts = write_heapsnapshot(*heap, out);
+  out.commit();
+  std::fprintf(stderr, "%s",
+               fmt::format("gcsnap: GC {} of {}: {} nodes ({} objects, {} synthetic root nodes), {} edges ({} "
+                           "references, {} of them named; {} root edges) -> {}\n",
+                           heap->sel.number(), heap->sel.file, counts.nodes, counts.nodes - counts.synthetic_nodes,
+                           counts.synthetic_nodes, counts.edges, counts.edges - counts.root_edges, counts.named_edges,
+                           counts.root_edges, out.is_stdout() ? "standard output" : out.path())
+                   .c_str());
+  for (const std::string& note : heap->notes()) std::fprintf(stderr, "note: %s\n", note.c_str());
+}
+
+void run_dot(const ExportOptions& opt) {
+  if (opt.object.empty() == opt.type.empty())
+    throw CliError("export --to dot: give either --object ADDRESS or --type TYPE", kExitUsage);
+  const auto heap = load_heap(opt.file, opt.gc, false, true);
+  const RetentionOptions retention{opt.include_weak, opt.limit};
+  std::vector<RetentionPath> paths;
+  std::vector<NodeIndex> targets;
+  if (!opt.object.empty()) {
+    const NodeIndex target = find_object_or_fail(*heap, parse_address(opt.object));
+    auto result = find_retention_paths(heap->graph, target, retention);
+    if (!result) fail_on(heap->sel.file, result.error());
+    if (result->reachability != Reachability::Strong)
+      throw CliError(fmt::format("{}: {} is not {}reachable from a root in GC {}: no retention path to draw",
+                                 heap->sel.file, opt.object, opt.include_weak ? "" : "strongly ", heap->sel.number()),
+                     kExitProblems);
+    paths = std::move(result->paths);
+    targets.push_back(target);
+  } else {
+    const std::vector<NodeIndex> instances = objects_of_type(
+        heap->graph, heap->names, opt.type,
+        fmt::format("{}: no object in GC {} has a type named or containing", heap->sel.file, heap->sel.number()));
+    auto tree = ShortestPathTree::compute(heap->graph, retention);
+    if (!tree) fail_on(heap->sel.file, tree.error());
+    for (NodeIndex v : instances)
+      if (tree->is_reached(v)) paths.push_back(tree->path_to(v));
+    if (paths.empty())
+      throw CliError(fmt::format("{}: none of the {} objects matching '{}' is reachable from a root in GC {}",
+                                 heap->sel.file, instances.size(), opt.type, heap->sel.number()), kExitProblems);
+    std::stable_sort(paths.begin(), paths.end(),
+                     [](const RetentionPath& a, const RetentionPath& b) { return a.hops() < b.hops(); });
+    if (opt.limit && paths.size() > opt.limit) paths.resize(opt.limit);
+    for (const RetentionPath& p : paths) targets.push_back(p.nodes.back());
+  }
+  OutputFile out(opt.output.empty() ? "-" : opt.output);
+  write_dot(*heap, paths, targets, out);
+  out.commit();
+}
+
+void run_export(const ExportOptions& opt) {
+  if (opt.to == "heapsnapshot") run_heapsnapshot(opt);
+  else run_dot(opt);
+}
+
+}  // namespace
+
+void add_export_command(CLI::App& app) {
+  auto opt = std::make_shared<ExportOptions>();
+  auto* cmd = app.add_subcommand("export", "Export one GC's heap for other tools: V8 heapsnapshot (Chrome DevTools, "
+                                           "memlab) or Graphviz dot of retention paths");
+  cmd->add_option("file", opt->file, "recording, as FILE or FILE:GC (default GC: the last with a heap walk)")->required();
+  add_gc_option(*cmd, opt->gc);
+  cmd->add_option("--to", opt->to, "heapsnapshot: the whole heap as V8 heap snapshot JSON; dot: retention paths")
+      ->required()
+      ->check(CLI::IsMember({"heapsnapshot", "dot"}));
+  cmd->add_option("-o,--output", opt->output, "write here (default: standard output; '-' too)");
+  cmd->add_option("--object", opt->object, "dot: the retention paths of the object at this address (hex)");
+  cmd->add_option("--type", opt->type, "dot: the paths to instances of this type (nearest first)");
+  cmd->add_option("--limit", opt->limit, "dot: at most N paths (default 10; 0: all)");
+  cmd->add_flag("--include-weak", opt->include_weak, "dot: let weak roots (weak handles) retain objects");
+  cmd->callback([opt] { run_export(*opt); });
+}
+
+}  // namespace gcsnap::cli

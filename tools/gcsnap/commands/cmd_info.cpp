@@ -1,0 +1,223 @@
+// gcsnap info FILE: how the file ends, then one row per GC (docs/cli.md "gcsnap info").
+#include <memory>
+#include <optional>
+#include <vector>
+#include <string>
+#include <utility>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "output/cli_error.hpp"
+#include "commands/commands.hpp"
+#include "commands/gc_select.hpp"
+#include "gcsnap/enum_names.hpp"
+#include "gcsnap/reader.hpp"
+#include "output/output.hpp"
+
+namespace gcsnap::cli {
+namespace {
+
+struct InfoOptions {
+  std::string file;
+  bool snapshots = false;
+  Format format = Format::Table;
+};
+
+// The GCs to list: all, or those with a heap walk (--snapshots).
+std::vector<size_t> listed_gcs(const Recording& r, bool snapshots) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < r.gcs().size(); ++i)
+    if (!snapshots || r.gcs()[i].has_heap_walk()) out.push_back(i);
+  return out;
+}
+
+std::string trigger_name(SnapshotTrigger t) {
+  switch (t) {
+    case SnapshotTrigger::None: return "none";
+    case SnapshotTrigger::Policy: return "policy";
+    case SnapshotTrigger::OnDemand: return "on-demand";
+    case SnapshotTrigger::Always: return "always";
+  }
+  return "unknown";
+}
+
+std::string drops_text(const DropCounts& d) {
+  if (!d.any()) return "";
+  std::string s;
+  auto add = [&](uint64_t n, const char* what) {
+    if (n) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", n, what);
+  };
+  add(d.roots, "roots");
+  add(d.ranges, "ranges");
+  add(d.objects, "objects");
+  add(d.references, "references");
+  if (d.reasons) s += fmt::format("{}reasons 0x{:x}", s.empty() ? "" : ", ", d.reasons);
+  return s;
+}
+
+/// The SNAPSHOT cell: the trigger, or why the policy skipped the walk (format §6.15).
+/// The machine formats get the parts: trigger_key and walk_estimate_ns.
+std::string snapshot_text(const Recording& r, size_t i) {
+  const GcEntry& e = r.gcs()[i];
+  if (e.info.trigger != SnapshotTrigger::None || e.info.condemned_generation() != 2) return trigger_name(e.info.trigger);
+  auto skip = r.read_walk_skip(i);
+  if (!skip || !*skip) return trigger_name(e.info.trigger);
+  if ((*skip)->reason == walk_skip_reason::kWalkTimeBudget) {
+    // The estimate says why: a walk this long did not fit the share of the time since the last.
+    if ((*skip)->estimated_walk_ns == 0) return "skipped: budget";
+    return fmt::format("skipped: budget, est. {} ms", ((*skip)->estimated_walk_ns + 500000) / 1000000);
+  }
+  return fmt::format("skipped: reason {}", (*skip)->reason);
+}
+
+/// The walk the policy skipped at GC i (format §6.15), if it did.
+std::optional<WalkSkip> skipped_walk(const Recording& r, size_t i) {
+  const GcEntry& e = r.gcs()[i];
+  if (e.info.trigger != SnapshotTrigger::None || e.info.condemned_generation() != 2) return std::nullopt;
+  auto skip = r.read_walk_skip(i);
+  return skip && *skip ? **skip : std::optional<WalkSkip>();
+}
+
+/// How many gen2 GCs the policy did not walk, and the budget (per mille) the last of them names.
+std::pair<uint64_t, uint32_t> skipped_walks(const Recording& r) {
+  uint64_t n = 0;
+  uint32_t budget = 0;
+  for (size_t i = 0; i < r.gcs().size(); ++i) {
+    const GcEntry& e = r.gcs()[i];
+    if (e.info.trigger != SnapshotTrigger::None || e.info.condemned_generation() != 2) continue;
+    auto skip = r.read_walk_skip(i);
+    if (skip && *skip) {
+      ++n;
+      budget = (*skip)->budget_per_mille;
+    }
+  }
+  return {n, budget};
+}
+
+Table file_table(const std::string& file, const Recording& r) {
+  Table t("file", "");
+  t.add_column("file", "FILE").add_column("bytes", "SIZE", ColumnKind::Bytes);
+  t.add_column("version", "VERSION").add_column("end", "END").add_column("gcs", "GCS", ColumnKind::Count);
+  t.add_column("snapshots", "SNAPSHOTS", ColumnKind::Count);
+  uint64_t snapshots = 0;
+  for (const auto& e : r.gcs()) snapshots += e.has_heap_walk() ? 1 : 0;
+  t.add_row({file, r.file_size(), fmt::format("{}.{}", r.major_version(), r.minor_version()), std::string(file_end_name(r.end())),
+             static_cast<uint64_t>(r.gcs().size()), snapshots});
+  return t;
+}
+
+Table gc_table(const Recording& r, const std::vector<size_t>& listed) {
+  Table t("gcs", "");
+  t.add_column("gc", "GC", ColumnKind::Count).add_column("generation", "GEN").add_column("reason", "REASON");
+  t.add_column("compacted", "COMPACTED", ColumnKind::Boolean);
+  // People read "skipped: budget, est. 12 ms"; scripts get the trigger and the estimate apart.
+  t.add_column("trigger", "SNAPSHOT", ColumnKind::Text, Shown::TableOnly);
+  t.add_column("trigger", "", ColumnKind::Text, Shown::MachineOnly);
+  t.add_column("walk_estimate_ns", "", ColumnKind::Count, Shown::MachineOnly);
+  t.add_column("roots", "ROOTS", ColumnKind::Count).add_column("surviving_ranges", "SURVIVING", ColumnKind::Count);
+  t.add_column("moved_ranges", "MOVED", ColumnKind::Count).add_column("objects", "OBJECTS", ColumnKind::Count);
+  t.add_column("references", "REFS", ColumnKind::Count);
+  t.add_column("dependent_handles", "DEP HANDLES", ColumnKind::Count);
+  t.add_column("new_types", "NEW TYPES", ColumnKind::Count);
+  t.add_column("bytes", "ON DISK", ColumnKind::Bytes).add_column("drops", "DROPS", ColumnKind::Text, Shown::TableOnly);
+  for (const char* key : {"dropped_roots", "dropped_ranges", "dropped_objects", "dropped_references", "drop_reasons"})
+    t.add_column(key, "", ColumnKind::Count, Shown::MachineOnly);
+  for (size_t i : listed) {
+    const GcEntry& e = r.gcs()[i];
+    std::string drops = drops_text(e.drops);
+    // Pairs declared by the block's dependent-handle sections; empty when it has none (not
+    // captured: a GC without a heap walk, or a 1.0 file).
+    auto pairs = r.dependent_handle_count(i);
+    Cell dependent = pairs && *pairs ? Cell(**pairs) : Cell::empty();
+    const auto skip = skipped_walk(r, i);
+    const Cell estimate = skip && skip->estimated_walk_ns ? Cell(skip->estimated_walk_ns) : Cell();
+    t.add_row({e.info.gc_number, fmt::format("gen{}", e.info.condemned_generation()),
+               e.info.reason == GcReason::Induced ? "induced" : "other", Cell::boolean(e.info.compacted),
+               snapshot_text(r, i), skip ? std::string("skipped") : trigger_name(e.info.trigger), estimate,
+               e.root_count, e.surviving_range_count, e.moved_range_count, e.object_count, e.reference_count,
+               dependent, e.new_type_count, e.block_size, drops.empty() ? Cell::empty() : Cell(drops),
+               e.drops.roots, e.drops.ranges, e.drops.objects, e.drops.references, uint64_t{e.drops.reasons}});
+  }
+  return t;
+}
+
+// TIME: when the GC started, "12.345 s" after the first GC started; PAUSE: until it finished.
+// "-" when the recorder gave no end time.
+Table heap_table(const Recording& r, const std::vector<size_t>& listed, std::vector<std::string>& notes) {
+  Table t("heap", "Heap after each GC (bytes in use per generation, from the runtime's generation bounds)");
+  t.add_column("gc", "GC", ColumnKind::Count);
+  t.add_column("time", "TIME", ColumnKind::Count, Shown::TableOnly).add_column("time_ns", "", ColumnKind::Count, Shown::MachineOnly);
+  t.add_column("pause", "PAUSE", ColumnKind::Count, Shown::TableOnly).add_column("pause_ns", "", ColumnKind::Count, Shown::MachineOnly);
+  static constexpr std::pair<const char*, const char*> kGenerations[] = {
+      {"gen0_bytes", "GEN0"}, {"gen1_bytes", "GEN1"}, {"gen2_bytes", "GEN2"}, {"loh_bytes", "LOH"}, {"poh_bytes", "POH"}};
+  for (const auto& [key, title] : kGenerations) t.add_column(key, title, ColumnKind::Bytes);
+  t.add_column("total_bytes", "TOTAL", ColumnKind::Bytes);
+  const uint64_t origin = r.gcs().empty() ? 0 : r.gcs().front().info.start_time_ns;
+  uint64_t unreadable = 0;
+  for (size_t i : listed) {
+    const GcInfo& info = r.gcs()[i].info;
+    const bool timed = info.end_time_ns >= info.start_time_ns && info.end_time_ns != 0 && info.start_time_ns >= origin;
+    const uint64_t since = timed ? info.start_time_ns - origin : 0, pause = timed ? info.end_time_ns - info.start_time_ns : 0;
+    std::vector<Cell> row{info.gc_number, timed ? Cell(fmt::format("{:.3f} s", static_cast<double>(since) / 1e9)) : Cell(),
+                          timed ? Cell(since) : Cell(),
+                          timed ? Cell(fmt::format("{:.2f} ms", static_cast<double>(pause) / 1e6)) : Cell(),
+                          timed ? Cell(pause) : Cell()};
+    auto bounds = r.read_generation_bounds(i);
+    if (!bounds) ++unreadable;
+    // No bounds recorded (a hand-made file): unknown, not an empty heap.
+    const bool known = bounds && !bounds->empty();
+    uint64_t in_use[5] = {}, total = 0;
+    if (known)
+      for (const GenerationRange& g : *bounds) {
+        const auto k = static_cast<size_t>(g.generation);
+        if (k < 5) in_use[k] += g.length;
+        total += g.length;
+      }
+    for (uint64_t bytes : in_use) row.push_back(known ? Cell(bytes) : Cell());
+    row.push_back(known ? Cell(total) : Cell());
+    t.add_row(std::move(row));
+  }
+  if (unreadable) notes.push_back(fmt::format("{} GC(s) have generation bounds that cannot be read (empty cells)", unreadable));
+  return t;
+}
+
+void run_info(const InfoOptions& o) {
+  auto recording = open_recording(o.file);
+  const Recording& r = *recording;
+  Report report;
+  report.tables.push_back(file_table(o.file, r));
+  const std::vector<size_t> listed = listed_gcs(r, o.snapshots);
+  report.tables.push_back(gc_table(r, listed));
+  report.tables.push_back(heap_table(r, listed, report.notes));
+  if (r.end() == FileEnd::NoIndex)
+    report.notes.push_back("the file has no index (the writer did not finish it); its GCs were found by scanning");
+  else if (r.end() != FileEnd::Complete)
+    report.notes.push_back(fmt::format("the file is {} after offset 0x{:x} ({}: {}); only the GCs before it are listed",
+                                       file_end_name(r.end()), r.end_offset(), error_code_name(r.end_error().code),
+                                       r.end_error().detail));
+  uint64_t dropped = 0;
+  for (const auto& e : r.gcs()) dropped += e.drops.any() ? 1 : 0;
+  if (dropped) report.notes.push_back(fmt::format("{} GC(s) have data the recorder dropped (DROPS column)", dropped));
+  if (auto [skipped, budget] = skipped_walks(r); skipped) {
+    report.notes.push_back(fmt::format(
+        "{} gen2 GC(s) without a heap walk: the default policy's walk-time budget (a walk, estimated from the last "
+        "one and the heap's size, may take at most {}.{} % of the wall time since the last walk) skipped them "
+        "(SNAPSHOT 'skipped: budget'); use --policy gen2 or all to walk every one",
+        skipped, budget / 10, budget % 10));
+  }
+  print_report(report, o.format);
+}
+
+}  // namespace
+
+void add_info_command(CLI::App& app) {
+  auto options = std::make_shared<InfoOptions>();
+  auto* cmd = app.add_subcommand("info", "Show how a recording ends and list its GCs");
+  cmd->add_option("FILE", options->file, "recording (.snap)")->required();
+  cmd->add_flag("--snapshots", options->snapshots, "list only the GCs with a heap walk");
+  add_format_option(*cmd, options->format);
+  cmd->callback([options] { run_info(*options); });
+}
+
+}  // namespace gcsnap::cli

@@ -1,0 +1,147 @@
+// gcsnap leaks: groups of objects (type + retention-path shape) that accumulate across every
+// heap walk of one recording, or of several recordings of one app (docs/cli.md "leaks").
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "output/cli_error.hpp"
+#include "commands/commands.hpp"
+#include "commands/leak_load.hpp"
+#include "output/output.hpp"
+
+namespace gcsnap::cli {
+
+namespace {
+
+struct LeaksOptions {
+  std::vector<std::string> files;
+  size_t top = 10;
+  size_t min_walks = 3;
+  bool include_weak = false;
+  Format format = Format::Table;
+};
+
+std::string describe_point(const AccumulationPoint& p) {
+  if (!p.found) return {};
+  if (p.via_array.empty()) return p.type;
+  return fmt::format("{} (via {})", p.type, p.via_array);
+}
+
+Table suspects_table(const LoadedLeaks& l, Format format) {
+  const auto& r = l.report;
+  Table table("suspects", fmt::format("Leak suspects: {} of {} groups (type + path shape) accumulate over {} heap walks",
+                                      r.suspects.size(), r.groups, r.walks.size()));
+  table.add_column("rank", "#", ColumnKind::Count).add_column("type", "TYPE");
+  table.add_column("count", "COUNT", ColumnKind::Count).add_column("count_growth", "GROWTH", ColumnKind::DeltaCount);
+  table.add_column("accumulated", "NEW+ALIVE", ColumnKind::Count);
+  table.add_column("bytes", "BYTES", ColumnKind::Bytes);
+  table.add_column("retained_bytes", "RETAINED", ColumnKind::Bytes);
+  table.add_column("retained_growth", "RETAINED GROWTH", ColumnKind::DeltaBytes);
+  if (format == Format::Table) table.add_column("counts", "COUNT PER WALK");
+  table.add_column("accumulation_point", "HELD BY").add_column("accumulation_address", "HELD BY ADDRESS", ColumnKind::Address);
+  table.add_column("example", "EXAMPLE", ColumnKind::Address);
+  table.add_column("holds", "ALSO ACCUMULATING (HELD BY ITS MEMBERS)");
+  for (size_t i = 0; i < r.suspects.size(); ++i) {
+    const LeakSuspect& s = r.suspects[i];
+    std::vector<Cell> row = {i + 1, s.type, s.series.back().count, s.count_growth, s.accumulated_count,
+                             s.series.back().bytes, s.series.back().retained_bytes, s.retained_growth};
+    if (format == Format::Table) row.emplace_back(describe_counts(s));
+    row.emplace_back(describe_point(s.accumulation));
+    row.push_back(s.accumulation.found ? Cell(s.accumulation.address) : Cell());
+    row.push_back(s.example_address ? Cell(s.example_address) : Cell());
+    std::string holds;
+    for (const HeldGroup& h : s.holds) holds += fmt::format("{}{} x{}", holds.empty() ? "" : ", ", h.type, h.accumulated_count);
+    row.push_back(holds.empty() ? Cell() : Cell(holds));
+    table.add_row(std::move(row));
+  }
+  return table;
+}
+
+Table shapes_table(const LeakReport& r) {
+  Table table("shapes", "Path shapes of the suspects (repeated hops collapsed)");
+  table.add_column("rank", "#", ColumnKind::Count).add_column("count", "COUNT", ColumnKind::Count);
+  table.add_column("min_hops", "MIN HOPS", ColumnKind::Count).add_column("max_hops", "MAX HOPS", ColumnKind::Count);
+  table.add_column("shape", "SHAPE");
+  for (size_t i = 0; i < r.suspects.size(); ++i)
+    for (const PathShape& shape : r.suspects[i].shapes)
+      table.add_row({i + 1, shape.count, shape.min_hops, shape.max_hops, describe_shape(shape)});
+  return table;
+}
+
+Table series_table(const LoadedLeaks& l) {
+  const auto& r = l.report;
+  Table table("series", "The suspects at every heap walk");
+  table.add_column("rank", "#", ColumnKind::Count).add_column("file", "FILE").add_column("gc", "GC", ColumnKind::Count);
+  table.add_column("count", "COUNT", ColumnKind::Count).add_column("bytes", "BYTES", ColumnKind::Bytes);
+  table.add_column("retained_bytes", "RETAINED", ColumnKind::Bytes);
+  table.add_column("born", "BORN", ColumnKind::Count);
+  for (size_t i = 0; i < r.suspects.size(); ++i)
+    for (size_t w = 0; w < r.walks.size(); ++w) {
+      const LeakPoint& p = r.suspects[i].series[w];
+      table.add_row({i + 1, l.file_of(r.walks[w]), r.walks[w].gc_number, p.count, p.bytes, p.retained_bytes, p.born_here});
+    }
+  return table;
+}
+
+void add_notes(const LoadedLeaks& l, Report& report) {
+  const auto& r = l.report;
+  if (r.too_few_walks) {
+    report.notes.push_back(fmt::format(
+        "only {} heap walk(s): at least {} are needed to tell a leak from a cache that fills (record with --policy "
+        "all, or call GC.Collect between rounds)",
+        r.walks.size(), 3));
+    return;
+  }
+  const LeakWalk& first = r.walks.front();
+  const LeakWalk& last = r.walks.back();
+  report.notes.push_back(fmt::format("heap walks: GC {} of {} .. GC {} of {}", first.gc_number, l.file_of(first),
+                                     last.gc_number, l.file_of(last)));
+  if (r.suspects.empty()) {
+    report.notes.push_back("no suspect: no group grows in most intervals and still at the end with new objects that stay");
+    return;
+  }
+  report.notes.push_back(
+      "NEW+ALIVE = members born after the first heap walk and alive at the last (object identity through the "
+      "ranges of every GC); HELD BY = the object that dominates most of them");
+  if (!r.suspects.front().by_identity)
+    report.notes.push_back("the last recording has one heap walk: NEW+ALIVE is the growth of the count (no object identity)");
+  const LeakSuspect& top = r.suspects.front();
+  if (top.example_address)
+    report.notes.push_back(fmt::format("next: gcsnap path {}:{} {}", l.file_of(last), last.gc_number,
+                                       format_address(top.example_address)));
+}
+
+void run_leaks(const LeaksOptions& opt) {
+  LeakOptions options;
+  options.top = opt.top;
+  options.min_walks = opt.min_walks;
+  options.include_weak = opt.include_weak;
+  const auto loaded = load_leaks(opt.files, options);
+  Report report;
+  report.tables.push_back(suspects_table(*loaded, opt.format));
+  // The tables keep their keys in every format; the text table leaves out an empty one.
+  if (opt.format != Format::Table || !loaded->report.suspects.empty()) report.tables.push_back(shapes_table(loaded->report));
+  if (opt.format != Format::Table) report.tables.push_back(series_table(*loaded));
+  add_notes(*loaded, report);
+  print_report(report, opt.format);
+}
+
+}  // namespace
+
+void add_leaks_command(CLI::App& app) {
+  auto opt = std::make_shared<LeaksOptions>();
+  auto* cmd = app.add_subcommand("leaks", "Find groups of objects that accumulate across every heap walk");
+  cmd->add_option("files", opt->files, "recordings of one app (their heap walks are read in time order)")
+      ->required();
+  cmd->add_option("--top", opt->top, "show the first N suspects (0: all; default 10)");
+  cmd->add_option("--min-walks", opt->min_walks, "judge nothing with fewer heap walks (default 3)")
+      ->check(CLI::Range(2, 1000000));
+  cmd->add_flag("--include-weak", opt->include_weak, "let weak roots retain objects");
+  add_format_option(*cmd, opt->format);
+  cmd->callback([opt] { run_leaks(*opt); });
+}
+
+}  // namespace gcsnap::cli

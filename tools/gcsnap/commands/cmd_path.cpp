@@ -1,0 +1,259 @@
+// gcsnap path: why is this object alive? The shortest chain of references from a root (or
+// one per distinct direct retainer with --all/--limit), for one object or for instances of a type.
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "output/cli_error.hpp"
+#include "commands/commands.hpp"
+#include "gcsnap/edge_names.hpp"
+#include "gcsnap/enum_names.hpp"
+#include "gcsnap/object_identity.hpp"
+#include "gcsnap/retention.hpp"
+#include "gcsnap/root_summary.hpp"
+#include "commands/heap_load.hpp"
+#include "output/output.hpp"
+#include "commands/type_filter.hpp"
+
+namespace gcsnap::cli {
+
+namespace {
+
+struct PathOptions {
+  std::string file;
+  std::string object;
+  std::optional<uint64_t> gc;
+  std::string type;
+  bool all = false;
+  size_t limit = 0;  // 0: not given
+  bool include_weak = false;
+  bool no_cache = false;
+  Format format = Format::Table;
+};
+
+// One path to print, with what it leads to.
+struct FoundPath {
+  RetentionPath path;
+  Reachability reachability;
+};
+
+// How hop H of PATH is held by hop H-1: "root" for the first, "reference" (a field or array
+// element), or "ConditionalWeakTable" (a dependent handle: the key keeps the value alive).
+Cell held_via(const RetentionPath& path, size_t h) {
+  if (h == 0) return Cell("root");
+  if (h - 1 >= path.edges.size()) return Cell();
+  return Cell(path.edges[h - 1].kind == EdgeKind::DependentHandle ? "ConditionalWeakTable" : "reference");
+}
+
+const char* field_kind_name(const HopField& f) {
+  if (f.is_static) return "static";
+  switch (f.kind) {
+    case EdgeNameKind::Field: return "field";
+    case EdgeNameKind::Element: return "element";
+    case EdgeNameKind::Unknown: break;
+  }
+  return "unknown";
+}
+
+bool is_dependent(const RetentionPath& path, size_t h) {
+  return h > 0 && h - 1 < path.edges.size() && path.edges[h - 1].kind == EdgeKind::DependentHandle;
+}
+
+// The edge into hop H as it reads after its source's type: ".Customer -> ", "[17].value -> ",
+// " -[ConditionalWeakTable]-> " for a dependent handle, a bare " -> " when unnamed.
+std::string edge_text(const RetentionPath& path, const std::vector<HopField>& fields, size_t h) {
+  if (is_dependent(path, h)) return " -[ConditionalWeakTable]-> ";
+  const HopField& f = fields[h];
+  if (f.kind == EdgeNameKind::Unknown) return " -> ";
+  if (f.kind == EdgeNameKind::Element) return f.text + " -> ";
+  return "." + f.text + " -> ";
+}
+
+// "Zoo.Cache.Orders (static) -> Dictionary<...>._entries -> Entry[][17].value -> Order", the
+// statics array a static lives in left out; "Customer -[ConditionalWeakTable]-> CustomerExtras"
+// for a dependent handle (docs/cli.md "Field names").
+std::string chain_text(const LoadedHeap& heap, const RetentionPath& path, const std::vector<HopField>& fields) {
+  std::string text;
+  size_t h = 0;
+  if (path.nodes.size() > 1 && fields[1].is_static && !is_dependent(path, 1)) {
+    text = fields[1].text + " (static) -> ";
+    h = 1;
+  }
+  for (; h < path.nodes.size(); ++h) {
+    text += heap.type_name(path.nodes[h]);
+    if (h + 1 < path.nodes.size()) text += edge_text(path, fields, h + 1);
+  }
+  return text;
+}
+
+Report make_report(const LoadedHeap& heap, const std::vector<FoundPath>& found, const std::string& what) {
+  bool dependent_hop = false;
+  Table paths("paths", fmt::format("Retention paths to {} in GC {}", what, heap.sel.number()));
+  paths.add_column("path", "PATH", ColumnKind::Count).add_column("target", "TARGET", ColumnKind::Address);
+  paths.add_column("target_type", "TARGET TYPE", ColumnKind::TypeName).add_column("hops", "HOPS", ColumnKind::Count);
+  paths.add_column("held", "HELD").add_column("root_kind", "ROOT KIND").add_column("root_flags", "FLAGS");
+  paths.add_column("root_id", "ROOT ID", ColumnKind::Address).add_column("method", "METHOD");
+  paths.add_column("static", "STATIC");
+  Table hops("hops", "Hops (0 = the object the root points at; FIELD: how the previous hop holds this one)");
+  hops.add_column("path", "PATH", ColumnKind::Count).add_column("hop", "HOP", ColumnKind::Count);
+  hops.add_column("address", "OBJECT", ColumnKind::Address).add_column("type", "TYPE", ColumnKind::TypeName);
+  hops.add_column("size", "SIZE", ColumnKind::Bytes).add_column("generation", "GEN");
+  hops.add_column("via", "HELD VIA");
+  hops.add_column("field", "FIELD").add_column("field_kind", "FIELD KIND").add_column("field_note", "WHY UNNAMED");
+  const EdgeNamer namer = heap.edge_namer();
+  std::vector<std::string> chains;
+  uint64_t unnamed = 0;
+  UnnamedReason last_reason = UnnamedReason::None;
+  for (size_t p = 0; p < found.size(); ++p) {
+    const RetentionPath& path = found[p].path;
+    const GraphRoot& root = heap.graph.roots()[path.root];
+    const NodeIndex target = path.nodes.back();
+    const std::vector<HopField> fields = namer.name_path(path.nodes);
+    Cell method;
+    if (root.kind == RootKind::Stack)
+      if (const MethodRecord* m = heap.names.find_method(root.root_id)) method = Cell(m->name);
+    const char* held = root.is_weak() ? "weak" : "strong";
+    Cell root_static = fields.size() > 1 && fields[1].is_static ? Cell(fields[1].text) : Cell();
+    paths.add_row({p + 1, heap.graph.address(target), heap.type_name(target), path.hops(), held,
+                   root_kind_name(root.kind), root_flags_text(root.flags),
+                   root.root_id, method, root_static});
+    for (size_t h = 0; h < path.nodes.size(); ++h) {
+      const NodeIndex v = path.nodes[h];
+      Cell field, kind, note;
+      if (h > 0 && !is_dependent(path, h)) {  // a dependent handle is no field: HELD VIA says it
+        kind = Cell(field_kind_name(fields[h]));
+        if (fields[h].kind == EdgeNameKind::Unknown) {
+          note = Cell(unnamed_reason_text(fields[h].reason));
+          ++unnamed;
+          last_reason = fields[h].reason;
+        } else {
+          field = Cell(fields[h].text);
+        }
+      }
+      hops.add_row({p + 1, h, heap.graph.address(v), heap.type_name(v), heap.graph.object_size(v),
+                    generation_name(heap.generation(v)), held_via(path, h), field, kind, note});
+    }
+    if (std::any_of(path.edges.begin(), path.edges.end(),
+                    [](const PathHop& e) { return e.kind == EdgeKind::DependentHandle; }))
+      dependent_hop = true;
+    chains.push_back(fmt::format("path {}: {}", p + 1, chain_text(heap, path, fields)));
+  }
+  Report report;
+  report.tables.push_back(std::move(paths));
+  report.tables.push_back(std::move(hops));
+  report.notes = std::move(chains);
+  if (dependent_hop)
+    report.notes.push_back("'ConditionalWeakTable' hops are dependent handles: a ConditionalWeakTable key keeps its "
+                           "value alive without referencing it");
+  if (unnamed)
+    report.notes.push_back(fmt::format("{} hops are not named: {}", unnamed, unnamed_reason_text(last_reason)));
+  for (auto& n : heap.notes()) report.notes.push_back(std::move(n));
+  return report;
+}
+
+size_t max_paths(const PathOptions& opt) {
+  if (opt.all) return 0;
+  return opt.limit ? opt.limit : 1;
+}
+
+void run_object(const LoadedHeap& heap, const PathOptions& opt) {
+  const NodeIndex target = find_object_or_fail(heap, parse_address(opt.object));
+  auto result = find_retention_paths(heap.graph, target, RetentionOptions{opt.include_weak, max_paths(opt)});
+  if (!result) fail_on(heap.sel.file, result.error());
+  std::vector<FoundPath> found;
+  for (auto& p : result->paths) found.push_back({std::move(p), result->reachability});
+  const std::string what = fmt::format("{} ({})", format_address(heap.graph.address(target)), heap.type_name(target));
+  Report report = make_report(heap, found, what);
+  if (max_paths(opt) != 1 && result->reachability == Reachability::Strong)
+    report.notes.push_back(fmt::format("{} distinct direct retainers (roots or objects) hold it; {} shown",
+                                       result->retainer_count, found.size()));
+  print_report(report, opt.format);
+  if (result->reachability == Reachability::WeakOnly)
+    throw CliError(fmt::format("{}: {} is only weakly reachable in GC {}: weak roots do not keep it alive "
+                               "(the paths shown start at weak roots)", heap.sel.file, what, heap.sel.number()),
+                   kExitProblems);
+  if (result->reachability == Reachability::Unreachable)
+    throw CliError(fmt::format("{}: {} is not reachable from any root in GC {}: it was garbage at this GC "
+                               "(or its roots were not recorded)", heap.sel.file, what, heap.sel.number()),
+                   kExitProblems);
+}
+
+void run_type(const LoadedHeap& heap, const PathOptions& opt) {
+  const std::vector<NodeIndex> instances = objects_of_type(
+      heap.graph, heap.names, opt.type,
+      fmt::format("{}: no object in GC {} has a type named or containing", heap.sel.file, heap.sel.number()));
+  const size_t limit = max_paths(opt);
+  std::vector<FoundPath> found;
+  size_t reachable = 0;
+  if (!opt.include_weak && heap.indexed_paths) {
+    // The index's tree is the BFS below, done once: rank the reachable instances by their hops
+    // (instance order among equals, as the stable sort below) and build only the paths shown.
+    const ShortestPathTree& tree = *heap.indexed_paths;
+    std::vector<std::pair<size_t, NodeIndex>> ranked;
+    for (NodeIndex v : instances)
+      if (const size_t hops = tree.hops_to(v); hops != SIZE_MAX) ranked.emplace_back(hops, v);
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    reachable = ranked.size();
+    if (limit != 0 && ranked.size() > limit) ranked.resize(limit);
+    for (const auto& [hops, v] : ranked) found.push_back({tree.path_to(v), Reachability::Strong});
+  } else {
+    auto tree = ShortestPathTree::compute(heap.graph, RetentionOptions{opt.include_weak, 1});
+    if (!tree) fail_on(heap.sel.file, tree.error());
+    for (NodeIndex v : instances)
+      if (tree->is_reached(v)) found.push_back({tree->path_to(v), Reachability::Strong});
+    std::stable_sort(found.begin(), found.end(),
+                     [](const FoundPath& a, const FoundPath& b) { return a.path.hops() < b.path.hops(); });
+    reachable = found.size();
+  }
+  if (max_paths(opt) != 0 && found.size() > max_paths(opt)) found.resize(max_paths(opt));
+  Report report = make_report(heap, found, fmt::format("objects of type '{}'", opt.type));
+  report.notes.push_back(fmt::format("{} objects match '{}'; {} reachable from {}roots; {} shown, nearest first",
+                                     instances.size(), opt.type, reachable, opt.include_weak ? "" : "strong ",
+                                     found.size()));
+  print_report(report, opt.format);
+  if (reachable == 0)
+    throw CliError(fmt::format("{}: none of the {} objects matching '{}' is reachable from a {}root in GC {}",
+                               heap.sel.file, instances.size(), opt.type, opt.include_weak ? "" : "strong ",
+                               heap.sel.number()), kExitProblems);
+}
+
+void run_path(const PathOptions& opt) {
+  if (opt.object.empty() == opt.type.empty())
+    throw CliError("path: give either an OBJECT address or --type TYPE", kExitUsage);
+  if (opt.all && opt.limit)
+    throw CliError("path: --all and --limit cannot be used together", kExitUsage);
+  // Reverse CSR either way: with it a single-path query searches backward from the target,
+  // and the answer must not depend on whether an index was used (retention.hpp).
+  // --type also maps the shortest-path tree: the paths to every instance, already searched.
+  const IndexParts parts = kIndexObjects | kIndexForward | kIndexReverse | kIndexSlots |
+                           (opt.type.empty() ? IndexParts{0} : IndexParts{kIndexPathTree});
+  const auto heap = load_heap(opt.file, opt.gc, true, true, IndexChoice{true, opt.no_cache, parts});
+  if (!opt.object.empty()) run_object(*heap, opt);
+  else run_type(*heap, opt);
+}
+
+}  // namespace
+
+void add_path_command(CLI::App& app) {
+  auto opt = std::make_shared<PathOptions>();
+  auto* cmd = app.add_subcommand("path", "Show why an object is alive: its shortest retention path from a root");
+  cmd->add_option("file", opt->file, "recording, as FILE or FILE:GC (default GC: the last with a heap walk)")->required();
+  cmd->add_option("object", opt->object, "object address (hex)");
+  add_gc_option(*cmd, opt->gc);
+  cmd->add_option("--type", opt->type,
+                  "paths to objects of this type (full name, else name without namespace, else names containing it), "
+                  "nearest first");
+  cmd->add_flag("--all", opt->all, "every distinct path: one per direct retainer (--type: every instance)");
+  cmd->add_option("--limit", opt->limit, "at most N distinct paths (--type: N instances)")->check(CLI::PositiveNumber);
+  cmd->add_flag("--include-weak", opt->include_weak, "let weak roots (weak handles) retain objects");
+  add_no_cache_option(*cmd, opt->no_cache);
+  add_format_option(*cmd, opt->format);
+  cmd->callback([opt] { run_path(*opt); });
+}
+
+}  // namespace gcsnap::cli

@@ -1,0 +1,218 @@
+// gcsnap record [options] -- COMMAND [ARGS...]: run a .NET app with the profiler shim
+// loaded and print one summary line when it ends (docs/shim.md).
+// gcsnap record --pid PID [options]: attach the shim to a running process instead, until
+// --duration ends or Ctrl+C, then detach (docs/shim.md "Attach").
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <thread>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include "process/attach_client.hpp"
+#include "output/cli_error.hpp"
+#include "commands/commands.hpp"
+#include "gcsnap/reader.hpp"
+#include "gcsnap_shim/shim_protocol.hpp"
+#include "process/process_info.hpp"
+#include "process/record_launch.hpp"
+#include "process/recorded_processes.hpp"
+#include "commands/summary_line.hpp"
+
+namespace gcsnap::cli {
+namespace {
+
+struct RecordOptions {
+  std::string output;
+  bool force = false;        ///< -o may replace an existing file
+  std::string policy = "default";
+  long long max_snapshots = -1;
+  long long max_memory_mb = -1;
+  long pid = 0;              ///< --pid: attach instead of running a command
+  std::string duration;      ///< --pid: "30s", "5m", "1h" or seconds; "" = until Ctrl+C
+  std::vector<std::string> command;
+  bool index = false;        ///< --index: build the snapshots' analysis indexes at the end
+};
+
+std::atomic<bool> g_stop{false};
+
+void request_stop(int) { g_stop.store(true); }
+
+/// Seconds in "30", "30s", "5m" or "1h"; throws CliError on anything else.
+unsigned long long parse_duration(const std::string& text) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  std::string unit = text.substr(digits);
+  if (digits == 0 || digits > 9 || (unit != "" && unit != "s" && unit != "m" && unit != "h")) {
+    throw CliError("--duration '" + text + "' is not a duration like 30s, 5m or 1h", kExitUsage);
+  }
+  unsigned long long value = std::stoull(text.substr(0, digits));
+  unsigned long long scale = unit == "m" ? 60 : unit == "h" ? 3600 : 1;
+  if (value == 0) throw CliError("--duration must be more than 0", kExitUsage);
+  return value * scale;
+}
+
+/// record --pid: attach, wait for the duration, Ctrl+C or the process's end, detach.
+[[noreturn]] void run_record_attached(const RecordOptions& options) {
+  unsigned long long seconds = options.duration.empty() ? 0 : parse_duration(options.duration);
+  ProcessInfo target = inspect_target(options.pid);
+  if (has_live_control_socket(target)) {
+    throw CliError(fmt::format("process {} is already recorded by gcsnap; use 'gcsnap snapshot {}' to add a snapshot",
+                               options.pid, options.pid),
+                   kExitProblems);
+  }
+  AttachOptions attach;
+  attach.mode = "record";
+  attach.policy = options.policy;
+  attach.output = options.output;
+  attach.replace_output = options.force;
+  attach.max_memory_mb = options.max_memory_mb;
+  attach.max_snapshots = options.max_snapshots;
+  // The shim detaches by itself a minute after the duration, should this gcsnap be stopped hard.
+  attach.deadline_s = seconds ? seconds + 60 : 0;
+  struct sigaction action{};
+  action.sa_handler = request_stop;
+  sigemptyset(&action.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &action, nullptr);
+  AttachedSession session(target, attach);
+  fmt::print(stderr, "gcsnap: recording process {} ({}) into {}{}\n", target.pid, target.name, session.output_path(),
+             seconds ? fmt::format(" for {} s", seconds) : std::string(" until Ctrl+C"));
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  bool exited = false;
+  while (!g_stop.load() && (seconds == 0 || std::chrono::steady_clock::now() < end)) {
+    if (::kill(static_cast<pid_t>(target.pid), 0) != 0 && errno == ESRCH) {
+      exited = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::string detached;
+  try {
+    detached = exited ? "" : session.detach();
+  } catch (const CliError& e) {
+    // The process ended meanwhile: its shim finished the file at Shutdown.
+    exited = ::kill(static_cast<pid_t>(target.pid), 0) != 0;
+    if (!exited) throw;
+  }
+  if (exited) fmt::print(stderr, "gcsnap: process {} exited while recorded\n", target.pid);
+  else if (detached != "ok detached") fmt::print(stderr, "gcsnap: warning: process {}: {}\n", target.pid, detached);
+  print_summary(session.output_path(), fmt::format("process {} ({})", target.pid, target.name), options.index);
+  std::fflush(stdout);
+  std::exit(kExitOk);
+}
+
+bool diagnostics_disabled() {
+  for (const char* name : {"DOTNET_EnableDiagnostics", "COMPlus_EnableDiagnostics",
+                           "DOTNET_EnableDiagnostics_Profiler", "COMPlus_EnableDiagnostics_Profiler"}) {
+    const char* value = std::getenv(name);
+    if (value && std::string(value) == "0") return true;
+  }
+  return false;
+}
+
+[[noreturn]] void run_record(const RecordOptions& options) {
+  const std::string& p = options.policy;
+  if (p != "default" && p != "all" && p != "gen2" && p != "induced" && p != "none") {
+    throw CliError("--policy must be one of default, all, gen2, induced, none", kExitUsage);
+  }
+  if (options.pid != 0 && !options.command.empty()) {
+    throw CliError("record: give either --pid PID or a command after --, not both", kExitUsage);
+  }
+  if (options.pid != 0) run_record_attached(options);
+  if (!options.duration.empty()) throw CliError("record: --duration goes with --pid", kExitUsage);
+  if (options.command.empty()) {
+    throw CliError("record: no command given (gcsnap record -- COMMAND ..., or gcsnap record --pid PID)", kExitUsage);
+  }
+  std::string shim_path = find_shim();
+  // The shim expands the pattern in each process: {name} from its main assembly (process_role.hpp).
+  std::string output = prepare_output(options.output.empty() ? "gcsnap-{name}-{pid}.snap" : options.output, options.force);
+  RecordedProcesses processes;
+  processes.build_indexes(options.index);
+  LaunchRequest request;
+  request.command = options.command;
+  request.environment = {
+      {"CORECLR_ENABLE_PROFILING", "1"},
+      {"CORECLR_PROFILER", std::string(shim::kClsidText)},
+      {"CORECLR_PROFILER_PATH", shim_path},
+      {shim::kEnvOutput, output},
+      {shim::kEnvPolicy, options.policy},
+      {shim::kEnvRecordDir, processes.directory()},
+  };
+  if (options.max_snapshots >= 0) request.environment.emplace_back(shim::kEnvMaxSnapshots, std::to_string(options.max_snapshots));
+  if (options.max_memory_mb > 0) request.environment.emplace_back(shim::kEnvMaxMemoryMb, std::to_string(options.max_memory_mb));
+  // `dotnet run/test/watch` build first: no MSBuild node or build server may outlive the
+  // command with the profiler variables in its environment (the user's own settings win).
+  for (const auto& [name, value] : {std::pair<const char*, const char*>{"MSBUILDDISABLENODEREUSE", "1"},
+                                    std::pair<const char*, const char*>{"DOTNET_CLI_USE_MSBUILD_SERVER", "0"}}) {
+    if (!std::getenv(name)) request.environment.emplace_back(name, value);
+  }
+  request.poll = [&] { processes.poll(); };
+  request.also_wait_for = [&] { return processes.running(); };
+  request.on_waiting = [&](const std::vector<long>& pids) {
+    std::string list;
+    for (long pid : pids) list += (list.empty() ? "" : ", ") + std::to_string(pid);
+    fmt::print(stderr, "gcsnap: {} ended; waiting for the recorded process(es) {} to end (Ctrl+C stops them)\n",
+               options.command.front(), list);
+    std::fflush(stderr);
+  };
+
+  LaunchResult result;
+  try {
+    result = run_command(request);
+  } catch (...) {
+    processes.remove_directory();
+    throw;
+  }
+  processes.finish(result.statuses);
+  processes.remove_directory();
+  if (processes.recorded_count() == 0) {
+    const std::string& program = options.command.front();
+    std::string why =
+        diagnostics_disabled()
+            ? program + " never started the gcsnap profiler: profiling is disabled in this environment "
+                        "(DOTNET_EnableDiagnostics=0)"
+        : processes.sdk_count() > 0
+            ? program + " ran only processes of the .NET SDK (the dotnet CLI, MSBuild, the compiler), which gcsnap "
+                        "does not record, and no app"
+            : program + " never started the gcsnap profiler: it is not a .NET app, or the runtime did not load the "
+                        "profiler (see any 'gcsnap:' line above)";
+    throw CliError("nothing was recorded: " + why, result.exit_code != 0 ? result.exit_code : kExitNotRecorded);
+  }
+  std::fflush(stdout);
+  std::exit(result.exit_code);
+}
+
+}  // namespace
+
+void add_record_command(CLI::App& app) {
+  auto options = std::make_shared<RecordOptions>();
+  auto* cmd = app.add_subcommand("record", "Run a .NET command with the gcsnap profiler and record its GC heaps");
+  cmd->add_option("-o,--output", options->output,
+                  "Output file; {pid} and {name} give each .NET process its own (default gcsnap-{name}-{pid}.snap; "
+                  "with --pid gcsnap-<name>-<pid>-<yyyymmdd-hhmmss>.snap)");
+  cmd->add_flag("--force", options->force, "Replace the output file if it exists");
+  cmd->add_option("--policy", options->policy, "Which GCs get a heap walk: default (gen2 and induced), all, gen2, induced, none");
+  cmd->add_option("--max-snapshots", options->max_snapshots, "Stop taking policy snapshots after N")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-memory", options->max_memory_mb, "Memory budget of the shim in MB (default 1024)")->check(CLI::PositiveNumber);
+  cmd->add_option("--pid", options->pid, "Attach to this running .NET process instead of running a command")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--duration", options->duration, "With --pid: record for this long (30s, 5m, 1h), default until Ctrl+C");
+  cmd->add_flag("--index", options->index,
+                "At the end, build the analysis index of every snapshot (FILE.N.gcidx) for fast answers");
+  cmd->add_option("command", options->command, "The command to run, after --");
+  cmd->footer("Examples: gcsnap record -o app.snap -- dotnet app.dll\n"
+              "          gcsnap record --pid 1234 --duration 30s");
+  cmd->callback([options] { run_record(*options); });
+}
+
+}  // namespace gcsnap::cli

@@ -1,0 +1,228 @@
+// gcsnap roots: the roots of one GC (address, type, kind, flags, root id, method) and a
+// summary by kind and flags. Works on GCs without a heap walk (no type names then).
+#include <algorithm>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "output/cli_error.hpp"
+#include "commands/commands.hpp"
+#include "commands/gc_select.hpp"
+#include "gcsnap/enum_names.hpp"
+#include "gcsnap/root_summary.hpp"
+#include "commands/heap_load.hpp"
+#include "output/output.hpp"
+
+namespace gcsnap::cli {
+
+namespace {
+
+struct RootsOptions {
+  std::string file;
+  std::optional<uint64_t> gc;
+  std::vector<std::string> kinds;
+  std::vector<std::string> flags;
+  std::string type;
+  size_t top = 0;
+  bool no_cache = false;
+  Format format = Format::Table;
+};
+
+uint8_t parse_kinds(const std::vector<std::string>& names) {
+  uint8_t mask = 0;
+  for (const auto& name : names) {
+    RootKind kind;
+    if (name == "stack") kind = RootKind::Stack;
+    else if (name == "finalizer") kind = RootKind::Finalizer;
+    else if (name == "handle") kind = RootKind::Handle;
+    else if (name == "other") kind = RootKind::Other;
+    else throw CliError(fmt::format("unknown root kind '{}' (use stack, finalizer, handle, other)", name), kExitUsage);
+    mask = static_cast<uint8_t>(mask | (1u << static_cast<unsigned>(kind)));
+  }
+  return mask;
+}
+
+uint8_t parse_flags(const std::vector<std::string>& names) {
+  uint8_t mask = 0;
+  for (const auto& name : names) {
+    if (name == "pinning") mask |= root_flags::kPinning;
+    else if (name == "weak") mask |= root_flags::kWeakRef;
+    else if (name == "interior") mask |= root_flags::kInterior;
+    else if (name == "refcounted") mask |= root_flags::kRefCounted;
+    else throw CliError(fmt::format("unknown root flag '{}' (use pinning, weak, interior, refcounted)", name), kExitUsage);
+  }
+  return mask;
+}
+
+// What one GC offers: its roots, names, and its heap walk when it has one.
+struct RootsInput {
+  SelectedGc sel;
+  RootTable roots;
+  NameTable names;
+  std::optional<ObjectTable> objects;
+  std::optional<GcIndex> index;  ///< instead of objects, when the GC has a valid analysis index
+
+  bool has_walk() const { return objects || index; }
+  /// The type of each listed root's object (nullopt: no walk, or no object there). From an
+  /// index, the roots the graph resolved name their node already (the same object
+  /// find_containing finds); the others, and a recording's roots, are searched in one pass
+  /// (the rows come in address order).
+  std::vector<std::optional<std::string_view>> types_of(std::span<const size_t> rows) const {
+    std::vector<std::optional<std::string_view>> out(rows.size());
+    if (!has_walk()) return out;
+    std::vector<NodeIndex> resolved;
+    if (index) {
+      resolved.assign(roots.size(), kNoNode);
+      for (const GraphRoot& r : index->graph.roots())
+        if (r.root_index < resolved.size()) resolved[r.root_index] = r.node;
+    }
+    std::vector<size_t> search;  // positions in ROWS
+    std::vector<uint64_t> addresses;
+    for (size_t k = 0; k < rows.size(); ++k) {
+      if (roots.object_ids[rows[k]] == 0) continue;  // a null root has no object, whatever lives at 0
+      if (index && resolved[rows[k]] != kNoNode) {
+        out[k] = names.type_name(index->graph.type_id(resolved[rows[k]]));
+        continue;
+      }
+      search.push_back(k);
+      addresses.push_back(roots.object_ids[rows[k]]);
+    }
+    // load_roots asked for the object columns whenever a row can get here (an unresolved root
+    // with an address); the type ids alone have no addresses to search.
+    if (index && !(index->parts & kIndexObjects) && !addresses.empty())
+      throw std::logic_error("roots: an unresolved root without the index's object columns");
+    const auto found = index ? find_containing_each(index->graph.addresses(), index->graph.sizes(), addresses)
+                             : find_containing_each(objects->addresses, objects->sizes, addresses);
+    for (size_t j = 0; j < search.size(); ++j)
+      if (found[j]) out[search[j]] = names.type_name(index ? index->graph.type_id(static_cast<NodeIndex>(*found[j]))
+                                                           : objects->type_ids[*found[j]]);
+    return out;
+  }
+};
+
+RootsInput load_roots(const RootsOptions& opt) {
+  RootsInput in{open_selected_gc(opt.file, opt.gc, GcNeed::Any), {}, {}, std::nullopt, std::nullopt};
+  const Recording& rec = *in.sel.recording;
+  auto roots = rec.read_roots(in.sel.index);
+  if (!roots) fail_on(in.sel.file, roots.error());
+  in.roots = std::move(roots).value();
+  auto names = rec.read_names(in.sel.index);
+  if (!names) fail_on(in.sel.file, names.error());
+  in.names = std::move(names).value();
+  // The roots' nodes and the type ids are enough unless a root the graph did not resolve names
+  // an address (then the object columns are searched for it).
+  in.index = existing_gc_index(in.sel, opt.no_cache, kIndexTypeIds);
+  if (in.index) {
+    for (uint32_t r : in.index->graph.unresolved_roots()) {
+      if (r < in.roots.size() && in.roots.object_ids[r] != 0) {
+        in.index = existing_gc_index(in.sel, opt.no_cache, kIndexObjects);
+        break;
+      }
+    }
+  }
+  if (in.index) {
+    // The object columns come from the mapped index: nothing to decode.
+  } else if (in.sel.entry().has_heap_walk()) {
+    auto objects = rec.read_objects(in.sel.index);
+    if (!objects) fail_on(in.sel.file, objects.error());
+    in.objects = std::move(objects).value();
+  } else if (!opt.type.empty()) {
+    throw CliError(fmt::format("{}: --type needs a GC with a heap walk; GC {} has none", in.sel.file, in.sel.number()),
+                   kExitUsage);
+  }
+  return in;
+}
+
+std::vector<size_t> select_roots(const RootsInput& in, const RootsOptions& opt) {
+  std::vector<size_t> rows =
+      value_or_fail(filter_roots(in.roots, parse_kinds(opt.kinds), parse_flags(opt.flags)), in.sel.file);
+  if (!opt.type.empty()) {
+    const auto types = in.types_of(rows);
+    size_t kept = 0;
+    for (size_t k = 0; k < rows.size(); ++k)
+      if (types[k] && types[k]->find(opt.type) != std::string_view::npos) rows[kept++] = rows[k];
+    rows.resize(kept);
+  }
+  // Listed like the summary: stack, finalizer, handle, other; then by object address, with
+  // null slots (object 0, which the runtime reports for empty stack slots) last.
+  auto key = [&](size_t i) {
+    const int rank = in.roots.kinds[i] == RootKind::Other ? 4 : static_cast<int>(in.roots.kinds[i]);
+    return std::make_tuple(rank, in.roots.object_ids[i] == 0, in.roots.object_ids[i]);
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) { return key(x) < key(y); });
+  return rows;
+}
+
+Table summary_table(const RootsInput& in, const std::vector<size_t>& rows) {
+  RootTable selected;
+  for (size_t i : rows) {
+    selected.object_ids.push_back(in.roots.object_ids[i]);
+    selected.kinds.push_back(in.roots.kinds[i]);
+    selected.flags.push_back(in.roots.flags[i]);
+    selected.root_ids.push_back(in.roots.root_ids[i]);
+  }
+  Table summary("summary", fmt::format("Roots of GC {} by kind and flags", in.sel.number()));
+  summary.add_column("kind", "KIND").add_column("flags", "FLAGS").add_column("count", "ROOTS", ColumnKind::Count);
+  summary.add_column("distinct_objects", "OBJECTS", ColumnKind::Count).add_column("null_objects", "NULL", ColumnKind::Count);
+  for (const auto& g : value_or_fail(summarize_roots(selected), in.sel.file))
+    summary.add_row({root_kind_name(g.kind), root_flags_text(g.flags), g.count, g.distinct_objects, g.null_objects});
+  return summary;
+}
+
+Table list_table(const RootsInput& in, std::span<const size_t> rows, size_t matched) {
+  Table list("roots", rows.size() == matched
+                          ? fmt::format("Roots ({} of {})", matched, in.roots.size())
+                          : fmt::format("Roots (first {} of {} that match, {} in all)", rows.size(), matched,
+                                        in.roots.size()));
+  list.add_column("address", "OBJECT", ColumnKind::Address).add_column("type", "TYPE", ColumnKind::TypeName).add_column("kind", "KIND");
+  list.add_column("flags", "FLAGS").add_column("root_id", "ROOT ID", ColumnKind::Address).add_column("method", "METHOD");
+  const auto types = in.types_of(rows);
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const size_t i = rows[k];
+    const auto& t = types[k];
+    Cell method;
+    if (in.roots.kinds[i] == RootKind::Stack)
+      if (const MethodRecord* m = in.names.find_method(in.roots.root_ids[i])) method = Cell(m->name);
+    list.add_row({in.roots.object_ids[i], t ? Cell(*t) : Cell(), root_kind_name(in.roots.kinds[i]),
+                  root_flags_text(in.roots.flags[i]), in.roots.root_ids[i], method});
+  }
+  return list;
+}
+
+void run_roots(const RootsOptions& opt) {
+  const RootsInput in = load_roots(opt);
+  const std::vector<size_t> rows = select_roots(in, opt);
+  Report report;
+  report.tables.push_back(summary_table(in, rows));  // counts every match, before --top
+  const size_t shown = opt.top ? std::min(opt.top, rows.size()) : rows.size();
+  report.tables.push_back(list_table(in, std::span<const size_t>(rows).first(shown), rows.size()));
+  if (!in.has_walk()) report.notes.push_back(fmt::format("GC {} has no heap walk: no type names", in.sel.number()));
+  if (in.sel.entry().drops.roots)
+    report.notes.push_back(fmt::format("the recorder dropped {} roots at this GC", in.sel.entry().drops.roots));
+  print_report(report, opt.format);
+}
+
+}  // namespace
+
+void add_roots_command(CLI::App& app) {
+  auto opt = std::make_shared<RootsOptions>();
+  auto* cmd = app.add_subcommand("roots", "List the roots of a GC and summarize them by kind and flags");
+  cmd->add_option("file", opt->file, "recording, as FILE or FILE:GC (default GC: the last)")->required();
+  add_gc_option(*cmd, opt->gc);
+  cmd->add_option("--kind", opt->kinds, "only roots of these kinds: stack, finalizer, handle, other")->delimiter(',');
+  cmd->add_option("--flags", opt->flags, "only roots with all these flags: pinning, weak, interior, refcounted")
+      ->delimiter(',');
+  cmd->add_option("--type", opt->type, "only roots whose object's type name contains this text (needs a heap walk)");
+  cmd->add_option("--top", opt->top, "list at most N roots (the summary still counts all that match)");
+  add_no_cache_option(*cmd, opt->no_cache);
+  add_format_option(*cmd, opt->format);
+  cmd->callback([opt] { run_roots(*opt); });
+}
+
+}  // namespace gcsnap::cli

@@ -1,0 +1,177 @@
+#include "commands/diff_objects_report.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "output/cli_error.hpp"
+#include "commands/heap_load.hpp"
+#include "gcsnap/enum_names.hpp"
+#include "gcsnap/root_summary.hpp"
+
+namespace gcsnap::cli {
+
+uint64_t DiffSide::total_bytes() const noexcept {
+  if (!index) return walk.total_bytes();
+  uint64_t bytes = 0;
+  for (const TypeStats& t : index->type_stats) bytes += t.shallow_bytes;
+  return bytes;
+}
+
+std::vector<TypeTotal> DiffSide::type_totals() const {
+  return value_or_fail(index ? count_by_type(index->type_stats, walk.names) : count_by_type(walk.objects, walk.names),
+                       selected.file);
+}
+
+void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexParts parts) {
+  const std::string& file = side.selected.file;
+  const size_t gc = side.selected.index;
+  std::optional<GcIndex> found = use_index ? existing_gc_index(file, rec, gc, false, parts) : std::nullopt;
+  std::shared_ptr<const GcIndex> index;
+  std::shared_ptr<const ShortestPathTree> paths;
+  if (found) {
+    index = std::make_shared<const GcIndex>(std::move(*found));
+    if (parts & kIndexPathTree) {
+      // A tree whose root marks do not match the roots (forged) is not used: decode instead.
+      auto tree = kept_path_tree(*index, index->graph);
+      if (tree) paths = std::make_shared<const ShortestPathTree>(std::move(tree).value());
+      else index.reset();
+    }
+  }
+  if (!index) {
+    side.walk = value_or_fail(read_heap_walk(rec, gc), file);
+    side.view = view_of(side.walk);
+    return;
+  }
+  HeapWalk& walk = side.walk;
+  walk.gc_index = gc;
+  walk.gc_number = rec.gcs()[gc].info.gc_number;
+  walk.roots = value_or_fail(rec.read_roots(gc), file);
+  walk.names = value_or_fail(rec.read_names(gc), file);
+  walk.has_dependent = index->has_dependent_handles;
+  const HeapGraph& graph = index->graph;
+  WalkView& v = side.view;
+  v.gc_index = gc;
+  v.gc_number = walk.gc_number;
+  v.addresses = graph.addresses();
+  v.sizes = graph.sizes();
+  v.type_ids = graph.type_ids();
+  v.generations = index->generations;
+  v.roots = &walk.roots;
+  v.names = &walk.names;
+  // The graph and the tree live as long as the index they point into.
+  if (parts & (kIndexForward | kIndexPathTree)) v.graph = std::shared_ptr<const HeapGraph>(index, &graph);
+  v.paths = std::move(paths);
+  side.index = std::move(index);
+}
+
+Table ObjectLevel::empty_totals() {
+  Table t("objects", "Objects (matched through the moved/surviving ranges of every GC in between)");
+  t.add_column("category", "OBJECTS").add_column("count", "COUNT", ColumnKind::Count);
+  t.add_column("bytes", "BYTES", ColumnKind::Bytes);
+  return t;
+}
+
+Table ObjectLevel::empty_groups() {
+  Table t("new_objects_by_type", "Largest groups of new objects (alive at B, not at A), with their most common retention path");
+  t.add_column("type", "TYPE", ColumnKind::TypeName).add_column("count", "COUNT", ColumnKind::Count);
+  t.add_column("bytes", "BYTES", ColumnKind::Bytes).add_column("example", "EXAMPLE", ColumnKind::Address);
+  t.add_column("path_length", "HOPS", ColumnKind::Count);
+  t.add_column("path_share", "SHARE", ColumnKind::Text, Shown::TableOnly);
+  t.add_column("path_same", "", ColumnKind::Count, Shown::MachineOnly);
+  t.add_column("path_examined", "", ColumnKind::Count, Shown::MachineOnly);
+  t.add_column("path", "MOST COMMON RETENTION PATH (root -> ... -> example)", ColumnKind::TypeName);
+  return t;
+}
+
+Table ObjectLevel::empty_dead_groups() {
+  Table t("dead_objects_by_type", "Largest groups of dead objects (alive at A, not at B)");
+  t.add_column("type", "TYPE", ColumnKind::TypeName).add_column("count", "COUNT", ColumnKind::Count);
+  t.add_column("bytes", "BYTES", ColumnKind::Bytes).add_column("example", "EXAMPLE AT A", ColumnKind::Address);
+  return t;
+}
+
+Table ObjectLevel::empty_more_paths() {
+  Table t("new_object_paths", "Other retention path shapes of the new objects (--shapes)");
+  t.add_column("type", "TYPE", ColumnKind::TypeName).add_column("shape", "SHAPE", ColumnKind::Count);
+  t.add_column("example", "EXAMPLE", ColumnKind::Address).add_column("path_length", "HOPS", ColumnKind::Count);
+  t.add_column("path_share", "SHARE", ColumnKind::Text, Shown::TableOnly);
+  t.add_column("path_same", "", ColumnKind::Count, Shown::MachineOnly);
+  t.add_column("path_examined", "", ColumnKind::Count, Shown::MachineOnly);
+  t.add_column("path", "RETENTION PATH (root -> ... -> example)", ColumnKind::TypeName);
+  return t;
+}
+
+namespace {
+
+std::string path_text(const HeapGraph& graph, const NameTable& names, const RetentionPath& path) {
+  if (path.nodes.empty()) return "(not reachable from a strong root)";
+  const GraphRoot& root = graph.roots()[path.root];
+  std::string flags = root_flags_text(root.flags);
+  std::string s = fmt::format("[{}{}{}]", root_kind_name(root.kind), flags.empty() ? "" : " ", flags);
+  for (size_t h = 0; h < path.nodes.size(); ++h) {
+    const bool dependent = h > 0 && h - 1 < path.edges.size() && path.edges[h - 1].kind == EdgeKind::DependentHandle;
+    s += fmt::format(" {} {}", dependent ? "-[ConditionalWeakTable]->" : "->", names.type_name(graph.type_id(path.nodes[h])));
+  }
+  return s;
+}
+
+void add_group_rows(Table& table, Table& more, const WalkView& b, const WalkDiff& diff) {
+  for (size_t g = 0; g < diff.new_groups.size(); ++g) {
+    const TypeGroup& group = diff.new_groups[g];
+    const GroupPath& p = diff.new_paths[g];
+    const bool found = p.member != kNoObject;
+    const size_t example = found ? p.member : group.members.front();
+    // Share: members whose shortest path has this shape, of the members examined.
+    table.add_row({group.name, group.count, group.bytes, b.addresses[example],
+                   found ? Cell(static_cast<uint64_t>(p.path.hops())) : Cell(),
+                   fmt::format("{}/{}", p.same_shape, p.examined), p.same_shape, p.examined,
+                   path_text(*diff.graph_b, *b.names, p.path)});
+    for (size_t k = 0; k < p.more_shapes.size(); ++k) {
+      const GroupShape& shape = p.more_shapes[k];
+      more.add_row({group.name, k + 2, b.addresses[shape.member], static_cast<uint64_t>(shape.path.hops()),
+                    fmt::format("{}/{}", shape.same_shape, p.examined), shape.same_shape, p.examined,
+                    path_text(*diff.graph_b, *b.names, shape.path)});
+    }
+  }
+}
+
+}  // namespace
+
+ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, const DiffSide& b,
+                              const WalkDiffOptions& options, std::vector<std::string>& notes) {
+  ObjectLevel out;
+  auto diff = diff_walks(recording, a.view, b.view, options);
+  if (!diff && diff.error().code == ErrorCode::InconsistentData) {
+    const bool reversed = a.walk.gc_index > b.walk.gc_index;
+    notes.push_back(fmt::format("no object-level diff: {} between GC {} and GC {}", diff.error().detail,
+                                reversed ? b.walk.gc_number : a.walk.gc_number,
+                                reversed ? a.walk.gc_number : b.walk.gc_number));
+    return out;
+  }
+  if (!diff) fail_on(a.selected.file, diff.error());
+  out.roots = diff->roots;
+  out.totals.add_row({"new", diff->new_count, diff->new_bytes});
+  out.totals.add_row({"dead", diff->dead_count, diff->dead_bytes});
+  out.totals.add_row({"surviving", diff->surviving_count, diff->surviving_bytes});
+  out.totals.add_row({"missing", diff->missing_count, diff->missing_bytes});
+  const uint64_t early = diff->reversed ? b.walk.gc_number : a.walk.gc_number;
+  const uint64_t late = diff->reversed ? a.walk.gc_number : b.walk.gc_number;
+  if (diff->reversed)
+    notes.push_back(fmt::format("A (GC {}) is later than B (GC {}): objects were followed from B forward to A",
+                                a.walk.gc_number, b.walk.gc_number));
+  if (diff->missing_count)
+    notes.push_back(fmt::format("{} objects of GC {} survived by the ranges but are not in GC {}'s heap walk",
+                                diff->missing_count, early, late));
+  if (!diff->new_groups.empty()) {
+    add_group_rows(out.groups, out.more_paths, b.view, *diff);
+    if (diff->graph_b->stats().unresolved_roots)
+      notes.push_back(fmt::format("{} roots of GC {} point at no walked object", diff->graph_b->stats().unresolved_roots,
+                                  b.walk.gc_number));
+  }
+  for (const auto& g : diff->dead_groups)
+    out.dead_groups.add_row({g.name, g.count, g.bytes, a.view.addresses[g.members.front()]});
+  return out;
+}
+
+}  // namespace gcsnap::cli

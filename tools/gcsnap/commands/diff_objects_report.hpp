@@ -1,0 +1,65 @@
+#pragma once
+// The object-level tables of `gcsnap diff`: new / dead / surviving objects between two GCs of
+// one recording, the largest groups of new objects by type, one retention path each. The
+// diff itself is the library's (gcsnap/walk_diff.hpp); this file only makes rows.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands/gc_select.hpp"
+#include "gcsnap/analysis_index.hpp"
+#include "gcsnap/heap_diff.hpp"
+#include "gcsnap/reader.hpp"
+#include "gcsnap/walk_diff.hpp"
+#include "output/output.hpp"
+
+namespace gcsnap::cli {
+
+/// One side of a diff: the selected GC, its heap walk decoded or its analysis index mapped,
+/// and the view the diff reads either way. Not movable: the view points into it.
+struct DiffSide {
+  SelectedGc selected;  ///< B of a same-recording diff has no recording of its own
+  /// The decoded walk; with an index, only its GC, roots, names and dependent-handle flag
+  /// (no objects: the view's columns are the index's).
+  HeapWalk walk;
+  std::shared_ptr<const GcIndex> index;  ///< set when the side answers from its index
+  WalkView view;
+
+  DiffSide() = default;
+  DiffSide(const DiffSide&) = delete;
+  DiffSide& operator=(const DiffSide&) = delete;
+
+  size_t object_count() const noexcept { return view.addresses.size(); }
+  uint64_t total_bytes() const noexcept;
+  /// Objects and bytes per type name, sorted by name (count_by_type); throws CliError.
+  std::vector<TypeTotal> type_totals() const;
+};
+
+/// Load SIDE's GC (REC): from its analysis index when USE_INDEX and a valid one with PARTS
+/// exists (never built here), else by decoding the heap walk. Throws CliError naming the file.
+void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexParts parts);
+
+struct ObjectLevel {
+  /// Roots matched through the ranges (A's objects followed to B, or B's to A when A is the
+  /// later GC); empty when the object-level diff could not be computed.
+  std::optional<RootDiff> roots;
+  Table totals = empty_totals();
+  Table groups = empty_groups();
+  Table dead_groups = empty_dead_groups();
+  Table more_paths = empty_more_paths();  ///< the 2nd..Nth path shapes of each group
+  static Table empty_totals();
+  static Table empty_groups();
+  static Table empty_dead_groups();
+  static Table empty_more_paths();
+};
+
+/// The object-level tables of a and b (same recording, either order) from the library's
+/// diff_walks (options: top groups, path shapes, type filter). Problems that only limit the
+/// answer (a gap in the ranges) become notes; read errors throw.
+ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, const DiffSide& b,
+                              const WalkDiffOptions& options, std::vector<std::string>& notes);
+
+}  // namespace gcsnap::cli

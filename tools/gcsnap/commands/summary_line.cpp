@@ -1,0 +1,71 @@
+#include "commands/summary_line.hpp"
+
+#include <cstdio>
+
+#include <fmt/core.h>
+
+#include "output/cli_error.hpp"
+#include "gcsnap/analysis_index.hpp"
+#include "gcsnap/enum_names.hpp"
+#include "gcsnap/reader.hpp"
+#include "commands/heap_load.hpp"
+#include "output/output.hpp"
+
+namespace gcsnap::cli {
+
+namespace {
+
+// record --index: build (or find up to date) the index of every snapshot; "" when there is none.
+std::string build_indexes(const std::string& path, const Recording& recording) {
+  size_t built = 0, snapshots = 0;
+  std::string first_error;
+  for (size_t gc = 0; gc < recording.gcs().size(); ++gc) {
+    if (!recording.gcs()[gc].has_heap_walk()) continue;
+    ++snapshots;
+    auto opened = open_gc_index(path, recording, gc, true, terminal_progress(path));
+    if (opened && opened->source != IndexSource::BuiltKept) {
+      ++built;
+    } else if (first_error.empty()) {
+      first_error = opened ? error_text(opened->write_error) : error_text(opened.error());
+    }
+  }
+  if (snapshots == 0) return "";
+  std::string text = fmt::format("; analysis index of {} of {} snapshots in {}.N.gcidx", built, snapshots, path);
+  if (!first_error.empty()) text += fmt::format(" ({})", first_error);
+  return text;
+}
+
+}  // namespace
+
+void print_summary(const std::string& path, const std::string& process, bool build_index) {
+  auto opened = Recording::open(path);
+  if (!opened.is_ok()) {
+    fmt::print(stderr, "gcsnap: error: {}\n", describe_error(path, opened.error()));
+    return;
+  }
+  const Recording& recording = **opened;
+  uint64_t snapshots = 0;
+  DropCounts drops;
+  for (const GcEntry& gc : recording.gcs()) {
+    snapshots += gc.has_heap_walk() ? 1 : 0;
+    drops.objects += gc.drops.objects;
+    drops.references += gc.drops.references;
+    drops.roots += gc.drops.roots;
+    drops.ranges += gc.drops.ranges;
+    drops.reasons |= gc.drops.reasons;
+  }
+  std::string line = fmt::format("gcsnap: recorded {} GCs, {} snapshots, {}{} in {}", recording.gcs().size(), snapshots,
+                                 format_bytes(recording.file_size()), process.empty() ? "" : " of " + process, path);
+  if (drops.objects || drops.roots || drops.ranges) {
+    line += fmt::format("; dropped {} objects, {} references, {} roots, {} ranges{}", drops.objects,
+                        drops.references, drops.roots, drops.ranges,
+                        (drops.reasons & drop_reason::kMemoryLimit) ? " (memory limit)" : "");
+  } else {
+    line += "; nothing dropped";
+  }
+  if (recording.end() != FileEnd::Complete) line += fmt::format("; file end: {}", file_end_name(recording.end()));
+  if (build_index) line += build_indexes(path, recording);
+  fmt::print(stderr, "{}\n", line);
+}
+
+}  // namespace gcsnap::cli

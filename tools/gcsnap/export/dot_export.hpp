@@ -1,0 +1,18 @@
+#pragma once
+// `gcsnap export --to dot`: retention paths of one object or of a type's instances as a
+// Graphviz digraph (one node per object or root kind, one edge per hop, named by field).
+
+#include <vector>
+
+#include "gcsnap/retention.hpp"
+#include "commands/heap_load.hpp"
+#include "output/output_file.hpp"
+
+namespace gcsnap::cli {
+
+/// Write PATHS (of HEAP's graph; loaded with fields) as one digraph; objects shared by several
+/// paths and repeated hops appear once. TARGETS are drawn highlighted.
+void write_dot(const LoadedHeap& heap, const std::vector<RetentionPath>& paths, const std::vector<NodeIndex>& targets,
+               OutputFile& out);
+
+}  // namespace gcsnap::cli

@@ -1,0 +1,204 @@
+#include "process/attach_client.hpp"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "output/cli_error.hpp"
+#include "process/diagnostics_ipc.hpp"
+#include "gcsnap_shim/control_client.hpp"
+#include "gcsnap_shim/shim_protocol.hpp"
+#include "process/record_launch.hpp"
+
+namespace gcsnap::cli {
+namespace {
+
+constexpr uint32_t kAlreadyActive = 0x8013136Au;
+constexpr uint32_t kAttachTimeoutMs = 10000;  // the runtime's wait for a background GC in progress
+
+/// Whether the gcsnap shim is mapped in PID (after a detach it stays: -z nodelete).
+bool has_shim_mapped(long pid) {
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.find(shim::kShimFileName) != std::string::npos) return true;
+  }
+  return false;
+}
+
+/// The shim path as the target sees it: in another mount namespace (a container) a copy in
+/// its TMPDIR, reached through /proc/PID/root.
+std::string shim_for(const ProcessInfo& target) {
+  std::string shim = find_shim();
+  if (target.root.empty()) return shim;
+  std::string inside = target.tmpdir + "/gcsnap-" + std::string(shim::kShimFileName);
+  std::ifstream in(shim, std::ios::binary);
+  std::ofstream out(target.root + inside, std::ios::binary | std::ios::trunc);
+  out << in.rdbuf();
+  if (!in || !out) throw CliError("cannot copy the shim into the process's TMPDIR " + target.root + inside, kExitProblems);
+  return inside;
+}
+
+std::string client_data(const AttachOptions& options, const ProcessInfo& target) {
+  std::string data = std::string(shim::kAttachDataHeader) + "\n";
+  data += "mode=" + options.mode + "\npolicy=" + options.policy + "\n";
+  // A pid means something there only in the same pid namespace; else the deadline alone watches.
+  data += fmt::format("owner_pid={}\ndeadline_s={}\n", target.same_pid_namespace ? ::getpid() : 0, options.deadline_s);
+  if (options.max_memory_mb > 0) data += fmt::format("max_memory_mb={}\n", options.max_memory_mb);
+  if (options.max_snapshots >= 0) data += fmt::format("max_snapshots={}\n", options.max_snapshots);
+  return data;
+}
+
+/// The default output name: gcsnap-<name>-<pid>-<yyyymmdd-hhmmss>.snap in the current
+/// directory (local time, as dotnet-gcdump names its dumps), so that repeated snapshots of one
+/// process never share a file; a second one within the same second gets "-2", "-3", ...
+std::string default_output(const ProcessInfo& target) {
+  std::time_t now = std::time(nullptr);
+  std::tm local{};
+  ::localtime_r(&now, &local);
+  char stamp[32];
+  std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &local);
+  std::string base = fmt::format("gcsnap-{}-{}-{}", target.name, target.pid, stamp);
+  std::string name = base + ".snap";
+  struct stat st{};
+  for (int n = 2; ::lstat(name.c_str(), &st) == 0 && n < 1000; ++n) name = fmt::format("{}-{}.snap", base, n);
+  return name;
+}
+
+int open_output(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) throw CliError("output path not writable: " + path + ": " + std::strerror(errno), kExitNotRecorded);
+  return fd;
+}
+
+/// Attach, retrying for a few seconds when the active profiler may be our own last session
+/// still detaching (the runtime finishes a detach a moment after it says so).
+void attach(const ProcessInfo& target, const std::string& socket, const AttachProfilerRequest& request) {
+  auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (;;) {
+    uint32_t hr = attach_profiler(socket, request, kAttachTimeoutMs / 1000 + 20);
+    if ((hr & 0x80000000u) == 0) return;
+    bool ours_detaching = hr == kAlreadyActive && has_shim_mapped(target.pid) &&
+                          !has_live_control_socket(target);
+    if (ours_detaching && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      continue;
+    }
+    std::string why = describe_attach_result(hr);
+    throw CliError(fmt::format("cannot attach to process {} ({}): {}; the process runs on unchanged", target.pid,
+                               target.name, why),
+                   kExitProblems);
+  }
+}
+
+}  // namespace
+
+std::string control_request(const std::string& path, std::string_view request, int timeout_s, int fd) {
+  shim::ControlReply reply = shim::send_control_request(path, request, timeout_s, fd);
+  if (!reply.answered) throw CliError(std::move(reply.text), kExitProblems);
+  return std::move(reply.text);
+}
+
+ProcessInfo inspect_target(long pid) {
+  if (pid <= 0) throw CliError("PID must be a positive process id", kExitUsage);
+  auto info = read_process_info(pid);
+  if (!info) throw CliError(fmt::format("no process {}", pid), kExitProblems);
+  if (has_live_control_socket(*info)) return *info;  // under gcsnap already
+  if (long child = recorded_child_of(pid)) {
+    throw CliError(fmt::format("process {} is 'gcsnap record' itself; the app it records is process {}: "
+                               "gcsnap snapshot {}", pid, child, child),
+                   kExitUsage);
+  }
+  if (!info->environ_readable) {
+    throw CliError(fmt::format("process {} ({}) belongs to another user (uid {}); run gcsnap as that user or as root",
+                               pid, info->name, info->uid),
+                   kExitProblems);
+  }
+  return *info;
+}
+
+AttachedSession::AttachedSession(const ProcessInfo& target, const AttachOptions& options) : target_(target) {
+  // Refused before asking the runtime: .NET 10 still accepts an attach with
+  // DOTNET_EnableDiagnostics_Profiler=0 (measured), but whoever set it meant "no profiler".
+  if (!target.diagnostics_disabled_by.empty()) {
+    throw CliError(fmt::format("cannot attach to process {} ({}): diagnostics are disabled in it ({})", target.pid,
+                               target.name, target.diagnostics_disabled_by),
+                   kExitProblems);
+  }
+  std::string socket = find_diagnostics_socket(target);
+  if (socket.empty()) {
+    throw CliError(fmt::format("process {} ({}) is not a .NET process (no diagnostics socket "
+                               "dotnet-diagnostic-{}-*-socket in {})", target.pid, target.name, target.ns_pid,
+                               target.root + target.tmpdir),
+                   kExitProblems);
+  }
+  std::string requested = options.output.empty() ? default_output(target) : options.output;
+  output_path_ = prepare_output(requested, options.replace_output);
+  int fd = open_output(output_path_);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  AttachProfilerRequest request;
+  request.timeout_ms = kAttachTimeoutMs;
+  request.clsid_text = shim::kClsidText;
+  request.profiler_path = shim_for(target);
+  request.client_data = client_data(options, target);
+  try {
+    attach(target, socket, request);
+  } catch (...) {
+    ::unlink(output_path_.c_str());
+    throw;
+  }
+  control_path_ = control_socket_of(target);
+  std::string reply;
+  try {
+    reply = control_request(control_path_, shim::kRequestOutput, 30, fd);
+  } catch (const CliError& e) {
+    reply = e.what();
+  }
+  if (reply != shim::kReplyOk) {
+    try {
+      detach();
+    } catch (const CliError&) {
+      // The shim's watchdog detaches it when gcsnap is gone.
+    }
+    throw CliError(fmt::format("attached to process {} but could not hand it the output: {} (detached again)",
+                               target.pid, reply),
+                   kExitProblems);
+  }
+}
+
+AttachedSession::~AttachedSession() {
+  try {
+    detach();
+  } catch (...) {
+    // The shim's watchdog detaches it when gcsnap is gone.
+  }
+}
+
+std::string AttachedSession::snapshot(int timeout_s) {
+  std::string reply = control_request(control_path_, shim::kRequestSnapshot, timeout_s);
+  if (reply.rfind(std::string(shim::kReplyOk) + " ", 0) == 0) return reply.substr(shim::kReplyOk.size() + 1);
+  throw CliError(fmt::format("process {}: {}", target_.pid, reply), kExitProblems);
+}
+
+std::string AttachedSession::detach() {
+  if (detached_) return "ok detached";
+  detached_ = true;
+  // The shim answers once the runtime has unloaded it (bounded by kDetachWaitMs there).
+  return control_request(control_path_, shim::kRequestDetach, shim::kDetachWaitMs / 1000 + 30);
+}
+
+}  // namespace gcsnap::cli

@@ -1,0 +1,202 @@
+#include "process/record_launch.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "output/cli_error.hpp"
+#include "gcsnap_shim/shim_protocol.hpp"
+
+namespace gcsnap::cli {
+namespace {
+
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+/// Signals someone sent to gcsnap, one bit each, for the wait loop to forward.
+std::atomic<unsigned> g_pending{0};
+
+void note_signal(int sig, siginfo_t* info, void*) {
+  // A signal the terminal sent (Ctrl+C) already reached the app in the same process group:
+  // forwarding it would deliver it twice. Forward only what someone sent to gcsnap.
+  if (info && info->si_code == SI_KERNEL) return;
+  g_pending.fetch_or(1u << sig);
+}
+
+void note_child(int) {}  // SIGCHLD only cuts the wait loop's sleep short
+
+bool is_file(const std::string& path) {
+  struct stat st{};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string directory_of(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string self_directory() {
+  char buffer[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
+  if (n <= 0) return ".";
+  return directory_of(std::string(buffer, static_cast<size_t>(n)));
+}
+
+[[noreturn]] void exec_child(const LaunchRequest& request, int error_pipe) {
+  for (const auto& [name, value] : request.environment) ::setenv(name.c_str(), value.c_str(), 1);
+  std::vector<char*> argv;
+  for (const std::string& arg : request.command) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  ::execvp(argv[0], argv.data());
+  int err = errno;
+  (void)!::write(error_pipe, &err, sizeof(err));
+  ::_exit(127);
+}
+
+}  // namespace
+
+std::string find_shim() {
+  std::string name(gcsnap::shim::kShimFileName);
+  if (const char* explicit_path = std::getenv("GCSNAP_SHIM"); explicit_path && *explicit_path) {
+    if (is_file(explicit_path)) return explicit_path;
+    throw CliError(std::string("shim not found: GCSNAP_SHIM=") + explicit_path + " is not a file", kExitNotRecorded);
+  }
+  std::string here = self_directory();
+  std::string candidates[] = {
+      here + "/" + name,
+      here + "/../" GCSNAP_INSTALL_LIBDIR "/gcsnap/" + name,
+      here + "/../lib/gcsnap/" + name,
+  };
+  for (const std::string& candidate : candidates) {
+    char resolved[PATH_MAX];
+    if (is_file(candidate) && ::realpath(candidate.c_str(), resolved)) return resolved;
+  }
+  throw CliError("shim not found: no " + name + " next to " + here + " nor in ../" GCSNAP_INSTALL_LIBDIR
+                 "/gcsnap (set GCSNAP_SHIM=/path/to/" + name + ")",
+                 kExitNotRecorded);
+}
+
+bool has_output_pattern(const std::string& output) {
+  return output.find("{pid}") != std::string::npos || output.find("{name}") != std::string::npos;
+}
+
+std::string prepare_output(const std::string& output, bool replace) {
+  std::string path = output;
+  if (path.empty() || path.back() == '/') throw CliError("output path '" + output + "' names no file", kExitUsage);
+  if (path.front() != '/') {
+    char cwd[PATH_MAX];
+    if (!::getcwd(cwd, sizeof(cwd))) throw CliError("cannot tell the current directory", kExitNotRecorded);
+    path = std::string(cwd) + "/" + path;
+  }
+  std::string dir = directory_of(path);
+  if (has_output_pattern(dir)) {
+    throw CliError("output path '" + output + "': {pid} and {name} may appear in the file name only", kExitUsage);
+  }
+  struct stat st{};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    throw CliError("output path not writable: directory " + dir + " does not exist", kExitNotRecorded);
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw CliError("output path not writable: " + dir + ": " + std::strerror(errno), kExitNotRecorded);
+  }
+  if (!has_output_pattern(path) && ::lstat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw CliError("output path not writable: " + path + " is a directory", kExitNotRecorded);
+    if (!replace) throw CliError(path + " exists; add --force to replace it", kExitNotRecorded);
+    // The shim creates the file exclusively (so child processes cannot clobber it): replace here.
+    if (::unlink(path.c_str()) != 0) {
+      throw CliError("output path not writable: cannot replace " + path + ": " + std::strerror(errno),
+                     kExitNotRecorded);
+    }
+  }
+  return path;
+}
+
+namespace {
+
+/// Send the signals noted since the last call to the command (while it runs) and to OTHERS.
+void forward_pending(pid_t child, bool child_running, const std::vector<long>& others) {
+  unsigned pending = g_pending.exchange(0);
+  for (int sig : kForwarded) {
+    if (!(pending & (1u << sig))) continue;
+    if (child_running) ::kill(child, sig);
+    for (long pid : others) {
+      if (pid != child) ::kill(static_cast<pid_t>(pid), sig);
+    }
+  }
+}
+
+}  // namespace
+
+LaunchResult run_command(const LaunchRequest& request) {
+  int error_pipe[2];
+  if (::pipe2(error_pipe, O_CLOEXEC) != 0) throw CliError("cannot create a pipe", kExitNotRecorded);
+  struct sigaction action{};
+  action.sa_sigaction = note_signal;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  for (int sig : kForwarded) ::sigaction(sig, &action, nullptr);
+  struct sigaction child_action{};
+  child_action.sa_handler = note_child;
+  sigemptyset(&child_action.sa_mask);
+  ::sigaction(SIGCHLD, &child_action, nullptr);
+  // An app whose parent ends first (`dotnet run` killed) is handed to gcsnap, not to init, so
+  // gcsnap can wait for it and learn how it ended.
+  (void)::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+
+  pid_t pid = ::fork();
+  if (pid < 0) throw CliError(std::string("cannot start the command: ") + std::strerror(errno), kExitNotRecorded);
+  if (pid == 0) {
+    ::close(error_pipe[0]);
+    exec_child(request, error_pipe[1]);
+  }
+  ::close(error_pipe[1]);
+  int exec_errno = 0;
+  ssize_t got;
+  do {
+    got = ::read(error_pipe[0], &exec_errno, sizeof(exec_errno));
+  } while (got < 0 && errno == EINTR);
+  ::close(error_pipe[0]);
+
+  LaunchResult result;
+  result.pid = pid;
+  bool child_running = true;
+  bool told_waiting = false;
+  for (;;) {
+    int status = 0;
+    pid_t reaped;
+    while ((reaped = ::waitpid(-1, &status, WNOHANG)) > 0) {
+      result.statuses[reaped] = status;
+      if (reaped == pid) child_running = false;
+    }
+    if (request.poll) request.poll();
+    std::vector<long> others = request.also_wait_for ? request.also_wait_for() : std::vector<long>{};
+    forward_pending(pid, child_running, others);
+    if (!child_running) {
+      if (others.empty()) break;
+      if (!told_waiting && request.on_waiting) request.on_waiting(others);
+      told_waiting = true;
+    }
+    timespec nap{0, 50 * 1000 * 1000};
+    ::nanosleep(&nap, nullptr);  // SIGCHLD ends it early
+  }
+  if (got == static_cast<ssize_t>(sizeof(exec_errno))) {
+    const std::string& cmd = request.command.front();
+    if (exec_errno == ENOENT) throw CliError("command not found: " + cmd, 127);
+    throw CliError("cannot run " + cmd + ": " + std::strerror(exec_errno), exec_errno == EACCES ? 126 : 127);
+  }
+  int status = result.statuses[pid];
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
+  else result.exit_code = 1;
+  return result;
+}
+
+}  // namespace gcsnap::cli
