@@ -3,8 +3,9 @@
 set -euo pipefail
 
 # bsdutils (Essential on Debian, listed for minimal images) has `script`: the pty test of progress.
+# curl drives the e2e service app over HTTP (tests/e2e/service_cases.sh).
 packages=(cmake g++ make pkg-config libzstd-dev libfmt-dev libcli11-dev catch2 libxxhash-dev robin-map-dev
-          clang-14 libclang-rt-14-dev chromium bsdutils)
+          clang-14 libclang-rt-14-dev chromium bsdutils curl)
 # The browser tests (tests/browser) need Node.js and npm: Debian's, unless some node is there.
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 missing=()

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Build the e2e sample app: build_sample_app.sh SOURCE_DIR OUT_DIR ARTIFACTS_DIR.
+# Build an e2e C# app: build_sample_app.sh SOURCE_DIR OUT_DIR ARTIFACTS_DIR [DLL_NAME]
+# (DLL_NAME: the assembly it must produce, Gcsnap.Sample.dll by default).
 # Without dotnet this fails (it never skips): the end-to-end tests need the .NET SDK.
 set -euo pipefail
-src=$1 out=$2 artifacts=$3
+src=$1 out=$2 artifacts=$3 dll_name=${4:-Gcsnap.Sample.dll}
 if ! command -v dotnet >/dev/null 2>&1; then
   echo "e2e: error: 'dotnet' is not on PATH; the end-to-end tests need the .NET SDK (net10.0)" >&2
   exit 1
@@ -14,5 +15,5 @@ if ! log=$(dotnet build "$src" -c Release -o "$out" --artifacts-path "$artifacts
   echo "e2e: error: dotnet build of $src failed" >&2
   exit 1
 fi
-test -f "$out/Gcsnap.Sample.dll" || { echo "e2e: error: $out/Gcsnap.Sample.dll was not built" >&2; exit 1; }
-echo "e2e: built $out/Gcsnap.Sample.dll"
+test -f "$out/$dll_name" || { echo "e2e: error: $out/$dll_name was not built" >&2; exit 1; }
+echo "e2e: built $out/$dll_name"
