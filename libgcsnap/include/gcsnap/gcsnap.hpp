@@ -19,6 +19,7 @@
 #include "gcsnap/object_age.hpp"
 #include "gcsnap/object_diff.hpp"
 #include "gcsnap/object_identity.hpp"
+#include "gcsnap/path_fold.hpp"
 #include "gcsnap/retainer_chains.hpp"
 #include "gcsnap/retention.hpp"
 #include "gcsnap/root_summary.hpp"

@@ -9,26 +9,14 @@
 #include <tuple>
 
 #include "analysis/leak_scan.hpp"
+#include "gcsnap/path_fold.hpp"
 
 namespace gcsnap {
 
-Result<std::vector<uint32_t>> collapse_repeats(std::span<const uint32_t> types, size_t max_period) try {
-  std::vector<uint32_t> out;
-  out.reserve(types.size());
-  for (uint32_t t : types) {
-    out.push_back(t);
-    // The sequence before T has no repeat, so a repeat ends at T and one drop removes it
-    // (the same rule as leaks::ShapeTrie::extend).
-    for (size_t p = 1; p <= max_period && 2 * p <= out.size(); ++p) {
-      if (std::equal(out.end() - static_cast<ptrdiff_t>(p), out.end(), out.end() - static_cast<ptrdiff_t>(2 * p))) {
-        out.resize(out.size() - p);
-        break;
-      }
-    }
-  }
-  return out;
-} catch (const std::bad_alloc&) {
-  return make_error(ErrorCode::OutOfMemory, "collapsing a path shape");
+Result<std::vector<uint32_t>> collapse_repeats(std::span<const uint32_t> types, size_t max_period) {
+  auto folded = fold_repeats(types, max_period);
+  if (!folded) return folded.error();
+  return std::move(folded->keys);
 }
 
 namespace {
