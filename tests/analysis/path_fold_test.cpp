@@ -23,7 +23,7 @@ TEST_CASE("fold_repeats counts the hops of each kept key", "[fold]") {
   CHECK(f.counts == C{1, 3, 3});
   f = fold_repeats(V{1, 2, 3, 2, 3, 2, 4}).value();
   CHECK(f.keys == V{1, 2, 3, 2, 4});
-  CHECK(f.counts == C{1, 1, 1, 1, 1});
+  CHECK(f.counts == C{1, 2, 2, 1, 1});  // 1 (2 3)x2 2 4
   f = fold_repeats(V{7, 7, 7}, 0).value();
   CHECK(f.keys == V{7, 7, 7});
   CHECK(fold_repeats(V{}).value().size() == 0);
