@@ -1,6 +1,7 @@
 // gcsnap path: why is this object alive? The shortest chain of references from a root (or
 // one per distinct direct retainer with --all/--limit), for one object or for instances of a type.
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include "gcsnap/edge_names.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/object_identity.hpp"
+#include "gcsnap/path_fold.hpp"
 #include "gcsnap/retention.hpp"
 #include "gcsnap/root_summary.hpp"
 #include "commands/heap_load.hpp"
@@ -33,6 +35,7 @@ struct PathOptions {
   size_t limit = 0;  // 0: not given
   bool include_weak = false;
   bool no_cache = false;
+  bool no_fold = false;
   Format format = Format::Table;
 };
 
@@ -74,24 +77,52 @@ std::string edge_text(const RetentionPath& path, const std::vector<HopField>& fi
   return "." + f.text + " -> ";
 }
 
+// Fold PATH's hops (path_fold.hpp): hop H's key is its type and the edge out of it, so a
+// chain of the same type through the same field is one run; the target is never folded
+// with the hops before it (it has no edge out). FOLD false: one run per hop.
+FoldedHops fold_path(const LoadedHeap& heap, const RetentionPath& path, const std::vector<HopField>& fields, bool fold) {
+  std::map<std::string, uint32_t> ids;
+  std::vector<uint32_t> keys;
+  for (size_t h = 0; h < path.nodes.size(); ++h) {
+    std::string key(heap.type_name(path.nodes[h]));
+    key += '\0';
+    if (h + 1 < path.nodes.size()) key += edge_text(path, fields, h + 1);
+    keys.push_back(ids.try_emplace(std::move(key), static_cast<uint32_t>(ids.size())).first->second);
+  }
+  auto folded = fold_repeats(keys, fold ? 4 : 0);
+  if (!folded) throw std::bad_alloc();
+  return std::move(folded).value();
+}
+
 // "Zoo.Cache.Orders (static) -> Dictionary<...>._entries -> Entry[][17].value -> Order", the
 // statics array a static lives in left out; "Customer -[ConditionalWeakTable]-> CustomerExtras"
-// for a dependent handle (docs/cli.md "Field names").
-std::string chain_text(const LoadedHeap& heap, const RetentionPath& path, const std::vector<HopField>& fields) {
+// for a dependent handle (docs/cli.md "Field names"). A folded run reads "Node.Next ×4896 -> ";
+// a run of several hops "(A.x -> B.y) ×12 -> " is written hop by hop, each with its count.
+std::string chain_text(const LoadedHeap& heap, const RetentionPath& path, const std::vector<HopField>& fields,
+                       const FoldedHops& folded) {
   std::string text;
-  size_t h = 0;
-  if (path.nodes.size() > 1 && fields[1].is_static && !is_dependent(path, 1)) {
+  size_t k = 0;
+  if (path.nodes.size() > 1 && fields[1].is_static && !is_dependent(path, 1) && folded.counts[0] == 1) {
     text = fields[1].text + " (static) -> ";
-    h = 1;
+    k = 1;
   }
-  for (; h < path.nodes.size(); ++h) {
+  for (; k < folded.size(); ++k) {
+    const size_t h = folded.first[k];
     text += heap.type_name(path.nodes[h]);
-    if (h + 1 < path.nodes.size()) text += edge_text(path, fields, h + 1);
+    if (h + 1 < path.nodes.size()) {
+      std::string edge = edge_text(path, fields, h + 1);
+      if (folded.counts[k] > 1) {
+        const size_t arrow = edge.rfind(" -> ");
+        edge.insert(arrow == std::string::npos ? edge.size() : arrow, fmt::format(" ×{}", folded.counts[k]));
+      }
+      text += edge;
+    }
   }
   return text;
 }
 
-Report make_report(const LoadedHeap& heap, const std::vector<FoundPath>& found, const std::string& what) {
+Report make_report(const LoadedHeap& heap, const std::vector<FoundPath>& found, const std::string& what,
+                   bool fold_hops) {
   bool dependent_hop = false;
   Table paths("paths", fmt::format("Retention paths to {} in GC {}", what, heap.sel.number()));
   paths.add_column("path", "PATH", ColumnKind::Count).add_column("target", "TARGET", ColumnKind::Address);
@@ -104,16 +135,19 @@ Report make_report(const LoadedHeap& heap, const std::vector<FoundPath>& found, 
   hops.add_column("address", "OBJECT", ColumnKind::Address).add_column("type", "TYPE", ColumnKind::TypeName);
   hops.add_column("size", "SIZE", ColumnKind::Bytes).add_column("generation", "GEN");
   hops.add_column("via", "HELD VIA");
+  if (fold_hops) hops.add_column("repeats", "REPEATS", ColumnKind::Count);
   hops.add_column("field", "FIELD").add_column("field_kind", "FIELD KIND").add_column("field_note", "WHY UNNAMED");
   const EdgeNamer namer = heap.edge_namer();
   std::vector<std::string> chains;
   uint64_t unnamed = 0;
+  bool folded_any = false;
   UnnamedReason last_reason = UnnamedReason::None;
   for (size_t p = 0; p < found.size(); ++p) {
     const RetentionPath& path = found[p].path;
     const GraphRoot& root = heap.graph.roots()[path.root];
     const NodeIndex target = path.nodes.back();
     const std::vector<HopField> fields = namer.name_path(path.nodes);
+    const FoldedHops folded = fold_path(heap, path, fields, fold_hops);
     Cell method;
     if (root.kind == RootKind::Stack)
       if (const MethodRecord* m = heap.names.find_method(root.root_id)) method = Cell(m->name);
@@ -122,7 +156,8 @@ Report make_report(const LoadedHeap& heap, const std::vector<FoundPath>& found, 
     paths.add_row({p + 1, heap.graph.address(target), heap.type_name(target), path.hops(), held,
                    root_kind_name(root.kind), root_flags_text(root.flags),
                    root.root_id, method, root_static});
-    for (size_t h = 0; h < path.nodes.size(); ++h) {
+    for (size_t k = 0; k < folded.size(); ++k) {
+      const size_t h = folded.first[k];
       const NodeIndex v = path.nodes[h];
       Cell field, kind, note;
       if (h > 0 && !is_dependent(path, h)) {  // a dependent handle is no field: HELD VIA says it
@@ -135,13 +170,17 @@ Report make_report(const LoadedHeap& heap, const std::vector<FoundPath>& found, 
           field = Cell(fields[h].text);
         }
       }
-      hops.add_row({p + 1, h, heap.graph.address(v), heap.type_name(v), heap.graph.object_size(v),
-                    generation_name(heap.generation(v)), held_via(path, h), field, kind, note});
+      std::vector<Cell> row = {p + 1, h, heap.graph.address(v), heap.type_name(v), heap.graph.object_size(v),
+                               generation_name(heap.generation(v)), held_via(path, h)};
+      if (fold_hops) row.emplace_back(folded.counts[k]);
+      row.insert(row.end(), {field, kind, note});
+      hops.add_row(std::move(row));
     }
+    if (folded.size() < path.nodes.size()) folded_any = true;
     if (std::any_of(path.edges.begin(), path.edges.end(),
                     [](const PathHop& e) { return e.kind == EdgeKind::DependentHandle; }))
       dependent_hop = true;
-    chains.push_back(fmt::format("path {}: {}", p + 1, chain_text(heap, path, fields)));
+    chains.push_back(fmt::format("path {}: {}", p + 1, chain_text(heap, path, fields, folded)));
   }
   Report report;
   report.tables.push_back(std::move(paths));
@@ -150,11 +189,17 @@ Report make_report(const LoadedHeap& heap, const std::vector<FoundPath>& found, 
   if (dependent_hop)
     report.notes.push_back("'ConditionalWeakTable' hops are dependent handles: a ConditionalWeakTable key keeps its "
                            "value alive without referencing it");
+  if (folded_any)
+    report.notes.push_back("repeated hops of the same type and field are folded into one (REPEATS, ×N); "
+                           "--no-fold lists every hop");
   if (unnamed)
     report.notes.push_back(fmt::format("{} hops are not named: {}", unnamed, unnamed_reason_text(last_reason)));
   for (auto& n : heap.notes()) report.notes.push_back(std::move(n));
   return report;
 }
+
+// The table format folds repeated hops; CSV and JSON list every hop for tools (or --no-fold).
+bool fold_hops(const PathOptions& opt) { return opt.format == Format::Table && !opt.no_fold; }
 
 size_t max_paths(const PathOptions& opt) {
   if (opt.all) return 0;
@@ -168,7 +213,7 @@ void run_object(const LoadedHeap& heap, const PathOptions& opt) {
   std::vector<FoundPath> found;
   for (auto& p : result->paths) found.push_back({std::move(p), result->reachability});
   const std::string what = fmt::format("{} ({})", format_address(heap.graph.address(target)), heap.type_name(target));
-  Report report = make_report(heap, found, what);
+  Report report = make_report(heap, found, what, fold_hops(opt));
   if (max_paths(opt) != 1 && result->reachability == Reachability::Strong)
     report.notes.push_back(fmt::format("{} distinct direct retainers (roots or objects) hold it; {} shown",
                                        result->retainer_count, found.size()));
@@ -211,7 +256,7 @@ void run_type(const LoadedHeap& heap, const PathOptions& opt) {
     reachable = found.size();
   }
   if (max_paths(opt) != 0 && found.size() > max_paths(opt)) found.resize(max_paths(opt));
-  Report report = make_report(heap, found, fmt::format("objects of type '{}'", opt.type));
+  Report report = make_report(heap, found, fmt::format("objects of type '{}'", opt.type), fold_hops(opt));
   report.notes.push_back(fmt::format("{} objects match '{}'; {} reachable from {}roots; {} shown, nearest first",
                                      instances.size(), opt.type, reachable, opt.include_weak ? "" : "strong ",
                                      found.size()));
@@ -251,6 +296,8 @@ void add_path_command(CLI::App& app) {
   cmd->add_flag("--all", opt->all, "every distinct path: one per direct retainer (--type: every instance)");
   cmd->add_option("--limit", opt->limit, "at most N distinct paths (--type: N instances)")->check(CLI::PositiveNumber);
   cmd->add_flag("--include-weak", opt->include_weak, "let weak roots (weak handles) retain objects");
+  cmd->add_flag("--no-fold", opt->no_fold,
+                "list every hop (by default a chain of hops of the same type and field is one row with a count)");
   add_no_cache_option(*cmd, opt->no_cache);
   add_format_option(*cmd, opt->format);
   cmd->callback([opt] { run_path(*opt); });
