@@ -65,13 +65,20 @@ struct LeakPoint {
   uint64_t born_here = 0;
 };
 
-/// The object that dominates most of a suspect's accumulated members, at the last walk.
+/// What holds a suspect's accumulated members, at the last walk: the object that dominates
+/// most of them or, when none does (a structure entered from several places, such as a
+/// doubly linked list held at its head and at its tail), the owner of the structure
+/// (docs/design.md "The holder of a leak").
 struct AccumulationPoint {
-  bool found = false;            ///< false when no single object dominates more than half
+  bool found = false;            ///< false when neither a dominator nor an owner was found
+  /// True when no object dominates more than half of the members and the point is the owner:
+  /// the object outside the group with an edge into it that most members reference back.
+  bool is_owner = false;
+  uint64_t entries = 0;          ///< is_owner: objects outside the group with an edge into it
   uint64_t address = 0;
   std::string type;
   uint64_t retained_bytes = 0;
-  uint64_t members_dominated = 0;  ///< accumulated members below it
+  uint64_t members_dominated = 0;  ///< accumulated members below it (0 for an owner)
   /// The array between the point and the members when the point owns one (a Dictionary's
   /// entries, a List's items, a delegate's invocation list); empty otherwise.
   std::string via_array;
@@ -86,7 +93,8 @@ struct HeldGroup {
   PathShape shape;  ///< its most common shape
 };
 
-/// A group that accumulates.
+/// A group that accumulates: one or more groups of one type whose members reference each
+/// other (one structure reached by several shapes) or share their holder.
 struct LeakSuspect {
   std::string type;
   std::vector<PathShape> shapes;  ///< up to LeakOptions::max_shapes, most common first

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <optional>
 #include <tuple>
+#include <unordered_map>
 
 #include "analysis/leak_scan.hpp"
 #include "gcsnap/path_fold.hpp"
@@ -115,33 +116,72 @@ bool is_suspect(const Analysis& a, uint32_t g, const LastWalkFacts& f) {
 
 bool is_array_name(std::string_view name) { return !name.empty() && name.back() == ']'; }
 
-// The deepest object that dominates more than half of the group's accumulated members (all
-// members without identity), not itself of the members' group or type. Such objects form a
-// chain of the dominator tree, so the last of them in preorder is the deepest.
-AccumulationPoint find_accumulation_point(const Analysis& a, uint32_t g, uint32_t type) {
+// The owner of a structure that no object dominates: among the objects outside the group
+// with an edge into it (its entries), the one most members reference back (a LinkedListNode's
+// list, a CallbackNode's Registrations), then the one with the most edges into the group, then
+// the lowest address. Not of the members' type.
+AccumulationPoint find_owner(const Analysis& a, const std::vector<uint8_t>& in_group, uint32_t type) {
+  const ScannedWalk& s = *a.last;
+  auto member = [&](NodeIndex v) { return s.shape[v] != ShapeTrie::kNone && in_group[s.shape[v]]; };
+  std::unordered_map<NodeIndex, std::pair<uint64_t, uint64_t>> entries;  // entry -> back refs, edges in
+  for (NodeIndex u = 0; u < s.graph.node_count(); ++u) {
+    if (s.shape[u] == ShapeTrie::kNone || member(u) || s.type[u] == type) continue;
+    for (NodeIndex w : s.graph.successors(u))
+      if (member(w)) ++entries[u].second;
+  }
+  for (NodeIndex v = 0; v < s.graph.node_count(); ++v) {
+    if (!member(v)) continue;
+    for (NodeIndex w : s.graph.successors(v))
+      if (const auto it = entries.find(w); it != entries.end()) ++it->second.first;
+  }
+  NodeIndex best = kNoNode;
+  std::pair<uint64_t, uint64_t> best_score{0, 0};
+  for (const auto& [u, score] : entries) {
+    if (best == kNoNode || score > best_score ||
+        (score == best_score && s.graph.address(u) < s.graph.address(best))) {
+      best = u;
+      best_score = score;
+    }
+  }
+  AccumulationPoint point;
+  if (best == kNoNode) return point;
+  point.found = point.is_owner = true;
+  point.entries = entries.size();
+  point.address = s.graph.address(best);
+  point.type = a.types.name(s.type[best]);
+  point.retained_bytes = s.dom.retained_size(best);
+  return point;
+}
+
+// The deepest object that dominates more than half of the groups' accumulated members (all
+// members without identity), not itself of the members' groups or type. Such objects form a
+// chain of the dominator tree, so the last of them in preorder is the deepest. When none does,
+// the owner of the structure (find_owner).
+AccumulationPoint find_accumulation_point(const Analysis& a, const std::vector<uint8_t>& in_group, uint32_t type) {
   const ScannedWalk& s = *a.last;
   const auto preorder = s.dom.preorder();
+  auto member = [&](NodeIndex v) { return s.shape[v] != ShapeTrie::kNone && in_group[s.shape[v]]; };
   std::vector<uint32_t> below(s.graph.node_count(), 0);
   uint64_t total = 0;
   for (size_t i = preorder.size(); i-- > 0;) {
     const NodeIndex v = preorder[i];
-    if (s.shape[v] == g && (!a.by_identity || s.birth[v] > a.segment_start)) {
+    if (member(v) && (!a.by_identity || s.birth[v] > a.segment_start)) {
       ++below[v];
       ++total;
     }
     const NodeIndex p = s.dom.immediate_dominator(v);
     if (p != kVirtualRoot && p != kNoNode) below[p] += below[v];
   }
-  auto excluded = [&](NodeIndex v) { return s.shape[v] == g || s.type[v] == type; };
+  auto excluded = [&](NodeIndex v) { return member(v) || s.type[v] == type; };
   NodeIndex best = kNoNode;
   for (NodeIndex v : preorder)
     if (2 * uint64_t{below[v]} > total && !excluded(v)) best = v;
+  if (best == kNoNode) return find_owner(a, in_group, type);
   AccumulationPoint point;
-  if (best == kNoNode) return point;
   // A collection holds its members through an array: name the collection, and the array.
   if (is_array_name(a.types.name(s.type[best]))) {
     const NodeIndex owner = s.dom.immediate_dominator(best);
-    if (owner != kVirtualRoot && owner != kNoNode && s.shape[owner] != g) {
+    if (owner != kVirtualRoot && owner != kNoNode && !member(owner)) {
       point.via_array = a.types.name(s.type[best]);
       point.via_array_address = s.graph.address(best);
       best = owner;
@@ -153,6 +193,12 @@ AccumulationPoint find_accumulation_point(const Analysis& a, uint32_t g, uint32_
   point.retained_bytes = s.dom.retained_size(best);
   point.members_dominated = below[best];
   return point;
+}
+
+AccumulationPoint find_accumulation_point(const Analysis& a, std::span<const uint32_t> groups, uint32_t type) {
+  std::vector<uint8_t> in_group(a.series.groups.size(), 0);
+  for (uint32_t g : groups) in_group[g] = 1;
+  return find_accumulation_point(a, in_group, type);
 }
 
 PathShape make_shape(const Analysis& a, uint32_t g, const LastWalkFacts& f) {
@@ -191,29 +237,67 @@ struct Judged {
   std::vector<uint32_t> groups;
 };
 
-// Groups of one type held at one accumulation point are one suspect with several shapes
-// (an event's first subscriber and the later ones, a collection reached two ways).
+uint32_t find_set(std::vector<uint32_t>& parent, uint32_t x) {
+  while (parent[x] != x) x = parent[x] = parent[parent[x]];
+  return x;
+}
+
+// Which judged suspects are one leak: of one type, and either held at one accumulation point
+// (an event's first subscriber and the later ones) or linked, a member of one referencing a
+// member of the other (one structure reached by several shapes: a doubly linked list entered
+// from its head and from its tail). Returns a representative per suspect.
+std::vector<uint32_t> same_leak(const std::vector<Judged>& in, const Analysis& a) {
+  std::vector<uint32_t> parent(in.size());
+  std::iota(parent.begin(), parent.end(), 0u);
+  std::map<std::pair<std::string, uint64_t>, uint32_t> by_point;
+  for (uint32_t i = 0; i < in.size(); ++i) {
+    const LeakSuspect& s = in[i].suspect;
+    if (!s.accumulation.found) continue;
+    const auto [it, inserted] = by_point.try_emplace({s.type, s.accumulation.address}, i);
+    if (!inserted) parent[find_set(parent, i)] = find_set(parent, it->second);
+  }
+  const ScannedWalk& w = *a.last;
+  std::vector<uint32_t> suspect_of_group(a.series.groups.size(), UINT32_MAX);
+  for (uint32_t i = 0; i < in.size(); ++i)
+    for (uint32_t g : in[i].groups) suspect_of_group[g] = i;
+  auto suspect_of = [&](NodeIndex v) { return w.shape[v] == ShapeTrie::kNone ? UINT32_MAX : suspect_of_group[w.shape[v]]; };
+  for (NodeIndex v = 0; v < w.graph.node_count(); ++v) {
+    const uint32_t i = suspect_of(v);
+    if (i == UINT32_MAX) continue;
+    for (NodeIndex u : w.graph.successors(v)) {
+      const uint32_t j = suspect_of(u);
+      if (j != UINT32_MAX && j != i && in[j].suspect.type == in[i].suspect.type)
+        parent[find_set(parent, j)] = find_set(parent, i);
+    }
+  }
+  for (uint32_t i = 0; i < in.size(); ++i) parent[i] = find_set(parent, i);
+  return parent;
+}
+
+// Groups that are one leak (same_leak) are one suspect with several shapes, its series the sum
+// of theirs; its holder is found again for all its groups together.
 std::vector<Judged> merge_suspects(std::vector<Judged> in, const Analysis& a) {
+  const std::vector<uint32_t> leak_of = same_leak(in, a);
   std::vector<Judged> out;
-  std::map<std::pair<std::string, uint64_t>, size_t> by_point;
-  for (auto& j : in) {
+  std::vector<uint32_t> position(in.size(), UINT32_MAX);
+  std::vector<uint8_t> merged;
+  for (uint32_t i = 0; i < in.size(); ++i) {
+    Judged& j = in[i];
     LeakSuspect& s = j.suspect;
-    if (!s.accumulation.found) {
+    if (position[leak_of[i]] == UINT32_MAX) {
+      position[leak_of[i]] = static_cast<uint32_t>(out.size());
       out.push_back(std::move(j));
+      merged.push_back(0);
       continue;
     }
-    const auto [it, inserted] = by_point.try_emplace({s.type, s.accumulation.address}, out.size());
-    if (inserted) {
-      out.push_back(std::move(j));
-      continue;
-    }
-    Judged& into = out[it->second];
+    Judged& into = out[position[leak_of[i]]];
+    merged[position[leak_of[i]]] = 1;
     LeakSuspect& m = into.suspect;
-    for (size_t i = 0; i < m.series.size(); ++i) {
-      m.series[i].count += s.series[i].count;
-      m.series[i].bytes += s.series[i].bytes;
-      m.series[i].retained_bytes += s.series[i].retained_bytes;
-      m.series[i].born_here += s.series[i].born_here;
+    for (size_t k = 0; k < m.series.size(); ++k) {
+      m.series[k].count += s.series[k].count;
+      m.series[k].bytes += s.series[k].bytes;
+      m.series[k].retained_bytes += s.series[k].retained_bytes;
+      m.series[k].born_here += s.series[k].born_here;
     }
     m.accumulation.members_dominated += s.accumulation.members_dominated;
     if (s.accumulated_count > m.accumulated_count) m.example_address = s.example_address;
@@ -222,8 +306,9 @@ std::vector<Judged> merge_suspects(std::vector<Judged> in, const Analysis& a) {
     for (auto& shape : s.shapes) m.shapes.push_back(std::move(shape));
     into.groups.insert(into.groups.end(), j.groups.begin(), j.groups.end());
   }
-  for (auto& j : out) {
-    LeakSuspect& s = j.suspect;
+  for (size_t i = 0; i < out.size(); ++i) {
+    LeakSuspect& s = out[i].suspect;
+    if (merged[i]) s.accumulation = find_accumulation_point(a, out[i].groups, a.trie.label(out[i].groups.front()));
     std::stable_sort(s.shapes.begin(), s.shapes.end(),
                      [](const PathShape& x, const PathShape& y) { return x.count > y.count; });
     if (s.shapes.size() > a.options.max_shapes) s.shapes.resize(std::max<size_t>(1, a.options.max_shapes));
@@ -282,8 +367,16 @@ std::vector<LeakSuspect> fold_nested(std::vector<Judged> judged, const Analysis&
   for (uint32_t i = 0; i < n; ++i) {
     if (top[i] == i) continue;
     const LeakSuspect& nested = judged[i].suspect;
-    out[position[top[i]]].holds.push_back(HeldGroup{nested.type, nested.accumulated_count, nested.accumulated_bytes,
-                                                    nested.shapes.empty() ? PathShape{} : nested.shapes.front()});
+    auto& holds = out[position[top[i]]].holds;
+    // Groups of one type held by one suspect (through its several shapes) are one entry.
+    const auto same = std::find_if(holds.begin(), holds.end(), [&](const HeldGroup& h) { return h.type == nested.type; });
+    if (same != holds.end()) {
+      same->accumulated_count += nested.accumulated_count;
+      same->accumulated_bytes += nested.accumulated_bytes;
+      continue;
+    }
+    holds.push_back(HeldGroup{nested.type, nested.accumulated_count, nested.accumulated_bytes,
+                              nested.shapes.empty() ? PathShape{} : nested.shapes.front()});
   }
   return out;
 }
@@ -305,7 +398,7 @@ std::vector<LeakSuspect> judge_groups(Analysis& a, uint64_t& judged_groups) {
     s.by_identity = a.by_identity;
     s.accumulated_count = facts[g].accumulated_count;
     s.accumulated_bytes = facts[g].accumulated_bytes;
-    s.accumulation = find_accumulation_point(a, g, type);
+    s.accumulation = find_accumulation_point(a, j.groups, type);
     if (facts[g].newest != kNoNode) s.example_address = a.last->graph.address(facts[g].newest);
     if (!a.by_identity) {
       for (NodeIndex v = 0; v < a.last->graph.node_count(); ++v)

@@ -26,6 +26,7 @@ struct LeaksOptions {
 
 std::string describe_point(const AccumulationPoint& p) {
   if (!p.found) return {};
+  if (p.is_owner) return fmt::format("{} (owner; entered from {} objects)", p.type, p.entries);
   if (p.via_array.empty()) return p.type;
   return fmt::format("{} (via {})", p.type, p.via_array);
 }
@@ -105,7 +106,8 @@ void add_notes(const LoadedLeaks& l, Report& report) {
   }
   report.notes.push_back(
       "NEW+ALIVE = members born after the first heap walk and alive at the last (object identity through the "
-      "ranges of every GC); HELD BY = the object that dominates most of them");
+      "ranges of every GC); HELD BY = the object that dominates most of them, or (owner) when none does, "
+      "the object with an edge into the structure that most members reference back");
   if (!r.suspects.front().by_identity)
     report.notes.push_back("the last recording has one heap walk: NEW+ALIVE is the growth of the count (no object identity)");
   const LeakSuspect& top = r.suspects.front();
