@@ -189,3 +189,69 @@ TEST_CASE("leak suspects over several recordings: time order, app identity", "[l
 }
 
 }  // namespace gcsnap
+
+namespace gcsnap {
+
+// A doubly linked list entered from its head (App.Owner, which every node references back)
+// and from its tail (App.Waiter, under another root): its nodes have two shapes and no
+// object dominates them. One suspect, counted whole, held by its owner.
+TEST_CASE("leak suspects: a list held at both ends is one suspect held by its owner", "[leaks]") {
+  enum : uint32_t { Owner = 1, Waiter, Node, Keep };
+  test::TempFile file("leaks_two_ends");
+  {
+    auto created = Writer::create(file.path());
+    REQUIRE(created.is_ok());
+    Writer& w = **created;
+    test::RoundHeap h({"App.Owner", "App.Waiter", "App.Node", "App.Keep"});
+    const size_t keep = h.add(Keep), owner = h.add(Owner), waiter = h.add(Waiter);
+    h.root(keep);
+    h.root(waiter);
+    h.ref(keep, owner);
+    const size_t tail = h.add(Node);
+    h.ref(tail, owner);
+    h.ref(owner, tail);
+    h.ref(waiter, tail);
+    size_t head = tail;
+    REQUIRE(h.write_gc(w).is_ok());
+    for (int round = 1; round <= 5; ++round) {
+      for (int i = 0; i < 4; ++i) {
+        const size_t node = h.add(Node);
+        h.ref(node, owner);   // the back reference to the owner
+        h.ref(node, head);    // Next
+        h.ref(head, node);    // Prev
+        h.clear_refs(owner);
+        h.ref(owner, node);   // the owner holds the newest node
+        head = node;
+      }
+      REQUIRE(h.write_gc(w).is_ok());
+    }
+    REQUIRE(w.close().is_ok());
+  }
+  auto rec = Recording::open(file.path());
+  REQUIRE(rec.is_ok());
+  const Recording* recs[] = {rec->get()};
+  auto report = find_leak_suspects(recs);
+  REQUIRE(report.is_ok());
+  std::vector<std::string> types;
+  for (const auto& s : report->suspects) types.push_back(s.type);
+  INFO("suspects: " << ::Catch::Detail::stringify(types));
+  REQUIRE(report->suspects.size() == 1);
+  const LeakSuspect& s = report->suspects[0];
+  CHECK(s.type == "App.Node");
+  CHECK(s.holds.empty());
+  CHECK(report->groups == 4);  // Keep, Owner, Waiter, and the two shapes of Node judged as one
+  CHECK(s.shapes.size() == 2);
+  // Counted whole, as the type's own series counts it.
+  const auto node_series = std::find_if(report->types.begin(), report->types.end(),
+                                        [](const TypeSeries& t) { return t.type == "App.Node"; });
+  REQUIRE(node_series != report->types.end());
+  for (size_t w = 0; w < s.series.size(); ++w) CHECK(s.series[w].count == node_series->counts[w]);
+  CHECK(s.series.back().count == 21);
+  CHECK(s.accumulated_count == 20);
+  REQUIRE(s.accumulation.found);
+  CHECK(s.accumulation.is_owner);
+  CHECK(s.accumulation.type == "App.Owner");
+  CHECK(s.accumulation.entries == 2);
+}
+
+}  // namespace gcsnap

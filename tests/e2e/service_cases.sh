@@ -70,8 +70,32 @@ case_service_leaks() {
   take_snapshots
   "$gcsnap" leaks "$s1" "$s2" "$s3" >"$work/$case_name.leaks" 2>&1 || { show "$work/$case_name.leaks"; fail "leaks failed"; }
   show "$work/$case_name.leaks"
-  grep -q 'LinkedListNode<Gcsnap.Service.AuditEntry>' "$work/$case_name.leaks" || fail "leaks misses the audit trail"
-  grep -q 'CancellationTokenSource+CallbackNode' "$work/$case_name.leaks" || fail "leaks misses the registrations"
+  local csv=$work/$case_name.leaks.csv node=System.Threading.CancellationTokenSource+CallbackNode
+  local audit='System.Collections.Generic.LinkedListNode<Gcsnap.Service.AuditEntry>' row growth
+  "$gcsnap" leaks "$s1" "$s2" "$s3" --format csv >"$csv" 2>&1 || { show "$csv"; fail "leaks --format csv failed"; }
+  # One leak is one suspect: the registrations' list is entered from its head (Registrations)
+  # and its tail (the host's Task.Delay registration), yet listed once.
+  [ "$(grep -c "^[0-9]*,$node," "$csv")" -eq 1 ] || { show "$csv"; fail "the registrations are not exactly one suspect"; }
+  [ "$(grep -c "^[0-9]*,\"\?$audit" "$csv")" -eq 1 ] || { show "$csv"; fail "the audit trail is not exactly one suspect"; }
+  # Its growth agrees with `types`: every registration made between the first and last snapshot.
+  row=$(grep "^[0-9]*,$node," "$csv")
+  growth=$(( $(count_of "$node" "$s3") - $(count_of "$node" "$s1") ))
+  [ "$growth" -eq 3000 ] || fail "types: CallbackNode grew by $growth, expected the 3000 bookings"
+  [ "$(cut -d, -f4 <<<"$row")" = "$growth" ] || fail "leaks: the suspect's growth is not the $growth types shows ($row)"
+  # Its holder is named: no object dominates the list, its owner is the Registrations object.
+  grep -q "CancellationTokenSource+Registrations (owner; entered from" <<<"$row" || fail "leaks: the registrations' holder is not the owner ($row)"
+  grep -q "List<Gcsnap.Service.AuditEntry>,0x" <(grep "$audit" "$csv") || fail "leaks: the audit trail is not held by its LinkedList"
+  # Output that fits a screen: the path to the far end of the chain is folded.
+  # The 1500th registration in address order lies ~1500 hops from either end of the list.
+  local example text
+  example=$("$gcsnap" objects "$s3" --type "$node" --top 0 --sort address --format csv | sed -n 1501p | cut -d, -f1)
+  [ -n "$example" ] || fail "objects --type lists fewer than 1500 registrations"
+  text=$("$gcsnap" path "$s3" "$example") || fail "path $example failed"
+  [ "$(wc -l <<<"$text")" -lt 30 ] || fail "path to the chain's end is $(wc -l <<<"$text") lines, not folded"
+  grep -Eq 'CancellationTokenSource\+CallbackNode\.(Next|Prev) ×[0-9]{3,}' <<<"$text" || { echo "$text"; fail "path does not fold the chain"; }
+  [ "$("$gcsnap" path "$s3" "$example" --no-fold | wc -l)" -gt 1000 ] || fail "path --no-fold does not list every hop"
+  # The static's name is on the audit trail's path.
+  "$gcsnap" path "$s3" --type AuditEntry | grep -q 'Gcsnap.Service.AuditLog.s_trail (static)' || fail "path does not name AuditLog.s_trail"
 }
 
 fn=case_${case_name//-/_}

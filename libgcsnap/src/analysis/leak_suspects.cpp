@@ -114,6 +114,11 @@ bool is_suspect(const Analysis& a, uint32_t g, const LastWalkFacts& f) {
   return birth_intervals >= (ks + 1) / 2 && recent > 0;
 }
 
+uint32_t find_set(std::vector<uint32_t>& parent, uint32_t x) {
+  while (parent[x] != x) x = parent[x] = parent[parent[x]];
+  return x;
+}
+
 bool is_array_name(std::string_view name) { return !name.empty() && name.back() == ']'; }
 
 // The owner of a structure that no object dominates: among the objects outside the group
@@ -236,11 +241,6 @@ struct Judged {
   LeakSuspect suspect;
   std::vector<uint32_t> groups;
 };
-
-uint32_t find_set(std::vector<uint32_t>& parent, uint32_t x) {
-  while (parent[x] != x) x = parent[x] = parent[parent[x]];
-  return x;
-}
 
 // Which judged suspects are one leak: of one type, and either held at one accumulation point
 // (an event's first subscriber and the later ones) or linked, a member of one referencing a
@@ -381,8 +381,64 @@ std::vector<LeakSuspect> fold_nested(std::vector<Judged> judged, const Analysis&
   return out;
 }
 
+// Groups of one type whose members reference each other at the last walk are one structure
+// reached by several shapes (a doubly linked list entered from its head and from its tail):
+// each half alone has half the count and, with identity, only the old or only the new
+// members, so they are judged as one group. The group of the lowest id takes the others'
+// series, facts and members; their shapes are returned by that id.
+std::map<uint32_t, std::vector<PathShape>> join_linked_groups(Analysis& a, std::vector<LastWalkFacts>& facts) {
+  ScannedWalk& s = *a.last;
+  const uint32_t n = static_cast<uint32_t>(a.series.groups.size());
+  std::vector<uint32_t> parent(n);
+  std::iota(parent.begin(), parent.end(), 0u);
+  for (NodeIndex v = 0; v < s.graph.node_count(); ++v) {
+    const uint32_t g = s.shape[v];
+    if (g == ShapeTrie::kNone) continue;
+    for (NodeIndex w : s.graph.successors(v)) {
+      const uint32_t h = s.shape[w];
+      if (h == ShapeTrie::kNone || h == g || a.trie.label(h) != a.trie.label(g)) continue;
+      const uint32_t x = find_set(parent, g), y = find_set(parent, h);
+      if (x != y) parent[std::max(x, y)] = std::min(x, y);
+    }
+  }
+  std::map<uint32_t, std::vector<PathShape>> shapes;
+  for (uint32_t g = 0; g < n; ++g) {
+    const uint32_t r = find_set(parent, g);
+    if (r == g) continue;
+    if (shapes.find(r) == shapes.end()) shapes[r].push_back(make_shape(a, r, facts[r]));
+    shapes[r].push_back(make_shape(a, g, facts[g]));
+  }
+  for (uint32_t g = 0; g < n; ++g) {
+    const uint32_t r = find_set(parent, g);
+    if (r == g) continue;
+    auto& into = a.series.groups[r];
+    for (size_t k = 0; k < into.size(); ++k) {
+      into[k].count += a.series.groups[g][k].count;
+      into[k].bytes += a.series.groups[g][k].bytes;
+      into[k].retained_bytes += a.series.groups[g][k].retained_bytes;
+      into[k].born_here += a.series.groups[g][k].born_here;
+    }
+    a.series.groups[g].clear();
+    LastWalkFacts& f = facts[r];
+    const LastWalkFacts& o = facts[g];
+    f.accumulated_count += o.accumulated_count;
+    f.accumulated_bytes += o.accumulated_bytes;
+    f.min_hops = std::min(f.min_hops, o.min_hops);
+    f.max_hops = std::max(f.max_hops, o.max_hops);
+    if (o.newest != kNoNode && (f.newest == kNoNode || o.newest_birth > f.newest_birth)) {
+      f.newest = o.newest;
+      f.newest_birth = o.newest_birth;
+    }
+  }
+  if (!shapes.empty())
+    for (NodeIndex v = 0; v < s.graph.node_count(); ++v)
+      if (s.shape[v] != ShapeTrie::kNone) s.shape[v] = find_set(parent, s.shape[v]);
+  return shapes;
+}
+
 std::vector<LeakSuspect> judge_groups(Analysis& a, uint64_t& judged_groups) {
-  const auto facts = collect_last_walk(a);
+  auto facts = collect_last_walk(a);
+  auto joined_shapes = join_linked_groups(a, facts);
   std::vector<Judged> suspects;
   for (uint32_t g = 0; g < a.series.groups.size(); ++g) {
     if (a.series.groups[g].empty()) continue;
@@ -393,7 +449,14 @@ std::vector<LeakSuspect> judge_groups(Analysis& a, uint64_t& judged_groups) {
     LeakSuspect& s = j.suspect;
     const uint32_t type = a.trie.label(g);
     s.type = a.types.name(type);
-    s.shapes.push_back(make_shape(a, g, facts[g]));
+    if (const auto joined = joined_shapes.find(g); joined != joined_shapes.end()) {
+      s.shapes = std::move(joined->second);
+      std::stable_sort(s.shapes.begin(), s.shapes.end(),
+                       [](const PathShape& x, const PathShape& y) { return x.count > y.count; });
+      if (s.shapes.size() > a.options.max_shapes) s.shapes.resize(std::max<size_t>(1, a.options.max_shapes));
+    } else {
+      s.shapes.push_back(make_shape(a, g, facts[g]));
+    }
     s.series = a.series.groups[g];
     s.by_identity = a.by_identity;
     s.accumulated_count = facts[g].accumulated_count;
