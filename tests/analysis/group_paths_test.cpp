@@ -75,3 +75,52 @@ TEST_CASE("group paths report the most common path shape", "[diff][paths]") {
 }
 
 }  // namespace gcsnap
+
+namespace gcsnap {
+
+// The red herring: 3 Bookings in a cache at 3 hops, 5 held by the nodes of a linked list at
+// 3 to 7 hops. By unfolded shape every chain depth is its own shape and the cache wins; folded,
+// the 5 share one shape and win.
+TEST_CASE("group paths cluster by folded shape", "[diff][paths][fold]") {
+  enum : uint32_t { Cache = 1, Array, Booking, Head, Node };
+  std::vector<uint32_t> types = {Cache, Array, Booking, Booking, Booking, Head};
+  for (int i = 0; i < 5; ++i) types.push_back(Node);
+  for (int i = 0; i < 5; ++i) types.push_back(Booking);
+  std::vector<std::vector<size_t>> refs(types.size());
+  refs[0] = {1};
+  refs[1] = {2, 3, 4};
+  refs[5] = {6};
+  for (size_t i = 0; i < 5; ++i) {
+    if (i + 1 < 5) refs[6 + i].push_back(7 + i);
+    refs[6 + i].push_back(11 + i);
+  }
+  ObjectTable objects;
+  objects.reference_offsets.push_back(0);
+  for (size_t i = 0; i < types.size(); ++i) {
+    objects.addresses.push_back(0x1000 + 0x100 * i);
+    objects.type_ids.push_back(types[i]);
+    objects.sizes.push_back(32);
+    objects.generations.push_back(Generation::Gen0);
+    for (size_t r : refs[i]) objects.reference_targets.push_back(0x1000 + 0x100 * r);
+    objects.reference_offsets.push_back(objects.reference_targets.size());
+  }
+  RootTable roots;
+  roots.object_ids = {0x1000, 0x1500};
+  roots.kinds = {RootKind::Handle, RootKind::Handle};
+  roots.flags = {0, 0};
+  roots.root_ids = {1, 2};
+  auto graph = HeapGraph::build(objects, roots);
+  REQUIRE(graph.is_ok());
+  std::vector<TypeGroup> groups(1);
+  groups[0].members = {2, 3, 4, 11, 12, 13, 14, 15};
+  auto paths = find_group_paths(*graph, groups, 4096, 2);
+  REQUIRE(paths.is_ok());
+  const GroupPath& g = (*paths)[0];
+  CHECK(g.same_shape == 5);
+  CHECK(g.member == 11);  // the nearest of the chain's Bookings
+  CHECK(g.path.nodes == std::vector<NodeIndex>{5, 6, 11});
+  REQUIRE(g.more_shapes.size() == 1);
+  CHECK(g.more_shapes[0].same_shape == 3);
+}
+
+}  // namespace gcsnap

@@ -33,7 +33,7 @@ struct GroupPath {
 
 /// For each group, cluster the shortest paths (one BFS for all groups) of its first
 /// `max_candidates` members by shape (root kind and flags, then the type of every object on
-/// the path) and return the most common shape, ties to the shorter path, then the lower
+/// the path, folded by fold_repeats) and return the most common shape, ties to the shorter path, then the lower
 /// member; and the next `max_shapes - 1` shapes in that order. `graph` must be built from the
 /// table the groups index. TREE (optional) is the graph's full shortest-path tree over strong
 /// roots (an analysis index keeps one); without it one BFS runs, and stops once it has found

@@ -1,5 +1,7 @@
 #include "gcsnap/group_paths.hpp"
 
+#include "gcsnap/path_fold.hpp"
+
 #include <algorithm>
 #include <new>
 #include <map>
@@ -9,13 +11,19 @@ namespace gcsnap {
 
 namespace {
 
-// A path's shape: root kind and flags, then the type of each object from root to member.
+// A path's shape: root kind and flags, then the type of each object from root to member,
+// folded (fold_repeats): the members of a linked chain share one shape whatever their depth.
 std::vector<uint32_t> shape_of(const HeapGraph& graph, const RetentionPath& path) {
   const GraphRoot& root = graph.roots()[path.root];
+  std::vector<uint32_t> types;
+  types.reserve(path.nodes.size());
+  for (NodeIndex n : path.nodes) types.push_back(graph.type_id(n));
+  auto folded = fold_repeats(types);
+  if (!folded) throw std::bad_alloc();
   std::vector<uint32_t> shape;
-  shape.reserve(path.nodes.size() + 1);
+  shape.reserve(folded->keys.size() + 1);
   shape.push_back(static_cast<uint32_t>(root.kind) << 8 | root.flags);
-  for (NodeIndex n : path.nodes) shape.push_back(graph.type_id(n));
+  shape.insert(shape.end(), folded->keys.begin(), folded->keys.end());
   return shape;
 }
 
