@@ -124,3 +124,71 @@ TEST_CASE("group paths cluster by folded shape", "[diff][paths][fold]") {
 }
 
 }  // namespace gcsnap
+
+#include <map>
+#include <random>
+
+#include "gcsnap/path_fold.hpp"
+
+namespace gcsnap {
+
+// Oracle: each target's path built alone (path_to), its keys folded by fold_repeats, grouped
+// in a map, gives the groups the memoised trie walk gives.
+TEST_CASE("group_by_folded_shape equals folding every path alone", "[paths][fold]") {
+  std::mt19937 rng(3);
+  for (int round = 0; round < 30; ++round) {
+    const size_t n = 20 + rng() % 200;
+    ObjectTable objects;
+    objects.reference_offsets.push_back(0);
+    for (size_t i = 0; i < n; ++i) {
+      objects.addresses.push_back(0x1000 + 0x40 * i);
+      objects.type_ids.push_back(1 + static_cast<uint32_t>(rng() % 3));
+      objects.sizes.push_back(16 + 8 * (rng() % 4));
+      objects.generations.push_back(Generation::Gen0);
+      const size_t refs = rng() % 3;
+      for (size_t r = 0; r < refs; ++r) objects.reference_targets.push_back(0x1000 + 0x40 * (rng() % n));
+      objects.reference_offsets.push_back(objects.reference_targets.size());
+    }
+    RootTable roots;
+    for (int r = 0; r < 3; ++r) {
+      roots.object_ids.push_back(0x1000 + 0x40 * (rng() % n));
+      roots.kinds.push_back(r == 0 ? RootKind::Stack : RootKind::Handle);
+      roots.flags.push_back(0);
+      roots.root_ids.push_back(static_cast<uint64_t>(r + 1));
+    }
+    auto graph = HeapGraph::build(objects, roots);
+    REQUIRE(graph.is_ok());
+    auto tree = ShortestPathTree::compute(*graph, RetentionOptions{});
+    REQUIRE(tree.is_ok());
+    std::vector<NodeIndex> targets;
+    for (NodeIndex v = 0; v < graph->node_count(); ++v)
+      if (graph->type_id(v) == 2) targets.push_back(v);
+    const HopKeyFn key = [&](NodeIndex node, NodeIndex) { return graph->type_id(node); };
+    auto groups = group_by_folded_shape(*graph, *tree, targets, key);
+    REQUIRE(groups.is_ok());
+    std::map<std::vector<uint32_t>, std::pair<uint64_t, uint64_t>> want;  // shape -> count, bytes
+    for (NodeIndex t : targets) {
+      if (!tree->is_reached(t)) continue;
+      const RetentionPath path = tree->path_to(t);
+      std::vector<uint32_t> keys;
+      for (NodeIndex v : path.nodes) keys.push_back(graph->type_id(v));
+      const GraphRoot& root = graph->roots()[path.root];
+      std::vector<uint32_t> shape{0x80000000u | static_cast<uint32_t>(root.kind) << 8 | root.flags};
+      const auto folded = fold_repeats(keys).value();
+      shape.insert(shape.end(), folded.keys.begin(), folded.keys.end());
+      ++want[shape].first;
+      want[shape].second += graph->object_size(t);
+    }
+    std::map<std::vector<uint32_t>, std::pair<uint64_t, uint64_t>> got;
+    for (const ShapeGroup& g : *groups) {
+      CHECK(got.count(g.keys) == 0);
+      got[g.keys] = {g.count, g.bytes};
+      CHECK(tree->hops_to(g.example) == g.min_hops);
+      CHECK(tree->hops_to(g.farthest) == g.max_hops);
+    }
+    REQUIRE(got == want);
+    for (size_t i = 1; i < groups->size(); ++i) CHECK((*groups)[i - 1].bytes >= (*groups)[i].bytes);
+  }
+}
+
+}  // namespace gcsnap

@@ -94,6 +94,19 @@ case_service_leaks() {
   [ "$(wc -l <<<"$text")" -lt 30 ] || fail "path to the chain's end is $(wc -l <<<"$text") lines, not folded"
   grep -Eq 'CancellationTokenSource\+CallbackNode\.(Next|Prev) ×[0-9]{3,}' <<<"$text" || { echo "$text"; fail "path does not fold the chain"; }
   [ "$("$gcsnap" path "$s3" "$example" --no-fold | wc -l)" -gt 1000 ] || fail "path --no-fold does not list every hop"
+  # path --type groups instances by folded retention path (the default when they are held in
+  # several ways): the leaked Bookings' chain shapes come first, the 64-entry LRU (the nearest
+  # instances, a red herring) after them; a screenful.
+  text=$("$gcsnap" path "$s3" --type Gcsnap.Service.Booking) || fail "path --type Booking failed"
+  echo "$text"
+  [ "$(wc -l <<<"$text")" -lt 20 ] || fail "path --type Booking does not fit a screen"
+  grep -Eq '^1 +[0-9]{4} ' <<<"$text" || fail "path --type Booking: the largest shape is not the chain's thousands"
+  sed -n 3p <<<"$text" | grep -q 'CallbackNode\.\(Next\|Prev\) ×' || fail "path --type Booking: the largest shape is not the folded chain"
+  grep -q 'BookingCache._byId' <<<"$text" || fail "path --type Booking: the LRU's shape is missing"
+  grep -n 'BookingCache._byId' <<<"$text" | grep -q '^[34]:' && fail "path --type Booking: the LRU comes first"
+  # --no-group: the nearest instances' paths, as before.
+  [ "$("$gcsnap" path "$s3" --type Gcsnap.Service.Booking --no-group --limit 2 | grep -c '^note: path ')" -eq 2 ] ||
+    fail "path --type --no-group --limit 2 does not list two paths"
   # The static's name is on the audit trail's path.
   "$gcsnap" path "$s3" --type AuditEntry | grep -q 'Gcsnap.Service.AuditLog.s_trail (static)' || fail "path does not name AuditLog.s_trail"
 }

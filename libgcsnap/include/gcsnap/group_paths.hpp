@@ -3,6 +3,8 @@
 /// one shortest path per group, all from a single breadth-first search.
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -42,5 +44,25 @@ struct GroupPath {
 Result<std::vector<GroupPath>> find_group_paths(const HeapGraph& graph, std::span<const TypeGroup> groups,
                                                 size_t max_candidates = 4096, size_t max_shapes = 1,
                                                 const ShortestPathTree* tree = nullptr);
+
+/// Instances that share one folded retention shape (path --type --group).
+struct ShapeGroup {
+  std::vector<uint32_t> keys;   ///< the shape: the root's label, then the folded hop keys
+  uint64_t count = 0, bytes = 0;
+  NodeIndex example = kNoNode;  ///< the member with the fewest hops (then the first given)
+  NodeIndex farthest = kNoNode; ///< the member with the most hops (then the first given)
+  size_t min_hops = 0, max_hops = 0;
+};
+
+/// Return the key of the hop into NODE from PARENT (kNoNode for a root's object); equal keys
+/// fold together (path --group keys on the type and the field).
+using HopKeyFn = std::function<uint32_t(NodeIndex node, NodeIndex parent)>;
+
+/// Group TARGETS that TREE reaches by the folded shape of their shortest path: the root's kind
+/// and flags, then HOP_KEY of every hop, folded by the rule of fold_repeats. Largest bytes
+/// first, then count. Each node's shape is its tree parent's extended by one key, memoised:
+/// O(nodes on the targets' paths), not O(targets x depth). Errors: OutOfMemory.
+Result<std::vector<ShapeGroup>> group_by_folded_shape(const HeapGraph& graph, const ShortestPathTree& tree,
+                                                      std::span<const NodeIndex> targets, const HopKeyFn& hop_key);
 
 }  // namespace gcsnap

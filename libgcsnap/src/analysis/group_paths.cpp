@@ -1,6 +1,9 @@
 #include "gcsnap/group_paths.hpp"
 
 #include "gcsnap/path_fold.hpp"
+#include "analysis/shape_trie.hpp"
+
+#include <unordered_map>
 
 #include <algorithm>
 #include <new>
@@ -96,6 +99,79 @@ Result<std::vector<GroupPath>> find_group_paths(const HeapGraph& graph, std::spa
   return out;
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "finding group paths");
+}
+
+Result<std::vector<ShapeGroup>> group_by_folded_shape(const HeapGraph& graph, const ShortestPathTree& tree,
+                                                      std::span<const NodeIndex> targets, const HopKeyFn& hop_key) try {
+  // Keys become trie labels below ShapeTrie::kRootLabel; the root's label sits above it.
+  leaks::ShapeTrie trie;
+  std::unordered_map<uint32_t, uint32_t> label_of_key;
+  auto label = [&](uint32_t key) {
+    return label_of_key.try_emplace(key, static_cast<uint32_t>(label_of_key.size())).first->second;
+  };
+  std::unordered_map<NodeIndex, std::pair<uint32_t, uint32_t>> memo;  // node -> shape, hops
+  const auto parents = tree.parents();
+  std::vector<NodeIndex> stack;
+  std::unordered_map<uint32_t, size_t> group_of_shape;
+  std::vector<ShapeGroup> out;
+  std::vector<uint32_t> out_shape;
+  for (NodeIndex t : targets) {
+    if (t >= graph.node_count() || !tree.is_reached(t)) continue;
+    stack.clear();
+    NodeIndex v = t;
+    size_t guard = 0;
+    while (memo.find(v) == memo.end()) {
+      stack.push_back(v);
+      const NodeIndex p = parents[v];
+      if (p == ShortestPathTree::kRootMark || p == kNoNode || ++guard > graph.node_count()) break;
+      v = p;
+    }
+    if (guard > graph.node_count()) continue;  // a forged parent cycle: no shape
+    for (size_t i = stack.size(); i-- > 0;) {
+      const NodeIndex u = stack[i];
+      const NodeIndex p = parents[u];
+      std::pair<uint32_t, uint32_t> shape;
+      if (p == ShortestPathTree::kRootMark) {
+        const GraphRoot& root = graph.roots()[tree.path_to(u).root];
+        shape = {trie.extend(trie.root(static_cast<uint8_t>(root.kind), root.flags), label(hop_key(u, kNoNode))), 0};
+      } else {
+        const auto& ps = memo.at(p);
+        shape = {trie.extend(ps.first, label(hop_key(u, p))), ps.second + 1};
+      }
+      memo.emplace(u, shape);
+    }
+    const auto [shape, hops] = memo.at(t);
+    const auto [it, inserted] = group_of_shape.try_emplace(shape, out.size());
+    if (inserted) {
+      out.emplace_back();
+      out_shape.push_back(shape);
+      out.back().min_hops = out.back().max_hops = hops;
+      out.back().example = out.back().farthest = t;
+    }
+    ShapeGroup& g = out[it->second];
+    ++g.count;
+    g.bytes += graph.object_size(t);
+    if (hops < g.min_hops) {
+      g.min_hops = hops;
+      g.example = t;
+    }
+    if (hops > g.max_hops) {
+      g.max_hops = hops;
+      g.farthest = t;
+    }
+  }
+  std::vector<uint32_t> key_of_label(label_of_key.size());
+  for (const auto& [key, l] : label_of_key) key_of_label[l] = key;
+  for (size_t i = 0; i < out.size(); ++i) {
+    for (uint32_t l : trie.labels(out_shape[i]))
+      out[i].keys.push_back(l >= leaks::ShapeTrie::kRootLabel ? l : key_of_label[l]);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const ShapeGroup& x, const ShapeGroup& y) {
+    return x.bytes != y.bytes ? x.bytes > y.bytes : x.count > y.count;
+  });
+  return out;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "grouping paths by shape");
 }
 
 }  // namespace gcsnap

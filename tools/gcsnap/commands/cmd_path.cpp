@@ -14,6 +14,7 @@
 #include "commands/commands.hpp"
 #include "gcsnap/edge_names.hpp"
 #include "gcsnap/enum_names.hpp"
+#include "gcsnap/group_paths.hpp"
 #include "gcsnap/object_identity.hpp"
 #include "gcsnap/path_fold.hpp"
 #include "gcsnap/retention.hpp"
@@ -36,6 +37,8 @@ struct PathOptions {
   bool include_weak = false;
   bool no_cache = false;
   bool no_fold = false;
+  bool group = false;
+  bool no_group = false;
   Format format = Format::Table;
 };
 
@@ -228,10 +231,90 @@ void run_object(const LoadedHeap& heap, const PathOptions& opt) {
                    kExitProblems);
 }
 
+// The instances of a type grouped by the folded shape of their shortest path (hop key: the
+// object's type and the field that holds it), largest bytes first, each with its nearest
+// member's folded path. Empty when the instances have fewer than two shapes and GROUP is false.
+std::optional<Report> group_report(const LoadedHeap& heap, const ShortestPathTree& tree,
+                                   const std::vector<NodeIndex>& instances, const PathOptions& opt, bool group) {
+  std::map<uint64_t, uint32_t> keys;
+  // Every element of an array is one key: the 1st and the 64th entry of a cache share a shape.
+  std::vector<int8_t> is_array(heap.names.types().size() + 1, -1);
+  auto array_type = [&](NodeIndex v) {
+    const uint32_t t = heap.graph.type_id(v);
+    if (t >= is_array.size()) return false;
+    if (is_array[t] < 0) {
+      const std::string_view name = heap.type_name(v);
+      is_array[t] = !name.empty() && name.back() == ']';
+    }
+    return is_array[t] == 1;
+  };
+  const HopKeyFn hop_key = [&](NodeIndex node, NodeIndex parent) {
+    const uint32_t slot = parent == kNoNode     ? 0xFFFFFFFEu
+                          : array_type(parent) ? 0xFFFFFFFDu
+                                               : heap.edge_slots.slot_of(heap.graph, parent, node);
+    const uint64_t key = uint64_t{heap.graph.type_id(node)} << 32 | slot;
+    return keys.try_emplace(key, static_cast<uint32_t>(keys.size())).first->second;
+  };
+  auto groups = group_by_folded_shape(heap.graph, tree, instances, hop_key);
+  if (!groups) fail_on(heap.sel.file, groups.error());
+  if (!group && groups->size() < 2) return std::nullopt;
+  Table table("shapes", fmt::format("Objects of type '{}' in GC {} by retention path (repeated hops folded), "
+                                    "largest first", opt.type, heap.sel.number()));
+  table.add_column("shape", "#", ColumnKind::Count).add_column("count", "COUNT", ColumnKind::Count);
+  table.add_column("bytes", "BYTES", ColumnKind::Bytes);
+  table.add_column("min_hops", "MIN HOPS", ColumnKind::Count).add_column("max_hops", "MAX HOPS", ColumnKind::Count);
+  table.add_column("nearest", "NEAREST", ColumnKind::Address).add_column("farthest", "FARTHEST", ColumnKind::Address);
+  table.add_column("path", "PATH (of the farthest, folded)");
+  const EdgeNamer namer = heap.edge_namer();
+  uint64_t reachable = 0;
+  for (const ShapeGroup& g : *groups) reachable += g.count;
+  const size_t shown = std::min(groups->size(), opt.limit ? opt.limit : opt.all ? groups->size() : size_t{10});
+  for (size_t i = 0; i < shown; ++i) {
+    const ShapeGroup& g = (*groups)[i];
+    // The farthest member's path shows how long the folded chain gets.
+    const RetentionPath path = tree.path_to(g.farthest);
+    const std::vector<HopField> fields = namer.name_path(path.nodes);
+    const std::string chain = chain_text(heap, path, fields, fold_path(heap, path, fields, true));
+    table.add_row({i + 1, g.count, g.bytes, g.min_hops, g.max_hops, heap.graph.address(g.example),
+                   heap.graph.address(g.farthest), chain});
+  }
+  Report report;
+  report.tables.push_back(std::move(table));
+  if (shown < groups->size())
+    report.notes.push_back(fmt::format("{} of {} shapes shown, largest first (--limit N or --all for more)", shown,
+                                       groups->size()));
+  report.notes.push_back(fmt::format("{} objects match '{}'; {} reachable from {}roots, in {} shapes; gcsnap path "
+                                     "{} ADDRESS for one object, --no-group for the nearest instances",
+                                     instances.size(), opt.type, reachable, opt.include_weak ? "" : "strong ",
+                                     groups->size(), heap.sel.file));
+  return report;
+}
+
 void run_type(const LoadedHeap& heap, const PathOptions& opt) {
   const std::vector<NodeIndex> instances = objects_of_type(
       heap.graph, heap.names, opt.type,
       fmt::format("{}: no object in GC {} has a type named or containing", heap.sel.file, heap.sel.number()));
+  // --group, or by default in the table when no count of paths is asked for and the
+  // instances are held in more than one way.
+  const bool default_group = opt.format == Format::Table && !opt.all && !opt.limit && !opt.no_group;
+  if (opt.group || default_group) {
+    std::optional<ShortestPathTree> computed;
+    const ShortestPathTree* tree = !opt.include_weak && heap.indexed_paths ? &*heap.indexed_paths : nullptr;
+    if (!tree) {
+      auto t = ShortestPathTree::compute(heap.graph, RetentionOptions{opt.include_weak, 1});
+      if (!t) fail_on(heap.sel.file, t.error());
+      computed = std::move(t).value();
+      tree = &*computed;
+    }
+    if (auto report = group_report(heap, *tree, instances, opt, opt.group)) {
+      print_report(*report, opt.format);
+      if (report->tables.front().row_count() == 0)
+        throw CliError(fmt::format("{}: none of the {} objects matching '{}' is reachable from a {}root in GC {}",
+                                   heap.sel.file, instances.size(), opt.type, opt.include_weak ? "" : "strong ",
+                                   heap.sel.number()), kExitProblems);
+      return;
+    }
+  }
   const size_t limit = max_paths(opt);
   std::vector<FoundPath> found;
   size_t reachable = 0;
@@ -296,6 +379,10 @@ void add_path_command(CLI::App& app) {
   cmd->add_flag("--all", opt->all, "every distinct path: one per direct retainer (--type: every instance)");
   cmd->add_option("--limit", opt->limit, "at most N distinct paths (--type: N instances)")->check(CLI::PositiveNumber);
   cmd->add_flag("--include-weak", opt->include_weak, "let weak roots (weak handles) retain objects");
+  auto* group = cmd->add_flag("--group", opt->group,
+                              "--type: group the instances by folded retention path, counts and bytes per path "
+                              "(the default in the table when they are held in more than one way)");
+  cmd->add_flag("--no-group", opt->no_group, "--type: list the nearest instances' paths, not groups")->excludes(group);
   cmd->add_flag("--no-fold", opt->no_fold,
                 "list every hop (by default a chain of hops of the same type and field is one row with a count)");
   add_no_cache_option(*cmd, opt->no_cache);
