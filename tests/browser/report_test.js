@@ -147,10 +147,49 @@ async function main() {
       assert.equal(hops.length, types.length);
       assert.equal(hops[0], `${root} ${types[0]}`);
       types.slice(1).forEach((t, k) => assert.equal(hops[k + 1], `\u2192 ${t}`));
-      assert.match(await first.locator('.point').textContent(),
-                   new RegExp(`accumulates in .* ${leaks.suspects[0].accumulation_address} `));
+      assert.match(await first.locator('.holder').textContent(),
+                   new RegExp(`^held by .* ${leaks.suspects[0].accumulation_address} `));
       await page.locator('#suspects').scrollIntoViewIfNeeded();
       await page.screenshot({path: path.join(work, 'report-leaks.png')});
+    });
+
+    await check('leak suspects come first, with their holder, what accumulates with them and a folded path', async () => {
+      const leaks = cliJson('leaks', leaksSnap, '--top', '20');
+      const sections = await page.locator('main > section').evaluateAll(ss => ss.map(x => x.id));
+      assert.equal(sections[0], 'suspects', `the suspects are not first: ${sections}`);
+      assert.equal(await page.locator('nav a').first().getAttribute('href'), '#suspects');
+      // The page at the suspects' section, not only at the top.
+      await page.locator('#suspects').scrollIntoViewIfNeeded();
+      const first = page.locator('#suspects-body .suspect').first();
+      const s0 = leaks.suspects[0];
+      if (s0.accumulation_address)
+        assert.match(await first.locator('.holder').textContent(),
+                     new RegExp(`^held by .* ${s0.accumulation_address} `));
+      const held = s0.holds ? s0.holds.split(', ') : [];
+      if (held.length) {
+        const holds = await first.locator('.holds').textContent();
+        for (const h of held) assert.ok(holds.includes(h.replace(/ x(\d+)$/, ' \u00d7$1')), `'${holds}' lacks ${h}`);
+      }
+      const link = first.locator('a.example-link');
+      assert.equal(await link.textContent(), s0.example);
+      assert.ok(await first.locator('.example-box').isHidden(), 'the path shows before the click');
+      await link.click();
+      const items = await first.locator('ol.example-path li').allTextContents();
+      assert.ok(items.length >= 1, 'no path after a click on the example');
+      assert.ok(items[items.length - 1].includes(s0.example), `the path does not end at ${s0.example}`);
+      // Folded: the runs' counts add up to the hops gcsnap path lists.
+      const counts = items.map(t => Number((t.match(/\u00d7(\d+)/) || [0, 1])[1]));
+      const cliHops = cliJson('path', leaksSnap, s0.example).hops;
+      assert.equal(counts.reduce((a, b) => a + b, 0), cliHops.length, `folded path ${items} vs ${cliHops.length} hops`);
+      assert.ok(items.length <= cliHops.length);
+      await page.screenshot({path: path.join(work, 'report-suspects.png')});
+    });
+
+    await check('without suspects the section goes back after Types', async () => {
+      await page.selectOption('#recording', '0');
+      const sections = await page.locator('main > section').evaluateAll(ss => ss.map(x => x.id));
+      if (!(cliJson('leaks', runSnap).suspects || []).length)
+        assert.equal(sections.indexOf('suspects'), sections.indexOf('types') + 1, `${sections}`);
     });
   } finally {
     await browser.close();

@@ -189,17 +189,46 @@
   }
 
   // ---- leak suspects --------------------------------------------------------------------
+  // The answer to "what leaks" comes first on the page when there is one; else after Types.
+  function placeSuspects(first) {
+    const section = document.getElementById('suspects');
+    if (first) document.querySelector('main').prepend(section);
+    else document.getElementById('types').after(section);
+    const nav = document.getElementById('nav-suspects');
+    if (first) nav.parentElement.prepend(nav);
+    else document.querySelector('nav a[href="#types"]').after(nav);
+  }
+  // A suspect's example object's path, folded ("CallbackNode .Next ×4249 →"): one item per run.
+  function foldedPathList(p) {
+    const list = el('ol', {class: 'path example-path'});
+    p.hops.forEach((h, k) => {
+      const li = el('li', {});
+      if (k === 0) li.append(el('span', {class: 'root', text: `[${str(p.root)} root] `}));
+      li.append(`${str(h[0])} ${h[3]}`);
+      if (h[1] >= 0) li.append(el('span', {class: 'field', text: ` .${str(h[1])}`}));
+      if (h[2] > 1) li.append(el('b', {class: 'repeats', text: ` \u00d7${h[2]}`}));
+      if (k + 1 < p.hops.length) li.append(' \u2192');
+      list.append(li);
+    });
+    return list;
+  }
+  function holderText(pt) {
+    return `held by ${str(pt.type)} ${pt.address}` + (pt.via >= 0 ? ` via ${str(pt.via)}` : '') +
+      (pt.owner ? ` (owner: no object dominates them; entered from ${pt.entries} objects)`
+                : ` (dominates ${pt.members} of the new members)`) + `, retains ${bytes(pt.retained)}`;
+  }
   function drawSuspects() {
     const body = document.getElementById('suspects-body');
     const note = document.getElementById('suspects-note');
     const sus = rec.suspects;
+    placeSuspects(!sus.tooFewWalks && sus.list.length > 0);
     if (sus.tooFewWalks) {
       note.textContent = `${rec.snaps.length} heap walks: at least ${sus.minWalks} are needed to tell a leak from a filling cache`;
       body.replaceChildren();
       return;
     }
     note.textContent = `${sus.list.length} of ${sus.groups} groups (type + path shape) accumulate over ` +
-      `${sus.walks.length} heap walks (as gcsnap leaks ranks them); click one for its paths`;
+      `${sus.walks.length} heap walks (as gcsnap leaks ranks them); click one for its path shapes`;
     body.replaceChildren(...sus.list.map((s, rank) => {
       const detail = el('div', {class: 'suspect-detail', hidden: ''});
       const last = s.c.length - 1;
@@ -208,17 +237,27 @@
         ` ${s.c[last]} objects (${signed(s.countGrowth, String)} since GC ${sus.walks[0]}), ` +
         `${s.accCount} new and still alive${s.byIdentity ? '' : ' (by count)'}, retained ${bytes(s.r[last])} ` +
         `(${signed(s.retainedGrowth, bytes)}) `,
-        sparkline({c: s.c, b: s.b, walks: sus.walks}), detail);
+        sparkline({c: s.c, b: s.b, walks: sus.walks}));
+      if (s.point) box.append(el('div', {class: 'holder', text: holderText(s.point)}));
+      if (s.holds.length)
+        box.append(el('div', {class: 'holds', text: 'accumulates with it: ' +
+          s.holds.map(h => `${str(h[0])} \u00d7${h[1]} (${bytes(h[2])})`).join(', ')}));
+      if (s.examplePath) {
+        const pathBox = el('div', {class: 'example-box', hidden: ''}, foldedPathList(s.examplePath));
+        const link = el('a', {href: '#', class: 'example-link', text: s.example});
+        link.addEventListener('click', e => {
+          e.preventDefault();
+          e.stopPropagation();
+          pathBox.hidden = !pathBox.hidden;
+        });
+        box.append(el('div', {class: 'example'}, 'newest member ', link, ': its path from a root (repeated hops folded)'),
+                   pathBox);
+      }
+      box.append(detail);
       box.addEventListener('click', () => {
         box.classList.toggle('open');
         detail.hidden = !detail.hidden;
         if (detail.hidden || detail.childElementCount) return;
-        if (s.point) {
-          detail.append(el('div', {class: 'point', text: `accumulates in ${str(s.point.type)} ${s.point.address}` +
-            (s.point.via >= 0 ? ` via ${str(s.point.via)}` : '') +
-            ` (dominates ${s.point.members} of the new members; retains ${bytes(s.point.retained)})`}));
-        }
-        detail.append(el('div', {class: 'hint', text: `newest member: ${s.example}`}));
         s.shapes.forEach(shape => {
           const list = el('ol', {class: 'path shape'});
           shape.t.forEach((t, k) => list.append(el('li', {text: k === 0 ? `${str(shape.text).split(']')[0]}] ${str(t)}` : `\u2192 ${str(t)}`})));
