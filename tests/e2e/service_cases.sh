@@ -94,6 +94,11 @@ case_service_leaks() {
   [ "$(wc -l <<<"$text")" -lt 30 ] || fail "path to the chain's end is $(wc -l <<<"$text") lines, not folded"
   grep -Eq 'CancellationTokenSource\+CallbackNode\.(Next|Prev) ×[0-9]{3,}' <<<"$text" || { echo "$text"; fail "path does not fold the chain"; }
   [ "$("$gcsnap" path "$s3" "$example" --no-fold | wc -l)" -gt 1000 ] || fail "path --no-fold does not list every hop"
+  # export --to dot folds the chain into one bold edge with its count; --no-fold draws every hop.
+  text=$("$gcsnap" export "$s3" --to dot --object "$example") || fail "export --to dot failed"
+  grep -Eq '\[label="(Next|Prev) ×[0-9]{3,}", style=bold\]' <<<"$text" || { echo "$text"; fail "export --to dot does not fold the chain"; }
+  [ "$(wc -l <<<"$text")" -lt 60 ] || fail "export --to dot is $(wc -l <<<"$text") lines, not folded"
+  [ "$("$gcsnap" export "$s3" --to dot --object "$example" --no-fold | wc -l)" -gt 1000 ] || fail "export --no-fold does not draw every hop"
   # path --type groups instances by folded retention path (the default when they are held in
   # several ways): the leaked Bookings' chain shapes come first, the 64-entry LRU (the nearest
   # instances, a red herring) after them; a screenful.

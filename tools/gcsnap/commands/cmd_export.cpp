@@ -35,6 +35,7 @@ struct ExportOptions {
   std::string type;
   size_t limit = 10;
   bool include_weak = false;
+  bool no_fold = false;
 };
 
 void run_heapsnapshot(const ExportOptions& opt) {
@@ -90,7 +91,7 @@ void run_dot(const ExportOptions& opt) {
     for (const RetentionPath& p : paths) targets.push_back(p.nodes.back());
   }
   OutputFile out(opt.output.empty() ? "-" : opt.output);
-  write_dot(*heap, paths, targets, out);
+  write_dot(*heap, paths, targets, out, !opt.no_fold);
   out.commit();
 }
 
@@ -115,6 +116,8 @@ void add_export_command(CLI::App& app) {
   cmd->add_option("--type", opt->type, "dot: the paths to instances of this type (nearest first)");
   cmd->add_option("--limit", opt->limit, "dot: at most N paths (default 10; 0: all)");
   cmd->add_flag("--include-weak", opt->include_weak, "dot: let weak roots (weak handles) retain objects");
+  cmd->add_flag("--no-fold", opt->no_fold,
+                "dot: draw every hop (by default a chain of one type and field is one bold edge with a count)");
   cmd->callback([opt] { run_export(*opt); });
 }
 

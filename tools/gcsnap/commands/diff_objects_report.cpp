@@ -1,12 +1,14 @@
 #include "commands/diff_objects_report.hpp"
 
 #include <algorithm>
+#include <new>
 
 #include <fmt/format.h>
 
 #include "output/cli_error.hpp"
 #include "commands/heap_load.hpp"
 #include "gcsnap/enum_names.hpp"
+#include "gcsnap/path_fold.hpp"
 #include "gcsnap/root_summary.hpp"
 
 namespace gcsnap::cli {
@@ -104,14 +106,25 @@ Table ObjectLevel::empty_more_paths() {
 
 namespace {
 
+// "[handle] -> A -> Node ×4249 -> B": hops of one type in a row are folded (fold_repeats over
+// the hops' types and how each is held), as the groups' shapes are.
 std::string path_text(const HeapGraph& graph, const NameTable& names, const RetentionPath& path) {
   if (path.nodes.empty()) return "(not reachable from a strong root)";
   const GraphRoot& root = graph.roots()[path.root];
   std::string flags = root_flags_text(root.flags);
   std::string s = fmt::format("[{}{}{}]", root_kind_name(root.kind), flags.empty() ? "" : " ", flags);
-  for (size_t h = 0; h < path.nodes.size(); ++h) {
-    const bool dependent = h > 0 && h - 1 < path.edges.size() && path.edges[h - 1].kind == EdgeKind::DependentHandle;
-    s += fmt::format(" {} {}", dependent ? "-[ConditionalWeakTable]->" : "->", names.type_name(graph.type_id(path.nodes[h])));
+  auto is_dependent = [&](size_t h) {
+    return h > 0 && h - 1 < path.edges.size() && path.edges[h - 1].kind == EdgeKind::DependentHandle;
+  };
+  std::vector<uint32_t> keys;
+  for (size_t h = 0; h < path.nodes.size(); ++h) keys.push_back(graph.type_id(path.nodes[h]) << 1 | is_dependent(h));
+  auto folded = fold_repeats(keys);
+  if (!folded) throw std::bad_alloc();
+  for (size_t k = 0; k < folded->size(); ++k) {
+    const size_t h = folded->first[k];
+    s += fmt::format(" {} {}", is_dependent(h) ? "-[ConditionalWeakTable]->" : "->",
+                     names.type_name(graph.type_id(path.nodes[h])));
+    if (folded->counts[k] > 1) s += fmt::format(" ×{}", folded->counts[k]);
   }
   return s;
 }

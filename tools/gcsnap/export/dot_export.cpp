@@ -1,6 +1,7 @@
 #include "export/dot_export.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -9,6 +10,7 @@
 
 #include "gcsnap/edge_names.hpp"
 #include "gcsnap/enum_names.hpp"
+#include "gcsnap/path_fold.hpp"
 #include "output/output.hpp"
 
 namespace gcsnap::cli {
@@ -34,7 +36,7 @@ std::string object_id(const LoadedHeap& heap, NodeIndex v) { return format_addre
 }  // namespace
 
 void write_dot(const LoadedHeap& heap, const std::vector<RetentionPath>& paths, const std::vector<NodeIndex>& targets,
-               OutputFile& out) {
+               OutputFile& out, bool fold) {
   const HeapGraph& graph = heap.graph;
   const EdgeNamer namer = heap.edge_namer();
   std::set<std::string> roots_drawn;
@@ -56,7 +58,26 @@ void write_dot(const LoadedHeap& heap, const std::vector<RetentionPath>& paths, 
       if (const MethodRecord* m = heap.names.find_method(root.root_id)) root_label = std::string(m->name);
     add_edge(root_id, object_id(heap, path.nodes.front()),
              root_label.empty() ? "" : fmt::format(" [label=\"{}\"]", dot_escape(root_label)));
+    // Hop H's key: its type and the field out of it; a run of equal keys is drawn once.
+    std::vector<std::string> out_field(path.nodes.size());
+    std::vector<uint32_t> keys;
+    std::map<std::string, uint32_t> ids;
     for (size_t h = 0; h < path.nodes.size(); ++h) {
+      if (h + 1 < path.nodes.size()) {
+        if (h < path.edges.size() && path.edges[h].kind == EdgeKind::DependentHandle) {
+          out_field[h] = "\x01";  // drawn dashed below
+        } else {
+          const HopField f = namer.name_edge(path.nodes[h], path.nodes[h + 1]);
+          if (f.kind != EdgeNameKind::Unknown) out_field[h] = f.text + (f.is_static ? " (static)" : "");
+        }
+      }
+      const std::string key = std::string(heap.type_name(path.nodes[h])) + '\0' + out_field[h];
+      keys.push_back(ids.try_emplace(key, static_cast<uint32_t>(ids.size())).first->second);
+    }
+    auto folded = fold_repeats(keys, fold ? 4 : 0);
+    if (!folded) throw std::bad_alloc();
+    for (size_t k = 0; k < folded->size(); ++k) {
+      const size_t h = folded->first[k];
       const NodeIndex v = path.nodes[h];
       if (objects.insert(v).second) {
         const bool target = std::find(targets.begin(), targets.end(), v) != targets.end();
@@ -65,17 +86,20 @@ void write_dot(const LoadedHeap& heap, const std::vector<RetentionPath>& paths, 
                                   format_bytes(graph.object_size(v)),
                                   target ? ", style=filled, fillcolor=\"#ffd0c8\"" : "");
       }
-      if (h == 0) continue;
-      const NodeIndex from = path.nodes[h - 1];
+      if (k == 0) continue;
+      // The edge from the previous kept object spans its run's hops.
+      const size_t from_h = folded->first[k - 1];
+      const uint64_t hops = folded->counts[k - 1];
+      const std::string& field = out_field[h - 1];
       std::string attributes;
-      if (h - 1 < path.edges.size() && path.edges[h - 1].kind == EdgeKind::DependentHandle) {
+      if (field == "\x01") {
         attributes = " [label=\"ConditionalWeakTable\", style=dashed]";
-      } else {
-        const HopField f = namer.name_edge(from, v);
-        if (f.kind != EdgeNameKind::Unknown)
-          attributes = fmt::format(" [label=\"{}{}\"]", dot_escape(f.text), f.is_static ? " (static)" : "");
+      } else if (hops > 1) {
+        attributes = fmt::format(" [label=\"{} ×{}\", style=bold]", dot_escape(field), hops);
+      } else if (!field.empty()) {
+        attributes = fmt::format(" [label=\"{}\"]", dot_escape(field));
       }
-      add_edge(object_id(heap, from), object_id(heap, v), attributes);
+      add_edge(object_id(heap, path.nodes[from_h]), object_id(heap, v), attributes);
     }
   }
   out.write(fmt::format("// gcsnap export --to dot: retention paths in GC {} of {}\n", heap.sel.number(),
