@@ -85,6 +85,13 @@ case_service_leaks() {
   # Its holder is named: no object dominates the list, its owner is the Registrations object.
   grep -q "CancellationTokenSource+Registrations (owner; entered from" <<<"$row" || fail "leaks: the registrations' holder is not the owner ($row)"
   grep -q "List<Gcsnap.Service.AuditEntry>,0x" <(grep "$audit" "$csv") || fail "leaks: the audit trail is not held by its LinkedList"
+  # Each suspect's path with field and static names: the registrations reached from the host's
+  # ApplicationLifetime._stoppingSource, the audit trail from the static AuditLog.s_trail.
+  grep -Eq '^note: #[0-9] 0x[0-9a-f]+: .*ApplicationLifetime\._stoppingSource -> System\.Threading\.CancellationTokenSource\._registrations -> ' \
+    "$work/$case_name.leaks" || fail "leaks: no path names ApplicationLifetime._stoppingSource and CancellationTokenSource._registrations"
+  grep -Eq '^note: #[0-9] 0x[0-9a-f]+: Gcsnap\.Service\.AuditLog\.s_trail \(static\) -> ' "$work/$case_name.leaks" ||
+    fail "leaks: no path names the static AuditLog.s_trail"
+  [ "$(wc -l <"$work/$case_name.leaks")" -lt 25 ] || fail "leaks does not fit a screen"
   # Output that fits a screen: the path to the far end of the chain is folded.
   # The 1500th registration in address order lies ~1500 hops from either end of the list.
   local example text

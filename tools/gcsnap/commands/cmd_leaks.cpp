@@ -9,7 +9,9 @@
 
 #include "output/cli_error.hpp"
 #include "commands/commands.hpp"
+#include "commands/heap_load.hpp"
 #include "commands/leak_load.hpp"
+#include "commands/path_text.hpp"
 #include "output/output.hpp"
 
 namespace gcsnap::cli {
@@ -87,7 +89,27 @@ Table series_table(const LoadedLeaks& l) {
   return table;
 }
 
-void add_notes(const LoadedLeaks& l, Report& report) {
+// Each suspect's newest member's path at the last walk, with field and static names and its
+// chain folded, so that the holder and how it is reached read on one line. One load of the
+// last walk with field names and one breadth-first search for all suspects.
+void add_suspect_paths(const LoadedLeaks& l, Report& report) {
+  const auto& r = l.report;
+  const LeakWalk& last = r.walks.back();
+  const auto heap = load_heap(l.file_of(last), last.gc_number, false, true);
+  auto tree = ShortestPathTree::compute(heap->graph, RetentionOptions{});
+  if (!tree) fail_on(heap->sel.file, tree.error());
+  for (size_t i = 0; i < r.suspects.size(); ++i) {
+    const LeakSuspect& s = r.suspects[i];
+    if (!s.example_address) continue;
+    auto node = heap->graph.find_object(s.example_address);
+    if (!node) continue;
+    const std::string chain = folded_chain_text(*heap, *tree, *node);
+    if (!chain.empty())
+      report.notes.push_back(fmt::format("#{} {}: {}", i + 1, format_address(s.example_address), chain));
+  }
+}
+
+void add_notes(const LoadedLeaks& l, Report& report, bool with_paths) {
   const auto& r = l.report;
   if (r.too_few_walks) {
     report.notes.push_back(fmt::format(
@@ -110,6 +132,7 @@ void add_notes(const LoadedLeaks& l, Report& report) {
       "the object with an edge into the structure that most members reference back");
   if (!r.suspects.front().by_identity)
     report.notes.push_back("the last recording has one heap walk: NEW+ALIVE is the growth of the count (no object identity)");
+  if (with_paths) add_suspect_paths(l, report);
   const LeakSuspect& top = r.suspects.front();
   if (top.example_address)
     report.notes.push_back(fmt::format("next: gcsnap path {}:{} {}", l.file_of(last), last.gc_number,
@@ -127,7 +150,7 @@ void run_leaks(const LeaksOptions& opt) {
   // The tables keep their keys in every format; the text table leaves out an empty one.
   if (opt.format != Format::Table || !loaded->report.suspects.empty()) report.tables.push_back(shapes_table(loaded->report));
   if (opt.format != Format::Table) report.tables.push_back(series_table(*loaded));
-  add_notes(*loaded, report);
+  add_notes(*loaded, report, opt.format == Format::Table);
   print_report(report, opt.format);
 }
 

@@ -1,0 +1,76 @@
+#include "commands/path_text.hpp"
+
+#include <map>
+#include <new>
+
+#include <fmt/format.h>
+
+namespace gcsnap::cli {
+
+bool is_dependent(const RetentionPath& path, size_t h) {
+  return h > 0 && h - 1 < path.edges.size() && path.edges[h - 1].kind == EdgeKind::DependentHandle;
+}
+
+// The edge into hop H as it reads after its source's type: ".Customer -> ", "[17].value -> ",
+// " -[ConditionalWeakTable]-> " for a dependent handle, a bare " -> " when unnamed.
+std::string edge_text(const RetentionPath& path, const std::vector<HopField>& fields, size_t h) {
+  if (is_dependent(path, h)) return " -[ConditionalWeakTable]-> ";
+  const HopField& f = fields[h];
+  if (f.kind == EdgeNameKind::Unknown) return " -> ";
+  if (f.kind == EdgeNameKind::Element) return f.text + " -> ";
+  return "." + f.text + " -> ";
+}
+
+// Fold PATH's hops (path_fold.hpp): hop H's key is its type and the edge out of it, so a
+// chain of the same type through the same field is one run; the target is never folded
+// with the hops before it (it has no edge out). FOLD false: one run per hop.
+FoldedHops fold_path(const LoadedHeap& heap, const RetentionPath& path, const std::vector<HopField>& fields, bool fold) {
+  std::map<std::string, uint32_t> ids;
+  std::vector<uint32_t> keys;
+  for (size_t h = 0; h < path.nodes.size(); ++h) {
+    std::string key(heap.type_name(path.nodes[h]));
+    key += '\0';
+    if (h + 1 < path.nodes.size()) key += edge_text(path, fields, h + 1);
+    keys.push_back(ids.try_emplace(std::move(key), static_cast<uint32_t>(ids.size())).first->second);
+  }
+  auto folded = fold_repeats(keys, fold ? 4 : 0);
+  if (!folded) throw std::bad_alloc();
+  return std::move(folded).value();
+}
+
+// "Zoo.Cache.Orders (static) -> Dictionary<...>._entries -> Entry[][17].value -> Order", the
+// statics array a static lives in left out; "Customer -[ConditionalWeakTable]-> CustomerExtras"
+// for a dependent handle (docs/cli.md "Field names"). A folded run reads "Node.Next ×4896 -> ";
+// a run of several hops "(A.x -> B.y) ×12 -> " is written hop by hop, each with its count.
+std::string chain_text(const LoadedHeap& heap, const RetentionPath& path, const std::vector<HopField>& fields,
+                       const FoldedHops& folded) {
+  std::string text;
+  size_t k = 0;
+  if (path.nodes.size() > 1 && fields[1].is_static && !is_dependent(path, 1) && folded.counts[0] == 1) {
+    text = fields[1].text + " (static) -> ";
+    k = 1;
+  }
+  for (; k < folded.size(); ++k) {
+    const size_t h = folded.first[k];
+    text += heap.type_name(path.nodes[h]);
+    if (h + 1 < path.nodes.size()) {
+      std::string edge = edge_text(path, fields, h + 1);
+      if (folded.counts[k] > 1) {
+        const size_t arrow = edge.rfind(" -> ");
+        edge.insert(arrow == std::string::npos ? edge.size() : arrow, fmt::format(" ×{}", folded.counts[k]));
+      }
+      text += edge;
+    }
+  }
+  return text;
+}
+
+std::string folded_chain_text(const LoadedHeap& heap, const ShortestPathTree& tree, NodeIndex node) {
+  if (!tree.is_reached(node)) return {};
+  const RetentionPath path = tree.path_to(node);
+  if (path.nodes.empty()) return {};
+  const std::vector<HopField> fields = heap.edge_namer().name_path(path.nodes);
+  return chain_text(heap, path, fields, fold_path(heap, path, fields, true));
+}
+
+}  // namespace gcsnap::cli
