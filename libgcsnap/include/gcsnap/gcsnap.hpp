@@ -13,6 +13,7 @@
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/field_layout.hpp"
 #include "gcsnap/heap_diff.hpp"
+#include "gcsnap/group_holder.hpp"
 #include "gcsnap/group_paths.hpp"
 #include "gcsnap/heap_graph.hpp"
 #include "gcsnap/leak_suspects.hpp"

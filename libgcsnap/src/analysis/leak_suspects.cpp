@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "analysis/leak_scan.hpp"
+#include "gcsnap/group_holder.hpp"
 #include "gcsnap/path_fold.hpp"
 
 namespace gcsnap {
@@ -121,82 +122,39 @@ uint32_t find_set(std::vector<uint32_t>& parent, uint32_t x) {
 
 bool is_array_name(std::string_view name) { return !name.empty() && name.back() == ']'; }
 
-// The owner of a structure that no object dominates: among the objects outside the group
-// with an edge into it (its entries), the one most members reference back (a LinkedListNode's
-// list, a CallbackNode's Registrations), then the one with the most edges into the group, then
-// the lowest address. Not of the members' type.
-AccumulationPoint find_owner(const Analysis& a, const std::vector<uint8_t>& in_group, uint32_t type) {
-  const ScannedWalk& s = *a.last;
-  auto member = [&](NodeIndex v) { return s.shape[v] != ShapeTrie::kNone && in_group[s.shape[v]]; };
-  std::unordered_map<NodeIndex, std::pair<uint64_t, uint64_t>> entries;  // entry -> back refs, edges in
-  for (NodeIndex u = 0; u < s.graph.node_count(); ++u) {
-    if (s.shape[u] == ShapeTrie::kNone || member(u) || s.type[u] == type) continue;
-    for (NodeIndex w : s.graph.successors(u))
-      if (member(w)) ++entries[u].second;
-  }
-  for (NodeIndex v = 0; v < s.graph.node_count(); ++v) {
-    if (!member(v)) continue;
-    for (NodeIndex w : s.graph.successors(v))
-      if (const auto it = entries.find(w); it != entries.end()) ++it->second.first;
-  }
-  NodeIndex best = kNoNode;
-  std::pair<uint64_t, uint64_t> best_score{0, 0};
-  for (const auto& [u, score] : entries) {
-    if (best == kNoNode || score > best_score ||
-        (score == best_score && s.graph.address(u) < s.graph.address(best))) {
-      best = u;
-      best_score = score;
-    }
-  }
-  AccumulationPoint point;
-  if (best == kNoNode) return point;
-  point.found = point.is_owner = true;
-  point.entries = entries.size();
-  point.address = s.graph.address(best);
-  point.type = a.types.name(s.type[best]);
-  point.retained_bytes = s.dom.retained_size(best);
-  return point;
-}
-
-// The deepest object that dominates more than half of the groups' accumulated members (all
-// members without identity), not itself of the members' groups or type. Such objects form a
-// chain of the dominator tree, so the last of them in preorder is the deepest. When none does,
-// the owner of the structure (find_owner).
+// The holder of the groups' accumulated members (all members without identity) at the last
+// walk: find_group_holder, with the members' type excluded from being the holder.
 AccumulationPoint find_accumulation_point(const Analysis& a, const std::vector<uint8_t>& in_group, uint32_t type) {
   const ScannedWalk& s = *a.last;
-  const auto preorder = s.dom.preorder();
-  auto member = [&](NodeIndex v) { return s.shape[v] != ShapeTrie::kNone && in_group[s.shape[v]]; };
-  std::vector<uint32_t> below(s.graph.node_count(), 0);
-  uint64_t total = 0;
-  for (size_t i = preorder.size(); i-- > 0;) {
-    const NodeIndex v = preorder[i];
-    if (member(v) && (!a.by_identity || s.birth[v] > a.segment_start)) {
-      ++below[v];
-      ++total;
-    }
-    const NodeIndex p = s.dom.immediate_dominator(v);
-    if (p != kVirtualRoot && p != kNoNode) below[p] += below[v];
+  const size_t n = s.graph.node_count();
+  std::vector<HolderMark> marks(n, HolderMark::Outside);
+  for (NodeIndex v = 0; v < n; ++v) {
+    if (s.shape[v] != ShapeTrie::kNone && in_group[s.shape[v]])
+      marks[v] = !a.by_identity || s.birth[v] > a.segment_start ? HolderMark::Counted : HolderMark::Member;
+    else if (s.type[v] == type)
+      marks[v] = HolderMark::Excluded;
   }
-  auto excluded = [&](NodeIndex v) { return member(v) || s.type[v] == type; };
-  NodeIndex best = kNoNode;
-  for (NodeIndex v : preorder)
-    if (2 * uint64_t{below[v]} > total && !excluded(v)) best = v;
-  if (best == kNoNode) return find_owner(a, in_group, type);
+  std::vector<uint8_t> array_types;
+  for (NodeIndex v = 0; v < n; ++v) {
+    const uint32_t t = s.graph.type_id(v);
+    if (t >= array_types.size()) array_types.resize(t + 1, 2);
+    if (array_types[t] == 2) array_types[t] = is_array_name(s.walk.names.type_name(t));
+  }
+  auto holder = find_group_holder(s.graph, s.dom, marks, array_types);
+  if (!holder) throw std::bad_alloc();  // its only other error is a marks size mismatch
   AccumulationPoint point;
-  // A collection holds its members through an array: name the collection, and the array.
-  if (is_array_name(a.types.name(s.type[best]))) {
-    const NodeIndex owner = s.dom.immediate_dominator(best);
-    if (owner != kVirtualRoot && owner != kNoNode && !member(owner)) {
-      point.via_array = a.types.name(s.type[best]);
-      point.via_array_address = s.graph.address(best);
-      best = owner;
-    }
-  }
+  if (!holder->found) return point;
   point.found = true;
-  point.address = s.graph.address(best);
-  point.type = a.types.name(s.type[best]);
-  point.retained_bytes = s.dom.retained_size(best);
-  point.members_dominated = below[best];
+  point.is_owner = holder->is_owner;
+  point.entries = holder->entries;
+  point.address = s.graph.address(holder->node);
+  point.type = a.types.name(s.type[holder->node]);
+  point.retained_bytes = s.dom.retained_size(holder->node);
+  point.members_dominated = holder->members_dominated;
+  if (holder->via_array != kNoNode) {
+    point.via_array = a.types.name(s.type[holder->via_array]);
+    point.via_array_address = s.graph.address(holder->via_array);
+  }
   return point;
 }
 

@@ -1,0 +1,45 @@
+#pragma once
+/// What holds a group of objects (a leak suspect's members, a type's instances): the deepest
+/// object that dominates most of them, or, when none does, the owner of the structure they
+/// form (docs/design.md "The holder of a leak").
+
+#include <cstdint>
+#include <span>
+
+#include "gcsnap/dominators.hpp"
+#include "gcsnap/heap_graph.hpp"
+#include "gcsnap/status.hpp"
+
+namespace gcsnap {
+
+/// Per node: how it relates to the group (find_group_holder's MARKS).
+enum class HolderMark : uint8_t {
+  Outside = 0,   ///< may be the holder or an entry
+  Excluded = 1,  ///< not in the group but never the holder (an object of the group's type)
+  Member = 2,    ///< in the group, not counted in the majority (a member older than the series)
+  Counted = 3,   ///< in the group and counted
+};
+
+struct GroupHolder {
+  bool found = false;
+  /// True when no object dominates more than half of the counted members and NODE is the
+  /// owner: the entry (an Outside object with an edge into the group) that most members
+  /// reference back, then the one with most edges into the group, then the lowest address.
+  bool is_owner = false;
+  NodeIndex node = kNoNode;
+  /// When the dominating object is an array whose immediate dominator is outside the group
+  /// (a List's items, a Dictionary's entries), NODE is that owner and this the array.
+  NodeIndex via_array = kNoNode;
+  uint64_t members_dominated = 0;  ///< counted members below NODE (0 for an owner)
+  uint64_t entries = 0;            ///< is_owner: the entries found
+};
+
+/// Find the holder of the group MARKS describes (one mark per node of GRAPH). DOM is GRAPH's
+/// dominator tree. ARRAY_TYPES (by type id, may be shorter or empty) says which types are
+/// arrays. The owner search needs GRAPH's forward edges. O(nodes + edges).
+/// Errors: InvalidArgument (MARKS not one per node), OutOfMemory.
+[[nodiscard]] Result<GroupHolder> find_group_holder(const HeapGraph& graph, const DominatorTree& dom,
+                                                    std::span<const HolderMark> marks,
+                                                    std::span<const uint8_t> array_types);
+
+}  // namespace gcsnap

@@ -1,0 +1,152 @@
+// The holder of a group (group_holder.hpp): the deepest object that dominates most of the
+// counted members, checked against dominance found by brute force (an object dominates a
+// member when removing it leaves the member unreachable); the owner when none does.
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <vector>
+
+#include "gcsnap/group_holder.hpp"
+
+namespace gcsnap {
+namespace {
+
+struct Built {
+  ObjectTable objects;
+  RootTable roots;
+};
+
+Built make_heap(const std::vector<uint32_t>& types, const std::vector<std::vector<size_t>>& refs,
+                const std::vector<size_t>& rooted) {
+  Built b;
+  b.objects.reference_offsets.push_back(0);
+  for (size_t i = 0; i < types.size(); ++i) {
+    b.objects.addresses.push_back(0x1000 + 0x40 * i);
+    b.objects.type_ids.push_back(types[i]);
+    b.objects.sizes.push_back(32);
+    b.objects.generations.push_back(Generation::Gen0);
+    for (size_t r : refs[i]) b.objects.reference_targets.push_back(0x1000 + 0x40 * r);
+    b.objects.reference_offsets.push_back(b.objects.reference_targets.size());
+  }
+  for (size_t r : rooted) {
+    b.roots.object_ids.push_back(0x1000 + 0x40 * r);
+    b.roots.kinds.push_back(RootKind::Handle);
+    b.roots.flags.push_back(0);
+    b.roots.root_ids.push_back(b.roots.root_ids.size() + 1);
+  }
+  return b;
+}
+
+// Nodes reachable from the roots without passing through BLOCKED.
+std::vector<bool> reach_without(const HeapGraph& g, NodeIndex blocked) {
+  std::vector<bool> seen(g.node_count(), false);
+  std::vector<NodeIndex> stack;
+  for (const GraphRoot& r : g.roots())
+    if (r.node != blocked && !seen[r.node]) seen[r.node] = true, stack.push_back(r.node);
+  while (!stack.empty()) {
+    const NodeIndex v = stack.back();
+    stack.pop_back();
+    for (NodeIndex w : g.successors(v))
+      if (w != blocked && !seen[w]) seen[w] = true, stack.push_back(w);
+  }
+  return seen;
+}
+
+}  // namespace
+
+TEST_CASE("find_group_holder: the deepest majority dominator, by brute force", "[holder]") {
+  std::mt19937 rng(17);
+  for (int round = 0; round < 200; ++round) {
+    const size_t n = 8 + rng() % 40;
+    std::vector<uint32_t> types(n);
+    std::vector<std::vector<size_t>> refs(n);
+    for (size_t i = 0; i < n; ++i) {
+      types[i] = 1 + static_cast<uint32_t>(rng() % 3);
+      const size_t k = rng() % 3;
+      for (size_t j = 0; j < k; ++j) refs[i].push_back(rng() % n);
+    }
+    const Built b = make_heap(types, refs, {0, static_cast<size_t>(rng() % n)});
+    auto graph = HeapGraph::build(b.objects, b.roots);
+    REQUIRE(graph.is_ok());
+    REQUIRE(graph->build_reverse().is_ok());
+    auto dom = DominatorTree::compute(*graph);
+    REQUIRE(dom.is_ok());
+    const auto all = reach_without(*graph, kNoNode);
+    std::vector<HolderMark> marks(n, HolderMark::Outside);
+    for (NodeIndex v = 0; v < n; ++v)
+      if (types[v] == 2) marks[v] = all[v] && rng() % 4 ? HolderMark::Counted : HolderMark::Member;
+    auto holder = find_group_holder(*graph, *dom, marks, {});
+    REQUIRE(holder.is_ok());
+    // Oracle: for every Outside reachable d, the counted members it dominates.
+    uint64_t total = 0;
+    for (NodeIndex v = 0; v < n; ++v) total += marks[v] == HolderMark::Counted;
+    NodeIndex want = kNoNode;
+    uint64_t want_below = 0, best_size = 0;
+    for (NodeIndex d = 0; d < n; ++d) {
+      if (!all[d] || marks[d] != HolderMark::Outside) continue;
+      const auto without = reach_without(*graph, d);
+      uint64_t below = 0;
+      for (NodeIndex v = 0; v < n; ++v) below += marks[v] == HolderMark::Counted && (v == d || !without[v]);
+      if (2 * below <= total) continue;
+      // The majority dominators form a chain: the deepest dominates the fewest nodes.
+      uint64_t size = 0;
+      for (NodeIndex v = 0; v < n; ++v) size += all[v] && (v == d || !without[v]);
+      if (want == kNoNode || size < best_size) {
+        want = d;
+        want_below = below;
+        best_size = size;
+      }
+    }
+    INFO("round " << round);
+    if (want != kNoNode) {
+      REQUIRE(holder->found);
+      CHECK_FALSE(holder->is_owner);
+      CHECK(holder->node == want);
+      CHECK(holder->members_dominated == want_below);
+    } else if (holder->found) {
+      // The owner: an Outside reached object with an edge into the group.
+      CHECK(holder->is_owner);
+      CHECK(marks[holder->node] == HolderMark::Outside);
+      bool edge_in = false;
+      for (NodeIndex w : graph->successors(holder->node))
+        edge_in |= marks[w] == HolderMark::Member || marks[w] == HolderMark::Counted;
+      CHECK(edge_in);
+    }
+  }
+}
+
+// A doubly linked list held at its head by Owner (which every node references back) and at
+// its tail by Waiter, under two roots: nothing dominates the nodes; the owner is Owner.
+TEST_CASE("find_group_holder: a list held at both ends is held by its owner", "[holder]") {
+  enum : uint32_t { Owner = 1, Waiter, Node };
+  // 0 Owner, 1 Waiter, 2..7 nodes: 2 is the head, 7 the tail.
+  std::vector<uint32_t> types = {Owner, Waiter, Node, Node, Node, Node, Node, Node};
+  std::vector<std::vector<size_t>> refs(types.size());
+  refs[0] = {2};
+  refs[1] = {7};
+  for (size_t i = 2; i < 8; ++i) {
+    refs[i].push_back(0);
+    if (i + 1 < 8) refs[i].push_back(i + 1);
+    if (i > 2) refs[i].push_back(i - 1);
+  }
+  const Built b = make_heap(types, refs, {0, 1});
+  auto graph = HeapGraph::build(b.objects, b.roots);
+  REQUIRE(graph.is_ok());
+  REQUIRE(graph->build_reverse().is_ok());
+  auto dom = DominatorTree::compute(*graph);
+  REQUIRE(dom.is_ok());
+  std::vector<HolderMark> marks(types.size(), HolderMark::Outside);
+  for (size_t i = 2; i < 8; ++i) marks[i] = HolderMark::Counted;
+  auto holder = find_group_holder(*graph, *dom, marks, {});
+  REQUIRE(holder.is_ok());
+  REQUIRE(holder->found);
+  CHECK(holder->is_owner);
+  CHECK(holder->node == 0);
+  CHECK(holder->entries == 2);
+  CHECK(holder->members_dominated == 0);
+  // Wrong sizes are refused.
+  std::vector<HolderMark> short_marks(3, HolderMark::Outside);
+  CHECK(find_group_holder(*graph, *dom, short_marks, {}).error().code == ErrorCode::InvalidArgument);
+}
+
+}  // namespace gcsnap
