@@ -111,6 +111,11 @@ TEST_CASE("find_group_holder: the deepest majority dominator, by brute force", "
       for (NodeIndex w : graph->successors(holder->node))
         edge_in |= marks[w] == HolderMark::Member || marks[w] == HolderMark::Counted;
       CHECK(edge_in);
+      bool back = false;
+      for (NodeIndex v = 0; v < n; ++v)
+        if (marks[v] == HolderMark::Member || marks[v] == HolderMark::Counted)
+          for (NodeIndex w : graph->successors(v)) back |= w == holder->node;
+      CHECK(back);
     }
   }
 }

@@ -92,6 +92,12 @@ case_service_leaks() {
   grep -Eq '^note: #[0-9] 0x[0-9a-f]+: Gcsnap\.Service\.AuditLog\.s_trail \(static\) -> ' "$work/$case_name.leaks" ||
     fail "leaks: no path names the static AuditLog.s_trail"
   [ "$(wc -l <"$work/$case_name.leaks")" -lt 25 ] || fail "leaks does not fit a screen"
+  # dominators --by type names the holder when no object dominates: the registrations' owner.
+  text=$("$gcsnap" dominators "$s3" --by type --top 10) || fail "dominators --by type failed"
+  grep -Eq "^ *[0-9]+ +System\.Threading\.CancellationTokenSource\+CallbackNode +.*System\.Threading\.CancellationTokenSource\+Registrations \(owner\) +0x" <<<"$text" ||
+    { echo "$text"; fail "dominators --by type: CallbackNode is not held by its Registrations (owner)"; }
+  grep -Eq "^ *[0-9]+ +System\.Collections\.Generic\.LinkedListNode<Gcsnap\.Service\.AuditEntry> +.*System\.Collections\.Generic\.LinkedList<Gcsnap\.Service\.AuditEntry> +0x" <<<"$text" ||
+    { echo "$text"; fail "dominators --by type: the audit trail's nodes are not held by their LinkedList"; }
   # Output that fits a screen: the path to the far end of the chain is folded.
   # The 1500th registration in address order lies ~1500 hops from either end of the list.
   local example text

@@ -24,7 +24,8 @@ struct GroupHolder {
   bool found = false;
   /// True when no object dominates more than half of the counted members and NODE is the
   /// owner: the entry (an Outside object with an edge into the group) that most members
-  /// reference back, then the one with most edges into the group, then the lowest address.
+  /// reference back (at least one), then the one with most edges into the group, then the
+  /// lowest address. No entry referenced back: not found.
   bool is_owner = false;
   NodeIndex node = kNoNode;
   /// When the dominating object is an array whose immediate dominator is outside the group

@@ -13,8 +13,8 @@ bool in_group(HolderMark m) { return m == HolderMark::Member || m == HolderMark:
 
 bool is_reached(const DominatorTree& dom, NodeIndex v) { return dom.immediate_dominator(v) != kNoNode; }
 
-// Among the entries (reached Outside objects with an edge into the group): most back
-// references from members, then most edges in, then the lowest address.
+// Among the entries (reached Outside objects with an edge into the group) that members
+// reference back: most back references, then most edges in, then the lowest address.
 GroupHolder find_owner(const HeapGraph& graph, const DominatorTree& dom, std::span<const HolderMark> marks) {
   std::unordered_map<NodeIndex, std::pair<uint64_t, uint64_t>> entries;  // back refs, edges in
   for (NodeIndex u = 0; u < graph.node_count(); ++u) {
@@ -30,6 +30,9 @@ GroupHolder find_owner(const HeapGraph& graph, const DominatorTree& dom, std::sp
   GroupHolder holder;
   std::pair<uint64_t, uint64_t> best{0, 0};
   for (const auto& [u, score] : entries) {
+    // An owner is referenced back by members: without that, the entry with most edges in is
+    // only the largest way in (a cache's array among the nodes that each hold one member).
+    if (score.first == 0) continue;
     if (holder.node == kNoNode || score > best ||
         (score == best && graph.address(u) < graph.address(holder.node))) {
       holder.node = u;

@@ -10,6 +10,7 @@
 #include "output/cli_error.hpp"
 #include "commands/commands.hpp"
 #include "gcsnap/dominators.hpp"
+#include "gcsnap/group_holder.hpp"
 #include "gcsnap/retainer_chains.hpp"
 #include "gcsnap/type_histogram.hpp"
 #include "commands/heap_load.hpp"
@@ -84,6 +85,25 @@ Table by_object(const LoadedHeap& heap, const DominatorTree& dom, const Dominato
   return table;
 }
 
+// Rows of `dominators --by type` that get a HELD BY (one pass over the nodes and edges each).
+constexpr size_t kHolderRows = 10;
+
+// What holds the instances of TYPE (find_group_holder: the deepest object dominating most of
+// them, or the owner of the structure they form): "List<T> (via T[])", "Registrations (owner)".
+std::pair<Cell, Cell> type_holder(const LoadedHeap& heap, const DominatorTree& dom, uint32_t type,
+                                  const std::vector<uint8_t>& array_types) {
+  std::vector<HolderMark> marks(heap.graph.node_count(), HolderMark::Outside);
+  for (NodeIndex v = 0; v < heap.graph.node_count(); ++v)
+    if (heap.graph.type_id(v) == type) marks[v] = HolderMark::Counted;
+  auto holder = find_group_holder(heap.graph, dom, marks, array_types);
+  if (!holder) fail_on(heap.sel.file, holder.error());
+  if (!holder->found) return {Cell(), Cell()};
+  std::string text(heap.type_name(holder->node));
+  if (holder->is_owner) text += " (owner)";
+  else if (holder->via_array != kNoNode) text += fmt::format(" (via {})", heap.type_name(holder->via_array));
+  return {Cell(text), Cell(heap.graph.address(holder->node))};
+}
+
 Table by_type(LoadedHeap& heap, const DominatorTree& dom, const DominatorsOptions& opt) {
   const std::vector<uint32_t> types = filtered_types(heap, opt.filter);
   auto hist = heap.type_histogram(opt.include_weak, TypeHistogramOptions{TypeOrder::RetainedBytes, 0});
@@ -91,12 +111,32 @@ Table by_type(LoadedHeap& heap, const DominatorTree& dom, const DominatorsOption
   table.add_column("rank", "#", ColumnKind::Count).add_column("type", "TYPE", ColumnKind::TypeName);
   table.add_column("count", "COUNT", ColumnKind::Count).add_column("bytes", "BYTES", ColumnKind::Bytes);
   table.add_column("retained_bytes", "RETAINED", ColumnKind::Bytes).add_column("retained_share", "SHARE", ColumnKind::Share);
+  const bool holders = opt.format == Format::Table;
+  std::vector<uint8_t> array_types;
+  if (holders) {
+    table.add_column("holder", "HELD BY", ColumnKind::TypeName).add_column("holder_address", "HELD BY ADDRESS", ColumnKind::Address);
+    for (NodeIndex v = 0; v < heap.graph.node_count(); ++v) {
+      const uint32_t t = heap.graph.type_id(v);
+      if (t >= array_types.size()) array_types.resize(t + 1, 2);
+      if (array_types[t] == 2) {
+        const std::string_view name = heap.type_name(v);
+        array_types[t] = !name.empty() && name.back() == ']';
+      }
+    }
+  }
   size_t rank = 0;
   for (const TypeStats& t : hist) {
     if (!types.empty() && !std::binary_search(types.begin(), types.end(), t.type_id)) continue;
     if (opt.top && rank == opt.top) break;
-    table.add_row({++rank, heap.names.type_name(t.type_id), t.count, t.shallow_bytes, t.retained_bytes,
-                   share(t.retained_bytes, dom.reachable_bytes())});
+    std::vector<Cell> row = {++rank, heap.names.type_name(t.type_id), t.count, t.shallow_bytes, t.retained_bytes,
+                             share(t.retained_bytes, dom.reachable_bytes())};
+    if (holders) {
+      auto [holder, address] = rank <= kHolderRows ? type_holder(heap, dom, t.type_id, array_types)
+                                                   : std::pair<Cell, Cell>{Cell(), Cell()};
+      row.push_back(std::move(holder));
+      row.push_back(std::move(address));
+    }
+    table.add_row(std::move(row));
   }
   return table;
 }
@@ -105,9 +145,12 @@ void run_dominators(const DominatorsOptions& opt) {
   if (opt.by != "object" && opt.by != "type")
     throw CliError(fmt::format("dominators: unknown --by '{}' (use object or type)", opt.by), kExitUsage);
   // Over strong roots: the node columns, the tree and the histogram; no edges are read.
+  // --by type in the table also names each type's holder, which may need the forward edges.
+  const IndexParts holder_parts = opt.by == "type" && opt.format == Format::Table ? IndexParts{kIndexForward} : IndexParts{0};
   const auto heap = load_heap(opt.file, opt.gc, true, false,
                               IndexChoice{true, opt.no_cache,
-                                          opt.include_weak ? kIndexAll : kIndexObjects | kIndexDominators | kIndexTypes});
+                                          opt.include_weak ? kIndexAll
+                                                           : kIndexObjects | kIndexDominators | kIndexTypes | holder_parts});
   const DominatorTree* dom = &heap->dominators(opt.include_weak);
   Report report;
   std::vector<std::string> chain_note;
@@ -116,6 +159,10 @@ void run_dominators(const DominatorsOptions& opt) {
                                      opt.include_weak ? "" : "strong ", dom->reachable_count(),
                                      format_bytes(dom->reachable_bytes()), dom->unreachable_count(),
                                      format_bytes(dom->unreachable_bytes())));
+  if (opt.by == "type" && opt.format == Format::Table)
+    report.notes.push_back(fmt::format("HELD BY (first {} rows): the deepest object that dominates most of the type's "
+                                       "objects, or (owner) when none does, the object with an edge into their "
+                                       "structure that most of them reference back", kHolderRows));
   if (opt.by == "object")
     report.notes.push_back("an object's retained size includes those it dominates, so nested entries overlap; "
                            "DEPTH counts the objects dominating it, DOMINATOR is the nearest one");
