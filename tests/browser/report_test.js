@@ -111,6 +111,21 @@ async function main() {
       hops.forEach((h, k) => assert.ok(h.includes(cliHops[k]), `hop ${k}: '${h}' is not '${cliHops[k]}'`));
     });
 
+    await check('dominators: the objects not carried one by one are blocks per type, not one grey block', async () => {
+      await page.locator('#dominators-crumbs a').first().click();  // back to all roots
+      const rest = page.locator('#treemap rect.rest');
+      const typed = page.locator('#treemap rect.rest-type');
+      const data = await page.evaluate(() => JSON.parse(document.getElementById('gcsnap-data').textContent));
+      const dom = (data.recordings ? data.recordings[0] : data).dom;
+      const rootRest = dom && dom.rest && dom.rest['-1'];
+      if (rootRest && rootRest.length) {
+        assert.ok(await typed.count() >= 1, 'no per-type block for the objects not carried');
+        const names = await typed.evaluateAll(rs => rs.map(r => r.dataset.type));
+        assert.ok(names.every(n => n && n.length > 0), `a per-type block has no type: ${names}`);
+      }
+      assert.ok(await rest.count() - await typed.count() <= 2, 'more than the own-size and other-objects blocks are grey');
+    });
+
     await check('diff: the two GCs of the app give the Survivor2 growth', async () => {
       const snaps = gcs.filter(g => g.trigger && g.trigger !== 'none').map(g => g.gc);
       await page.selectOption('#diff-a', String(snaps.indexOf(fact('diff_from_gc'))));

@@ -125,6 +125,53 @@ std::string folded_path_json(const LoadedHeap& heap, const ShortestPathTree& bfs
   return out + "]}";
 }
 
+// What the treemap would otherwise draw as one grey "smaller objects" block: per carried
+// dominator node (key: its position, -1 for the virtual root), the children it dominates
+// directly that are not carried, summed by type: [[type, retained bytes, objects], ...], the
+// six largest types, then the rest as type -1. One pass over the nodes.
+std::string rest_by_type_json(const LoadedHeap& heap, const DominatorTree& tree,
+                              const std::unordered_map<NodeIndex, size_t>& position, StringTable& strings) {
+  constexpr size_t kTypes = 6;
+  std::unordered_map<int64_t, std::unordered_map<uint32_t, std::pair<uint64_t, uint64_t>>> rest;
+  for (NodeIndex v = 0; v < heap.graph.node_count(); ++v) {
+    const NodeIndex p = tree.immediate_dominator(v);
+    if (p == kNoNode || position.count(v)) continue;
+    int64_t key = -1;
+    if (p != kVirtualRoot) {
+      const auto it = position.find(p);
+      if (it == position.end()) continue;
+      key = static_cast<int64_t>(it->second);
+    }
+    auto& entry = rest[key][heap.graph.type_id(v)];
+    entry.first += tree.retained_size(v);
+    ++entry.second;
+  }
+  std::string out = "{";
+  bool first_key = true;
+  for (auto& [key, by_type] : rest) {
+    std::vector<std::pair<uint32_t, std::pair<uint64_t, uint64_t>>> sorted(by_type.begin(), by_type.end());
+    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+      return a.second.first != b.second.first ? a.second.first > b.second.first : a.first < b.first;
+    });
+    std::string items;
+    uint64_t other_bytes = 0, other_count = 0;
+    for (size_t k = 0; k < sorted.size(); ++k) {
+      if (k < kTypes) {
+        items += fmt::format("{}[{},{},{}]", items.empty() ? "" : ",",
+                             strings.intern(std::string(heap.names.type_name(sorted[k].first))),
+                             sorted[k].second.first, sorted[k].second.second);
+      } else {
+        other_bytes += sorted[k].second.first;
+        other_count += sorted[k].second.second;
+      }
+    }
+    if (other_count) items += fmt::format(",[-1,{},{}]", other_bytes, other_count);
+    out += fmt::format("{}\"{}\":[{}]", first_key ? "" : ",", key, items);
+    first_key = false;
+  }
+  return out + "}";
+}
+
 // HEAP and BFS: the last snapshot, where the suspects' examples are (their folded paths).
 std::string suspects_json(const std::string& file, size_t walk_count, StringTable& strings, const ReportLimits& limits,
                           const LoadedHeap& heap, const ShortestPathTree& bfs) {
@@ -341,7 +388,7 @@ std::string build_report_data(const std::string& file, const ReportLimits& limit
     out += fmt::format("{}[{},{},\"{}\",{},{},{}]", k ? "," : "", parent, strings.intern(heap->type_name(v)),
                        format_address(graph.address(v)), graph.object_size(v), tree->retained_size(v), node_path[k]);
   }
-  out += fmt::format("]}},\"paths\":[{}]", path_nodes);
+  out += fmt::format("],\"rest\":{}}},\"paths\":[{}]", rest_by_type_json(*heap, *tree, position, strings), path_nodes);
   out += fmt::format(",\"suspects\":{}", suspects_json(file, snapshots.size(), strings, limits, *heap, *bfs));
   out += fmt::format(",\"strings\":{}}}", strings.json());
   return out;

@@ -333,7 +333,19 @@
     const shown = kids.reduce((a, k) => a + k.value, 0);
     const items = kids.slice();
     const own = domCurrent < 0 ? 0 : dom.nodes[domCurrent][3];
-    if (total - shown - own > 0) items.push({i: -1, value: total - shown - own, rest: true});
+    // The objects not carried one by one: a block per type (the largest six, then the rest).
+    const restBytes = total - shown - own;
+    if (restBytes > 0) {
+      const byType = (dom.rest || {})[String(domCurrent)] || [];
+      let left = restBytes;
+      byType.forEach(([t, b, c]) => {
+        const value = Math.min(b, left);
+        if (value <= 0) return;
+        left -= value;
+        items.push({i: -1, value, rest: true, restType: t, restCount: c});
+      });
+      if (left > 0) items.push({i: -1, value: left, rest: true, restType: -1, restCount: 0});
+    }
     if (own > 0) items.push({i: -2, value: own, rest: true});
     items.sort((a, b) => b.value - a.value);
     const W = Math.max(420, Math.min(820, (map.parentElement.clientWidth || 1100) - 320)), H = 420;
@@ -341,10 +353,15 @@
     const palette = ['#2f6fd0', '#3b8f6f', '#b5651d', '#8e44ad', '#c0392b', '#16a085', '#7f8c8d', '#d35400'];
     squarify(items, 0, 0, W, H).forEach((c, k) => {
       const nd = c.item.i >= 0 ? dom.nodes[c.item.i] : null;
-      const name = nd ? str(nd[1]) : c.item.i === -1 ? 'smaller objects' : 'its own size';
+      const byType = !nd && c.item.i === -1 && c.item.restType >= 0;
+      const name = nd ? str(nd[1])
+        : byType ? `${c.item.restCount} \u00d7 ${str(c.item.restType)}`
+        : c.item.i === -1 ? 'other smaller objects' : 'its own size';
       const r = sv('rect', {x: c.x.toFixed(1), y: c.y.toFixed(1), width: Math.max(0, c.w).toFixed(1),
-        height: Math.max(0, c.h).toFixed(1), fill: nd ? palette[k % palette.length] : '#b9bec9',
-        class: nd ? 'dom-node' : 'rest', 'data-node': c.item.i});
+        height: Math.max(0, c.h).toFixed(1), fill: nd ? palette[k % palette.length] : byType ? '#8fa3bf' : '#b9bec9',
+        'fill-opacity': byType ? 0.9 : 1, stroke: '#fff', class: nd ? 'dom-node' : byType ? 'rest rest-type' : 'rest',
+        'data-node': c.item.i});
+      if (byType) r.setAttribute('data-type', str(c.item.restType));
       const tip = nd ? `${name}\n${nd[2]}\nretained ${bytes(nd[4])} (${nd[4]} bytes), own ${bytes(nd[3])}` +
         `${(domChildren.get(c.item.i) || []).length ? '\nclick to open' : ''}` : `${name}: ${bytes(c.item.value)}`;
       r.addEventListener('mousemove', ev => showTip(ev, tip));
