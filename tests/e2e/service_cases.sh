@@ -129,6 +129,47 @@ case_service_leaks() {
   "$gcsnap" path "$s3" --type AuditEntry | grep -q 'Gcsnap.Service.AuditLog.s_trail (static)' || fail "path does not name AuditLog.s_trail"
 }
 
+# record --pid with a snapshot after each round of load: one recording with object identity.
+# leaks names both leaks by identity; a one-file diff's path per group is the folded chain.
+case_service_record() {
+  local rec=$work/$case_name.snap recorder text
+  start_service
+  rm -f "$rec"
+  "$gcsnap" record --pid "$pid" -o "$rec" --duration 300s >"$work/$case_name.rec" 2>&1 &
+  recorder=$!
+  for _ in $(seq 1 300); do
+    grep -q '^gcsnap: recording process' "$work/$case_name.rec" && break
+    kill -0 "$recorder" 2>/dev/null || break
+    sleep 0.1
+  done
+  grep -q "^gcsnap: recording process $pid " "$work/$case_name.rec" || { show "$work/$case_name.rec"; fail "record --pid did not start"; }
+  for round in 1 2 3 4; do
+    load 800
+    "$gcsnap" snapshot "$pid" >"$work/$case_name.cmd" 2>&1 || { show "$work/$case_name.cmd"; fail "snapshot $round failed"; }
+  done
+  kill -INT "$recorder"
+  wait "$recorder" || { show "$work/$case_name.rec"; fail "record --pid did not end cleanly"; }
+  "$gcsnap" leaks "$rec" --format csv >"$work/$case_name.leaks.csv" 2>&1 || { show "$work/$case_name.leaks.csv"; fail "leaks failed"; }
+  show "$work/$case_name.leaks.csv"
+  [ "$(grep -c '^[0-9]*,System\.Threading\.CancellationTokenSource+CallbackNode,' "$work/$case_name.leaks.csv")" -eq 1 ] ||
+    fail "leaks (identity): the registrations are not exactly one suspect"
+  # Identity: the members born after the first walk are the 2400 registrations of rounds 2-4.
+  grep -Eq '^[0-9]+,System\.Threading\.CancellationTokenSource\+CallbackNode,[0-9]+,2400,2400,' "$work/$case_name.leaks.csv" ||
+    fail "leaks (identity): the registrations did not grow by 2400 new and alive"
+  grep -Eq '^[0-9]+,"?System\.Collections\.Generic\.LinkedListNode<Gcsnap\.Service\.AuditEntry>"?,[0-9]+,2400,2400,' "$work/$case_name.leaks.csv" ||
+    fail "leaks (identity): the audit trail did not grow by 2400 new and alive"
+  # A one-file diff (first and last walk): the Bookings' path is the folded chain, not the LRU.
+  text=$("$gcsnap" diff "$rec" --top 12) || fail "diff failed"
+  echo "$text"
+  # The Booking row of the new objects' groups (the --shapes table after it lists the others).
+  local row
+  row=$(awk '/^Largest groups of new objects/ { on = 1 } on && /^Gcsnap\.Service\.Booking / { print; exit }' <<<"$text")
+  grep -Eq 'CallbackNode ×[0-9]{3,} -> Gcsnap\.Service\.Booking$' <<<"$row" ||
+    fail "diff: the Bookings' most common path is not the folded registrations' chain ($row)"
+  grep -q 'BookingCache' <<<"$row" && fail "diff: the Bookings' most common path is the LRU's"
+  kill "$pid" 2>/dev/null
+}
+
 fn=case_${case_name//-/_}
 declare -F "$fn" >/dev/null || fail "unknown case '$case_name'"
 "$fn"
