@@ -95,7 +95,9 @@ struct ICorProfilerInfo3 : ICorProfilerInfo2 {
   virtual HRESULT slot64_GetFunctionLeave3Info() = 0;
   virtual HRESULT slot65_GetFunctionTailcall3Info() = 0;
   virtual HRESULT EnumModules(ICorProfilerModuleEnum** modules) = 0;  // 66
-  virtual HRESULT slot67_GetRuntimeInformation() = 0;
+  virtual HRESULT GetRuntimeInformation(USHORT* clr_instance, int32_t* runtime_type, USHORT* major, USHORT* minor,
+                                        USHORT* build, USHORT* qfe, ULONG version_capacity, ULONG* version_length,
+                                        WCHAR version[]) = 0;  // 67
   virtual HRESULT slot68_GetThreadStaticAddress2() = 0;
   virtual HRESULT slot69_GetAppDomainsContainingModule() = 0;
   virtual HRESULT slot70_GetModuleInfo2() = 0;

@@ -165,7 +165,7 @@ HRESULT ShimSession::on_initialize(IUnknown* info_unknown) {
   set_up_statics();
   // MONITOR_GC set here, in Initialize, is what makes the runtime deliver the heap walk;
   // as a side effect the runtime turns background GC off for the life of the process.
-  HRESULT hr = info_->SetEventMask(event_mask());
+  HRESULT hr = apply_event_mask();
   if (!succeeded(hr)) {
     (void)pending_writer_->close();
     ::unlink(settings_.output.c_str());
@@ -216,6 +216,28 @@ void ShimSession::set_up_statics() {
 DWORD ShimSession::event_mask() const noexcept {
   // Module loads only tell the statics table which modules to scan (on the writer thread).
   return COR_PRF_MONITOR_GC | (statics_ ? COR_PRF_MONITOR_MODULE_LOADS : 0);
+}
+
+int ShimSession::runtime_major() const noexcept {
+  USHORT instance = 0, major = 0, minor = 0, build = 0, qfe = 0;
+  int32_t type = 0;
+  ULONG length = 0;
+  if (!succeeded(info_->GetRuntimeInformation(&instance, &type, &major, &minor, &build, &qfe, 0, &length, nullptr))) {
+    return 0;
+  }
+  return major;
+}
+
+HRESULT ShimSession::apply_event_mask() noexcept {
+  // Runtimes before 11 do not know the bit; a runtime that refuses it (for example after an
+  // attach, if it is not allowed there) still gets the plain mask.
+  if (info_version_ >= 5 && runtime_major() >= 11) {
+    auto* info5 = static_cast<ICorProfilerInfo5*>(info_);  // the object is an ICorProfilerInfoN, N >= 5
+    if (succeeded(info5->SetEventMask2(event_mask(), COR_PRF_HIGH_MONITOR_GC_SKIP_ALLOCATED_BY_CLASS_STATISTIC))) {
+      return S_OK;
+    }
+  }
+  return info_->SetEventMask(event_mask());
 }
 
 void ShimSession::on_module_loaded(uint64_t module, HRESULT status) noexcept {

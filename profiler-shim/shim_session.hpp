@@ -66,6 +66,11 @@ class ShimSession {
   bool start_control_socket();
   void set_up_statics();
   com::DWORD event_mask() const noexcept;
+  /// Set event_mask(), with the .NET 11 flag that skips the runtime's allocated-by-class walk
+  /// where the runtime has it (falls back to the plain mask if the runtime refuses it).
+  com::HRESULT apply_event_mask() noexcept;
+  /// The runtime's major version (8 for .NET 8), 0 if it does not say.
+  int runtime_major() const noexcept;
   void start_recording(std::unique_ptr<Writer> writer);
   std::string handle_request(const std::string& request);
   std::string take_snapshot();
