@@ -1,5 +1,7 @@
 #include "shim_session.hpp"
 
+#include "gc_trigger_event.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -172,6 +174,7 @@ HRESULT ShimSession::on_initialize(IUnknown* info_unknown) {
     say(kStateFailed);
     return cancel("SetEventMask(COR_PRF_MONITOR_GC) failed with " + hresult_text(hr));
   }
+  start_gc_reason_events();
   start_recording(std::move(pending_writer_));
   if (settings_.control_socket && start_control_socket()) report.control = control_->path();
   make_current();
@@ -238,6 +241,20 @@ HRESULT ShimSession::apply_event_mask() noexcept {
     }
   }
   return info_->SetEventMask(event_mask());
+}
+
+void ShimSession::start_gc_reason_events() noexcept {
+  if (runtime_major() != 8 || info_version_ < 12) return;
+  static const WCHAR kProvider[] = u"Microsoft-Windows-DotNETRuntime";
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG config{kProvider, kGcKeyword, kLevelInformational, nullptr};
+  EVENTPIPE_SESSION session = 0;
+  auto* info12 = static_cast<ICorProfilerInfo12*>(info_);  // the object is an ICorProfilerInfoN, N >= 12
+  reason_events_ = succeeded(info12->EventPipeStartSession(1, &config, 0, &session));
+}
+
+void ShimSession::on_runtime_event(uint32_t event_id, std::span<const uint8_t> payload) noexcept {
+  if (event_id != kGcTriggeredEventId) return;
+  if (auto reason = gc_triggered_reason(payload)) event_reason_.store(*reason);
 }
 
 void ShimSession::on_module_loaded(uint64_t module, HRESULT status) noexcept {
@@ -333,7 +350,14 @@ void ShimSession::on_gc_started(int generation_count, const BOOL* collected, COR
   for (int g = 0; g < generation_count && g < 8 && collected; ++g) {
     if (collected[g]) mask = static_cast<uint8_t>(mask | (1u << g));
   }
-  if (recorder_->on_gc_started(mask, reason == COR_PRF_GC_REASON_INDUCED, now_ns())) {
+  bool induced = reason == COR_PRF_GC_REASON_INDUCED;
+  if (reason_events_) {
+    // GCTriggered is delivered synchronously by the thread that starts the GC, before this
+    // callback; a missing one (-1) leaves the profiler's reason as it is.
+    int64_t event_reason = event_reason_.exchange(-1);
+    if (event_reason >= 0 && is_induced_gc_reason(static_cast<uint32_t>(event_reason))) induced = true;
+  }
+  if (recorder_->on_gc_started(mask, induced, now_ns())) {
     if (walk_timer_) walk_timer_->arm();
     read_non_gc_ranges();
     recorder_->set_non_gc_ranges(non_gc_ranges_);

@@ -68,7 +68,15 @@ if [ "$mode" = record ]; then
 else
   "$gcsnap" snapshot "$pid" -o "$snap" || fail "gcsnap snapshot $pid (attach) failed"
 fi
-"$createdump" -f "$dump" "$pid" >"$work/createdump.log" 2>&1 || { cat "$work/createdump.log"; fail "createdump failed"; }
+# A thread that ends while createdump suspends the others fails the dump ("ptrace(ATTACH, TID)
+# FAILED No such process"): after an attach, the runtime's attach and detach threads end just
+# then (seen on 8.0.34). Such a dump is tried again; nothing runs managed code meanwhile.
+for attempt in 1 2 3; do
+  "$createdump" -f "$dump" "$pid" >"$work/createdump.log" 2>&1 && break
+  grep -q "ptrace(ATTACH, [0-9]*) FAILED No such process" "$work/createdump.log" && [ "$attempt" -lt 3 ] ||
+    { cat "$work/createdump.log"; fail "createdump failed"; }
+  rm -f "$dump"; sleep 0.5
+done
 exec 7>&-
 wait "$record_pid"
 rc=$?
