@@ -100,3 +100,6 @@ for major in "${majors[@]}"; do
   [ -f "$root/shared/Microsoft.NETCore.App/$version/libmscordaccore.so" ] || fail "$version: the DAC is missing from its pack"
   echo "$major $version $root"
 done
+# The roots hold what is needed; the extracted packs (~130 MB each) are not kept.
+((${#need[@]})) && rm -rf "$cache/packages" "$cache/restore"
+exit 0
