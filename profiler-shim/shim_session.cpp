@@ -1,7 +1,5 @@
 #include "shim_session.hpp"
 
-#include "gc_trigger_event.hpp"
-
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -13,6 +11,7 @@
 #include <ctime>
 #include <mutex>
 
+#include "gc_trigger_event.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
 #include "process_role.hpp"
 #include "record_report.hpp"
@@ -232,8 +231,8 @@ int ShimSession::runtime_major() const noexcept {
 }
 
 HRESULT ShimSession::apply_event_mask() noexcept {
-  // Runtimes before 11 do not know the bit; a runtime that refuses it (for example after an
-  // attach, if it is not allowed there) still gets the plain mask.
+  // Runtimes before 11 do not know the bit; one that refuses it still gets the plain mask
+  // (11.0.0 refuses it to an attached profiler: CORPROF_E_UNSUPPORTED_FOR_ATTACHING_PROFILER).
   if (info_version_ >= 5 && runtime_major() >= 11) {
     auto* info5 = static_cast<ICorProfilerInfo5*>(info_);  // the object is an ICorProfilerInfoN, N >= 5
     if (succeeded(info5->SetEventMask2(event_mask(), COR_PRF_HIGH_MONITOR_GC_SKIP_ALLOCATED_BY_CLASS_STATISTIC))) {

@@ -70,7 +70,7 @@ class ShimSession {
   void set_up_statics();
   com::DWORD event_mask() const noexcept;
   /// Set event_mask(), with the .NET 11 flag that skips the runtime's allocated-by-class walk
-  /// where the runtime has it (falls back to the plain mask if the runtime refuses it).
+  /// where the runtime has it (the plain mask where it refuses it: 11.0.0 after an attach).
   com::HRESULT apply_event_mask() noexcept;
   /// The runtime's major version (8 for .NET 8), 0 if it does not say.
   int runtime_major() const noexcept;
@@ -111,7 +111,7 @@ class ShimSession {
   std::atomic<bool> off_{false};
   /// The reason of the last GCTriggered event not yet consumed by on_gc_started, or -1.
   std::atomic<int64_t> event_reason_{-1};
-  bool reason_events_ = false;  ///< the GCStart session runs (set before any GC callback uses it)
+  bool reason_events_ = false;  ///< the GCTriggered session runs (set before recording starts)
   std::atomic<bool> told_off_{false};
   std::atomic<bool> shut_down_{false};
   // Attach only.
