@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # importing web_drive leaves no __pycache__ in bench/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from web_drive import LUA, free_port, http_get, parse_wrk  # noqa: E402
 
