@@ -21,16 +21,14 @@ command -v dotnet >/dev/null 2>&1 || fail "'dotnet' is not on PATH"
 oracle=$out/clrmd_oracle/Gcsnap.ClrmdOracle.dll
 [ -f "$app" ] && [ -f "$oracle" ] || fail "$app or $oracle is missing (the e2e.build_oracle fixture builds them)"
 [ "$mode" = record ] || [ "$mode" = attach ] || fail "mode '$mode' is not record or attach"
-run_app=(dotnet "$app")
+run_app=(dotnet "$app") decoy=()
 if [ -n "$major" ]; then
   line=$("$(dirname "$0")/../../scripts/runtimes.sh" "$major" | tail -1) || fail "scripts/runtimes.sh $major failed"
   read -r _ version root <<<"$line"
   runtime_dir=$root/shared/Microsoft.NETCore.App/$version
   run_app=(env DOTNET_ROOT="$root" DOTNET_ROLL_FORWARD=Major "$root/dotnet" "$app")
-  if [ "$mode" = record ]; then
-    export DOTNET_ENABLE_PROFILING=1 DOTNET_PROFILER='{11111111-2222-3333-4444-555555555555}' \
-           DOTNET_PROFILER_PATH=/nonexistent/libdecoy_profiler.so
-  fi
+  decoy=(DOTNET_ENABLE_PROFILING=1 DOTNET_PROFILER='{11111111-2222-3333-4444-555555555555}'
+         DOTNET_PROFILER_PATH=/nonexistent/libdecoy_profiler.so)
 else
   # The shared runtime the app runs on: createdump and the DAC ship beside its libcoreclr.so.
   runtime_dir=$(dotnet --list-runtimes | sed -n 's/^Microsoft\.NETCore\.App \(10\.[^ ]*\) \[\(.*\)\]$/\2\/\1/p' | tail -1)
@@ -47,7 +45,8 @@ mkfifo "$fifo" || fail "mkfifo failed"
 # The app waits on stdin: a FIFO held open here until the dump is taken. Tiered compilation is
 # off so that no background JIT work allocates between the snapshot and the dump.
 if [ "$mode" = record ]; then
-  DOTNET_TieredCompilation=0 "$gcsnap" record --policy none -o "$snap" -- "${run_app[@]}" <"$fifo" >"$work/app.out" 2>"$work/app.err" &
+  env "${decoy[@]}" DOTNET_TieredCompilation=0 "$gcsnap" record --policy none -o "$snap" -- "${run_app[@]}" \
+    <"$fifo" >"$work/app.out" 2>"$work/app.err" &
 else
   env -u CORECLR_ENABLE_PROFILING -u DOTNET_ENABLE_PROFILING DOTNET_TieredCompilation=0 \
     "${run_app[@]}" <"$fifo" >"$work/app.out" 2>"$work/app.err" &
