@@ -4,6 +4,9 @@
 //          runs only while concurrent GC is enabled, which an attached MONITOR_GC profiler
 //          turns off until it detaches
 //   gc     one induced blocking GC (a GC the tests expect NOT to be recorded after detach)
+//   leak N MS
+//          N rounds of the leaks mode's work (its planted leaks and look-alikes, no induced
+//          GC), MS milliseconds apart: heap growth for `record --pid --every` to walk
 //   quit   leave the loop and finish as run does (exit code 0)
 // End of stdin also quits.
 using System;
@@ -35,6 +38,9 @@ public static class AttachWait
                     Scenario.InducedGc();
                     Console.WriteLine($"gcsnap-sample: gc gen2_count={GC.CollectionCount(2)}");
                     break;
+                case var leak when leak.StartsWith("leak "):
+                    RunLeakRounds(leak);
+                    break;
                 case "":
                     continue;
                 default:
@@ -44,6 +50,22 @@ public static class AttachWait
             Console.Out.Flush();
         }
         GC.KeepAlive(stackHeld);
+    }
+
+    /// <summary>"leak N MS": N plain leak rounds, MS ms apart.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void RunLeakRounds(string command)
+    {
+        string[] parts = command.Split(' ', StringSplitOptions.RemoveEmptyEntries);
+        int rounds = int.Parse(parts[1]), pauseMs = int.Parse(parts[2]);
+        int handlers = 0;
+        for (int i = 0; i < rounds; i++)
+        {
+            handlers = LeakRounds.PlainRound();
+            Thread.Sleep(pauseMs);
+        }
+        Console.WriteLine($"gcsnap-sample: leak rounds={rounds} sessions={SessionRegistry.Sessions.Count} " +
+                          $"subscribers={handlers} cache_entries={BoundedCache.Entries.Count} ");
     }
 
     /// <summary>Ask for a non-blocking gen2 GC and wait up to 10 s for the runtime's count of
