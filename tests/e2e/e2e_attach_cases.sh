@@ -364,3 +364,83 @@ case_attach_container() {
   rmdir "$nstmp" 2>/dev/null
   [ "$rc" -eq 0 ] || fail "the namespaced app exited $rc"
 }
+
+# walk_times FILE: the start time (ns) of every GC of FILE with an on-demand heap walk, one a line.
+walk_times() {
+  "$gcsnap" info "$1" --format csv | tr -d '\r' |
+    awk -F, 'NF == 19 && $5 == "on-demand" { walked[$1] = 1 } NF == 9 && ($1 in walked) { print $2 }'
+}
+
+# check_walk_gaps FILE MIN_NS MAX_NS: at least 3 on-demand walks, each MIN_NS..MAX_NS after the one before.
+check_walk_gaps() {
+  local times
+  times=$(walk_times "$1")
+  [ "$(wc -l <<<"$times")" -ge 3 ] || fail "fewer than 3 --every walks in $1: $(tr '\n' ' ' <<<"$times")"
+  awk -v lo="$2" -v hi="$3" 'NR > 1 { gap = $1 - prev; if (gap < lo || gap > hi) { print "gap " gap " ns"; bad = 1 } }
+                            { prev = $1 } END { exit bad }' <<<"$times" ||
+    fail "the --every walks of $1 are not $2..$3 ns apart: $(tr '\n' ' ' <<<"$times")"
+}
+
+# record --pid --every: heap walks on a clock while the app leaks (--policy none: no other walk),
+# an interval apart; `leaks` finds the planted leak from that recording alone. Without --every,
+# a recording with no walk says so at the end, and types/leaks on it name the option; leaks on
+# one `gcsnap snapshot` file suggests record --pid --every.
+case_attach_every() {
+  local rc recorder line sessions text none=$work/$case_name.none.snap one=$work/$case_name.one.snap
+  start_plain_app
+  rm -f "$none" "$one"
+  "$gcsnap" record --pid "$pid" -o "$snap" --policy none --every 1s >"$work/$case_name.rec" 2>&1 &
+  recorder=$!
+  for _ in $(seq 1 300); do
+    grep -q '^gcsnap: recording process' "$work/$case_name.rec" && break
+    kill -0 "$recorder" 2>/dev/null || break
+    sleep 0.1
+  done
+  grep -q "^gcsnap: recording process $pid (Gcsnap.Sample) into $snap until Ctrl+C, a heap walk every 1 s$" \
+    "$work/$case_name.rec" || { show "$work/$case_name.rec"; fail "record --pid --every did not say it walks every 1 s"; }
+  line=$(app_says "leak 10 400" '^gcsnap-sample: leak ')
+  sessions=$(sed -n 's/.* sessions=\([0-9]*\) .*/\1/p' <<<"$line")
+  [ "$sessions" = 1500 ] || fail "the app did not leak 10 rounds of 150 sessions ($line)"
+  sleep 2  # a walk after the last round
+  kill -INT "$recorder"
+  wait "$recorder"; rc=$?
+  show "$work/$case_name.rec"
+  [ "$rc" -eq 0 ] || fail "gcsnap record --pid --every exited $rc after Ctrl+C"
+  grep -Eq "^gcsnap: recorded [0-9]+ GCs, [3-9][0-9]* snapshots, .* in $snap; nothing dropped$" "$work/$case_name.rec" ||
+    fail "the summary line does not count at least 3 walks"
+  grep -q 'has no heap walk' "$work/$case_name.rec" && fail "a recording with walks was said to have none"
+  check_cli_accepts
+  "$gcsnap" info "$snap" --format csv | tr -d '\r' | awk -F, 'NF == 19 && ($5 == "policy" || $5 == "always")' | grep -q . &&
+    fail "--policy none walked a GC"
+  # One interval (1 s) after the walk before ended, give or take the scheduler.
+  check_walk_gaps "$snap" 950000000 4000000000
+  text=$(csv leaks "$snap" --top 0)
+  expect_line "$text" "^[0-9]+,Gcsnap\.Sample\.LeakedSession,$sessions,\+?[0-9]+,[1-9][0-9]*,.*,System\.Collections\.Generic\.List<Gcsnap\.Sample\.LeakedSession> \(via Gcsnap\.Sample\.LeakedSession\[\]\),0x" \
+    "leaks on the record --pid --every recording: the sessions are not a suspect held by their List"
+  expect_line "$text" "^[0-9]+,System\.EventHandler,200," "leaks on the record --pid --every recording: the event handlers are not a suspect"
+  for look_alike in CacheEntry ChurnItem; do
+    ! grep -Eq "^[0-9]+,Gcsnap\.Sample\.$look_alike," <<<"$text" || { printf '%s\n' "$text"; fail "leaks: $look_alike reported"; }
+  done
+  # No walk: said at the end, and by types and leaks, with the option that gives walks.
+  "$gcsnap" record --pid "$pid" -o "$none" --policy none --duration 1s >"$work/$case_name.rec2" 2>&1; rc=$?
+  show "$work/$case_name.rec2"
+  [ "$rc" -eq 0 ] || fail "record --pid --policy none --duration 1s exited $rc"
+  grep -q "^gcsnap: $none has no heap walk: --policy none walks no GC while process $pid was recorded; .*add --every 30s" \
+    "$work/$case_name.rec2" || fail "record --pid without walks does not say so at the end"
+  for cmd in types leaks; do
+    "$gcsnap" "$cmd" "$none" >"$work/$case_name.$cmd" 2>&1; rc=$?
+    show "$work/$case_name.$cmd"
+    [ "$rc" -eq 3 ] || fail "$cmd on a file without walks exited $rc, expected 3"
+    grep -q "^gcsnap: error: $none: .*no heap walk.*record with --every 30s" "$work/$case_name.$cmd" ||
+      fail "$cmd on a file without walks does not name --every"
+  done
+  # One attach snapshot: leaks points at record --pid --every, not at GC.Collect.
+  "$gcsnap" snapshot "$pid" -o "$one" >/dev/null 2>&1 || fail "gcsnap snapshot failed"
+  "$gcsnap" leaks "$one" >"$work/$case_name.leaks1" 2>&1 || { show "$work/$case_name.leaks1"; fail "leaks on one snapshot failed"; }
+  show "$work/$case_name.leaks1"
+  grep -q "^note: only 1 heap walk(s), from 'gcsnap snapshot': .*'gcsnap record --pid PID --every 30s'" "$work/$case_name.leaks1" ||
+    fail "leaks on one snapshot does not suggest record --pid --every"
+  grep -q "GC.Collect" "$work/$case_name.leaks1" && fail "leaks on one attach snapshot still suggests GC.Collect"
+  expect_bgc 1 "no background GC after record --pid --every detached"
+  stop_plain_app
+}

@@ -529,6 +529,22 @@ analysis_field_names() {
     "path fields: the JSON hop has no field key naming [17]"
 }
 
+# record --every -- COMMAND: heap walks on a clock for an app started under record (--policy
+# none: no other walk), an interval apart; leaks finds the planted leak from them.
+case_record_every() {
+  local text
+  record_opts=(--policy none --every 1s)
+  record_app 0 leaks 10 600
+  grep -Eq "^gcsnap: recorded [0-9]+ GCs, [3-9][0-9]* snapshots, " "$err" || fail "the summary does not count at least 3 walks"
+  check_cli_accepts
+  "$gcsnap" info "$snap" --format csv | tr -d '\r' | awk -F, 'NF == 19 && ($5 == "policy" || $5 == "always")' | grep -q . &&
+    fail "--policy none walked a GC"
+  check_walk_gaps "$snap" 950000000 4000000000
+  text=$(csv leaks "$snap" --top 0)
+  expect_line "$text" "^[0-9]+,Gcsnap\.Sample\.LeakedSession,$(fact sessions "$out"),\+?[0-9]+,[1-9][0-9]*,.*,System\.Collections\.Generic\.List<Gcsnap\.Sample\.LeakedSession> \(via Gcsnap\.Sample\.LeakedSession\[\]\),0x" \
+    "leaks on the record --every recording: the sessions are not a suspect held by their List"
+}
+
 # Planted leaks and look-alikes (sample_app/LeakRounds.cs), one heap walk per round: `leaks`
 # reports the two true leaks (their series grow every round) and nothing of the bounded
 # cache, the per-round churn or the startup allocation; `check` fails on them.
