@@ -211,6 +211,21 @@ case_attach_errors() {
   [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null || fail "the other-user checks need root and setpriv"
   expect_error "process $pid \(Gcsnap\.Sample\) belongs to another user" "another user's process" \
     setpriv --reuid=nobody --regid=nogroup --clear-groups "$gcsnap" snapshot "$pid" -o /tmp/gcsnap-e2e-nobody.snap
+  # A process whose environment gcsnap cannot read although it may (pid 1 here, a non-dumpable
+  # process of the same user): the real reason, never "belongs to another user".
+  expect_error "process 1 \([^)]*\) is not a \.NET process \(no diagnostics socket" "pid 1" "$gcsnap" snapshot 1
+  local hidden hidden_out=$work/$case_name.hidden
+  rm -f "$hidden_out"
+  # perl (Debian's perl-base is essential): prctl(PR_SET_DUMPABLE, 0) by its syscall number.
+  setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/perl -MPOSIX -e \
+    '$| = 1; my $nr = {x86_64 => 157, aarch64 => 167}->{(POSIX::uname())[4]} or die "arch";
+     syscall($nr, 4, 0, 0, 0, 0) == 0 or die "prctl: $!"; print "ready\n"; sleep 60' >"$hidden_out" &
+  hidden=$!
+  for _ in $(seq 1 100); do grep -q ready "$hidden_out" 2>/dev/null && break; sleep 0.05; done
+  grep -q ready "$hidden_out" || fail "the non-dumpable process did not start"
+  expect_error "process $hidden \(perl\) is not a \.NET process \(.*its environment is not readable" \
+    "a non-dumpable process of the same user" setpriv --reuid=nobody --regid=nogroup --clear-groups "$gcsnap" snapshot "$hidden"
+  kill "$hidden"; wait "$hidden" 2>/dev/null
   # Diagnostics disabled in the target's environment: refused, named (the runtime itself would
   # accept an attach with only _Profiler=0; gcsnap honours it anyway).
   local knob other
