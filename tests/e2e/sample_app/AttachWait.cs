@@ -4,6 +4,8 @@
 //          runs only while concurrent GC is enabled, which an attached MONITOR_GC profiler
 //          turns off until it detaches
 //   gc     one induced blocking GC (a GC the tests expect NOT to be recorded after detach)
+//   async  start an async method that holds an AsyncHeld across an await that never ends
+//          (its state machine box, held by AsyncWaiter.Pending, names the hop to it)
 //   leak N MS
 //          N rounds of the leaks mode's work (its planted leaks and look-alikes, no induced
 //          GC), MS milliseconds apart: heap growth for `record --pid --every` to walk
@@ -12,6 +14,7 @@
 using System;
 using System.Runtime.CompilerServices;
 using System.Threading;
+using System.Threading.Tasks;
 
 namespace Gcsnap.Sample;
 
@@ -37,6 +40,10 @@ public static class AttachWait
                 case "gc":
                     Scenario.InducedGc();
                     Console.WriteLine($"gcsnap-sample: gc gen2_count={GC.CollectionCount(2)}");
+                    break;
+                case "async":
+                    AsyncWaiter.Start();
+                    Console.WriteLine("gcsnap-sample: async started");
                     break;
                 case var leak when leak.StartsWith("leak "):
                     RunLeakRounds(leak);
@@ -88,5 +95,27 @@ public static class AttachWait
         bool ran = GC.GetGCMemoryInfo(GCKind.Background).Index != before;
         GC.KeepAlive(ballast);
         return ran;
+    }
+}
+
+public sealed class AsyncHeld
+{
+    public readonly byte[] Data = new byte[32];
+}
+
+/// <summary>An async method suspended for good: its locals live in the compiler's state machine,
+/// boxed on the heap (AsyncStateMachineBox) once the first await does not complete at once.</summary>
+public static class AsyncWaiter
+{
+    private static readonly TaskCompletionSource s_gate = new();
+    public static Task? Pending;
+
+    public static void Start() => Pending = WaitAsync();
+
+    private static async Task WaitAsync()
+    {
+        var held = new AsyncHeld();
+        await s_gate.Task;
+        GC.KeepAlive(held);
     }
 }
