@@ -1,5 +1,6 @@
 #pragma once
-// ICorProfilerCallback .. ICorProfilerCallback5 with every slot (reference §3). The shim
+// ICorProfilerCallback .. ICorProfilerCallback5 with every slot (dotnet/runtime v8.0.0,
+// src/coreclr/inc/corprof.idl). The shim
 // answers QI up to Callback5: with COR_PRF_MONITOR_GC that turns on the runtime's
 // dependent-handle scan, whose pairs (ConditionalWeakTable key -> value) the heap graph needs.
 // Nothing above Callback5: the runtime would use this pointer for every lower version.

@@ -1,7 +1,8 @@
 #pragma once
-// ICorProfilerInfo .. ICorProfilerInfo14 (reference §4) and IMetaDataImport up to
-// GetNestedClassProps (GetFieldProps included) (§4 "IMetaDataImport"). Methods the shim calls carry their real
-// signatures; the others are placeholders `slotNN_Name()` that only hold their position.
+// ICorProfilerInfo .. ICorProfilerInfo14 (dotnet/runtime v8.0.0, src/coreclr/inc/corprof.idl)
+// and IMetaDataImport up to GetNestedClassProps, GetFieldProps included (src/coreclr/inc/cor.h).
+// Methods the shim calls carry their real signatures; the others are placeholders
+// `slotNN_Name()` that only hold their position.
 // Included by cor_profiler_abi.hpp; do not include directly.
 
 namespace gcsnap::shim::com {

@@ -276,7 +276,8 @@ std::string ShimSession::take_snapshot() {
   uint64_t before = recorder_->last_on_demand_gc();
   prepare_chunks_for_walk();
   recorder_->request_on_demand();
-  // Legal here: this is a native thread of our own, not inside a callback (reference §8).
+  // Legal here: this is a native thread of our own, not inside a callback (the profiling API
+  // docs, ICorProfilerInfo::ForceGC: not from a thread that runs managed code).
   HRESULT hr = info_->ForceGC();
   if (!succeeded(hr)) return error + "ForceGC failed with " + hresult_text(hr);
   uint64_t after = recorder_->last_on_demand_gc();

@@ -1,5 +1,5 @@
 // Every COM method the shim calls or answers must sit at the vtable slot the runtime uses
-// (reference §3-§4). Under the Itanium ABI a pointer to a virtual member function holds
+// (dotnet/runtime v8.0.0, src/coreclr/inc/corprof.idl). Under the Itanium ABI a pointer to a virtual member function holds
 // 1 + the slot's byte offset in the vtable, which gives the slot index at compile time's cost.
 #include <cstring>
 
