@@ -56,6 +56,11 @@ case_index() {
   [ -n "$total" ] && [ "$total" -gt 0 ] || fail "the recording has no snapshot"
   grep -q "; analysis index of $total of $total snapshots in $snap.N.gcidx" <<<"$line" || fail "the summary does not say the indexes were built"
   [ "$(ls "$snap".*.gcidx | wc -l)" -eq "$total" ] || fail "not one index file per snapshot"
+  # ... and how large the indexes are, in all and against the recording.
+  local bytes kib
+  bytes=$(cat "$snap".*.gcidx | wc -c); kib=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1024 }')
+  grep -Eq "gcidx \(($kib KiB|[0-9.]+ MiB), [0-9]+\.[0-9]x the recording\)" <<<"$line" ||
+    fail "the summary does not give the indexes' size ($bytes bytes): $line"
   "$gcsnap" index "$snap" --all --check >"$work/index.check" 2>&1 || { show "$work/index.check"; fail "an index fails --check"; }
   [ "$("$gcsnap" types "$snap" --top 20)" = "$("$gcsnap" types "$snap" --top 20 --no-cache)" ] || fail "types differs with the index"
   [ "$("$gcsnap" dominators "$snap")" = "$("$gcsnap" dominators "$snap" --no-cache)" ] || fail "dominators differs with the index"
