@@ -252,4 +252,16 @@ Status BulkMapper::apply(const GcTransition& gc) try {
   return make_error(ErrorCode::OutOfMemory, "following objects in bulk");
 }
 
+std::string_view fate_name(Fate fate) noexcept {
+  switch (fate) {
+    case Fate::Moved: return "moved";
+    case Fate::Stayed: return "stayed";
+    case Fate::NotCondemned: return "not-condemned";
+    case Fate::NonGcHeap: return "non-gc-heap";
+    case Fate::Died: return "died";
+    case Fate::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
 }  // namespace gcsnap
