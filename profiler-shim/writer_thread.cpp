@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "gcsnap/enum_names.hpp"
+#include "gcsnap/status.hpp"
 #include "shim_log.hpp"
 
 namespace gcsnap::shim {

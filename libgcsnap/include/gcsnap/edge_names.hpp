@@ -6,6 +6,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gcsnap/field_layout.hpp"
@@ -44,6 +45,8 @@ enum class UnnamedReason : uint8_t {
   NoLayout = 3,      ///< no field layout was recorded for the source type
   NoField = 4,       ///< the layout has no field at the slot (e.g. a field of an unresolved struct)
 };
+/// Return a short sentence saying why an edge has no name ("" for UnnamedReason::None).
+std::string_view unnamed_reason_text(UnnamedReason reason) noexcept;
 
 /// The name of one edge of a path.
 struct HopField {

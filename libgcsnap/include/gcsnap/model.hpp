@@ -13,6 +13,8 @@ inline constexpr uint64_t kMaxNameBytes = 1u << 16;
 
 /// COR_PRF_GC_ROOT_KIND.
 enum class RootKind : uint8_t { Other = 0, Stack = 1, Finalizer = 2, Handle = 3 };
+/// Return "stack", "finalizer", "handle" or "other".
+std::string_view root_kind_name(RootKind kind) noexcept;
 
 /// COR_PRF_GC_ROOT_FLAGS bits.
 namespace root_flags {
@@ -33,6 +35,8 @@ enum class Generation : uint8_t {
   NonGcHeap = 5,   ///< frozen objects (.NET 8+): string literals, RuntimeType objects
   Unknown = 0xFF,  ///< the address is in no recorded range
 };
+/// Return "gen0", "gen1", "gen2", "loh", "poh", "non-gc-heap" or "unknown".
+std::string_view generation_name(Generation generation) noexcept;
 
 /// COR_PRF_GC_REASON.
 enum class GcReason : uint8_t { Other = 0, Induced = 1 };

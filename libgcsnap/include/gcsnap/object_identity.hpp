@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "gcsnap/model.hpp"
@@ -30,6 +31,8 @@ enum class Fate : uint8_t {
   /// stayed (a dead object's address is not reused until a later GC reports it).
   Unknown = 5,
 };
+/// Return "moved", "stayed", "not-condemned", "non-gc-heap", "died" or "unknown".
+std::string_view fate_name(Fate fate) noexcept;
 
 inline bool is_alive(Fate fate) noexcept { return fate != Fate::Died; }
 

@@ -39,6 +39,8 @@ enum class FileEnd : uint8_t {
   Truncated = 2,   ///< the last block is partial (the writer died mid-GC); it was ignored
   Corrupt = 3,     ///< a block header is damaged; reading stopped there
 };
+/// Return "complete", "no-index", "truncated" or "corrupt" ("unknown" outside the enumeration).
+std::string_view file_end_name(FileEnd end) noexcept;
 
 /// One GC as listed by the block header scan or the index: no decompression needed.
 struct GcEntry {

@@ -38,6 +38,10 @@ struct Error {
   int sys_errno = 0;             ///< errno for IoError
 };
 
+/// Return the stable lower-case name of a code ("checksum-mismatch"; "unknown-error" for a
+/// value outside the enumeration), as the CLI prints it and the golden outputs pin it.
+std::string_view error_code_name(ErrorCode code) noexcept;
+
 /// Return the one line every gcsnap tool prints for an error: the code's name, the detail,
 /// the system error text for IoError, and the offset when there is one:
 /// "checksum-mismatch: objects section payload (offset 0x1a40)". The caller adds what the

@@ -110,4 +110,15 @@ std::vector<HopField> EdgeNamer::name_path(std::span<const NodeIndex> nodes) con
   return hops;
 }
 
+std::string_view unnamed_reason_text(UnnamedReason reason) noexcept {
+  switch (reason) {
+    case UnnamedReason::None: return "";
+    case UnnamedReason::NoSlots: return "the recording has no reference slots for this GC";
+    case UnnamedReason::SlotUnknown: return "the recorder did not find the reference in its object";
+    case UnnamedReason::NoLayout: return "no field layout was recorded for the referencing type";
+    case UnnamedReason::NoField: return "no recorded field lies at the reference's offset";
+  }
+  return "";
+}
+
 }  // namespace gcsnap

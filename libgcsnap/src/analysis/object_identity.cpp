@@ -4,6 +4,8 @@
 #include <new>
 #include <numeric>
 
+#include "format/row_order.hpp"
+
 namespace gcsnap {
 
 namespace {
@@ -14,14 +16,6 @@ std::vector<size_t> order_by(const std::vector<uint64_t>& keys) {
   std::iota(order.begin(), order.end(), size_t{0});
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
   return order;
-}
-
-template <typename T>
-std::vector<T> permute(const std::vector<T>& values, const std::vector<size_t>& order) {
-  std::vector<T> out;
-  out.reserve(order.size());
-  for (size_t i : order) out.push_back(values[i]);
-  return out;
 }
 
 // Index of the range holding x in sorted, disjoint [start, start+len) ranges, or npos.
@@ -101,9 +95,9 @@ Result<GcTransition> GcTransition::build(const GcInfo& info, const RangeTable& r
     lengths.push_back(ranges.moved_lengths[i]);
   }
   auto order = order_by(old_starts);
-  t.moved_old_ = permute(old_starts, order);
-  t.moved_new_ = permute(new_starts, order);
-  t.moved_len_ = permute(lengths, order);
+  t.moved_old_ = format::gather_rows(old_starts, order);
+  t.moved_new_ = format::gather_rows(new_starts, order);
+  t.moved_len_ = format::gather_rows(lengths, order);
   std::vector<uint64_t> starts, slens;
   for (size_t i = 0; i < ranges.surviving_starts.size(); ++i) {
     if (ranges.surviving_lengths[i] == 0) continue;
@@ -111,8 +105,8 @@ Result<GcTransition> GcTransition::build(const GcInfo& info, const RangeTable& r
     slens.push_back(ranges.surviving_lengths[i]);
   }
   order = order_by(starts);
-  t.surv_start_ = permute(starts, order);
-  t.surv_len_ = permute(slens, order);
+  t.surv_start_ = format::gather_rows(starts, order);
+  t.surv_len_ = format::gather_rows(slens, order);
   if (overlaps_or_wraps(t.moved_old_, t.moved_len_))
     return make_error(ErrorCode::InconsistentData, "moved ranges of one GC overlap");
   if (overlaps_or_wraps(t.surv_start_, t.surv_len_))
@@ -256,6 +250,18 @@ Status BulkMapper::apply(const GcTransition& gc) try {
   return Status::ok();
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "following objects in bulk");
+}
+
+std::string_view fate_name(Fate fate) noexcept {
+  switch (fate) {
+    case Fate::Moved: return "moved";
+    case Fate::Stayed: return "stayed";
+    case Fate::NotCondemned: return "not-condemned";
+    case Fate::NonGcHeap: return "non-gc-heap";
+    case Fate::Died: return "died";
+    case Fate::Unknown: return "unknown";
+  }
+  return "unknown";
 }
 
 }  // namespace gcsnap

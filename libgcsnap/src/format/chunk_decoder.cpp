@@ -10,23 +10,9 @@
 namespace gcsnap::format {
 namespace {
 
-Error corrupt(const DecodeContext& ctx, const char* what) {
-  return make_error(ErrorCode::CorruptSection, what, ctx.offset);
-}
-
 template <typename T>
 void append_all(std::vector<T>& to, const std::vector<T>& from) {
   to.insert(to.end(), from.begin(), from.end());
-}
-
-// Sum of lengths, each at most max_each, checked for overflow.
-bool sum_lengths(const std::vector<uint64_t>& lengths, uint64_t max_each, uint64_t& total) {
-  total = 0;
-  for (uint64_t n : lengths) {
-    if (n > max_each || n > UINT64_MAX - total) return false;
-    total += n;
-  }
-  return true;
 }
 
 }  // namespace
@@ -183,8 +169,8 @@ Status decode_types(const DecodeContext& ctx, NameTable& out) {
   GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, name_lengths));
   GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, module_lengths));
   uint64_t name_total = 0, module_total = 0;
-  if (!sum_lengths(name_lengths, ctx.max_name_bytes, name_total) ||
-      !sum_lengths(module_lengths, ctx.max_name_bytes, module_total))
+  if (!sum_checked(name_lengths, ctx.max_name_bytes, name_total) ||
+      !sum_checked(module_lengths, ctx.max_name_bytes, module_total))
     return make_error(ErrorCode::LimitExceeded, "type name longer than the name limit", ctx.offset);
   GCSNAP_RETURN_IF_ERROR(c.read_bytes(name_total, names));
   GCSNAP_RETURN_IF_ERROR(c.read_bytes(module_total, modules));
@@ -216,7 +202,7 @@ Status decode_methods(const DecodeContext& ctx, NameTable& out) {
   GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, ids));
   GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, name_lengths));
   uint64_t total = 0;
-  if (!sum_lengths(name_lengths, ctx.max_name_bytes, total))
+  if (!sum_checked(name_lengths, ctx.max_name_bytes, total))
     return make_error(ErrorCode::LimitExceeded, "method name longer than the name limit", ctx.offset);
   GCSNAP_RETURN_IF_ERROR(c.read_bytes(total, names));
   GCSNAP_RETURN_IF_ERROR(c.finish());

@@ -17,6 +17,21 @@ struct DecodeContext {
   uint64_t max_name_bytes = kMaxNameBytes;
 };
 
+/// CorruptSection at the section CTX decodes.
+inline Error corrupt(const DecodeContext& ctx, const char* what) noexcept {
+  return make_error(ErrorCode::CorruptSection, what, ctx.offset);
+}
+
+/// Sum VALUES into TOTAL, each at most MAX_EACH; false when one is larger or the sum overflows.
+inline bool sum_checked(const std::vector<uint64_t>& values, uint64_t max_each, uint64_t& total) noexcept {
+  total = 0;
+  for (uint64_t n : values) {
+    if (n > max_each || n > UINT64_MAX - total) return false;
+    total += n;
+  }
+  return true;
+}
+
 Status decode_generation_bounds(const DecodeContext& ctx, std::vector<GenerationRange>& out);
 Status decode_roots(const DecodeContext& ctx, RootTable& out);
 Status decode_surviving(const DecodeContext& ctx, RangeTable& out);

@@ -4,6 +4,7 @@
 
 #include "format/chunk_data.hpp"
 #include "format/column_codec.hpp"
+#include "format/row_order.hpp"
 #include "format/field_sections.hpp"
 #include "format/section.hpp"
 
@@ -59,27 +60,13 @@ void sort_objects(ObjectsChunk& c) {
   std::vector<uint64_t> first(n + 1, 0);
   for (size_t i = 0; i < n; ++i) first[i + 1] = first[i] + c.reference_counts[i];
   ObjectsChunk s;
-  s.addresses.resize(n);
-  s.type_ids.resize(n);
-  s.sizes.resize(n);
-  s.generations.resize(n);
-  s.reference_counts.resize(n);
-  s.references.reserve(c.references.size());
-  s.slots.reserve(c.slots.size());
-  const bool slots = !c.slots.empty();
-  for (size_t i = 0; i < n; ++i) {
-    uint32_t k = order[i];
-    s.addresses[i] = c.addresses[k];
-    s.type_ids[i] = c.type_ids[k];
-    s.sizes[i] = c.sizes[k];
-    s.generations[i] = c.generations[k];
-    s.reference_counts[i] = c.reference_counts[k];
-    s.references.insert(s.references.end(), c.references.begin() + static_cast<ptrdiff_t>(first[k]),
-                        c.references.begin() + static_cast<ptrdiff_t>(first[k + 1]));
-    if (slots)
-      s.slots.insert(s.slots.end(), c.slots.begin() + static_cast<ptrdiff_t>(first[k]),
-                     c.slots.begin() + static_cast<ptrdiff_t>(first[k + 1]));
-  }
+  s.addresses = gather_rows(c.addresses, order);
+  s.type_ids = gather_rows(c.type_ids, order);
+  s.sizes = gather_rows(c.sizes, order);
+  s.generations = gather_rows(c.generations, order);
+  s.reference_counts = gather_rows(c.reference_counts, order);
+  s.references = gather_runs(c.references, first, order);
+  if (!c.slots.empty()) s.slots = gather_runs(c.slots, first, order);
   s.has_slots = c.has_slots;
   c = std::move(s);
 }

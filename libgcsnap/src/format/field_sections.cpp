@@ -8,22 +8,6 @@
 #include "format/varint.hpp"
 
 namespace gcsnap::format {
-namespace {
-
-Error corrupt(const DecodeContext& ctx, const char* what) {
-  return make_error(ErrorCode::CorruptSection, what, ctx.offset);
-}
-
-bool sum_checked(const std::vector<uint64_t>& values, uint64_t max_each, uint64_t& total) {
-  total = 0;
-  for (uint64_t n : values) {
-    if (n > max_each || n > UINT64_MAX - total) return false;
-    total += n;
-  }
-  return true;
-}
-
-}  // namespace
 
 void encode_slot_column(std::span<const uint32_t> counts, std::span<const uint32_t> slots, ByteBuffer& out) {
   // §6.13: per object, code 0 = unknown, else 1 + zigzag(slot - prev - 8); prev restarts at 0.

@@ -167,4 +167,14 @@ std::optional<size_t> Recording::last_snapshot() const noexcept {
   return std::nullopt;
 }
 
+std::string_view file_end_name(FileEnd end) noexcept {
+  switch (end) {
+    case FileEnd::Complete: return "complete";
+    case FileEnd::NoIndex: return "no-index";
+    case FileEnd::Truncated: return "truncated";
+    case FileEnd::Corrupt: return "corrupt";
+  }
+  return "unknown";
+}
+
 }  // namespace gcsnap

@@ -9,6 +9,7 @@
 #include "format/name_table_fill.hpp"
 #include "format/object_sections.hpp"
 #include "format/reader_impl.hpp"
+#include "format/row_order.hpp"
 #include "huge_pages.hpp"
 
 namespace gcsnap {
@@ -57,31 +58,15 @@ void sort_by_address(ObjectTable& t) {
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return t.addresses[a] < t.addresses[b]; });
+  const std::span<const uint64_t> first(t.reference_offsets);
   ObjectTable s;
-  s.addresses.resize(n);
-  s.type_ids.resize(n);
-  s.sizes.resize(n);
-  s.generations.resize(n);
-  s.reference_offsets.resize(n + 1);
-  s.reference_targets.reserve(t.reference_targets.size());
-  s.reference_slots.reserve(t.reference_slots.size());
-  const bool slots = !t.reference_slots.empty();
-  s.reference_offsets[0] = 0;
-  for (size_t i = 0; i < n; ++i) {
-    size_t k = order[i];
-    s.addresses[i] = t.addresses[k];
-    s.type_ids[i] = t.type_ids[k];
-    s.sizes[i] = t.sizes[k];
-    s.generations[i] = t.generations[k];
-    auto b = t.reference_targets.begin();
-    s.reference_targets.insert(s.reference_targets.end(), b + static_cast<ptrdiff_t>(t.reference_offsets[k]),
-                               b + static_cast<ptrdiff_t>(t.reference_offsets[k + 1]));
-    s.reference_offsets[i + 1] = s.reference_targets.size();
-    if (slots)
-      s.reference_slots.insert(s.reference_slots.end(),
-                               t.reference_slots.begin() + static_cast<ptrdiff_t>(t.reference_offsets[k]),
-                               t.reference_slots.begin() + static_cast<ptrdiff_t>(t.reference_offsets[k + 1]));
-  }
+  s.addresses = format::gather_rows(t.addresses, order);
+  s.type_ids = format::gather_rows(t.type_ids, order);
+  s.sizes = format::gather_rows(t.sizes, order);
+  s.generations = format::gather_rows(t.generations, order);
+  s.reference_targets = format::gather_runs(t.reference_targets, first, order);
+  if (!t.reference_slots.empty()) s.reference_slots = format::gather_runs(t.reference_slots, first, order);
+  s.reference_offsets = format::gather_run_offsets(first, order);
   t = std::move(s);
 }
 

@@ -18,8 +18,21 @@ inline constexpr uint32_t kFlagWideOffsets = 0x1;
 inline constexpr uint32_t kFlagDependent = 0x2;
 inline constexpr uint32_t kFlagSlots = 0x4;
 inline constexpr uint32_t kKnownFlags = 0x7;
+// The records of the arrays that are not plain integers (§12.3), field offsets within one.
+// Root: node u32, root index u32, root id u64, kind u8, flags u8, zeros to the end.
 inline constexpr size_t kRootRecord = 24;
-inline constexpr size_t kTypeRecord = 96;  // 40 + TypeStats::generation_bytes (7 x u64)
+inline constexpr size_t kRootNode = 0, kRootIndex = 4, kRootId = 8, kRootKind = 16, kRootFlags = 17,
+                        kRootZeroFrom = 18;
+// Dependent edge: primary node u32, secondary node u32.
+inline constexpr size_t kDependentRecord = 8;
+inline constexpr size_t kDependentPrimary = 0, kDependentSecondary = 4;
+// Type: type id u32, zero u32, then u64s: count, shallow bytes, retained bytes, unreachable
+// count, and TypeStats::generation_bytes (7).
+inline constexpr size_t kTypeRecord = 96;
+inline constexpr size_t kTypeId = 0, kTypeZero = 4, kTypeCount = 8, kTypeShallow = 16, kTypeRetained = 24,
+                        kTypeUnreachable = 32, kTypeGenerationBytes = 40;
+// Unresolved root: its position in the GC's root table, u32.
+inline constexpr size_t kUnresolvedRecord = 4;
 inline constexpr size_t kSampleBytes = 64 * 1024;
 
 // Header field offsets (§12.2).
@@ -61,7 +74,8 @@ inline std::optional<Placement> place(const Counts& c) {
   const std::array<uint64_t, kArrayCount> bytes = {
       8 * c.nodes,      8 * c.nodes,     4 * c.nodes,        c.nodes,
       off * (c.nodes + 1), 4 * c.edges,  off * (c.nodes + 1), 4 * c.edges,
-      (c.flags & kFlagSlots) ? 4 * c.edges : 0, kRootRecord * c.roots, 4 * c.unresolved, 8 * c.dependent,
+      (c.flags & kFlagSlots) ? 4 * c.edges : 0, kRootRecord * c.roots, kUnresolvedRecord * c.unresolved,
+      kDependentRecord * c.dependent,
       4 * c.preorder,   4 * c.nodes,     8 * c.nodes,        kTypeRecord * c.types,
       4 * c.nodes};
   Placement p;

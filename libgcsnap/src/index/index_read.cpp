@@ -115,7 +115,9 @@ ArrayCheck chunks(Source& src, const L::Placement& place, size_t which, size_t r
   return XXH3_64bits_digest(&hash) == expected ? ArrayCheck::Ok : ArrayCheck::BadChecksum;
 }
 
-// Records one by one: CHECK(first field as T, record bytes, record index) -> bool.
+// Records one by one: CHECK(first field as T, record bytes, record index) -> bool. The root's
+// node and the type's id are the fields handed over.
+static_assert(L::kRootNode == 0 && L::kTypeId == 0 && L::kDependentPrimary == 0);
 template <typename T, typename Check>
 ArrayCheck each(Source& src, const L::Placement& place, size_t which, size_t record, Check&& check) {
   return chunks(src, place, which, record, [&](const std::byte* data, size_t len, uint64_t first) {
@@ -194,117 +196,161 @@ class CheckJobs {
   std::atomic<bool> out_of_memory_{false};
 };
 
-Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* expected,
-                      std::shared_ptr<const void> keep, int fd, IndexParts want) {
-  if constexpr (std::endian::native != std::endian::little)
-    return make_error(ErrorCode::UnsupportedVersion, "analysis indexes are read on little-endian hosts only");
-  // The arrays are used in place as u32/u64: a caller's buffer must be aligned like a mapping.
-  if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(uint64_t) != 0)
-    return make_error(ErrorCode::InvalidArgument, "analysis index bytes not 8-byte aligned in memory");
-  if (bytes.size() < L::kHeaderSize) return damaged(ErrorCode::Truncated, "analysis index shorter than its header");
-  const std::byte* h = bytes.data();
-  if (std::memcmp(h, L::kMagic, sizeof L::kMagic) != 0)
-    return damaged(ErrorCode::NotAGcsnapFile, "not an analysis index (magic)");
-  if (get<uint64_t>(h + L::kOffHeaderHash) != XXH3_64bits(h, L::kOffHeaderHash))
-    return damaged(ErrorCode::ChecksumMismatch, "analysis index header checksum");
-  if (get<uint16_t>(h + L::kOffMajor) != L::kMajor)
-    return damaged(ErrorCode::UnsupportedVersion, "analysis index of another major version");
-  // Minor 0 lacks the block hash that lets `verify` trust the index, minor 1 the shortest-path
-  // tree `diff` reads: rebuilt once, like a stale one.
-  if (get<uint16_t>(h + L::kOffMinor) < L::kMinor)
-    return damaged(ErrorCode::UnsupportedVersion, "analysis index of an older minor version");
-  L::Counts c;
-  c.flags = get<uint32_t>(h + L::kOffFlags);
-  for (size_t i = L::kOffReserved; i < L::kOffArrayHashes; ++i)
-    if (h[i] != std::byte{0}) return damaged(ErrorCode::CorruptSection, "analysis index reserved bytes not zero");
-  if (c.flags & ~L::kKnownFlags) return damaged(ErrorCode::CorruptSection, "analysis index unknown flags");
-  IndexIdentity id;
-  id.file_size = get<uint64_t>(h + L::kOffFileSize);
-  id.mtime_ns = get<uint64_t>(h + L::kOffMtime);
-  id.gc_number = get<uint64_t>(h + L::kOffGcNumber);
-  id.block_offset = get<uint64_t>(h + L::kOffBlockOffset);
-  id.block_size = get<uint64_t>(h + L::kOffBlockSize);
-  id.block_sample_hash = get<uint64_t>(h + L::kOffSampleHash);
-  if (expected && !(id == *expected))
-    return damaged(ErrorCode::InconsistentData, "stale analysis index (the recording changed)");
-  c.nodes = get<uint64_t>(h + L::kOffNodes);
-  c.edges = get<uint64_t>(h + L::kOffEdges);
-  c.roots = get<uint64_t>(h + L::kOffRoots);
-  c.unresolved = get<uint64_t>(h + L::kOffUnresolved);
-  c.dependent = get<uint64_t>(h + L::kOffDependent);
-  c.preorder = get<uint64_t>(h + L::kOffPreorder);
-  c.types = get<uint64_t>(h + L::kOffTypes);
-  const bool wide = (c.flags & L::kFlagWideOffsets) != 0;
-  if (c.nodes > kMaxNodes || c.preorder > c.nodes || c.roots + c.unresolved > 0xFFFFFFFFu ||
-      (!wide && c.edges > UINT32_MAX))
-    return damaged(ErrorCode::CorruptSection, "analysis index counts out of range");
-  const auto place = L::place(c);
-  if (!place || place->file_size != bytes.size())
-    return damaged(ErrorCode::Truncated, "analysis index size does not match its counts");
-  const size_t n = static_cast<size_t>(c.nodes);
-  const uint64_t m = c.edges;
-  // What the parts asked for need (§12.4): node-indexed arrays come with the node columns.
-  want &= kIndexAll;
-  if (want & (kIndexSlots | kIndexPathTree)) want |= kIndexForward;
-  if (want & (kIndexForward | kIndexReverse | kIndexDominators)) want |= kIndexObjects;
-  if (want & kIndexObjects) want |= kIndexTypeIds;
-  auto wanted = [&](IndexParts p) { return (want & p) != 0; };
+constexpr const char* kGraphRule = "analysis index graph arrays out of range";
 
-  try {
-    auto any = [](const auto*, size_t, uint64_t) { return true; };
-    // A whole read also sees the padding between arrays (zero): a full check (gcsnap index,
-    // verify) then covers every byte of the file.
-    if (want == kIndexAll) {
-      uint64_t from = L::kHeaderSize;
-      for (size_t a = 0; a < L::kArrayCount; ++a) {
-        for (uint64_t i = from; i < place->offset[a]; ++i)
-          if (bytes[i] != std::byte{0}) return damaged(ErrorCode::CorruptSection, "analysis index padding not zero");
-        from = place->offset[a] + place->bytes[a];
-      }
+// One read of an index, in the steps of §12.4: the header, the parts asked for widened to what
+// they need, the padding (whole reads), the checks of each part's arrays as jobs, the checks
+// that need several arrays, and the GcIndex over the arrays in place. The jobs run after they
+// are added: they keep their state in this object, which outlives them.
+class IndexParse {
+ public:
+  IndexParse(std::span<const std::byte> bytes, std::shared_ptr<const void> keep, int fd)
+      : bytes_(bytes), h_(bytes.data()), keep_(std::move(keep)), fd_(fd) {}
+
+  Result<GcIndex> run(const IndexIdentity* expected, IndexParts want) {
+    if (auto failure = read_header(expected)) return *failure;
+    want_ = widen(want);
+    try {
+      if (want_ == kIndexAll)
+        if (auto failure = check_padding()) return *failure;
+      // One job per array (or per arrays checked together), run on two threads: the first
+      // failure in this order is the one reported, as if they had run one after another.
+      CheckJobs jobs;
+      add_root_checks(jobs);
+      add_object_checks(jobs);
+      add_graph_checks(jobs);
+      add_dominator_checks(jobs);
+      add_path_tree_checks(jobs);
+      add_type_checks(jobs);
+      if (auto failure = jobs.run(bytes_, fd_, place_.file_size)) return *failure;
+      if (auto failure = check_root_marks()) return *failure;
+      if (auto failure = check_dependent_edges()) return *failure;
+      return assemble();
+    } catch (const std::bad_alloc&) {
+      return make_error(ErrorCode::OutOfMemory, "out of memory reading the analysis index");
     }
-    // The checks, one job per array (or per arrays checked together), run on two threads: the
-    // first failure in this order is the one reported, as if they had run one after another.
-    CheckJobs jobs;
-    // 10-11: roots, always (small: copied); their count ties the index to the GC's root table.
-    AnalysisIndexAccess::GraphParts parts;
-    const uint64_t root_total = c.roots + c.unresolved;
-    parts.roots.reserve(static_cast<size_t>(c.roots));
-    jobs.add("analysis index root out of range", [&](Source& src) {
-      return each<uint32_t>(src, *place, L::kRoots, L::kRootRecord, [&](uint32_t node, const std::byte* at, uint64_t) {
+  }
+
+ private:
+  bool wanted(IndexParts p) const { return (want_ & p) != 0; }
+
+  // The header: magic, checksum, versions, flags, identity, counts and the placement they give.
+  std::optional<Error> read_header(const IndexIdentity* expected) {
+    if constexpr (std::endian::native != std::endian::little)
+      return make_error(ErrorCode::UnsupportedVersion, "analysis indexes are read on little-endian hosts only");
+    // The arrays are used in place as u32/u64: a caller's buffer must be aligned like a mapping.
+    if (reinterpret_cast<uintptr_t>(bytes_.data()) % alignof(uint64_t) != 0)
+      return make_error(ErrorCode::InvalidArgument, "analysis index bytes not 8-byte aligned in memory");
+    if (bytes_.size() < L::kHeaderSize) return damaged(ErrorCode::Truncated, "analysis index shorter than its header");
+    if (std::memcmp(h_, L::kMagic, sizeof L::kMagic) != 0)
+      return damaged(ErrorCode::NotAGcsnapFile, "not an analysis index (magic)");
+    if (get<uint64_t>(h_ + L::kOffHeaderHash) != XXH3_64bits(h_, L::kOffHeaderHash))
+      return damaged(ErrorCode::ChecksumMismatch, "analysis index header checksum");
+    if (get<uint16_t>(h_ + L::kOffMajor) != L::kMajor)
+      return damaged(ErrorCode::UnsupportedVersion, "analysis index of another major version");
+    // Minor 0 lacks the block hash that lets `verify` trust the index, minor 1 the shortest-path
+    // tree `diff` reads: rebuilt once, like a stale one.
+    if (get<uint16_t>(h_ + L::kOffMinor) < L::kMinor)
+      return damaged(ErrorCode::UnsupportedVersion, "analysis index of an older minor version");
+    c_.flags = get<uint32_t>(h_ + L::kOffFlags);
+    for (size_t i = L::kOffReserved; i < L::kOffArrayHashes; ++i)
+      if (h_[i] != std::byte{0}) return damaged(ErrorCode::CorruptSection, "analysis index reserved bytes not zero");
+    if (c_.flags & ~L::kKnownFlags) return damaged(ErrorCode::CorruptSection, "analysis index unknown flags");
+    IndexIdentity id;
+    id.file_size = get<uint64_t>(h_ + L::kOffFileSize);
+    id.mtime_ns = get<uint64_t>(h_ + L::kOffMtime);
+    id.gc_number = get<uint64_t>(h_ + L::kOffGcNumber);
+    id.block_offset = get<uint64_t>(h_ + L::kOffBlockOffset);
+    id.block_size = get<uint64_t>(h_ + L::kOffBlockSize);
+    id.block_sample_hash = get<uint64_t>(h_ + L::kOffSampleHash);
+    if (expected && !(id == *expected))
+      return damaged(ErrorCode::InconsistentData, "stale analysis index (the recording changed)");
+    c_.nodes = get<uint64_t>(h_ + L::kOffNodes);
+    c_.edges = get<uint64_t>(h_ + L::kOffEdges);
+    c_.roots = get<uint64_t>(h_ + L::kOffRoots);
+    c_.unresolved = get<uint64_t>(h_ + L::kOffUnresolved);
+    c_.dependent = get<uint64_t>(h_ + L::kOffDependent);
+    c_.preorder = get<uint64_t>(h_ + L::kOffPreorder);
+    c_.types = get<uint64_t>(h_ + L::kOffTypes);
+    wide_ = (c_.flags & L::kFlagWideOffsets) != 0;
+    if (c_.nodes > kMaxNodes || c_.preorder > c_.nodes || c_.roots + c_.unresolved > 0xFFFFFFFFu ||
+        (!wide_ && c_.edges > UINT32_MAX))
+      return damaged(ErrorCode::CorruptSection, "analysis index counts out of range");
+    const auto place = L::place(c_);
+    if (!place || place->file_size != bytes_.size())
+      return damaged(ErrorCode::Truncated, "analysis index size does not match its counts");
+    place_ = *place;
+    n_ = static_cast<size_t>(c_.nodes);
+    m_ = c_.edges;
+    root_total_ = c_.roots + c_.unresolved;
+    return std::nullopt;
+  }
+
+  // What the parts asked for need (§12.4): node-indexed arrays come with the node columns.
+  static IndexParts widen(IndexParts want) {
+    want &= kIndexAll;
+    if (want & (kIndexSlots | kIndexPathTree)) want |= kIndexForward;
+    if (want & (kIndexForward | kIndexReverse | kIndexDominators)) want |= kIndexObjects;
+    if (want & kIndexObjects) want |= kIndexTypeIds;
+    return want;
+  }
+
+  // A whole read also sees the padding between arrays (zero): a full check (gcsnap index,
+  // verify) then covers every byte of the file.
+  std::optional<Error> check_padding() const {
+    uint64_t from = L::kHeaderSize;
+    for (size_t a = 0; a < L::kArrayCount; ++a) {
+      for (uint64_t i = from; i < place_.offset[a]; ++i)
+        if (bytes_[i] != std::byte{0}) return damaged(ErrorCode::CorruptSection, "analysis index padding not zero");
+      from = place_.offset[a] + place_.bytes[a];
+    }
+    return std::nullopt;
+  }
+
+  static bool any(const void*, size_t, uint64_t) { return true; }
+
+  // 10-11: roots, always (small: copied); their count ties the index to the GC's root table.
+  void add_root_checks(CheckJobs& jobs) {
+    parts_.roots.reserve(static_cast<size_t>(c_.roots));
+    jobs.add("analysis index root out of range", [this](Source& src) {
+      return each<uint32_t>(src, place_, L::kRoots, L::kRootRecord, [&](uint32_t node, const std::byte* at, uint64_t) {
         GraphRoot r;
         r.node = node;
-        r.root_index = get<uint32_t>(at + 4);
-        r.root_id = get<uint64_t>(at + 8);
-        const auto kind = get<uint8_t>(at + 16);
-        r.flags = get<uint8_t>(at + 17);
-        for (size_t k = 18; k < L::kRootRecord; ++k)
+        r.root_index = get<uint32_t>(at + L::kRootIndex);
+        r.root_id = get<uint64_t>(at + L::kRootId);
+        const auto kind = get<uint8_t>(at + L::kRootKind);
+        r.flags = get<uint8_t>(at + L::kRootFlags);
+        for (size_t k = L::kRootZeroFrom; k < L::kRootRecord; ++k)
           if (at[k] != std::byte{0}) return false;
         r.kind = static_cast<RootKind>(kind);
-        parts.roots.push_back(r);
-        return node < n && kind <= static_cast<uint8_t>(RootKind::Handle) && r.root_index < root_total;
+        parts_.roots.push_back(r);
+        return node < n_ && kind <= static_cast<uint8_t>(RootKind::Handle) && r.root_index < root_total_;
       });
     });
-    parts.unresolved_roots.reserve(static_cast<size_t>(c.unresolved));
-    jobs.add("analysis index unresolved root out of range", [&](Source& src) {
-      return each<uint32_t>(src, *place, L::kUnresolved, 4, [&](uint32_t r, const std::byte*, uint64_t) {
-        parts.unresolved_roots.push_back(r);
-        return r < root_total;
+    parts_.unresolved_roots.reserve(static_cast<size_t>(c_.unresolved));
+    jobs.add("analysis index unresolved root out of range", [this](Source& src) {
+      return each<uint32_t>(src, place_, L::kUnresolved, L::kUnresolvedRecord, [&](uint32_t r, const std::byte*, uint64_t) {
+        parts_.unresolved_roots.push_back(r);
+        return r < root_total_;
       });
     });
-    // 1-4: object columns.
+  }
+
+  // 1-4: object columns.
+  void add_object_checks(CheckJobs& jobs) {
     if (wanted(kIndexObjects)) {
-      jobs.add("analysis index addresses not increasing", [&](Source& src) {
+      jobs.add("analysis index addresses not increasing", [this](Source& src) {
         uint64_t previous = 0;
-        return typed<uint64_t>(src, *place, L::kAddresses, [&](const uint64_t* a, size_t count, uint64_t first) {
+        return typed<uint64_t>(src, place_, L::kAddresses, [&](const uint64_t* a, size_t count, uint64_t first) {
           bool bad = first > 0 && a[0] <= previous;
           for (size_t i = 1; i < count; ++i) bad |= a[i] <= a[i - 1];
           previous = a[count - 1];
           return !bad;
         });
       });
-      jobs.add("", [&](Source& src) { return typed<uint64_t>(src, *place, L::kSizes, any); });
-      jobs.add("analysis index generation out of range", [&](Source& src) {
-        return typed<uint8_t>(src, *place, L::kGenerations, [](const uint8_t* g, size_t count, uint64_t) {
+      jobs.add("", [this](Source& src) { return typed<uint64_t>(src, place_, L::kSizes, any); });
+      jobs.add("analysis index generation out of range", [this](Source& src) {
+        return typed<uint8_t>(src, place_, L::kGenerations, [](const uint8_t* g, size_t count, uint64_t) {
           bool bad = false;
           for (size_t i = 0; i < count; ++i) bad |= g[i] > 5 && g[i] != 0xFF;
           return !bad;
@@ -312,197 +358,245 @@ Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* exp
       });
     }
     if (wanted(kIndexTypeIds))
-      jobs.add("", [&](Source& src) { return typed<uint32_t>(src, *place, L::kTypeIds, any); });
-    // 5-8: CSR both ways.
-    auto offsets = [&](Source& src, size_t which) {
-      uint64_t last = 0;
-      auto rule = [&](const auto* o, size_t count, uint64_t first) {
-        bool bad = first == 0 && o[0] != 0;
-        bad |= first > 0 && o[0] < last;
-        for (size_t i = 1; i < count; ++i) bad |= o[i] < o[i - 1];
-        last = o[count - 1];
-        return !bad && (first + count != n + 1 || last == m);  // non-decreasing to m: all <= m
-      };
-      return wide ? typed<uint64_t>(src, *place, which, rule) : typed<uint32_t>(src, *place, which, rule);
+      jobs.add("", [this](Source& src) { return typed<uint32_t>(src, place_, L::kTypeIds, any); });
+  }
+
+  ArrayCheck check_offsets(Source& src, size_t which) const {
+    uint64_t last = 0;
+    auto rule = [&](const auto* o, size_t count, uint64_t first) {
+      bool bad = first == 0 && o[0] != 0;
+      bad |= first > 0 && o[0] < last;
+      for (size_t i = 1; i < count; ++i) bad |= o[i] < o[i - 1];
+      last = o[count - 1];
+      return !bad && (first + count != n_ + 1 || last == m_);  // non-decreasing to m: all <= m
     };
-    auto nodes = [&](Source& src, size_t which) {
-      return typed<uint32_t>(src, *place, which, [&](const uint32_t* v, size_t count, uint64_t) {
-        uint32_t top = 0;
-        for (size_t i = 0; i < count; ++i) top = std::max(top, v[i]);
-        return top < n;
-      });
-    };
-    constexpr const char* kGraphRule = "analysis index graph arrays out of range";
+    return wide_ ? typed<uint64_t>(src, place_, which, rule) : typed<uint32_t>(src, place_, which, rule);
+  }
+
+  ArrayCheck check_nodes(Source& src, size_t which) const {
+    return typed<uint32_t>(src, place_, which, [&](const uint32_t* v, size_t count, uint64_t) {
+      uint32_t top = 0;
+      for (size_t i = 0; i < count; ++i) top = std::max(top, v[i]);
+      return top < n_;
+    });
+  }
+
+  // 5-9: CSR both ways and the edge slots; 12: dependent edges, with the forward CSR (they are
+  // its last successors).
+  void add_graph_checks(CheckJobs& jobs) {
     if (wanted(kIndexForward)) {
-      jobs.add(kGraphRule, [&](Source& src) { return offsets(src, L::kForwardOffsets); });
-      jobs.add(kGraphRule, [&](Source& src) { return nodes(src, L::kForwardTargets); });
+      jobs.add(kGraphRule, [this](Source& src) { return check_offsets(src, L::kForwardOffsets); });
+      jobs.add(kGraphRule, [this](Source& src) { return check_nodes(src, L::kForwardTargets); });
     }
     if (wanted(kIndexReverse)) {
-      jobs.add(kGraphRule, [&](Source& src) { return offsets(src, L::kReverseOffsets); });
-      jobs.add(kGraphRule, [&](Source& src) { return nodes(src, L::kReverseSources); });
+      jobs.add(kGraphRule, [this](Source& src) { return check_offsets(src, L::kReverseOffsets); });
+      jobs.add(kGraphRule, [this](Source& src) { return check_nodes(src, L::kReverseSources); });
     }
-    if (wanted(kIndexSlots)) jobs.add("", [&](Source& src) { return typed<uint32_t>(src, *place, L::kSlots, any); });
-    // 12: dependent edges, with the forward CSR (they are its last successors).
+    if (wanted(kIndexSlots)) jobs.add("", [this](Source& src) { return typed<uint32_t>(src, place_, L::kSlots, any); });
     if (wanted(kIndexForward)) {
-      parts.dependent_edges.reserve(static_cast<size_t>(c.dependent));
-      jobs.add("analysis index dependent edges out of range or order", [&](Source& src) {
-        return each<uint64_t>(src, *place, L::kDependentEdges, 8, [&](uint64_t, const std::byte* at, uint64_t i) {
-          const std::pair<NodeIndex, NodeIndex> e{get<uint32_t>(at), get<uint32_t>(at + 4)};
-          const bool ok = e.first < n && e.second < n && (i == 0 || parts.dependent_edges.back() < e);
-          parts.dependent_edges.push_back(e);
-          return ok;
-        });
+      parts_.dependent_edges.reserve(static_cast<size_t>(c_.dependent));
+      jobs.add("analysis index dependent edges out of range or order", [this](Source& src) {
+        return each<uint64_t>(src, place_, L::kDependentEdges, L::kDependentRecord,
+                              [&](uint64_t, const std::byte* at, uint64_t i) {
+                                const std::pair<NodeIndex, NodeIndex> e{get<uint32_t>(at + L::kDependentPrimary),
+                                                                        get<uint32_t>(at + L::kDependentSecondary)};
+                                const bool ok =
+                                    e.first < n_ && e.second < n_ && (i == 0 || parts_.dependent_edges.back() < e);
+                                parts_.dependent_edges.push_back(e);
+                                return ok;
+                              });
       });
     }
-    // 13-15: the dominator tree. The preorder marks the reachable nodes, the dominators must
-    // agree (one job: the second array's rule needs the first's result).
-    if (wanted(kIndexDominators)) {
-      jobs.add(
-          "analysis index preorder out of range or repeated",
-          [&](Source& src) {
-        std::vector<bool> reachable(n, false);
-        const ArrayCheck pre = each<uint32_t>(src, *place, L::kPreorder, 4, [&](uint32_t v, const std::byte*, uint64_t) {
-          if (v >= n || reachable[v]) return false;
-          reachable[v] = true;
-          return true;
-        });
-        if (pre != ArrayCheck::Ok) return pre;
-        const ArrayCheck idom = each<uint32_t>(src, *place, L::kIdom, 4, [&](uint32_t d, const std::byte*, uint64_t v) {
-          if (!reachable[v]) return d == kNoNode;
-          return d == kVirtualRoot || (d < n && reachable[d]);
-        });
-        return idom == ArrayCheck::BadElement ? ArrayCheck::BadSecondElement : idom;
-          },
-          "analysis index dominators do not match the preorder");
-      jobs.add("", [&](Source& src) { return typed<uint64_t>(src, *place, L::kRetained, any); });
-    }
-    // 17: the shortest-path tree. A parent is a node or a mark; as many nodes are reached as
-    // the dominators say (the same strong roots reach the same objects); the root marks are
-    // listed so that they can be matched with the roots once those are read.
-    std::vector<NodeIndex> root_marks;
-    if (wanted(kIndexPathTree)) {
-      jobs.add("analysis index shortest-path tree out of range", [&](Source& src) {
-        uint64_t reached = 0;
-        const ArrayCheck parents =
-            each<uint32_t>(src, *place, L::kPathParents, 4, [&](uint32_t parent, const std::byte*, uint64_t v) {
-              if (parent == ShortestPathTree::kRootMark) {
-                if (root_marks.size() >= c.roots) return false;
-                root_marks.push_back(static_cast<NodeIndex>(v));
-              }
-              reached += parent != kNoNode;
-              return parent < n || parent == ShortestPathTree::kRootMark || parent == kNoNode;
-            });
-        if (parents != ArrayCheck::Ok) return parents;
-        return reached == c.preorder ? ArrayCheck::Ok : ArrayCheck::BadElement;
-      });
-    }
-    // 16: the type histogram (small: copied).
-    std::vector<TypeStats> types;
-    if (wanted(kIndexTypes)) {
-      types.reserve(static_cast<size_t>(c.types));
-      jobs.add("analysis index type histogram not sorted or its generation bytes do not add up", [&](Source& src) {
-        return each<uint32_t>(src, *place, L::kTypes, L::kTypeRecord, [&](uint32_t type, const std::byte* at, uint64_t i) {
-          TypeStats t;
-          t.type_id = type;
-          t.count = get<uint64_t>(at + 8);
-          t.shallow_bytes = get<uint64_t>(at + 16);
-          t.retained_bytes = get<uint64_t>(at + 24);
-          t.unreachable_count = get<uint64_t>(at + 32);
-          uint64_t by_generation = 0;
-          bool sums = true;
-          for (size_t g = 0; g < kGenerationSlots; ++g) {
-            t.generation_bytes[g] = get<uint64_t>(at + 40 + 8 * g);
-            sums = sums && by_generation + t.generation_bytes[g] >= by_generation;  // no wrap
-            by_generation += t.generation_bytes[g];
-          }
-          const bool ok = get<uint32_t>(at + 4) == 0 && (i == 0 || types.back().type_id < type) && sums &&
-                          by_generation == t.shallow_bytes;
-          types.push_back(t);
-          return ok;
-        });
-      });
-    }
-    if (auto failure = jobs.run(bytes, fd, place->file_size)) return *failure;
-    if (wanted(kIndexPathTree)) {
-      // Every root mark is on a strong root's object (from_parents checks the converse).
-      std::vector<NodeIndex> strong;
-      for (const GraphRoot& r : parts.roots)
-        if (!r.is_weak()) strong.push_back(r.node);
-      std::sort(strong.begin(), strong.end());
-      for (NodeIndex v : root_marks)
-        if (!std::binary_search(strong.begin(), strong.end(), v))
-          return damaged(ErrorCode::CorruptSection, "analysis index shortest-path tree out of range");
-    }
+  }
 
-    auto at = [&](size_t which) { return bytes.data() + place->offset[which]; };
-    auto u32s = [&](size_t which) {
-      return std::span<const uint32_t>(reinterpret_cast<const uint32_t*>(at(which)), static_cast<size_t>(place->bytes[which] / 4));
-    };
-    auto u64s = [&](size_t which) {
-      return std::span<const uint64_t>(reinterpret_cast<const uint64_t*>(at(which)), static_cast<size_t>(place->bytes[which] / 8));
-    };
-    const auto fwd_narrow = wide || !wanted(kIndexForward) ? std::span<const uint32_t>() : u32s(L::kForwardOffsets);
-    const auto fwd_wide = wide && wanted(kIndexForward) ? u64s(L::kForwardOffsets) : std::span<const uint64_t>();
-    const auto targets = wanted(kIndexForward) ? u32s(L::kForwardTargets) : std::span<const uint32_t>();
-    if (wanted(kIndexForward)) {
-      // Dependent edges are the last successors of their primary (edge_kind relies on it).
-      auto fwd = [&](size_t i) -> uint64_t { return wide ? fwd_wide[i] : fwd_narrow[i]; };
-      for (size_t k = 0; k < parts.dependent_edges.size();) {
-        const NodeIndex primary = parts.dependent_edges[k].first;
-        size_t j = k;
-        while (j < parts.dependent_edges.size() && parts.dependent_edges[j].first == primary) ++j;
-        const uint64_t begin = fwd(primary), end = fwd(primary + size_t{1});
-        if (end - begin < j - k) return damaged(ErrorCode::CorruptSection, "analysis index dependent edges do not match the graph");
-        for (size_t e = 0; e < j - k; ++e)
-          if (targets[static_cast<size_t>(end - (j - k) + e)] != parts.dependent_edges[k + e].second)
-            return damaged(ErrorCode::CorruptSection, "analysis index dependent edges do not match the graph");
-        k = j;
-      }
-    }
+  // 13-15: the dominator tree. The preorder marks the reachable nodes, the dominators must
+  // agree (one job: the second array's rule needs the first's result).
+  void add_dominator_checks(CheckJobs& jobs) {
+    if (!wanted(kIndexDominators)) return;
+    jobs.add(
+        "analysis index preorder out of range or repeated",
+        [this](Source& src) {
+          std::vector<bool> reachable(n_, false);
+          const ArrayCheck pre = each<uint32_t>(src, place_, L::kPreorder, 4, [&](uint32_t v, const std::byte*, uint64_t) {
+            if (v >= n_ || reachable[v]) return false;
+            reachable[v] = true;
+            return true;
+          });
+          if (pre != ArrayCheck::Ok) return pre;
+          const ArrayCheck idom = each<uint32_t>(src, place_, L::kIdom, 4, [&](uint32_t d, const std::byte*, uint64_t v) {
+            if (!reachable[v]) return d == kNoNode;
+            return d == kVirtualRoot || (d < n_ && reachable[d]);
+          });
+          return idom == ArrayCheck::BadElement ? ArrayCheck::BadSecondElement : idom;
+        },
+        "analysis index dominators do not match the preorder");
+    jobs.add("", [this](Source& src) { return typed<uint64_t>(src, place_, L::kRetained, any); });
+  }
 
+  // 17: the shortest-path tree. A parent is a node or a mark; as many nodes are reached as the
+  // dominators say (the same strong roots reach the same objects); the root marks are listed
+  // so that they can be matched with the roots once those are read.
+  void add_path_tree_checks(CheckJobs& jobs) {
+    if (!wanted(kIndexPathTree)) return;
+    jobs.add("analysis index shortest-path tree out of range", [this](Source& src) {
+      uint64_t reached = 0;
+      const ArrayCheck parents =
+          each<uint32_t>(src, place_, L::kPathParents, 4, [&](uint32_t parent, const std::byte*, uint64_t v) {
+            if (parent == ShortestPathTree::kRootMark) {
+              if (root_marks_.size() >= c_.roots) return false;
+              root_marks_.push_back(static_cast<NodeIndex>(v));
+            }
+            reached += parent != kNoNode;
+            return parent < n_ || parent == ShortestPathTree::kRootMark || parent == kNoNode;
+          });
+      if (parents != ArrayCheck::Ok) return parents;
+      return reached == c_.preorder ? ArrayCheck::Ok : ArrayCheck::BadElement;
+    });
+  }
+
+  // 16: the type histogram (small: copied).
+  void add_type_checks(CheckJobs& jobs) {
+    if (!wanted(kIndexTypes)) return;
+    types_.reserve(static_cast<size_t>(c_.types));
+    jobs.add("analysis index type histogram not sorted or its generation bytes do not add up", [this](Source& src) {
+      return each<uint32_t>(src, place_, L::kTypes, L::kTypeRecord, [&](uint32_t type, const std::byte* at, uint64_t i) {
+        TypeStats t;
+        t.type_id = type;
+        t.count = get<uint64_t>(at + L::kTypeCount);
+        t.shallow_bytes = get<uint64_t>(at + L::kTypeShallow);
+        t.retained_bytes = get<uint64_t>(at + L::kTypeRetained);
+        t.unreachable_count = get<uint64_t>(at + L::kTypeUnreachable);
+        uint64_t by_generation = 0;
+        bool sums = true;
+        for (size_t g = 0; g < kGenerationSlots; ++g) {
+          t.generation_bytes[g] = get<uint64_t>(at + L::kTypeGenerationBytes + 8 * g);
+          sums = sums && by_generation + t.generation_bytes[g] >= by_generation;  // no wrap
+          by_generation += t.generation_bytes[g];
+        }
+        const bool ok = get<uint32_t>(at + L::kTypeZero) == 0 && (i == 0 || types_.back().type_id < type) && sums &&
+                        by_generation == t.shallow_bytes;
+        types_.push_back(t);
+        return ok;
+      });
+    });
+  }
+
+  // Every root mark of the tree is on a strong root's object (from_parents checks the converse).
+  std::optional<Error> check_root_marks() const {
+    if (!wanted(kIndexPathTree)) return std::nullopt;
+    std::vector<NodeIndex> strong;
+    for (const GraphRoot& r : parts_.roots)
+      if (!r.is_weak()) strong.push_back(r.node);
+    std::sort(strong.begin(), strong.end());
+    for (NodeIndex v : root_marks_)
+      if (!std::binary_search(strong.begin(), strong.end(), v))
+        return damaged(ErrorCode::CorruptSection, "analysis index shortest-path tree out of range");
+    return std::nullopt;
+  }
+
+  const std::byte* at(size_t which) const { return bytes_.data() + place_.offset[which]; }
+  std::span<const uint32_t> u32s(size_t which) const {
+    return {reinterpret_cast<const uint32_t*>(at(which)), static_cast<size_t>(place_.bytes[which] / 4)};
+  }
+  std::span<const uint64_t> u64s(size_t which) const {
+    return {reinterpret_cast<const uint64_t*>(at(which)), static_cast<size_t>(place_.bytes[which] / 8)};
+  }
+  std::span<const uint32_t> forward_narrow() const {
+    return wide_ || !wanted(kIndexForward) ? std::span<const uint32_t>() : u32s(L::kForwardOffsets);
+  }
+  std::span<const uint64_t> forward_wide() const {
+    return wide_ && wanted(kIndexForward) ? u64s(L::kForwardOffsets) : std::span<const uint64_t>();
+  }
+  std::span<const uint32_t> forward_targets() const {
+    return wanted(kIndexForward) ? u32s(L::kForwardTargets) : std::span<const uint32_t>();
+  }
+
+  // Dependent edges are the last successors of their primary (edge_kind relies on it).
+  std::optional<Error> check_dependent_edges() const {
+    if (!wanted(kIndexForward)) return std::nullopt;
+    const auto narrow = forward_narrow();
+    const auto wide = forward_wide();
+    const auto targets = forward_targets();
+    auto fwd = [&](size_t i) -> uint64_t { return wide_ ? wide[i] : narrow[i]; };
+    const auto& edges = parts_.dependent_edges;
+    for (size_t k = 0; k < edges.size();) {
+      const NodeIndex primary = edges[k].first;
+      size_t j = k;
+      while (j < edges.size() && edges[j].first == primary) ++j;
+      const uint64_t begin = fwd(primary), end = fwd(primary + size_t{1});
+      if (end - begin < j - k) return damaged(ErrorCode::CorruptSection, "analysis index dependent edges do not match the graph");
+      for (size_t e = 0; e < j - k; ++e)
+        if (targets[static_cast<size_t>(end - (j - k) + e)] != edges[k + e].second)
+          return damaged(ErrorCode::CorruptSection, "analysis index dependent edges do not match the graph");
+      k = j;
+    }
+    return std::nullopt;
+  }
+
+  // The GcIndex over the checked arrays, in place.
+  GcIndex assemble() {
     GcIndex out;
-    out.parts = want;
-    out.root_entries = root_total;
-    out.unreachable_objects = c.nodes - c.preorder;
-    out.unreachable_bytes = get<uint64_t>(h + L::kOffUnreachableBytes);
-    out.block_hash = get<uint64_t>(h + L::kOffBlockHash);
+    out.parts = want_;
+    out.root_entries = root_total_;
+    out.unreachable_objects = c_.nodes - c_.preorder;
+    out.unreachable_bytes = get<uint64_t>(h_ + L::kOffUnreachableBytes);
+    out.block_hash = get<uint64_t>(h_ + L::kOffBlockHash);
     uint64_t stats[7];
-    std::memcpy(stats, h + L::kOffStats, sizeof stats);
-    parts.stats = GraphBuildStats{stats[0], stats[1], stats[2], stats[3], stats[4], stats[5], stats[6]};
-    parts.has_dependent = (c.flags & L::kFlagDependent) != 0;
+    std::memcpy(stats, h_ + L::kOffStats, sizeof stats);
+    parts_.stats = GraphBuildStats{stats[0], stats[1], stats[2], stats[3], stats[4], stats[5], stats[6]};
+    parts_.has_dependent = (c_.flags & L::kFlagDependent) != 0;
     if (wanted(kIndexTypeIds) && !wanted(kIndexObjects)) {
-      parts.nodes = n;
-      parts.type_ids = u32s(L::kTypeIds).data();
+      parts_.nodes = n_;
+      parts_.type_ids = u32s(L::kTypeIds).data();
     } else if (wanted(kIndexObjects)) {
-      parts.nodes = n;
-      parts.edges = wanted(kIndexForward) ? m : 0;
-      parts.addresses = u64s(L::kAddresses).data();
-      parts.sizes = u64s(L::kSizes).data();
-      parts.type_ids = u32s(L::kTypeIds).data();
-      parts.forward = {fwd_narrow, fwd_wide, targets};
+      parts_.nodes = n_;
+      parts_.edges = wanted(kIndexForward) ? m_ : 0;
+      parts_.addresses = u64s(L::kAddresses).data();
+      parts_.sizes = u64s(L::kSizes).data();
+      parts_.type_ids = u32s(L::kTypeIds).data();
+      parts_.forward = {forward_narrow(), forward_wide(), forward_targets()};
       if (wanted(kIndexReverse))
-        parts.reverse = {wide ? std::span<const uint32_t>() : u32s(L::kReverseOffsets),
-                         wide ? u64s(L::kReverseOffsets) : std::span<const uint64_t>(), u32s(L::kReverseSources)};
-      out.generations = {reinterpret_cast<const Generation*>(at(L::kGenerations)), n};
+        parts_.reverse = {wide_ ? std::span<const uint32_t>() : u32s(L::kReverseOffsets),
+                          wide_ ? u64s(L::kReverseOffsets) : std::span<const uint64_t>(), u32s(L::kReverseSources)};
+      out.generations = {reinterpret_cast<const Generation*>(at(L::kGenerations)), n_};
     } else {
       // No nodes: the roots (which name nodes) stay out of the graph too.
-      parts.roots.clear();
-      parts.unresolved_roots.clear();
+      parts_.roots.clear();
+      parts_.unresolved_roots.clear();
     }
-    out.graph = AnalysisIndexAccess::make_graph(std::move(parts), keep);
+    out.graph = AnalysisIndexAccess::make_graph(std::move(parts_), keep_);
     if (wanted(kIndexDominators))
       out.dominators = AnalysisIndexAccess::make_dominators(
-          u32s(L::kIdom), u64s(L::kRetained), u32s(L::kPreorder), get<uint64_t>(h + L::kOffReachableBytes),
-          get<uint64_t>(h + L::kOffUnreachableBytes), keep);
-    if (wanted(kIndexSlots) && (c.flags & L::kFlagSlots)) out.edge_slots = AnalysisIndexAccess::make_slots(u32s(L::kSlots), keep);
+          u32s(L::kIdom), u64s(L::kRetained), u32s(L::kPreorder), get<uint64_t>(h_ + L::kOffReachableBytes),
+          get<uint64_t>(h_ + L::kOffUnreachableBytes), keep_);
+    if (wanted(kIndexSlots) && (c_.flags & L::kFlagSlots)) out.edge_slots = AnalysisIndexAccess::make_slots(u32s(L::kSlots), keep_);
     if (wanted(kIndexPathTree)) out.path_parents = u32s(L::kPathParents);
-    out.type_stats = std::move(types);
-    out.has_dependent_handles = (c.flags & L::kFlagDependent) != 0;
-    out.storage = std::move(keep);
+    out.type_stats = std::move(types_);
+    out.has_dependent_handles = (c_.flags & L::kFlagDependent) != 0;
+    out.storage = std::move(keep_);
     return out;
-  } catch (const std::bad_alloc&) {
-    return make_error(ErrorCode::OutOfMemory, "out of memory reading the analysis index");
   }
+
+  std::span<const std::byte> bytes_;
+  const std::byte* h_;
+  std::shared_ptr<const void> keep_;
+  int fd_;
+  L::Counts c_;
+  L::Placement place_;
+  IndexParts want_ = 0;
+  size_t n_ = 0;
+  uint64_t m_ = 0;
+  bool wide_ = false;
+  uint64_t root_total_ = 0;
+  AnalysisIndexAccess::GraphParts parts_;  // the roots and dependent edges the jobs copy out
+  std::vector<TypeStats> types_;           // the histogram the job copies out
+  std::vector<NodeIndex> root_marks_;      // the tree's root marks, matched with the roots after
+};
+
+Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* expected,
+                      std::shared_ptr<const void> keep, int fd, IndexParts want) {
+  IndexParse parse(bytes, std::move(keep), fd);
+  return parse.run(expected, want);
 }
 
 }  // namespace

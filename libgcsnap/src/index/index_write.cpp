@@ -53,23 +53,23 @@ std::vector<unsigned char> encode_roots(std::span<const GraphRoot> roots) {
   std::vector<unsigned char> out(roots.size() * L::kRootRecord);
   unsigned char* rec = out.data();
   for (const GraphRoot& r : roots) {
-    put(rec, r.node);
-    put(rec + 4, r.root_index);
-    put(rec + 8, r.root_id);
-    rec[16] = static_cast<uint8_t>(r.kind);
-    rec[17] = r.flags;
+    put(rec + L::kRootNode, r.node);
+    put(rec + L::kRootIndex, r.root_index);
+    put(rec + L::kRootId, r.root_id);
+    rec[L::kRootKind] = static_cast<uint8_t>(r.kind);
+    rec[L::kRootFlags] = r.flags;
     rec += L::kRootRecord;
   }
   return out;
 }
 
 std::vector<unsigned char> encode_dependent_edges(std::span<const std::pair<NodeIndex, NodeIndex>> edges) {
-  std::vector<unsigned char> out(edges.size() * 8);
+  std::vector<unsigned char> out(edges.size() * L::kDependentRecord);
   unsigned char* rec = out.data();
   for (const auto& [primary, secondary] : edges) {
-    put(rec, primary);
-    put(rec + 4, secondary);
-    rec += 8;
+    put(rec + L::kDependentPrimary, primary);
+    put(rec + L::kDependentSecondary, secondary);
+    rec += L::kDependentRecord;
   }
   return out;
 }
@@ -78,12 +78,12 @@ std::vector<unsigned char> encode_type_stats(std::span<const TypeStats> types) {
   std::vector<unsigned char> out(types.size() * L::kTypeRecord);
   unsigned char* rec = out.data();
   for (const TypeStats& t : types) {
-    put(rec, t.type_id);
-    put(rec + 8, t.count);
-    put(rec + 16, t.shallow_bytes);
-    put(rec + 24, t.retained_bytes);
-    put(rec + 32, t.unreachable_count);
-    for (size_t s = 0; s < kGenerationSlots; ++s) put(rec + 40 + 8 * s, t.generation_bytes[s]);
+    put(rec + L::kTypeId, t.type_id);
+    put(rec + L::kTypeCount, t.count);
+    put(rec + L::kTypeShallow, t.shallow_bytes);
+    put(rec + L::kTypeRetained, t.retained_bytes);
+    put(rec + L::kTypeUnreachable, t.unreachable_count);
+    for (size_t s = 0; s < kGenerationSlots; ++s) put(rec + L::kTypeGenerationBytes + 8 * s, t.generation_bytes[s]);
     rec += L::kTypeRecord;
   }
   return out;

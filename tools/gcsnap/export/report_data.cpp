@@ -228,30 +228,22 @@ std::string suspects_json(const std::string& file, size_t walk_count, StringTabl
   return out + "]}";
 }
 
-}  // namespace
+// Count and shallow bytes per type at every snapshot (type ids are the recording's: stable).
+struct SnapshotSeries {
+  std::vector<TypeSeries> by_type;  // by type id
+  std::vector<uint64_t> counts, bytes;  // per snapshot
+};
 
-std::string build_report_data(const std::string& file, const ReportLimits& limits) {
-  auto recording = open_recording(file);
-  const Recording& rec = *recording;
-  StringTable strings;
-  std::string out = fmt::format("{{\"file\":\"{}\",\"end\":\"{}\",\"gcs\":{}", json_escape(file),
-                                file_end_name(rec.end()), timeline_json(rec, file));
-  std::vector<size_t> snapshots;
-  for (size_t i = 0; i < rec.gcs().size(); ++i)
-    if (rec.gcs()[i].has_heap_walk()) snapshots.push_back(i);
-  if (snapshots.empty()) return out + ",\"snaps\":[]}";
-
-  // Count and shallow bytes per type at every snapshot (type ids are the recording's: stable).
-  std::vector<TypeSeries> series;  // by type id
-  std::vector<uint64_t> snap_counts, snap_bytes;
+SnapshotSeries snapshot_series(const Recording& rec, const std::string& file, const std::vector<size_t>& snapshots) {
+  SnapshotSeries out;
   for (size_t s = 0; s < snapshots.size(); ++s) {
     auto objects = rec.read_objects(snapshots[s]);
     if (!objects) fail_on(file, objects.error());
     uint64_t bytes = 0;
     for (size_t k = 0; k < objects->size(); ++k) {
       const uint32_t type = objects->type_ids[k];
-      if (type >= series.size()) series.resize(type + 1);
-      TypeSeries& t = series[type];
+      if (type >= out.by_type.size()) out.by_type.resize(type + 1);
+      TypeSeries& t = out.by_type[type];
       if (t.count.size() < snapshots.size()) {
         t.count.resize(snapshots.size(), 0);
         t.bytes.resize(snapshots.size(), 0);
@@ -260,89 +252,118 @@ std::string build_report_data(const std::string& file, const ReportLimits& limit
       t.bytes[s] += objects->sizes[k];
       bytes += objects->sizes[k];
     }
-    snap_counts.push_back(objects->size());
-    snap_bytes.push_back(bytes);
+    out.counts.push_back(objects->size());
+    out.bytes.push_back(bytes);
   }
+  return out;
+}
 
-  // The last snapshot: graph, dominators, retained sizes per type, and paths.
-  const auto heap = load_heap(file, rec.gcs()[snapshots.back()].info.gc_number, true, true);
-  const DominatorTree* tree = &heap->dominators(false);
-  auto histogram = heap->type_histogram(false, TypeHistogramOptions{TypeOrder::RetainedBytes, 0});
+// The types carried: the largest by retained bytes at the last snapshot, then the largest by
+// shallow bytes at any snapshot (a type that grew and shrank again), up to limits.types.
+struct CarriedTypes {
+  std::vector<uint32_t> types;
+  std::vector<bool> is_carried;  // by type id
+  size_t total = 0;              // types seen at any snapshot
+};
 
-  // Types carried: the largest by retained bytes at the last snapshot, then the largest by
-  // shallow bytes at any snapshot (a type that grew and shrank again), up to limits.types.
-  std::vector<uint32_t> carried;
-  std::vector<bool> is_carried(series.size(), false);
+CarriedTypes carried_types(const std::vector<TypeSeries>& series, const std::vector<TypeStats>& histogram,
+                           size_t limit) {
+  CarriedTypes out;
+  out.is_carried.assign(series.size(), false);
   auto carry = [&](uint32_t type) {
-    if (carried.size() >= limits.types || type >= series.size() || is_carried[type] || series[type].count.empty()) return;
-    is_carried[type] = true;
-    carried.push_back(type);
+    if (out.types.size() >= limit || type >= series.size() || out.is_carried[type] || series[type].count.empty()) return;
+    out.is_carried[type] = true;
+    out.types.push_back(type);
   };
-  for (size_t k = 0; k < histogram.size() && carried.size() < limits.types / 2; ++k) carry(histogram[k].type_id);
+  for (size_t k = 0; k < histogram.size() && out.types.size() < limit / 2; ++k) carry(histogram[k].type_id);
   std::vector<std::pair<uint64_t, uint32_t>> by_peak;
   for (uint32_t type = 0; type < series.size(); ++type)
     if (!series[type].bytes.empty())
       by_peak.emplace_back(*std::max_element(series[type].bytes.begin(), series[type].bytes.end()), type);
   std::sort(by_peak.begin(), by_peak.end(), [](auto& a, auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
   for (auto& [peak, type] : by_peak) carry(type);
+  out.total = by_peak.size();
+  return out;
+}
+
+// "snaps" .. "other": the snapshots' totals, the carried types' series with their retained
+// size at the last snapshot, and the rest summed.
+std::string types_json(const Recording& rec, const std::vector<size_t>& snapshots, const SnapshotSeries& series,
+                       const CarriedTypes& carried, const std::vector<TypeStats>& histogram, const NameTable& names,
+                       StringTable& strings) {
   std::unordered_map<uint32_t, const TypeStats*> last_stats;
   for (const TypeStats& t : histogram) last_stats[t.type_id] = &t;
-
   std::vector<uint64_t> other_count(snapshots.size(), 0), other_bytes(snapshots.size(), 0);
-  for (uint32_t type = 0; type < series.size(); ++type) {
-    if (is_carried[type] || series[type].count.empty()) continue;
+  for (uint32_t type = 0; type < series.by_type.size(); ++type) {
+    if (carried.is_carried[type] || series.by_type[type].count.empty()) continue;
     for (size_t s = 0; s < snapshots.size(); ++s) {
-      other_count[s] += series[type].count[s];
-      other_bytes[s] += series[type].bytes[s];
+      other_count[s] += series.by_type[type].count[s];
+      other_bytes[s] += series.by_type[type].bytes[s];
     }
   }
   std::vector<uint64_t> snap_numbers;
   for (size_t i : snapshots) snap_numbers.push_back(rec.gcs()[i].info.gc_number);
-  out += fmt::format(",\"snaps\":{},\"snapCount\":{},\"snapBytes\":{},\"typeTotal\":{}", json_array(snap_numbers),
-                     json_array(snap_counts), json_array(snap_bytes), by_peak.size());
+  std::string out = fmt::format(",\"snaps\":{},\"snapCount\":{},\"snapBytes\":{},\"typeTotal\":{}",
+                                json_array(snap_numbers), json_array(series.counts), json_array(series.bytes),
+                                carried.total);
   out += ",\"types\":[";
-  for (size_t k = 0; k < carried.size(); ++k) {
-    const uint32_t type = carried[k];
+  for (size_t k = 0; k < carried.types.size(); ++k) {
+    const uint32_t type = carried.types[k];
     const auto it = last_stats.find(type);
     const TypeStats* last = it == last_stats.end() ? nullptr : it->second;
     out += fmt::format("{}{{\"n\":{},\"c\":{},\"b\":{},\"r\":{},\"u\":{}}}", k ? "," : "",
-                       strings.intern(heap->names.type_name(type)), json_array(series[type].count),
-                       json_array(series[type].bytes), last ? last->retained_bytes : 0,
+                       strings.intern(names.type_name(type)), json_array(series.by_type[type].count),
+                       json_array(series.by_type[type].bytes), last ? last->retained_bytes : 0,
                        last ? last->unreachable_count : 0);
   }
   out += fmt::format("],\"other\":{{\"c\":{},\"b\":{}}}", json_array(other_count), json_array(other_bytes));
+  return out;
+}
 
-  // The dominator tree, pruned to the nodes with the largest retained sizes and closed under
-  // their dominators, so that every node carried has its parent carried (or the virtual root).
-  const HeapGraph& graph = heap->graph;
-  std::vector<NodeIndex> chosen = tree->top_retainers(limits.dominator_nodes);
-  std::unordered_map<NodeIndex, size_t> position;
-  for (NodeIndex v : chosen) position.emplace(v, 0);
+// The dominator tree, pruned to the nodes with the largest retained sizes and closed under
+// their dominators, so that every node carried has its parent carried (or the virtual root);
+// in preorder-like order (by depth, then retained size), so parents come first.
+struct PrunedTree {
+  std::vector<NodeIndex> nodes;
+  std::unordered_map<NodeIndex, size_t> position;  // of each node in `nodes`
+};
+
+PrunedTree prune_dominator_tree(const DominatorTree& tree, size_t limit) {
+  std::vector<NodeIndex> chosen = tree.top_retainers(limit);
+  PrunedTree out;
+  for (NodeIndex v : chosen) out.position.emplace(v, 0);
   for (size_t k = 0; k < chosen.size(); ++k)
-    for (NodeIndex p = tree->immediate_dominator(chosen[k]); p != kVirtualRoot && p != kNoNode; p = tree->immediate_dominator(p))
-      if (position.emplace(p, 0).second) chosen.push_back(p);
-  // Preorder-like order: by depth, then retained size, so parents come first.
+    for (NodeIndex p = tree.immediate_dominator(chosen[k]); p != kVirtualRoot && p != kNoNode; p = tree.immediate_dominator(p))
+      if (out.position.emplace(p, 0).second) chosen.push_back(p);
   std::vector<std::pair<uint32_t, NodeIndex>> ordered;
-  for (NodeIndex v : chosen) ordered.emplace_back(tree->depth(v), v);
+  for (NodeIndex v : chosen) ordered.emplace_back(tree.depth(v), v);
   std::sort(ordered.begin(), ordered.end(), [&](auto& a, auto& b) {
     if (a.first != b.first) return a.first < b.first;
-    return tree->retained_size(a.second) > tree->retained_size(b.second);
+    return tree.retained_size(a.second) > tree.retained_size(b.second);
   });
-  for (size_t k = 0; k < ordered.size(); ++k) position[ordered[k].second] = k;
+  for (size_t k = 0; k < ordered.size(); ++k) {
+    out.nodes.push_back(ordered[k].second);
+    out.position[ordered[k].second] = k;
+  }
+  return out;
+}
 
-  // Retention paths (shortest from a strong root, field names where recorded) of the largest
-  // dominator nodes, as one tree: the union of the paths, each object once.
-  const ShortestPathTree* bfs = value_or_fail(heap->find_path_tree(), file);
-  const EdgeNamer namer = heap->edge_namer();
+// Retention paths (shortest from a strong root, field names where recorded) of the largest
+// nodes of PRUNED, as one tree: the union of the paths, each object once. Returns the path
+// nodes' JSON; NODE_PATH gets each pruned node's entry in it (-1: no path).
+std::string paths_json(LoadedHeap& heap, const DominatorTree& tree, const PrunedTree& pruned, size_t limit,
+                       StringTable& strings, std::vector<int64_t>& node_path) {
+  const HeapGraph& graph = heap.graph;
+  const ShortestPathTree* bfs = value_or_fail(heap.find_path_tree(), heap.sel.file);
+  const EdgeNamer namer = heap.edge_namer();
   std::unordered_map<NodeIndex, size_t> path_position;
   std::string path_nodes;
   size_t path_count = 0;
-  std::vector<int64_t> node_path(ordered.size(), -1);
-  std::vector<NodeIndex> by_retained;
-  for (auto& [depth, v] : ordered) by_retained.push_back(v);
+  node_path.assign(pruned.nodes.size(), -1);
+  std::vector<NodeIndex> by_retained = pruned.nodes;
   std::stable_sort(by_retained.begin(), by_retained.end(),
-                   [&](NodeIndex a, NodeIndex b) { return tree->retained_size(a) > tree->retained_size(b); });
-  if (by_retained.size() > limits.paths) by_retained.resize(limits.paths);
+                   [&](NodeIndex a, NodeIndex b) { return tree.retained_size(a) > tree.retained_size(b); });
+  if (by_retained.size() > limit) by_retained.resize(limit);
   for (NodeIndex v : by_retained) {
     const RetentionPath path = bfs->path_to(v);
     if (path.nodes.empty()) continue;
@@ -356,7 +377,7 @@ std::string build_report_data(const std::string& file, const ReportLimits& limit
           const GraphRoot& r = graph.roots()[path.root];
           root = std::string(root_kind_name(r.kind));
           if (r.kind == RootKind::Stack)
-            if (const MethodRecord* m = heap->names.find_method(r.root_id)) root += " " + std::string(m->name);
+            if (const MethodRecord* m = heap.names.find_method(r.root_id)) root += " " + std::string(m->name);
         } else if (h - 1 < path.edges.size() && path.edges[h - 1].kind == EdgeKind::DependentHandle) {
           field = "(ConditionalWeakTable value)";
         } else {
@@ -364,28 +385,64 @@ std::string build_report_data(const std::string& file, const ReportLimits& limit
           field = f.kind == EdgeNameKind::Unknown ? "" : (f.is_static ? f.text + " (static)" : f.text);
         }
         path_nodes += fmt::format("{}[{},{},\"{}\",{},{},{}]", path_count ? "," : "", parent,
-                                  strings.intern(heap->type_name(u)), format_address(graph.address(u)),
+                                  strings.intern(heap.type_name(u)), format_address(graph.address(u)),
                                   graph.object_size(u), field.empty() ? -1 : static_cast<int64_t>(strings.intern(field)),
                                   root.empty() ? -1 : static_cast<int64_t>(strings.intern(root)));
         ++path_count;
       }
       parent = static_cast<int64_t>(it->second);
     }
-    node_path[position[v]] = parent;
+    node_path[pruned.position.at(v)] = parent;
   }
+  return path_nodes;
+}
 
-  out += fmt::format(",\"dom\":{{\"gc\":{},\"reachBytes\":{},\"reachCount\":{},\"unreachBytes\":{},\"unreachCount\":{},"
-                     "\"nodes\":[",
-                     heap->sel.number(), tree->reachable_bytes(), tree->reachable_count(), tree->unreachable_bytes(),
-                     tree->unreachable_count());
-  for (size_t k = 0; k < ordered.size(); ++k) {
-    const NodeIndex v = ordered[k].second;
-    const NodeIndex p = tree->immediate_dominator(v);
-    const int64_t parent = p == kVirtualRoot ? -1 : static_cast<int64_t>(position.at(p));
-    out += fmt::format("{}[{},{},\"{}\",{},{},{}]", k ? "," : "", parent, strings.intern(heap->type_name(v)),
-                       format_address(graph.address(v)), graph.object_size(v), tree->retained_size(v), node_path[k]);
+// "dom": the pruned tree's nodes with their parent's position, size, retained size and path.
+std::string dominators_json(const LoadedHeap& heap, const DominatorTree& tree, const PrunedTree& pruned,
+                            const std::vector<int64_t>& node_path, StringTable& strings) {
+  const HeapGraph& graph = heap.graph;
+  std::string out = fmt::format(
+      ",\"dom\":{{\"gc\":{},\"reachBytes\":{},\"reachCount\":{},\"unreachBytes\":{},\"unreachCount\":{},"
+      "\"nodes\":[",
+      heap.sel.number(), tree.reachable_bytes(), tree.reachable_count(), tree.unreachable_bytes(),
+      tree.unreachable_count());
+  for (size_t k = 0; k < pruned.nodes.size(); ++k) {
+    const NodeIndex v = pruned.nodes[k];
+    const NodeIndex p = tree.immediate_dominator(v);
+    const int64_t parent = p == kVirtualRoot ? -1 : static_cast<int64_t>(pruned.position.at(p));
+    out += fmt::format("{}[{},{},\"{}\",{},{},{}]", k ? "," : "", parent, strings.intern(heap.type_name(v)),
+                       format_address(graph.address(v)), graph.object_size(v), tree.retained_size(v), node_path[k]);
   }
-  out += fmt::format("],\"rest\":{}}},\"paths\":[{}]", rest_by_type_json(*heap, *tree, position, strings), path_nodes);
+  return out + fmt::format("],\"rest\":{}}}", rest_by_type_json(heap, tree, pruned.position, strings));
+}
+
+}  // namespace
+
+std::string build_report_data(const std::string& file, const ReportLimits& limits) {
+  auto recording = open_recording(file);
+  const Recording& rec = *recording;
+  StringTable strings;
+  std::string out = fmt::format("{{\"file\":\"{}\",\"end\":\"{}\",\"gcs\":{}", json_escape(file),
+                                file_end_name(rec.end()), timeline_json(rec, file));
+  std::vector<size_t> snapshots;
+  for (size_t i = 0; i < rec.gcs().size(); ++i)
+    if (rec.gcs()[i].has_heap_walk()) snapshots.push_back(i);
+  if (snapshots.empty()) return out + ",\"snaps\":[]}";
+
+  const SnapshotSeries series = snapshot_series(rec, file, snapshots);
+  // The last snapshot: graph, dominators, retained sizes per type, and paths.
+  const auto heap = load_heap(file, rec.gcs()[snapshots.back()].info.gc_number, true, true);
+  const DominatorTree& tree = heap->dominators(false);
+  const std::vector<TypeStats> histogram =
+      heap->type_histogram(false, TypeHistogramOptions{TypeOrder::RetainedBytes, 0});
+  const CarriedTypes carried = carried_types(series.by_type, histogram, limits.types);
+  out += types_json(rec, snapshots, series, carried, histogram, heap->names, strings);
+  const PrunedTree pruned = prune_dominator_tree(tree, limits.dominator_nodes);
+  std::vector<int64_t> node_path;
+  const std::string path_nodes = paths_json(*heap, tree, pruned, limits.paths, strings, node_path);
+  out += dominators_json(*heap, tree, pruned, node_path, strings);
+  out += fmt::format(",\"paths\":[{}]", path_nodes);
+  const ShortestPathTree* bfs = value_or_fail(heap->find_path_tree(), file);
   out += fmt::format(",\"suspects\":{}", suspects_json(file, snapshots.size(), strings, limits, *heap, *bfs));
   out += fmt::format(",\"strings\":{}}}", strings.json());
   return out;

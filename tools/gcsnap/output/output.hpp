@@ -153,6 +153,9 @@ std::string render_report(const Report& report, Format format, const RenderOptio
 /// Render with the options of the command line (--wide, --table) and the width of `out`
 /// (terminal_width), then write.
 void print_report(const Report& report, Format format, std::FILE* out = stdout);
+/// Write REPORT to OUT as render_report would, each table as its rows are made (JSON/CSV are
+/// never held whole).
+void stream_report(const Report& report, Format format, const RenderOptions& options, std::FILE* out);
 
 /// The width text tables get on `out`: GCSNAP_WIDTH when set (a number; 0 = no limit, even on
 /// a terminal: tests force widths with it); else, on a terminal, its width (TIOCGWINSZ, then

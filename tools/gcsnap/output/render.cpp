@@ -1,172 +1,15 @@
+// The renderers: a Report as an aligned table for people, or as JSON or CSV (output.hpp).
 #include "output/output.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <stdexcept>
 
-#include <sys/ioctl.h>
-#include <unistd.h>
-
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "output/cli_error.hpp"
 #include "output/short_names.hpp"
 
 namespace gcsnap::cli {
-
-Table& Table::add_column(std::string key, std::string title, ColumnKind kind, Shown shown) {
-  columns_.push_back(Column{std::move(key), std::move(title), kind, shown});
-  return *this;
-}
-
-Table& Table::drop_when_narrow(int rank) {
-  if (columns_.empty()) throw std::logic_error("drop_when_narrow needs a column");
-  columns_.back().narrow_drop_rank = rank;
-  return *this;
-}
-
-void Table::add_row(std::vector<Cell> cells) {
-  if (cells.size() != columns_.size()) throw std::logic_error("table row has the wrong number of cells");
-  rows_.push_back(std::move(cells));
-}
-
-void Table::set_row_source(size_t count, std::function<std::vector<Cell>(size_t)> source) {
-  source_count_ = source ? count : 0;
-  source_ = std::move(source);
-}
-
-void Table::for_each_row(const std::function<void(const std::vector<Cell>&)>& visit) const {
-  for (const auto& row : rows_) visit(row);
-  for (size_t i = 0; i < source_count_; ++i) {
-    const std::vector<Cell> row = source_(i);
-    if (row.size() != columns_.size()) throw std::logic_error("table row has the wrong number of cells");
-    visit(row);
-  }
-}
-
-std::string format_bytes(uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  double value = static_cast<double>(bytes);
-  size_t unit = 0;
-  while (value >= 1024.0 && unit + 1 < std::size(kUnits)) {
-    value /= 1024.0;
-    ++unit;
-  }
-  // Rounding can reach 1024.0 ("1024.0 KiB"); show the next unit instead.
-  if (value >= 1023.95 && unit + 1 < std::size(kUnits)) {
-    value /= 1024.0;
-    ++unit;
-  }
-  return fmt::format("{:.1f} {}", value, kUnits[unit]);
-}
-
-std::string format_delta_bytes(int64_t bytes) {
-  if (bytes == 0) return "0 B";
-  const uint64_t magnitude = bytes < 0 ? 0 - static_cast<uint64_t>(bytes) : static_cast<uint64_t>(bytes);
-  return (bytes < 0 ? "-" : "+") + format_bytes(magnitude);
-}
-
-std::string format_address(uint64_t address) { return fmt::format("0x{:x}", address); }
-
-uint64_t parse_address(std::string_view text) {
-  std::string_view digits = text;
-  if (digits.starts_with("0x") || digits.starts_with("0X")) digits.remove_prefix(2);
-  const bool ok = !digits.empty() && digits.size() <= 16 &&
-                  digits.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;
-  if (!ok)
-    throw CliError(fmt::format("'{}' is not an address (write it in hex, with or without 0x, e.g. 0x7f3a10002000)", text),
-                   kExitUsage);
-  uint64_t value = 0;
-  for (char c : digits) {
-    const int v = c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
-    value = value * 16 + static_cast<uint64_t>(v);
-  }
-  return value;
-}
-
-std::string json_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + 2);
-  for (char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
-        else out += c;
-    }
-  }
-  return out;
-}
-
-std::string csv_field(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
-Format parse_format(std::string_view name) {
-  if (name == "table") return Format::Table;
-  if (name == "json") return Format::Json;
-  if (name == "csv") return Format::Csv;
-  throw CliError(fmt::format("unknown format '{}' (use table, json or csv)", name), kExitUsage);
-}
-
-namespace {
-
-// What --wide and --table asked for; one command runs per process.
-struct CommandLineOutput {
-  bool wide = false;
-  std::string table;
-};
-
-CommandLineOutput& command_line_output() {
-  static CommandLineOutput settings;
-  return settings;
-}
-
-size_t parse_width(const char* text) {
-  if (!text || !*text) return SIZE_MAX;
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(text, &end, 10);
-  return *end == '\0' ? static_cast<size_t>(v) : SIZE_MAX;
-}
-
-}  // namespace
-
-void add_format_option(CLI::App& cmd, Format& format) {
-  cmd.add_option_function<std::string>(
-         "--format", [&format](const std::string& name) { format = parse_format(name); },
-         "output format: table (default), json or csv")
-      ->check(CLI::IsMember({"table", "json", "csv"}));
-  cmd.add_flag_callback("--wide", [] { command_line_output().wide = true; },
-                        "full type names in tables, even when they do not fit the terminal");
-  cmd.add_option_function<std::string>(
-      "--table", [](const std::string& name) { command_line_output().table = name; },
-      "print only the table of this name (its JSON/CSV name; e.g. for loading CSV into pandas)");
-}
-
-size_t terminal_width(std::FILE* out) {
-  if (const size_t forced = parse_width(std::getenv("GCSNAP_WIDTH")); forced != SIZE_MAX) return forced;
-  const int fd = fileno(out);
-  if (fd < 0 || !isatty(fd)) return 0;
-  winsize ws{};
-  if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
-  if (const size_t columns = parse_width(std::getenv("COLUMNS")); columns != SIZE_MAX && columns > 0) return columns;
-  return 80;
-}
 
 namespace {
 
@@ -494,11 +337,7 @@ std::string render_report(const Report& report, Format format, const RenderOptio
   return s;
 }
 
-void print_report(const Report& report, Format format, std::FILE* out) {
-  const CommandLineOutput& cl = command_line_output();
-  RenderOptions options;
-  options.width = cl.wide ? 0 : terminal_width(out);
-  options.table = cl.table;
+void stream_report(const Report& report, Format format, const RenderOptions& options, std::FILE* out) {
   Sink sink(out);
   write_report(report, format, options, sink);
 }

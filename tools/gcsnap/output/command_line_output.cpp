@@ -1,0 +1,65 @@
+// What the command line asks of the output (--format, --wide, --table, the terminal's width),
+// and print_report, which applies it.
+#include <cstdlib>
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+
+#include "output/output.hpp"
+
+namespace gcsnap::cli {
+namespace {
+
+// What --wide and --table asked for; one command runs per process.
+struct CommandLineOutput {
+  bool wide = false;
+  std::string table;
+};
+
+CommandLineOutput& command_line_output() {
+  static CommandLineOutput settings;
+  return settings;
+}
+
+size_t parse_width(const char* text) {
+  if (!text || !*text) return SIZE_MAX;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  return *end == '\0' ? static_cast<size_t>(v) : SIZE_MAX;
+}
+
+}  // namespace
+
+void add_format_option(CLI::App& cmd, Format& format) {
+  cmd.add_option_function<std::string>(
+         "--format", [&format](const std::string& name) { format = parse_format(name); },
+         "output format: table (default), json or csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+  cmd.add_flag_callback("--wide", [] { command_line_output().wide = true; },
+                        "full type names in tables, even when they do not fit the terminal");
+  cmd.add_option_function<std::string>(
+      "--table", [](const std::string& name) { command_line_output().table = name; },
+      "print only the table of this name (its JSON/CSV name; e.g. for loading CSV into pandas)");
+}
+
+size_t terminal_width(std::FILE* out) {
+  if (const size_t forced = parse_width(std::getenv("GCSNAP_WIDTH")); forced != SIZE_MAX) return forced;
+  const int fd = fileno(out);
+  if (fd < 0 || !isatty(fd)) return 0;
+  winsize ws{};
+  if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  if (const size_t columns = parse_width(std::getenv("COLUMNS")); columns != SIZE_MAX && columns > 0) return columns;
+  return 80;
+}
+
+void print_report(const Report& report, Format format, std::FILE* out) {
+  const CommandLineOutput& cl = command_line_output();
+  RenderOptions options;
+  options.width = cl.wide ? 0 : terminal_width(out);
+  options.table = cl.table;
+  stream_report(report, format, options, out);
+}
+
+}  // namespace gcsnap::cli
