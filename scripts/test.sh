@@ -2,7 +2,9 @@
 # Set up, build and run the whole test suite through ctest; then the same suite built with
 # AddressSanitizer + UBSan (without the shim, so without the end-to-end tests); then a short
 # fuzz run (10 s per target; long runs: scripts/fuzz.sh SECONDS, docs/reliability.md).
-# GCSNAP_SKIP_SANITIZE=1 leaves out the sanitizer build, GCSNAP_SKIP_FUZZ=1 the fuzz run.
+# Then the Windows build (scripts/build-windows.sh: mingw-w64) and its format and analysis tests
+# under wine64. GCSNAP_SKIP_SANITIZE=1 leaves out the sanitizer build, GCSNAP_SKIP_FUZZ=1 the
+# fuzz run, GCSNAP_SKIP_WINDOWS=1 the Windows stage.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${GCSNAP_BUILD_DIR:-$root/build}
@@ -21,5 +23,14 @@ fi
 if [ "${GCSNAP_SKIP_FUZZ:-0}" != 1 ]; then
   echo "test.sh: fuzz smoke run (clang, 10 s per target) in ${GCSNAP_FUZZ_BUILD_DIR:-$root/build-fuzz}"
   "$root/scripts/fuzz.sh" --build-dir "${GCSNAP_FUZZ_BUILD_DIR:-$root/build-fuzz}" 10 || status=$?
+fi
+if [ "${GCSNAP_SKIP_WINDOWS:-0}" != 1 ]; then
+  win=${GCSNAP_WINDOWS_BUILD_DIR:-$root/build-windows}
+  echo "test.sh: Windows build (mingw-w64) in $win, its tests under wine64"
+  if GCSNAP_WINDOWS_BUILD_DIR=$win "$root/scripts/build-windows.sh"; then
+    (cd "$win" && ctest --output-on-failure -j2 --timeout 900) || status=$?
+  else
+    status=1
+  fi
 fi
 exit $status
