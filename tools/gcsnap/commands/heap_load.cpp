@@ -1,7 +1,5 @@
 #include "commands/heap_load.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 
@@ -10,6 +8,7 @@
 
 #include "output/cli_error.hpp"
 #include "output/output.hpp"
+#include "platform/console.hpp"
 #include "commands/type_filter.hpp"
 
 namespace gcsnap::cli {
@@ -20,7 +19,7 @@ void add_no_cache_option(CLI::App& cmd, bool& no_cache) {
 }
 
 IndexProgress terminal_progress(const std::string& file) {
-  if (!::isatty(STDERR_FILENO)) return {};
+  if (!is_terminal(stderr)) return {};
   return [file](std::string_view stage) { fmt::print(stderr, "gcsnap: {}: {}...\n", file, stage); };
 }
 
