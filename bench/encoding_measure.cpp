@@ -28,7 +28,7 @@ double cpu_seconds() {
 }
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// Synthetic .NET-like heap (reference §1.3): 4 MiB regions of ~40 000 objects, sizes with
+// Synthetic .NET-like heap (the shape of a server GC's regions): 4 MiB regions of ~40 000 objects, sizes with
 // 24-byte minimum and 8-byte granularity, 2.5 references per object, 90 % to nearby objects.
 struct Heap {
   std::vector<uint64_t> addresses, sizes, targets;

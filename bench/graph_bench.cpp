@@ -1,6 +1,6 @@
 // graph_bench: time the heap-graph analyses on a synthetic heap and print the figures.
 //   graph_bench [OBJECTS=1000000] [RANDOM_EDGE_SHARE=0.10]
-// The generator follows format-and-performance.md §4.2: out-degree 0 (30 %), 1 (25 %),
+// The generator follows the out-degrees measured on .NET heaps: out-degree 0 (30 %), 1 (25 %),
 // 2 (20 %), 3-5 (15 %), 6-16 (9 %), 20-199 (1 %); each edge points to one of the next 64
 // objects, or with probability p to a random one; roots are the first 1000 objects plus
 // N/1000 random ones. No timed assertions: this only prints.

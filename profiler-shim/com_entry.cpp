@@ -1,5 +1,6 @@
 // The library's one export, DllGetClassObject, and the class factory the runtime uses to
-// create the profiler (reference §1-§2: CreateInstance(NULL, IID_ICorProfilerCallback2)).
+// create the profiler: CreateInstance(NULL, IID_ICorProfilerCallback2) (dotnet/runtime v8.0.0,
+// docs/design/coreclr/profiling/Profiler Loading.md and src/coreclr/vm/profilinghelper.cpp).
 #include <charconv>
 #include <string_view>
 

@@ -88,6 +88,9 @@ inline bool succeeded(HRESULT hr) noexcept { return hr >= 0; }
 // Event mask bits (§6).
 inline constexpr DWORD COR_PRF_MONITOR_MODULE_LOADS = 0x4;
 inline constexpr DWORD COR_PRF_MONITOR_GC = 0x80;
+// High event mask bit (SetEventMask2), .NET 11 and later: the runtime skips its gen0 walk for
+// ObjectsAllocatedByClass at each GC (corprof.idl of .NET 11; unknown to older runtimes).
+inline constexpr DWORD COR_PRF_HIGH_MONITOR_GC_SKIP_ALLOCATED_BY_CLASS_STATISTIC = 0x200;
 // COR_PRF_STATIC_TYPE bits (GetStaticFieldInfo).
 inline constexpr COR_PRF_STATIC_TYPE COR_PRF_FIELD_APP_DOMAIN_STATIC = 0x1;
 inline constexpr COR_PRF_STATIC_TYPE COR_PRF_FIELD_THREAD_STATIC = 0x2;
@@ -96,6 +99,17 @@ inline constexpr COR_PRF_STATIC_TYPE COR_PRF_FIELD_RVA_STATIC = 0x8;
 inline constexpr int32_t COR_PRF_GC_ROOT_STACK = 1;
 inline constexpr int32_t COR_PRF_GC_REASON_INDUCED = 1;
 inline constexpr DWORD ofRead = 0;
+
+// EventPipe (ICorProfilerInfo12 / ICorProfilerCallback10).
+using EVENTPIPE_PROVIDER = UINT_PTR;
+using EVENTPIPE_SESSION = uint64_t;
+struct COR_PRF_EVENTPIPE_PROVIDER_CONFIG {
+  const WCHAR* provider_name;
+  uint64_t keywords;
+  uint32_t logging_level;
+  const WCHAR* filter_data;
+};
+static_assert(sizeof(COR_PRF_EVENTPIPE_PROVIDER_CONFIG) == 32);
 
 struct COR_PRF_GC_GENERATION_RANGE {
   COR_PRF_GC_GENERATION generation;
@@ -126,6 +140,11 @@ inline constexpr IID IID_ICorProfilerCallback2 = {0x8A8CC829, 0xCCF2, 0x49FE, {0
 inline constexpr IID IID_ICorProfilerCallback3 = {0x4FD2ED52, 0x7731, 0x4B8D, {0x94, 0x69, 0x03, 0xD2, 0xCC, 0x30, 0x86, 0xC5}};
 inline constexpr IID IID_ICorProfilerCallback4 = {0x7B63B2E3, 0x107D, 0x4D48, {0xB2, 0xF6, 0xF6, 0x1E, 0x22, 0x94, 0x70, 0xD2}};
 inline constexpr IID IID_ICorProfilerCallback5 = {0x8DFBA405, 0x8C9F, 0x45F8, {0xBF, 0xFA, 0x83, 0xB1, 0x4C, 0xEF, 0x78, 0xB5}};
+inline constexpr IID IID_ICorProfilerCallback6 = {0xFC13DF4B, 0x4448, 0x4F4F, {0x95, 0x0C, 0xBA, 0x8D, 0x19, 0xD0, 0x0C, 0x36}};
+inline constexpr IID IID_ICorProfilerCallback7 = {0xF76A2DBA, 0x1D52, 0x4539, {0x86, 0x6C, 0x2A, 0xA5, 0x18, 0xF9, 0xEF, 0xC3}};
+inline constexpr IID IID_ICorProfilerCallback8 = {0x5BED9B15, 0xC079, 0x4D47, {0xBF, 0xE2, 0x21, 0x5A, 0x14, 0x0C, 0x07, 0xE0}};
+inline constexpr IID IID_ICorProfilerCallback9 = {0x27583EC3, 0xC8F5, 0x482F, {0x80, 0x52, 0x19, 0x4B, 0x8C, 0xE4, 0x70, 0x5A}};
+inline constexpr IID IID_ICorProfilerCallback10 = {0xCEC5B60E, 0xC69C, 0x495F, {0x87, 0xF6, 0x84, 0xD2, 0x8E, 0xE1, 0x6F, 0xFB}};
 inline constexpr IID IID_ICorProfilerInfo = {0x28B5557D, 0x3F3F, 0x48B4, {0x90, 0xB2, 0x5F, 0x9E, 0xEA, 0x2F, 0x6C, 0x48}};
 inline constexpr IID IID_ICorProfilerInfo2 = {0xCC0935CD, 0xA518, 0x487D, {0xB0, 0xBB, 0xA9, 0x32, 0x14, 0xE6, 0x54, 0x78}};
 inline constexpr IID IID_ICorProfilerInfo3 = {0xB555ED4F, 0x452A, 0x4E54, {0x8B, 0x39, 0xB5, 0x36, 0x0B, 0xAD, 0x32, 0xA0}};

@@ -1,8 +1,9 @@
 #pragma once
-// ICorProfilerCallback .. ICorProfilerCallback5 with every slot (reference §3). The shim
+// ICorProfilerCallback .. ICorProfilerCallback5 with every slot (dotnet/runtime v8.0.0,
+// src/coreclr/inc/corprof.idl). The shim
 // answers QI up to Callback5: with COR_PRF_MONITOR_GC that turns on the runtime's
 // dependent-handle scan, whose pairs (ConditionalWeakTable key -> value) the heap graph needs.
-// Nothing above Callback5: the runtime would use this pointer for every lower version.
+// Callback6..10 only for Callback10's EventPipe delivery (same condition as Callback5).
 // Included by cor_profiler_abi.hpp; do not include directly.
 
 namespace gcsnap::shim::com {
@@ -128,6 +129,49 @@ struct ICorProfilerCallback5 : ICorProfilerCallback4 {
 
  protected:
   ~ICorProfilerCallback5() = default;
+};
+
+// 6 to 9 only to reach 10, whose EventPipeEventDelivered brings the events of the shim's own
+// EventPipe session (the GC's reason on .NET 8, shim_session.cpp).
+struct ICorProfilerCallback6 : ICorProfilerCallback5 {
+  virtual HRESULT GetAssemblyReferences(const WCHAR* path, void* provider) = 0;  // 90
+
+ protected:
+  ~ICorProfilerCallback6() = default;
+};
+
+struct ICorProfilerCallback7 : ICorProfilerCallback6 {
+  virtual HRESULT ModuleInMemorySymbolsUpdated(ModuleID) = 0;  // 91
+
+ protected:
+  ~ICorProfilerCallback7() = default;
+};
+
+struct ICorProfilerCallback8 : ICorProfilerCallback7 {
+  virtual HRESULT DynamicMethodJITCompilationStarted(FunctionID, BOOL is_safe_to_block, LPCBYTE header,
+                                                     ULONG header_size) = 0;  // 92
+  virtual HRESULT DynamicMethodJITCompilationFinished(FunctionID, HRESULT, BOOL is_safe_to_block) = 0;
+
+ protected:
+  ~ICorProfilerCallback8() = default;
+};
+
+struct ICorProfilerCallback9 : ICorProfilerCallback8 {
+  virtual HRESULT DynamicMethodUnloaded(FunctionID) = 0;  // 94
+
+ protected:
+  ~ICorProfilerCallback9() = default;
+};
+
+struct ICorProfilerCallback10 : ICorProfilerCallback9 {
+  virtual HRESULT EventPipeEventDelivered(EVENTPIPE_PROVIDER provider, DWORD event_id, DWORD event_version,
+                                          ULONG metadata_size, LPCBYTE metadata, ULONG data_size, LPCBYTE data,
+                                          const GUID* activity, const GUID* related_activity, ThreadID thread,
+                                          ULONG frame_count, UINT_PTR frames[]) = 0;  // 95
+  virtual HRESULT EventPipeProviderCreated(EVENTPIPE_PROVIDER provider) = 0;
+
+ protected:
+  ~ICorProfilerCallback10() = default;
 };
 
 }  // namespace gcsnap::shim::com

@@ -1,7 +1,8 @@
 #pragma once
-// ICorProfilerInfo .. ICorProfilerInfo14 (reference §4) and IMetaDataImport up to
-// GetNestedClassProps (GetFieldProps included) (§4 "IMetaDataImport"). Methods the shim calls carry their real
-// signatures; the others are placeholders `slotNN_Name()` that only hold their position.
+// ICorProfilerInfo .. ICorProfilerInfo14 (dotnet/runtime v8.0.0, src/coreclr/inc/corprof.idl)
+// and IMetaDataImport up to GetNestedClassProps, GetFieldProps included (src/coreclr/inc/cor.h).
+// Methods the shim calls carry their real signatures; the others are placeholders
+// `slotNN_Name()` that only hold their position.
 // Included by cor_profiler_abi.hpp; do not include directly.
 
 namespace gcsnap::shim::com {
@@ -95,7 +96,9 @@ struct ICorProfilerInfo3 : ICorProfilerInfo2 {
   virtual HRESULT slot64_GetFunctionLeave3Info() = 0;
   virtual HRESULT slot65_GetFunctionTailcall3Info() = 0;
   virtual HRESULT EnumModules(ICorProfilerModuleEnum** modules) = 0;  // 66
-  virtual HRESULT slot67_GetRuntimeInformation() = 0;
+  virtual HRESULT GetRuntimeInformation(USHORT* clr_instance, int32_t* runtime_type, USHORT* major, USHORT* minor,
+                                        USHORT* build, USHORT* qfe, ULONG version_capacity, ULONG* version_length,
+                                        WCHAR version[]) = 0;  // 67
   virtual HRESULT slot68_GetThreadStaticAddress2() = 0;
   virtual HRESULT slot69_GetAppDomainsContainingModule() = 0;
   virtual HRESULT slot70_GetModuleInfo2() = 0;
@@ -183,7 +186,8 @@ struct ICorProfilerInfo11 : ICorProfilerInfo10 {
 };
 
 struct ICorProfilerInfo12 : ICorProfilerInfo11 {
-  virtual HRESULT slot101_EventPipeStartSession() = 0;
+  virtual HRESULT EventPipeStartSession(uint32_t config_count, COR_PRF_EVENTPIPE_PROVIDER_CONFIG configs[],
+                                        BOOL request_rundown, EVENTPIPE_SESSION* session) = 0;  // 101
   virtual HRESULT slot102_EventPipeAddProviderToSession() = 0;
   virtual HRESULT slot103_EventPipeStopSession() = 0;
   virtual HRESULT slot104_EventPipeCreateProvider() = 0;

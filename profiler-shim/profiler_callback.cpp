@@ -34,8 +34,10 @@ HRESULT ProfilerCallback::QueryInterface(REFIID riid, void** ppv) {
   if (!ppv) return E_POINTER;
   if (riid == IID_IUnknown || riid == IID_ICorProfilerCallback || riid == IID_ICorProfilerCallback2 ||
       riid == IID_ICorProfilerCallback3 || riid == IID_ICorProfilerCallback4 ||
-      (riid == IID_ICorProfilerCallback5 && callback5_wanted())) {
-    *ppv = static_cast<ICorProfilerCallback5*>(this);
+      ((riid == IID_ICorProfilerCallback5 || riid == IID_ICorProfilerCallback6 || riid == IID_ICorProfilerCallback7 ||
+        riid == IID_ICorProfilerCallback8 || riid == IID_ICorProfilerCallback9 || riid == IID_ICorProfilerCallback10) &&
+       callback5_wanted())) {
+    *ppv = static_cast<ICorProfilerCallback10*>(this);
     AddRef();
     return S_OK;
   }
@@ -102,6 +104,15 @@ HRESULT ProfilerCallback::ModuleUnloadStarted(ModuleID module) {
 HRESULT ProfilerCallback::GarbageCollectionStarted(int generations, BOOL collected[], COR_PRF_GC_REASON reason) {
   return guarded("GarbageCollectionStarted", S_OK, [&] {
     if (session().is_recording()) session().on_gc_started(generations, collected, reason);
+    return S_OK;
+  });
+}
+
+HRESULT ProfilerCallback::EventPipeEventDelivered(EVENTPIPE_PROVIDER, DWORD event_id, DWORD, ULONG,
+                                                  LPCBYTE, ULONG data_size, LPCBYTE data, const GUID*, const GUID*,
+                                                  ThreadID, ULONG, UINT_PTR[]) {
+  return guarded("EventPipeEventDelivered", S_OK, [&] {
+    session().on_runtime_event(event_id, {data, data ? data_size : 0u});
     return S_OK;
   });
 }

@@ -4,7 +4,8 @@
 // named C++ on ShimSession; every other slot of ICorProfilerCallback..4 returns S_OK.
 // The class answers QI for IUnknown and Callback..Callback5: Callback3 is needed to be
 // loaded at startup, Callback4 for MovedReferences2/SurvivingReferences2 (SIZE_T lengths),
-// Callback5 for ConditionalWeakTableElementReferences (dependent handles).
+// Callback5 for ConditionalWeakTableElementReferences (dependent handles), Callback10 for
+// EventPipeEventDelivered (the shim's own EventPipe session, .NET 8 only).
 
 #include <atomic>
 
@@ -19,7 +20,7 @@ using namespace com;
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #pragma GCC diagnostic ignored "-Wnon-virtual-dtor"
 
-class ProfilerCallback final : public ICorProfilerCallback5 {
+class ProfilerCallback final : public ICorProfilerCallback10 {
  public:
   ProfilerCallback() = default;
   ~ProfilerCallback() = default;
@@ -116,6 +117,17 @@ class ProfilerCallback final : public ICorProfilerCallback5 {
   HRESULT SurvivingReferences2(ULONG ranges, ObjectID starts[], SIZE_T lengths[]) override;
   HRESULT ConditionalWeakTableElementReferences(ULONG count, ObjectID keys[], ObjectID values[],
                                                 GCHandleID root_ids[]) override;
+  HRESULT GetAssemblyReferences(const WCHAR*, void*) override { return S_OK; }
+  HRESULT ModuleInMemorySymbolsUpdated(ModuleID) override { return S_OK; }
+  HRESULT DynamicMethodJITCompilationStarted(FunctionID, BOOL, LPCBYTE, ULONG) override { return S_OK; }
+  HRESULT DynamicMethodJITCompilationFinished(FunctionID, HRESULT, BOOL) override { return S_OK; }
+  HRESULT DynamicMethodUnloaded(FunctionID) override { return S_OK; }
+  HRESULT EventPipeEventDelivered(EVENTPIPE_PROVIDER provider, DWORD event_id, DWORD event_version,
+                                  ULONG metadata_size, LPCBYTE metadata, ULONG data_size, LPCBYTE data,
+                                  const GUID* activity, const GUID* related_activity, ThreadID thread,
+                                  ULONG frame_count, UINT_PTR frames[]) override;
+  HRESULT EventPipeProviderCreated(EVENTPIPE_PROVIDER) override { return S_OK; }
+
  private:
   /// This load's session (set by Initialize or InitializeForAttach), or the idle one.
   ShimSession& session() { return session_ ? *session_ : ShimSession::idle(); }

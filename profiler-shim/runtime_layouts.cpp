@@ -1,6 +1,7 @@
 // RuntimeInfoQueries::type_layout: where a type keeps its references, from GetClassLayout,
 // the metadata's field names and signatures, and (arrays) GetArrayObjectInfo. All of these
-// are non-triggering, so they may run inside the GC (reference §8); each type is resolved once.
+// are non-triggering, so they may run inside the GC (dotnet/runtime v8.0.0,
+// src/coreclr/vm/proftoeeinterfaceimpl.cpp: no kP2EETriggers); each type is resolved once.
 #include <algorithm>
 #include <vector>
 

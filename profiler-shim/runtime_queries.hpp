@@ -1,6 +1,7 @@
 #pragma once
 // RuntimeQueries over ICorProfilerInfo: type names, object sizes and method names, using
-// only calls that cannot trigger a GC, so they are legal inside GC callbacks (reference §8).
+// only calls that cannot trigger a GC, so they are legal inside GC callbacks (dotnet/runtime
+// v8.0.0, src/coreclr/vm/proftoeeinterfaceimpl.cpp: methods without kP2EETriggers).
 
 #include <string>
 #include <unordered_map>

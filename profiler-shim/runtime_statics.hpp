@@ -2,7 +2,8 @@
 // StaticsRuntime over ICorProfilerInfo (docs/shim.md "Field names", statics): the metadata
 // scan of a module, and the class and static address of a type that is already loaded, with
 // calls that neither load a type nor trigger a GC. Used on the writer thread only (a native
-// thread without a runtime Thread, where these SYNC calls are allowed, reference §8), except
+// thread without a runtime Thread, where these SYNC calls are allowed: dotnet/runtime v8.0.0,
+// src/coreclr/vm/proftoeeinterfaceimpl.cpp), except
 // enumerate_modules, which runs on the attach thread in ProfilerAttachComplete.
 
 #include <unordered_map>

@@ -48,7 +48,7 @@ HRESULT ShimSession::on_initialize_for_attach(IUnknown* info_unknown, const void
   // on: the runtime then turns background GC off itself (until the detach) after waiting for
   // one in progress, within the timeout of the attach request.
   set_up_statics();
-  HRESULT hr = info_->SetEventMask(event_mask());
+  HRESULT hr = apply_event_mask();
   if (!succeeded(hr)) {
     control_->stop(2000);
     log_line("not attaching: SetEventMask(COR_PRF_MONITOR_GC) failed with " + hex(hr));

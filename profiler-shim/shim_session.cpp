@@ -11,6 +11,7 @@
 #include <ctime>
 #include <mutex>
 
+#include "gc_trigger_event.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
 #include "process_role.hpp"
 #include "record_report.hpp"
@@ -165,13 +166,14 @@ HRESULT ShimSession::on_initialize(IUnknown* info_unknown) {
   set_up_statics();
   // MONITOR_GC set here, in Initialize, is what makes the runtime deliver the heap walk;
   // as a side effect the runtime turns background GC off for the life of the process.
-  HRESULT hr = info_->SetEventMask(event_mask());
+  HRESULT hr = apply_event_mask();
   if (!succeeded(hr)) {
     (void)pending_writer_->close();
     ::unlink(settings_.output.c_str());
     say(kStateFailed);
     return cancel("SetEventMask(COR_PRF_MONITOR_GC) failed with " + hresult_text(hr));
   }
+  start_gc_reason_events();
   start_recording(std::move(pending_writer_));
   if (settings_.control_socket && start_control_socket()) report.control = control_->path();
   make_current();
@@ -216,6 +218,42 @@ void ShimSession::set_up_statics() {
 DWORD ShimSession::event_mask() const noexcept {
   // Module loads only tell the statics table which modules to scan (on the writer thread).
   return COR_PRF_MONITOR_GC | (statics_ ? COR_PRF_MONITOR_MODULE_LOADS : 0);
+}
+
+int ShimSession::runtime_major() const noexcept {
+  USHORT instance = 0, major = 0, minor = 0, build = 0, qfe = 0;
+  int32_t type = 0;
+  ULONG length = 0;
+  if (!succeeded(info_->GetRuntimeInformation(&instance, &type, &major, &minor, &build, &qfe, 0, &length, nullptr))) {
+    return 0;
+  }
+  return major;
+}
+
+HRESULT ShimSession::apply_event_mask() noexcept {
+  // Runtimes before 11 do not know the bit; one that refuses it still gets the plain mask
+  // (11.0.0 refuses it to an attached profiler: CORPROF_E_UNSUPPORTED_FOR_ATTACHING_PROFILER).
+  if (info_version_ >= 5 && runtime_major() >= 11) {
+    auto* info5 = static_cast<ICorProfilerInfo5*>(info_);  // the object is an ICorProfilerInfoN, N >= 5
+    if (succeeded(info5->SetEventMask2(event_mask(), COR_PRF_HIGH_MONITOR_GC_SKIP_ALLOCATED_BY_CLASS_STATISTIC))) {
+      return S_OK;
+    }
+  }
+  return info_->SetEventMask(event_mask());
+}
+
+void ShimSession::start_gc_reason_events() noexcept {
+  if (runtime_major() != 8 || info_version_ < 12) return;
+  static const WCHAR kProvider[] = u"Microsoft-Windows-DotNETRuntime";
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG config{kProvider, kGcKeyword, kLevelInformational, nullptr};
+  EVENTPIPE_SESSION session = 0;
+  auto* info12 = static_cast<ICorProfilerInfo12*>(info_);  // the object is an ICorProfilerInfoN, N >= 12
+  reason_events_ = succeeded(info12->EventPipeStartSession(1, &config, 0, &session));
+}
+
+void ShimSession::on_runtime_event(uint32_t event_id, std::span<const uint8_t> payload) noexcept {
+  if (event_id != kGcTriggeredEventId) return;
+  if (auto reason = gc_triggered_reason(payload)) event_reason_.store(*reason);
 }
 
 void ShimSession::on_module_loaded(uint64_t module, HRESULT status) noexcept {
@@ -276,7 +314,8 @@ std::string ShimSession::take_snapshot() {
   uint64_t before = recorder_->last_on_demand_gc();
   prepare_chunks_for_walk();
   recorder_->request_on_demand();
-  // Legal here: this is a native thread of our own, not inside a callback (reference §8).
+  // Legal here: this is a native thread of our own, not inside a callback (the profiling API
+  // docs, ICorProfilerInfo::ForceGC: not from a thread that runs managed code).
   HRESULT hr = info_->ForceGC();
   if (!succeeded(hr)) return error + "ForceGC failed with " + hresult_text(hr);
   uint64_t after = recorder_->last_on_demand_gc();
@@ -311,7 +350,14 @@ void ShimSession::on_gc_started(int generation_count, const BOOL* collected, COR
   for (int g = 0; g < generation_count && g < 8 && collected; ++g) {
     if (collected[g]) mask = static_cast<uint8_t>(mask | (1u << g));
   }
-  if (recorder_->on_gc_started(mask, reason == COR_PRF_GC_REASON_INDUCED, now_ns())) {
+  bool induced = reason == COR_PRF_GC_REASON_INDUCED;
+  if (reason_events_) {
+    // GCTriggered is delivered synchronously by the thread that starts the GC, before this
+    // callback; a missing one (-1) leaves the profiler's reason as it is.
+    int64_t event_reason = event_reason_.exchange(-1);
+    if (event_reason >= 0 && is_induced_gc_reason(static_cast<uint32_t>(event_reason))) induced = true;
+  }
+  if (recorder_->on_gc_started(mask, induced, now_ns())) {
     if (walk_timer_) walk_timer_->arm();
     read_non_gc_ranges();
     recorder_->set_non_gc_ranges(non_gc_ranges_);

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,6 +40,8 @@ class ShimSession {
   void on_attach_complete() noexcept;
   void on_detach_succeeded() noexcept;
   void on_gc_started(int generation_count, const com::BOOL* collected, com::COR_PRF_GC_REASON reason);
+  /// An event of the shim's own EventPipe session (GCTriggered is the one it reads).
+  void on_runtime_event(uint32_t event_id, std::span<const uint8_t> payload) noexcept;
   void on_surviving_references(std::span<const uint64_t> starts, std::span<const uint64_t> lengths);
   void on_moved_references(std::span<const uint64_t> old_starts, std::span<const uint64_t> new_starts,
                            std::span<const uint64_t> lengths);
@@ -66,6 +69,16 @@ class ShimSession {
   bool start_control_socket();
   void set_up_statics();
   com::DWORD event_mask() const noexcept;
+  /// Set event_mask(), with the .NET 11 flag that skips the runtime's allocated-by-class walk
+  /// where the runtime has it (the plain mask where it refuses it: 11.0.0 after an attach).
+  com::HRESULT apply_event_mask() noexcept;
+  /// The runtime's major version (8 for .NET 8), 0 if it does not say.
+  int runtime_major() const noexcept;
+  /// On .NET 8, at startup, start an EventPipe session for the GCTriggered event, whose reason
+  /// says induced where the profiler callback says other. Not on attach: starting a session
+  /// runs managed code in the app (EventSource, dynamic methods) that an on-demand snapshot
+  /// would then show. Nothing happens if the runtime refuses.
+  void start_gc_reason_events() noexcept;
   void start_recording(std::unique_ptr<Writer> writer);
   std::string handle_request(const std::string& request);
   std::string take_snapshot();
@@ -96,6 +109,9 @@ class ShimSession {
   std::vector<AddressRange> non_gc_ranges_;
   bool output_existed_ = false;  ///< open_output failed because the file exists
   std::atomic<bool> off_{false};
+  /// The reason of the last GCTriggered event not yet consumed by on_gc_started, or -1.
+  std::atomic<int64_t> event_reason_{-1};
+  bool reason_events_ = false;  ///< the GCTriggered session runs (set before recording starts)
   std::atomic<bool> told_off_{false};
   std::atomic<bool> shut_down_{false};
   // Attach only.

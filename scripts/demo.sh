@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Record the bundled sample app (tests/e2e/sample_app) and show what gcsnap finds in it.
-# Works from a fresh clone: sets up and builds into build/ (or $GCSNAP_BUILD_DIR) first.
+# Works from a fresh clone: installs what building needs and builds gcsnap and its profiler
+# (nothing else: not the tests) into build/ (or $GCSNAP_BUILD_DIR) first, showing progress.
+# Prints each command as a user types it once gcsnap is on PATH (scripts/install.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${GCSNAP_BUILD_DIR:-$root/build}
@@ -14,8 +16,11 @@ show() {
   "$gcsnap" "$@"
 }
 
-step "Build gcsnap"
-"$root/scripts/build.sh"
+step "Build gcsnap and its profiler (into $build/bin)"
+# A build directory the test command configured keeps its tests (built later, not now).
+only=(-DGCSNAP_BUILD_TESTS=OFF -DGCSNAP_BUILD_BENCH=OFF)
+grep -q '^GCSNAP_BUILD_TESTS:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null && only=()
+GCSNAP_SETUP=--build GCSNAP_BUILD_TARGETS="gcsnap_cli gcsnap_profiler" "$root/scripts/build.sh" "${only[@]}"
 if ! command -v dotnet >/dev/null 2>&1; then
   echo "demo: error: 'dotnet' is not on PATH; recording needs the .NET SDK (net10.0)" >&2
   exit 1
@@ -63,3 +68,7 @@ show leaks "$leaks" --top 5
 step "A report to open in a browser (one offline HTML file)"
 show report "$leaks" -o "$demo/report.html"
 echo "open $demo/report.html"
+
+step "Where gcsnap is"
+echo "The demo ran $gcsnap. To type 'gcsnap' anywhere: scripts/install.sh (into /usr/local, or"
+echo "scripts/install.sh PREFIX), or add $build/bin to PATH (docs/install.md)."

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Install what gcsnap needs on a fresh Debian machine. Quick and quiet when all is there.
+# setup.sh --build: only what building gcsnap and its profiler needs (the demo, install.sh and
+# package.sh); without it, also what the tests need (Catch2, clang for the fuzz targets, a browser).
 set -euo pipefail
 
-# bsdutils (Essential on Debian, listed for minimal images) has `script`: the pty test of progress.
-packages=(cmake g++ make pkg-config libzstd-dev libfmt-dev libcli11-dev catch2 libxxhash-dev robin-map-dev
-          clang-14 libclang-rt-14-dev chromium bsdutils)
-# The browser tests (tests/browser) need Node.js and npm: Debian's, unless some node is there.
-command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+packages=(cmake g++ make pkg-config libzstd-dev libfmt-dev libcli11-dev libxxhash-dev robin-map-dev)
+if [ "${1:-}" != --build ]; then
+  # bsdutils (Essential on Debian, listed for minimal images) has `script`: the pty test of progress.
+  packages+=(catch2 clang-14 libclang-rt-14-dev chromium bsdutils)
+  # The browser tests (tests/browser) need Node.js and npm: Debian's, unless some node is there.
+  command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -2,15 +2,24 @@
 # Set up, build and run the whole test suite through ctest; then the same suite built with
 # AddressSanitizer + UBSan (without the shim, so without the end-to-end tests); then a short
 # fuzz run (10 s per target; long runs: scripts/fuzz.sh SECONDS, docs/reliability.md).
-# Then the Windows build (scripts/build-windows.sh: mingw-w64) and its format and analysis tests
-# under wine64. GCSNAP_SKIP_SANITIZE=1 leaves out the sanitizer build, GCSNAP_SKIP_FUZZ=1 the
-# fuzz run, GCSNAP_SKIP_WINDOWS=1 the Windows stage.
+# Before those, the release packages: scripts/package.sh, then their tests (ctest -L package in
+# its build directory: tarball, .deb, .NET tool; docs/install.md). Last, the Windows build
+# (scripts/build-windows.sh: mingw-w64) and its format, analysis and CLI tests under wine64.
+# GCSNAP_SKIP_SANITIZE=1 leaves out the sanitizer build, GCSNAP_SKIP_FUZZ=1 the fuzz run,
+# GCSNAP_SKIP_PACKAGE=1 the packages, GCSNAP_SKIP_WINDOWS=1 the Windows stage.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${GCSNAP_BUILD_DIR:-$root/build}
 "$root/scripts/build.sh"
 status=0
 (cd "$build" && ctest --output-on-failure -j2 --timeout 900) || status=$?
+
+if [ "${GCSNAP_SKIP_PACKAGE:-0}" != 1 ]; then
+  pkg=${GCSNAP_PACKAGE_BUILD_DIR:-$root/build-package}
+  echo "test.sh: release packages (scripts/package.sh) and their tests (ctest -L package) in $pkg"
+  { GCSNAP_PACKAGE_BUILD_DIR=$pkg "$root/scripts/package.sh" &&
+    (cd "$pkg" && ctest -L package --output-on-failure -j2 --timeout 900); } || status=$?
+fi
 
 if [ "${GCSNAP_SKIP_SANITIZE:-0}" != 1 ]; then
   asan=${GCSNAP_ASAN_BUILD_DIR:-$root/build-asan}

@@ -1,15 +1,20 @@
 // Issue 11 web bench app (bench/web.sh): a Kestrel service loaded by wrk.
-//   dotnet WebApp.dll PORT [CACHE_ENTRIES]
+//   dotnet WebApp.dll PORT [CACHE_ENTRIES] [GARBAGE_KB]
 // GET /orders/{id}: builds an order (customer, 8-16 lines, strings), keeps it in a cache of
 // CACHE_ENTRIES entries (FIFO eviction once full: entries live long enough to reach gen2 and
-// then die there, so gen2 GCs happen under load) and returns it as JSON.
-// GET /stats: GC counts and heap size. GET /quit: stops the host (a normal Shutdown, so a
+// then die there, so gen2 GCs happen under load) and returns it as JSON. GARBAGE_KB (default 0)
+// adds that many KB of short-lived 1 KB buffers per request (a request's temporary work), so
+// gen0 GCs come every few hundred milliseconds under load (bench/runtimes.sh).
+// GET /stats: GC counts and heap size; the ephemeral GC pauses seen since the last /stats
+// (a thread polls GC.GetGCMemoryInfo(GCKind.Ephemeral) every millisecond; Missed counts GCs
+// it did not see). GET /quit: stops the host (a normal Shutdown, so a
 // profiler's file is finished). Prints "web-app: ready pid=PID port=PORT entries=N" on stdout.
 using System.Collections.Concurrent;
 using System.Diagnostics;
 
 var port = args.Length > 0 ? int.Parse(args[0]) : 5080;
 var capacity = args.Length > 1 ? int.Parse(args[1]) : 200_000;
+var garbageKb = args.Length > 2 ? int.Parse(args[2]) : 0;
 
 var builder = WebApplication.CreateSlimBuilder(args);
 builder.Logging.ClearProviders();
@@ -17,6 +22,7 @@ builder.WebHost.UseUrls($"http://127.0.0.1:{port}");
 builder.Services.ConfigureHttpJsonOptions(o => o.SerializerOptions.TypeInfoResolverChain.Insert(0, WebJson.Default));
 var app = builder.Build();
 
+var pauses = new PauseMonitor();
 var cache = new OrderCache(capacity);
 for (long i = 0; i < capacity; i++) cache.Put(Order.Make(i));
 
@@ -24,11 +30,16 @@ app.MapGet("/orders/{id:long}", (long id) =>
 {
     var order = Order.Make(id);
     cache.Put(order);
+    if (garbageKb > 0) Scratch.Use(garbageKb, id);
     return Results.Json(order, WebJson.Default.Order);
 });
-app.MapGet("/stats", () => Results.Json(new Stats(
-    GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2),
-    GC.GetTotalMemory(false), cache.Count), WebJson.Default.Stats));
+app.MapGet("/stats", () =>
+{
+    var p = pauses.TakeAndReset();
+    return Results.Json(new Stats(
+        GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2),
+        GC.GetTotalMemory(false), cache.Count, p[0], p[1], p[2], p[3], p[4], p[5], p[6]), WebJson.Default.Stats);
+});
 app.MapGet("/quit", (IHostApplicationLifetime life) => { life.StopApplication(); return "bye\n"; });
 
 app.Lifetime.ApplicationStarted.Register(() =>
@@ -82,7 +93,66 @@ public sealed record Order(long Id, Customer Customer, DateTime Created, List<Or
     }
 }
 
-public sealed record Stats(int Gen0, int Gen1, int Gen2, long HeapBytes, int CacheEntries);
+static class Scratch
+{
+    // Buffers that live for the request only: they die in gen0.
+    public static void Use(int kb, long seed)
+    {
+        var buffers = new List<byte[]>(kb);
+        for (int i = 0; i < kb; i++) { var b = new byte[1024]; b[i % 1024] = (byte)seed; buffers.Add(b); }
+        GC.KeepAlive(buffers);
+    }
+}
+
+public sealed record Stats(int Gen0, int Gen1, int Gen2, long HeapBytes, int CacheEntries,
+    double SeenGen0, double MeanGen0Ms, double MaxGen0Ms, double SeenGen1, double MeanGen1Ms, double MaxGen1Ms, double Missed);
+
+sealed class PauseMonitor
+{
+    private readonly object _lock = new();
+    private readonly double[] _sum = new double[2], _max = new double[2];
+    private readonly long[] _count = new long[2];
+    private long _lastIndex, _missed;
+
+    public PauseMonitor()
+    {
+        _lastIndex = GC.GetGCMemoryInfo(GCKind.Ephemeral).Index;
+        new Thread(Poll) { IsBackground = true, Name = "pause-monitor" }.Start();
+    }
+
+    private void Poll()
+    {
+        while (true)
+        {
+            Thread.Sleep(1);
+            var info = GC.GetGCMemoryInfo(GCKind.Ephemeral);
+            if (info.Index == 0 || info.Generation > 1) continue;
+            lock (_lock)
+            {
+                if (info.Index <= _lastIndex) continue;
+                _missed += info.Index - _lastIndex - 1;  // includes full GCs in between
+                _lastIndex = info.Index;
+                double ms = info.PauseDurations[0].TotalMilliseconds;
+                _sum[info.Generation] += ms;
+                _count[info.Generation]++;
+                _max[info.Generation] = Math.Max(_max[info.Generation], ms);
+            }
+        }
+    }
+
+    public double[] TakeAndReset()
+    {
+        lock (_lock)
+        {
+            var r = new double[] {
+                _count[0], _count[0] > 0 ? _sum[0] / _count[0] : 0, _max[0],
+                _count[1], _count[1] > 0 ? _sum[1] / _count[1] : 0, _max[1], _missed };
+            Array.Clear(_sum); Array.Clear(_max); Array.Clear(_count);
+            _missed = 0;
+            return r;
+        }
+    }
+}
 
 [System.Text.Json.Serialization.JsonSerializable(typeof(Order))]
 [System.Text.Json.Serialization.JsonSerializable(typeof(Stats))]

@@ -153,9 +153,24 @@ TEST_CASE("gcsnap's snapshot agrees with ClrMD reading a core dump of the same m
     std::map<std::string, std::set<uint64_t>> got;
     for (const GraphRoot& r : graph->roots())
       if (!r.is_weak()) got[kind_name(r.kind)].insert(graph->address(r.node));
-    size_t extra = 0;
+    // An object the snapshot's walk does not hold at all was allocated after it (seen on an
+    // attached .NET 11.0.0 process: a System.Threading.WaitSubsystem+WaitableObject under a
+    // handle, allocated between the snapshot GC and the dump). Counted, not compared.
+    std::set<uint64_t> walked;
+    for (NodeIndex v = 0; v < graph->node_count(); ++v) walked.insert(graph->address(v));
+    size_t extra = 0, born_after = 0;
     for (const char* kind : {"stack", "handle", "finalizer"}) {
-      const auto& want = truth.roots.count(kind) ? truth.roots.at(kind) : std::set<uint64_t>{};
+      auto want = truth.roots.count(kind) ? truth.roots.at(kind) : std::set<uint64_t>{};
+      for (auto it = want.begin(); it != want.end();) {
+        if (walked.count(*it)) {
+          ++it;
+          continue;
+        }
+        WARN("ClrMD-only " << kind << " root 0x" << std::hex << *it << " " << (truth.objects.count(*it) ? truth.objects.at(*it) : "?")
+                           << ": the object is newer than the snapshot");
+        ++born_after;
+        it = want.erase(it);
+      }
       INFO("kind " << kind << ": gcsnap " << got[kind].size() << " objects, ClrMD " << want.size());
       for (uint64_t a : want) {
         INFO("ClrMD root 0x" << std::hex << a);
@@ -169,6 +184,7 @@ TEST_CASE("gcsnap's snapshot agrees with ClrMD reading a core dump of the same m
         }
     }
     CHECK(extra <= 8);
+    CHECK(born_after <= 2);
     CHECK(got["stack"].size() > 0);
     CHECK(got["handle"].size() >= 10);
   }

@@ -1,5 +1,5 @@
 // Every COM method the shim calls or answers must sit at the vtable slot the runtime uses
-// (reference §3-§4). Under the Itanium ABI a pointer to a virtual member function holds
+// (dotnet/runtime v8.0.0, src/coreclr/inc/corprof.idl). Under the Itanium ABI a pointer to a virtual member function holds
 // 1 + the slot's byte offset in the vtable, which gives the slot index at compile time's cost.
 #include <cstring>
 
@@ -37,6 +37,12 @@ TEST_CASE("callback slots match the runtime's vtable", "[shim][abi]") {
   CHECK(slot_of(&ICorProfilerCallback4::MovedReferences2) == 87);
   CHECK(slot_of(&ICorProfilerCallback4::SurvivingReferences2) == 88);
   CHECK(slot_of(&ICorProfilerCallback5::ConditionalWeakTableElementReferences) == 89);
+  CHECK(slot_of(&ICorProfilerCallback6::GetAssemblyReferences) == 90);
+  CHECK(slot_of(&ICorProfilerCallback7::ModuleInMemorySymbolsUpdated) == 91);
+  CHECK(slot_of(&ICorProfilerCallback8::DynamicMethodJITCompilationFinished) == 93);
+  CHECK(slot_of(&ICorProfilerCallback9::DynamicMethodUnloaded) == 94);
+  CHECK(slot_of(&ICorProfilerCallback10::EventPipeEventDelivered) == 95);
+  CHECK(slot_of(&ICorProfilerCallback10::EventPipeProviderCreated) == 96);
 }
 
 TEST_CASE("info slots the shim calls match the runtime's vtable", "[shim][abi]") {
@@ -54,7 +60,9 @@ TEST_CASE("info slots the shim calls match the runtime's vtable", "[shim][abi]")
   CHECK(slot_of(&ICorProfilerInfo2::GetGenerationBounds) == 54);
   CHECK(slot_of(&ICorProfilerInfo4::GetObjectSize2) == 80);
   CHECK(slot_of(&ICorProfilerInfo5::SetEventMask2) == 82);
+  CHECK(slot_of(&ICorProfilerInfo3::GetRuntimeInformation) == 67);
   CHECK(slot_of(&ICorProfilerInfo10::IsFrozenObject) == 94);
+  CHECK(slot_of(&ICorProfilerInfo12::EventPipeStartSession) == 101);
   CHECK(slot_of(&ICorProfilerInfo14::GetNonGCHeapBounds) == 112);
   CHECK(slot_of(&ICorProfilerInfo14::slot113_EventPipeCreateProvider2) == 113);
 }

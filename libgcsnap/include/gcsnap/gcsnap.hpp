@@ -12,6 +12,7 @@
 #include "gcsnap/edge_names.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/field_layout.hpp"
+#include "gcsnap/gc_heap.hpp"
 #include "gcsnap/heap_diff.hpp"
 #include "gcsnap/group_paths.hpp"
 #include "gcsnap/heap_graph.hpp"

@@ -7,7 +7,7 @@
 // Why sort + merge: a binary search per edge costs a dozen dependent DRAM misses once the
 // address column is larger than the last-level cache (2-7 M lookups/s measured on 1-10 M
 // objects), while an LSD radix sort runs at ~70 M keys/s and the merge is sequential
-// (format-and-performance.md §4.4, §5 row L3).
+// (bench/graph_bench prints both on a synthetic heap).
 //
 // Each target becomes one u64: (target - lowest address) >> alignment in the high bits and
 // its position inside the chunk in the low bits, so the sort moves 8 bytes per edge. The

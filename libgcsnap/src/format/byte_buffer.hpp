@@ -3,7 +3,7 @@
 // room handed out before the bytes are known. Why: the writer encoded each column into a
 // scratch buffer and copied it into the section payload, and zero-filled zstd's output bound
 // before compressing into it; those copies and fills were ~16 % of the writer's CPU
-// (docs/performance.md, "The writer").
+// (docs/performance.md, "Format, writer, reader and analyses").
 
 #include <cstddef>
 #include <cstdint>

@@ -159,8 +159,8 @@ void encode_delta_column(std::span<const uint64_t> values, ByteBuffer& out) {
 
 // The edge column in two flat passes. Why: one loop per object with an inner loop over its
 // targets mispredicted the inner loop's exit on most objects (out-degrees 0-3 in no order),
-// and the encoder was ~28 % of the writer's CPU (docs/performance.md, "The writer, fourth
-// round"). Pass 1 computes every edge's zigzag delta with four unconditional lanes per object
+// and the encoder was ~28 % of the writer's CPU (docs/performance.md,
+// "Format, writer, reader and analyses"). Pass 1 computes every edge's zigzag delta with four unconditional lanes per object
 // (lanes past the object's count are overwritten by the objects after it); pass 2 writes the
 // varints in one loop over the edges. Same bytes as before.
 void encode_edge_column(std::span<const uint64_t> sources, std::span<const uint32_t> counts,

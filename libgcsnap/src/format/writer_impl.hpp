@@ -34,7 +34,7 @@ struct Writer::Impl {
   // them saves a page fault per 4 KiB of every chunk (~10 % of the writer's time at 10 M
   // objects). Kept from one GC to the next until close(): freeing them at end_gc made every
   // GC fault its first chunk in afresh, which cost the writer 2.5-4x at 2 M objects per GC on
-  // the VM measured (docs/performance.md, "The writer"). Chunks handed to the background
+  // the VM measured (docs/performance.md, "Format, writer, reader and analyses"). Chunks handed to the background
   // thread are not recycled.
   format::ObjectsChunk spare_objects;
   format::TypesChunk types;

@@ -201,7 +201,7 @@ GcIndex assemble_index(DecodedGc&& gc, DominatorTree&& dom, ShortestPathTree&& p
 }
 
 // Compute GC_INDEX's index and, with TARGET, write it. The dominator tree is most of the time
-// (docs/performance.md, issue 16), and its DFS reads only the successors: a second thread
+// (docs/performance.md, "The analysis index"), and its DFS reads only the successors: a second thread
 // computes the shortest-path tree (a BFS over the successors) and the reverse CSR meanwhile,
 // hashes the block and writes the arrays that exist by then (node columns, both graphs, slots,
 // roots: 3/4 of the file); it writes the dominator tree's arrays while the histogram is

@@ -140,14 +140,12 @@ bool diagnostics_disabled() {
   processes.build_indexes(options.index);
   LaunchRequest request;
   request.command = options.command;
-  request.environment = {
-      {"CORECLR_ENABLE_PROFILING", "1"},
-      {"CORECLR_PROFILER", std::string(shim::kClsidText)},
-      {"CORECLR_PROFILER_PATH", shim_path},
+  request.environment = profiler_environment(std::string(shim::kClsidText), shim_path);
+  request.environment.insert(request.environment.end(), {
       {shim::kEnvOutput, output},
       {shim::kEnvPolicy, options.policy},
       {shim::kEnvRecordDir, processes.directory()},
-  };
+  });
   if (options.max_snapshots >= 0) request.environment.emplace_back(shim::kEnvMaxSnapshots, std::to_string(options.max_snapshots));
   if (options.max_memory_mb > 0) request.environment.emplace_back(shim::kEnvMaxMemoryMb, std::to_string(options.max_memory_mb));
   // `dotnet run/test/watch` build first: no MSBuild node or build server may outlive the

@@ -117,11 +117,11 @@ RootsInput load_roots(const RootsOptions& opt) {
   in.names = std::move(names).value();
   // The roots' nodes and the type ids are enough unless a root the graph did not resolve names
   // an address (then the object columns are searched for it).
-  in.index = existing_gc_index(in.sel, opt.no_cache, kIndexTypeIds);
+  if (!opt.no_cache) in.index = find_gc_index(in.sel.file, rec, in.sel.index, kIndexTypeIds);
   if (in.index) {
     for (uint32_t r : in.index->graph.unresolved_roots()) {
       if (r < in.roots.size() && in.roots.object_ids[r] != 0) {
-        in.index = existing_gc_index(in.sel, opt.no_cache, kIndexObjects);
+        in.index = find_gc_index(in.sel.file, rec, in.sel.index, kIndexObjects);
         break;
       }
     }

@@ -28,10 +28,9 @@ struct VerifyOptions {
 // be decoded again (format-spec.md §12.2, docs/design.md). Never builds an index.
 std::optional<GcIndex> vouching_index(const std::string& file, const Recording& r, size_t i, bool no_cache) {
   // The type ids are all verify takes from it (the declared-type check).
-  auto index = existing_gc_index(file, r, i, no_cache, kIndexTypeIds);
-  if (!index || index->block_hash == 0) return std::nullopt;
-  auto now = r.block_hash(i);
-  if (!now || *now != index->block_hash) return std::nullopt;
+  if (no_cache) return std::nullopt;
+  auto index = find_gc_index(file, r, i, kIndexTypeIds);
+  if (!index || !index_vouches_for_block(*index, r, i)) return std::nullopt;
   return index;
 }
 

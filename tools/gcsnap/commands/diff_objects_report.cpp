@@ -7,6 +7,7 @@
 #include "output/cli_error.hpp"
 #include "commands/heap_load.hpp"
 #include "gcsnap/enum_names.hpp"
+#include "gcsnap/gc_heap.hpp"
 #include "gcsnap/root_summary.hpp"
 
 namespace gcsnap::cli {
@@ -14,31 +15,27 @@ namespace gcsnap::cli {
 uint64_t DiffSide::total_bytes() const noexcept {
   if (!index) return walk.total_bytes();
   uint64_t bytes = 0;
-  for (const TypeStats& t : index->type_stats) bytes += t.shallow_bytes;
+  for (const TypeStats& t : *index->indexed_types) bytes += t.shallow_bytes;
   return bytes;
 }
 
 std::vector<TypeTotal> DiffSide::type_totals() const {
-  return value_or_fail(index ? count_by_type(index->type_stats, walk.names) : count_by_type(walk.objects, walk.names),
+  return value_or_fail(index ? count_by_type(*index->indexed_types, walk.names)
+                             : count_by_type(walk.objects, walk.names),
                        selected.file);
 }
 
 void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexParts parts) {
   const std::string& file = side.selected.file;
   const size_t gc = side.selected.index;
-  std::optional<GcIndex> found = use_index ? existing_gc_index(file, rec, gc, false, parts) : std::nullopt;
-  std::shared_ptr<const GcIndex> index;
-  std::shared_ptr<const ShortestPathTree> paths;
-  if (found) {
-    index = std::make_shared<const GcIndex>(std::move(*found));
-    if (parts & kIndexPathTree) {
-      // A tree whose root marks do not match the roots (forged) is not used: decode instead.
-      auto tree = kept_path_tree(*index, index->graph);
-      if (tree) paths = std::make_shared<const ShortestPathTree>(std::move(tree).value());
-      else index.reset();
-    }
+  std::unique_ptr<GcHeap> heap;
+  if (use_index) {
+    GcHeapOptions options;
+    options.index = IndexUse::OnlyExisting;
+    options.parts = parts;
+    heap = value_or_fail(GcHeap::open(file, rec, gc, options), file);
   }
-  if (!index) {
+  if (!heap) {
     side.walk = value_or_fail(read_heap_walk(rec, gc), file);
     side.view = view_of(side.walk);
     return;
@@ -46,9 +43,10 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
   HeapWalk& walk = side.walk;
   walk.gc_index = gc;
   walk.gc_number = rec.gcs()[gc].info.gc_number;
-  walk.roots = value_or_fail(rec.read_roots(gc), file);
-  walk.names = value_or_fail(rec.read_names(gc), file);
-  walk.has_dependent = index->has_dependent_handles;
+  walk.roots = std::move(heap->roots);
+  walk.names = std::move(heap->names);
+  walk.has_dependent = heap->has_dependent;
+  std::shared_ptr<const GcHeap> index(std::move(heap));
   const HeapGraph& graph = index->graph;
   WalkView& v = side.view;
   v.gc_index = gc;
@@ -59,9 +57,9 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
   v.generations = index->generations;
   v.roots = &walk.roots;
   v.names = &walk.names;
-  // The graph and the tree live as long as the index they point into.
+  // The graph and the tree live as long as the heap they point into.
   if (parts & (kIndexForward | kIndexPathTree)) v.graph = std::shared_ptr<const HeapGraph>(index, &graph);
-  v.paths = std::move(paths);
+  if (index->indexed_paths) v.paths = std::shared_ptr<const ShortestPathTree>(index, &*index->indexed_paths);
   side.index = std::move(index);
 }
 

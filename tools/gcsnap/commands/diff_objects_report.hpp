@@ -11,6 +11,7 @@
 
 #include "commands/gc_select.hpp"
 #include "gcsnap/analysis_index.hpp"
+#include "gcsnap/gc_heap.hpp"
 #include "gcsnap/heap_diff.hpp"
 #include "gcsnap/reader.hpp"
 #include "gcsnap/walk_diff.hpp"
@@ -25,7 +26,9 @@ struct DiffSide {
   /// The decoded walk; with an index, only its GC, roots, names and dependent-handle flag
   /// (no objects: the view's columns are the index's).
   HeapWalk walk;
-  std::shared_ptr<const GcIndex> index;  ///< set when the side answers from its index
+  /// Set when the side answers from its analysis index (the graph, generations, histogram and
+  /// shortest-path tree; its roots and names are moved into `walk`).
+  std::shared_ptr<const GcHeap> index;
   WalkView view;
 
   DiffSide() = default;

@@ -169,10 +169,8 @@ std::string build_report_data(const std::string& file, const ReportLimits& limit
 
   // The last snapshot: graph, dominators, retained sizes per type, and paths.
   const auto heap = load_heap(file, rec.gcs()[snapshots.back()].info.gc_number, true, true);
-  auto tree = DominatorTree::compute(heap->graph);
-  if (!tree) fail_on(file, tree.error());
-  auto histogram = build_type_histogram(heap->graph, &*tree, TypeHistogramOptions{TypeOrder::RetainedBytes, 0});
-  if (!histogram) fail_on(file, histogram.error());
+  const DominatorTree* tree = &heap->dominators(false);
+  auto histogram = heap->type_histogram(false, TypeHistogramOptions{TypeOrder::RetainedBytes, 0});
 
   // Types carried: the largest by retained bytes at the last snapshot, then the largest by
   // shallow bytes at any snapshot (a type that grew and shrank again), up to limits.types.
@@ -183,7 +181,7 @@ std::string build_report_data(const std::string& file, const ReportLimits& limit
     is_carried[type] = true;
     carried.push_back(type);
   };
-  for (size_t k = 0; k < histogram->size() && carried.size() < limits.types / 2; ++k) carry((*histogram)[k].type_id);
+  for (size_t k = 0; k < histogram.size() && carried.size() < limits.types / 2; ++k) carry(histogram[k].type_id);
   std::vector<std::pair<uint64_t, uint32_t>> by_peak;
   for (uint32_t type = 0; type < series.size(); ++type)
     if (!series[type].bytes.empty())
@@ -191,7 +189,7 @@ std::string build_report_data(const std::string& file, const ReportLimits& limit
   std::sort(by_peak.begin(), by_peak.end(), [](auto& a, auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
   for (auto& [peak, type] : by_peak) carry(type);
   std::unordered_map<uint32_t, const TypeStats*> last_stats;
-  for (const TypeStats& t : *histogram) last_stats[t.type_id] = &t;
+  for (const TypeStats& t : histogram) last_stats[t.type_id] = &t;
 
   std::vector<uint64_t> other_count(snapshots.size(), 0), other_bytes(snapshots.size(), 0);
   for (uint32_t type = 0; type < series.size(); ++type) {
@@ -237,8 +235,7 @@ std::string build_report_data(const std::string& file, const ReportLimits& limit
 
   // Retention paths (shortest from a strong root, field names where recorded) of the largest
   // dominator nodes, as one tree: the union of the paths, each object once.
-  auto bfs = ShortestPathTree::compute(graph, RetentionOptions{});
-  if (!bfs) fail_on(file, bfs.error());
+  const ShortestPathTree* bfs = value_or_fail(heap->find_path_tree(), file);
   const EdgeNamer namer = heap->edge_namer();
   std::unordered_map<NodeIndex, size_t> path_position;
   std::string path_nodes;

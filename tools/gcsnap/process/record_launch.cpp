@@ -119,6 +119,19 @@ std::string prepare_output(const std::string& output, bool replace) {
   return path;
 }
 
+std::vector<std::pair<std::string, std::string>> profiler_environment(const std::string& clsid,
+                                                                      const std::string& shim_path) {
+  std::vector<std::pair<std::string, std::string>> variables;
+  for (const char* prefix : {"CORECLR_", "DOTNET_"}) {
+    std::string p(prefix);
+    variables.emplace_back(p + "ENABLE_PROFILING", "1");
+    variables.emplace_back(p + "PROFILER", clsid);
+    variables.emplace_back(p + "PROFILER_PATH", shim_path);
+    variables.emplace_back(p + "PROFILER_PATH_64", shim_path);
+  }
+  return variables;
+}
+
 namespace {
 
 /// Send the signals noted since the last call to the command (while it runs) and to OTHERS.

@@ -42,6 +42,12 @@ std::string find_shim();
 std::string prepare_output(const std::string& output, bool replace);
 /// Return true when OUTPUT holds "{pid}" or "{name}".
 bool has_output_pattern(const std::string& output);
+/// Return the variables that make a .NET runtime load the shim at SHIM_PATH as the profiler
+/// CLSID: the CORECLR_ names every runtime reads and the DOTNET_ names .NET 11 also reads
+/// (and prefers), each with the _64 path that wins over the plain one. Setting all of them
+/// means a profiler the user configured under either prefix never takes gcsnap's place.
+std::vector<std::pair<std::string, std::string>> profiler_environment(const std::string& clsid,
+                                                                      const std::string& shim_path);
 /// Fork and exec, then wait as LaunchRequest says. Signals sent to gcsnap (SIGINT, SIGTERM,
 /// SIGHUP, SIGQUIT) go to the command and to ALSO_WAIT_FOR's processes; the terminal's
 /// (Ctrl+C), which the whole process group receives, are not sent twice. Throws CliError

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Drive bench/web_app on each runtime for bench/runtimes.sh and print what recording costs.
+
+For each runtime (a private root of scripts/runtimes.sh --aspnet) and each row, a fresh app
+process (the net8.0 build, rolled forward) is warmed up with wrk, its pause counters are reset
+(GET /stats), and `wrk -t1 -c16 -dDURATION --latency` measures it; GET /stats then gives the
+gen0 and gen1 pauses of the window. Rows: off (no profiler), attach (`gcsnap record --pid`,
+default policy, attached after the warm-up for the window), none (`record --policy none`),
+default (`record`, default policy). Rows and runtimes are interleaved per repetition; the
+table shows medians and the ratios against "off" on the same runtime.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True  # importing web_drive leaves no __pycache__ in bench/
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from web_drive import LUA, free_port, http_get, parse_wrk  # noqa: E402
+
+ROWS = {
+    "off": "no profiler",
+    "attach": "record --pid (default policy)",
+    "none": "record --policy none",
+    "default": "record (default policy)",
+}
+
+
+def log(msg):
+    print(f"runtimes.sh: {msg}", file=sys.stderr, flush=True)
+
+
+def run_one(args, runtime, row, rep, lua):
+    major, version, root = runtime
+    port = free_port()
+    env = dict(os.environ, DOTNET_ROOT=root, DOTNET_ROLL_FORWARD="Major")
+    app_cmd = [f"{root}/dotnet", args.app_dll, str(port), str(args.entries), str(args.garbage_kb)]
+    base = f"{args.out}/net{major}-{row}-{rep}"
+    snap = base + ".snap"
+    for f in (snap,):
+        if os.path.exists(f):
+            os.unlink(f)
+    cmd = app_cmd if row in ("off", "attach") else [args.gcsnap, "record", "-o", snap, "--policy", row, "--"] + app_cmd
+    err = open(base + ".err", "w")
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, bufsize=1, env=env)
+    attached = None
+    try:
+        line = proc.stdout.readline()
+        if "web-app: ready pid=" not in line:
+            raise RuntimeError(f"app did not start: {line.strip()!r} (see {err.name})")
+        pid = int(line.split("pid=")[1].split()[0])
+        url = f"http://127.0.0.1:{port}"
+        subprocess.run(["wrk", "-t1", "-c16", f"-d{args.warmup}s", "-s", lua, url], capture_output=True, check=True)
+        if row == "attach":
+            attached = subprocess.Popen([args.gcsnap, "record", "--pid", str(pid), "-o", snap,
+                                         "--duration", f"{args.duration + 2}s"],
+                                        stdout=subprocess.DEVNULL, stderr=open(base + ".attach.err", "w"))
+            time.sleep(1)  # the attach request and its forced GC come before the window
+        http_get(port, "/stats")  # resets the pause counters
+        w = subprocess.run(["wrk", "-t1", "-c16", f"-d{args.duration}s", "--latency", "-s", lua, url],
+                           capture_output=True, text=True, check=True)
+        stats = json.loads(http_get(port, "/stats"))
+        if attached:
+            if attached.wait(timeout=120) != 0:
+                raise RuntimeError(f"gcsnap record --pid failed (see {base}.attach.err)")
+        with open(base + ".wrk", "w") as f:
+            f.write(w.stdout)
+        rps, p99, mx = parse_wrk(w.stdout)
+        try:
+            http_get(port, "/quit")
+        except Exception:
+            pass
+        proc.wait(timeout=300)
+    finally:
+        for p in (attached, proc):
+            if p and p.poll() is None:
+                p.kill()
+                p.wait()
+        err.close()
+    if os.path.exists(snap) and not args.keep:
+        os.unlink(snap)
+    return {"rps": rps, "p99": p99, "max": mx, "g0n": stats["SeenGen0"], "g0mean": stats["MeanGen0Ms"],
+            "g0max": stats["MaxGen0Ms"], "g1n": stats["SeenGen1"], "g1mean": stats["MeanGen1Ms"],
+            "g1max": stats["MaxGen1Ms"], "missed": stats["Missed"]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--app-dll", required=True)
+    ap.add_argument("--gcsnap", required=True)
+    ap.add_argument("--runtimes", required=True, help="lines 'MAJOR VERSION ROOT' from scripts/runtimes.sh")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--entries", type=int, default=40000)
+    ap.add_argument("--duration", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--garbage-kb", type=int, default=64,
+                    help="short-lived KB per request, so that gen0 GCs happen under load")
+    ap.add_argument("--rows", default="off,attach,none,default")
+    ap.add_argument("--keep", action="store_true")
+    args = ap.parse_args()
+    rows = args.rows.split(",")
+    for r in rows:
+        if r not in ROWS:
+            raise SystemExit(f"unknown row {r}")
+    runtimes = [tuple(line.split()) for line in open(args.runtimes) if line.strip()]
+    lua = f"{args.out}/orders.lua"
+    with open(lua, "w") as f:
+        f.write(LUA)
+    results = {(rt[0], r): [] for rt in runtimes for r in rows}
+    load = []
+    for rep in range(args.reps):
+        for rt in runtimes:
+            for row in rows:
+                load.append(os.getloadavg()[0])
+                try:
+                    res = run_one(args, rt, row, rep, lua)
+                except Exception as e:  # the row says what failed; the others still run
+                    log(f"rep {rep + 1} .NET {rt[1]} {row}: FAILED: {e}")
+                    continue
+                results[(rt[0], row)].append(res)
+                log(f"rep {rep + 1} .NET {rt[1]} {row}: {res['rps']:.0f} req/s, p99 {res['p99']:.1f} ms, "
+                    f"max {res['max']:.0f} ms, gen0 {res['g0n']:.0f} x {res['g0mean']:.1f} ms (max {res['g0max']:.1f}), "
+                    f"gen1 {res['g1n']:.0f} x {res['g1mean']:.1f} ms (max {res['g1max']:.1f}), missed {res['missed']:.0f}")
+    print(f"recording cost per runtime (bench/runtimes.sh: bench/web_app built for net8.0, {args.entries} cached "
+          f"orders, {args.garbage_kb} KB of request garbage, wrk -t1 -c16 -d{args.duration}s --latency on loopback; "
+          f"median of {args.reps}, rows interleaved; "
+          f"load average {min(load):.1f}-{max(load):.1f} at the row starts)")
+    print("| runtime | run | req/s | vs off | p99 ms | p99 vs off | max ms | gen0 GCs, mean / max ms | gen1 GCs, mean / max ms |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for rt in runtimes:
+        med = {}
+        for row in rows:
+            rs = results[(rt[0], row)]
+            if rs:
+                med[row] = {k: statistics.median(x[k] for x in rs) for k in rs[0]}
+        for row in rows:
+            if row not in med:
+                print(f"| {rt[1]} | {ROWS[row]} | FAILED (see {args.out}/net{rt[0]}-{row}-*.err) |")
+                continue
+            m = med[row]
+            off = med.get("off")
+            vs = f"{m['rps'] / off['rps']:.2f}x" if off else "-"
+            p99 = f"{m['p99'] / off['p99']:.2f}x" if off else "-"
+            print(f"| {rt[1]} | {ROWS[row]} | {m['rps']:.0f} | {vs} | {m['p99']:.1f} | {p99} | {m['max']:.0f} | "
+                  f"{m['g0n']:.0f}, {m['g0mean']:.1f} / {m['g0max']:.1f} | {m['g1n']:.0f}, {m['g1mean']:.1f} / {m['g1max']:.1f} |")
+        if "off" in med and "default" in med:
+            target = 1.2 if int(rt[0]) >= 11 else 1.5
+            r = med["default"]["p99"] / med["off"]["p99"]
+            line = f".NET {rt[1]}: default p99 {r:.2f}x of no profiler (target {target}x): {'yes' if r <= target else 'NO'}"
+            if int(rt[0]) >= 11 and "none" in med:
+                n = med["none"]["p99"] / med["off"]["p99"]
+                line += f"; --policy none {n:.2f}x (target 1.5x): {'yes' if n <= 1.5 else 'NO'}"
+            print(line)
+
+
+if __name__ == "__main__":
+    main()

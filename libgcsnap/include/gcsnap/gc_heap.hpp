@@ -1,0 +1,152 @@
+#pragma once
+/// One snapshot GC's heap: its graph, names, roots and generations, with the dominator tree,
+/// the type histogram and the shortest-path tree on demand, from the GC's analysis index
+/// (format-spec.md §12) or decoded from the recording. This is the one place that decides
+/// whether an index is read, built or ignored, which parts of it are mapped, and when an index
+/// that passed its own checks is still not trusted for the recording at hand.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gcsnap/analysis_index.hpp"
+#include "gcsnap/dominators.hpp"
+#include "gcsnap/edge_names.hpp"
+#include "gcsnap/field_layout.hpp"
+#include "gcsnap/heap_graph.hpp"
+#include "gcsnap/model.hpp"
+#include "gcsnap/reader.hpp"
+#include "gcsnap/retention.hpp"
+#include "gcsnap/status.hpp"
+#include "gcsnap/type_histogram.hpp"
+
+namespace gcsnap {
+
+/// What GcHeap::open does with the GC's analysis index (the sidecar `RECORDING.N.gcidx`).
+enum class IndexUse : uint8_t {
+  Ignore = 0,    ///< decode the recording; read and write no index
+  Existing = 1,  ///< map a valid index when there is one, else decode; never build one
+  Build = 2,     ///< map a valid index, else compute it, save it when the directory allows, and use it
+  /// Map a valid index when there is one, else give no heap (GcHeap::open returns null): for
+  /// callers that read the recording in a lighter way of their own without one.
+  OnlyExisting = 3,
+};
+
+/// How to open a GC's heap.
+struct GcHeapOptions {
+  IndexUse index = IndexUse::Ignore;
+  /// The parts of the index used: only those are checked and mapped (read_gc_index).
+  IndexParts parts = kIndexAll;
+  /// Decoded heaps: build the reverse CSR too (an index's graph always has it).
+  bool reverse = false;
+  /// Load each edge's slot and the GC's statics, for field names (4 B more per reference).
+  bool fields = false;
+  /// Stages reported while an index is built (IndexUse::Build).
+  IndexProgress progress;
+};
+
+/// One snapshot GC's heap. Not movable: the graph points into `objects` or into the mapped
+/// index, and the statics into `static_names`.
+class GcHeap {
+ public:
+  GcHeap() = default;
+  GcHeap(const GcHeap&) = delete;
+  GcHeap& operator=(const GcHeap&) = delete;
+  virtual ~GcHeap() = default;
+
+  /// Open GC GC_INDEX of REC, opened from RECORDING_PATH, as OPTIONS say. With an index in
+  /// use the graph, generations, dominator tree, histogram and shortest-path tree come from it
+  /// (a missing, stale or damaged index is rebuilt with IndexUse::Build; a directory that cannot
+  /// be written to only means it is not saved). An index whose roots or shortest-path tree do
+  /// not match the recording (forged) is not used: the GC is decoded instead (with
+  /// IndexUse::OnlyExisting the result is then null, as when there is no valid index).
+  /// Errors: NoHeapWalk, those of the reader, of HeapGraph::build and of the index build
+  /// (OutOfMemory ...).
+  [[nodiscard]] static Result<std::unique_ptr<GcHeap>> open(const std::string& recording_path, const Recording& rec,
+                                                            size_t gc_index, const GcHeapOptions& options = {});
+
+  /// Empty when the heap came from the analysis index: use graph, generation() and
+  /// graph.find_containing() instead, which work both ways.
+  ObjectTable objects;
+  RootTable roots;
+  NameTable names;
+  DependentHandleTable dependent;  ///< decoded only; empty for 1.0 recordings
+  bool has_dependent = false;      ///< the GC's block has a dependent-handles section (§6.11)
+  HeapGraph graph;
+  /// With GcHeapOptions::fields: the slot of each edge and the GC's statics, for field names.
+  EdgeSlots edge_slots;
+  std::vector<StaticSlot> statics;
+  std::string static_names;  ///< storage of statics' names
+  std::span<const Generation> generations;  ///< per node, either way
+  /// From the index: the strong-roots dominator tree (with kIndexDominators).
+  std::optional<DominatorTree> indexed_dominators;
+  /// From the index: the BFS tree over strong roots (with kIndexPathTree).
+  std::optional<ShortestPathTree> indexed_paths;
+  /// From the index: the type histogram, sorted by type id (with kIndexTypes).
+  std::optional<std::vector<TypeStats>> indexed_types;
+  /// From the index: objects and bytes not reachable from strong roots (its header's counts,
+  /// known even when its dominator tree was not mapped).
+  std::optional<std::pair<uint64_t, uint64_t>> indexed_unreachable;
+  /// The parts the index gave (kIndexAll when decoded): without kIndexObjects the graph has no
+  /// nodes, so only the histogram and the counts may be used.
+  IndexParts parts = kIndexAll;
+
+  /// Whether the graph, dominators and histogram came from the analysis index.
+  bool is_from_index() const noexcept { return from_index_; }
+  std::string_view type_name(NodeIndex node) const { return names.type_name(graph.type_id(node)); }
+  Generation generation(NodeIndex node) const { return generations[node]; }
+  /// Name the edges of this heap (field names need GcHeapOptions::fields).
+  EdgeNamer edge_namer() const { return EdgeNamer(graph, names, edge_slots, statics); }
+
+  /// Return the dominator tree over strong roots (or every root with INCLUDE_WEAK): the
+  /// index's when there is one, else computed once and kept. Errors: those of
+  /// DominatorTree::compute, InvalidState (an index read without its graph).
+  [[nodiscard]] Result<const DominatorTree*> find_dominators(bool include_weak);
+  /// Return the type histogram as build_type_histogram(graph, dominators, OPTIONS) would (from
+  /// the index's when it has one). Errors: those of find_dominators and build_type_histogram.
+  [[nodiscard]] Result<std::vector<TypeStats>> find_type_histogram(bool include_weak,
+                                                                   const TypeHistogramOptions& options);
+  /// Return the shortest-path tree over strong roots (ShortestPathTree::compute with
+  /// RetentionOptions{}): the index's when there is one, else computed once and kept.
+  [[nodiscard]] Result<const ShortestPathTree*> find_path_tree();
+  /// Return the objects and bytes not reachable from strong roots (or any root with INCLUDE_WEAK).
+  [[nodiscard]] Result<std::pair<uint64_t, uint64_t>> find_unreachable(bool include_weak);
+  /// Return the ids of the types in this heap, sorted (from the index's histogram when it has one).
+  std::vector<uint32_t> type_ids() const;
+
+ protected:
+  /// Load into this (empty) heap: what open() does, for types that add to GcHeap.
+  [[nodiscard]] Status load(const std::string& recording_path, const Recording& rec, size_t gc_index,
+                            const GcHeapOptions& options);
+
+ private:
+  [[nodiscard]] Result<bool> load_from_index(const std::string& recording_path, const Recording& rec,
+                                             size_t gc_index, const GcHeapOptions& options);
+  [[nodiscard]] Status decode(const Recording& rec, size_t gc_index, const GcHeapOptions& options);
+
+  bool from_index_ = false;
+  std::shared_ptr<const void> index_storage_;
+  std::optional<DominatorTree> computed_dominators_;
+  bool computed_include_weak_ = false;
+  std::optional<ShortestPathTree> computed_paths_;
+};
+
+/// Return the valid analysis index of GC_INDEX of REC (opened from RECORDING_PATH) with PARTS
+/// checked and mapped, when there is one and it can be trusted for this GC (its root positions
+/// refer to the GC's root table); nullopt otherwise (none, stale, damaged, forged, or the GC has
+/// no heap walk). Never builds an index: for commands that are cheap without one.
+std::optional<GcIndex> find_gc_index(const std::string& recording_path, const Recording& rec, size_t gc_index,
+                                     IndexParts parts);
+
+/// Whether INDEX vouches for the block of GC_INDEX of REC: it records the hash of the block
+/// it was built from (minor version 1) and that equals the block's hash now, so the block's
+/// objects decoded and passed the reader's checks when it was built and need not be decoded
+/// again to be verified (format-spec.md §12.2).
+bool index_vouches_for_block(const GcIndex& index, const Recording& rec, size_t gc_index);
+
+}  // namespace gcsnap

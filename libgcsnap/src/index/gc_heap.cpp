@@ -1,0 +1,201 @@
+#include "gcsnap/gc_heap.hpp"
+
+#include <algorithm>
+#include <new>
+
+namespace gcsnap {
+
+std::optional<GcIndex> find_gc_index(const std::string& recording_path, const Recording& rec, size_t gc_index,
+                                     IndexParts parts) {
+  if (gc_index >= rec.gcs().size()) return std::nullopt;
+  const GcEntry& entry = rec.gcs()[gc_index];
+  if (!entry.has_heap_walk()) return std::nullopt;
+  auto id = identify_gc(recording_path, rec, gc_index);
+  if (!id) return std::nullopt;
+  auto read = read_gc_index(gc_index_path(recording_path, id->gc_number), *id, parts);
+  if (!read) return std::nullopt;
+  // Its root positions must refer to this GC's root table (a forged index is not used).
+  if (read->root_entries != entry.root_count) return std::nullopt;
+  return std::move(read).value();
+}
+
+bool index_vouches_for_block(const GcIndex& index, const Recording& rec, size_t gc_index) {
+  if (index.block_hash == 0) return false;
+  auto now = rec.block_hash(gc_index);
+  return now && *now == index.block_hash;
+}
+
+Result<std::unique_ptr<GcHeap>> GcHeap::open(const std::string& recording_path, const Recording& rec,
+                                             size_t gc_index, const GcHeapOptions& options) {
+  std::unique_ptr<GcHeap> heap(new (std::nothrow) GcHeap());
+  if (!heap) return make_error(ErrorCode::OutOfMemory, "gc heap");
+  if (options.index == IndexUse::OnlyExisting) {
+    if (gc_index >= rec.gcs().size()) return make_error(ErrorCode::NotFound, "no such GC");
+    auto used = heap->load_from_index(recording_path, rec, gc_index, options);
+    if (!used) return used.error();
+    if (!*used) heap.reset();
+    return heap;
+  }
+  GCSNAP_RETURN_IF_ERROR(heap->load(recording_path, rec, gc_index, options));
+  return heap;
+}
+
+Status GcHeap::load(const std::string& recording_path, const Recording& rec, size_t gc_index,
+                    const GcHeapOptions& options) {
+  if (gc_index >= rec.gcs().size()) return make_error(ErrorCode::NotFound, "no such GC");
+  if (!rec.gcs()[gc_index].has_heap_walk()) return make_error(ErrorCode::NoHeapWalk, "the GC has no heap walk");
+  if (options.index != IndexUse::Ignore) {
+    auto used = load_from_index(recording_path, rec, gc_index, options);
+    if (!used) return used.error();
+    if (*used) return {};
+  }
+  return decode(rec, gc_index, options);
+}
+
+// Names, roots and the statics from the recording; the heavy parts from the analysis index.
+// False when the index cannot serve this heap (none with IndexUse::Existing, or forged): the
+// caller decodes then. Nothing but the graph is set before it is known to serve.
+Result<bool> GcHeap::load_from_index(const std::string& recording_path, const Recording& rec, size_t gc_index,
+                                     const GcHeapOptions& options) {
+  std::optional<GcIndex> found;
+  if (options.index == IndexUse::Build) {
+    auto opened = open_gc_index(recording_path, rec, gc_index, true, options.progress, options.parts);
+    if (!opened) return opened.error();
+    found.emplace(std::move(opened->index));
+  } else {
+    found = find_gc_index(recording_path, rec, gc_index, options.parts);
+    if (!found) return false;
+  }
+  GcIndex& ix = *found;
+  auto read_roots = rec.read_roots(gc_index);
+  if (!read_roots) return read_roots.error();
+  // The index's root positions refer to this root table: one that does not match it (a forged
+  // index) is not used.
+  if (read_roots->size() != ix.root_entries) return false;
+  auto read_names = rec.read_names(gc_index);
+  if (!read_names) return read_names.error();
+  // The tree keeps a pointer to the HeapGraph it is built over: build it over ours.
+  graph = std::move(ix.graph);
+  if (ix.parts & kIndexPathTree) {
+    // A tree whose root marks do not match the roots (forged) is not used either.
+    auto kept = kept_path_tree(ix, graph);
+    if (!kept) {
+      graph = HeapGraph();
+      return false;
+    }
+    indexed_paths = std::move(kept).value();
+  }
+  roots = std::move(read_roots).value();
+  names = std::move(read_names).value();
+  has_dependent = ix.has_dependent_handles;
+  generations = ix.generations;
+  parts = ix.parts;
+  if (ix.parts & kIndexDominators) indexed_dominators = std::move(ix.dominators);
+  if (ix.parts & kIndexTypes) indexed_types = std::move(ix.type_stats);
+  indexed_unreachable = std::pair{ix.unreachable_objects, ix.unreachable_bytes};
+  if (options.fields) {
+    edge_slots = std::move(ix.edge_slots);
+    auto read_statics = rec.read_static_slots(gc_index, static_names);
+    if (!read_statics) return read_statics.error();
+    statics = std::move(read_statics).value();
+  }
+  index_storage_ = std::move(ix.storage);
+  from_index_ = true;
+  return true;
+}
+
+Status GcHeap::decode(const Recording& rec, size_t gc_index, const GcHeapOptions& options) {
+  auto read_objects = rec.read_objects(gc_index, ObjectReadOptions{options.fields});
+  if (!read_objects) return read_objects.error();
+  objects = std::move(read_objects).value();
+  generations = objects.generations;
+  auto read_roots = rec.read_roots(gc_index);
+  if (!read_roots) return read_roots.error();
+  roots = std::move(read_roots).value();
+  auto read_names = rec.read_names(gc_index);
+  if (!read_names) return read_names.error();
+  names = std::move(read_names).value();
+  // §6.11: ConditionalWeakTable values are held by their keys; without the section (1.0
+  // recordings) the graph has no such edges.
+  auto has_section = rec.has_dependent_handle_section(gc_index);
+  if (!has_section) return has_section.error();
+  has_dependent = *has_section;
+  auto read_dependent = rec.read_dependent_handles(gc_index);
+  if (!read_dependent) return read_dependent.error();
+  dependent = std::move(read_dependent).value();
+  auto built = HeapGraph::build(objects, roots, has_dependent ? &dependent : nullptr);
+  if (!built) return built.error();
+  graph = std::move(built).value();
+  if (options.fields) {
+    auto slots = EdgeSlots::build(objects, graph);
+    if (!slots) return slots.error();
+    edge_slots = std::move(slots).value();
+    auto read_statics = rec.read_static_slots(gc_index, static_names);
+    if (!read_statics) return read_statics.error();
+    statics = std::move(read_statics).value();
+  }
+  // The graph holds its own edges now: give the address-form ones back (8 B per edge).
+  objects.release_references();
+  if (options.reverse) GCSNAP_RETURN_IF_ERROR(graph.build_reverse());
+  return {};
+}
+
+Result<const DominatorTree*> GcHeap::find_dominators(bool include_weak) {
+  if (!include_weak && indexed_dominators) return &*indexed_dominators;
+  if (computed_dominators_ && computed_include_weak_ == include_weak) return &*computed_dominators_;
+  // A graph mapped without its edges cannot give a tree: the caller asked for too few parts.
+  if ((parts & (kIndexObjects | kIndexForward)) != (kIndexObjects | kIndexForward))
+    return make_error(ErrorCode::InvalidState, "dominators asked of an analysis index read without its graph");
+  computed_dominators_.reset();
+  GCSNAP_RETURN_IF_ERROR(graph.build_reverse());
+  auto computed = DominatorTree::compute(graph, DominatorOptions{include_weak});
+  if (!computed) return computed.error();
+  computed_dominators_ = std::move(computed).value();
+  computed_include_weak_ = include_weak;
+  return &*computed_dominators_;
+}
+
+Result<std::vector<TypeStats>> GcHeap::find_type_histogram(bool include_weak, const TypeHistogramOptions& options) {
+  if (!include_weak && indexed_types) {
+    std::vector<TypeStats> stats = *indexed_types;
+    sort_type_stats(stats, options);
+    return stats;
+  }
+  auto dom = find_dominators(include_weak);
+  if (!dom) return dom.error();
+  return build_type_histogram(graph, *dom, options, generations);
+}
+
+Result<const ShortestPathTree*> GcHeap::find_path_tree() {
+  if (indexed_paths) return &*indexed_paths;
+  if (!computed_paths_) {
+    if ((parts & (kIndexObjects | kIndexForward)) != (kIndexObjects | kIndexForward))
+      return make_error(ErrorCode::InvalidState, "paths asked of an analysis index read without its graph");
+    auto computed = ShortestPathTree::compute(graph, RetentionOptions{});
+    if (!computed) return computed.error();
+    computed_paths_ = std::move(computed).value();
+  }
+  return &*computed_paths_;
+}
+
+Result<std::pair<uint64_t, uint64_t>> GcHeap::find_unreachable(bool include_weak) {
+  if (!include_weak && indexed_unreachable) return *indexed_unreachable;
+  auto dom = find_dominators(include_weak);
+  if (!dom) return dom.error();
+  return std::pair{(*dom)->unreachable_count(), (*dom)->unreachable_bytes()};
+}
+
+std::vector<uint32_t> GcHeap::type_ids() const {
+  std::vector<uint32_t> ids;
+  if (indexed_types) {
+    ids.reserve(indexed_types->size());
+    for (const TypeStats& t : *indexed_types) ids.push_back(t.type_id);  // sorted by id in the index
+    return ids;
+  }
+  ids.assign(graph.type_ids().begin(), graph.type_ids().end());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+}  // namespace gcsnap
