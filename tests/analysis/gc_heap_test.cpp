@@ -2,10 +2,9 @@
 // index use it is asked for decides whether an index file is read, written or left alone.
 #include "gcsnap/gc_heap.hpp"
 
-
-#include <filesystem>
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
