@@ -20,6 +20,11 @@ inline constexpr uint32_t kHasFieldRva = 0x100; ///< fdHasFieldRVA: data in the 
 /// type, 0 for primitives, pointers and anything unreadable.
 uint8_t field_signature_flags(const uint8_t* sig, size_t size) noexcept;
 
+/// The generic parameter of the declaring class a field of signature SIG has as its type
+/// (VAR N: `T field`), or -1 for any other type. Such a field is a reference or an embedded
+/// struct depending on the instantiation (the state machine of an async method's box).
+int field_signature_type_parameter(const uint8_t* sig, size_t size) noexcept;
+
 /// Whether a field with ATTRIBUTES and SIG is a static whose storage holds a reference
 /// (the statics that format-spec.md §6.14 can name): static, not a literal, not an RVA
 /// field, and a reference by signature. Struct statics are boxed by the runtime and left out.

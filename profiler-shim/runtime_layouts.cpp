@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "field_signature.hpp"
+#include "gcsnap/field_layout.hpp"
 #include "runtime_queries.hpp"
 
 namespace gcsnap::shim {
@@ -13,6 +14,8 @@ namespace {
 
 using namespace com;
 constexpr int kMaxParents = 64;
+constexpr ULONG32 kMaxTypeArgs = 32;
+constexpr int kMaxStructDepth = 4;  ///< structs embedded through generic parameters, nested
 constexpr ULONG kNameCapacity = 1024;
 // Added to GetClassLayout offsets of a class so they count from the object's start (checked on
 // .NET 10: see docs/shim.md "Field names").
@@ -24,14 +27,38 @@ bool is_reference_element(CorElementType type) {
 
 }  // namespace
 
-bool RuntimeInfoQueries::append_class_fields(ClassID class_id, std::vector<OwnedField>& out, uint32_t adjust) {
+bool RuntimeInfoQueries::is_value_type(ClassID class_id) {
+  ModuleID module = 0;
+  mdTypeDef token = 0;
+  ClassID parent = 0, grandparent = 0;
+  ULONG32 arg_count = 0;
+  if (!succeeded(info_->GetClassIDInfo2(class_id, &module, &token, &parent, 0, &arg_count, nullptr)) || parent == 0)
+    return false;
+  if (!succeeded(info_->GetClassIDInfo2(parent, &module, &token, &grandparent, 0, &arg_count, nullptr))) return false;
+  IMetaDataImport* metadata = module != 0 ? metadata_for(module) : nullptr;
+  WCHAR name[kNameCapacity];
+  ULONG length = 0;
+  DWORD flags = 0;
+  mdToken extends = 0;
+  if (!metadata || !succeeded(metadata->GetTypeDefProps(token, name, kNameCapacity, &length, &flags, &extends)))
+    return false;
+  size_t n = length <= kNameCapacity ? length : kNameCapacity;
+  while (n > 0 && name[n - 1] == 0) --n;
+  const std::string text = utf16_to_utf8(name, n);
+  return text == "System.ValueType" || text == "System.Enum";
+}
+
+bool RuntimeInfoQueries::append_class_fields(ClassID class_id, std::vector<OwnedField>& out, uint32_t adjust,
+                                             const std::string& prefix, int depth) {
   ClassID current = class_id;
-  for (int depth = 0; current != 0 && depth < kMaxParents; ++depth) {
+  for (int level = 0; current != 0 && level < kMaxParents; ++level) {
     ModuleID module = 0;
     mdTypeDef token = 0;
     ClassID parent = 0;
     ULONG32 arg_count = 0;
-    if (!succeeded(info_->GetClassIDInfo2(current, &module, &token, &parent, 0, &arg_count, nullptr))) return false;
+    ClassID args[kMaxTypeArgs];
+    if (!succeeded(info_->GetClassIDInfo2(current, &module, &token, &parent, kMaxTypeArgs, &arg_count, args)))
+      return false;
     IMetaDataImport* metadata = module != 0 ? metadata_for(module) : nullptr;
     if (!metadata) return false;
     ULONG count = 0, class_size = 0;
@@ -49,11 +76,24 @@ bool RuntimeInfoQueries::append_class_fields(ClassID class_id, std::vector<Owned
       if (!succeeded(metadata->GetFieldProps(offsets[k].ridOfField, &owner, name, kNameCapacity, &length, &attributes,
                                              &sig, &sig_size, &constant_type, &constant, &constant_length)))
         continue;
-      const uint8_t flags = field_signature_flags(sig, sig_size);
+      uint8_t flags = field_signature_flags(sig, sig_size);
       if ((attributes & field_attributes::kStatic) || flags == 0) continue;
       size_t n = length <= kNameCapacity ? length : kNameCapacity;
       while (n > 0 && name[n - 1] == 0) --n;
-      out.push_back(OwnedField{offsets[k].ulOffset + adjust, flags, utf16_to_utf8(name, n)});
+      const uint32_t offset = offsets[k].ulOffset + adjust;
+      std::string field_name = prefix + utf16_to_utf8(name, n);
+      // `T StateMachine` in AsyncStateMachineBox<TResult, TStateMachine>: a struct here (the
+      // compiler's state machine in a release build), so its fields are named through it.
+      const int parameter = field_signature_type_parameter(sig, sig_size);
+      const ClassID argument = parameter >= 0 && static_cast<ULONG32>(parameter) < arg_count &&
+                                       parameter < static_cast<int>(kMaxTypeArgs)
+                                   ? args[parameter]
+                                   : 0;
+      if (argument != 0 && is_value_type(argument)) {
+        flags = field_flags::kStruct;
+        if (depth < kMaxStructDepth) append_class_fields(argument, out, offset, field_name + ".", depth + 1);
+      }
+      out.push_back(OwnedField{offset, flags, std::move(field_name)});
     }
     current = parent;
   }

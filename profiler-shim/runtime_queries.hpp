@@ -28,7 +28,13 @@ class RuntimeInfoQueries final : public RuntimeQueries {
   bool append_class_name(com::ClassID class_id, std::string& out, int depth);
   /// The metadata names of TOKEN and its enclosing types, outermost first.
   bool typedef_chain(com::IMetaDataImport* metadata, com::mdTypeDef token, std::vector<std::string>& chain, int depth);
-  bool append_class_fields(com::ClassID class_id, std::vector<OwnedField>& out, uint32_t adjust);
+  /// The reference and struct fields of CLASS_ID and its parents, at offset + ADJUST, named
+  /// PREFIX + name; a field typed by a generic parameter that is a struct in this
+  /// instantiation is embedded, and its own fields follow as "Field.Inner" (DEPTH levels).
+  bool append_class_fields(com::ClassID class_id, std::vector<OwnedField>& out, uint32_t adjust,
+                           const std::string& prefix = {}, int depth = 0);
+  /// Whether CLASS_ID is a value type (its parent is System.ValueType or System.Enum).
+  bool is_value_type(com::ClassID class_id);
   bool array_layout(com::ClassID class_id, uint64_t object_id, OwnedLayout& out);
   com::IMetaDataImport* metadata_for(com::ModuleID module);
   const std::string& module_name(com::ModuleID module);

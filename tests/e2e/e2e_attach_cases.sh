@@ -211,6 +211,21 @@ case_attach_errors() {
   [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null || fail "the other-user checks need root and setpriv"
   expect_error "process $pid \(Gcsnap\.Sample\) belongs to another user" "another user's process" \
     setpriv --reuid=nobody --regid=nogroup --clear-groups "$gcsnap" snapshot "$pid" -o /tmp/gcsnap-e2e-nobody.snap
+  # A process whose environment gcsnap cannot read although it may (pid 1 here, a non-dumpable
+  # process of the same user): the real reason, never "belongs to another user".
+  expect_error "process 1 \([^)]*\) is not a \.NET process \(no diagnostics socket" "pid 1" "$gcsnap" snapshot 1
+  local hidden hidden_out=$work/$case_name.hidden
+  rm -f "$hidden_out"
+  # perl (Debian's perl-base is essential): prctl(PR_SET_DUMPABLE, 0) by its syscall number.
+  setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/perl -MPOSIX -e \
+    '$| = 1; my $nr = {x86_64 => 157, aarch64 => 167}->{(POSIX::uname())[4]} or die "arch";
+     syscall($nr, 4, 0, 0, 0, 0) == 0 or die "prctl: $!"; print "ready\n"; sleep 60' >"$hidden_out" &
+  hidden=$!
+  for _ in $(seq 1 100); do grep -q ready "$hidden_out" 2>/dev/null && break; sleep 0.05; done
+  grep -q ready "$hidden_out" || fail "the non-dumpable process did not start"
+  expect_error "process $hidden \(perl\) is not a \.NET process \(.*its environment is not readable" \
+    "a non-dumpable process of the same user" setpriv --reuid=nobody --regid=nogroup --clear-groups "$gcsnap" snapshot "$hidden"
+  kill "$hidden"; wait "$hidden" 2>/dev/null
   # Diagnostics disabled in the target's environment: refused, named (the runtime itself would
   # accept an attach with only _Profiler=0; gcsnap honours it anyway).
   local knob other
@@ -363,4 +378,96 @@ case_attach_container() {
   wait "$outer"; rc=$?
   rmdir "$nstmp" 2>/dev/null
   [ "$rc" -eq 0 ] || fail "the namespaced app exited $rc"
+}
+
+# walk_times FILE: the start time (ns) of every GC of FILE with an on-demand heap walk, one a line.
+walk_times() {
+  "$gcsnap" info "$1" --format csv | tr -d '\r' |
+    awk -F, 'NF == 19 && $5 == "on-demand" { walked[$1] = 1 } NF == 9 && ($1 in walked) { print $2 }'
+}
+
+# check_walk_gaps FILE MIN_NS MAX_NS: at least 3 on-demand walks, each MIN_NS..MAX_NS after the one before.
+check_walk_gaps() {
+  local times
+  times=$(walk_times "$1")
+  [ "$(wc -l <<<"$times")" -ge 3 ] || fail "fewer than 3 --every walks in $1: $(tr '\n' ' ' <<<"$times")"
+  awk -v lo="$2" -v hi="$3" 'NR > 1 { gap = $1 - prev; if (gap < lo || gap > hi) { print "gap " gap " ns"; bad = 1 } }
+                            { prev = $1 } END { exit bad }' <<<"$times" ||
+    fail "the --every walks of $1 are not $2..$3 ns apart: $(tr '\n' ' ' <<<"$times")"
+}
+
+# record --pid --every: heap walks on a clock while the app leaks (--policy none: no other walk),
+# an interval apart; `leaks` finds the planted leak from that recording alone. Without --every,
+# a recording with no walk says so at the end, and types/leaks on it name the option; leaks on
+# one `gcsnap snapshot` file suggests record --pid --every.
+case_attach_every() {
+  local rc recorder line="" text none=$work/$case_name.none.snap one=$work/$case_name.one.snap
+  start_plain_app
+  rm -f "$none" "$one"
+  "$gcsnap" record --pid "$pid" -o "$snap" --policy none --every 1s >"$work/$case_name.rec" 2>&1 &
+  recorder=$!
+  for _ in $(seq 1 300); do
+    grep -q '^gcsnap: recording process' "$work/$case_name.rec" && break
+    kill -0 "$recorder" 2>/dev/null || break
+    sleep 0.1
+  done
+  grep -q "^gcsnap: recording process $pid (Gcsnap.Sample) into $snap until Ctrl+C, a heap walk every 1 s$" \
+    "$work/$case_name.rec" || { show "$work/$case_name.rec"; fail "record --pid --every did not say it walks every 1 s"; }
+  # 14 rounds 500 ms apart (7 s); the recording stops after 5 s, while the app still leaks, as
+  # a service's would (walks after the leak stopped would show a flat end, not a leak).
+  echo "leak 14 500" >&3
+  sleep 5
+  kill -INT "$recorder"
+  wait "$recorder"; rc=$?
+  for _ in $(seq 1 300); do line=$(grep -m1 '^gcsnap-sample: leak ' "$out") && break; sleep 0.1; done
+  [ -n "$line" ] || { show "$out"; fail "the app did not finish its leak rounds"; }
+  show "$work/$case_name.rec"
+  [ "$rc" -eq 0 ] || fail "gcsnap record --pid --every exited $rc after Ctrl+C"
+  grep -Eq "^gcsnap: recorded [0-9]+ GCs, [3-9][0-9]* snapshots, .* in $snap; nothing dropped$" "$work/$case_name.rec" ||
+    fail "the summary line does not count at least 3 walks"
+  grep -q 'has no heap walk' "$work/$case_name.rec" && fail "a recording with walks was said to have none"
+  check_cli_accepts
+  "$gcsnap" info "$snap" --format csv | tr -d '\r' | awk -F, 'NF == 19 && ($5 == "policy" || $5 == "always")' | grep -q . &&
+    fail "--policy none walked a GC"
+  # One interval (1 s) after the walk before ended, give or take the scheduler.
+  check_walk_gaps "$snap" 950000000 4000000000
+  text=$(csv leaks "$snap" --top 0)
+  # The last walk saw some of the 14 rounds (150 sessions, 20 handlers each), not all.
+  expect_line "$text" "^[0-9]+,Gcsnap\.Sample\.LeakedSession,[1-9][0-9]+,\+?[0-9]+,[1-9][0-9]*,.*,System\.Collections\.Generic\.List<Gcsnap\.Sample\.LeakedSession> \(via Gcsnap\.Sample\.LeakedSession\[\]\),0x" \
+    "leaks on the record --pid --every recording: the sessions are not a suspect held by their List"
+  expect_line "$text" "^[0-9]+,System\.EventHandler,[1-9][0-9]+," "leaks on the record --pid --every recording: the event handlers are not a suspect"
+  for look_alike in CacheEntry ChurnItem; do
+    ! grep -Eq "^[0-9]+,Gcsnap\.Sample\.$look_alike," <<<"$text" || { printf '%s\n' "$text"; fail "leaks: $look_alike reported"; }
+  done
+  # No walk: said at the end, and by types and leaks, with the option that gives walks.
+  "$gcsnap" record --pid "$pid" -o "$none" --policy none --duration 1s >"$work/$case_name.rec2" 2>&1; rc=$?
+  show "$work/$case_name.rec2"
+  [ "$rc" -eq 0 ] || fail "record --pid --policy none --duration 1s exited $rc"
+  grep -q "^gcsnap: $none has no heap walk: --policy none walks no GC while process $pid was recorded; .*add --every 30s" \
+    "$work/$case_name.rec2" || fail "record --pid without walks does not say so at the end"
+  for cmd in types leaks; do
+    "$gcsnap" "$cmd" "$none" >"$work/$case_name.$cmd" 2>&1; rc=$?
+    show "$work/$case_name.$cmd"
+    [ "$rc" -eq 3 ] || fail "$cmd on a file without walks exited $rc, expected 3"
+    grep -q "^gcsnap: error: $none: .*no heap walk.*record with --every 30s" "$work/$case_name.$cmd" ||
+      fail "$cmd on a file without walks does not name --every"
+  done
+  # One attach snapshot: leaks points at record --pid --every, not at GC.Collect.
+  app_says async '^gcsnap-sample: async started' >/dev/null
+  "$gcsnap" snapshot "$pid" -o "$one" >/dev/null 2>&1 || fail "gcsnap snapshot failed"
+  # The hop out of an async method's state machine box names the hoisted local, and AGE on a
+  # one-GC file says it is unknown (--type in lower case: it ignores case).
+  text=$(csv path "$one" --type asyncheld)
+  expect_line "$text" '^1,2,0x[0-9a-f]+,Gcsnap\.Sample\.AsyncHeld,[0-9]+,[a-z0-9]+,reference,StateMachine\.<held>5__[0-9]+,field,' \
+    "path: the hop from the async state machine box to its local is not named StateMachine.<held>5__N"
+  "$gcsnap" objects "$one" --type asyncheld >"$work/$case_name.objects" 2>&1 || { show "$work/$case_name.objects"; fail "objects failed"; }
+  grep -Eq '^0x[0-9a-f]+ +Gcsnap\.Sample\.AsyncHeld .* unknown \(one walk\)$' "$work/$case_name.objects" ||
+    { show "$work/$case_name.objects"; fail "objects on one attach snapshot does not say the age is unknown"; }
+  "$gcsnap" leaks "$one" >"$work/$case_name.leaks1" 2>&1 || { show "$work/$case_name.leaks1"; fail "leaks on one snapshot failed"; }
+  show "$work/$case_name.leaks1"
+  grep -q "^note: only 1 heap walk(s), from 'gcsnap snapshot': .*'gcsnap record --pid PID --every 30s'" "$work/$case_name.leaks1" ||
+    fail "leaks on one snapshot does not suggest record --pid --every"
+  grep -q "GC.Collect" "$work/$case_name.leaks1" && fail "leaks on one attach snapshot still suggests GC.Collect"
+  expect_bgc 1 "no background GC after record --pid --every detached"
+  stop_plain_app
 }

@@ -56,6 +56,11 @@ case_index() {
   [ -n "$total" ] && [ "$total" -gt 0 ] || fail "the recording has no snapshot"
   grep -q "; analysis index of $total of $total snapshots in $snap.N.gcidx" <<<"$line" || fail "the summary does not say the indexes were built"
   [ "$(ls "$snap".*.gcidx | wc -l)" -eq "$total" ] || fail "not one index file per snapshot"
+  # ... and how large the indexes are, in all and against the recording.
+  local bytes kib
+  bytes=$(cat "$snap".*.gcidx | wc -c); kib=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1024 }')
+  grep -Eq "gcidx \(($kib KiB|[0-9.]+ MiB), [0-9]+\.[0-9]x the recording\)" <<<"$line" ||
+    fail "the summary does not give the indexes' size ($bytes bytes): $line"
   "$gcsnap" index "$snap" --all --check >"$work/index.check" 2>&1 || { show "$work/index.check"; fail "an index fails --check"; }
   [ "$("$gcsnap" types "$snap" --top 20)" = "$("$gcsnap" types "$snap" --top 20 --no-cache)" ] || fail "types differs with the index"
   [ "$("$gcsnap" dominators "$snap")" = "$("$gcsnap" dominators "$snap" --no-cache)" ] || fail "dominators differs with the index"
@@ -527,6 +532,22 @@ analysis_field_names() {
   text=$("$gcsnap" path "$1" --type Gcsnap.Sample.SlotItem --format json) || fail "gcsnap path --format json exited non-zero"
   expect_line "$text" '"hop": 2, .*"type": "Gcsnap\.Sample\.SlotItem", .*"field": "\[17\]", "field_kind": "element", "field_note": null' \
     "path fields: the JSON hop has no field key naming [17]"
+}
+
+# record --every -- COMMAND: heap walks on a clock for an app started under record (--policy
+# none: no other walk), an interval apart; leaks finds the planted leak from them.
+case_record_every() {
+  local text
+  record_opts=(--policy none --every 1s)
+  record_app 0 leaks 10 600
+  grep -Eq "^gcsnap: recorded [0-9]+ GCs, [3-9][0-9]* snapshots, " "$err" || fail "the summary does not count at least 3 walks"
+  check_cli_accepts
+  "$gcsnap" info "$snap" --format csv | tr -d '\r' | awk -F, 'NF == 19 && ($5 == "policy" || $5 == "always")' | grep -q . &&
+    fail "--policy none walked a GC"
+  check_walk_gaps "$snap" 950000000 4000000000
+  text=$(csv leaks "$snap" --top 0)
+  expect_line "$text" "^[0-9]+,Gcsnap\.Sample\.LeakedSession,$(fact sessions "$out"),\+?[0-9]+,[1-9][0-9]*,.*,System\.Collections\.Generic\.List<Gcsnap\.Sample\.LeakedSession> \(via Gcsnap\.Sample\.LeakedSession\[\]\),0x" \
+    "leaks on the record --every recording: the sessions are not a suspect held by their List"
 }
 
 # Planted leaks and look-alikes (sample_app/LeakRounds.cs), one heap walk per round: `leaks`

@@ -251,6 +251,15 @@ TEST_CASE("name_slot names fields, struct interiors, elements and refuses the re
   CHECK(name_slot(&node, 8).text == "Next");
   CHECK(name_slot(&node, 8).kind == EdgeNameKind::Field);
   CHECK(name_slot(&node, 24).text == "Pair+8");
+  CHECK(name_slot(&node, 16).text == "Pair+0");  // a reference first in the struct
+  // An embedded struct whose fields are known (a generic box's state machine): the inner
+  // field at the struct's own offset wins over "+0", and a later one is named too.
+  const std::vector<FieldRecord> box{{8, 1, "Context"}, {16, 1, "StateMachine.<held>5__2"},
+                                     {16, 2, "StateMachine"}, {32, 1, "StateMachine.<other>5__3"}};
+  const TypeLayout box_layout{4, LayoutKind::Object, 0, 0, box};
+  CHECK(name_slot(&box_layout, 16).text == "StateMachine.<held>5__2");
+  CHECK(name_slot(&box_layout, 32).text == "StateMachine.<other>5__3");
+  CHECK(name_slot(&box_layout, 24).text == "StateMachine+8");
   CHECK(name_slot(&node, 40).text == "Value");
   CHECK(name_slot(&node, 48).kind == EdgeNameKind::Unknown);  // past a reference field: not a guess
   CHECK(name_slot(&node, 0).kind == EdgeNameKind::Unknown);

@@ -113,6 +113,23 @@ TEST_CASE("reference statics by metadata: static, not literal, not RVA, referenc
   CHECK_FALSE(is_reference_static(kStatic, not_a_field, sizeof not_a_field));
 }
 
+TEST_CASE("a field typed by a generic parameter gives the parameter's number", "[shim][fields]") {
+  const uint8_t var1[] = {0x06, 0x13, 0x01};              // FIELD VAR 1 (TStateMachine of the async box)
+  const uint8_t var_modified[] = {0x06, 0x1f, 0x42, 0x13, 0x00};  // modreq(volatile) VAR 0
+  const uint8_t var_two_bytes[] = {0x06, 0x13, 0x81, 0x02};      // VAR 258 (compressed in two bytes)
+  const uint8_t mvar[] = {0x06, 0x1e, 0x00};              // MVAR: a method's, not the class's
+  const uint8_t klass[] = {0x06, 0x12, 0x08};
+  CHECK(field_signature_type_parameter(var1, sizeof var1) == 1);
+  CHECK(field_signature_type_parameter(var_modified, sizeof var_modified) == 0);
+  CHECK(field_signature_type_parameter(var_two_bytes, sizeof var_two_bytes) == 258);
+  CHECK(field_signature_type_parameter(mvar, sizeof mvar) == -1);
+  CHECK(field_signature_type_parameter(klass, sizeof klass) == -1);
+  CHECK(field_signature_type_parameter(var1, 2) == -1);  // cut before the number
+  CHECK(field_signature_type_parameter(nullptr, 0) == -1);
+  // Until the instantiation says otherwise, such a field is a reference.
+  CHECK(field_signature_flags(var1, sizeof var1) == field_flags::kReference);
+}
+
 TEST_CASE("statics table: resolved once, pending types retried, generic ones never", "[shim][statics]") {
   FakeStatics rt;
   rt.modules[1] = {type_with(0x02000002, {{0x04000001, "Zoo.Cache.Orders"}, {0x04000002, "Zoo.Cache.Archive"}}),

@@ -21,7 +21,8 @@ bool name_field(std::span<const FieldRecord> fields, uint32_t offset, std::strin
     }
     if (f == fields.begin()) break;
   }
-  if (best->offset < offset && (best->flags & field_flags::kStruct)) {
+  // (At the struct's own offset too: its first field, a reference, is "Field+0".)
+  if (best->offset <= offset && (best->flags & field_flags::kStruct)) {
     out += best->name;
     out += '+';
     out += std::to_string(offset - best->offset);

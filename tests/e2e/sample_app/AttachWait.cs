@@ -4,11 +4,17 @@
 //          runs only while concurrent GC is enabled, which an attached MONITOR_GC profiler
 //          turns off until it detaches
 //   gc     one induced blocking GC (a GC the tests expect NOT to be recorded after detach)
+//   async  start an async method that holds an AsyncHeld across an await that never ends
+//          (its state machine box, held by AsyncWaiter.Pending, names the hop to it)
+//   leak N MS
+//          N rounds of the leaks mode's work (its planted leaks and look-alikes, no induced
+//          GC), MS milliseconds apart: heap growth for `record --pid --every` to walk
 //   quit   leave the loop and finish as run does (exit code 0)
 // End of stdin also quits.
 using System;
 using System.Runtime.CompilerServices;
 using System.Threading;
+using System.Threading.Tasks;
 
 namespace Gcsnap.Sample;
 
@@ -35,6 +41,13 @@ public static class AttachWait
                     Scenario.InducedGc();
                     Console.WriteLine($"gcsnap-sample: gc gen2_count={GC.CollectionCount(2)}");
                     break;
+                case "async":
+                    AsyncWaiter.Start();
+                    Console.WriteLine("gcsnap-sample: async started");
+                    break;
+                case var leak when leak.StartsWith("leak "):
+                    RunLeakRounds(leak);
+                    break;
                 case "":
                     continue;
                 default:
@@ -44,6 +57,22 @@ public static class AttachWait
             Console.Out.Flush();
         }
         GC.KeepAlive(stackHeld);
+    }
+
+    /// <summary>"leak N MS": N plain leak rounds, MS ms apart.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void RunLeakRounds(string command)
+    {
+        string[] parts = command.Split(' ', StringSplitOptions.RemoveEmptyEntries);
+        int rounds = int.Parse(parts[1]), pauseMs = int.Parse(parts[2]);
+        int handlers = 0;
+        for (int i = 0; i < rounds; i++)
+        {
+            handlers = LeakRounds.PlainRound();
+            Thread.Sleep(pauseMs);
+        }
+        Console.WriteLine($"gcsnap-sample: leak rounds={rounds} sessions={SessionRegistry.Sessions.Count} " +
+                          $"subscribers={handlers} cache_entries={BoundedCache.Entries.Count} ");
     }
 
     /// <summary>Ask for a non-blocking gen2 GC and wait up to 10 s for the runtime's count of
@@ -66,5 +95,27 @@ public static class AttachWait
         bool ran = GC.GetGCMemoryInfo(GCKind.Background).Index != before;
         GC.KeepAlive(ballast);
         return ran;
+    }
+}
+
+public sealed class AsyncHeld
+{
+    public readonly byte[] Data = new byte[32];
+}
+
+/// <summary>An async method suspended for good: its locals live in the compiler's state machine,
+/// boxed on the heap (AsyncStateMachineBox) once the first await does not complete at once.</summary>
+public static class AsyncWaiter
+{
+    private static readonly TaskCompletionSource s_gate = new();
+    public static Task? Pending;
+
+    public static void Start() => Pending = WaitAsync();
+
+    private static async Task WaitAsync()
+    {
+        var held = new AsyncHeld();
+        await s_gate.Task;
+        GC.KeepAlive(held);
     }
 }

@@ -1,5 +1,7 @@
-// The `leaks ROUNDS` mode: rounds of work with one induced GC after each (and one before the
-// first), so that `gcsnap record --policy induced` walks the heap once per round. Planted:
+// The `leaks ROUNDS [PAUSE_MS]` mode: rounds of work with one induced GC after each (and one
+// before the first), so that `gcsnap record --policy induced` walks the heap once per round;
+// PAUSE_MS after each round lets `record --every` walk it on a clock instead. Attach-wait's
+// "leak" command runs the same rounds (PlainRound) without the induced GCs. Planted:
 //   true leaks      SessionRegistry keeps 150 LeakedSessions per round (each with a name and a
 //                   payload array); LeakPublisher.Changed gains 20 LeakSubscribers per round
 //   not leaks       BoundedCache fills to 400 CacheEntries in two rounds, then replaces its
@@ -84,7 +86,7 @@ public static class LeakRounds
     private static StartupBlob[]? s_startup;
     private static readonly LeakPublisher s_publisher = new();
 
-    public static int Run(int rounds)
+    public static int Run(int rounds, int pauseMs = 0)
     {
         s_startup = new StartupBlob[StartupBlobs];
         for (int i = 0; i < StartupBlobs; i++) s_startup[i] = new StartupBlob(i);
@@ -95,6 +97,7 @@ public static class LeakRounds
         {
             churned += Round(round, out handlers);
             Scenario.InducedGc();
+            if (pauseMs > 0) System.Threading.Thread.Sleep(pauseMs);
         }
         Console.WriteLine($"gcsnap-sample: mode=leaks pid={Environment.ProcessId} rounds={rounds} " +
                           $"induced_gcs={Scenario.InducedGcs} sessions={SessionRegistry.Sessions.Count} " +
@@ -103,7 +106,15 @@ public static class LeakRounds
         return 0;
     }
 
-    private static int s_cacheKey, s_sessionId;
+    private static int s_cacheKey, s_sessionId, s_plainRounds;
+
+    /// <summary>One more round, with no GC of its own; return how many subscribers the event
+    /// has now.</summary>
+    public static int PlainRound()
+    {
+        Round(++s_plainRounds, out int handlers);
+        return handlers;
+    }
 
     /// <summary>One round's work. Not inlined, so that no local of it is a stack root at the
     /// induced GC that follows: everything it keeps is held through statics.</summary>

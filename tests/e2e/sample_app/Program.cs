@@ -15,8 +15,10 @@
 //                   Environment.Exit(CODE), or call libc's exit(CODE) (which skips the
 //                   runtime's shutdown): the app exits while that GC is being written
 //   attach-wait     as run, then commands on stdin for the attach tests (AttachWait.cs)
-//   leaks [ROUNDS]  ROUNDS (default 8) rounds of work with planted leaks and look-alikes, an
-//                   induced GC before the first and after each (LeakRounds.cs)
+//   leaks [ROUNDS [PAUSE_MS]]
+//                   ROUNDS (default 8) rounds of work with planted leaks and look-alikes, an
+//                   induced GC before the first and after each, then a pause of PAUSE_MS
+//                   (default 0) (LeakRounds.cs)
 using System;
 using System.Collections.Generic;
 using System.IO;
@@ -61,7 +63,7 @@ public static class Program
                 AttachWait.Run();
                 return Finish();
             case "leaks":
-                return LeakRounds.Run(arg is null ? 8 : int.Parse(arg));
+                return LeakRounds.Run(arg is null ? 8 : int.Parse(arg), args.Length > 2 ? int.Parse(args[2]) : 0);
             case "churn" when int.TryParse(arg, out int iterations) && iterations >= 0:
                 return Churn(iterations);
             case "threads" when int.TryParse(arg, out int threadCount) && threadCount > 0:
@@ -72,7 +74,7 @@ public static class Program
                 return ExitWhileWriting(markers, exitCode, args[3]);
             default:
                 Console.Error.WriteLine("usage: Gcsnap.Sample [run | crash [MS] | throw [MS] | exit N | wait [SECONDS] | churn N | " +
-                                        "threads T | exit-writing N CODE return|exit|libc-exit | attach-wait | leaks [ROUNDS]]");
+                                        "threads T | exit-writing N CODE return|exit|libc-exit | attach-wait | leaks [ROUNDS [PAUSE_MS]]]");
                 return ExitUsage;
         }
     }

@@ -11,6 +11,7 @@
 
 #include "output/cli_error.hpp"
 #include "commands/commands.hpp"
+#include "commands/diff_growth_paths.hpp"
 #include "commands/diff_objects_report.hpp"
 #include "commands/gc_select.hpp"
 #include "gcsnap/enum_names.hpp"
@@ -147,10 +148,10 @@ void run_diff(const DiffOptions& opt) {
   const Recording& rec_b = same_recording ? rec_a : *b.selected.recording;
   // Each GC answers from its index when it has one (a diff never builds one: without them it
   // decodes in less time than building would take). B's graph and shortest-path tree give the
-  // paths of its new objects (one recording).
+  // paths of its new objects (one recording) or of its grown types (two).
   const bool use_index = !opt.no_cache;
   load_diff_side(a, rec_a, use_index, kIndexObjects | kIndexTypes);
-  const IndexParts b_paths = same_recording ? IndexParts{kIndexPathTree} : IndexParts{0};
+  const IndexParts b_paths = IndexParts{kIndexPathTree};
   load_diff_side(b, rec_b, use_index, kIndexObjects | kIndexTypes | b_paths);
 
   Report report;
@@ -171,7 +172,12 @@ void run_diff(const DiffOptions& opt) {
   ObjectLevel objects;
   if (!same_recording) {
     report.notes.push_back("two recordings: roots are matched by kind, object type and (stack roots) method, "
-                           "and there is no object-level diff (it needs two GCs of one recording)");
+                           "and no object is followed from A to B (that needs two GCs of one recording): the "
+                           "groups are the types that grew, COUNT and BYTES their growth, each with the most "
+                           "common retention path of its objects at B");
+    objects.groups.set_title("Largest growths by type (two recordings: no object identity), with the most common "
+                             "retention path of the type's objects at B");
+    diff_growth_paths(a, b, opt.top, opt.shapes, opt.filter, objects);
   } else {
     WalkDiffOptions options{opt.top, std::max<size_t>(1, opt.shapes), {}};
     if (!opt.filter.empty())

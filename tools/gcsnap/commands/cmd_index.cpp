@@ -16,6 +16,7 @@
 #include "gcsnap/analysis_index.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "commands/heap_load.hpp"
+#include "commands/summary_line.hpp"
 #include "output/output.hpp"
 
 namespace gcsnap::cli {
@@ -98,6 +99,7 @@ void run_index(const IndexOptions& opt) {
   table.add_column("status", "STATUS").add_column("index", "INDEX FILE");
   table.add_column("bytes", "SIZE", ColumnKind::Bytes).add_column("bytes_per_object", "B/OBJECT");
   if (opt.check) return check_indexes(file, *rec, gcs, opt.format);
+  uint64_t total_bytes = 0;
   for (size_t gc : gcs) {
     auto opened = open_gc_index(file, *rec, gc, true, terminal_progress(file));
     if (!opened) fail_on(file, opened.error());
@@ -109,6 +111,7 @@ void run_index(const IndexOptions& opt) {
     std::error_code size_error;
     const uint64_t file_bytes = std::filesystem::file_size(path, size_error);
     const uint64_t bytes = size_error ? 0 : file_bytes;
+    total_bytes += bytes;
     const uint64_t objects = opened->index.graph.node_count();
     table.add_row({number, objects, status_of(*opened), path, bytes,
                    // A number in JSON/CSV, rounded to 0.1 so that the table and the machine forms agree.
@@ -117,6 +120,8 @@ void run_index(const IndexOptions& opt) {
   }
   Report report;
   report.tables.push_back(std::move(table));
+  report.notes.push_back(fmt::format("{} of analysis index beside the {} recording ({})", format_bytes(total_bytes),
+                                     format_bytes(rec->file_size()), size_ratio(total_bytes, rec->file_size())));
   report.notes.push_back("types, dominators and path (and where, roots, verify and diff, when it exists) map the index "
                          "instead of decoding the GC; it is rebuilt when the recording changes and can be deleted at any time");
   print_report(report, opt.format);

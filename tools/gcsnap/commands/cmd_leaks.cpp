@@ -1,5 +1,6 @@
 // gcsnap leaks: groups of objects (type + retention-path shape) that accumulate across every
 // heap walk of one recording, or of several recordings of one app (docs/cli.md "leaks").
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 
 #include "output/cli_error.hpp"
 #include "commands/commands.hpp"
+#include "commands/gc_select.hpp"
 #include "commands/leak_load.hpp"
 #include "output/output.hpp"
 
@@ -86,13 +88,32 @@ Table series_table(const LoadedLeaks& l) {
   return table;
 }
 
-void add_notes(const LoadedLeaks& l, Report& report) {
+// Whether every file is one `gcsnap snapshot` of a running process: one GC, walked on demand.
+// Such files follow no object from one to the next.
+bool only_attached_snapshots(const LoadedLeaks& l) {
+  for (const auto& rec : l.recordings)
+    if (rec->gcs().size() != 1 || rec->gcs()[0].info.trigger != SnapshotTrigger::OnDemand) return false;
+  return !l.recordings.empty();
+}
+
+constexpr const char* kRecordEvery =
+    "record the running process with 'gcsnap record --pid PID --every 30s' (a heap walk every 30 s, objects "
+    "followed from walk to walk)";
+
+void add_notes(const LoadedLeaks& l, Report& report, size_t min_walks) {
   const auto& r = l.report;
   if (r.too_few_walks) {
-    report.notes.push_back(fmt::format(
-        "only {} heap walk(s): at least {} are needed to tell a leak from a cache that fills (record with --policy "
-        "all, or call GC.Collect between rounds)",
-        r.walks.size(), 3));
+    if (only_attached_snapshots(l)) {
+      report.notes.push_back(fmt::format(
+          "only {} heap walk(s), from 'gcsnap snapshot': at least {} are needed to tell a leak from a cache that "
+          "fills; {}",
+          r.walks.size(), min_walks, kRecordEvery));
+    } else {
+      report.notes.push_back(fmt::format(
+          "only {} heap walk(s): at least {} are needed to tell a leak from a cache that fills (record with --every "
+          "30s for a heap walk every 30 s, or --policy all)",
+          r.walks.size(), min_walks));
+    }
     return;
   }
   const LeakWalk& first = r.walks.front();
@@ -101,13 +122,20 @@ void add_notes(const LoadedLeaks& l, Report& report) {
                                      last.gc_number, l.file_of(last)));
   if (r.suspects.empty()) {
     report.notes.push_back("no suspect: no group grows in most intervals and still at the end with new objects that stay");
+    if (only_attached_snapshots(l))
+      report.notes.push_back(fmt::format("'gcsnap snapshot' files follow no object from one to the next; {}",
+                                         kRecordEvery));
     return;
   }
   report.notes.push_back(
       "NEW+ALIVE = members born after the first heap walk and alive at the last (object identity through the "
       "ranges of every GC); HELD BY = the object that dominates most of them");
   if (!r.suspects.front().by_identity)
-    report.notes.push_back("the last recording has one heap walk: NEW+ALIVE is the growth of the count (no object identity)");
+    report.notes.push_back(only_attached_snapshots(l)
+                               ? fmt::format("'gcsnap snapshot' files follow no object from one to the next: NEW+ALIVE "
+                                             "is the growth of the count; {}", kRecordEvery)
+                               : std::string("the last recording has one heap walk: NEW+ALIVE is the growth of the "
+                                             "count (no object identity)"));
   const LeakSuspect& top = r.suspects.front();
   if (top.example_address)
     report.notes.push_back(fmt::format("next: gcsnap path {}:{} {}", l.file_of(last), last.gc_number,
@@ -125,7 +153,7 @@ void run_leaks(const LeaksOptions& opt) {
   // The tables keep their keys in every format; the text table leaves out an empty one.
   if (opt.format != Format::Table || !loaded->report.suspects.empty()) report.tables.push_back(shapes_table(loaded->report));
   if (opt.format != Format::Table) report.tables.push_back(series_table(*loaded));
-  add_notes(*loaded, report);
+  add_notes(*loaded, report, std::max<size_t>(opt.min_walks, 2));
   print_report(report, opt.format);
 }
 

@@ -97,10 +97,16 @@ void run_objects(const ObjectsOptions& opt) {
   table.add_column("age_at_least", "", ColumnKind::Boolean, Shown::MachineOnly);
   // Rows are made as they are printed (a common type has millions of instances); HEAP, DOM
   // and ROWS outlive the printing below.
-  table.set_row_source(rows.size(), [&heap, &dom, &rows, &opt](size_t i) -> std::vector<Cell> {
+  // A file of one GC (a `gcsnap snapshot`) has nothing before it: "≥0" would say nothing.
+  const bool one_walk = heap->sel.recording->gcs().size() == 1;
+  const auto age_cell = [one_walk](const ObjectAge& age) {
+    if (age.at_least && age.gcs == 0) return Cell(one_walk ? "unknown (one walk)" : "unknown");
+    return age.at_least ? Cell(fmt::format("\u2265{}", age.gcs)) : Cell(age.gcs);
+  };
+  table.set_row_source(rows.size(), [&heap, &dom, &rows, &opt, &age_cell](size_t i) -> std::vector<Cell> {
     const Row& r = rows[i];
     const bool reachable = dom && dom->is_reachable(r.node);
-    Cell age_text = opt.no_age ? Cell() : r.age.at_least ? Cell(fmt::format("\u2265{}", r.age.gcs)) : Cell(r.age.gcs);
+    Cell age_text = opt.no_age ? Cell() : age_cell(r.age);
     return {heap->graph.address(r.node), heap->type_name(r.node), heap->graph.object_size(r.node),
             generation_name(heap->objects.generations[r.node]), dom ? Cell(r.retained) : Cell(),
             dom ? Cell::boolean(reachable) : Cell(), age_text, opt.no_age ? Cell() : Cell(r.age.gcs),
@@ -110,10 +116,13 @@ void run_objects(const ObjectsOptions& opt) {
   report.tables.push_back(std::move(table));
   if (opt.top && total > opt.top)
     report.notes.push_back(fmt::format("{} of {} objects shown (--top; sorted by {})", opt.top, total, opt.sort));
-  if (!opt.no_age)
+  if (!opt.no_age && one_walk)
+    report.notes.push_back("AGE unknown: the file holds one GC, and ages follow objects back through the GCs before "
+                           "it; 'gcsnap record --pid PID --every 30s' records those");
+  else if (!opt.no_age)
     report.notes.push_back("AGE: earlier GCs the object lived through, followed back through the recorded ranges "
                            "(0: allocated since the GC before); \u2265 when the recording (or its ranges) starts "
-                           "before the object's allocation could be seen");
+                           "before the object's allocation could be seen; unknown when no GC before it is recorded");
   if (dom && std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return !dom->is_reachable(r.node); }))
     report.notes.push_back(fmt::format("RETAINED 0 B: not reachable from {}roots (garbage at this GC)",
                                        opt.include_weak ? "" : "strong "));

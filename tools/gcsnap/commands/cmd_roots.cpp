@@ -17,6 +17,7 @@
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/root_summary.hpp"
 #include "commands/heap_load.hpp"
+#include "commands/type_filter.hpp"
 #include "output/output.hpp"
 
 namespace gcsnap::cli {
@@ -146,7 +147,7 @@ std::vector<size_t> select_roots(const RootsInput& in, const RootsOptions& opt) 
     const auto types = in.types_of(rows);
     size_t kept = 0;
     for (size_t k = 0; k < rows.size(); ++k)
-      if (types[k] && types[k]->find(opt.type) != std::string_view::npos) rows[kept++] = rows[k];
+      if (types[k] && contains_ignore_case(*types[k], opt.type)) rows[kept++] = rows[k];
     rows.resize(kept);
   }
   // Listed like the summary: stack, finalizer, handle, other; then by object address, with
@@ -218,7 +219,7 @@ void add_roots_command(CLI::App& app) {
   cmd->add_option("--kind", opt->kinds, "only roots of these kinds: stack, finalizer, handle, other")->delimiter(',');
   cmd->add_option("--flags", opt->flags, "only roots with all these flags: pinning, weak, interior, refcounted")
       ->delimiter(',');
-  cmd->add_option("--type", opt->type, "only roots whose object's type name contains this text (needs a heap walk)");
+  cmd->add_option("--type", opt->type, "only roots whose object's type name contains this text, ignoring case (needs a heap walk)");
   cmd->add_option("--top", opt->top, "list at most N roots (the summary still counts all that match)");
   add_no_cache_option(*cmd, opt->no_cache);
   add_format_option(*cmd, opt->format);

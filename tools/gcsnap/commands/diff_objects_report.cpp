@@ -100,9 +100,7 @@ Table ObjectLevel::empty_more_paths() {
   return t;
 }
 
-namespace {
-
-std::string path_text(const HeapGraph& graph, const NameTable& names, const RetentionPath& path) {
+std::string diff_path_text(const HeapGraph& graph, const NameTable& names, const RetentionPath& path) {
   if (path.nodes.empty()) return "(not reachable from a strong root)";
   const GraphRoot& root = graph.roots()[path.root];
   std::string flags = root_flags_text(root.flags);
@@ -114,6 +112,8 @@ std::string path_text(const HeapGraph& graph, const NameTable& names, const Rete
   return s;
 }
 
+namespace {
+
 void add_group_rows(Table& table, Table& more, const WalkView& b, const WalkDiff& diff) {
   for (size_t g = 0; g < diff.new_groups.size(); ++g) {
     const TypeGroup& group = diff.new_groups[g];
@@ -124,12 +124,12 @@ void add_group_rows(Table& table, Table& more, const WalkView& b, const WalkDiff
     table.add_row({group.name, group.count, group.bytes, b.addresses[example],
                    found ? Cell(static_cast<uint64_t>(p.path.hops())) : Cell(),
                    fmt::format("{}/{}", p.same_shape, p.examined), p.same_shape, p.examined,
-                   path_text(*diff.graph_b, *b.names, p.path)});
+                   diff_path_text(*diff.graph_b, *b.names, p.path)});
     for (size_t k = 0; k < p.more_shapes.size(); ++k) {
       const GroupShape& shape = p.more_shapes[k];
       more.add_row({group.name, k + 2, b.addresses[shape.member], static_cast<uint64_t>(shape.path.hops()),
                     fmt::format("{}/{}", shape.same_shape, p.examined), shape.same_shape, p.examined,
-                    path_text(*diff.graph_b, *b.names, shape.path)});
+                    diff_path_text(*diff.graph_b, *b.names, shape.path)});
     }
   }
 }

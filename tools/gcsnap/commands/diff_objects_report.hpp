@@ -59,6 +59,10 @@ struct ObjectLevel {
   static Table empty_more_paths();
 };
 
+/// "[handle] -> A -> B": a retention path as a diff group shows it (root kind and flags, then
+/// the type of every object; "(not reachable from a strong root)" for an empty path).
+std::string diff_path_text(const HeapGraph& graph, const NameTable& names, const RetentionPath& path);
+
 /// The object-level tables of a and b (same recording, either order) from the library's
 /// diff_walks (options: top groups, path shapes, type filter). Problems that only limit the
 /// answer (a gap in the ranges) become notes; read errors throw.

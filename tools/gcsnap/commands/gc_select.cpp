@@ -58,11 +58,17 @@ std::vector<uint64_t> gc_numbers(const Recording& recording, bool heap_walk_only
 }  // namespace
 
 size_t select_gc(const Recording& recording, const std::string& file, std::optional<uint64_t> gc, GcNeed need) {
-  if (recording.gcs().empty()) throw CliError(fmt::format("{}: the recording has no GCs", file), kExitBadInput);
+  if (recording.gcs().empty()) {
+    throw CliError(need == GcNeed::HeapWalk
+                       ? fmt::format("{}: the recording has no GCs, so no heap walk ({})", file, kHowToGetWalks)
+                       : fmt::format("{}: the recording has no GCs", file),
+                   kExitBadInput);
+  }
   if (!gc) {
     if (need == GcNeed::Any) return recording.gcs().size() - 1;
     auto last = recording.last_snapshot();
-    if (!last) throw CliError(fmt::format("{}: no GC in the recording has a heap walk", file), kExitBadInput);
+    if (!last) throw CliError(fmt::format("{}: no GC in the recording has a heap walk ({})", file, kHowToGetWalks),
+                              kExitBadInput);
     return *last;
   }
   auto index = recording.find_gc(*gc);
@@ -73,7 +79,7 @@ size_t select_gc(const Recording& recording, const std::string& file, std::optio
   if (need == GcNeed::HeapWalk && !recording.gcs()[*index].has_heap_walk()) {
     const auto with_walk = gc_numbers(recording, true);
     throw CliError(fmt::format("{}: GC {} has no heap walk; {}", file, *gc,
-                               with_walk.empty() ? std::string("no GC in the recording has one")
+                               with_walk.empty() ? fmt::format("no GC in the recording has one ({})", kHowToGetWalks)
                                                  : "GCs with one: " + describe_gc_numbers(with_walk)),
                    kExitUsage);
   }

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gcsnap/reader.hpp"
@@ -15,6 +16,10 @@ class App;
 }
 
 namespace gcsnap::cli {
+
+/// What a user does to get heap walks, said wherever a file has none.
+inline constexpr std::string_view kHowToGetWalks =
+    "record with --every 30s for a heap walk every 30 s, or --policy all; or take one with 'gcsnap snapshot PID'";
 
 /// What a command needs of the GC it works on; decides the default GC.
 enum class GcNeed {

@@ -32,6 +32,10 @@ std::unique_ptr<LoadedLeaks> load_leaks(const std::vector<std::string>& files, c
   AppIdentity first_app;
   for (size_t i = 0; i < files.size(); ++i) {
     loaded->recordings.push_back(open_recording(files[i]));
+    if (loaded->recordings.back()->gcs().empty()) {
+      throw CliError(fmt::format("{}: the recording has no GCs, so no heap walk ({})", files[i], kHowToGetWalks),
+                     kExitBadInput);
+    }
     AppIdentity app = value_or_fail(identify_app(*loaded->recordings.back()), files[i]);
     if (i == 0) {
       first_app = std::move(app);
@@ -42,7 +46,16 @@ std::unique_ptr<LoadedLeaks> load_leaks(const std::vector<std::string>& files, c
     }
   }
   std::vector<const Recording*> recordings;
-  for (const auto& r : loaded->recordings) recordings.push_back(r.get());
+  bool any_walk = false;
+  for (const auto& r : loaded->recordings) {
+    recordings.push_back(r.get());
+    for (const GcEntry& gc : r->gcs()) any_walk = any_walk || gc.has_heap_walk();
+  }
+  if (!any_walk) {
+    throw CliError(fmt::format("{}: no heap walk to compare ({})",
+                               files.size() == 1 ? files[0] : "none of these recordings has one", kHowToGetWalks),
+                   kExitBadInput);
+  }
   auto report = find_leak_suspects(recordings, options);
   if (!report) {
     std::string names = files[0];

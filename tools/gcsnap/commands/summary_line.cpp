@@ -1,6 +1,7 @@
 #include "commands/summary_line.hpp"
 
 #include <cstdio>
+#include <filesystem>
 
 #include <fmt/core.h>
 
@@ -12,6 +13,11 @@
 #include "output/output.hpp"
 
 namespace gcsnap::cli {
+
+std::string size_ratio(uint64_t index_bytes, uint64_t file_bytes) {
+  if (file_bytes == 0) return "of an empty recording";
+  return fmt::format("{:.1f}x the recording", static_cast<double>(index_bytes) / static_cast<double>(file_bytes));
+}
 
 namespace {
 
@@ -30,18 +36,26 @@ std::string build_indexes(const std::string& path, const Recording& recording) {
     }
   }
   if (snapshots == 0) return "";
-  std::string text = fmt::format("; analysis index of {} of {} snapshots in {}.N.gcidx", built, snapshots, path);
+  uint64_t index_bytes = 0;
+  for (const GcEntry& gc : recording.gcs()) {
+    std::error_code size_error;
+    if (!gc.has_heap_walk()) continue;
+    const uint64_t bytes = std::filesystem::file_size(gc_index_path(path, gc.info.gc_number), size_error);
+    if (!size_error) index_bytes += bytes;
+  }
+  std::string text = fmt::format("; analysis index of {} of {} snapshots in {}.N.gcidx ({}, {})", built, snapshots,
+                                 path, format_bytes(index_bytes), size_ratio(index_bytes, recording.file_size()));
   if (!first_error.empty()) text += fmt::format(" ({})", first_error);
   return text;
 }
 
 }  // namespace
 
-void print_summary(const std::string& path, const std::string& process, bool build_index) {
+uint64_t print_summary(const std::string& path, const std::string& process, bool build_index) {
   auto opened = Recording::open(path);
   if (!opened.is_ok()) {
     fmt::print(stderr, "gcsnap: error: {}\n", describe_error(path, opened.error()));
-    return;
+    return 0;
   }
   const Recording& recording = **opened;
   uint64_t snapshots = 0;
@@ -66,6 +80,19 @@ void print_summary(const std::string& path, const std::string& process, bool bui
   if (recording.end() != FileEnd::Complete) line += fmt::format("; file end: {}", file_end_name(recording.end()));
   if (build_index) line += build_indexes(path, recording);
   fmt::print(stderr, "{}\n", line);
+  return snapshots;
+}
+
+void print_no_walk_hint(const std::string& path, const std::string& policy, long pid) {
+  const std::string walked = policy == "none"      ? "--policy none walks no GC"
+                             : policy == "gen2"    ? "no gen2 GC (the GCs --policy gen2 walks) happened"
+                             : policy == "induced" ? "no induced GC (the GCs --policy induced walks) happened"
+                             : policy == "all"     ? "no GC happened"
+                                                   : "no gen2 or induced GC (the GCs the default policy walks) happened";
+  fmt::print(stderr,
+             "gcsnap: {} has no heap walk: {} while process {} was recorded; types, path and leaks need walks: "
+             "add --every 30s (a heap walk every 30 s), or run 'gcsnap snapshot {}' while it records\n",
+             path, walked, pid, pid);
 }
 
 }  // namespace gcsnap::cli

@@ -14,6 +14,10 @@ char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + '
 
 }  // namespace
 
+bool equals_ignore_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && contains_ignore_case(a, b);
+}
+
 bool contains_ignore_case(std::string_view name, std::string_view pattern) {
   if (pattern.size() > name.size()) return false;
   return std::search(name.begin(), name.end(), pattern.begin(), pattern.end(),
@@ -96,25 +100,33 @@ std::string_view simple_name(std::string_view name) {
 
 std::vector<NodeIndex> objects_of_type(const HeapGraph& graph, const NameTable& names, std::string_view type,
                                        std::string_view what) {
-  // How well a name matches: 0 the full name, 1 the name without namespace, 2 a part, 3 not.
+  // How well a name matches, best first: the full name, the name without namespace, the
+  // same two ignoring case (as --filter ignores it), a part, a part ignoring case; kNoMatch.
+  constexpr int kNoMatch = 6;
   auto rank = [&](std::string_view name) {
-    return name == type ? 0 : simple_name(name) == type ? 1 : name.find(type) != std::string_view::npos ? 2 : 3;
+    const std::string_view simple = simple_name(name);
+    if (name == type) return 0;
+    if (simple == type) return 1;
+    if (equals_ignore_case(name, type)) return 2;
+    if (equals_ignore_case(simple, type)) return 3;
+    if (name.find(type) != std::string_view::npos) return 4;
+    return contains_ignore_case(name, type) ? 5 : kNoMatch;
   };
   // Each type's rank once (a few thousand names), not each object's (millions): the declared
   // types that match, by id, and the ranks of the two names an undeclared id gets.
   std::vector<std::pair<uint32_t, int>> matched;
   for (const TypeRecord& t : names.types())
-    if (const int r = rank(names.type_name(t.id)); r < 3) matched.emplace_back(t.id, r);
+    if (const int r = rank(names.type_name(t.id)); r < kNoMatch) matched.emplace_back(t.id, r);
   // (NameTable::type_name's names for ids it does not declare.)
   const int unknown_rank = rank("<unknown type>"), undeclared_rank = rank("<undeclared type>");
-  const bool undeclared_match = unknown_rank < 3 || undeclared_rank < 3;
+  const bool undeclared_match = unknown_rank < kNoMatch || undeclared_rank < kNoMatch;
   auto rank_of = [&](uint32_t id) {
     const auto it = std::lower_bound(matched.begin(), matched.end(), std::make_pair(id, 0));
     if (it != matched.end() && it->first == id) return it->second;
-    if (!undeclared_match || names.find_type(id)) return 3;
+    if (!undeclared_match || names.find_type(id)) return kNoMatch;
     return id == 0 ? unknown_rank : undeclared_rank;
   };
-  std::vector<NodeIndex> matches[3];
+  std::vector<NodeIndex> matches[kNoMatch];
   if (!matched.empty() || undeclared_match) {
     uint32_t last_id = 0;
     int last_rank = rank_of(0);
@@ -124,7 +136,7 @@ std::vector<NodeIndex> objects_of_type(const HeapGraph& graph, const NameTable& 
         last_id = id;
         last_rank = rank_of(id);
       }
-      if (last_rank < 3) matches[last_rank].push_back(v);
+      if (last_rank < kNoMatch) matches[last_rank].push_back(v);
     }
   }
   for (auto& m : matches)

@@ -19,6 +19,9 @@ namespace gcsnap::cli {
 /// Return whether `name` contains `pattern`, ignoring ASCII case (an empty pattern matches).
 bool contains_ignore_case(std::string_view name, std::string_view pattern);
 
+/// Return whether `a` and `b` are the same name, ignoring ASCII case.
+bool equals_ignore_case(std::string_view a, std::string_view b);
+
 /// Return the fewest single-character edits (insert, delete, replace; ASCII case ignored)
 /// that turn `pattern` into some part of `name`: 0 when name contains it.
 size_t substring_distance(std::string_view name, std::string_view pattern);
@@ -44,8 +47,9 @@ std::vector<uint32_t> filter_type_ids(const NameTable& names, std::span<const ui
                                       std::string_view pattern, std::string_view what);
 
 /// Return the nodes whose type is `type` (--type of path and objects): the full name if any
-/// type has it; else the name without namespace or enclosing type ("Survivor2"); else the
-/// names containing it. When none, fail_no_match with `what` and the graph's type names.
+/// type has it; else the name without namespace or enclosing type ("Survivor2"); else either
+/// ignoring ASCII case; else the names containing it (with its case, else ignoring it). When
+/// none, fail_no_match with `what` and the graph's type names.
 std::vector<NodeIndex> objects_of_type(const HeapGraph& graph, const NameTable& names, std::string_view type,
                                        std::string_view what);
 

@@ -120,6 +120,7 @@ class Table {
 
   const std::string& name() const noexcept { return name_; }
   const std::string& title() const noexcept { return title_; }
+  void set_title(std::string title) { title_ = std::move(title); }
   const std::vector<Column>& columns() const noexcept { return columns_; }
   size_t row_count() const noexcept { return rows_.size() + source_count_; }
   /// Visit every row in order, stored then made (throws std::logic_error for a made row with

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -115,12 +116,20 @@ ProcessInfo inspect_target(long pid) {
   auto info = read_process_info(pid);
   if (!info) throw CliError(fmt::format("no process {}", pid), kExitProblems);
   if (has_live_control_socket(*info)) return *info;  // under gcsnap already
-  if (long child = recorded_child_of(pid)) {
+  // Only `gcsnap record` itself is answered with the app it records: any other process (pid 1
+  // above all) may have recorded apps among its descendants.
+  const bool is_record = info->name == "gcsnap" &&
+                         std::find(info->command.begin(), info->command.end(), "record") != info->command.end();
+  if (long child = is_record ? recorded_child_of(pid) : 0) {
     throw CliError(fmt::format("process {} is 'gcsnap record' itself; the app it records is process {}: "
                                "gcsnap snapshot {}", pid, child, child),
                    kExitUsage);
   }
-  if (!info->environ_readable) {
+  // Another user's process hides its environment from us unless we are root. Root (or the
+  // same user) may still be refused it: a non-dumpable process, another user namespace's
+  // init. Then its TMPDIR is unknown and the diagnostics socket is looked for in /tmp: the
+  // error names the real reason (not a .NET process, or no socket there).
+  if (!info->environ_readable && ::geteuid() != 0 && info->uid != ::geteuid()) {
     throw CliError(fmt::format("process {} ({}) belongs to another user (uid {}); run gcsnap as that user or as root",
                                pid, info->name, info->uid),
                    kExitProblems);
@@ -139,8 +148,11 @@ AttachedSession::AttachedSession(const ProcessInfo& target, const AttachOptions&
   std::string socket = find_diagnostics_socket(target);
   if (socket.empty()) {
     throw CliError(fmt::format("process {} ({}) is not a .NET process (no diagnostics socket "
-                               "dotnet-diagnostic-{}-*-socket in {})", target.pid, target.name, target.ns_pid,
-                               target.root + target.tmpdir),
+                               "dotnet-diagnostic-{}-*-socket in {}{})", target.pid, target.name, target.ns_pid,
+                               target.root + target.tmpdir,
+                               target.environ_readable ? ""
+                                                       : fmt::format("; its environment is not readable (/proc/{}/environ), "
+                                                                     "so its TMPDIR is unknown", target.pid)),
                    kExitProblems);
   }
   std::string requested = options.output.empty() ? default_output(target) : options.output;

@@ -109,6 +109,17 @@ std::vector<long> RecordedProcesses::running() const {
   return pids;
 }
 
+std::vector<std::pair<long, std::string>> RecordedProcesses::running_controls() const {
+  std::vector<std::pair<long, std::string>> out;
+  for (const Entry& e : entries_) {
+    if (e.report.state == shim::kStateRecording && !e.report.control.empty() && e.start_time != 0 &&
+        is_running(e.report.pid, e.start_time)) {
+      out.emplace_back(e.report.pid, e.report.control);
+    }
+  }
+  return out;
+}
+
 size_t RecordedProcesses::recorded_count() const noexcept {
   return static_cast<size_t>(std::count_if(entries_.begin(), entries_.end(), [](const Entry& e) {
     return e.report.state == shim::kStateRecording;
@@ -156,7 +167,7 @@ void RecordedProcesses::finish_one(const Entry& entry, const std::map<long, int>
     fmt::print(stderr, "gcsnap: {} {}: gcsnap wrote the index of its {} complete GCs{}\n",
                label, how_it_ended(r.pid, statuses), finished->gcs, dropped);
   }
-  print_summary(r.output, label, build_indexes_);
+  if (print_summary(r.output, label, build_indexes_) == 0) print_no_walk_hint(r.output, policy_, r.pid);
 }
 
 }  // namespace gcsnap::cli

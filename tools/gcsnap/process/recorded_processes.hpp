@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gcsnap_shim/shim_protocol.hpp"
@@ -28,6 +29,8 @@ class RecordedProcesses {
   void poll();
   /// The recorded processes that still run.
   std::vector<long> running() const;
+  /// The recorded processes that still run, with their control sockets (record --every).
+  std::vector<std::pair<long, std::string>> running_controls() const;
   size_t recorded_count() const noexcept;
   /// How many processes of the .NET SDK the shim declined (dotnet run's own, MSBuild ...).
   size_t sdk_count() const noexcept;
@@ -38,6 +41,8 @@ class RecordedProcesses {
   void finish(const std::map<long, int>& statuses);
   /// record --index: finish() also builds each file's analysis indexes (the summary says so).
   void build_indexes(bool on) noexcept { build_indexes_ = on; }
+  /// The snapshot policy, named when a file ends without a heap walk.
+  void set_policy(std::string policy) { policy_ = std::move(policy); }
   /// Remove the report directory (also done by the destructor; call it before std::exit).
   void remove_directory() noexcept;
 
@@ -51,6 +56,7 @@ class RecordedProcesses {
   std::string dir_;
   std::vector<Entry> entries_;  ///< in the order the reports were read
   bool build_indexes_ = false;
+  std::string policy_ = "default";
   std::set<long> seen_;
 };
 

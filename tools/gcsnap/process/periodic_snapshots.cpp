@@ -1,0 +1,79 @@
+#include "process/periodic_snapshots.hpp"
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include <fmt/core.h>
+
+#include "gcsnap_shim/shim_protocol.hpp"
+#include "output/cli_error.hpp"
+#include "process/attach_client.hpp"
+
+namespace gcsnap::cli {
+
+unsigned long long parse_duration(const std::string& text, const std::string& name) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  const std::string unit = text.substr(digits);
+  if (digits == 0 || digits > 9 || (unit != "" && unit != "s" && unit != "m" && unit != "h")) {
+    throw CliError(name + " '" + text + "' is not a duration like 30s, 5m or 1h", kExitUsage);
+  }
+  const unsigned long long value = std::stoull(text.substr(0, digits));
+  const unsigned long long scale = unit == "m" ? 60 : unit == "h" ? 3600 : 1;
+  if (value == 0) throw CliError(name + " must be more than 0", kExitUsage);
+  return value * scale;
+}
+
+PeriodicSnapshots::PeriodicSnapshots(unsigned long long interval_s, int timeout_s)
+    : interval_s_(interval_s), timeout_s_(timeout_s), thread_([this] { run(); }) {}
+
+PeriodicSnapshots::~PeriodicSnapshots() { stop(); }
+
+void PeriodicSnapshots::set_targets(std::vector<std::pair<long, std::string>> targets) {
+  std::lock_guard lock(mutex_);
+  targets_ = std::move(targets);
+}
+
+size_t PeriodicSnapshots::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  return taken_;
+}
+
+void PeriodicSnapshots::run() {
+  auto next = std::chrono::steady_clock::now() + std::chrono::seconds(interval_s_);
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    if (wake_.wait_until(lock, next, [this] { return stopping_; })) return;
+    const auto targets = targets_;
+    lock.unlock();
+    for (const auto& [pid, control] : targets) {
+      try {
+        const std::string reply = control_request(control, shim::kRequestSnapshot, timeout_s_);
+        if (reply.rfind(std::string(shim::kReplyOk) + " ", 0) == 0) {
+          ++taken_;
+        } else {
+          fmt::print(stderr, "gcsnap: warning: process {}: no periodic heap walk: {}\n", pid, reply);
+        }
+      } catch (const CliError& e) {
+        // A process that is ending removes its socket first: nothing to say then.
+        struct stat st {};
+        if (::stat(control.c_str(), &st) == 0)
+          fmt::print(stderr, "gcsnap: warning: process {}: no periodic heap walk: {}\n", pid, e.what());
+      }
+      std::fflush(stderr);
+    }
+    lock.lock();
+    // One interval after the walks ended: the app is never walked back to back, however
+    // long a walk takes.
+    next = std::chrono::steady_clock::now() + std::chrono::seconds(interval_s_);
+  }
+}
+
+}  // namespace gcsnap::cli
