@@ -27,6 +27,7 @@ struct HeapFixture {
   explicit HeapFixture(uint64_t seed) {
     for (;; seed += 1000) {
       auto model = make_random_gcs(seed, 3, ModelOptions{400, 30});
+      rec.reset();  // closed first: Windows cannot truncate a file mapped in memory
       REQUIRE(write_model(snap.path(), model, WriterOptions{}).is_ok());
       auto opened = Recording::open(snap.path());
       REQUIRE(opened);
