@@ -5,7 +5,9 @@
 # .NET app loads: every reference binds inside the library.
 option(GCSNAP_PORTABLE "Link the C++ runtime, zstd and fmt statically into gcsnap and its profiler" OFF)
 
-if(GCSNAP_PORTABLE)
+# The Windows build (scripts/build-windows.sh) links statically too: zstd built from Debian's
+# source, fmt headers only.
+if(GCSNAP_PORTABLE OR WIN32)
   set(GCSNAP_ZSTD_TARGET zstd::libzstd_static)
   set(GCSNAP_FMT_TARGET fmt::fmt-header-only)
 else()

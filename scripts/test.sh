@@ -3,9 +3,10 @@
 # AddressSanitizer + UBSan (without the shim, so without the end-to-end tests); then a short
 # fuzz run (10 s per target; long runs: scripts/fuzz.sh SECONDS, docs/reliability.md).
 # Before those, the release packages: scripts/package.sh, then their tests (ctest -L package in
-# its build directory: tarball, .deb, .NET tool; docs/install.md).
+# its build directory: tarball, .deb, .NET tool; docs/install.md). Last, the Windows build
+# (scripts/build-windows.sh: mingw-w64) and its format, analysis and CLI tests under wine64.
 # GCSNAP_SKIP_SANITIZE=1 leaves out the sanitizer build, GCSNAP_SKIP_FUZZ=1 the fuzz run,
-# GCSNAP_SKIP_PACKAGE=1 the packages.
+# GCSNAP_SKIP_PACKAGE=1 the packages, GCSNAP_SKIP_WINDOWS=1 the Windows stage.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${GCSNAP_BUILD_DIR:-$root/build}
@@ -31,5 +32,14 @@ fi
 if [ "${GCSNAP_SKIP_FUZZ:-0}" != 1 ]; then
   echo "test.sh: fuzz smoke run (clang, 10 s per target) in ${GCSNAP_FUZZ_BUILD_DIR:-$root/build-fuzz}"
   "$root/scripts/fuzz.sh" --build-dir "${GCSNAP_FUZZ_BUILD_DIR:-$root/build-fuzz}" 10 || status=$?
+fi
+if [ "${GCSNAP_SKIP_WINDOWS:-0}" != 1 ]; then
+  win=${GCSNAP_WINDOWS_BUILD_DIR:-$root/build-windows}
+  echo "test.sh: Windows build (mingw-w64) in $win, its tests under wine64"
+  if GCSNAP_WINDOWS_BUILD_DIR=$win "$root/scripts/build-windows.sh"; then
+    (cd "$win" && ctest --output-on-failure -j2 --timeout 900) || status=$?
+  else
+    status=1
+  fi
 fi
 exit $status

@@ -5,11 +5,11 @@
 // array gets 2 MiB pages only when asked. On the 10 M-object recording, page-fault kernel time
 // in `gcsnap index` fell from 12.5% to 6-7% of the samples (docs/performance.md, "The analysis
 // index"). A hint only: any failure (no THP, another kernel) leaves the arrays as they are.
-#include <sys/mman.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "platform/memory_map.hpp"
 
 namespace gcsnap::detail {
 
@@ -18,15 +18,10 @@ inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 // Advise the whole 2 MiB pages inside [data, data + bytes). Call it before the memory is first
 // written: pages already faulted in stay small until khugepaged gets to them.
 inline void advise_huge_pages(const void* data, size_t bytes) noexcept {
-#ifdef MADV_HUGEPAGE
   if (bytes < 2 * kHugePageBytes) return;
   const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
   const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHugePageBytes - 1);
-  if (begin < end) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-  (void)data;
-  (void)bytes;
-#endif
+  if (begin < end) platform::advise_huge_pages(reinterpret_cast<void*>(begin), end - begin);
 }
 
 // v.reserve(n), then advise the new storage (a fresh allocation: nothing written yet).

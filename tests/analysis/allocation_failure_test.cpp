@@ -9,7 +9,6 @@
 #include <functional>
 #include <new>
 #include <string>
-#include <unistd.h>
 
 #include "gcsnap/heap_diff.hpp"
 #include "gcsnap/leak_suspects.hpp"
@@ -18,6 +17,7 @@
 #include "gcsnap/root_summary.hpp"
 #include "gcsnap/walk_diff.hpp"
 #include "gcsnap/writer.hpp"
+#include "platform/file_io.hpp"
 
 namespace {
 // Allocations left before one fails; negative: never fail. Per thread, so that only the
@@ -83,7 +83,7 @@ size_t run_with_failures(const char* what, const std::function<ErrorCode()>& cal
 
 std::string write_recording() {
   const std::string path =
-      (std::filesystem::temp_directory_path() / ("gcsnap_oom_" + std::to_string(::getpid()) + ".snap")).string();
+      (std::filesystem::temp_directory_path() / ("gcsnap_oom_" + std::to_string(platform::current_process_id()) + ".snap")).string();
   auto w = Writer::create(path);
   REQUIRE(w.is_ok());
   Writer& writer = **w;

@@ -2,12 +2,10 @@
 // stale, damaged or foreign index is refused (the commands then rebuild it).
 #include "gcsnap/analysis_index.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <span>
 #include <string>
@@ -20,6 +18,7 @@
 
 #include "gcsnap/retention.hpp"
 #include "index/index_layout.hpp"
+#include "platform/file_io.hpp"
 #include "random_recording.hpp"
 #include "temp_path.hpp"
 
@@ -41,6 +40,7 @@ struct Fixture {
         for (ModelGc& gc : model)
           for (size_t k = 0; k < gc.roots.object_ids.size() && gc.objects.size() != 0; ++k)
             gc.roots.object_ids[k] = gc.objects.addresses[(k * 7919) % gc.objects.size()];
+      rec.reset();  // closed first: Windows cannot truncate a file mapped in memory
       REQUIRE(write_model(snap.path(), model, WriterOptions{}).is_ok());
       auto opened = Recording::open(snap.path());
       REQUIRE(opened);
@@ -101,8 +101,12 @@ std::vector<char> slurp(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// Same-size contents are written in place: Windows cannot truncate a file mapped in memory,
+// and a test may still hold an index read from PATH.
 void spit(const std::string& path, const std::vector<char>& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  std::error_code ec;
+  const bool same_size = std::filesystem::file_size(path, ec) == bytes.size() && !ec;
+  std::fstream out(path, std::ios::binary | std::ios::out | (same_size ? std::ios::in : std::ios::trunc));
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
@@ -219,11 +223,14 @@ TEST_CASE("a partial read checks the arrays it maps, a whole read every byte") {
   std::vector<char> bad = good;
   bad[in_addresses] ^= 0x04;
   spit(path, bad);
-  auto types_only = read_gc_index(path, *id, kIndexTypes);
-  REQUIRE(types_only);  // the damage is in an array it does not use
-  CHECK_FALSE(types_only->type_stats.empty());
-  CHECK(types_only->graph.node_count() == 0);
-  CHECK(types_only->root_entries == f.rec->gcs()[gc].root_count);
+  {
+    // Released before the rebuild below: Windows cannot replace a file mapped in memory.
+    auto types_only = read_gc_index(path, *id, kIndexTypes);
+    REQUIRE(types_only);  // the damage is in an array it does not use
+    CHECK_FALSE(types_only->type_stats.empty());
+    CHECK(types_only->graph.node_count() == 0);
+    CHECK(types_only->root_entries == f.rec->gcs()[gc].root_count);
+  }
   CHECK_FALSE(read_gc_index(path, *id, kIndexObjects | kIndexDominators));
   CHECK_FALSE(read_gc_index(path, *id));
   CHECK(open_gc_index(f.snap.path(), *f.rec, gc, true, {}, kIndexObjects)->source == IndexSource::BuiltSaved);
@@ -259,11 +266,8 @@ TEST_CASE("an index of a recording that changed is stale and rebuilt") {
   REQUIRE(open_gc_index(f.snap.path(), *f.rec, gc, true));
   const std::string path = gc_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number);
   // Another modification time: the recording may have been rewritten.
-  struct stat st {};
-  REQUIRE(::stat(f.snap.path().c_str(), &st) == 0);
-  struct timespec times[2] = {st.st_atim, st.st_mtim};
-  times[1].tv_sec += 10;
-  REQUIRE(::utimensat(AT_FDCWD, f.snap.path().c_str(), times, 0) == 0);
+  namespace fs = std::filesystem;
+  fs::last_write_time(f.snap.path(), fs::last_write_time(f.snap.path()) + std::chrono::seconds(10));
   auto id = identify_gc(f.snap.path(), *f.rec, gc);
   REQUIRE(id);
   CHECK(read_gc_index(path, *id).error().code == ErrorCode::InconsistentData);
@@ -286,26 +290,27 @@ TEST_CASE("an index that cannot be written still answers") {
   const size_t gc = *f.rec->last_snapshot();
   // A directory of the index's name makes the rename fail, as a read-only directory would.
   const std::string path = gc_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number);
-  REQUIRE(::mkdir(path.c_str(), 0755) == 0);
+  namespace fs = std::filesystem;
+  REQUIRE(fs::create_directory(path));
   auto opened = open_gc_index(f.snap.path(), *f.rec, gc, true);
-  ::rmdir(path.c_str());
+  fs::remove(path);
   REQUIRE(opened);
   CHECK(opened->source == IndexSource::BuiltKept);
   CHECK(opened->write_error.code == ErrorCode::IoError);
   CHECK(opened->index.graph.node_count() == f.rec->gcs()[gc].object_count);
   // The temporary file written before the failed rename is gone.
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  CHECK(::access(tmp.c_str(), F_OK) != 0);
+  const std::string tmp = path + ".tmp" + std::to_string(platform::current_process_id());
+  CHECK(!fs::exists(tmp));
   // The temporary file cannot even be created (a directory of its name): the build goes on
   // without writing, and its answer is the same.
-  REQUIRE(::mkdir(tmp.c_str(), 0755) == 0);
+  REQUIRE(fs::create_directory(tmp));
   auto uncreated = open_gc_index(f.snap.path(), *f.rec, gc, true);
-  ::rmdir(tmp.c_str());
+  fs::remove(tmp);
   REQUIRE(uncreated);
   CHECK(uncreated->source == IndexSource::BuiltKept);
   CHECK(uncreated->write_error.code == ErrorCode::IoError);
   check_equal(uncreated->index, opened->index);
-  CHECK(::access(path.c_str(), F_OK) != 0);
+  CHECK(!fs::exists(path));
   // Asked not to write: nothing is tried.
   auto none = open_gc_index(f.snap.path(), *f.rec, gc, false);
   REQUIRE(none);

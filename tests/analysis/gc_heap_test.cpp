@@ -2,10 +2,9 @@
 // index use it is asked for decides whether an index file is read, written or left alone.
 #include "gcsnap/gc_heap.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -28,6 +27,7 @@ struct HeapFixture {
   explicit HeapFixture(uint64_t seed) {
     for (;; seed += 1000) {
       auto model = make_random_gcs(seed, 3, ModelOptions{400, 30});
+      rec.reset();  // closed first: Windows cannot truncate a file mapped in memory
       REQUIRE(write_model(snap.path(), model, WriterOptions{}).is_ok());
       auto opened = Recording::open(snap.path());
       REQUIRE(opened);
@@ -39,7 +39,7 @@ struct HeapFixture {
     std::remove(index_path.c_str());
   }
   ~HeapFixture() { std::remove(index_path.c_str()); }
-  bool has_index_file() const { return ::access(index_path.c_str(), F_OK) == 0; }
+  bool has_index_file() const { return std::filesystem::exists(index_path); }
   std::unique_ptr<GcHeap> open(IndexUse use, IndexParts parts = kIndexAll) const {
     GcHeapOptions options;
     options.index = use;

@@ -3,16 +3,12 @@
 // complete files and damaged files are never changed.
 #include <catch2/catch.hpp>
 
-#include <signal.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <fstream>
 #include <set>
 #include <string>
 
+#include "finish_sample.hpp"
 #include "format/format_constants.hpp"
 #include "gcsnap/finish_recording.hpp"
 #include "random_recording.hpp"
@@ -20,51 +16,6 @@
 
 using namespace gcsnap;
 using namespace gcsnap::test;
-
-namespace {
-
-void write_bytes(const std::string& path, std::span<const std::byte> bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-}
-
-struct Sample {
-  std::vector<ModelGc> model;
-  std::vector<std::byte> bytes;
-  std::vector<uint64_t> block_ends;  ///< where each complete block ends
-};
-
-Sample make_sample(uint64_t seed, size_t gcs) {
-  ModelOptions mo;
-  mo.max_objects = 12;
-  mo.max_roots = 6;
-  Sample s;
-  s.model = make_random_gcs(seed, gcs, mo);
-  const std::string path = temp_path("finish-src-" + std::to_string(seed));
-  WriterOptions wo;
-  wo.chunk_items = 5;  // several chunk sections per column: cuts land inside blocks often
-  wo.background_compression = false;
-  REQUIRE(write_model(path, s.model, wo).is_ok());
-  s.bytes = read_file_bytes(path);
-  std::remove(path.c_str());
-  auto rec = Recording::from_bytes(s.bytes);
-  REQUIRE(rec);
-  for (const auto& e : (*rec)->gcs()) s.block_ends.push_back(e.block_offset + e.block_size);
-  return s;
-}
-
-/// Every GC of the file at PATH passes verify_gc, and it ends complete.
-void require_sound(const std::string& path, const Sample& s, size_t complete) {
-  auto rec = Recording::open(path);
-  REQUIRE(rec);
-  const Recording& r = **rec;
-  CHECK(r.end() == FileEnd::Complete);
-  REQUIRE(r.gcs().size() == complete);
-  CHECK(compare_with_model(r, s.model, complete) == "");
-  for (size_t i = 0; i < r.gcs().size(); ++i) CHECK(r.verify_gc(i).is_ok());
-}
-
-}  // namespace
 
 TEST_CASE("finish_recording completes a file cut anywhere after its header") {
   Sample s = make_sample(11, 4);
@@ -176,38 +127,5 @@ TEST_CASE("finish_recording refuses damaged and foreign files and changes nothin
     REQUIRE_FALSE(report);
     CHECK(report.error().code == ErrorCode::IoError);
   }
-  std::remove(path.c_str());
-}
-
-TEST_CASE("finish_recording that cannot write the index leaves the file ending after its last complete GC") {
-  Sample s = make_sample(16, 3);
-  const std::string path = temp_path("finish-nospace");
-  const uint64_t keep = s.block_ends[1];
-  write_bytes(path, {s.bytes.data(), static_cast<size_t>(keep + 100)});  // a partial third GC
-  // In a child: a file size limit just past the kept blocks makes the index's write fail
-  // (EFBIG, as a full disk gives ENOSPC).
-  pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    ::signal(SIGXFSZ, SIG_IGN);
-    rlimit limit{static_cast<rlim_t>(keep + 8), static_cast<rlim_t>(keep + 8)};
-    ::setrlimit(RLIMIT_FSIZE, &limit);
-    auto report = finish_recording(path);
-    ::_exit(!report && report.error().code == ErrorCode::IoError ? 0 : 1);
-  }
-  int status = 0;
-  REQUIRE(::waitpid(child, &status, 0) == child);
-  REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 0);
-  auto bytes = read_file_bytes(path);
-  CHECK(bytes.size() == keep);
-  auto rec = Recording::open(path);
-  REQUIRE(rec);
-  CHECK((*rec)->end() == FileEnd::NoIndex);
-  CHECK((*rec)->gcs().size() == 2);
-  // With room again, it finishes.
-  auto report = finish_recording(path);
-  REQUIRE(report);
-  require_sound(path, s, 2);
   std::remove(path.c_str());
 }

@@ -2,7 +2,8 @@
 # did not update tests/golden/ (and format-spec.md) fails here.
 file(REMOVE_RECURSE ${OUT})
 file(MAKE_DIRECTORY ${OUT})
-execute_process(COMMAND ${GENERATOR} ${OUT} RESULT_VARIABLE rc)
+# EMULATOR runs a cross-compiled generator (wine for the Windows build); empty otherwise.
+execute_process(COMMAND ${EMULATOR} ${GENERATOR} ${OUT} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "make_golden failed: ${rc}")
 endif()

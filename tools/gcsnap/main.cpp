@@ -10,6 +10,7 @@
 
 #include "output/cli_error.hpp"
 #include "commands/commands.hpp"
+#include "platform/console.hpp"
 
 namespace {
 
@@ -29,7 +30,11 @@ int print_commands(const CLI::App& app) {
 
 int main(int argc, char** argv) {
   using namespace gcsnap::cli;
+  use_binary_standard_streams();
   CLI::App app{"gcsnap: record .NET GC heaps, find why objects stay alive, diff heaps"};
+  // Options are --long and -s on every system: CLI11's default on Windows would take a path
+  // such as /tmp/x.snap for an option named "tmp/x.snap".
+  app.allow_windows_style_options(false);
   app.require_subcommand(1);
   app.set_version_flag("--version", fmt::format("gcsnap {}", gcsnap::kVersion));
   add_record_command(app);

@@ -45,6 +45,9 @@ class Writer {
   static Result<std::unique_ptr<Writer>> create(const std::string& path, const WriterOptions& options = {});
   /// Take ownership of an open, writable file descriptor. Errors: IoError.
   static Result<std::unique_ptr<Writer>> from_fd(int fd, const WriterOptions& options = {});
+  /// Take ownership of an open, writable file of the operating system: a descriptor on POSIX,
+  /// a HANDLE on Windows. Errors: IoError.
+  static Result<std::unique_ptr<Writer>> from_handle(intptr_t handle, const WriterOptions& options = {});
 
   ~Writer();
   Writer(const Writer&) = delete;

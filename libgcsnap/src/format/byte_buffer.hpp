@@ -5,12 +5,12 @@
 // before compressing into it; those copies and fills were ~16 % of the writer's CPU
 // (docs/performance.md, "Format, writer, reader and analyses").
 
-#include <sys/mman.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <new>
+
+#include "platform/memory_map.hpp"
 
 namespace gcsnap::format {
 
@@ -59,7 +59,7 @@ class ByteBuffer {
   }
 
  private:
-  // Pages of its own (mmap, grown by mremap, which moves pages instead of copying bytes),
+  // Pages of its own (on Linux mmap, grown by mremap, which moves pages instead of copying bytes),
   // not malloc's: the buffer is long-lived and large, and a large malloc block that is freed or
   // reallocated moves glibc's dynamic mmap threshold, which changed how the writer's chunk
   // columns were allocated and made the writer 2.5x slower at 2 M objects (A/B).
@@ -67,14 +67,13 @@ class ByteBuffer {
     size_t want = capacity_ + capacity_ / 2;
     if (want < size_ + n) want = size_ + n;
     want = (want + kPage - 1) / kPage * kPage;
-    void* p = data_ ? ::mremap(data_, capacity_, want, MREMAP_MAYMOVE)
-                    : ::mmap(nullptr, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
+    void* p = data_ ? platform::grow_pages(data_, capacity_, want) : platform::allocate_pages(want);
+    if (!p) throw std::bad_alloc();
     data_ = static_cast<uint8_t*>(p);
     capacity_ = want;
   }
   void release() noexcept {
-    if (data_) ::munmap(data_, capacity_);
+    if (data_) platform::free_pages(data_, capacity_);
   }
   static constexpr size_t kPage = 4096;
 

@@ -6,6 +6,7 @@
 #include "format/column_codec.hpp"
 #include "format/format_constants.hpp"
 #include "format/name_table_fill.hpp"
+#include "platform/thread_cache.hpp"
 
 namespace gcsnap::format {
 namespace {
@@ -91,8 +92,11 @@ T* grow_by(std::vector<T>& v, uint64_t n) {
   return v.data() + old;
 }
 
-thread_local std::vector<uint64_t> t_small_ints, t_counts;
-thread_local std::vector<uint8_t> t_bytes;
+struct SmallIntsTag;
+struct CountsTag;
+std::vector<uint64_t>& t_small_ints() { return platform::thread_cached<std::vector<uint64_t>, SmallIntsTag>(); }
+std::vector<uint64_t>& t_counts() { return platform::thread_cached<std::vector<uint64_t>, CountsTag>(); }
+std::vector<uint8_t>& t_bytes() { return platform::thread_cached<std::vector<uint8_t>>(); }
 
 }  // namespace
 
@@ -101,7 +105,7 @@ Result<uint64_t> reference_total(const DecodeContext& ctx) {
   const uint64_t n = ctx.items;
   if (n > ctx.payload.size()) return corrupt(ctx, "object count larger than its data");
   for (int column = 0; column < 4; ++column) GCSNAP_RETURN_IF_ERROR(c.skip());  // address .. generation
-  auto& counts = t_counts;
+  auto& counts = t_counts();
   GCSNAP_RETURN_IF_ERROR(c.read_u64(n, counts, UINT32_MAX));
   uint64_t total = 0;
   for (uint64_t k : counts) total += k;  // at most 2^32 items of < 2^32 each: no overflow
@@ -114,15 +118,15 @@ Status decode_objects_into(const DecodeContext& ctx, const ObjectSlots& slots, s
   const uint64_t n = ctx.items;
   if (n > ctx.payload.size()) return corrupt(ctx, "object count larger than its data");
   GCSNAP_RETURN_IF_ERROR(c.read_u64_into(n, slots.addresses));
-  GCSNAP_RETURN_IF_ERROR(c.read_u64(n, t_small_ints, UINT32_MAX));
-  for (uint64_t i = 0; i < n; ++i) slots.type_ids[i] = static_cast<uint32_t>(t_small_ints[i]);
+  GCSNAP_RETURN_IF_ERROR(c.read_u64(n, t_small_ints(), UINT32_MAX));
+  for (uint64_t i = 0; i < n; ++i) slots.type_ids[i] = static_cast<uint32_t>(t_small_ints()[i]);
   GCSNAP_RETURN_IF_ERROR(c.read_u64_into(n, slots.sizes));
-  std::vector<uint8_t>& gens = t_bytes;
+  std::vector<uint8_t>& gens = t_bytes();
   GCSNAP_RETURN_IF_ERROR(c.read_bytes(n, gens));
   for (uint8_t g : gens)
     if (g > kMaxGeneration) return corrupt(ctx, "generation out of range");
   if (n) std::memcpy(slots.generations, gens.data(), gens.size());
-  auto& counts = t_counts;
+  auto& counts = t_counts();
   GCSNAP_RETURN_IF_ERROR(c.read_u64(n, counts, UINT32_MAX));
   uint64_t total = 0;
   for (uint64_t i = 0; i < n; ++i) {  // at most 2^32 items of < 2^32 each: no overflow

@@ -7,11 +7,12 @@
 #include "format/row_order.hpp"
 #include "format/field_sections.hpp"
 #include "format/section.hpp"
+#include "platform/thread_cache.hpp"
 
 namespace gcsnap::format {
 namespace {
 
-thread_local ByteBuffer t_payload;
+ByteBuffer& t_payload() { return platform::thread_cached<ByteBuffer>(); }
 
 uint16_t type_of(SectionType t) { return static_cast<uint16_t>(t); }
 
@@ -145,7 +146,7 @@ struct Encode {
 
 uint32_t encode_chunk_section(ChunkData& chunk, int level, ByteBuffer& out) {
   if (auto* objects = std::get_if<ObjectsChunk>(&chunk)) sort_objects(*objects);
-  auto& payload = t_payload;
+  auto& payload = t_payload();
   payload.clear();
   uint16_t type = std::visit(Encode{payload}, chunk);
   uint64_t items = std::visit([](const auto& c) -> uint64_t { return c.size(); }, chunk);

@@ -1,8 +1,9 @@
 #include "format/chunk_queue.hpp"
 
-#include <pthread.h>
 
 #include <system_error>
+
+#include "platform/thread_name.hpp"
 
 namespace gcsnap::format {
 
@@ -52,7 +53,7 @@ Status ChunkQueue::stop() {
 
 void ChunkQueue::run() {
   // Named for top, perf and gdb: it runs inside the recorded app's process.
-  pthread_setname_np(pthread_self(), "gcsnap-compress");
+  platform::set_thread_name("gcsnap-compress");
   std::unique_lock lock(mutex_);
   for (;;) {
     work_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });

@@ -8,6 +8,7 @@
 #endif
 
 #include "format/varint.hpp"
+#include "platform/thread_cache.hpp"
 
 namespace gcsnap::format {
 
@@ -113,13 +114,15 @@ void encode_varints(std::span<const T> values, ByteBuffer& out) {
 }
 
 // The edge encoder's zigzag deltas (reused: its pages stay mapped from chunk to chunk).
-thread_local ByteBuffer t_edge_deltas;
+struct EdgeDeltasTag;
+ByteBuffer& t_edge_deltas() { return platform::thread_cached<ByteBuffer, EdgeDeltasTag>(); }
 
 // The std::vector overloads (tests and tools craft payloads with them) go through this.
-thread_local ByteBuffer t_vector_staging;
+struct VectorStagingTag;
+ByteBuffer& t_vector_staging() { return platform::thread_cached<ByteBuffer, VectorStagingTag>(); }
 template <typename F>
 void to_vector(std::vector<uint8_t>& out, F&& encode) {
-  ByteBuffer& b = t_vector_staging;
+  ByteBuffer& b = t_vector_staging();
   b.clear();
   encode(b);
   out.insert(out.end(), b.data(), b.data() + b.size());
@@ -173,7 +176,7 @@ void encode_edge_column(std::span<const uint64_t> sources, std::span<const uint3
   const unsigned shift = (any_low & 7) == 0 && total != 0 ? 3 : 0;
 
   constexpr size_t kLanes = 4;
-  ByteBuffer& scratch = t_edge_deltas;
+  ByteBuffer& scratch = t_edge_deltas();
   scratch.clear();
   uint64_t* const z = reinterpret_cast<uint64_t*>(scratch.room((total + kLanes) * sizeof(uint64_t)));
   size_t pos = 0;

@@ -5,16 +5,13 @@
 #include <new>
 #include <optional>
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "format/block_scan.hpp"
 #include "format/file_header.hpp"
 #include "format/format_constants.hpp"
 #include "format/index.hpp"
 #include "format/section_sink.hpp"
+#include "platform/file_io.hpp"
+#include "platform/memory_map.hpp"
 
 namespace gcsnap {
 namespace {
@@ -27,15 +24,15 @@ Error io_error(const char* what, uint64_t offset = 0) {
 
 /// The file's descriptor and read-only mapping, released on every path.
 struct MappedFile {
-  int fd = -1;
+  platform::FileHandle fd = platform::kNoFile;
   void* address = nullptr;
   size_t length = 0;
   ~MappedFile() {
     unmap();
-    if (fd >= 0) ::close(fd);
+    if (fd != platform::kNoFile) platform::close_file(fd);
   }
   void unmap() {
-    if (address) ::munmap(address, length);
+    if (address) platform::unmap_file(address, length);
     address = nullptr;
   }
   std::span<const uint8_t> bytes() const { return {static_cast<const uint8_t*>(address), length}; }
@@ -57,19 +54,15 @@ std::optional<size_t> indexed_gcs(std::span<const uint8_t> file, uint32_t header
 Result<FinishReport> finish_recording(const std::string& path, const ReaderLimits& limits) {
   try {
     MappedFile file;
-    file.fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (file.fd < 0) return io_error("cannot open the file for writing");
-    struct stat st{};
-    if (::fstat(file.fd, &st) != 0) return io_error("cannot stat the file");
-    if (!S_ISREG(st.st_mode)) return make_error(ErrorCode::IoError, "not a regular file");
-    if (st.st_size < static_cast<off_t>(format::kFileHeaderSize))
-      return make_error(ErrorCode::Truncated, "file shorter than the file header");
-    file.length = static_cast<size_t>(st.st_size);
-    file.address = ::mmap(nullptr, file.length, PROT_READ, MAP_SHARED, file.fd, 0);
-    if (file.address == MAP_FAILED) {
-      file.address = nullptr;
-      return io_error("cannot map the file");
-    }
+    file.fd = platform::open_file(path, platform::OpenMode::ReadWrite);
+    if (file.fd == platform::kNoFile) return io_error("cannot open the file for writing");
+    platform::FileInfo st;
+    if (!platform::file_info(file.fd, st)) return io_error("cannot stat the file");
+    if (!st.regular) return make_error(ErrorCode::IoError, "not a regular file");
+    if (st.size < format::kFileHeaderSize) return make_error(ErrorCode::Truncated, "file shorter than the file header");
+    file.length = static_cast<size_t>(st.size);
+    file.address = platform::map_file(file.fd, file.length, true);
+    if (!file.address) return io_error("cannot map the file");
     auto header = format::parse_file_header(file.bytes());
     if (!header) return header.error();
     FinishReport report;
@@ -92,13 +85,13 @@ Result<FinishReport> finish_recording(const std::string& path, const ReaderLimit
     }
     report.bytes_dropped = file.length - keep;
     file.unmap();
-    if (::ftruncate(file.fd, static_cast<off_t>(keep)) != 0) return io_error("cannot cut the partial GC", keep);
-    if (::lseek(file.fd, static_cast<off_t>(keep), SEEK_SET) < 0) return io_error("cannot seek", keep);
+    if (!platform::resize_file(file.fd, keep)) return io_error("cannot cut the partial GC", keep);
+    if (!platform::seek_file(file.fd, keep)) return io_error("cannot seek", keep);
     // The sink writes the index and trailer as a writer's close() does, then syncs and closes
     // its descriptor; ours stays open to undo a half-written index (a full disk): the file
     // then ends right after its last complete block, as a clean no-index file.
-    int sink_fd = ::dup(file.fd);
-    if (sink_fd < 0) return io_error("cannot duplicate the descriptor", keep);
+    const platform::FileHandle sink_fd = platform::duplicate_file(file.fd);
+    if (sink_fd == platform::kNoFile) return io_error("cannot duplicate the descriptor", keep);
     Status written;
     {
       format::SectionSink sink(sink_fd, 1, true);
@@ -106,7 +99,7 @@ Result<FinishReport> finish_recording(const std::string& path, const ReaderLimit
       written = sink.finish();
     }
     if (!written.is_ok()) {
-      (void)::ftruncate(file.fd, static_cast<off_t>(keep));
+      (void)platform::resize_file(file.fd, keep);
       return written;
     }
     return report;

@@ -1,7 +1,5 @@
 #include "format/object_sections.hpp"
 
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -14,6 +12,7 @@
 
 #include "huge_pages.hpp"
 #include "format/chunk_decoder.hpp"
+#include "platform/memory_map.hpp"
 
 // Why two passes: the table is sized once and every section decodes straight into its slice,
 // so no section's columns are copied. Sizing it needs each section's reference count, which
@@ -63,9 +62,8 @@ Status first_error(const std::vector<Job>& jobs) {
 // decode on this VM (docs/performance.md). Best effort: without MADV_POPULATE_WRITE (Linux
 // 5.14) the memset faults them as before.
 void prefault(std::initializer_list<std::pair<void*, size_t>> regions, unsigned threads) {
-  constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE, absent from older headers
   constexpr size_t kSlice = size_t{8} << 20;
-  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t page = static_cast<uintptr_t>(platform::page_size());
   std::vector<std::pair<uintptr_t, size_t>> slices;
   for (const auto& [data, bytes] : regions) {
     const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) & ~(page - 1);
@@ -73,7 +71,7 @@ void prefault(std::initializer_list<std::pair<void*, size_t>> regions, unsigned 
     for (uintptr_t p = begin; p < end; p += kSlice) slices.emplace_back(p, std::min<size_t>(kSlice, end - p));
   }
   run_jobs(slices.size(), threads, [&](size_t k) {
-    (void)madvise(reinterpret_cast<void*>(slices[k].first), slices[k].second, kPopulateWrite);
+    platform::prefault_for_write(reinterpret_cast<void*>(slices[k].first), slices[k].second);
   });
 }
 

@@ -2,21 +2,18 @@
 #include <cerrno>
 #include <new>
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "format/block_scan.hpp"
 #include "format/file_header.hpp"
 #include "format/format_constants.hpp"
 #include "format/index.hpp"
 #include "format/reader_impl.hpp"
+#include "platform/file_io.hpp"
+#include "platform/memory_map.hpp"
 
 namespace gcsnap {
 
 Recording::Impl::~Impl() {
-  if (map_address) ::munmap(map_address, map_length);
+  if (map_address) platform::unmap_file(map_address, map_length);
 }
 
 Status Recording::Impl::check_index(size_t i) const noexcept {
@@ -103,39 +100,39 @@ Result<std::unique_ptr<Recording>> Recording::open(const std::string& path, cons
     e.sys_errno = errno;
     return e;
   };
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return io_error("cannot open the file");
-  struct stat st{};
-  if (::fstat(fd, &st) != 0) {
+  platform::FileHandle fd = platform::open_file(path, platform::OpenMode::Read);
+  if (fd == platform::kNoFile) return io_error("cannot open the file");
+  platform::FileInfo st;
+  if (!platform::file_info(fd, st)) {
     Error e = io_error("cannot stat the file");
-    ::close(fd);
+    platform::close_file(fd);
     return e;
   }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
+  if (!st.regular) {
+    platform::close_file(fd);
     return make_error(ErrorCode::IoError, "not a regular file");
   }
   try {
     auto impl = std::make_unique<Impl>();
     impl->limits = limits;
     impl->options = options;
-    if (st.st_size > 0) {
-      void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-      if (p == MAP_FAILED) {
+    if (st.size > 0) {
+      void* p = platform::map_file(fd, static_cast<size_t>(st.size), false);
+      if (!p) {
         Error e = io_error("cannot map the file");
-        ::close(fd);
+        platform::close_file(fd);
         return e;
       }
       impl->map_address = p;
-      impl->map_length = static_cast<size_t>(st.st_size);
+      impl->map_length = static_cast<size_t>(st.size);
       impl->data = {static_cast<const uint8_t*>(p), impl->map_length};
     }
-    ::close(fd);
-    fd = -1;
+    platform::close_file(fd);
+    fd = platform::kNoFile;
     GCSNAP_RETURN_IF_ERROR(open_impl(*impl));
     return std::unique_ptr<Recording>(new Recording(std::move(impl)));
   } catch (const std::bad_alloc&) {
-    if (fd >= 0) ::close(fd);
+    if (fd != platform::kNoFile) platform::close_file(fd);
     return make_error(ErrorCode::OutOfMemory, "opening the recording");
   }
 }

@@ -8,6 +8,7 @@
 #include <xxhash.h>
 
 #include "format/byte_io.hpp"
+#include "platform/thread_cache.hpp"
 
 namespace gcsnap::format {
 namespace {
@@ -31,7 +32,7 @@ struct ZstdContexts {
     ZSTD_freeDCtx(dctx);
   }
 };
-thread_local ZstdContexts t_zstd;
+ZstdContexts& t_zstd() { return platform::thread_cached<ZstdContexts>(); }
 
 // §4.3: the reader never lets zstd use a window above 2^27 bytes.
 constexpr int kWindowLogMax = 27;
@@ -39,15 +40,15 @@ constexpr int kWindowLogMax = 27;
 // Return this thread's decompression context, or nullptr when zstd cannot create one or
 // refuses the window limit (a context without the limit must not be used).
 ZSTD_DCtx* thread_dctx() noexcept {
-  if (!t_zstd.dctx) {
+  if (!t_zstd().dctx) {
     ZSTD_DCtx* dctx = ZSTD_createDCtx();
     if (dctx && ZSTD_isError(ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, kWindowLogMax))) {
       ZSTD_freeDCtx(dctx);
       dctx = nullptr;
     }
-    t_zstd.dctx = dctx;
+    t_zstd().dctx = dctx;
   }
-  return t_zstd.dctx;
+  return t_zstd().dctx;
 }
 
 // Long-distance matching finds the runs that repeat far apart inside a chunk (objects of one
@@ -60,18 +61,18 @@ ZSTD_DCtx* thread_dctx() noexcept {
 // cannot create one; returns nullptr when zstd refuses the parameters (then the caller stores
 // the payload raw, as it does an incompressible one: the file stays valid, only larger).
 ZSTD_CCtx* thread_cctx(int level) {
-  if (!t_zstd.cctx) t_zstd.cctx = ZSTD_createCCtx();
-  if (!t_zstd.cctx) throw std::bad_alloc();
-  if (!t_zstd.cctx_ready || t_zstd.cctx_level != level) {
-    t_zstd.cctx_ready = false;
-    if (ZSTD_isError(ZSTD_CCtx_reset(t_zstd.cctx, ZSTD_reset_session_and_parameters)) ||
-        ZSTD_isError(ZSTD_CCtx_setParameter(t_zstd.cctx, ZSTD_c_compressionLevel, level)) ||
-        ZSTD_isError(ZSTD_CCtx_setParameter(t_zstd.cctx, ZSTD_c_enableLongDistanceMatching, 1)))
+  if (!t_zstd().cctx) t_zstd().cctx = ZSTD_createCCtx();
+  if (!t_zstd().cctx) throw std::bad_alloc();
+  if (!t_zstd().cctx_ready || t_zstd().cctx_level != level) {
+    t_zstd().cctx_ready = false;
+    if (ZSTD_isError(ZSTD_CCtx_reset(t_zstd().cctx, ZSTD_reset_session_and_parameters)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(t_zstd().cctx, ZSTD_c_compressionLevel, level)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(t_zstd().cctx, ZSTD_c_enableLongDistanceMatching, 1)))
       return nullptr;
-    t_zstd.cctx_level = level;
-    t_zstd.cctx_ready = true;
+    t_zstd().cctx_level = level;
+    t_zstd().cctx_ready = true;
   }
-  return t_zstd.cctx;
+  return t_zstd().cctx;
 }
 
 }  // namespace

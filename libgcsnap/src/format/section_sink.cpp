@@ -3,9 +3,6 @@
 #include <cerrno>
 #include <new>
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include "format/byte_io.hpp"
 #include "format/section.hpp"
 
@@ -20,7 +17,7 @@ uint16_t type_of(SectionType t) { return static_cast<uint16_t>(t); }
 }  // namespace
 
 SectionSink::~SectionSink() {
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ != platform::kNoFile) platform::close_file(fd_);
 }
 
 Status SectionSink::fail(Error e) noexcept {
@@ -30,9 +27,8 @@ Status SectionSink::fail(Error e) noexcept {
 
 Status SectionSink::write_out(const uint8_t* p, size_t n) {
   while (n > 0) {
-    ssize_t w = ::write(fd_, p, n);
+    const int64_t w = platform::write_some(fd_, p, n);
     if (w < 0) {
-      if (errno == EINTR) continue;
       Error e = make_error(ErrorCode::IoError, "write failed", flushed_);
       e.sys_errno = errno;
       return fail(e);
@@ -66,15 +62,10 @@ Status SectionSink::recycle_pages(uint64_t from) {
     e.sys_errno = errno;
     return fail(e);
   };
-  if (::sync_file_range(fd_, static_cast<off_t>(from), static_cast<off_t>(flushed_ - from), SYNC_FILE_RANGE_WRITE) != 0)
-    return failed("write-back failed");
+  if (!platform::start_write_back(fd_, from, flushed_ - from)) return failed("write-back failed");
   if (flushed_ < recycled_ + kRecycleLag + kFlushThreshold) return {};
   const uint64_t end = (flushed_ - kRecycleLag) / kPageBytes * kPageBytes;
-  const auto length = static_cast<off_t>(end - recycled_);
-  if (::sync_file_range(fd_, static_cast<off_t>(recycled_), length,
-                        SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) != 0)
-    return failed("write-back failed");
-  (void)::posix_fadvise(fd_, static_cast<off_t>(recycled_), length, POSIX_FADV_DONTNEED);  // advice only
+  if (!platform::drop_written_pages(fd_, recycled_, end - recycled_)) return failed("write-back failed");
   recycled_ = end;
   return {};
 }
@@ -131,7 +122,7 @@ Status SectionSink::consume(ChunkData& chunk) {
     if (raw && (block_end || raw->type == type_of(SectionType::BlockAbort))) {
       in_block_ = false;
       GCSNAP_RETURN_IF_ERROR(flush());
-      if (block_end && sync_each_gc_ && ::fdatasync(fd_) != 0) {
+      if (block_end && sync_each_gc_ && !platform::sync_file(fd_)) {
         Error e = make_error(ErrorCode::IoError, "fdatasync failed", flushed_);
         e.sys_errno = errno;
         return fail(e);
@@ -170,17 +161,17 @@ Status SectionSink::finish() {
     return fail(make_error(ErrorCode::OutOfMemory, "encoding the index"));
   }
   GCSNAP_RETURN_IF_ERROR(flush());
-  if (sync_each_gc_ && ::fdatasync(fd_) != 0) {
+  if (sync_each_gc_ && !platform::sync_file(fd_)) {
     // The trailer may not be on disk: say so, and still close the descriptor.
     Error e = make_error(ErrorCode::IoError, "fdatasync failed", flushed_);
     e.sys_errno = errno;
-    ::close(fd_);
-    fd_ = -1;
+    platform::close_file(fd_);
+    fd_ = platform::kNoFile;
     return fail(e);
   }
-  int fd = fd_;
-  fd_ = -1;
-  if (::close(fd) != 0) {
+  const platform::FileHandle fd = fd_;
+  fd_ = platform::kNoFile;
+  if (!platform::close_file(fd)) {
     Error e = make_error(ErrorCode::IoError, "close failed", flushed_);
     e.sys_errno = errno;
     return fail(e);

@@ -10,12 +10,13 @@
 #include "format/chunk_data.hpp"
 #include "format/gc_summary.hpp"
 #include "gcsnap/status.hpp"
+#include "platform/file_io.hpp"
 
 namespace gcsnap::format {
 
 class SectionSink {
  public:
-  SectionSink(int fd, int level, bool sync_each_gc, bool recycle_pages = false)
+  SectionSink(platform::FileHandle fd, int level, bool sync_each_gc, bool recycle_pages = false)
       : fd_(fd), level_(level), sync_each_gc_(sync_each_gc), recycle_pages_(recycle_pages) {}
   ~SectionSink();
   SectionSink(const SectionSink&) = delete;
@@ -39,7 +40,7 @@ class SectionSink {
   Status recycle_pages(uint64_t from);
   Status fail(Error e) noexcept;
 
-  int fd_;
+  platform::FileHandle fd_;
   int level_;
   bool sync_each_gc_;
   bool recycle_pages_;

@@ -2,11 +2,9 @@
 #include <cerrno>
 #include <new>
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include "format/byte_io.hpp"
 #include "format/writer_impl.hpp"
+#include "platform/file_io.hpp"
 
 namespace gcsnap {
 
@@ -96,17 +94,23 @@ Writer::~Writer() {
 }
 
 Result<std::unique_ptr<Writer>> Writer::create(const std::string& path, const WriterOptions& options) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
+  const platform::FileHandle fd = platform::open_file(path, platform::OpenMode::CreateWrite);
+  if (fd == platform::kNoFile) {
     Error e = make_error(ErrorCode::IoError, "cannot create the file");
     e.sys_errno = errno;
     return e;
   }
-  return from_fd(fd, options);
+  return from_handle(fd, options);
 }
 
 Result<std::unique_ptr<Writer>> Writer::from_fd(int fd, const WriterOptions& options) {
   if (fd < 0) return make_error(ErrorCode::InvalidArgument, "negative file descriptor");
+  const platform::FileHandle handle = platform::adopt_descriptor(fd);
+  if (handle == platform::kNoFile) return make_error(ErrorCode::InvalidArgument, "file descriptor not open");
+  return from_handle(handle, options);
+}
+
+Result<std::unique_ptr<Writer>> Writer::from_handle(intptr_t fd, const WriterOptions& options) {
   try {
     auto impl = std::make_unique<Impl>();
     impl->options = options;

@@ -1,8 +1,5 @@
 // The analysis index: compute it from a recording, write it (format-spec.md §12), and the
 // open-or-build policy the commands share.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -22,6 +19,7 @@
 #include "index/index_access.hpp"
 #include "index/index_layout.hpp"
 #include "index/index_write.hpp"
+#include "platform/file_io.hpp"
 
 namespace gcsnap {
 
@@ -39,11 +37,10 @@ Status io_error(const char* detail) {
   return Status(e);
 }
 
-bool pread_all(int fd, void* out, size_t n, uint64_t at) {
+bool pread_all(platform::FileHandle fd, void* out, size_t n, uint64_t at) {
   auto* p = static_cast<char*>(out);
   while (n > 0) {
-    const ssize_t got = ::pread(fd, p, n, static_cast<off_t>(at));
-    if (got < 0 && errno == EINTR) continue;
+    const int64_t got = platform::read_at(fd, p, n, at);
     if (got <= 0) return false;
     p += got;
     n -= static_cast<size_t>(got);
@@ -57,14 +54,14 @@ bool pread_all(int fd, void* out, size_t n, uint64_t at) {
 Result<IndexIdentity> identify_gc(const std::string& recording_path, const Recording& rec, size_t gc_index) {
   if (gc_index >= rec.gcs().size()) return make_error(ErrorCode::NotFound, "no such GC in the recording");
   const GcEntry& entry = rec.gcs()[gc_index];
-  const int fd = ::open(recording_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return io_error("cannot open the recording");
-  struct stat st {};
+  const platform::FileHandle fd = platform::open_file(recording_path, platform::OpenMode::Read);
+  if (fd == platform::kNoFile) return io_error("cannot open the recording");
+  platform::FileInfo st;
   IndexIdentity id;
-  bool ok = ::fstat(fd, &st) == 0;
+  bool ok = platform::file_info(fd, st);
   if (ok) {
-    id.file_size = static_cast<uint64_t>(st.st_size);
-    id.mtime_ns = static_cast<uint64_t>(st.st_mtim.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(st.st_mtim.tv_nsec);
+    id.file_size = st.size;
+    id.mtime_ns = st.mtime_ns;
     id.gc_number = entry.info.gc_number;
     id.block_offset = entry.block_offset;
     id.block_size = entry.block_size;
@@ -75,7 +72,7 @@ Result<IndexIdentity> identify_gc(const std::string& recording_path, const Recor
     if (ok) id.block_sample_hash = XXH3_64bits(bytes.data(), bytes.size());
   }
   const int saved = errno;
-  ::close(fd);
+  platform::close_file(fd);
   errno = saved;
   if (!ok) return io_error("cannot read the recording to identify its GC block");
   return id;

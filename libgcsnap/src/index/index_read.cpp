@@ -3,10 +3,6 @@
 // it is used; then the arrays are used in place from the mapping. The checks read the file
 // (not the mapping), so a command answering from the index holds only the pages its question
 // needs, and reads only the arrays it uses.
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -26,6 +22,8 @@
 #include "gcsnap/analysis_index.hpp"
 #include "index/index_access.hpp"
 #include "index/index_layout.hpp"
+#include "platform/file_io.hpp"
+#include "platform/memory_map.hpp"
 
 namespace gcsnap {
 
@@ -45,10 +43,10 @@ Error damaged(ErrorCode code, const char* detail, uint64_t offset = 0) { return 
 
 // A mapped file; unmapped when the last GcIndex part using it goes.
 struct Mapping {
-  void* base = MAP_FAILED;
+  void* base = nullptr;
   size_t size = 0;
   ~Mapping() {
-    if (base != MAP_FAILED) ::munmap(base, size);
+    if (base) platform::unmap_file(base, size);
   }
 };
 
@@ -64,19 +62,18 @@ enum class ArrayCheck : uint8_t { Ok, BadElement, BadSecondElement, BadChecksum,
 // question needs, and no page is mapped twice). For bytes in memory: in place.
 class Source {
  public:
-  Source(std::span<const std::byte> bytes, int fd) : bytes_(bytes), fd_(fd) {
-    if (fd_ >= 0) buffer_.resize(kChunk / 8);
+  Source(std::span<const std::byte> bytes, platform::FileHandle fd) : bytes_(bytes), fd_(fd) {
+    if (fd_ != platform::kNoFile) buffer_.resize(kChunk / 8);
   }
   Source(const Source&) = delete;
   Source& operator=(const Source&) = delete;
   std::span<const std::byte> bytes() const noexcept { return bytes_; }
   /// LEN bytes at AT (LEN <= kChunk), 8-byte aligned; null when the file cannot be read.
   const std::byte* read(uint64_t at, size_t len) {
-    if (fd_ < 0) return bytes_.data() + at;
+    if (fd_ == platform::kNoFile) return bytes_.data() + at;
     auto* out = reinterpret_cast<std::byte*>(buffer_.data());
     for (size_t done = 0; done < len;) {
-      const ssize_t got = ::pread(fd_, out + done, len - done, static_cast<off_t>(at + done));
-      if (got < 0 && errno == EINTR) continue;
+      const int64_t got = platform::read_at(fd_, out + done, len - done, at + done);
       if (got <= 0) {
         error_ = got < 0 ? errno : EIO;  // a file shorter than it was (0) reads as an I/O error
         return nullptr;
@@ -89,7 +86,7 @@ class Source {
 
  private:
   std::span<const std::byte> bytes_;
-  int fd_;
+  platform::FileHandle fd_;
   int error_ = 0;
   std::vector<uint64_t> buffer_;
 };
@@ -147,7 +144,7 @@ class CheckJobs {
   }
 
   /// Run every job; the error of the first that failed, in the order they were added.
-  std::optional<Error> run(std::span<const std::byte> bytes, int fd, uint64_t file_size) {
+  std::optional<Error> run(std::span<const std::byte> bytes, platform::FileHandle fd, uint64_t file_size) {
     std::atomic<size_t> next{0};
     auto work = [&] {
       try {
@@ -204,7 +201,7 @@ constexpr const char* kGraphRule = "analysis index graph arrays out of range";
 // are added: they keep their state in this object, which outlives them.
 class IndexParse {
  public:
-  IndexParse(std::span<const std::byte> bytes, std::shared_ptr<const void> keep, int fd)
+  IndexParse(std::span<const std::byte> bytes, std::shared_ptr<const void> keep, platform::FileHandle fd)
       : bytes_(bytes), h_(bytes.data()), keep_(std::move(keep)), fd_(fd) {}
 
   Result<GcIndex> run(const IndexIdentity* expected, IndexParts want) {
@@ -580,7 +577,7 @@ class IndexParse {
   std::span<const std::byte> bytes_;
   const std::byte* h_;
   std::shared_ptr<const void> keep_;
-  int fd_;
+  platform::FileHandle fd_;
   L::Counts c_;
   L::Placement place_;
   IndexParts want_ = 0;
@@ -594,7 +591,7 @@ class IndexParse {
 };
 
 Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* expected,
-                      std::shared_ptr<const void> keep, int fd, IndexParts want) {
+                      std::shared_ptr<const void> keep, platform::FileHandle fd, IndexParts want) {
   IndexParse parse(bytes, std::move(keep), fd);
   return parse.run(expected, want);
 }
@@ -609,26 +606,25 @@ Result<ShortestPathTree> kept_path_tree(const GcIndex& index, const HeapGraph& g
 
 Result<GcIndex> gc_index_from_bytes(std::span<const std::byte> bytes, const IndexIdentity* expected,
                                     IndexParts parts) {
-  return parse(bytes, expected, nullptr, -1, parts);
+  return parse(bytes, expected, nullptr, platform::kNoFile, parts);
 }
 
 Result<GcIndex> read_gc_index(const std::string& path, const IndexIdentity& expected, IndexParts parts) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  const platform::FileHandle fd = platform::open_file(path, platform::OpenMode::Read);
+  if (fd == platform::kNoFile) {
     if (errno == ENOENT) return make_error(ErrorCode::NotFound, "no analysis index");
     return Error{ErrorCode::IoError, 0, "cannot open the analysis index", errno};
   }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
+  platform::FileInfo st;
+  if (!platform::file_info(fd, st)) {
     const int e = errno;
-    ::close(fd);
+    platform::close_file(fd);
     return Error{ErrorCode::IoError, 0, "cannot stat the analysis index", e};
   }
   // The header first: a stale index is told without mapping the rest.
   std::byte header[L::kHeaderSize];
-  if (static_cast<uint64_t>(st.st_size) < L::kHeaderSize ||
-      ::pread(fd, header, sizeof header, 0) != static_cast<ssize_t>(sizeof header)) {
-    ::close(fd);
+  if (st.size < L::kHeaderSize || platform::read_at(fd, header, sizeof header, 0) != static_cast<int64_t>(sizeof header)) {
+    platform::close_file(fd);
     return damaged(ErrorCode::Truncated, "analysis index shorter than its header");
   }
   if (std::memcmp(header, L::kMagic, sizeof L::kMagic) == 0 &&
@@ -637,21 +633,21 @@ Result<GcIndex> read_gc_index(const std::string& path, const IndexIdentity& expe
                      get<uint64_t>(header + L::kOffGcNumber),    get<uint64_t>(header + L::kOffBlockOffset),
                      get<uint64_t>(header + L::kOffBlockSize),   get<uint64_t>(header + L::kOffSampleHash)};
     if (!(id == expected)) {
-      ::close(fd);
+      platform::close_file(fd);
       return damaged(ErrorCode::InconsistentData, "stale analysis index (the recording changed)");
     }
   }
   auto mapping = std::make_shared<Mapping>();
-  mapping->size = static_cast<size_t>(st.st_size);
-  mapping->base = ::mmap(nullptr, mapping->size, PROT_READ, MAP_PRIVATE, fd, 0);
-  if (mapping->base == MAP_FAILED) {
+  mapping->size = static_cast<size_t>(st.size);
+  mapping->base = platform::map_file(fd, mapping->size, false);
+  if (!mapping->base) {
     const int e = errno;
-    ::close(fd);
+    platform::close_file(fd);
     return Error{ErrorCode::IoError, 0, "cannot map the analysis index", e};
   }
   const std::span<const std::byte> bytes(static_cast<const std::byte*>(mapping->base), mapping->size);
   auto out = parse(bytes, &expected, mapping, fd, parts);  // the checks read through FD
-  ::close(fd);
+  platform::close_file(fd);
   return out;
 }
 

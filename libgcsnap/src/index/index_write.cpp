@@ -2,10 +2,6 @@
 // the analysis keeps them, the header last, then the rename.
 #include "index/index_write.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <bit>
 #include <cerrno>
@@ -16,6 +12,7 @@
 #include <xxhash.h>
 
 #include "index/index_access.hpp"
+#include "platform/file_io.hpp"
 
 namespace gcsnap::detail {
 
@@ -32,10 +29,9 @@ void put(unsigned char* at, T value) {
 // the write's copy into the page cache finds it in L2.
 constexpr size_t kPiece = size_t{1} << 20;
 
-bool pwrite_all(int fd, const unsigned char* p, size_t n, uint64_t at) {
+bool pwrite_all(platform::FileHandle fd, const unsigned char* p, size_t n, uint64_t at) {
   while (n > 0) {
-    const ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(at));
-    if (w < 0 && errno == EINTR) continue;
+    const int64_t w = platform::write_at(fd, p, n, at);
     if (w <= 0) {
       if (w == 0) errno = EIO;
       return false;
@@ -171,23 +167,23 @@ void write_tree_arrays(IndexFile& file, const L::Placement& place, const Dominat
 }
 
 Result<IndexFile> IndexFile::create(const std::string& path) {
-  std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Error{ErrorCode::IoError, 0, "cannot create the analysis index", errno};
+  std::string tmp = path + ".tmp" + std::to_string(platform::current_process_id());
+  const platform::FileHandle fd = platform::open_file(tmp, platform::OpenMode::CreateWrite);
+  if (fd == platform::kNoFile) return Error{ErrorCode::IoError, 0, "cannot create the analysis index", errno};
   return IndexFile(path, std::move(tmp), fd);
 }
 
 IndexFile::IndexFile(IndexFile&& other) noexcept
     : path_(std::move(other.path_)), tmp_(std::move(other.tmp_)), fd_(other.fd_), error_(other.error_),
       hashes_(other.hashes_) {
-  other.fd_ = -1;
+  other.fd_ = platform::kNoFile;
 }
 
 IndexFile::~IndexFile() {
-  if (fd_ < 0) return;
+  if (fd_ == platform::kNoFile) return;
   const int saved = errno;
-  ::close(fd_);
-  ::unlink(tmp_.c_str());
+  platform::close_file(fd_);
+  platform::remove_file(tmp_);
   errno = saved;
 }
 
@@ -213,9 +209,9 @@ void IndexFile::write_array(size_t which, const L::Placement& place, IndexBytes 
 }
 
 Status IndexFile::fail_and_remove(const char* detail, int error) {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-  ::unlink(tmp_.c_str());
+  if (fd_ != platform::kNoFile) platform::close_file(fd_);
+  fd_ = platform::kNoFile;
+  platform::remove_file(tmp_);
   return Error{ErrorCode::IoError, 0, detail, error};
 }
 
@@ -225,13 +221,13 @@ Status IndexFile::finish(std::array<unsigned char, L::kHeaderSize> header, uint6
   put(header.data() + L::kOffHeaderHash, static_cast<uint64_t>(XXH3_64bits(header.data(), L::kOffHeaderHash)));
   // The padding between arrays was never written: a file reads zeros there (§12.3). The
   // truncate gives the file its size when the last arrays are empty.
-  if (::ftruncate(fd_, static_cast<off_t>(file_size)) != 0 || !pwrite_all(fd_, header.data(), header.size(), 0))
+  if (!platform::resize_file(fd_, file_size) || !pwrite_all(fd_, header.data(), header.size(), 0))
     return fail_and_remove("cannot write the analysis index", errno);
-  const int fd = fd_;
-  fd_ = -1;
-  if (::close(fd) != 0 || ::rename(tmp_.c_str(), path_.c_str()) != 0) {
+  const platform::FileHandle fd = fd_;
+  fd_ = platform::kNoFile;
+  if (!platform::close_file(fd) || !platform::replace_file(tmp_, path_)) {
     const int error = errno;
-    ::unlink(tmp_.c_str());
+    platform::remove_file(tmp_);
     return Error{ErrorCode::IoError, 0, "cannot write the analysis index", error};
   }
   return Status::ok();

@@ -14,6 +14,7 @@
 
 #include "gcsnap/analysis_index.hpp"
 #include "index/index_layout.hpp"
+#include "platform/file_io.hpp"
 
 namespace gcsnap::detail {
 
@@ -64,12 +65,12 @@ class IndexFile {
   [[nodiscard]] Status finish(std::array<unsigned char, index_layout::kHeaderSize> header, uint64_t file_size);
 
  private:
-  IndexFile(std::string path, std::string tmp, int fd) : path_(std::move(path)), tmp_(std::move(tmp)), fd_(fd) {}
+  IndexFile(std::string path, std::string tmp, platform::FileHandle fd) : path_(std::move(path)), tmp_(std::move(tmp)), fd_(fd) {}
   Status fail_and_remove(const char* detail, int error);
 
   std::string path_;
   std::string tmp_;
-  int fd_ = -1;
+  platform::FileHandle fd_ = platform::kNoFile;
   int error_ = 0;  // errno of the first failed write, 0 while all went well
   std::array<uint64_t, index_layout::kArrayCount> hashes_{};
 };

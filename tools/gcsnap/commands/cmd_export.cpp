@@ -7,8 +7,6 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -20,6 +18,7 @@
 #include "export/heapsnapshot_export.hpp"
 #include "output/output.hpp"
 #include "output/output_file.hpp"
+#include "platform/console.hpp"
 #include "commands/type_filter.hpp"
 
 namespace gcsnap::cli {
@@ -41,7 +40,7 @@ struct ExportOptions {
 void run_heapsnapshot(const ExportOptions& opt) {
   if (!opt.object.empty() || !opt.type.empty())
     throw CliError("export: --object and --type are for --to dot; a heapsnapshot holds the whole heap", kExitUsage);
-  if (opt.output.empty() && ::isatty(STDOUT_FILENO))
+  if (opt.output.empty() && is_terminal(stdout))
     throw CliError("export: a heapsnapshot is large JSON: give -o FILE (or -o - to write it to a pipe)", kExitUsage);
   const auto heap = load_heap(opt.file, opt.gc, false, true);
   OutputFile out(opt.output.empty() ? "-" : opt.output);

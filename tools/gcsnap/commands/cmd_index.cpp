@@ -1,8 +1,7 @@
 // gcsnap index: build the analysis index (format-spec.md §12) of snapshot GCs ahead of time,
 // so that later commands map it instead of decoding and recomputing.
-#include <sys/stat.h>
-
 #include <cmath>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -109,8 +108,9 @@ void run_index(const IndexOptions& opt) {
     if (opened->source == IndexSource::BuiltKept)
       throw CliError(fmt::format("{}: cannot write {}: {}", file, path, error_text(opened->write_error)),
                      kExitBadInput);
-    struct stat st {};
-    const uint64_t bytes = ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+    std::error_code size_error;
+    const uint64_t file_bytes = std::filesystem::file_size(path, size_error);
+    const uint64_t bytes = size_error ? 0 : file_bytes;
     total_bytes += bytes;
     const uint64_t objects = opened->index.graph.node_count();
     table.add_row({number, objects, status_of(*opened), path, bytes,

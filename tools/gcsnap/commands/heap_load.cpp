@@ -1,7 +1,5 @@
 #include "commands/heap_load.hpp"
 
-#include <unistd.h>
-
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
@@ -9,6 +7,7 @@
 
 #include "output/cli_error.hpp"
 #include "output/output.hpp"
+#include "platform/console.hpp"
 
 namespace gcsnap::cli {
 
@@ -18,7 +17,7 @@ void add_no_cache_option(CLI::App& cmd, bool& no_cache) {
 }
 
 IndexProgress terminal_progress(const std::string& file) {
-  if (!::isatty(STDERR_FILENO)) return {};
+  if (!is_terminal(stderr)) return {};
   return [file](std::string_view stage) { fmt::print(stderr, "gcsnap: {}: {}...\n", file, stage); };
 }
 

@@ -1,8 +1,7 @@
 #include "commands/summary_line.hpp"
 
-#include <sys/stat.h>
-
 #include <cstdio>
+#include <filesystem>
 
 #include <fmt/core.h>
 
@@ -39,9 +38,10 @@ std::string build_indexes(const std::string& path, const Recording& recording) {
   if (snapshots == 0) return "";
   uint64_t index_bytes = 0;
   for (const GcEntry& gc : recording.gcs()) {
-    struct stat st {};
-    if (gc.has_heap_walk() && ::stat(gc_index_path(path, gc.info.gc_number).c_str(), &st) == 0)
-      index_bytes += static_cast<uint64_t>(st.st_size);
+    std::error_code size_error;
+    if (!gc.has_heap_walk()) continue;
+    const uint64_t bytes = std::filesystem::file_size(gc_index_path(path, gc.info.gc_number), size_error);
+    if (!size_error) index_bytes += bytes;
   }
   std::string text = fmt::format("; analysis index of {} of {} snapshots in {}.N.gcidx ({}, {})", built, snapshots,
                                  path, format_bytes(index_bytes), size_ratio(index_bytes, recording.file_size()));

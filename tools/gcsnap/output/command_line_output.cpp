@@ -2,12 +2,10 @@
 // and print_report, which applies it.
 #include <cstdlib>
 
-#include <sys/ioctl.h>
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 
 #include "output/output.hpp"
+#include "platform/console.hpp"
 
 namespace gcsnap::cli {
 namespace {
@@ -46,10 +44,8 @@ void add_format_option(CLI::App& cmd, Format& format) {
 
 size_t terminal_width(std::FILE* out) {
   if (const size_t forced = parse_width(std::getenv("GCSNAP_WIDTH")); forced != SIZE_MAX) return forced;
-  const int fd = fileno(out);
-  if (fd < 0 || !isatty(fd)) return 0;
-  winsize ws{};
-  if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  if (!is_terminal(out)) return 0;
+  if (const int columns = terminal_columns(out); columns > 0) return static_cast<size_t>(columns);
   if (const size_t columns = parse_width(std::getenv("COLUMNS")); columns != SIZE_MAX && columns > 0) return columns;
   return 80;
 }

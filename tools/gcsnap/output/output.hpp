@@ -64,12 +64,14 @@ class Cell {
   Cell(std::string text) : type_(Type::Text), text_(std::move(text)) {}  // NOLINT
   Cell(const char* text) : type_(Type::Text), text_(text) {}            // NOLINT
   Cell(std::string_view text) : type_(Type::Text), text_(text) {}       // NOLINT
-  Cell(uint64_t value) : type_(Type::Unsigned), u_(value) {}            // NOLINT
-  Cell(int64_t value) : type_(Type::Signed), i_(value) {}               // NOLINT
-  Cell(unsigned value) : Cell(static_cast<uint64_t>(value)) {}          // NOLINT
-  Cell(int value) : Cell(static_cast<int64_t>(value)) {}                // NOLINT
-  Cell(unsigned long long value) : Cell(static_cast<uint64_t>(value)) {}// NOLINT
-  Cell(long long value) : Cell(static_cast<int64_t>(value)) {}          // NOLINT
+  // One constructor per integer type, not per uint64_t/int64_t: those are `long` on Linux and
+  // `long long` on Windows.
+  Cell(unsigned long long value) : type_(Type::Unsigned), u_(value) {}  // NOLINT
+  Cell(long long value) : type_(Type::Signed), i_(value) {}             // NOLINT
+  Cell(unsigned long value) : Cell(static_cast<unsigned long long>(value)) {}  // NOLINT
+  Cell(long value) : Cell(static_cast<long long>(value)) {}             // NOLINT
+  Cell(unsigned value) : Cell(static_cast<unsigned long long>(value)) {}// NOLINT
+  Cell(int value) : Cell(static_cast<long long>(value)) {}              // NOLINT
   static Cell empty() { return Cell(); }
   static Cell real(double value) {
     Cell c;

@@ -3,11 +3,10 @@
 #include <cerrno>
 #include <cstring>
 
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include "output/cli_error.hpp"
+#include "platform/console.hpp"
 
 namespace gcsnap::cli {
 
@@ -23,7 +22,7 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
     file_ = stdout;
     return;
   }
-  temp_path_ = fmt::format("{}.tmp-{}", path_, ::getpid());
+  temp_path_ = fmt::format("{}.tmp-{}", path_, current_process_id());
   file_ = std::fopen(temp_path_.c_str(), "wb");
   if (!file_) fail_write(path_, errno);
 }
@@ -48,7 +47,7 @@ void OutputFile::commit() {
   const bool closed = std::fclose(file_) == 0;
   const int error = errno;
   file_ = nullptr;
-  if (!closed || std::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+  if (!closed || !replace_file(temp_path_, path_)) {
     const int e = closed ? errno : error;
     std::remove(temp_path_.c_str());
     fail_write(path_, e);

@@ -1,0 +1,9 @@
+#include <pthread.h>
+
+#include "platform/thread_name.hpp"
+
+namespace gcsnap::platform {
+
+void set_thread_name(const char* name) noexcept { (void)pthread_setname_np(pthread_self(), name); }
+
+}  // namespace gcsnap::platform

@@ -1,0 +1,59 @@
+#include <fcntl.h>
+#include <io.h>
+#include <windows.h>
+
+#include <cerrno>
+#include <cstdio>
+
+#include "platform/console.hpp"
+
+namespace gcsnap::cli {
+namespace {
+
+HANDLE handle_of(std::FILE* stream) noexcept {
+  const int fd = _fileno(stream);
+  return fd < 0 ? INVALID_HANDLE_VALUE : reinterpret_cast<HANDLE>(_get_osfhandle(fd));
+}
+
+std::wstring widen(const std::string& text) {
+  const int n = MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0);
+  std::wstring out(static_cast<size_t>(n > 0 ? n : 0), L'\0');
+  if (n > 0) MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), out.data(), n);
+  return out;
+}
+
+}  // namespace
+
+void use_binary_standard_streams() noexcept {
+  (void)_setmode(_fileno(stdout), _O_BINARY);
+  (void)_setmode(_fileno(stderr), _O_BINARY);
+}
+
+// A console handle answers GetConsoleMode; files and pipes do not.
+bool is_terminal(std::FILE* stream) noexcept {
+  DWORD mode = 0;
+  const HANDLE h = handle_of(stream);
+  return h != INVALID_HANDLE_VALUE && GetConsoleMode(h, &mode) != 0;
+}
+
+int terminal_columns(std::FILE* stream) noexcept {
+  CONSOLE_SCREEN_BUFFER_INFO info{};
+  const HANDLE h = handle_of(stream);
+  if (h == INVALID_HANDLE_VALUE || !GetConsoleScreenBufferInfo(h, &info)) return 0;
+  const int columns = info.srWindow.Right - info.srWindow.Left + 1;
+  return columns > 0 ? columns : 0;
+}
+
+unsigned long current_process_id() noexcept { return GetCurrentProcessId(); }
+
+// The C runtime's rename refuses an existing target on Windows.
+bool replace_file(const std::string& from, const std::string& to) noexcept {
+  try {
+    if (MoveFileExW(widen(from).c_str(), widen(to).c_str(), MOVEFILE_REPLACE_EXISTING)) return true;
+  } catch (...) {
+  }
+  errno = EACCES;
+  return false;
+}
+
+}  // namespace gcsnap::cli
