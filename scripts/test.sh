@@ -37,7 +37,11 @@ if [ "${GCSNAP_SKIP_WINDOWS:-0}" != 1 ]; then
   win=${GCSNAP_WINDOWS_BUILD_DIR:-$root/build-windows}
   echo "test.sh: Windows build (mingw-w64) in $win, its tests under wine64"
   if GCSNAP_WINDOWS_BUILD_DIR=$win "$root/scripts/build-windows.sh"; then
-    (cd "$win" && ctest --output-on-failure -j2 --timeout 900) || status=$?
+    # Under Wine a program now and then exits 1 at once with no output (seen once in 375
+    # tests, not again when rerun): a failed test is run once more and fails if it fails twice.
+    # (A persistent wineserver is no cure: Wine's service processes then inherit a test's
+    # output pipe and ctest waits on it for ever.)
+    (cd "$win" && ctest --output-on-failure -j2 --timeout 900 --repeat until-pass:2) || status=$?
   else
     status=1
   fi
