@@ -1,6 +1,6 @@
 #!/bin/sh
 # A damaged analysis index (format-spec.md §12.4) is never trusted: a bit flipped in an array
-# a command maps makes it rebuild the index; one in an array it does not map lets it answer
+# a command decodes makes it rebuild the index; one in an array it does not decode lets it answer
 # (the same bytes), and `gcsnap index --check` sees the damage in any array.
 # Usage: index_damage.sh GCSNAP RECORDING WORK_DIR
 set -eu
@@ -12,6 +12,16 @@ flip() {  # flip bit 2 of the byte at offset $1 of the index
   byte=$(od -An -tu1 -j"$1" -N1 "$ix" | tr -d ' ')
   printf "$(printf '\\%03o' $((byte ^ 4)))" | dd of="$ix" bs=1 seek="$1" conv=notrunc 2>/dev/null
 }
+# array_at K: where array K's coded bytes start (format-spec.md §12.3: after the 384-byte
+# header and the directory of 17 coded lengths, one after another)
+array_at() {
+  at=520 k=0
+  while [ "$k" -lt "$1" ]; do
+    at=$((at + $(od -An -tu8 -j$((384 + 8 * k)) -N8 "$ix" | tr -d ' ')))
+    k=$((k + 1))
+  done
+  echo "$at"
+}
 cp "$2" "$snap"
 rm -f "$snap".*.gcidx
 "$g" index "$snap" >/dev/null
@@ -19,16 +29,16 @@ rm -f "$snap".*.gcidx
 types=$("$g" types "$snap" --no-cache)
 dominators=$("$g" dominators "$snap" --no-cache)
 
-# The first array (addresses, right after the 384-byte header): types does not map it.
-flip 387
+# The first array (addresses, after its first frame's length): types does not decode it.
+flip $(($(array_at 0) + 6))
 [ "$("$g" types "$snap")" = "$types" ] || fail "types differs with damage in an array it does not use"
 if "$g" index "$snap" --check >/dev/null 2>&1; then fail "--check missed damaged addresses"; fi
 "$g" index "$snap" --check 2>/dev/null | grep -q "damaged" || fail "--check does not say damaged"
-# dominators maps it: rebuilt, same answer, and the index is whole again.
+# dominators decodes it: rebuilt, same answer, and the index is whole again.
 [ "$("$g" dominators "$snap")" = "$dominators" ] || fail "dominators differs after the rebuild"
 "$g" index "$snap" --check >/dev/null || fail "dominators did not rebuild the damaged index"
 
-# The last byte (the shortest-path tree, which only diff maps): types answers, --check sees it,
+# The last byte (the shortest-path tree, which only diff and path --type decode): types answers, --check sees it,
 # and `gcsnap index` rebuilds it.
 size=$(wc -c <"$ix")
 flip $((size - 1))
@@ -37,12 +47,8 @@ if "$g" index "$snap" --check >/dev/null 2>&1; then fail "--check missed a damag
 "$g" index "$snap" | grep -q "rebuilt (damaged)" || fail "gcsnap index did not rebuild a damaged tree"
 "$g" index "$snap" --check >/dev/null || fail "the rebuilt index does not pass --check"
 
-# The type histogram (the array before the tree; placed from the header's counts, §12.3):
-# types maps it and rebuilds.
-nodes=$(od -An -tu8 -j64 -N8 "$ix" | tr -d ' ')
-type_count=$(od -An -tu8 -j112 -N8 "$ix" | tr -d ' ')
-histogram=$((size - 4 * nodes - (96 * type_count + 63) / 64 * 64))
-flip $((histogram + 8))
+# The type histogram (array 16, the one before the tree): types decodes it and rebuilds.
+flip $(($(array_at 15) + 8))
 if "$g" index "$snap" --check >/dev/null 2>&1; then fail "--check missed a damaged histogram"; fi
 [ "$("$g" types "$snap")" = "$types" ] || fail "types differs after the rebuild"
 "$g" index "$snap" --check >/dev/null || fail "types did not rebuild the damaged index"

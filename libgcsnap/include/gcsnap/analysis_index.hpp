@@ -2,7 +2,7 @@
 /// The analysis index of a snapshot GC (format-spec.md §12): the graph both ways, the
 /// dominator tree over strong roots with retained sizes, the shortest-path tree from strong
 /// roots, and the type histogram, computed once
-/// and kept in a sidecar file `RECORDING.N.gcidx` that later commands map instead of decoding
+/// and kept in a sidecar file `RECORDING.N.gcidx` that later commands read instead of decoding
 /// the recording again. The index is a cache: it is checked against the recording and its own
 /// checksums before use, and a missing, stale or damaged one is simply rebuilt.
 
@@ -37,7 +37,7 @@ struct IndexIdentity {
   bool operator==(const IndexIdentity&) const = default;
 };
 
-/// The parts of an index a reader checks and maps (format-spec.md §12.4): a command names the
+/// The parts of an index a reader decodes and checks (format-spec.md §12.4): a command names the
 /// ones it uses; the others are neither read nor trusted and stay empty in the GcIndex.
 enum IndexPart : uint32_t {
   kIndexObjects = 1,      ///< node columns: addresses, sizes, type ids, generations
@@ -57,7 +57,7 @@ enum IndexPart : uint32_t {
 using IndexParts = uint32_t;
 
 /// The heavy analyses of one snapshot GC. Movable; the spans and the graph stay valid while
-/// any part of it lives (they share one storage: owned arrays, or the mapped index file).
+/// any part of it lives (they share one storage: owned arrays, or the arrays decoded from the index file).
 /// A GcIndex read with fewer parts than kIndexAll has only those: without kIndexObjects the
 /// graph has no nodes (its stats are kept); without kIndexForward it must not be asked for
 /// successors, without kIndexReverse it has no reverse CSR (build_reverse needs the forward).
@@ -117,14 +117,14 @@ std::string gc_index_path(const std::string& recording_path, uint64_t gc_number)
 [[nodiscard]] Result<GcIndex> read_gc_index(const std::string& path, const IndexIdentity& expected,
                                             IndexParts parts = kIndexAll);
 
-/// The same checks on bytes the caller keeps alive (tests, fuzzing); EXPECTED may be null to
-/// skip the identity check. The result points into BYTES.
+/// The same checks on index file bytes (tests, fuzzing), at any alignment; EXPECTED may be null
+/// to skip the identity check. The result owns the arrays it decoded from BYTES.
 [[nodiscard]] Result<GcIndex> gc_index_from_bytes(std::span<const std::byte> bytes, const IndexIdentity* expected,
                                                   IndexParts parts = kIndexAll);
 
 /// How open_gc_index got its answer.
 enum class IndexSource : uint8_t {
-  Read = 0,        ///< a valid index file was mapped
+  Read = 0,        ///< a valid index file was read
   BuiltSaved = 1,  ///< none (or a stale/damaged one): computed and written
   BuiltKept = 2,   ///< computed, not written (`write` false, or the write failed)
 };

@@ -280,7 +280,7 @@ Result<BuiltIndex> build_gc_index(const Recording& rec, size_t gc_index, const I
     } else {
       file->write_array(L::kTypes, *place, detail::encode_type_stats(out.index.type_stats));
       file->write_array(L::kPathParents, *place, detail::index_bytes(out.index.path_parents));
-      out.written = file->finish(detail::index_header(out.index, target->identity, counts), place->file_size);
+      out.written = file->finish(detail::index_header(out.index, target->identity, counts));
     }
   }
   return out;

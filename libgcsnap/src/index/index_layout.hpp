@@ -1,17 +1,21 @@
 #pragma once
 // The byte layout of an analysis index file (format-spec.md §12.2-12.3), shared by the writer
-// and the reader so that they cannot disagree on where an array starts.
+// and the reader so that they cannot disagree on where an array starts: the header, the
+// directory of coded lengths and the coded arrays on disk, and the placement of the decoded
+// arrays in the image a reader decodes them into.
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 
+#include "index/index_codec.hpp"
+
 namespace gcsnap::index_layout {
 
 inline constexpr char kMagic[8] = {'G', 'C', 'S', 'N', 'A', 'P', 'I', 'X'};
-inline constexpr uint16_t kMajor = 2;  // 2: one checksum per array (1: one for the payload)
-inline constexpr uint16_t kMinor = 2;  // 1: the block hash (§12.2 offset 192); 2: the shortest-path tree (array 17)
+inline constexpr uint16_t kMajor = 3;  // 3: arrays coded (zstd frames); 2: in place, one checksum per array
+inline constexpr uint16_t kMinor = 0;
 inline constexpr size_t kHeaderSize = 384;
 inline constexpr size_t kAlign = 64;
 inline constexpr uint32_t kFlagWideOffsets = 0x1;
@@ -40,7 +44,7 @@ inline constexpr size_t kOffMajor = 8, kOffMinor = 10, kOffFlags = 12, kOffFileS
                         kOffGcNumber = 32, kOffBlockOffset = 40, kOffBlockSize = 48, kOffSampleHash = 56,
                         kOffNodes = 64, kOffEdges = 72, kOffRoots = 80, kOffUnresolved = 88, kOffDependent = 96,
                         kOffPreorder = 104, kOffTypes = 112, kOffReachableBytes = 120,
-                        kOffUnreachableBytes = 128, kOffStats = 136, kOffBlockHash = 192, kOffArray17Hash = 200, kOffReserved = 208, kOffArrayHashes = 248,
+                        kOffUnreachableBytes = 128, kOffStats = 136, kOffBlockHash = 192, kOffArray17Hash = 200, kOffDirectoryHash = 208, kOffReserved = 216, kOffArrayHashes = 248,
                         kOffHeaderHash = 376;
 
 enum Array : size_t {
@@ -48,6 +52,27 @@ enum Array : size_t {
   kReverseSources, kSlots, kRoots, kUnresolved, kDependentEdges, kPreorder, kIdom, kRetained, kTypes,
   kPathParents, kArrayCount
 };
+
+/// The directory after the header (format-spec.md §12.3): array k's coded length, u64, for
+/// each array in order; the coded arrays follow it, one after another, to the end of the file.
+inline constexpr size_t kDirectoryOffset = kHeaderSize;
+inline constexpr size_t kDirectorySize = 8 * kArrayCount;
+inline constexpr size_t kFirstArray = kDirectoryOffset + kDirectorySize;
+
+/// Each array's element width for its coding (records are coded as bytes) and its transform
+/// (format-spec.md §12.3 table); WIDE: offsets are u64.
+inline detail::ArrayCoding coding(size_t which, bool wide) {
+  using detail::Transform;
+  switch (which) {
+    case kAddresses: return {8, Transform::Delta};
+    case kSizes: case kRetained: return {8, Transform::None};
+    case kForwardOffsets: case kReverseOffsets: return {static_cast<uint8_t>(wide ? 8 : 4), Transform::Delta};
+    case kTypeIds: case kForwardTargets: case kReverseSources: case kSlots: case kUnresolved: case kPreorder:
+    case kIdom: return {4, Transform::None};
+    case kPathParents: return {4, Transform::Self};
+    default: return {1, Transform::None};  // generations and the records
+  }
+}
 
 /// Where array WHICH's checksum is in the header: the first 16 in the table at 248, the 17th
 /// (added by minor 2) in what was reserved.
@@ -61,7 +86,8 @@ struct Counts {
 struct Placement {
   std::array<uint64_t, kArrayCount> offset{};
   std::array<uint64_t, kArrayCount> bytes{};
-  uint64_t file_size = 0;
+  uint64_t file_size = 0;  ///< of the arrays decoded, placed as above (the reader's image)
+  bool wide = false;       ///< offsets are u64
 };
 
 /// Where each array goes for these counts; nullopt when a size overflows 64 bits.
@@ -79,6 +105,7 @@ inline std::optional<Placement> place(const Counts& c) {
       4 * c.preorder,   4 * c.nodes,     8 * c.nodes,        kTypeRecord * c.types,
       4 * c.nodes};
   Placement p;
+  p.wide = (c.flags & kFlagWideOffsets) != 0;
   uint64_t at = kHeaderSize;
   for (size_t i = 0; i < kArrayCount; ++i) {
     at = (at + kAlign - 1) / kAlign * kAlign;

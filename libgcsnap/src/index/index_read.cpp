@@ -1,8 +1,8 @@
-// Reading an analysis index (format-spec.md §12.4): the header is always checked; each array's
-// checksum and rules only when the caller asks for the part it belongs to, before anything of
-// it is used; then the arrays are used in place from the mapping. The checks read the file
-// (not the mapping), so a command answering from the index holds only the pages its question
-// needs, and reads only the arrays it uses.
+// Reading an analysis index (format-spec.md §12.4): the header and the directory are always
+// checked; the arrays of the parts the caller asks for are decoded (their zstd frames on two
+// threads) into an image laid out as format-spec.md §12.3 places them, each array's checksum
+// and rules are checked there before anything of it is used, and the arrays are then used in
+// place in the image. A command decodes only the arrays it uses.
 
 #include <algorithm>
 #include <atomic>
@@ -20,7 +20,9 @@
 #include <xxhash.h>
 
 #include "gcsnap/analysis_index.hpp"
+#include "huge_pages.hpp"
 #include "index/index_access.hpp"
+#include "index/index_codec.hpp"
 #include "index/index_layout.hpp"
 #include "platform/file_io.hpp"
 #include "platform/memory_map.hpp"
@@ -50,6 +52,16 @@ struct Mapping {
   }
 };
 
+// The decoded arrays (format-spec.md §12.3 placement), in zeroed pages: the pages of the
+// arrays not asked for are never touched.
+struct Image {
+  void* base = nullptr;
+  size_t size = 0;
+  ~Image() {
+    if (base) platform::free_pages(base, size);
+  }
+};
+
 // The checks read each array in chunks of this size: small enough to stay in the L2 cache
 // between the rules and the hash, large enough that a read costs little per byte.
 constexpr size_t kChunk = size_t{1} << 20;
@@ -57,38 +69,19 @@ constexpr size_t kChunk = size_t{1} << 20;
 // BadSecondElement: a job checking two arrays found a bad element in the second.
 enum class ArrayCheck : uint8_t { Ok, BadElement, BadSecondElement, BadChecksum, Unreadable };
 
-// Where the checks read an index from. For a file: by pread into one reused buffer, so checking
-// an array faults in no page of the mapping (a command then touches only the pages its
-// question needs, and no page is mapped twice). For bytes in memory: in place.
+// Where the checks read an index from: the decoded image, in place.
 class Source {
  public:
-  Source(std::span<const std::byte> bytes, platform::FileHandle fd) : bytes_(bytes), fd_(fd) {
-    if (fd_ != platform::kNoFile) buffer_.resize(kChunk / 8);
-  }
+  explicit Source(std::span<const std::byte> bytes) : bytes_(bytes) {}
   Source(const Source&) = delete;
   Source& operator=(const Source&) = delete;
   std::span<const std::byte> bytes() const noexcept { return bytes_; }
-  /// LEN bytes at AT (LEN <= kChunk), 8-byte aligned; null when the file cannot be read.
-  const std::byte* read(uint64_t at, size_t len) {
-    if (fd_ == platform::kNoFile) return bytes_.data() + at;
-    auto* out = reinterpret_cast<std::byte*>(buffer_.data());
-    for (size_t done = 0; done < len;) {
-      const int64_t got = platform::read_at(fd_, out + done, len - done, at + done);
-      if (got <= 0) {
-        error_ = got < 0 ? errno : EIO;  // a file shorter than it was (0) reads as an I/O error
-        return nullptr;
-      }
-      done += static_cast<size_t>(got);
-    }
-    return out;
-  }
-  int error() const noexcept { return error_; }
+  /// LEN bytes at AT, 8-byte aligned.
+  const std::byte* read(uint64_t at, size_t) const noexcept { return bytes_.data() + at; }
+  int error() const noexcept { return 0; }
 
  private:
   std::span<const std::byte> bytes_;
-  platform::FileHandle fd_;
-  int error_ = 0;
-  std::vector<uint64_t> buffer_;
 };
 
 // Check array WHICH: hand its bytes to VISIT chunk by chunk, whole records of RECORD bytes each
@@ -144,11 +137,11 @@ class CheckJobs {
   }
 
   /// Run every job; the error of the first that failed, in the order they were added.
-  std::optional<Error> run(std::span<const std::byte> bytes, platform::FileHandle fd, uint64_t file_size) {
+  std::optional<Error> run(std::span<const std::byte> bytes, uint64_t file_size) {
     std::atomic<size_t> next{0};
     auto work = [&] {
       try {
-        Source src(bytes, fd);
+        Source src(bytes);
         for (size_t k; (k = next.fetch_add(1)) < jobs_.size();) {
           jobs_[k].result = jobs_[k].run(src);
           jobs_[k].error = src.error();
@@ -201,15 +194,13 @@ constexpr const char* kGraphRule = "analysis index graph arrays out of range";
 // are added: they keep their state in this object, which outlives them.
 class IndexParse {
  public:
-  IndexParse(std::span<const std::byte> bytes, std::shared_ptr<const void> keep, platform::FileHandle fd)
-      : bytes_(bytes), h_(bytes.data()), keep_(std::move(keep)), fd_(fd) {}
+  explicit IndexParse(std::span<const std::byte> bytes) : bytes_(bytes), h_(bytes.data()) {}
 
   Result<GcIndex> run(const IndexIdentity* expected, IndexParts want) {
     if (auto failure = read_header(expected)) return *failure;
     want_ = widen(want);
     try {
-      if (want_ == kIndexAll)
-        if (auto failure = check_padding()) return *failure;
+      if (auto failure = decode_arrays()) return *failure;
       // One job per array (or per arrays checked together), run on two threads: the first
       // failure in this order is the one reported, as if they had run one after another.
       CheckJobs jobs;
@@ -219,7 +210,7 @@ class IndexParse {
       add_dominator_checks(jobs);
       add_path_tree_checks(jobs);
       add_type_checks(jobs);
-      if (auto failure = jobs.run(bytes_, fd_, place_.file_size)) return *failure;
+      if (auto failure = jobs.run(bytes_, place_.file_size)) return *failure;
       if (auto failure = check_root_marks()) return *failure;
       if (auto failure = check_dependent_edges()) return *failure;
       return assemble();
@@ -235,9 +226,6 @@ class IndexParse {
   std::optional<Error> read_header(const IndexIdentity* expected) {
     if constexpr (std::endian::native != std::endian::little)
       return make_error(ErrorCode::UnsupportedVersion, "analysis indexes are read on little-endian hosts only");
-    // The arrays are used in place as u32/u64: a caller's buffer must be aligned like a mapping.
-    if (reinterpret_cast<uintptr_t>(bytes_.data()) % alignof(uint64_t) != 0)
-      return make_error(ErrorCode::InvalidArgument, "analysis index bytes not 8-byte aligned in memory");
     if (bytes_.size() < L::kHeaderSize) return damaged(ErrorCode::Truncated, "analysis index shorter than its header");
     if (std::memcmp(h_, L::kMagic, sizeof L::kMagic) != 0)
       return damaged(ErrorCode::NotAGcsnapFile, "not an analysis index (magic)");
@@ -245,10 +233,7 @@ class IndexParse {
       return damaged(ErrorCode::ChecksumMismatch, "analysis index header checksum");
     if (get<uint16_t>(h_ + L::kOffMajor) != L::kMajor)
       return damaged(ErrorCode::UnsupportedVersion, "analysis index of another major version");
-    // Minor 0 lacks the block hash that lets `verify` trust the index, minor 1 the shortest-path
-    // tree `diff` reads: rebuilt once, like a stale one.
-    if (get<uint16_t>(h_ + L::kOffMinor) < L::kMinor)
-      return damaged(ErrorCode::UnsupportedVersion, "analysis index of an older minor version");
+    // (Major 2 kept its arrays uncoded: rebuilt once, like a stale one.)
     c_.flags = get<uint32_t>(h_ + L::kOffFlags);
     for (size_t i = L::kOffReserved; i < L::kOffArrayHashes; ++i)
       if (h_[i] != std::byte{0}) return damaged(ErrorCode::CorruptSection, "analysis index reserved bytes not zero");
@@ -274,9 +259,9 @@ class IndexParse {
         (!wide_ && c_.edges > UINT32_MAX))
       return damaged(ErrorCode::CorruptSection, "analysis index counts out of range");
     const auto place = L::place(c_);
-    if (!place || place->file_size != bytes_.size())
-      return damaged(ErrorCode::Truncated, "analysis index size does not match its counts");
+    if (!place) return damaged(ErrorCode::CorruptSection, "analysis index counts out of range");
     place_ = *place;
+    if (auto failure = read_directory()) return *failure;
     n_ = static_cast<size_t>(c_.nodes);
     m_ = c_.edges;
     root_total_ = c_.roots + c_.unresolved;
@@ -292,15 +277,96 @@ class IndexParse {
     return want;
   }
 
-  // A whole read also sees the padding between arrays (zero): a full check (gcsnap index,
-  // verify) then covers every byte of the file.
-  std::optional<Error> check_padding() const {
-    uint64_t from = L::kHeaderSize;
+  // The directory (§12.3): its checksum, and coded lengths that add up to the file's size.
+  std::optional<Error> read_directory() {
+    if (bytes_.size() < L::kFirstArray) return damaged(ErrorCode::Truncated, "analysis index shorter than its directory");
+    const std::byte* dir = bytes_.data() + L::kDirectoryOffset;
+    if (get<uint64_t>(h_ + L::kOffDirectoryHash) != XXH3_64bits(dir, L::kDirectorySize))
+      return damaged(ErrorCode::ChecksumMismatch, "analysis index directory checksum");
+    uint64_t at = L::kFirstArray;
     for (size_t a = 0; a < L::kArrayCount; ++a) {
-      for (uint64_t i = from; i < place_.offset[a]; ++i)
-        if (bytes_[i] != std::byte{0}) return damaged(ErrorCode::CorruptSection, "analysis index padding not zero");
-      from = place_.offset[a] + place_.bytes[a];
+      const uint64_t len = get<uint64_t>(dir + 8 * a);
+      if (len > bytes_.size() - at)
+        return damaged(ErrorCode::Truncated, "analysis index size does not match its directory");
+      coded_[a] = {reinterpret_cast<const unsigned char*>(bytes_.data() + at), static_cast<size_t>(len)};
+      at += len;
     }
+    if (at != bytes_.size()) return damaged(ErrorCode::Truncated, "analysis index size does not match its directory");
+    return std::nullopt;
+  }
+
+  // The arrays the parts asked for need (§12.4 item 5); the roots always.
+  std::array<bool, L::kArrayCount> arrays_needed() const {
+    std::array<bool, L::kArrayCount> need{};
+    need[L::kRoots] = need[L::kUnresolved] = true;
+    if (wanted(kIndexTypeIds)) need[L::kTypeIds] = true;
+    if (wanted(kIndexObjects)) need[L::kAddresses] = need[L::kSizes] = need[L::kGenerations] = true;
+    if (wanted(kIndexForward)) need[L::kForwardOffsets] = need[L::kForwardTargets] = need[L::kDependentEdges] = true;
+    if (wanted(kIndexReverse)) need[L::kReverseOffsets] = need[L::kReverseSources] = true;
+    if (wanted(kIndexSlots)) need[L::kSlots] = true;
+    if (wanted(kIndexDominators)) need[L::kPreorder] = need[L::kIdom] = need[L::kRetained] = true;
+    if (wanted(kIndexTypes)) need[L::kTypes] = true;
+    if (wanted(kIndexPathTree)) need[L::kPathParents] = true;
+    return need;
+  }
+
+  // Decode the arrays needed into the image, which then stands for the file: every frame's
+  // length and decoded size are checked before the image is allocated (a small damaged file
+  // cannot ask for a large one beyond what its frames say), then the frames are decoded on
+  // two threads.
+  std::optional<Error> decode_arrays() {
+    struct Frame {
+      size_t which, index;
+      std::span<const unsigned char> coded;
+    };
+    std::vector<Frame> frames;
+    const auto need = arrays_needed();
+    for (size_t a = 0; a < L::kArrayCount; ++a) {
+      if (!need[a]) continue;
+      auto split = detail::split_frames(coded_[a], place_.bytes[a]);
+      if (!split) return damaged(ErrorCode::CorruptSection, "analysis index array frames do not match its length");
+      for (size_t f = 0; f < split->size(); ++f) frames.push_back(Frame{a, f, (*split)[f]});
+    }
+    auto image = std::make_shared<Image>();
+    const size_t page = platform::page_size();
+    image->size = static_cast<size_t>((place_.file_size + page - 1) / page * page);
+    image->base = platform::allocate_pages(image->size);
+    if (!image->base) return make_error(ErrorCode::OutOfMemory, "out of memory decoding the analysis index");
+    auto* base = static_cast<unsigned char*>(image->base);
+    std::memcpy(base, h_, L::kHeaderSize);
+    for (size_t a = 0; a < L::kArrayCount; ++a)
+      if (need[a]) detail::advise_huge_pages(base + place_.offset[a], static_cast<size_t>(place_.bytes[a]));
+    std::atomic<size_t> next{0};
+    std::atomic<bool> bad{false};
+    auto work = [&]() noexcept {
+      try {
+        for (size_t k; (k = next.fetch_add(1)) < frames.size() && !bad.load();) {
+          const Frame& f = frames[k];
+          const uint64_t from = uint64_t{f.index} * detail::kFrameBytes;
+          const size_t len = static_cast<size_t>(std::min<uint64_t>(detail::kFrameBytes, place_.bytes[f.which] - from));
+          const std::span<unsigned char> out(base + place_.offset[f.which] + from, len);
+          if (!detail::decode_frame(f.coded, f.index, L::coding(f.which, wide_), out)) bad.store(true);
+        }
+      } catch (const std::bad_alloc&) {
+        out_of_memory_.store(true);
+        bad.store(true);
+      }
+    };
+    std::thread helper;
+    if (frames.size() > 2) {
+      try {
+        helper = std::thread(work);
+      } catch (const std::system_error&) {
+        // No thread to be had: this one decodes every frame.
+      }
+    }
+    work();
+    if (helper.joinable()) helper.join();
+    if (out_of_memory_.load()) return make_error(ErrorCode::OutOfMemory, "out of memory decoding the analysis index");
+    if (bad.load()) return damaged(ErrorCode::ChecksumMismatch, "analysis index array does not decode");
+    bytes_ = {reinterpret_cast<const std::byte*>(base), static_cast<size_t>(place_.file_size)};
+    h_ = bytes_.data();
+    keep_ = std::move(image);  // the file's bytes are no longer needed
     return std::nullopt;
   }
 
@@ -576,8 +642,7 @@ class IndexParse {
 
   std::span<const std::byte> bytes_;
   const std::byte* h_;
-  std::shared_ptr<const void> keep_;
-  platform::FileHandle fd_;
+  std::shared_ptr<const void> keep_;  // the image
   L::Counts c_;
   L::Placement place_;
   IndexParts want_ = 0;
@@ -588,11 +653,12 @@ class IndexParse {
   AnalysisIndexAccess::GraphParts parts_;  // the roots and dependent edges the jobs copy out
   std::vector<TypeStats> types_;           // the histogram the job copies out
   std::vector<NodeIndex> root_marks_;      // the tree's root marks, matched with the roots after
+  std::array<std::span<const unsigned char>, L::kArrayCount> coded_{};  // each array's frames in the file
+  std::atomic<bool> out_of_memory_{false};
 };
 
-Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* expected,
-                      std::shared_ptr<const void> keep, platform::FileHandle fd, IndexParts want) {
-  IndexParse parse(bytes, std::move(keep), fd);
+Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* expected, IndexParts want) {
+  IndexParse parse(bytes);
   return parse.run(expected, want);
 }
 
@@ -606,7 +672,7 @@ Result<ShortestPathTree> kept_path_tree(const GcIndex& index, const HeapGraph& g
 
 Result<GcIndex> gc_index_from_bytes(std::span<const std::byte> bytes, const IndexIdentity* expected,
                                     IndexParts parts) {
-  return parse(bytes, expected, nullptr, platform::kNoFile, parts);
+  return parse(bytes, expected, parts);
 }
 
 Result<GcIndex> read_gc_index(const std::string& path, const IndexIdentity& expected, IndexParts parts) {
@@ -646,9 +712,8 @@ Result<GcIndex> read_gc_index(const std::string& path, const IndexIdentity& expe
     return Error{ErrorCode::IoError, 0, "cannot map the analysis index", e};
   }
   const std::span<const std::byte> bytes(static_cast<const std::byte*>(mapping->base), mapping->size);
-  auto out = parse(bytes, &expected, mapping, fd, parts);  // the checks read through FD
   platform::close_file(fd);
-  return out;
+  return parse(bytes, &expected, parts);  // decodes what it needs: the mapping goes after
 }
 
 }  // namespace gcsnap

@@ -1,5 +1,5 @@
-// Writing an analysis index file (format-spec.md §12.2-12.3): the arrays by pwrite from where
-// the analysis keeps them, the header last, then the rename.
+// Writing an analysis index file (format-spec.md §12.2-12.3): each array coded from where the
+// analysis keeps it and appended, the header and the directory last, then the rename.
 #include "index/index_write.hpp"
 
 #include <algorithm>
@@ -24,10 +24,6 @@ template <typename T>
 void put(unsigned char* at, T value) {
   std::memcpy(at, &value, sizeof value);  // little-endian host (write_gc_index checks)
 }
-
-// Hash then write each piece while it is still in the cache: the hash reads it from memory,
-// the write's copy into the page cache finds it in L2.
-constexpr size_t kPiece = size_t{1} << 20;
 
 bool pwrite_all(platform::FileHandle fd, const unsigned char* p, size_t n, uint64_t at) {
   while (n > 0) {
@@ -189,23 +185,27 @@ IndexFile::~IndexFile() {
 
 void IndexFile::write_array(size_t which, const L::Placement& place, IndexBytes bytes) {
   if (error_ != 0) return;
-  if (bytes.size() != place.bytes[which]) {
-    error_ = EINVAL;  // the arrays do not match their counts: no file rather than a wrong one
+  if (bytes.size() != place.bytes[which] || which != next_) {
+    error_ = EINVAL;  // the arrays do not match their counts or order: no file rather than a wrong one
     return;
   }
-  const uint64_t offset = place.offset[which];
-  XXH3_state_t state;
-  XXH3_64bits_reset(&state);
-  for (size_t done = 0; done < bytes.size();) {
-    const size_t n = std::min(kPiece, bytes.size() - done);
-    XXH3_64bits_update(&state, bytes.data() + done, n);
-    if (!pwrite_all(fd_, bytes.data() + done, n, offset + done)) {
+  try {
+    std::vector<unsigned char> coded;
+    if (!encode_array(bytes, L::coding(which, place.wide), coded)) {
+      error_ = EIO;
+      return;
+    }
+    if (!pwrite_all(fd_, coded.data(), coded.size(), end_)) {
       error_ = errno != 0 ? errno : EIO;
       return;
     }
-    done += n;
+    hashes_[which] = XXH3_64bits(bytes.data(), bytes.size());
+    coded_[which] = coded.size();
+    end_ += coded.size();
+    ++next_;
+  } catch (const std::bad_alloc&) {
+    error_ = ENOMEM;
   }
-  hashes_[which] = XXH3_64bits_digest(&state);
 }
 
 Status IndexFile::fail_and_remove(const char* detail, int error) {
@@ -215,13 +215,18 @@ Status IndexFile::fail_and_remove(const char* detail, int error) {
   return Error{ErrorCode::IoError, 0, detail, error};
 }
 
-Status IndexFile::finish(std::array<unsigned char, L::kHeaderSize> header, uint64_t file_size) {
+Status IndexFile::finish(std::array<unsigned char, L::kHeaderSize> header) {
+  if (error_ == 0 && next_ != L::kArrayCount) error_ = EINVAL;
   if (error_ != 0) return fail_and_remove("cannot write the analysis index", error_);
-  for (size_t a = 0; a < L::kArrayCount; ++a) put(header.data() + L::hash_offset(a), hashes_[a]);
+  std::array<unsigned char, L::kDirectorySize> directory{};
+  for (size_t a = 0; a < L::kArrayCount; ++a) {
+    put(header.data() + L::hash_offset(a), hashes_[a]);
+    put(directory.data() + 8 * a, coded_[a]);
+  }
+  put(header.data() + L::kOffDirectoryHash, static_cast<uint64_t>(XXH3_64bits(directory.data(), directory.size())));
   put(header.data() + L::kOffHeaderHash, static_cast<uint64_t>(XXH3_64bits(header.data(), L::kOffHeaderHash)));
-  // The padding between arrays was never written: a file reads zeros there (§12.3). The
-  // truncate gives the file its size when the last arrays are empty.
-  if (!platform::resize_file(fd_, file_size) || !pwrite_all(fd_, header.data(), header.size(), 0))
+  if (!platform::resize_file(fd_, end_) || !pwrite_all(fd_, header.data(), header.size(), 0) ||
+      !pwrite_all(fd_, directory.data(), directory.size(), L::kDirectoryOffset))
     return fail_and_remove("cannot write the analysis index", errno);
   const platform::FileHandle fd = fd_;
   fd_ = platform::kNoFile;
@@ -261,7 +266,7 @@ Status write_gc_index(const GcIndex& ix, const IndexIdentity& id, const std::str
     detail::write_tree_arrays(*file, *place, ix.dominators);
     file->write_array(L::kTypes, *place, detail::encode_type_stats(ix.type_stats));
     file->write_array(L::kPathParents, *place, detail::index_bytes(ix.path_parents));
-    return file->finish(detail::index_header(ix, id, c), place->file_size);
+    return file->finish(detail::index_header(ix, id, c));
   } catch (const std::bad_alloc&) {
     return Error{ErrorCode::IoError, 0, "cannot write the analysis index", ENOMEM};
   }

@@ -39,10 +39,10 @@ index_layout::Counts graph_counts(const HeapGraph& graph, bool has_dependent_han
 std::array<unsigned char, index_layout::kHeaderSize> index_header(const GcIndex& ix, const IndexIdentity& id,
                                                                   const index_layout::Counts& c);
 
-/// An index file being written: a temporary file next to its path, arrays written at their
-/// offsets in any order (one thread at a time), then the header and the rename (format-spec.md
-/// §12.1: a reader sees a whole index or none). Destroyed unfinished, it removes the
-/// temporary file.
+/// An index file being written: a temporary file next to its path, arrays coded and appended
+/// in the order of format-spec.md §12.3 (one thread at a time), then the header, the directory
+/// and the rename (§12.1: a reader sees a whole index or none). Destroyed unfinished, it
+/// removes the temporary file.
 class IndexFile {
  public:
   /// Create the temporary file for PATH. Errors: IoError.
@@ -53,16 +53,18 @@ class IndexFile {
   IndexFile& operator=(const IndexFile&) = delete;
   ~IndexFile();
 
-  /// Write BYTES as array WHICH at its offset in PLACE and keep its checksum. BYTES must be
-  /// as long as PLACE says. After a failed write the others are skipped: finish() reports it.
+  /// Code BYTES as array WHICH, append it and keep its checksum. BYTES must be as long as
+  /// PLACE says, and WHICH the array after the last one written. After a failed write the
+  /// others are skipped: finish() reports it.
   void write_array(size_t which, const index_layout::Placement& place, IndexBytes bytes);
   /// Mark the file failed with ERROR (an errno value): finish() reports it.
   void fail(int error) noexcept {
     if (error_ == 0) error_ = error;
   }
-  /// Size the file to FILE_SIZE, write HEADER with the array checksums and its own checksum
-  /// filled in, close and rename. Errors: IoError (the temporary file is removed).
-  [[nodiscard]] Status finish(std::array<unsigned char, index_layout::kHeaderSize> header, uint64_t file_size);
+  /// Write HEADER with the directory, the array checksums and its own checksum filled in,
+  /// close and rename. Every array must have been written. Errors: IoError (the temporary file
+  /// is removed).
+  [[nodiscard]] Status finish(std::array<unsigned char, index_layout::kHeaderSize> header);
 
  private:
   IndexFile(std::string path, std::string tmp, platform::FileHandle fd) : path_(std::move(path)), tmp_(std::move(tmp)), fd_(fd) {}
@@ -73,6 +75,9 @@ class IndexFile {
   platform::FileHandle fd_ = platform::kNoFile;
   int error_ = 0;  // errno of the first failed write, 0 while all went well
   std::array<uint64_t, index_layout::kArrayCount> hashes_{};
+  std::array<uint64_t, index_layout::kArrayCount> coded_{};  // the directory
+  size_t next_ = 0;                                         // the array to write next
+  uint64_t end_ = index_layout::kFirstArray;                // where it goes
 };
 
 /// Write arrays 1-12 of GRAPH (format-spec.md §12.3: node columns, both graphs, edge slots,

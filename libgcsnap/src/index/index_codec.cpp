@@ -1,0 +1,141 @@
+// The coding of an analysis index array (format-spec.md §12.3, "Coding").
+#include "index/index_codec.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include <zstd.h>
+
+namespace gcsnap::detail {
+
+namespace {
+
+constexpr int kLevel = 1;  // transformed integer columns gain nothing above (shared reference §1.3)
+
+template <typename T>
+T load(const unsigned char* p) noexcept {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+template <typename T>
+void store(unsigned char* p, T v) noexcept {
+  std::memcpy(p, &v, sizeof v);
+}
+
+// Element K of a frame starting at element FIRST, transformed (modulo 2^width).
+template <typename T>
+void forward_transform(const unsigned char* in, size_t count, uint64_t first, Transform t, unsigned char* planes) {
+  T prev = 0;
+  for (size_t k = 0; k < count; ++k) {
+    const T v = load<T>(in + k * sizeof(T));
+    T out = v;
+    if (t == Transform::Delta) out = static_cast<T>(v - prev);
+    if (t == Transform::Self) out = static_cast<T>(v - static_cast<T>(first + k));
+    prev = v;
+    for (size_t b = 0; b < sizeof(T); ++b) planes[b * count + k] = static_cast<unsigned char>(out >> (8 * b));
+  }
+}
+
+template <typename T>
+void inverse_transform(const unsigned char* planes, size_t count, uint64_t first, Transform t, unsigned char* out) {
+  T prev = 0;
+  for (size_t k = 0; k < count; ++k) {
+    T v = 0;
+    for (size_t b = 0; b < sizeof(T); ++b) v |= static_cast<T>(static_cast<T>(planes[b * count + k]) << (8 * b));
+    if (t == Transform::Delta) v = static_cast<T>(v + prev);
+    if (t == Transform::Self) v = static_cast<T>(v + static_cast<T>(first + k));
+    prev = v;
+    store<T>(out + k * sizeof(T), v);
+  }
+}
+
+void transform(std::span<const unsigned char> in, uint64_t first, ArrayCoding c, unsigned char* out) {
+  const size_t count = in.size() / c.width;
+  if (c.width == 4) forward_transform<uint32_t>(in.data(), count, first, c.transform, out);
+  else if (c.width == 8) forward_transform<uint64_t>(in.data(), count, first, c.transform, out);
+  else std::memcpy(out, in.data(), in.size());
+}
+
+struct CCtx {
+  ZSTD_CCtx* p = ZSTD_createCCtx();
+  ~CCtx() { ZSTD_freeCCtx(p); }
+};
+struct DCtx {
+  ZSTD_DCtx* p = ZSTD_createDCtx();
+  ~DCtx() { ZSTD_freeDCtx(p); }
+};
+
+}  // namespace
+
+bool encode_array(std::span<const unsigned char> raw, ArrayCoding coding, std::vector<unsigned char>& out) {
+  thread_local CCtx cctx;
+  if (!cctx.p) throw std::bad_alloc();
+  ZSTD_CCtx_reset(cctx.p, ZSTD_reset_session_and_parameters);
+  ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_compressionLevel, kLevel);
+  ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_checksumFlag, 1);
+  std::vector<unsigned char> planes(std::min(raw.size(), kFrameBytes));
+  for (size_t at = 0; at < raw.size(); at += kFrameBytes) {
+    const auto piece = raw.subspan(at, std::min(kFrameBytes, raw.size() - at));
+    transform(piece, at / coding.width, coding, planes.data());
+    const size_t bound = ZSTD_compressBound(piece.size());
+    const size_t start = out.size();
+    out.resize(start + 4 + bound);
+    const size_t n = ZSTD_compress2(cctx.p, out.data() + start + 4, bound, planes.data(), piece.size());
+    if (ZSTD_isError(n) || n > UINT32_MAX) return false;
+    store<uint32_t>(out.data() + start, static_cast<uint32_t>(n));
+    out.resize(start + 4 + n);
+  }
+  return true;
+}
+
+std::optional<std::vector<std::span<const unsigned char>>> split_frames(std::span<const unsigned char> coded,
+                                                                        uint64_t raw_bytes) {
+  std::vector<std::span<const unsigned char>> frames;
+  const uint64_t count = (raw_bytes + kFrameBytes - 1) / kFrameBytes;
+  if (count > coded.size() / 4) {
+    if (count == 0 && coded.empty()) return frames;
+    return std::nullopt;  // cannot all fit: a damaged count, not a large allocation
+  }
+  frames.reserve(static_cast<size_t>(count));
+  size_t at = 0;
+  for (uint64_t f = 0; f < count; ++f) {
+    if (coded.size() - at < 4) return std::nullopt;
+    const uint32_t len = load<uint32_t>(coded.data() + at);
+    at += 4;
+    if (coded.size() - at < len) return std::nullopt;
+    const auto frame = coded.subspan(at, len);
+    const uint64_t want = std::min<uint64_t>(kFrameBytes, raw_bytes - f * kFrameBytes);
+    if (ZSTD_getFrameContentSize(frame.data(), frame.size()) != want) return std::nullopt;
+    frames.push_back(frame);
+    at += len;
+  }
+  if (at != coded.size()) return std::nullopt;
+  return frames;
+}
+
+bool decode_frame(std::span<const unsigned char> frame, size_t index, ArrayCoding coding, std::span<unsigned char> out) {
+  thread_local DCtx dctx;
+  thread_local std::vector<unsigned char> planes;
+  if (!dctx.p) throw std::bad_alloc();
+  // One frame, exactly OUT's size: a frame that would decode to more, or that ends early, or
+  // whose content checksum fails, is damaged.
+  if (ZSTD_findFrameCompressedSize(frame.data(), frame.size()) != frame.size()) return false;
+  const unsigned long long size = ZSTD_getFrameContentSize(frame.data(), frame.size());
+  if (size != out.size()) return false;
+  unsigned char* target = out.data();
+  if (coding.width > 1) {
+    planes.resize(out.size());
+    target = planes.data();
+  }
+  const size_t n = ZSTD_decompressDCtx(dctx.p, target, out.size(), frame.data(), frame.size());
+  if (ZSTD_isError(n) || n != out.size()) return false;
+  const uint64_t first = uint64_t{index} * kFrameBytes / coding.width;
+  if (coding.width == 4) inverse_transform<uint32_t>(target, out.size() / 4, first, coding.transform, out.data());
+  else if (coding.width == 8) inverse_transform<uint64_t>(target, out.size() / 8, first, coding.transform, out.data());
+  return true;
+}
+
+}  // namespace gcsnap::detail
