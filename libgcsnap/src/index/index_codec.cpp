@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <vector>
 
 #include <zstd.h>
 
@@ -25,30 +26,52 @@ void store(unsigned char* p, T v) noexcept {
   std::memcpy(p, &v, sizeof v);
 }
 
-// Element K of a frame starting at element FIRST, transformed (modulo 2^width).
+// COUNT elements from IN, the first at array index FIRST, transformed into byte planes: the
+// transform into VALUES first, then one loop per plane (no dependence between elements there).
 template <typename T>
 void forward_transform(const unsigned char* in, size_t count, uint64_t first, Transform t, unsigned char* planes) {
-  T prev = 0;
-  for (size_t k = 0; k < count; ++k) {
-    const T v = load<T>(in + k * sizeof(T));
-    T out = v;
-    if (t == Transform::Delta) out = static_cast<T>(v - prev);
-    if (t == Transform::Self) out = static_cast<T>(v - static_cast<T>(first + k));
-    prev = v;
-    for (size_t b = 0; b < sizeof(T); ++b) planes[b * count + k] = static_cast<unsigned char>(out >> (8 * b));
+  thread_local std::vector<T> values;
+  values.resize(count);
+  std::memcpy(values.data(), in, count * sizeof(T));
+  if (t == Transform::Delta) {
+    T prev = 0;
+    for (size_t k = 0; k < count; ++k) {
+      const T v = values[k];
+      values[k] = static_cast<T>(v - prev);
+      prev = v;
+    }
+  } else if (t == Transform::Self) {
+    for (size_t k = 0; k < count; ++k) values[k] = static_cast<T>(values[k] - static_cast<T>(first + k));
+  }
+  for (size_t b = 0; b < sizeof(T); ++b) {
+    unsigned char* plane = planes + b * count;
+    for (size_t k = 0; k < count; ++k) plane[k] = static_cast<unsigned char>(values[k] >> (8 * b));
   }
 }
 
+// Gather the planes into elements, then undo the transform in place: two loops, so that the
+// first (the larger cost) has no dependence between elements and the compiler can vectorize it.
 template <typename T>
 void inverse_transform(const unsigned char* planes, size_t count, uint64_t first, Transform t, unsigned char* out) {
-  T prev = 0;
-  for (size_t k = 0; k < count; ++k) {
-    T v = 0;
-    for (size_t b = 0; b < sizeof(T); ++b) v |= static_cast<T>(static_cast<T>(planes[b * count + k]) << (8 * b));
-    if (t == Transform::Delta) v = static_cast<T>(v + prev);
-    if (t == Transform::Self) v = static_cast<T>(v + static_cast<T>(first + k));
-    prev = v;
-    store<T>(out + k * sizeof(T), v);
+  const unsigned char* p[8] = {};
+  for (size_t b = 0; b < sizeof(T); ++b) p[b] = planes + b * count;
+  T* values = reinterpret_cast<T*>(out);  // OUT is the array's place in the image: aligned for T
+  if constexpr (sizeof(T) == 4) {
+    for (size_t k = 0; k < count; ++k)
+      values[k] = static_cast<uint32_t>(p[0][k]) | static_cast<uint32_t>(p[1][k]) << 8 |
+                  static_cast<uint32_t>(p[2][k]) << 16 | static_cast<uint32_t>(p[3][k]) << 24;
+  } else {
+    for (size_t k = 0; k < count; ++k)
+      values[k] = static_cast<uint64_t>(p[0][k]) | static_cast<uint64_t>(p[1][k]) << 8 |
+                  static_cast<uint64_t>(p[2][k]) << 16 | static_cast<uint64_t>(p[3][k]) << 24 |
+                  static_cast<uint64_t>(p[4][k]) << 32 | static_cast<uint64_t>(p[5][k]) << 40 |
+                  static_cast<uint64_t>(p[6][k]) << 48 | static_cast<uint64_t>(p[7][k]) << 56;
+  }
+  if (t == Transform::Delta) {
+    T sum = 0;
+    for (size_t k = 0; k < count; ++k) values[k] = sum = static_cast<T>(sum + values[k]);
+  } else if (t == Transform::Self) {
+    for (size_t k = 0; k < count; ++k) values[k] = static_cast<T>(values[k] + static_cast<T>(first + k));
   }
 }
 

@@ -334,8 +334,6 @@ class IndexParse {
     if (!image->base) return make_error(ErrorCode::OutOfMemory, "out of memory decoding the analysis index");
     auto* base = static_cast<unsigned char*>(image->base);
     std::memcpy(base, h_, L::kHeaderSize);
-    for (size_t a = 0; a < L::kArrayCount; ++a)
-      if (need[a]) detail::advise_huge_pages(base + place_.offset[a], static_cast<size_t>(place_.bytes[a]));
     std::atomic<size_t> next{0};
     std::atomic<bool> bad{false};
     auto work = [&]() noexcept {
