@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "index/index_codec.hpp"
+#include "analysis_index/index_codec.hpp"
 
 namespace gcsnap::index_layout {
 

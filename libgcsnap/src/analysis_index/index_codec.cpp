@@ -1,5 +1,5 @@
 // The coding of an analysis index array (format-spec.md §12.3, "Coding").
-#include "index/index_codec.hpp"
+#include "analysis_index/index_codec.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -21,9 +21,9 @@
 
 #include "gcsnap/analysis_index.hpp"
 #include "huge_pages.hpp"
-#include "index/index_access.hpp"
-#include "index/index_codec.hpp"
-#include "index/index_layout.hpp"
+#include "analysis_index/index_access.hpp"
+#include "analysis_index/index_codec.hpp"
+#include "analysis_index/index_layout.hpp"
 #include "platform/file_io.hpp"
 #include "platform/memory_map.hpp"
 
@@ -43,7 +43,7 @@ T get(const std::byte* at) noexcept {
 
 Error damaged(ErrorCode code, const char* detail, uint64_t offset = 0) { return make_error(code, detail, offset); }
 
-// A mapped file; unmapped when the last GcIndex part using it goes.
+// A mapped file; unmapped when the last AnalysisIndex part using it goes.
 struct Mapping {
   void* base = nullptr;
   size_t size = 0;
@@ -190,13 +190,13 @@ constexpr const char* kGraphRule = "analysis index graph arrays out of range";
 
 // One read of an index, in the steps of §12.4: the header, the parts asked for widened to what
 // they need, the padding (whole reads), the checks of each part's arrays as jobs, the checks
-// that need several arrays, and the GcIndex over the arrays in place. The jobs run after they
+// that need several arrays, and the AnalysisIndex over the arrays in place. The jobs run after they
 // are added: they keep their state in this object, which outlives them.
 class IndexParse {
  public:
   explicit IndexParse(std::span<const std::byte> bytes) : bytes_(bytes), h_(bytes.data()) {}
 
-  Result<GcIndex> run(const IndexIdentity* expected, IndexParts want) {
+  Result<AnalysisIndex> run(const IndexIdentity* expected, IndexParts want) {
     if (auto failure = read_header(expected)) return *failure;
     want_ = widen(want);
     try {
@@ -594,9 +594,9 @@ class IndexParse {
     return std::nullopt;
   }
 
-  // The GcIndex over the checked arrays, in place.
-  GcIndex assemble() {
-    GcIndex out;
+  // The AnalysisIndex over the checked arrays, in place.
+  AnalysisIndex assemble() {
+    AnalysisIndex out;
     out.parts = want_;
     out.root_entries = root_total_;
     out.unreachable_objects = c_.nodes - c_.preorder;
@@ -655,25 +655,25 @@ class IndexParse {
   std::atomic<bool> out_of_memory_{false};
 };
 
-Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* expected, IndexParts want) {
+Result<AnalysisIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* expected, IndexParts want) {
   IndexParse parse(bytes);
   return parse.run(expected, want);
 }
 
 }  // namespace
 
-Result<ShortestPathTree> kept_path_tree(const GcIndex& index, const HeapGraph& graph) {
+Result<ShortestPathTree> kept_path_tree(const AnalysisIndex& index, const HeapGraph& graph) {
   // The tree reaches what the dominator tree does: the objects strong roots reach (§12.4).
   return ShortestPathTree::from_parents(graph, index.path_parents, graph.node_count() - index.unreachable_objects,
                                         index.storage);
 }
 
-Result<GcIndex> gc_index_from_bytes(std::span<const std::byte> bytes, const IndexIdentity* expected,
+Result<AnalysisIndex> analysis_index_from_bytes(std::span<const std::byte> bytes, const IndexIdentity* expected,
                                     IndexParts parts) {
   return parse(bytes, expected, parts);
 }
 
-Result<GcIndex> read_gc_index(const std::string& path, const IndexIdentity& expected, IndexParts parts) {
+Result<AnalysisIndex> read_analysis_index(const std::string& path, const IndexIdentity& expected, IndexParts parts) {
   const platform::FileHandle fd = platform::open_file(path, platform::OpenMode::Read);
   if (fd == platform::kNoFile) {
     if (errno == ENOENT) return make_error(ErrorCode::NotFound, "no analysis index");
