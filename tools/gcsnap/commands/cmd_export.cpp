@@ -1,6 +1,7 @@
 // gcsnap export: one GC's heap for the tools people already use. --to heapsnapshot writes the
 // V8 heap snapshot JSON (Chrome DevTools' Memory panel, memlab); --to dot writes the retention
-// paths of one object or type as a Graphviz digraph.
+// paths of one object or type as a Graphviz digraph; --to parquet writes every GC of any number of
+// recordings as Parquet tables (export/parquet_export.hpp).
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "gcsnap/retention.hpp"
 #include "commands/heap_load.hpp"
 #include "export/heapsnapshot_export.hpp"
+#include "export/parquet_export.hpp"
 #include "output/output.hpp"
 #include "output/output_file.hpp"
 #include "platform/console.hpp"
@@ -26,7 +28,8 @@ namespace gcsnap::cli {
 namespace {
 
 struct ExportOptions {
-  std::string file;
+  std::vector<std::string> files;
+  std::string file;  // files[0], for the exports of one GC
   std::optional<uint64_t> gc;
   std::string to;
   std::string output;
@@ -35,6 +38,9 @@ struct ExportOptions {
   size_t limit = 10;
   bool include_weak = false;
   bool no_fold = false;
+  std::string host;
+  std::string process;
+  uint64_t row_group_rows = 1u << 20;
 };
 
 void run_heapsnapshot(const ExportOptions& opt) {
@@ -94,7 +100,23 @@ void run_dot(const ExportOptions& opt) {
   out.commit();
 }
 
-void run_export(const ExportOptions& opt) {
+void run_parquet(const ExportOptions& opt) {
+  if (opt.gc || !opt.object.empty() || !opt.type.empty())
+    throw CliError("export --to parquet: --gc, --object and --type do not apply: every GC of every file is exported",
+                   kExitUsage);
+  for (const std::string& f : opt.files)
+    if (parse_gc_spec(f).gc)
+      throw CliError(fmt::format("export --to parquet: {}: give the file without :GC (every GC is exported)", f),
+                     kExitUsage);
+  if (opt.row_group_rows == 0) throw CliError("export: --row-group-rows must be at least 1", kExitUsage);
+  run_parquet_export(ParquetExportOptions{opt.files, opt.output, opt.host, opt.process, opt.row_group_rows});
+}
+
+void run_export(ExportOptions& opt) {
+  if (opt.to == "parquet") return run_parquet(opt);
+  if (opt.files.size() != 1)
+    throw CliError(fmt::format("export --to {}: give one recording (several are for --to parquet)", opt.to), kExitUsage);
+  opt.file = opt.files[0];
   if (opt.to == "heapsnapshot") run_heapsnapshot(opt);
   else run_dot(opt);
 }
@@ -103,13 +125,15 @@ void run_export(const ExportOptions& opt) {
 
 void add_export_command(CLI::App& app) {
   auto opt = std::make_shared<ExportOptions>();
-  auto* cmd = app.add_subcommand("export", "Export one GC's heap for other tools: V8 heapsnapshot (Chrome DevTools, "
-                                           "memlab) or Graphviz dot of retention paths");
-  cmd->add_option("file", opt->file, "recording, as FILE or FILE:GC (default GC: the last with a heap walk)")->required();
+  auto* cmd = app.add_subcommand("export", "Export heaps for other tools: V8 heapsnapshot (Chrome DevTools, memlab), "
+                                           "Graphviz dot of retention paths, Parquet tables (DuckDB, Spark)");
+  cmd->add_option("file", opt->files,
+                  "recording, as FILE or FILE:GC (default GC: the last with a heap walk); parquet: FILE...")
+      ->required();
   add_gc_option(*cmd, opt->gc);
-  cmd->add_option("--to", opt->to, "heapsnapshot: the whole heap as V8 heap snapshot JSON; dot: retention paths")
+  cmd->add_option("--to", opt->to, "heapsnapshot: the whole heap as V8 heap snapshot JSON; dot: retention paths; parquet: tables of every GC (-o DIR)")
       ->required()
-      ->check(CLI::IsMember({"heapsnapshot", "dot"}));
+      ->check(CLI::IsMember({"heapsnapshot", "dot", "parquet"}));
   cmd->add_option("-o,--output", opt->output, "write here (default: standard output; '-' too)");
   cmd->add_option("--object", opt->object, "dot: the retention paths of the object at this address (hex)");
   cmd->add_option("--type", opt->type, "dot: the paths to instances of this type (nearest first)");
@@ -117,6 +141,9 @@ void add_export_command(CLI::App& app) {
   cmd->add_flag("--include-weak", opt->include_weak, "dot: let weak roots (weak handles) retain objects");
   cmd->add_flag("--no-fold", opt->no_fold,
                 "dot: draw every hop (by default a chain of one type and field is one bold edge with a count)");
+  cmd->add_option("--host", opt->host, "parquet: the host= of the tables (default: unknown)");
+  cmd->add_option("--process", opt->process, "parquet: the process= of every file (default: NAME-PID from its name)");
+  cmd->add_option("--row-group-rows", opt->row_group_rows, "parquet: rows per row group (default 1048576)");
   cmd->callback([opt] { run_export(*opt); });
 }
 

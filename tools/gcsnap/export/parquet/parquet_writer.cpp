@@ -1,0 +1,256 @@
+// Parquet as parquet-format's parquet.thrift and Encodings.md define it: "PAR1", the column
+// chunks of each row group (pages: a PageHeader, then the page's bytes compressed), the
+// FileMetaData, its length (4 bytes little-endian) and "PAR1". All columns are REQUIRED, so a
+// v1 data page holds the PLAIN values alone (no repetition or definition levels).
+#include "export/parquet/parquet_writer.hpp"
+
+#include <stdexcept>
+
+#include <zstd.h>
+
+#include "export/parquet/thrift_compact.hpp"
+
+namespace gcsnap::parquet {
+
+namespace {
+
+// parquet.thrift enumerations.
+constexpr int32_t kTypeBoolean = 0, kTypeInt32 = 1, kTypeInt64 = 2, kTypeByteArray = 6;
+constexpr int32_t kRequired = 0;
+constexpr int32_t kConvertedUtf8 = 0, kConvertedTimestampMicros = 10;
+constexpr int32_t kEncodingPlain = 0, kEncodingRle = 3;
+constexpr int32_t kCodecZstd = 6;
+constexpr int32_t kPageData = 0;
+constexpr std::string_view kMagic = "PAR1";
+
+int32_t physical_type(ColumnType type) {
+  switch (type) {
+    case ColumnType::Int32: return kTypeInt32;
+    case ColumnType::Boolean: return kTypeBoolean;
+    case ColumnType::String: return kTypeByteArray;
+    case ColumnType::Int64:
+    case ColumnType::TimestampMicros: break;
+  }
+  return kTypeInt64;
+}
+
+void append_le(std::string& out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+
+void write_schema_element(ThriftWriter& w, const ColumnSpec& spec) {
+  w.begin_struct();
+  w.field_i32(1, physical_type(spec.type));
+  w.field_i32(3, kRequired);
+  w.field_binary(4, spec.name);
+  if (spec.type == ColumnType::String) {
+    w.field_i32(6, kConvertedUtf8);
+    w.field_struct(10);  // LogicalType
+    w.field_struct(1);   // STRING
+    w.end_struct();
+    w.end_struct();
+  } else if (spec.type == ColumnType::TimestampMicros) {
+    w.field_i32(6, kConvertedTimestampMicros);
+    w.field_struct(10);  // LogicalType
+    w.field_struct(8);   // TIMESTAMP
+    w.field_bool(1, true);  // isAdjustedToUTC
+    w.field_struct(2);      // unit: TimeUnit
+    w.field_struct(2);      // MICROS
+    w.end_struct();
+    w.end_struct();
+    w.end_struct();
+    w.end_struct();
+  }
+  w.end_struct();
+}
+
+}  // namespace
+
+struct ParquetWriter::Column {
+  ColumnSpec spec;
+  std::string page;           // PLAIN values of the open page
+  uint64_t page_values = 0;
+  uint64_t group_values = 0;  // values in the open row group
+  std::string chunk;          // finished pages (header + compressed bytes) of the row group
+  uint64_t chunk_uncompressed = 0;
+};
+
+struct ParquetWriter::ChunkMeta {
+  int32_t type = 0;
+  uint64_t offset = 0;
+  uint64_t values = 0;
+  uint64_t uncompressed = 0;
+  uint64_t compressed = 0;
+};
+
+ParquetWriter::ParquetWriter(std::vector<ColumnSpec> columns, ByteSink sink, WriterOptions options)
+    : sink_(std::move(sink)), options_(std::move(options)) {
+  if (columns.empty()) throw std::runtime_error("parquet: a schema needs at least one column");
+  for (auto& spec : columns) columns_.push_back(Column{std::move(spec), {}, 0, 0, {}, 0});
+  if (options_.row_group_rows == 0) options_.row_group_rows = 1;
+  zstd_ = ZSTD_createCCtx();
+  if (!zstd_) throw std::runtime_error("parquet: out of memory for the zstd context");
+  put(kMagic);
+}
+
+ParquetWriter::~ParquetWriter() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(zstd_)); }
+
+void ParquetWriter::put(std::string_view bytes) {
+  sink_(bytes);
+  offset_ += bytes.size();
+}
+
+void ParquetWriter::add_int32(size_t column, int32_t value) {
+  Column& c = columns_.at(column);
+  append_le(c.page, static_cast<uint32_t>(value), 4);
+  ++c.page_values, ++c.group_values;
+}
+
+void ParquetWriter::add_int64(size_t column, int64_t value) {
+  Column& c = columns_.at(column);
+  append_le(c.page, static_cast<uint64_t>(value), 8);
+  ++c.page_values, ++c.group_values;
+}
+
+void ParquetWriter::add_bool(size_t column, bool value) {
+  // PLAIN booleans: bit-packed, least significant bit first, one bit per value.
+  Column& c = columns_.at(column);
+  if (c.page_values % 8 == 0) c.page.push_back(0);
+  if (value) c.page.back() = static_cast<char>(c.page.back() | (1 << (c.page_values % 8)));
+  ++c.page_values, ++c.group_values;
+}
+
+void ParquetWriter::add_string(size_t column, std::string_view value) {
+  Column& c = columns_.at(column);
+  append_le(c.page, value.size(), 4);
+  c.page.append(value);
+  ++c.page_values, ++c.group_values;
+}
+
+void ParquetWriter::end_row() {
+  ++group_rows_;
+  ++rows_;
+  for (Column& c : columns_) {
+    if (c.group_values != group_rows_)
+      throw std::runtime_error("parquet: row " + std::to_string(rows_) + " has " +
+                               (c.group_values < group_rows_ ? "no" : "more than one") + " value for column " +
+                               c.spec.name);
+    // Cut pages at a value boundary; a boolean page only at a whole byte.
+    if (c.page.size() >= options_.page_bytes && (c.spec.type != ColumnType::Boolean || c.page_values % 8 == 0))
+      flush_page(c);
+  }
+  if (group_rows_ >= options_.row_group_rows) flush_row_group();
+}
+
+void ParquetWriter::flush_page(Column& c) {
+  if (c.page_values == 0) return;
+  auto* cctx = static_cast<ZSTD_CCtx*>(zstd_);
+  std::string compressed(ZSTD_compressBound(c.page.size()), '\0');
+  const size_t n = ZSTD_compressCCtx(cctx, compressed.data(), compressed.size(), c.page.data(), c.page.size(),
+                                     options_.zstd_level);
+  if (ZSTD_isError(n)) throw std::runtime_error(std::string("parquet: zstd: ") + ZSTD_getErrorName(n));
+  compressed.resize(n);
+  ThriftWriter h;  // PageHeader
+  h.field_i32(1, kPageData);
+  h.field_i32(2, static_cast<int32_t>(c.page.size()));
+  h.field_i32(3, static_cast<int32_t>(n));
+  h.field_struct(5);  // DataPageHeader
+  h.field_i32(1, static_cast<int32_t>(c.page_values));
+  h.field_i32(2, kEncodingPlain);
+  h.field_i32(3, kEncodingRle);
+  h.field_i32(4, kEncodingRle);
+  h.end_struct();
+  h.end_struct();
+  c.chunk += h.bytes();
+  c.chunk += compressed;
+  c.chunk_uncompressed += h.bytes().size() + c.page.size();
+  c.page.clear();
+  c.page_values = 0;
+}
+
+void ParquetWriter::flush_row_group() {
+  if (group_rows_ == 0) return;
+  std::vector<ChunkMeta> chunks;
+  for (Column& c : columns_) {
+    flush_page(c);
+    chunks.push_back(ChunkMeta{physical_type(c.spec.type), offset_, c.group_values, c.chunk_uncompressed,
+                               c.chunk.size()});
+    put(c.chunk);
+    c.chunk.clear();
+    c.chunk.shrink_to_fit();
+    c.chunk_uncompressed = 0;
+    c.group_values = 0;
+  }
+  row_groups_.push_back(std::move(chunks));
+  row_group_rows_.push_back(group_rows_);
+  group_rows_ = 0;
+}
+
+std::string ParquetWriter::encode_footer() const {
+  ThriftWriter w;  // FileMetaData
+  w.field_i32(1, 1);
+  w.field_list(2, ThriftType::Struct, columns_.size() + 1);
+  w.begin_struct();  // the root of the schema
+  w.field_binary(4, "schema");
+  w.field_i32(5, static_cast<int32_t>(columns_.size()));
+  w.end_struct();
+  for (const Column& c : columns_) write_schema_element(w, c.spec);
+  w.field_i64(3, static_cast<int64_t>(rows_));
+  w.field_list(4, ThriftType::Struct, row_groups_.size());
+  for (size_t g = 0; g < row_groups_.size(); ++g) {
+    w.begin_struct();  // RowGroup
+    w.field_list(1, ThriftType::Struct, columns_.size());
+    uint64_t uncompressed = 0, compressed = 0;
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      const ChunkMeta& m = row_groups_[g][i];
+      uncompressed += m.uncompressed;
+      compressed += m.compressed;
+      w.begin_struct();  // ColumnChunk
+      w.field_i64(2, static_cast<int64_t>(m.offset));
+      w.field_struct(3);  // ColumnMetaData
+      w.field_i32(1, m.type);
+      w.field_list(2, ThriftType::I32, 1);
+      w.elem_i32(kEncodingPlain);
+      w.field_list(3, ThriftType::Binary, 1);
+      w.elem_binary(columns_[i].spec.name);
+      w.field_i32(4, kCodecZstd);
+      w.field_i64(5, static_cast<int64_t>(m.values));
+      w.field_i64(6, static_cast<int64_t>(m.uncompressed));
+      w.field_i64(7, static_cast<int64_t>(m.compressed));
+      w.field_i64(9, static_cast<int64_t>(m.offset));
+      w.end_struct();
+      w.end_struct();
+    }
+    w.field_i64(2, static_cast<int64_t>(uncompressed));
+    w.field_i64(3, static_cast<int64_t>(row_group_rows_[g]));
+    w.field_i64(5, static_cast<int64_t>(row_groups_[g][0].offset));
+    w.field_i64(6, static_cast<int64_t>(compressed));
+    w.end_struct();
+  }
+  if (!options_.key_values.empty()) {
+    w.field_list(5, ThriftType::Struct, options_.key_values.size());
+    for (const auto& [key, value] : options_.key_values) {
+      w.begin_struct();
+      w.field_binary(1, key);
+      w.field_binary(2, value);
+      w.end_struct();
+    }
+  }
+  w.field_binary(6, options_.created_by);
+  w.end_struct();
+  return w.take();
+}
+
+void ParquetWriter::close() {
+  if (closed_) return;
+  for (const Column& c : columns_)
+    if (c.group_values != group_rows_) throw std::runtime_error("parquet: the last row is incomplete");
+  flush_row_group();
+  std::string footer = encode_footer();
+  append_le(footer, footer.size(), 4);
+  footer += kMagic;
+  put(footer);
+  closed_ = true;
+}
+
+}  // namespace gcsnap::parquet

@@ -1,0 +1,118 @@
+// Export to Parquet: check first, then write. A recording that fails `verify` must export
+// nothing, so every file is verified before the first byte is written.
+#include "export/parquet_export.hpp"
+
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "commands/gc_select.hpp"
+#include "commands/heap_load.hpp"
+#include "export/parquet_tables.hpp"
+#include "gcsnap/version.hpp"
+#include "output/cli_error.hpp"
+
+namespace gcsnap::cli {
+
+namespace {
+
+std::string sanitize_key(std::string_view text) {
+  std::string out(text.empty() ? "unknown" : text);
+  for (char& c : out)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) c = '_';
+  return out;
+}
+
+// The same checks as `gcsnap verify` (decode every GC; the file must end complete).
+void verify_or_fail(const std::string& file) {
+  auto rec = open_recording(file);
+  const auto nothing = [&](const std::string& why) {
+    throw CliError(fmt::format("{}: {}; nothing exported ('gcsnap verify {}' says more)", file, why, file),
+                   kExitBadInput);
+  };
+  if (rec->end() != FileEnd::Complete)
+    nothing(fmt::format("the recording ends {} after {} complete GCs", file_end_name(rec->end()), rec->gcs().size()));
+  for (size_t i = 0; i < rec->gcs().size(); ++i) {
+    Status s = rec->verify_gc(i);
+    if (!s.is_ok())
+      nothing(describe_error(fmt::format("GC {}", rec->gcs()[i].info.gc_number), s.error()));
+  }
+}
+
+std::vector<std::string> table_paths(const ParquetExportOptions& opt, const std::string& file) {
+  std::vector<std::string> paths;
+  const std::string host = sanitize_key(opt.host.empty() ? "unknown" : opt.host);
+  const std::string process = opt.process.empty() ? process_key_of(file) : sanitize_key(opt.process);
+  for (const char* table : kParquetTables) {
+    const std::filesystem::path dir = std::filesystem::path(opt.dir) / fmt::format("table={}", table) /
+                                      fmt::format("host={}", host) / fmt::format("process={}", process) /
+                                      fmt::format("recording={}", recording_key_of(file));
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw CliError(fmt::format("{}: cannot create the directory: {}", dir.string(), ec.message()), kExitBadInput);
+    paths.push_back((dir / "part-0.parquet").string());
+  }
+  return paths;
+}
+
+void export_one(const ParquetExportOptions& opt, const std::string& file, const parquet::WriterOptions& wopt) {
+  const auto start = std::chrono::steady_clock::now();
+  auto rec = open_recording(file);
+  RecordingTables tables(table_paths(opt, file), wopt);
+  for (size_t i = 0; i < rec->gcs().size(); ++i) {
+    tables.add_gc(file, *rec, i);
+    if (!rec->gcs()[i].has_heap_walk()) continue;
+    auto heap = load_heap(file, rec->gcs()[i].info.gc_number, true, true);
+    tables.add_heap(*heap);
+  }
+  const std::vector<uint64_t> rows = tables.finish();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::fprintf(stderr, "%s",
+               fmt::format("gcsnap: {}: {} GCs, {} objects, {} references, {} roots, {} type rows -> {} ({:.1f} s)\n",
+                           file, rows[0], rows[1], rows[2], rows[3], rows[4], opt.dir, seconds)
+                   .c_str());
+}
+
+}  // namespace
+
+std::string recording_key_of(const std::string& file) {
+  return sanitize_key(std::filesystem::path(file).stem().string());
+}
+
+std::string process_key_of(const std::string& file) {
+  // NAME-PID, as `gcsnap record -o '{name}-{pid}.gcsnap'` names files: up to the first "-digits"
+  // that ends the stem or is followed by another '-'.
+  const std::string stem = recording_key_of(file);
+  for (size_t dash = stem.find('-'); dash != std::string::npos; dash = stem.find('-', dash + 1)) {
+    size_t end = dash + 1;
+    while (end < stem.size() && std::isdigit(static_cast<unsigned char>(stem[end]))) ++end;
+    if (end > dash + 1 && (end == stem.size() || stem[end] == '-')) return stem.substr(0, end);
+  }
+  return stem;
+}
+
+void run_parquet_export(const ParquetExportOptions& opt) {
+  if (opt.dir.empty() || opt.dir == "-")
+    throw CliError("export --to parquet: give -o DIR, the directory to write the tables into", kExitUsage);
+  std::set<std::tuple<std::string, std::string>> seen;
+  for (const std::string& file : opt.files) {
+    const std::string process = opt.process.empty() ? process_key_of(file) : sanitize_key(opt.process);
+    if (!seen.emplace(process, recording_key_of(file)).second)
+      throw CliError(fmt::format("{}: another file gives the same process={} recording={}: rename one of them",
+                                 file, process, recording_key_of(file)),
+                     kExitUsage);
+  }
+  for (const std::string& file : opt.files) verify_or_fail(file);
+  parquet::WriterOptions wopt;
+  wopt.row_group_rows = opt.row_group_rows;
+  wopt.created_by = fmt::format("gcsnap version {}", kVersion);
+  wopt.key_values = {{"gcsnap.schema_version", std::to_string(kParquetSchemaVersion)}};
+  for (const std::string& file : opt.files) export_one(opt, file, wopt);
+}
+
+}  // namespace gcsnap::cli

@@ -1,0 +1,179 @@
+// The columns of each table (docs/fleet.md "Tables" is the reference; keep them in step).
+#include "export/parquet_tables.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+#include "output/cli_error.hpp"
+
+namespace gcsnap::cli {
+
+namespace {
+
+using parquet::ColumnSpec;
+using parquet::ColumnType;
+
+enum Table : size_t { kGcs = 0, kObjects = 1, kReferences = 2, kRoots = 3, kTypes = 4 };
+
+std::vector<ColumnSpec> table_columns(size_t table) {
+  const ColumnType i32 = ColumnType::Int32, i64 = ColumnType::Int64, str = ColumnType::String,
+                   b = ColumnType::Boolean, ts = ColumnType::TimestampMicros;
+  switch (table) {
+    case kGcs:
+      return {{"gc", i64},        {"start_time", ts},  {"end_time", ts},     {"pause_ns", i64},
+              {"generation", i32}, {"reason", str},     {"compacted", b},     {"trigger", str},
+              {"walked", b},       {"objects", i64},    {"references", i64},  {"roots", i64},
+              {"gen0_bytes", i64}, {"gen1_bytes", i64}, {"gen2_bytes", i64},  {"loh_bytes", i64},
+              {"poh_bytes", i64}};
+    case kObjects:
+      return {{"gc", i64},       {"address", i64}, {"type", str},           {"size", i64},
+              {"generation", str}, {"reachable", b}, {"retained_bytes", i64}, {"dominator", i64}};
+    case kReferences:
+      return {{"gc", i64}, {"from", i64}, {"to", i64}, {"field", str}, {"kind", str}};
+    case kRoots:
+      return {{"gc", i64},    {"kind", str},    {"flags", i32}, {"weak", b},
+              {"pinning", b}, {"root_id", i64}, {"name", str},  {"object", i64}};
+    default:
+      return {{"gc", i64},      {"type", str},           {"count", i64},
+              {"shallow_bytes", i64}, {"retained_bytes", i64}, {"unreachable_count", i64}};
+  }
+}
+
+std::string_view trigger_name(SnapshotTrigger t) {
+  switch (t) {
+    case SnapshotTrigger::Policy: return "policy";
+    case SnapshotTrigger::OnDemand: return "on-demand";
+    case SnapshotTrigger::Always: return "always";
+    case SnapshotTrigger::None: break;
+  }
+  return "none";
+}
+
+int64_t as_i64(uint64_t v) { return static_cast<int64_t>(v); }
+
+}  // namespace
+
+RecordingTables::RecordingTables(const std::vector<std::string>& paths, const parquet::WriterOptions& options) {
+  for (size_t t = 0; t < paths.size(); ++t) {
+    ParquetTableFile f;
+    f.out = std::make_unique<OutputFile>(paths[t]);
+    OutputFile* out = f.out.get();
+    f.writer = std::make_unique<parquet::ParquetWriter>(table_columns(t),
+                                                        [out](std::string_view bytes) { out->write(bytes); }, options);
+    files_.push_back(std::move(f));
+  }
+}
+
+void RecordingTables::add_gc(const std::string& file, const Recording& rec, size_t i) {
+  const GcEntry& e = rec.gcs()[i];
+  uint64_t gen_bytes[5] = {};
+  auto bounds = rec.read_generation_bounds(i);
+  if (!bounds) fail_on(file, bounds.error());
+  for (const GenerationRange& r : *bounds)
+    if (static_cast<size_t>(r.generation) < 5) gen_bytes[static_cast<size_t>(r.generation)] += r.length;
+  parquet::ParquetWriter& w = *files_[kGcs].writer;
+  w.add_int64(0, as_i64(e.info.gc_number));
+  w.add_int64(1, as_i64(e.info.start_time_ns / 1000));
+  w.add_int64(2, as_i64(e.info.end_time_ns / 1000));
+  w.add_int64(3, e.info.end_time_ns >= e.info.start_time_ns ? as_i64(e.info.end_time_ns - e.info.start_time_ns) : 0);
+  w.add_int32(4, e.info.condemned_generation());
+  w.add_string(5, e.info.reason == GcReason::Induced ? "induced" : "other");
+  w.add_bool(6, e.info.compacted);
+  w.add_string(7, trigger_name(e.info.trigger));
+  w.add_bool(8, e.has_heap_walk());
+  w.add_int64(9, as_i64(e.object_count));
+  w.add_int64(10, as_i64(e.reference_count));
+  w.add_int64(11, as_i64(e.root_count));
+  for (size_t g = 0; g < 5; ++g) w.add_int64(12 + g, as_i64(gen_bytes[g]));
+  w.end_row();
+}
+
+void RecordingTables::add_heap(LoadedHeap& heap) {
+  const DominatorTree& dom = heap.dominators(false);
+  add_objects(heap, dom);
+  add_references(heap);
+  add_roots(heap);
+  add_types(heap);
+}
+
+void RecordingTables::add_objects(LoadedHeap& heap, const DominatorTree& dom) {
+  parquet::ParquetWriter& w = *files_[kObjects].writer;
+  const int64_t gc = as_i64(heap.sel.number());
+  const HeapGraph& g = heap.graph;
+  for (NodeIndex v = 0; v < g.node_count(); ++v) {
+    const NodeIndex d = dom.immediate_dominator(v);
+    w.add_int64(0, gc);
+    w.add_int64(1, as_i64(g.address(v)));
+    w.add_string(2, heap.type_name(v));
+    w.add_int64(3, as_i64(g.object_size(v)));
+    w.add_string(4, generation_name(heap.generation(v)));
+    w.add_bool(5, dom.is_reachable(v));
+    w.add_int64(6, as_i64(dom.is_reachable(v) ? dom.retained_size(v) : 0));
+    // 0: held by roots directly (the virtual root dominates it) or not reachable.
+    w.add_int64(7, d == kNoNode || d == kVirtualRoot ? 0 : as_i64(g.address(d)));
+    w.end_row();
+  }
+}
+
+void RecordingTables::add_references(const LoadedHeap& heap) {
+  parquet::ParquetWriter& w = *files_[kReferences].writer;
+  const int64_t gc = as_i64(heap.sel.number());
+  const HeapGraph& g = heap.graph;
+  const EdgeNamer namer = heap.edge_namer();
+  for (NodeIndex v = 0; v < g.node_count(); ++v) {
+    const auto succ = g.successors(v);
+    for (size_t j = 0; j < succ.size(); ++j) {
+      const bool dependent = g.edge_kind(v, succ[j]) == EdgeKind::DependentHandle;
+      w.add_int64(0, gc);
+      w.add_int64(1, as_i64(g.address(v)));
+      w.add_int64(2, as_i64(g.address(succ[j])));
+      w.add_string(3, dependent ? std::string() : namer.name_successor(v, j).text);
+      w.add_string(4, dependent ? "dependent-handle" : "reference");
+      w.end_row();
+    }
+  }
+}
+
+void RecordingTables::add_roots(const LoadedHeap& heap) {
+  parquet::ParquetWriter& w = *files_[kRoots].writer;
+  const int64_t gc = as_i64(heap.sel.number());
+  const RootTable& r = heap.roots;
+  for (size_t i = 0; i < r.size(); ++i) {
+    const MethodRecord* method = r.kinds[i] == RootKind::Stack ? heap.names.find_method(r.root_ids[i]) : nullptr;
+    w.add_int64(0, gc);
+    w.add_string(1, root_kind_name(r.kinds[i]));
+    w.add_int32(2, r.flags[i]);
+    w.add_bool(3, (r.flags[i] & root_flags::kWeakRef) != 0);
+    w.add_bool(4, (r.flags[i] & root_flags::kPinning) != 0);
+    w.add_int64(5, as_i64(r.root_ids[i]));
+    w.add_string(6, method ? method->name : std::string_view());
+    w.add_int64(7, as_i64(r.object_ids[i]));
+    w.end_row();
+  }
+}
+
+void RecordingTables::add_types(LoadedHeap& heap) {
+  parquet::ParquetWriter& w = *files_[kTypes].writer;
+  const int64_t gc = as_i64(heap.sel.number());
+  for (const TypeStats& t : heap.type_histogram(false, TypeHistogramOptions{})) {
+    w.add_int64(0, gc);
+    w.add_string(1, heap.names.type_name(t.type_id));
+    w.add_int64(2, as_i64(t.count));
+    w.add_int64(3, as_i64(t.shallow_bytes));
+    w.add_int64(4, as_i64(t.retained_bytes));
+    w.add_int64(5, as_i64(t.unreachable_count));
+    w.end_row();
+  }
+}
+
+std::vector<uint64_t> RecordingTables::finish() {
+  std::vector<uint64_t> rows;
+  for (ParquetTableFile& f : files_) {
+    f.writer->close();
+    rows.push_back(f.writer->rows());
+    f.out->commit();
+  }
+  return rows;
+}
+
+}  // namespace gcsnap::cli

@@ -1,0 +1,51 @@
+#pragma once
+// The tables of `gcsnap export --to parquet` (docs/fleet.md "Tables"): one Parquet file per
+// table and recording, written row by row as the recording's GCs are read.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands/heap_load.hpp"
+#include "export/parquet/parquet_writer.hpp"
+#include "gcsnap/reader.hpp"
+#include "output/output_file.hpp"
+
+namespace gcsnap::cli {
+
+/// The schema version written in every file's footer (key "gcsnap.schema_version"). A change
+/// that removes, renames or retypes a column bumps it; docs/fleet.md lists the columns.
+inline constexpr int kParquetSchemaVersion = 1;
+
+/// The names of the tables, as in the `table=` directory.
+inline constexpr const char* kParquetTables[] = {"gcs", "objects", "references", "roots", "types"};
+
+/// One table's file: the output file (renamed into place by finish()) and its writer.
+struct ParquetTableFile {
+  std::unique_ptr<OutputFile> out;
+  std::unique_ptr<parquet::ParquetWriter> writer;
+};
+
+/// The files of one recording's export, all open at once; nothing appears under the final
+/// names until finish().
+class RecordingTables {
+ public:
+  /// Open the files: PATHS[i] for kParquetTables[i].
+  RecordingTables(const std::vector<std::string>& paths, const parquet::WriterOptions& options);
+  /// Add GC I of REC to the gcs table.
+  void add_gc(const std::string& file, const Recording& rec, size_t i);
+  /// Add a walked GC's objects, references, roots and types.
+  void add_heap(LoadedHeap& heap);
+  /// Close every file and rename it into place. Returns the rows written per table.
+  std::vector<uint64_t> finish();
+
+ private:
+  void add_objects(LoadedHeap& heap, const DominatorTree& dom);
+  void add_references(const LoadedHeap& heap);
+  void add_roots(const LoadedHeap& heap);
+  void add_types(LoadedHeap& heap);
+
+  std::vector<ParquetTableFile> files_;  // in kParquetTables order
+};
+
+}  // namespace gcsnap::cli
