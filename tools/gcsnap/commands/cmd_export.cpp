@@ -18,6 +18,7 @@
 #include "commands/heap_load.hpp"
 #include "export/heapsnapshot_export.hpp"
 #include "export/parquet_export.hpp"
+#include "export/pprof_export.hpp"
 #include "output/output.hpp"
 #include "output/output_file.hpp"
 #include "platform/console.hpp"
@@ -60,6 +61,23 @@ void run_heapsnapshot(const ExportOptions& opt) {
                            counts.root_edges, out.is_stdout() ? "standard output" : out.path())
                    .c_str());
   for (const std::string& note : heap->notes()) std::fprintf(stderr, "note: %s\n", note.c_str());
+}
+
+void run_pprof(const ExportOptions& opt) {
+  if (!opt.object.empty() || !opt.type.empty())
+    throw CliError("export: --object and --type are for --to dot; a retention profile holds the whole heap", kExitUsage);
+  if (opt.output.empty() && is_terminal(stdout))
+    throw CliError("export: a pprof profile is gzipped binary: give -o FILE.pb.gz (or -o - to write it to a pipe)",
+                   kExitUsage);
+  const auto heap = load_heap(opt.file, opt.gc, true, true);
+  OutputFile out(opt.output.empty() ? "-" : opt.output);
+  const PprofCounts counts = write_pprof(*heap, out);
+  out.commit();
+  std::fprintf(stderr, "%s",
+               fmt::format("gcsnap: GC {} of {}: retention profile of {} objects ({} bytes) in {} stacks of {} frames -> {}\n",
+                           heap->sel.number(), heap->sel.file, counts.objects, counts.bytes, counts.samples,
+                           counts.functions, out.is_stdout() ? "standard output" : out.path())
+                   .c_str());
 }
 
 void run_dot(const ExportOptions& opt) {
@@ -118,6 +136,7 @@ void run_export(ExportOptions& opt) {
     throw CliError(fmt::format("export --to {}: give one recording (several are for --to parquet)", opt.to), kExitUsage);
   opt.file = opt.files[0];
   if (opt.to == "heapsnapshot") run_heapsnapshot(opt);
+  else if (opt.to == "pprof") run_pprof(opt);
   else run_dot(opt);
 }
 
@@ -126,14 +145,15 @@ void run_export(ExportOptions& opt) {
 void add_export_command(CLI::App& app) {
   auto opt = std::make_shared<ExportOptions>();
   auto* cmd = app.add_subcommand("export", "Export heaps for other tools: V8 heapsnapshot (Chrome DevTools, memlab), "
-                                           "Graphviz dot of retention paths, Parquet tables (DuckDB, Spark)");
+                                           "Graphviz dot of retention paths, Parquet tables (DuckDB, Spark), "
+                                           "pprof retention profile");
   cmd->add_option("file", opt->files,
                   "recording, as FILE or FILE:GC (default GC: the last with a heap walk); parquet: FILE...")
       ->required();
   add_gc_option(*cmd, opt->gc);
-  cmd->add_option("--to", opt->to, "heapsnapshot: the whole heap as V8 heap snapshot JSON; dot: retention paths; parquet: tables of every GC (-o DIR)")
+  cmd->add_option("--to", opt->to, "heapsnapshot: the whole heap as V8 heap snapshot JSON; dot: retention paths; parquet: tables of every GC (-o DIR); pprof: a retention profile")
       ->required()
-      ->check(CLI::IsMember({"heapsnapshot", "dot", "parquet"}));
+      ->check(CLI::IsMember({"heapsnapshot", "dot", "parquet", "pprof"}));
   cmd->add_option("-o,--output", opt->output, "write here (default: standard output; '-' too)");
   cmd->add_option("--object", opt->object, "dot: the retention paths of the object at this address (hex)");
   cmd->add_option("--type", opt->type, "dot: the paths to instances of this type (nearest first)");
