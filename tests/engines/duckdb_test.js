@@ -1,7 +1,7 @@
 // DuckDB reads `gcsnap export --to parquet` of real e2e recordings, and its SQL answers equal
 // gcsnap's own: the type histogram of every walked GC (from the types table and from the objects
-// table grouped), roots by kind, the top retained objects, counts per GC, and a type's growth
-// across two recordings. A recording that fails verify exports nothing.
+// table grouped), roots by kind, the top retained objects, counts per GC, a type's growth
+// across two recordings, and the leak suspects. A recording that fails verify exports nothing.
 //   node duckdb_test.js GCSNAP WORK_DIR RUN.snap LEAKS.snap LEAKS_SECOND.snap
 // Run by ctest (tests/engines/CMakeLists.txt) with NODE_PATH at the npm ci'd node_modules.
 'use strict';
@@ -40,7 +40,7 @@ async function main() {
 
   const db = await DuckDBInstance.create(':memory:');
   const con = await db.connect();
-  for (const t of ['gcs', 'objects', 'references', 'roots', 'types'])
+  for (const t of ['gcs', 'objects', 'references', 'roots', 'types', 'suspects'])
     await con.run(`create view "${t}" as select * from read_parquet('${out}/table=${t}/**/*.parquet',
                    hive_partitioning = true, union_by_name = true)`);
   const rows = async (sql) => (await con.runAndReadAll(sql)).getRowObjectsJson();
@@ -114,6 +114,22 @@ async function main() {
     assert.equal(num(got[0].growth), want);
   });
 
+  await check('suspects equal gcsnap leaks, with their series', async () => {
+    const file = recordings[1], r = stem(file);
+    const want = gcsnapJson('leaks', file, '--top', '0').suspects;
+    assert.ok(want.length > 0, 'the leaks run has suspects');
+    const last = await rows(`select rank, type, count, retained_bytes, count_growth, retained_growth, accumulated_count
+      from suspects where recording = '${r}' and gc = (select max(gc) from gcs where recording = '${r}' and walked)
+      order by rank`);
+    assert.deepEqual(last.map(s => [num(s.rank), s.type, num(s.count), num(s.retained_bytes), num(s.count_growth),
+                                    num(s.retained_growth), num(s.accumulated_count)]),
+                     want.map(s => [s.rank, s.type, s.count, s.retained_bytes, s.count_growth, s.retained_growth,
+                                    s.accumulated]));
+    const series = await rows(`select count(distinct gc) n from suspects where recording = '${r}'`);
+    const walks = await rows(`select count(*) n from gcs where recording = '${r}' and walked`);
+    assert.equal(num(series[0].n), num(walks[0].n));
+  });
+
   await check('references carry field names and reach only exported objects', async () => {
     const r = stem(recordings[0]);
     const named = await rows(`select count(*) filter (where field <> '') named, count(*) n from "references" where recording = '${r}'`);
@@ -126,7 +142,7 @@ async function main() {
   await check('the schema version is in every file', async () => {
     const files = await rows(`select count(*) n, count(*) filter (where decode(value) = '1') v from
       parquet_kv_metadata('${out}/**/*.parquet') where decode(key) = 'gcsnap.schema_version'`);
-    assert.equal(num(files[0].n), 5 * recordings.length);
+    assert.equal(num(files[0].n), 6 * recordings.length);
     assert.equal(num(files[0].v), num(files[0].n));
   });
 

@@ -13,6 +13,7 @@
 
 #include "commands/gc_select.hpp"
 #include "commands/heap_load.hpp"
+#include "commands/leak_load.hpp"
 #include "export/parquet_tables.hpp"
 #include "gcsnap/version.hpp"
 #include "output/cli_error.hpp"
@@ -64,17 +65,22 @@ void export_one(const ParquetExportOptions& opt, const std::string& file, const 
   const auto start = std::chrono::steady_clock::now();
   auto rec = open_recording(file);
   RecordingTables tables(table_paths(opt, file), wopt);
+  size_t walks = 0;
   for (size_t i = 0; i < rec->gcs().size(); ++i) {
     tables.add_gc(file, *rec, i);
     if (!rec->gcs()[i].has_heap_walk()) continue;
+    ++walks;
     auto heap = load_heap(file, rec->gcs()[i].info.gc_number, true, true);
     tables.add_heap(*heap);
   }
+  // The suspects of this recording alone, with `gcsnap leaks`'s default options.
+  if (walks) tables.add_suspects(load_leaks({file}, LeakOptions{})->report);
   const std::vector<uint64_t> rows = tables.finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(stderr, "%s",
-               fmt::format("gcsnap: {}: {} GCs, {} objects, {} references, {} roots, {} type rows -> {} ({:.1f} s)\n",
-                           file, rows[0], rows[1], rows[2], rows[3], rows[4], opt.dir, seconds)
+               fmt::format("gcsnap: {}: {} GCs, {} objects, {} references, {} roots, {} type rows, {} suspect rows -> {} "
+                           "({:.1f} s)\n",
+                           file, rows[0], rows[1], rows[2], rows[3], rows[4], rows[5], opt.dir, seconds)
                    .c_str());
 }
 

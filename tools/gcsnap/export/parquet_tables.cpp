@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "commands/leak_load.hpp"
 #include "output/cli_error.hpp"
 
 namespace gcsnap::cli {
@@ -13,7 +14,7 @@ namespace {
 using parquet::ColumnSpec;
 using parquet::ColumnType;
 
-enum Table : size_t { kGcs = 0, kObjects = 1, kReferences = 2, kRoots = 3, kTypes = 4 };
+enum Table : size_t { kGcs = 0, kObjects = 1, kReferences = 2, kRoots = 3, kTypes = 4, kSuspects = 5 };
 
 std::vector<ColumnSpec> table_columns(size_t table) {
   const ColumnType i32 = ColumnType::Int32, i64 = ColumnType::Int64, str = ColumnType::String,
@@ -33,6 +34,12 @@ std::vector<ColumnSpec> table_columns(size_t table) {
     case kRoots:
       return {{"gc", i64},    {"kind", str},    {"flags", i32}, {"weak", b},
               {"pinning", b}, {"root_id", i64}, {"name", str},  {"object", i64}};
+    case kSuspects:
+      return {{"rank", i32},           {"type", str},          {"shape", str},
+              {"gc", i64},             {"count", i64},         {"bytes", i64},
+              {"retained_bytes", i64}, {"born_here", i64},     {"accumulated_count", i64},
+              {"accumulated_bytes", i64}, {"retained_growth", i64}, {"count_growth", i64},
+              {"by_identity", b}};
     default:
       return {{"gc", i64},      {"type", str},           {"count", i64},
               {"shallow_bytes", i64}, {"retained_bytes", i64}, {"unreachable_count", i64}};
@@ -163,6 +170,31 @@ void RecordingTables::add_types(LoadedHeap& heap) {
     w.add_int64(4, as_i64(t.retained_bytes));
     w.add_int64(5, as_i64(t.unreachable_count));
     w.end_row();
+  }
+}
+
+void RecordingTables::add_suspects(const LeakReport& report) {
+  parquet::ParquetWriter& w = *files_[kSuspects].writer;
+  for (size_t k = 0; k < report.suspects.size(); ++k) {
+    const LeakSuspect& s = report.suspects[k];
+    const std::string shape = s.shapes.empty() ? std::string() : describe_shape(s.shapes.front());
+    for (size_t i = 0; i < s.series.size() && i < report.walks.size(); ++i) {
+      const LeakPoint& p = s.series[i];
+      w.add_int32(0, static_cast<int32_t>(k + 1));
+      w.add_string(1, s.type);
+      w.add_string(2, shape);
+      w.add_int64(3, as_i64(report.walks[i].gc_number));
+      w.add_int64(4, as_i64(p.count));
+      w.add_int64(5, as_i64(p.bytes));
+      w.add_int64(6, as_i64(p.retained_bytes));
+      w.add_int64(7, as_i64(p.born_here));
+      w.add_int64(8, as_i64(s.accumulated_count));
+      w.add_int64(9, as_i64(s.accumulated_bytes));
+      w.add_int64(10, s.retained_growth);
+      w.add_int64(11, s.count_growth);
+      w.add_bool(12, s.by_identity);
+      w.end_row();
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "commands/heap_load.hpp"
 #include "export/parquet/parquet_writer.hpp"
+#include "gcsnap/leak_suspects.hpp"
 #include "gcsnap/reader.hpp"
 #include "output/output_file.hpp"
 
@@ -18,7 +19,7 @@ namespace gcsnap::cli {
 inline constexpr int kParquetSchemaVersion = 1;
 
 /// The names of the tables, as in the `table=` directory.
-inline constexpr const char* kParquetTables[] = {"gcs", "objects", "references", "roots", "types"};
+inline constexpr const char* kParquetTables[] = {"gcs", "objects", "references", "roots", "types", "suspects"};
 
 /// One table's file: the output file (renamed into place by finish()) and its writer.
 struct ParquetTableFile {
@@ -36,6 +37,9 @@ class RecordingTables {
   void add_gc(const std::string& file, const Recording& rec, size_t i);
   /// Add a walked GC's objects, references, roots and types.
   void add_heap(LoadedHeap& heap);
+  /// Add the leak suspects of the recording (as `gcsnap leaks` finds them): one row per
+  /// suspect and walk.
+  void add_suspects(const LeakReport& report);
   /// Close every file and rename it into place. Returns the rows written per table.
   std::vector<uint64_t> finish();
 
