@@ -114,7 +114,7 @@ async function main() {
     assert.equal(num(got[0].growth), want);
   });
 
-  await check('suspects equal gcsnap leaks, with their series', async () => {
+  await check('suspects equal gcsnap leaks, with their series and object identity', async () => {
     const file = recordings[1], r = stem(file);
     const want = gcsnapJson('leaks', file, '--top', '0').suspects;
     assert.ok(want.length > 0, 'the leaks run has suspects');
@@ -125,6 +125,15 @@ async function main() {
                                     num(s.retained_growth), num(s.accumulated_count)]),
                      want.map(s => [s.rank, s.type, s.count, s.retained_bytes, s.count_growth, s.retained_growth,
                                     s.accumulated]));
+    // Object identity across walks (first_gc, first_address): the leaked members born after the
+    // first walk and alive at the last are the suspect's accumulated count.
+    const born = await rows(`select count(*) n from objects where recording = '${r}' and type = '${want[0].type}'
+      and gc = (select max(gc) from gcs where recording = '${r}' and walked)
+      and first_gc > (select min(gc) from gcs where recording = '${r}' and walked)`);
+    assert.equal(num(born[0].n), want[0].accumulated);
+    const once = await rows(`select count(*) n from (select gc, first_gc, first_address from objects
+      where recording = '${r}' group by all having count(*) > 1)`);
+    assert.equal(num(once[0].n), 0, 'an identity names one object per GC');
     const series = await rows(`select count(distinct gc) n from suspects where recording = '${r}'`);
     const walks = await rows(`select count(*) n from gcs where recording = '${r}' and walked`);
     assert.equal(num(series[0].n), num(walks[0].n));

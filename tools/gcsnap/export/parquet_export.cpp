@@ -66,12 +66,15 @@ void export_one(const ParquetExportOptions& opt, const std::string& file, const 
   auto rec = open_recording(file);
   RecordingTables tables(table_paths(opt, file), wopt);
   size_t walks = 0;
+  ObjectLineage lineage;
   for (size_t i = 0; i < rec->gcs().size(); ++i) {
     tables.add_gc(file, *rec, i);
     if (!rec->gcs()[i].has_heap_walk()) continue;
     ++walks;
     auto heap = load_heap(file, rec->gcs()[i].info.gc_number, true, true);
-    tables.add_heap(*heap);
+    Status s = lineage.next_walk(*rec, i, heap->graph.addresses(), heap->generations);
+    if (!s.is_ok()) fail_on(file, s.error());
+    tables.add_heap(*heap, lineage);
   }
   // The suspects of this recording alone, with `gcsnap leaks`'s default options.
   if (walks) tables.add_suspects(load_leaks({file}, LeakOptions{})->report);

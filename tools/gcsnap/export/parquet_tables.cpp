@@ -28,7 +28,8 @@ std::vector<ColumnSpec> table_columns(size_t table) {
               {"poh_bytes", i64}};
     case kObjects:
       return {{"gc", i64},       {"address", i64}, {"type", str},           {"size", i64},
-              {"generation", str}, {"reachable", b}, {"retained_bytes", i64}, {"dominator", i64}};
+              {"generation", str}, {"reachable", b}, {"retained_bytes", i64}, {"dominator", i64},
+              {"first_gc", i64},   {"first_address", i64}};
     case kReferences:
       return {{"gc", i64}, {"from", i64}, {"to", i64}, {"field", str}, {"kind", str}};
     case kRoots:
@@ -95,15 +96,15 @@ void RecordingTables::add_gc(const std::string& file, const Recording& rec, size
   w.end_row();
 }
 
-void RecordingTables::add_heap(LoadedHeap& heap) {
+void RecordingTables::add_heap(LoadedHeap& heap, const ObjectLineage& lineage) {
   const DominatorTree& dom = heap.dominators(false);
-  add_objects(heap, dom);
+  add_objects(heap, dom, lineage);
   add_references(heap);
   add_roots(heap);
   add_types(heap);
 }
 
-void RecordingTables::add_objects(LoadedHeap& heap, const DominatorTree& dom) {
+void RecordingTables::add_objects(LoadedHeap& heap, const DominatorTree& dom, const ObjectLineage& lineage) {
   parquet::ParquetWriter& w = *files_[kObjects].writer;
   const int64_t gc = as_i64(heap.sel.number());
   const HeapGraph& g = heap.graph;
@@ -118,6 +119,8 @@ void RecordingTables::add_objects(LoadedHeap& heap, const DominatorTree& dom) {
     w.add_int64(6, as_i64(dom.is_reachable(v) ? dom.retained_size(v) : 0));
     // 0: held by roots directly (the virtual root dominates it) or not reachable.
     w.add_int64(7, d == kNoNode || d == kVirtualRoot ? 0 : as_i64(g.address(d)));
+    w.add_int64(8, as_i64(lineage.first_gc()[v]));
+    w.add_int64(9, as_i64(lineage.first_address()[v]));
     w.end_row();
   }
 }

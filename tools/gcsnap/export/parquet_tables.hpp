@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "commands/heap_load.hpp"
+#include "export/object_lineage.hpp"
 #include "export/parquet/parquet_writer.hpp"
 #include "gcsnap/leak_suspects.hpp"
 #include "gcsnap/reader.hpp"
@@ -35,8 +36,9 @@ class RecordingTables {
   RecordingTables(const std::vector<std::string>& paths, const parquet::WriterOptions& options);
   /// Add GC I of REC to the gcs table.
   void add_gc(const std::string& file, const Recording& rec, size_t i);
-  /// Add a walked GC's objects, references, roots and types.
-  void add_heap(LoadedHeap& heap);
+  /// Add a walked GC's objects (named across walks by LINEAGE, given this walk), references,
+  /// roots and types.
+  void add_heap(LoadedHeap& heap, const ObjectLineage& lineage);
   /// Add the leak suspects of the recording (as `gcsnap leaks` finds them): one row per
   /// suspect and walk.
   void add_suspects(const LeakReport& report);
@@ -44,7 +46,7 @@ class RecordingTables {
   std::vector<uint64_t> finish();
 
  private:
-  void add_objects(LoadedHeap& heap, const DominatorTree& dom);
+  void add_objects(LoadedHeap& heap, const DominatorTree& dom, const ObjectLineage& lineage);
   void add_references(const LoadedHeap& heap);
   void add_roots(const LoadedHeap& heap);
   void add_types(LoadedHeap& heap);
