@@ -42,29 +42,34 @@ struct Cursor {
 
 // A data page as ParquetWriter writes it: PageHeader{1: type, 2: uncompressed, 3: compressed,
 // 5: DataPageHeader{1: num_values, 2..4: encodings}} then the zstd frame.
+// A dictionary page: PageHeader{1: type 2, 2, 3, 7: DictionaryPageHeader{1: num_values,
+// 2: PLAIN}} then the zstd frame of the PLAIN values.
 struct Page {
   int64_t values = 0;
+  int64_t encoding = 0;
   std::string plain;
 };
 
-Page read_page(Cursor& c) {
+Page read_page(Cursor& c, bool dictionary = false) {
   Page p;
   REQUIRE(c.byte() == 0x15);
-  REQUIRE(c.zigzag() == 0);  // DATA_PAGE
+  REQUIRE(c.zigzag() == (dictionary ? 2 : 0));  // DICTIONARY_PAGE or DATA_PAGE
   REQUIRE(c.byte() == 0x15);
   const int64_t uncompressed = c.zigzag();
   REQUIRE(c.byte() == 0x15);
   const int64_t compressed = c.zigzag();
-  REQUIRE(c.byte() == 0x2C);  // field 5, struct
+  REQUIRE(c.byte() == (dictionary ? 0x4C : 0x2C));  // field 7 or 5, struct
   REQUIRE(c.byte() == 0x15);
   p.values = c.zigzag();
   REQUIRE(c.byte() == 0x15);
-  REQUIRE(c.zigzag() == 0);  // PLAIN
-  REQUIRE(c.byte() == 0x15);
-  REQUIRE(c.zigzag() == 3);  // RLE
-  REQUIRE(c.byte() == 0x15);
-  REQUIRE(c.zigzag() == 3);
-  REQUIRE(c.byte() == 0);  // end of DataPageHeader
+  p.encoding = c.zigzag();  // PLAIN (0) or RLE_DICTIONARY (8)
+  if (!dictionary) {
+    REQUIRE(c.byte() == 0x15);
+    REQUIRE(c.zigzag() == 3);  // RLE
+    REQUIRE(c.byte() == 0x15);
+    REQUIRE(c.zigzag() == 3);
+  }
+  REQUIRE(c.byte() == 0);  // end of the page's own header
   REQUIRE(c.byte() == 0);  // end of PageHeader
   p.plain.resize(static_cast<size_t>(uncompressed));
   const size_t n = ZSTD_decompress(p.plain.data(), p.plain.size(), c.s.data() + c.pos, static_cast<size_t>(compressed));
@@ -153,11 +158,11 @@ TEST_CASE("parquet: a file is framed by PAR1 and ends with its footer's length")
   CHECK(c.pos == file.size() - 8 - footer);  // the footer follows the only column chunk
 }
 
-TEST_CASE("parquet: PLAIN booleans are bit-packed least significant bit first; strings length-prefixed") {
+TEST_CASE("parquet: PLAIN booleans are bit-packed least significant bit first, strings use a dictionary") {
   const std::string file =
       write_file({{"b", ColumnType::Boolean}, {"s", ColumnType::String}}, {}, [](ParquetWriter& w) {
         for (int i = 0; i < 10; ++i) {
-          w.add_string(1, i == 0 ? "hé" : "");  // any column order within a row
+          w.add_string(1, i == 0 ? "hé" : i % 2 ? "a" : "");  // any column order within a row
           w.add_bool(0, i % 3 == 0);
           w.end_row();
         }
@@ -166,10 +171,18 @@ TEST_CASE("parquet: PLAIN booleans are bit-packed least significant bit first; s
   const Page b = read_page(c);
   CHECK(b.values == 10);
   CHECK(b.plain == bytes({0x49, 0x02}));  // rows 0, 3, 6 in byte 0; row 9 in byte 1
+  CHECK(b.encoding == 0);
+  // The dictionary: "hé", "a", "" in order of first use, PLAIN (length-prefixed).
+  const Page d = read_page(c, true);
+  CHECK(d.values == 3);
+  CHECK(d.encoding == 0);
+  CHECK(d.plain == bytes({3, 0, 0, 0, 'h', 0xC3, 0xA9, 1, 0, 0, 0, 'a', 0, 0, 0, 0}));
+  // The indices 0 1 2 1 2 1 2 1 2 1: bit width 2, one bit-packed run of 2 groups (header 5),
+  // least significant bits first.
   const Page s = read_page(c);
   CHECK(s.values == 10);
-  CHECK(s.plain.size() == 4 + 3 + 9 * 4);
-  CHECK(s.plain.substr(0, 7) == bytes({3, 0, 0, 0, 'h', 0xC3, 0xA9}));
+  CHECK(s.encoding == 8);
+  CHECK(s.plain == bytes({2, 5, 0x64, 0x66, 0x06, 0x00}));
 }
 
 TEST_CASE("parquet: pages are cut at page_bytes and row groups at row_group_rows") {

@@ -42,6 +42,7 @@ struct ExportOptions {
   std::string host;
   std::string process;
   uint64_t row_group_rows = 1u << 20;
+  std::vector<std::string> tables;
 };
 
 void run_heapsnapshot(const ExportOptions& opt) {
@@ -127,7 +128,7 @@ void run_parquet(const ExportOptions& opt) {
       throw CliError(fmt::format("export --to parquet: {}: give the file without :GC (every GC is exported)", f),
                      kExitUsage);
   if (opt.row_group_rows == 0) throw CliError("export: --row-group-rows must be at least 1", kExitUsage);
-  run_parquet_export(ParquetExportOptions{opt.files, opt.output, opt.host, opt.process, opt.row_group_rows});
+  run_parquet_export(ParquetExportOptions{opt.files, opt.output, opt.host, opt.process, opt.row_group_rows, opt.tables});
 }
 
 void run_export(ExportOptions& opt) {
@@ -163,6 +164,9 @@ void add_export_command(CLI::App& app) {
                 "dot: draw every hop (by default a chain of one type and field is one bold edge with a count)");
   cmd->add_option("--host", opt->host, "parquet: the host= of the tables (default: unknown)");
   cmd->add_option("--process", opt->process, "parquet: the process= of every file (default: NAME-PID from its name)");
+  cmd->add_option("--tables", opt->tables, "parquet: write only these tables (default: gcs objects references roots "
+                                           "types suspects)")
+      ->delimiter(',');
   cmd->add_option("--row-group-rows", opt->row_group_rows, "parquet: rows per row group (default 1048576)");
   cmd->callback([opt] { run_export(*opt); });
 }

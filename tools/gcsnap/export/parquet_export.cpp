@@ -2,6 +2,7 @@
 // nothing, so every file is verified before the first byte is written.
 #include "export/parquet_export.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -50,6 +51,10 @@ std::vector<std::string> table_paths(const ParquetExportOptions& opt, const std:
   const std::string host = sanitize_key(opt.host.empty() ? "unknown" : opt.host);
   const std::string process = opt.process.empty() ? process_key_of(file) : sanitize_key(opt.process);
   for (const char* table : kParquetTables) {
+    if (!opt.tables.empty() && std::find(opt.tables.begin(), opt.tables.end(), table) == opt.tables.end()) {
+      paths.emplace_back();
+      continue;
+    }
     const std::filesystem::path dir = std::filesystem::path(opt.dir) / fmt::format("table={}", table) /
                                       fmt::format("host={}", host) / fmt::format("process={}", process) /
                                       fmt::format("recording={}", recording_key_of(file));
@@ -72,18 +77,21 @@ void export_one(const ParquetExportOptions& opt, const std::string& file, const 
     if (!rec->gcs()[i].has_heap_walk()) continue;
     ++walks;
     auto heap = load_heap(file, rec->gcs()[i].info.gc_number, true, true);
-    Status s = lineage.next_walk(*rec, i, heap->graph.addresses(), heap->generations);
-    if (!s.is_ok()) fail_on(file, s.error());
+    if (tables.has_table(kTableObjects)) {
+      Status s = lineage.next_walk(*rec, i, heap->graph.addresses(), heap->generations);
+      if (!s.is_ok()) fail_on(file, s.error());
+    }
     tables.add_heap(*heap, lineage);
   }
   // The suspects of this recording alone, with `gcsnap leaks`'s default options.
-  if (walks) tables.add_suspects(load_leaks({file}, LeakOptions{})->report);
+  if (walks && tables.has_table(kTableSuspects)) tables.add_suspects(load_leaks({file}, LeakOptions{})->report);
   const std::vector<uint64_t> rows = tables.finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::string written;
+  for (size_t t = 0; t < rows.size(); ++t)
+    if (tables.has_table(t)) written += fmt::format("{}{} {}", written.empty() ? "" : ", ", rows[t], kParquetTables[t]);
   std::fprintf(stderr, "%s",
-               fmt::format("gcsnap: {}: {} GCs, {} objects, {} references, {} roots, {} type rows, {} suspect rows -> {} "
-                           "({:.1f} s)\n",
-                           file, rows[0], rows[1], rows[2], rows[3], rows[4], rows[5], opt.dir, seconds)
+               fmt::format("gcsnap: {}: {} walks; rows: {} -> {} ({:.1f} s)\n", file, walks, written, opt.dir, seconds)
                    .c_str());
 }
 
@@ -108,6 +116,10 @@ std::string process_key_of(const std::string& file) {
 void run_parquet_export(const ParquetExportOptions& opt) {
   if (opt.dir.empty() || opt.dir == "-")
     throw CliError("export --to parquet: give -o DIR, the directory to write the tables into", kExitUsage);
+  for (const std::string& t : opt.tables)
+    if (std::find(std::begin(kParquetTables), std::end(kParquetTables), t) == std::end(kParquetTables))
+      throw CliError(fmt::format("export --tables: unknown table '{}' (use gcs, objects, references, roots, types, "
+                                 "suspects)", t), kExitUsage);
   std::set<std::tuple<std::string, std::string>> seen;
   for (const std::string& file : opt.files) {
     const std::string process = opt.process.empty() ? process_key_of(file) : sanitize_key(opt.process);

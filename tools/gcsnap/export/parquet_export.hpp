@@ -14,6 +14,7 @@ struct ParquetExportOptions {
   std::string host;     ///< the host= value (default "unknown")
   std::string process;  ///< the process= value for every file (default: from each file name)
   uint64_t row_group_rows = 1u << 20;
+  std::vector<std::string> tables;  ///< the tables to write (empty: all of kParquetTables)
 };
 
 /// Verify every recording (a file that fails exports nothing), then write its tables under

@@ -14,28 +14,26 @@ namespace {
 using parquet::ColumnSpec;
 using parquet::ColumnType;
 
-enum Table : size_t { kGcs = 0, kObjects = 1, kReferences = 2, kRoots = 3, kTypes = 4, kSuspects = 5 };
-
 std::vector<ColumnSpec> table_columns(size_t table) {
   const ColumnType i32 = ColumnType::Int32, i64 = ColumnType::Int64, str = ColumnType::String,
                    b = ColumnType::Boolean, ts = ColumnType::TimestampMicros;
   switch (table) {
-    case kGcs:
+    case kTableGcs:
       return {{"gc", i64},        {"start_time", ts},  {"end_time", ts},     {"pause_ns", i64},
               {"generation", i32}, {"reason", str},     {"compacted", b},     {"trigger", str},
               {"walked", b},       {"objects", i64},    {"references", i64},  {"roots", i64},
               {"gen0_bytes", i64}, {"gen1_bytes", i64}, {"gen2_bytes", i64},  {"loh_bytes", i64},
               {"poh_bytes", i64}};
-    case kObjects:
+    case kTableObjects:
       return {{"gc", i64},       {"address", i64}, {"type", str},           {"size", i64},
               {"generation", str}, {"reachable", b}, {"retained_bytes", i64}, {"dominator", i64},
               {"first_gc", i64},   {"first_address", i64}};
-    case kReferences:
+    case kTableReferences:
       return {{"gc", i64}, {"from", i64}, {"to", i64}, {"field", str}, {"kind", str}};
-    case kRoots:
+    case kTableRoots:
       return {{"gc", i64},    {"kind", str},    {"flags", i32}, {"weak", b},
               {"pinning", b}, {"root_id", i64}, {"name", str},  {"object", i64}};
-    case kSuspects:
+    case kTableSuspects:
       return {{"rank", i32},           {"type", str},          {"shape", str},
               {"gc", i64},             {"count", i64},         {"bytes", i64},
               {"retained_bytes", i64}, {"born_here", i64},     {"accumulated_count", i64},
@@ -64,6 +62,10 @@ int64_t as_i64(uint64_t v) { return static_cast<int64_t>(v); }
 RecordingTables::RecordingTables(const std::vector<std::string>& paths, const parquet::WriterOptions& options) {
   for (size_t t = 0; t < paths.size(); ++t) {
     ParquetTableFile f;
+    if (paths[t].empty()) {  // a table not asked for
+      files_.push_back(std::move(f));
+      continue;
+    }
     f.out = std::make_unique<OutputFile>(paths[t]);
     OutputFile* out = f.out.get();
     f.writer = std::make_unique<parquet::ParquetWriter>(table_columns(t),
@@ -73,13 +75,14 @@ RecordingTables::RecordingTables(const std::vector<std::string>& paths, const pa
 }
 
 void RecordingTables::add_gc(const std::string& file, const Recording& rec, size_t i) {
+  if (!files_[kTableGcs].writer) return;
   const GcEntry& e = rec.gcs()[i];
   uint64_t gen_bytes[5] = {};
   auto bounds = rec.read_generation_bounds(i);
   if (!bounds) fail_on(file, bounds.error());
   for (const GenerationRange& r : *bounds)
     if (static_cast<size_t>(r.generation) < 5) gen_bytes[static_cast<size_t>(r.generation)] += r.length;
-  parquet::ParquetWriter& w = *files_[kGcs].writer;
+  parquet::ParquetWriter& w = *files_[kTableGcs].writer;
   w.add_int64(0, as_i64(e.info.gc_number));
   w.add_int64(1, as_i64(e.info.start_time_ns / 1000));
   w.add_int64(2, as_i64(e.info.end_time_ns / 1000));
@@ -97,15 +100,14 @@ void RecordingTables::add_gc(const std::string& file, const Recording& rec, size
 }
 
 void RecordingTables::add_heap(LoadedHeap& heap, const ObjectLineage& lineage) {
-  const DominatorTree& dom = heap.dominators(false);
-  add_objects(heap, dom, lineage);
+  if (files_[kTableObjects].writer) add_objects(heap, heap.dominators(false), lineage);
   add_references(heap);
   add_roots(heap);
   add_types(heap);
 }
 
 void RecordingTables::add_objects(LoadedHeap& heap, const DominatorTree& dom, const ObjectLineage& lineage) {
-  parquet::ParquetWriter& w = *files_[kObjects].writer;
+  parquet::ParquetWriter& w = *files_[kTableObjects].writer;
   const int64_t gc = as_i64(heap.sel.number());
   const HeapGraph& g = heap.graph;
   for (NodeIndex v = 0; v < g.node_count(); ++v) {
@@ -126,7 +128,8 @@ void RecordingTables::add_objects(LoadedHeap& heap, const DominatorTree& dom, co
 }
 
 void RecordingTables::add_references(const LoadedHeap& heap) {
-  parquet::ParquetWriter& w = *files_[kReferences].writer;
+  if (!files_[kTableReferences].writer) return;
+  parquet::ParquetWriter& w = *files_[kTableReferences].writer;
   const int64_t gc = as_i64(heap.sel.number());
   const HeapGraph& g = heap.graph;
   const EdgeNamer namer = heap.edge_namer();
@@ -145,7 +148,8 @@ void RecordingTables::add_references(const LoadedHeap& heap) {
 }
 
 void RecordingTables::add_roots(const LoadedHeap& heap) {
-  parquet::ParquetWriter& w = *files_[kRoots].writer;
+  if (!files_[kTableRoots].writer) return;
+  parquet::ParquetWriter& w = *files_[kTableRoots].writer;
   const int64_t gc = as_i64(heap.sel.number());
   const RootTable& r = heap.roots;
   for (size_t i = 0; i < r.size(); ++i) {
@@ -163,7 +167,8 @@ void RecordingTables::add_roots(const LoadedHeap& heap) {
 }
 
 void RecordingTables::add_types(LoadedHeap& heap) {
-  parquet::ParquetWriter& w = *files_[kTypes].writer;
+  if (!files_[kTableTypes].writer) return;
+  parquet::ParquetWriter& w = *files_[kTableTypes].writer;
   const int64_t gc = as_i64(heap.sel.number());
   for (const TypeStats& t : heap.type_histogram(false, TypeHistogramOptions{})) {
     w.add_int64(0, gc);
@@ -177,7 +182,8 @@ void RecordingTables::add_types(LoadedHeap& heap) {
 }
 
 void RecordingTables::add_suspects(const LeakReport& report) {
-  parquet::ParquetWriter& w = *files_[kSuspects].writer;
+  if (!files_[kTableSuspects].writer) return;
+  parquet::ParquetWriter& w = *files_[kTableSuspects].writer;
   for (size_t k = 0; k < report.suspects.size(); ++k) {
     const LeakSuspect& s = report.suspects[k];
     const std::string shape = s.shapes.empty() ? std::string() : describe_shape(s.shapes.front());
@@ -201,9 +207,15 @@ void RecordingTables::add_suspects(const LeakReport& report) {
   }
 }
 
+bool RecordingTables::has_table(size_t table) const { return files_.at(table).writer != nullptr; }
+
 std::vector<uint64_t> RecordingTables::finish() {
   std::vector<uint64_t> rows;
   for (ParquetTableFile& f : files_) {
+    if (!f.writer) {
+      rows.push_back(0);
+      continue;
+    }
     f.writer->close();
     rows.push_back(f.writer->rows());
     f.out->commit();

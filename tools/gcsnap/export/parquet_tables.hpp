@@ -22,6 +22,16 @@ inline constexpr int kParquetSchemaVersion = 1;
 /// The names of the tables, as in the `table=` directory.
 inline constexpr const char* kParquetTables[] = {"gcs", "objects", "references", "roots", "types", "suspects"};
 
+/// Positions in kParquetTables.
+enum ParquetTable : size_t {
+  kTableGcs = 0,
+  kTableObjects = 1,
+  kTableReferences = 2,
+  kTableRoots = 3,
+  kTableTypes = 4,
+  kTableSuspects = 5,
+};
+
 /// One table's file: the output file (renamed into place by finish()) and its writer.
 struct ParquetTableFile {
   std::unique_ptr<OutputFile> out;
@@ -32,7 +42,8 @@ struct ParquetTableFile {
 /// names until finish().
 class RecordingTables {
  public:
-  /// Open the files: PATHS[i] for kParquetTables[i].
+  /// Open the files: PATHS[i] for kParquetTables[i] (none for an empty path: the table is
+  /// not written and its add_* calls do nothing).
   RecordingTables(const std::vector<std::string>& paths, const parquet::WriterOptions& options);
   /// Add GC I of REC to the gcs table.
   void add_gc(const std::string& file, const Recording& rec, size_t i);
@@ -42,6 +53,8 @@ class RecordingTables {
   /// Add the leak suspects of the recording (as `gcsnap leaks` finds them): one row per
   /// suspect and walk.
   void add_suspects(const LeakReport& report);
+  /// Whether table T (an index into kParquetTables) is written.
+  bool has_table(size_t table) const;
   /// Close every file and rename it into place. Returns the rows written per table.
   std::vector<uint64_t> finish();
 

@@ -1,9 +1,11 @@
 #pragma once
 // A small Parquet writer: the subset gcsnap's exports need (docs/fleet.md "Parquet files").
 // Flat schemas of required columns (INT32, INT64, BOOLEAN, UTF-8 strings, UTC timestamps in
-// microseconds), PLAIN encoding, data pages (v1) compressed with zstd, row groups of a bounded
-// number of rows, and the footer's FileMetaData in the Thrift compact protocol.
-// Memory: one row group's compressed pages plus one uncompressed page per column.
+// microseconds), PLAIN encoding (strings: a dictionary per row group and RLE_DICTIONARY
+// indices), data pages (v1) compressed with zstd, row groups of a bounded number of rows, and
+// the footer's FileMetaData in the Thrift compact protocol.
+// Memory: one row group's compressed pages, one uncompressed page per column and the string
+// columns' dictionaries (a full dictionary ends the row group early).
 
 #include <cstdint>
 #include <functional>
@@ -24,6 +26,7 @@ struct ColumnSpec {
 struct WriterOptions {
   uint64_t row_group_rows = 1u << 20;  ///< rows per row group (the memory bound)
   size_t page_bytes = 1u << 20;        ///< an uncompressed page is cut at about this size
+  size_t dictionary_bytes = 8u << 20;  ///< a string dictionary this large ends the row group
   int zstd_level = 1;
   std::string created_by = "gcsnap";
   std::vector<std::pair<std::string, std::string>> key_values;  ///< the footer's key_value_metadata
@@ -57,7 +60,9 @@ class ParquetWriter {
   struct Column;
   struct ChunkMeta;
   void put(std::string_view bytes);
+  std::string compress(const std::string& bytes);
   void flush_page(Column& column);
+  std::string dictionary_page(Column& column, uint64_t& uncompressed);
   void flush_row_group();
   std::string encode_footer() const;
 
