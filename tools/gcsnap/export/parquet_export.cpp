@@ -102,9 +102,11 @@ std::string recording_key_of(const std::string& file) {
 }
 
 std::string process_key_of(const std::string& file) {
-  // NAME-PID, as `gcsnap record -o '{name}-{pid}.gcsnap'` names files: up to the first "-digits"
+  // NAME-PID, as gcsnap names files (record: gcsnap-{name}-{pid}.snap; snapshot:
+  // gcsnap-NAME-PID-DATE-TIME.snap): without the "gcsnap-" prefix, up to the first "-digits"
   // that ends the stem or is followed by another '-'.
-  const std::string stem = recording_key_of(file);
+  std::string stem = recording_key_of(file);
+  if (stem.rfind("gcsnap-", 0) == 0 && stem.size() > 7) stem.erase(0, 7);
   for (size_t dash = stem.find('-'); dash != std::string::npos; dash = stem.find('-', dash + 1)) {
     size_t end = dash + 1;
     while (end < stem.size() && std::isdigit(static_cast<unsigned char>(stem[end]))) ++end;

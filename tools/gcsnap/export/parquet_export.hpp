@@ -21,8 +21,8 @@ struct ParquetExportOptions {
 /// DIR/table=T/host=H/process=P/recording=R/part-0.parquet. Throws CliError.
 void run_parquet_export(const ParquetExportOptions& options);
 
-/// The process= value of a recording file: its stem up to the first "-DIGITS" that ends it or
-/// is followed by '-' (NAME-PID), else the whole stem; characters other than letters, digits, '.', '_' and '-' become '_'.
+/// The process= value of a recording file: its stem without a leading "gcsnap-", up to the
+/// first "-DIGITS" that ends it or is followed by '-' (NAME-PID), else all of it; characters other than letters, digits, '.', '_' and '-' become '_'.
 std::string process_key_of(const std::string& file);
 /// The recording= value: the file's stem, with the same replacements.
 std::string recording_key_of(const std::string& file);
