@@ -25,6 +25,7 @@ constexpr int32_t kEncodingPlain = 0, kEncodingRle = 3, kEncodingRleDictionary =
 constexpr int32_t kCodecZstd = 6;
 constexpr int32_t kPageData = 0, kPageDictionary = 2;
 constexpr std::string_view kMagic = "PAR1";
+constexpr uint32_t kNoIndex = 0xFFFFFFFFu;
 
 int32_t physical_type(ColumnType type) {
   switch (type) {
@@ -38,8 +39,16 @@ int32_t physical_type(ColumnType type) {
 }
 
 void append_le(std::string& out, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+  char buffer[8];
+  for (int i = 0; i < bytes; ++i) buffer[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+  out.append(buffer, static_cast<size_t>(bytes));
 }
+
+// Lookups by string_view into the dictionaries, without a std::string per value.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
 
 // Dictionary indices as a data page's values: the bit width (one byte), then one bit-packed
 // run of the RLE/bit-packed hybrid (Encodings.md): header (groups << 1 | 1) as a ULEB128, then
@@ -106,7 +115,9 @@ struct ParquetWriter::Column {
   std::string chunk;          // finished pages (header + compressed bytes) of the row group
   uint64_t chunk_uncompressed = 0;
   // Strings: the row group's dictionary (PLAIN values) and the open page's indices into it.
-  std::unordered_map<std::string, uint32_t> dictionary;
+  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> dictionary;
+  std::string last_value;  // the last string added and its index: runs of one value are common
+  uint32_t last_index = kNoIndex;
   std::string dictionary_plain;
   std::vector<uint32_t> indices;
 };
@@ -163,12 +174,17 @@ void ParquetWriter::add_bool(size_t column, bool value) {
 
 void ParquetWriter::add_string(size_t column, std::string_view value) {
   Column& c = columns_.at(column);
-  auto [it, added] = c.dictionary.try_emplace(std::string(value), static_cast<uint32_t>(c.dictionary.size()));
-  if (added) {
-    append_le(c.dictionary_plain, value.size(), 4);
-    c.dictionary_plain.append(value);
+  if (c.last_index == kNoIndex || value != c.last_value) {
+    auto it = c.dictionary.find(value);
+    if (it == c.dictionary.end()) {
+      it = c.dictionary.emplace(std::string(value), static_cast<uint32_t>(c.dictionary.size())).first;
+      append_le(c.dictionary_plain, value.size(), 4);
+      c.dictionary_plain.append(value);
+    }
+    c.last_value.assign(value);
+    c.last_index = it->second;
   }
-  c.indices.push_back(it->second);
+  c.indices.push_back(c.last_index);
   ++c.page_values, ++c.group_values;
 }
 
@@ -255,6 +271,7 @@ void ParquetWriter::flush_row_group() {
       put(page);
       c.dictionary.clear();
       c.dictionary_plain.clear();
+      c.last_index = kNoIndex;
     }
     chunks.push_back(m);
     put(c.chunk);
