@@ -7,16 +7,16 @@
 
 namespace gcsnap::cli {
 
-Status ObjectLineage::next_walk(const Recording& rec, size_t gc_index, std::span<const uint64_t> addresses,
+Status ObjectLineage::next_walk(const Recording& rec, size_t gc_pos, std::span<const uint64_t> addresses,
                                 std::span<const Generation> generations) {
-  const uint64_t gc = rec.gcs()[gc_index].info.gc_number;
+  const uint64_t gc = rec.gcs()[gc_pos].info.gc_number;
   std::vector<uint64_t> first_gc(addresses.size(), gc);
   std::vector<uint64_t> first_address(addresses.begin(), addresses.end());
   followed_ = 0;
   bool complete = has_previous_;
-  for (size_t i = previous_index_ + 1; complete && i <= gc_index; ++i) complete = has_complete_transition(rec, i);
+  for (size_t i = previous_index_ + 1; complete && i <= gc_pos; ++i) complete = has_complete_transition(rec, i);
   if (complete) {
-    auto mapper = map_objects(rec, previous_index_, gc_index, addresses_, generations_);
+    auto mapper = map_objects(rec, previous_index_, gc_pos, addresses_, generations_);
     if (!mapper && mapper.error().code != ErrorCode::InconsistentData) return mapper.error();
     if (mapper) {
       // (address now, object of the previous walk) for the survivors, merged with ADDRESSES.
@@ -40,7 +40,7 @@ Status ObjectLineage::next_walk(const Recording& rec, size_t gc_index, std::span
   first_address_ = std::move(first_address);
   addresses_.assign(addresses.begin(), addresses.end());
   generations_.assign(generations.begin(), generations.end());
-  previous_index_ = gc_index;
+  previous_index_ = gc_pos;
   has_previous_ = true;
   return Status::ok();
 }

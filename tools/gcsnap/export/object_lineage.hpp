@@ -19,7 +19,7 @@ class ObjectLineage {
   /// Name the objects of walk GC_INDEX of REC (ADDRESSES ascending, GENERATIONS parallel) from
   /// the walk given before (if any): first_gc()/first_address() then hold, per object, where it
   /// was first seen. Errors of the identity analysis other than a gap are returned.
-  [[nodiscard]] Status next_walk(const Recording& rec, size_t gc_index, std::span<const uint64_t> addresses,
+  [[nodiscard]] Status next_walk(const Recording& rec, size_t gc_pos, std::span<const uint64_t> addresses,
                                  std::span<const Generation> generations);
   std::span<const uint64_t> first_gc() const noexcept { return first_gc_; }
   std::span<const uint64_t> first_address() const noexcept { return first_address_; }
