@@ -408,7 +408,7 @@ void ShimSession::on_gc_finished() {
   }
   recorder_->on_gc_finished(bounds_, now_ns());
   if (walk_timer_) {
-    if (std::string line = walk_timer_->finish(); !line.empty()) log_line(line);
+    if (std::string line = walk_timer_->finish(recorder_->stats().size_queries); !line.empty()) log_line(line);
   }
   if (!succeeded(hr)) {
     // Without bounds no generation can be told: an unexpected HRESULT turns recording off.
