@@ -90,7 +90,7 @@ class Row:
         out = self.snapshot(args, lambda tid, out: ["perf", "record", "-g", "-t", str(tid), "-o", out + ".data"],
                             "record")
         rep = subprocess.run(["perf", "report", "-i", out + ".data", "--no-children", "--sort", "dso,symbol",
-                              "--stdio", "-g", "none", "--percent-limit", "1.5"], capture_output=True, text=True)
+                              "--stdio", "-g", "none", "--percent-limit", "0.5"], capture_output=True, text=True)
         return [ln for ln in rep.stdout.splitlines() if ln.strip() and not ln.startswith("#")]
 
 
@@ -125,26 +125,30 @@ def main():
         if os.path.exists(row.snap):
             os.unlink(row.snap)
     med = {row.name: {e: statistics.median([c.get(e, 0) for c in row.counts]) for e in EVENTS} for row in rows}
+    hw = all(m["instructions"] > 0 for m in med.values())
     print(f"heap walk of a snapshot, bench/{args.app_name} ({objects} objects): events of the GC thread "
-          f"(perf stat -t), median of {args.reps}; load {load_before} -> {load_average()}")
-    print("| row | instructions / object | cycles / object | cache misses / object | page faults | task-clock ms |")
+          f"(perf stat -t: the forced GC, heap walk included), median of {args.reps}; load {load_before} -> "
+          f"{load_average()}" + ("" if hw else "; no hardware counters here (a VM?): CPU time only"))
+    print("| row | CPU ns / object | page faults | instructions / object | cycles / object | cache misses / object |")
     print("|---|---|---|---|---|---|")
+    per = lambda m, e: f"{m[e] / objects:.1f}" if hw else "-"
     for name, m in med.items():
-        print(f"| {name} | {m['instructions'] / objects:.0f} | {m['cycles'] / objects:.0f} | "
-              f"{m['cache-misses'] / objects:.2f} | {m['page-faults']:.0f} | {m['task-clock']:.0f} |")
+        print(f"| {name} | {m['task-clock'] * 1e6 / objects:.1f} | {m['page-faults']:.0f} | {per(m, 'instructions')} | "
+              f"{per(m, 'cycles')} | {per(m, 'cache-misses')} |")
     if "walk" in med:
         print()
-        print("| row | shim instructions / object (row - walk) | shim cycles / object | share of the GC thread's cycles |")
+        print("| row | the shim's CPU ns / object (row - walk) | share of the GC thread's CPU | instructions / object (row - walk) |")
         print("|---|---|---|---|")
         w = med["walk"]
         for name, m in med.items():
             if name == "walk":
                 continue
-            print(f"| {name} | {(m['instructions'] - w['instructions']) / objects:.0f} | "
-                  f"{(m['cycles'] - w['cycles']) / objects:.0f} | {(m['cycles'] - w['cycles']) / m['cycles']:.0%} |")
+            d = m["task-clock"] - w["task-clock"]
+            ins = f"{(m['instructions'] - w['instructions']) / objects:.0f}" if hw else "-"
+            print(f"| {name} | {d * 1e6 / objects:.1f} | {d / m['task-clock']:.0%} | {ins} |")
     for name, lines in profiles.items():
         print()
-        print(f"perf record -g of the GC thread, row {name}, symbols over 1.5 % (self):")
+        print(f"perf record -g of the GC thread, row {name}, symbols over 0.5 % (self):")
         for ln in lines:
             print("    " + ln.rstrip())
 
