@@ -34,6 +34,5 @@ log() { echo "walk_profile.sh: $*" >&2; }
 source "$ROOT/bench/bench_build.sh"
 bench_build_gcsnap
 bench_build_app "$APP"
-cd "$ROOT/bench"
 python3 "$ROOT/bench/walk_profile_drive.py" --size "$SIZE" --out "$OUT" --app-dll "$OUT/$APP/$DLL" \
   --app-name "$APP" --gcsnap "$GCSNAP" "${EXTRA[@]}"

@@ -17,8 +17,10 @@ import subprocess
 import sys
 import time
 
-from stall_app_client import App
-from pause_drive import wait_file_quiet, settle, load_average
+sys.dont_write_bytecode = True  # importing the other drivers leaves no __pycache__ in bench/
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stall_app_client import App  # noqa: E402
+from pause_drive import wait_file_quiet, settle, load_average  # noqa: E402
 
 EVENTS = ["instructions", "cycles", "cache-misses", "page-faults", "task-clock"]
 
@@ -40,11 +42,12 @@ def parse_perf_stat(path):
     with open(path) as f:
         for line in f:
             parts = line.strip().split(",")
-            if len(parts) >= 3 and parts[2] in EVENTS or (len(parts) >= 3 and parts[2].startswith("task-clock")):
-                try:
-                    counts[parts[2].split(":")[0]] = float(parts[0])
-                except ValueError:
-                    pass
+            if len(parts) < 3 or parts[2].split(":")[0] not in EVENTS:
+                continue
+            try:  # "<not supported>" where the machine has no such counter
+                counts[parts[2].split(":")[0]] = float(parts[0])
+            except ValueError:
+                pass
     return counts
 
 
