@@ -267,6 +267,64 @@ TEST_CASE("a partial read checks the arrays it maps, a whole read every byte") {
   CHECK(whole.error().code == ErrorCode::Truncated);
 }
 
+TEST_CASE("an index of a recording that changed is stale and rebuilt") {
+  Fixture f(11);
+  const size_t gc = *f.rec->last_snapshot();
+  REQUIRE(open_analysis_index(f.snap.path(), *f.rec, gc, true));
+  const std::string path = analysis_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number);
+  // Another modification time: the recording may have been rewritten.
+  namespace fs = std::filesystem;
+  fs::last_write_time(f.snap.path(), fs::last_write_time(f.snap.path()) + std::chrono::seconds(10));
+  auto id = identify_gc(f.snap.path(), *f.rec, gc);
+  REQUIRE(id);
+  CHECK(read_analysis_index(path, *id).error().code == ErrorCode::InconsistentData);
+  auto rebuilt = open_analysis_index(f.snap.path(), *f.rec, gc, true);
+  REQUIRE(rebuilt);
+  CHECK(rebuilt->source == IndexSource::BuiltSaved);
+  CHECK(rebuilt->rejected.code == ErrorCode::InconsistentData);
+  CHECK(open_analysis_index(f.snap.path(), *f.rec, gc, true)->source == IndexSource::Read);
+  // The index of another GC is not taken for this one.
+  for (size_t other = 0; other < f.rec->gcs().size(); ++other) {
+    if (other == gc || !f.rec->gcs()[other].has_heap_walk()) continue;
+    auto other_id = identify_gc(f.snap.path(), *f.rec, other);
+    REQUIRE(other_id);
+    CHECK(read_analysis_index(path, *other_id).error().code == ErrorCode::InconsistentData);
+  }
+}
+
+TEST_CASE("an index that cannot be written still answers") {
+  Fixture f(5);
+  const size_t gc = *f.rec->last_snapshot();
+  // A directory of the index's name makes the rename fail, as a read-only directory would.
+  const std::string path = analysis_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number);
+  namespace fs = std::filesystem;
+  REQUIRE(fs::create_directory(path));
+  auto opened = open_analysis_index(f.snap.path(), *f.rec, gc, true);
+  fs::remove(path);
+  REQUIRE(opened);
+  CHECK(opened->source == IndexSource::BuiltKept);
+  CHECK(opened->write_error.code == ErrorCode::IoError);
+  CHECK(opened->index.graph.node_count() == f.rec->gcs()[gc].object_count);
+  // The temporary file written before the failed rename is gone.
+  const std::string tmp = path + ".tmp" + std::to_string(platform::current_process_id());
+  CHECK(!fs::exists(tmp));
+  // The temporary file cannot even be created (a directory of its name): the build goes on
+  // without writing, and its answer is the same.
+  REQUIRE(fs::create_directory(tmp));
+  auto uncreated = open_analysis_index(f.snap.path(), *f.rec, gc, true);
+  fs::remove(tmp);
+  REQUIRE(uncreated);
+  CHECK(uncreated->source == IndexSource::BuiltKept);
+  CHECK(uncreated->write_error.code == ErrorCode::IoError);
+  check_equal(uncreated->index, opened->index);
+  CHECK(!fs::exists(path));
+  // Asked not to write: nothing is tried.
+  auto none = open_analysis_index(f.snap.path(), *f.rec, gc, false);
+  REQUIRE(none);
+  CHECK(none->source == IndexSource::BuiltKept);
+  CHECK(none->write_error.code == ErrorCode::Ok);
+}
+
 TEST_CASE("index bytes at any alignment in memory read the same (they are decoded)") {
   Fixture f(11);
   const size_t gc = *f.rec->last_snapshot();
@@ -280,7 +338,7 @@ TEST_CASE("index bytes at any alignment in memory read the same (they are decode
   auto shifted = analysis_index_from_bytes({base + 4, good.size()}, nullptr);
   REQUIRE(shifted);
   auto aligned = read_analysis_index(analysis_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number),
-                               *identify_gc(f.snap.path(), *f.rec, gc));
+                                     *identify_gc(f.snap.path(), *f.rec, gc));
   REQUIRE(aligned);
   CHECK(same(shifted->graph.addresses(), aligned->graph.addresses()));
   CHECK(same(shifted->dominators.retained_sizes(), aligned->dominators.retained_sizes()));

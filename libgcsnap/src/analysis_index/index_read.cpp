@@ -20,7 +20,6 @@
 #include <xxhash.h>
 
 #include "gcsnap/analysis_index.hpp"
-#include "huge_pages.hpp"
 #include "analysis_index/index_access.hpp"
 #include "analysis_index/index_codec.hpp"
 #include "analysis_index/index_layout.hpp"
