@@ -180,6 +180,13 @@ case_service_record() {
   grep -Eq 'CallbackNode ×[0-9]{3,} -> Gcsnap\.Service\.Booking$' <<<"$row" ||
     fail "diff: the Bookings' most common path is not the folded registrations' chain ($row)"
   grep -q 'BookingCache' <<<"$row" && fail "diff: the Bookings' most common path is the LRU's"
+  # --no-fold lists every hop of that path; JSON lists every hop in path_hops either way.
+  row=$("$gcsnap" diff "$rec" --top 12 --no-fold | awk '/^Largest groups of new objects/ { on = 1 } on && /^Gcsnap\.Service\.Booking / { print; exit }')
+  grep -q 'CallbackNode -> System\.Threading\.CancellationTokenSource+CallbackNode -> ' <<<"$row" && ! grep -q '×' <<<"$row" ||
+    fail "diff --no-fold: the Bookings' path is still folded (${row:0:300})"
+  local hops
+  hops=$("$gcsnap" diff "$rec" --top 12 --format json --table path_hops | grep -c '"type": "Gcsnap.Service.Booking", "shape": 1,')
+  [ "$hops" -gt 800 ] || fail "diff --format json: path_hops has $hops hops for the Bookings' path, not every hop of the chain"
   kill "$pid" 2>/dev/null
 }
 

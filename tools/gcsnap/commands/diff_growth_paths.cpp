@@ -48,7 +48,7 @@ std::shared_ptr<const HeapGraph> graph_of(const DiffSide& b) {
 }  // namespace
 
 void diff_growth_paths(const DiffSide& a, const DiffSide& b, size_t top, size_t shapes, const std::string& filter,
-                       ObjectLevel& out) {
+                       bool fold, ObjectLevel& out) {
   std::vector<Growth> grown = grown_types(a, b, filter);
   if (top && grown.size() > top) grown.resize(top);
   if (grown.empty()) return;
@@ -79,13 +79,15 @@ void diff_growth_paths(const DiffSide& a, const DiffSide& b, size_t top, size_t 
     out.groups.add_row({grown[g].name, grown[g].count, grown[g].bytes, b.view.addresses[example],
                         found ? Cell(static_cast<uint64_t>(p.path.hops())) : Cell(),
                         fmt::format("{}/{}", p.same_shape, p.examined), p.same_shape, p.examined,
-                        diff_path_text(*graph, names, p.path)});
+                        diff_path_text(*graph, names, p.path, fold)});
+    add_path_hops(out, *graph, names, grown[g].name, 1, p.path);
     for (size_t k = 0; k < p.more_shapes.size(); ++k) {
       const GroupShape& shape = p.more_shapes[k];
       out.more_paths.add_row({grown[g].name, k + 2, b.view.addresses[shape.member],
                               static_cast<uint64_t>(shape.path.hops()),
                               fmt::format("{}/{}", shape.same_shape, p.examined), shape.same_shape, p.examined,
-                              diff_path_text(*graph, names, shape.path)});
+                              diff_path_text(*graph, names, shape.path, fold)});
+      add_path_hops(out, *graph, names, grown[g].name, k + 2, shape.path);
     }
   }
 }
