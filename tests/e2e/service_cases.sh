@@ -102,6 +102,13 @@ case_service_leaks() {
   [ "$(wc -L <"$work/$case_name.leaks")" -le 120 ] || fail "leaks is wider than 120 columns"
   [ "$(wc -l <"$work/$case_name.leaks")" -le 40 ] || fail "leaks does not fit a screen"
   [ "$(GCSNAP_WIDTH=80 "$gcsnap" leaks "$s1" "$s2" "$s3" | wc -L)" -le 80 ] || fail "leaks does not fit an 80-column terminal"
+  # A two-file diff (no object identity) blames the shape that grew: the registrations' chain,
+  # folded, over every Booking at B; never the 64-entry LRU, as full at s1 as at s3.
+  text=$("$gcsnap" diff "$s1" "$s3" --filter Gcsnap.Service.Booking --shapes 5 --wide) || fail "diff s1 s3 failed"
+  row=$(awk '/^Largest growths by type/ { on = 1 } on && /^Gcsnap\.Service\.Booking / { print; exit }' <<<"$text")
+  grep -Eq ' [0-9]+/4500 .*CallbackNode ×[0-9]{3,} -> Gcsnap\.Service\.Booking$' <<<"$row" ||
+    { echo "$text"; fail "diff s1 s3: the Bookings' path is not the folded registrations' chain over all 4500 ($row)"; }
+  grep -q 'BookingCache' <<<"$text" && { echo "$text"; fail "diff s1 s3: the LRU, which did not grow, is blamed"; }
   # dominators --by type names the holder when no object dominates: the registrations' owner.
   text=$("$gcsnap" dominators "$s3" --by type --top 10) || fail "dominators --by type failed"
   grep -Eq "^ *[0-9]+ +System\.Threading\.CancellationTokenSource\+CallbackNode +.*System\.Threading\.CancellationTokenSource\+Registrations \(owner\) +0x" <<<"$text" ||

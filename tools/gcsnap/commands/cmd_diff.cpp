@@ -151,7 +151,9 @@ void run_diff(const DiffOptions& opt) {
   // decodes in less time than building would take). B's graph and shortest-path tree give the
   // paths of its new objects (one recording) or of its grown types (two).
   const bool use_index = !opt.no_cache;
-  load_diff_side(a, rec_a, use_index, kIndexObjects | kIndexTypes);
+  // Two recordings: A's shortest-path tree too (its objects' shapes are compared with B's).
+  const IndexParts a_paths = same_recording ? IndexParts{} : IndexParts{kIndexPathTree};
+  load_diff_side(a, rec_a, use_index, kIndexObjects | kIndexTypes | a_paths);
   const IndexParts b_paths = IndexParts{kIndexPathTree};
   load_diff_side(b, rec_b, use_index, kIndexObjects | kIndexTypes | b_paths);
 
@@ -174,10 +176,11 @@ void run_diff(const DiffOptions& opt) {
   if (!same_recording) {
     report.notes.push_back("two recordings: roots are matched by kind, object type and (stack roots) method, "
                            "and no object is followed from A to B (that needs two GCs of one recording): the "
-                           "groups are the types that grew, COUNT and BYTES their growth, each with the most "
-                           "common retention path of its objects at B");
-    objects.groups.set_title("Largest growths by type (two recordings: no object identity), with the most common "
-                             "retention path of the type's objects at B");
+                           "groups are the types that grew, COUNT and BYTES their growth, each with the retention "
+                           "path shape (repeated hops folded) whose count grew most from A to B, shown on its "
+                           "farthest member at B; SHARE: members at B with that shape / all members at B");
+    objects.groups.set_title("Largest growths by type (two recordings: no object identity), with the retention path "
+                             "shape of the type's objects that grew most");
     diff_growth_paths(a, b, opt.top, opt.shapes, opt.filter, !opt.no_fold, objects);
   } else {
     WalkDiffOptions options{opt.top, std::max<size_t>(1, opt.shapes), {}};
