@@ -181,7 +181,12 @@ void write_note(std::string& out, const std::string& text, size_t width) {
 std::string render_leaks_text(const LoadedLeaks& l, const std::vector<SuspectPath>& paths,
                               const std::vector<std::string>& notes, size_t width) {
   const LeakReport& r = l.report;
-  std::string out = fmt::format("Leak suspects: {} of {} groups (type + path shape) accumulate over {} heap walks\n",
+  std::string out;
+  if (r.too_few_walks) {  // nothing was judged: the note says what to do
+    for (const std::string& note : notes) write_note(out, note, width);
+    return out;
+  }
+  out = fmt::format("Leak suspects: {} of {} groups (type + path shape) accumulate over {} heap walks\n",
                                 r.suspects.size(), r.groups, r.walks.size());
   for (size_t i = 0; i < r.suspects.size(); ++i) {
     out += '\n';
