@@ -74,6 +74,8 @@ Status Recording::verify_gc(size_t gc_index, const std::span<const uint32_t>* at
       auto names = read_block_names(gc_index);
       if (!names) return names.error();
     }
+    GCSNAP_RETURN_IF_ERROR(read_walk_skip(gc_index).status());
+    GCSNAP_RETURN_IF_ERROR(read_memory_accounting(gc_index).status());
     std::string static_names;
     GCSNAP_RETURN_IF_ERROR(read_static_slots(gc_index, static_names).status());
     if (gc_index > 0 && impl_->gcs[gc_index - 1].info.gc_number >= e.info.gc_number)
