@@ -649,6 +649,11 @@ case_memory_native() {
   grep -q 'heaptrack' "$work/$case_name.info" || fail "info does not name a native memory tool"
   grep -Eq '^GC [0-9]+: managed heap .* of .* resident: .* live objects, .* free or fragmented; .* native and other' \
     "$work/$case_name.info" || fail "info does not open with the memory summary"
+  # The report carries the same summary, the parts of its bar, the advice and the RSS series.
+  "$gcsnap" report "$snap" -o "$work/$case_name.html" >/dev/null 2>&1 || fail "gcsnap report failed"
+  grep -Eq '"memory":\{"gc":[0-9]+,"summary":"managed heap [^"]* native and other","parts":\[[0-9]+,[0-9]+,[0-9]+\],"advice":\["most of the resident memory' \
+    "$work/$case_name.html" || fail "the report does not carry the memory summary and advice"
+  grep -Eq '"series":\[\[[0-9]+,[0-9]+,[0-9]+,-?[0-9]+\],\[' "$work/$case_name.html" || fail "the report has no RSS series"
 }
 # 256 MiB of 64 KiB arrays: live objects grow by it (+0..+2 %: array headers and the list),
 # the managed heap's resident part by at least 95 % of it, native and other by less than 32 MiB
@@ -668,6 +673,36 @@ case_memory_pinned() {
   within "$free_last" $((60 * mib)) $((200 * mib)) "the pinned arrays do not leave the heap fragmented"
   grep -q 'of the managed heap (.*) is free or fragmented; [0-9]* pinned handle(s); pinned and large objects that can hold gaps open: System.Byte\[\]' \
     "$work/$case_name.info" || fail "info does not name the pinned arrays as holding the free space"
+}
+# record --on-rss 128M on an app whose native memory grows by 384 MiB at 80 MiB/s (from about 60
+# MiB resident): one walk each when the resident size reaches 128, 256 and 384 MiB, and no
+# other (--policy none); each walk's memory record shows the size it was taken at. With
+# --max-snapshots 2 the third is not taken.
+case_memory_on_rss() {
+  record_opts=(--policy none --on-rss 128M)
+  record_app 0 memory grow 384
+  check_cli_accepts
+  local reached
+  reached=$(sed -nE 's/^gcsnap: process [0-9]+: heap walk \(resident [0-9]+ MiB reached ([0-9]+) MiB\)$/\1/p' "$err" | tr '\n' ' ')
+  [ "$reached" = "128 256 384 " ] || fail "--on-rss 128M walked at '$reached', expected at 128 256 384 MiB"
+  local rows k=0 row rss
+  rows=$(memory_rows)
+  [ "$(wc -l <<<"$rows")" -eq 3 ] || { show "$work/$case_name.json"; fail "not 3 walked GCs with a memory record"; }
+  while read -r row; do
+    k=$((k + 1)) rss=$(memory_field "$row" rss_bytes)
+    within "$rss" $((k * 128 * mib)) $(((k * 128 + 96) * mib)) "walk $k's resident size"
+  done <<<"$rows"
+  record_opts=(--policy none --on-rss 128M --max-snapshots 2)
+  record_app 0 memory grow 384
+  [ "$(grep -c '^gcsnap: process [0-9]*: heap walk (resident' "$err")" -eq 2 ] || fail "--max-snapshots 2 did not stop --on-rss at 2 walks"
+  [ "$(memory_rows | wc -l)" -eq 2 ] || fail "--max-snapshots 2: not 2 walks in the recording"
+  rm -f "$work/on-rss-bad.snap"
+  "$gcsnap" record -o "$work/on-rss-bad.snap" --on-rss 12X -- dotnet "$dll" exit 0 >"$work/on-rss-bad.err" 2>&1
+  local rc=$?
+  show "$work/on-rss-bad.err"
+  [ "$rc" -eq 2 ] && grep -q "^gcsnap: error: --on-rss '12X' is not a size" "$work/on-rss-bad.err" ||
+    fail "a bad --on-rss size was not a usage error (exit $rc)"
+  [ ! -e "$work/on-rss-bad.snap" ] || fail "a bad --on-rss size still recorded"
 }
 
 source "$(dirname "$0")/e2e_attach_cases.sh"

@@ -5,11 +5,14 @@
 //   managed   64 KiB byte arrays (small-object heap), every page written, kept in a list
 //   pinned    8 KiB byte arrays; one in 16 pinned by a GCHandle, the others dropped, so the
 //             pinned ones hold the heap's free space open between them
+//   grow      as native, 8 MiB every 100 ms (80 MiB/s), then a 1.5 s pause before the last
+//             GC: for record --on-rss, which polls the resident size
 // It prints "gcsnap-sample: mode=memory kind=KIND bytes=N pid=P" with the bytes it holds on
 // purpose (native and managed: MIB MiB; pinned: the pinned arrays' bytes), then exits 0.
 using System;
 using System.Collections.Generic;
 using System.Runtime.InteropServices;
+using System.Threading;
 
 namespace Gcsnap.Sample;
 
@@ -27,6 +30,7 @@ public static class MemoryShapes
             case "native": (held, keep) = Native(mib); break;
             case "managed": (held, keep) = Managed(mib); break;
             case "pinned": (held, keep) = Pinned(mib); break;
+            case "grow": (held, keep) = Native(mib, 8, 100); Thread.Sleep(1500); break;
             default: return 64;
         }
         Scenario.InducedGc();
@@ -35,11 +39,12 @@ public static class MemoryShapes
         return 0;
     }
 
-    private static unsafe (long, object) Native(int mib)
+    private static unsafe (long, object) Native(int mib, int perPause = 0, int pauseMs = 0)
     {
         var blocks = new List<IntPtr>(mib);
         for (int i = 0; i < mib; i++)
         {
+            if (perPause > 0 && i > 0 && i % perPause == 0) Thread.Sleep(pauseMs);
             IntPtr p = Marshal.AllocHGlobal(MiB);
             byte* b = (byte*)p;
             for (int off = 0; off < MiB; off += 4096) b[off] = 1;  // touched: resident
