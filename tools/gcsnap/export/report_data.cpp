@@ -117,8 +117,9 @@ struct TypeSeries {
 // accumulated, the accumulation point and its path shapes.
 // The folded retention path of ADDRESS in HEAP (fold_repeats over each hop's type and the
 // field out of it): [[type, field out (-1: none), hops], ...], the first hop's root kind in
-// "root"; "null" when the object is not there or not reachable.
-std::string folded_path_json(const LoadedHeap& heap, const ShortestPathTree& bfs, uint64_t address, StringTable& strings) {
+// "root"; "null" when the object is not there or not reachable. FOLD false: one entry per hop.
+std::string folded_path_json(const LoadedHeap& heap, const ShortestPathTree& bfs, uint64_t address, StringTable& strings,
+                             bool fold) {
   auto node = heap.graph.find_object(address);
   if (!node || !bfs.is_reached(*node)) return "null";
   const RetentionPath path = bfs.path_to(*node);
@@ -140,7 +141,7 @@ std::string folded_path_json(const LoadedHeap& heap, const ShortestPathTree& bfs
     std::string key = std::string(heap.type_name(path.nodes[h])) + '\0' + texts.back();
     keys.push_back(ids.try_emplace(std::move(key), static_cast<uint32_t>(ids.size())).first->second);
   }
-  auto folded = fold_repeats(keys);
+  auto folded = fold_repeats(keys, fold ? 4 : 0);
   if (!folded) fail_on(heap.sel.file, folded.error());
   const GraphRoot& root = heap.graph.roots()[path.root];
   std::string out = fmt::format("{{\"root\":{},\"hops\":[", strings.intern(std::string(root_kind_name(root.kind))));
@@ -245,7 +246,7 @@ std::string suspects_json(const std::string& file, size_t walk_count, StringTabl
                            h.accumulated_bytes);
     const bool same_walk = !r.walks.empty() && r.walks.back().gc_number == heap.sel.number();
     const std::string example_path =
-        same_walk && s.example_address ? folded_path_json(heap, bfs, s.example_address, strings) : "null";
+        same_walk && s.example_address ? folded_path_json(heap, bfs, s.example_address, strings, limits.fold) : "null";
     out += fmt::format("{}{{\"n\":{},\"c\":{},\"b\":{},\"r\":{},\"accCount\":{},\"accBytes\":{},\"byIdentity\":{},"
                        "\"countGrowth\":{},\"retainedGrowth\":{},\"point\":{},\"shapes\":[{}],\"example\":\"{}\","
                        "\"holds\":[{}],\"examplePath\":{}}}",
