@@ -95,7 +95,7 @@ chmod +x "$build/wine-run"
 
 cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_CROSSCOMPILING_EMULATOR="$build/wine-run" \
   -DCMAKE_BUILD_TYPE=${GCSNAP_BUILD_TYPE:-RelWithDebInfo} -DGCSNAP_BUILD_TESTS=ON -DGCSNAP_BUILD_TOOLS=ON \
-  -DGCSNAP_BUILD_SHIM=OFF -DGCSNAP_BUILD_BENCH=OFF "$@" >"$build/configure.log" 2>&1 ||
+  -DGCSNAP_BUILD_SHIM=ON -DGCSNAP_BUILD_BENCH=OFF "$@" >"$build/configure.log" 2>&1 ||
   { tail -30 "$build/configure.log" >&2; echo "build-windows: configure failed (log: $build/configure.log)" >&2; exit 1; }
 log=$build/build.log
 rc=0
