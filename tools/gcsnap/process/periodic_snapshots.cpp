@@ -26,6 +26,22 @@ unsigned long long parse_duration(const std::string& text, const std::string& na
   return value * scale;
 }
 
+bool request_walk(long pid, const std::string& control, int timeout_s, const char* what) {
+  bool taken = false;
+  try {
+    const std::string reply = control_request(control, shim::kRequestSnapshot, timeout_s);
+    taken = reply.rfind(std::string(shim::kReplyOk) + " ", 0) == 0;
+    if (!taken) fmt::print(stderr, "gcsnap: warning: process {}: no {} heap walk: {}\n", pid, what, reply);
+  } catch (const CliError& e) {
+    // A process that is ending removes its socket first: nothing to say then.
+    struct stat st {};
+    if (::stat(control.c_str(), &st) == 0)
+      fmt::print(stderr, "gcsnap: warning: process {}: no {} heap walk: {}\n", pid, what, e.what());
+  }
+  std::fflush(stderr);
+  return taken;
+}
+
 PeriodicSnapshots::PeriodicSnapshots(unsigned long long interval_s, int timeout_s)
     : interval_s_(interval_s), timeout_s_(timeout_s), thread_([this] { run(); }) {}
 
@@ -53,22 +69,8 @@ void PeriodicSnapshots::run() {
     if (wake_.wait_until(lock, next, [this] { return stopping_; })) return;
     const auto targets = targets_;
     lock.unlock();
-    for (const auto& [pid, control] : targets) {
-      try {
-        const std::string reply = control_request(control, shim::kRequestSnapshot, timeout_s_);
-        if (reply.rfind(std::string(shim::kReplyOk) + " ", 0) == 0) {
-          ++taken_;
-        } else {
-          fmt::print(stderr, "gcsnap: warning: process {}: no periodic heap walk: {}\n", pid, reply);
-        }
-      } catch (const CliError& e) {
-        // A process that is ending removes its socket first: nothing to say then.
-        struct stat st {};
-        if (::stat(control.c_str(), &st) == 0)
-          fmt::print(stderr, "gcsnap: warning: process {}: no periodic heap walk: {}\n", pid, e.what());
-      }
-      std::fflush(stderr);
-    }
+    for (const auto& [pid, control] : targets)
+      if (request_walk(pid, control, timeout_s_, "periodic")) ++taken_;
     lock.lock();
     // One interval after the walks ended: the app is never walked back to back, however
     // long a walk takes.
