@@ -1,11 +1,6 @@
 #include "process_role.hpp"
 
-#include <limits.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <fstream>
-#include <iterator>
+#include "shim_os.hpp"
 
 namespace gcsnap::shim {
 namespace {
@@ -25,8 +20,14 @@ bool ends_with_ci(std::string_view text, std::string_view suffix) {
   return true;
 }
 
+/// The muxer's file name: dotnet on Linux, dotnet.exe (any case) on Windows.
+bool is_muxer(std::string_view file) {
+  return file == "dotnet" || (file.size() == 10 && ends_with_ci(file, "dotnet.exe"));
+}
+
 std::string absolute(const std::string& path, const std::string& cwd) {
-  if (path.empty() || path.front() == '/') return path;
+  // "/x" on Linux; "C:/x" on Windows.
+  if (path.empty() || path.front() == '/' || (path.size() > 2 && path[1] == ':' && path[2] == '/')) return path;
   return cwd + "/" + path;
 }
 
@@ -42,7 +43,8 @@ bool in_sdk(const std::string& path, const FileProbe& is_file) {
   for (size_t at = path.find("/sdk/"); at != std::string::npos; at = path.find("/sdk/", at + 1)) {
     size_t version_end = path.find('/', at + 5);
     if (version_end == std::string::npos || version_end == at + 5) continue;  // no <version>/ after sdk/
-    if (is_file(path.substr(0, at) + "/dotnet")) return true;
+    std::string root = path.substr(0, at);
+    if (is_file(root + "/dotnet") || is_file(root + "/dotnet.exe")) return true;
   }
   return false;
 }
@@ -60,7 +62,7 @@ ProcessRole classify_process(const std::vector<std::string>& argv, const std::st
                              const FileProbe& is_file) {
   ProcessRole role;
   std::string runtimeconfig;
-  if (base_name(exe) == "dotnet" && argv.size() >= 1) {
+  if (is_muxer(base_name(exe)) && argv.size() >= 1) {
     size_t i = 1;
     bool exec = i < argv.size() && argv[i] == "exec";
     if (exec) ++i;
@@ -96,26 +98,8 @@ ProcessRole classify_process(const std::vector<std::string>& argv, const std::st
 }
 
 ProcessRole classify_this_process() {
-  std::vector<std::string> argv;
-  {
-    std::ifstream in("/proc/self/cmdline", std::ios::binary);
-    std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    size_t start = 0;
-    while (start < all.size()) {
-      size_t end = all.find('\0', start);
-      if (end == std::string::npos) end = all.size();
-      argv.push_back(all.substr(start, end - start));
-      start = end + 1;
-    }
-  }
-  char buffer[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
-  std::string exe = n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
-  std::string cwd = ::getcwd(buffer, sizeof(buffer)) ? std::string(buffer) : std::string(".");
-  return classify_process(argv, exe, cwd, [](const std::string& path) {
-    struct stat st{};
-    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-  });
+  os::CommandLine line = os::this_command_line();
+  return classify_process(line.argv, line.exe, line.cwd, [](const std::string& path) { return os::is_regular_file(path); });
 }
 
 std::string expand_output(std::string_view pattern, long pid, std::string_view name) {
