@@ -251,18 +251,13 @@ void account_cgroup(std::string_view proc_cgroup, const std::string& root, Memor
   }
 }
 
-void MemoryProbe::read(std::span<const GenerationRange> bounds, MemoryAccounting& out) noexcept {
-#if defined(__linux__)
+void MemoryProbe::read_proc_files(std::span<const GenerationRange> bounds, MemoryAccounting& out) noexcept {
   try {
     if (read_file("/proc/self/smaps", smaps_)) account_mappings(smaps_, bounds, out);
     if (read_file("/proc/self/cgroup", cgroup_)) account_cgroup(cgroup_, "/", out);
   } catch (...) {
     // Out of memory while reading: the figures read so far stay, the rest are not present.
   }
-#else
-  (void)bounds;
-  (void)out;
-#endif
 }
 
 }  // namespace gcsnap::shim

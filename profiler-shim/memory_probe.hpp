@@ -27,10 +27,14 @@ void account_cgroup(std::string_view proc_cgroup, const std::string& root, Memor
 /// one reader per writer thread.
 class MemoryProbe {
  public:
-  /// Fill OUT with this process's figures now (the groups that could be read; none off Linux).
+  /// Fill OUT with this process's figures now (the groups that could be read). Each system
+  /// has its own: posix/memory_probe_posix.cpp reads /proc; the Windows one records none yet.
   void read(std::span<const GenerationRange> bounds, MemoryAccounting& out) noexcept;
 
  private:
+  /// Linux: /proc/self/smaps and the memory cgroup.
+  void read_proc_files(std::span<const GenerationRange> bounds, MemoryAccounting& out) noexcept;
+
   std::string smaps_, cgroup_;
 };
 
