@@ -8,6 +8,8 @@
 
 #include <zstd.h>
 
+#include "platform/thread_cache.hpp"
+
 namespace gcsnap::detail {
 
 namespace {
@@ -30,7 +32,7 @@ void store(unsigned char* p, T v) noexcept {
 // transform into VALUES first, then one loop per plane (no dependence between elements there).
 template <typename T>
 void forward_transform(const unsigned char* in, size_t count, uint64_t first, Transform t, unsigned char* planes) {
-  thread_local std::vector<T> values;
+  auto& values = platform::thread_cached<std::vector<T>, struct ForwardValues>();
   values.resize(count);
   std::memcpy(values.data(), in, count * sizeof(T));
   if (t == Transform::Delta) {
@@ -94,7 +96,7 @@ struct DCtx {
 }  // namespace
 
 bool encode_array(std::span<const unsigned char> raw, ArrayCoding coding, std::vector<unsigned char>& out) {
-  thread_local CCtx cctx;
+  CCtx& cctx = platform::thread_cached<CCtx>();
   if (!cctx.p) throw std::bad_alloc();
   ZSTD_CCtx_reset(cctx.p, ZSTD_reset_session_and_parameters);
   ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_compressionLevel, kLevel);
@@ -140,8 +142,8 @@ std::optional<std::vector<std::span<const unsigned char>>> split_frames(std::spa
 }
 
 bool decode_frame(std::span<const unsigned char> frame, size_t index, ArrayCoding coding, std::span<unsigned char> out) {
-  thread_local DCtx dctx;
-  thread_local std::vector<unsigned char> planes;
+  DCtx& dctx = platform::thread_cached<DCtx>();
+  auto& planes = platform::thread_cached<std::vector<unsigned char>, struct DecodePlanes>();
   if (!dctx.p) throw std::bad_alloc();
   // One frame, exactly OUT's size: a frame that would decode to more, or that ends early, or
   // whose content checksum fails, is damaged.
