@@ -1,8 +1,16 @@
-// record, snapshot and ps in the Windows build: not built yet. Each is still a subcommand, so
-// that `gcsnap record -- app.exe` says so in one line (exit 4, "nothing could be recorded")
-// instead of "unknown command". Their Windows implementation (CreateProcess with the profiler
-// variables, the named-pipe diagnostics transport, the process list) is docs/windows.md's
-// "not yet" list.
+// record, snapshot and ps in the Windows build. They use the same pieces as on Linux where the
+// systems agree (the diagnostics IPC messages, the profiler variables, the shim's reports and
+// the file's summary) and the Windows platform layer where they differ (platform/processes.hpp,
+// platform/diagnostics_transport.hpp, CreateProcessW in platform/windows/launch_windows.cpp).
+// What still needs the shim's Windows control pipe (handing an attached shim its output file,
+// record --pid, --every) says so in one line and changes nothing in the target.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -10,32 +18,241 @@
 #include <fmt/format.h>
 
 #include "commands/commands.hpp"
+#include "commands/summary_line.hpp"
+#include "gcsnap/finish_recording.hpp"
+#include "gcsnap_shim/shim_protocol.hpp"
 #include "output/cli_error.hpp"
+#include "output/output.hpp"
+#include "platform/console.hpp"
+#include "platform/processes.hpp"
+#include "platform/windows/windows_text.hpp"
+#include "process/diagnostics_ipc.hpp"
+#include "process/record_launch.hpp"
 
 namespace gcsnap::cli {
 namespace {
 
-void add_unavailable(CLI::App& app, const char* name, const char* description) {
-  static std::vector<std::string> ignored;  // whatever follows, `-- app.exe args` included
-  auto* cmd = app.add_subcommand(name, description);
-  cmd->allow_extras();
-  cmd->add_option("args", ignored, "not used in this build");
-  cmd->callback([name] {
-    throw CliError(fmt::format("{}: not available in the Windows build yet (see docs/windows.md)", name),
-                   kExitNotRecorded);
-  });
+constexpr int kProcessInfoTimeoutS = 5;
+
+// ---- ps ----------------------------------------------------------------------------------
+
+void run_ps() {
+  size_t shown = 0;
+  const long self = static_cast<long>(current_process_id());
+  for (const ProcessEntry& p : list_processes()) {
+    if (p.pid == self || p.pid == 0) continue;
+    const std::string endpoint = diagnostics_endpoint_name(p.pid);
+    if (!pipe_exists(endpoint)) continue;
+    std::string command = p.image;
+    try {
+      command = query_process_info(endpoint, kProcessInfoTimeoutS).command_line;
+    } catch (const CliError&) {
+      // A runtime that is starting or ending: listed with its image name.
+    }
+    if (shown++ == 0) fmt::print("{:>8}  {:<20}  {:<8}  {}\n", "PID", "NAME", "GCSNAP", "COMMAND");
+    const bool recorded = pipe_exists(control_endpoint_name(p.pid));
+    fmt::print("{:>8}  {:<20}  {:<8}  {}\n", p.pid, p.image, recorded ? "yes" : "-", command);
+  }
+  if (shown == 0) fmt::print(stderr, "gcsnap: no .NET process is running (none with a diagnostics pipe)\n");
+}
+
+// ---- snapshot ----------------------------------------------------------------------------
+
+struct SnapshotOptions {
+  long pid = 0;
+  int timeout_s = 300;
+  std::string output;
+  bool force = false;
+};
+
+/// The target's entry, or throw CliError with the line that says why it cannot be snapshot.
+ProcessEntry inspect_target(long pid) {
+  if (pid <= 0) throw CliError("PID must be a positive process id", kExitUsage);
+  ProcessEntry target = find_process(pid);
+  if (target.pid == 0) throw CliError(fmt::format("no process {}", pid), kExitProblems);
+  const std::string endpoint = diagnostics_endpoint_name(pid);
+  if (!pipe_exists(endpoint)) {
+    throw CliError(fmt::format("process {} ({}) is not a .NET process (no diagnostics pipe {})", pid, target.image,
+                               endpoint),
+                   kExitProblems);
+  }
+  // The runtime must answer before anything is asked of it (a process that is exiting does not).
+  (void)query_process_info(endpoint, kProcessInfoTimeoutS);
+  return target;
+}
+
+[[noreturn]] void not_yet(const std::string& what) {
+  throw CliError(what + ": not available in the Windows build yet (the shim's control pipe is not built; "
+                        "see docs/windows.md); the process runs on unchanged",
+                 kExitNotRecorded);
+}
+
+void run_snapshot(const SnapshotOptions& options) {
+  ProcessEntry target = inspect_target(options.pid);
+  if (pipe_exists(control_endpoint_name(target.pid))) {
+    not_yet(fmt::format("snapshot of process {} ({}), which gcsnap records", target.pid, target.image));
+  }
+  (void)find_shim();
+  if (!options.output.empty()) (void)prepare_output(options.output, options.force);
+  not_yet(fmt::format("snapshot of process {} ({})", target.pid, target.image));
+}
+
+// ---- record ------------------------------------------------------------------------------
+
+struct RecordOptions {
+  std::string output;
+  bool force = false;
+  std::string policy = "default";
+  long long max_snapshots = -1;
+  long long max_memory_mb = -1;
+  long pid = 0;
+  std::string duration;
+  std::string every;
+  bool index = false;
+  std::vector<std::string> command;
+};
+
+/// The reports the shims left in DIR (shim_protocol.hpp ProcessReport), in no set order.
+std::vector<shim::ProcessReport> read_reports(const std::filesystem::path& dir) {
+  std::vector<shim::ProcessReport> reports;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (utf8(entry.path().extension()) != shim::kReportSuffix) continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    shim::ProcessReport report;
+    if (shim::parse_process_report(text.str(), report)) reports.push_back(std::move(report));
+  }
+  return reports;
+}
+
+/// A private folder for the shims' reports: %TEMP%\gcsnap-record-<pid>-<n>.
+std::filesystem::path make_report_directory() {
+  std::error_code ec;
+  std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+  if (ec) throw CliError("cannot find the temporary folder: " + ec.message(), kExitNotRecorded);
+  for (int n = 0; n < 1000; ++n) {
+    std::filesystem::path dir = base / fmt::format("gcsnap-record-{}-{}", current_process_id(), n);
+    if (std::filesystem::create_directory(dir, ec)) return dir;
+  }
+  throw CliError("cannot create a folder in " + utf8(base), kExitNotRecorded);
+}
+
+[[noreturn]] void run_record(const RecordOptions& options) {
+  const std::string& p = options.policy;
+  if (p != "default" && p != "all" && p != "gen2" && p != "induced" && p != "none") {
+    throw CliError("--policy must be one of default, all, gen2, induced, none", kExitUsage);
+  }
+  if (options.pid != 0 && !options.command.empty()) {
+    throw CliError("record: give either --pid PID or a command after --, not both", kExitUsage);
+  }
+  if (options.pid != 0) {
+    ProcessEntry target = inspect_target(options.pid);
+    not_yet(fmt::format("record --pid {} ({})", target.pid, target.image));
+  }
+  if (!options.duration.empty()) throw CliError("record: --duration goes with --pid", kExitUsage);
+  if (!options.every.empty()) not_yet("record --every");
+  if (options.command.empty()) {
+    throw CliError("record: no command given (gcsnap record -- COMMAND ..., or gcsnap record --pid PID)", kExitUsage);
+  }
+  std::string shim_path = find_shim();
+  std::string output = prepare_output(options.output.empty() ? "gcsnap-{name}-{pid}.snap" : options.output, options.force);
+  std::filesystem::path report_dir = make_report_directory();
+  struct Remover {
+    std::filesystem::path dir;
+    ~Remover() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } remover{report_dir};
+
+  LaunchRequest request;
+  request.command = options.command;
+  request.environment = profiler_environment(std::string(shim::kClsidText), shim_path);
+  for (auto& variable : framework_profiler_environment(std::string(shim::kClsidText), shim_path)) {
+    request.environment.push_back(std::move(variable));
+  }
+  request.environment.emplace_back(shim::kEnvOutput, output);
+  request.environment.emplace_back(shim::kEnvPolicy, options.policy);
+  request.environment.emplace_back(shim::kEnvRecordDir, utf8(report_dir));
+  if (options.max_snapshots >= 0) request.environment.emplace_back(shim::kEnvMaxSnapshots, std::to_string(options.max_snapshots));
+  if (options.max_memory_mb > 0) request.environment.emplace_back(shim::kEnvMaxMemoryMb, std::to_string(options.max_memory_mb));
+  for (const auto& [name, value] : {std::pair<const char*, const char*>{"MSBUILDDISABLENODEREUSE", "1"},
+                                    std::pair<const char*, const char*>{"DOTNET_CLI_USE_MSBUILD_SERVER", "0"}}) {
+    if (!std::getenv(name)) request.environment.emplace_back(name, value);
+  }
+  LaunchResult result = run_command(request);
+
+  size_t recorded = 0, sdk = 0;
+  for (const shim::ProcessReport& r : read_reports(report_dir)) {
+    if (r.state == shim::kStateSdk) ++sdk;
+    if (r.state == shim::kStateExists) {
+      fmt::print(stderr, "gcsnap: process {} ({}) was not recorded: {} exists (add --force to replace it)\n", r.pid,
+                 r.name, r.output);
+    }
+    if (r.state != shim::kStateRecording) continue;
+    ++recorded;
+    std::string label = fmt::format("process {} ({})", r.pid, r.name);
+    // A killed app leaves its GCs without the index: write it, as on Linux.
+    auto finished = finish_recording(r.output);
+    if (!finished) {
+      fmt::print(stderr, "gcsnap: error: {}\n", describe_error(r.output, finished.error()));
+      continue;
+    }
+    if (finished->found != FileEnd::Complete) {
+      fmt::print(stderr, "gcsnap: {} ended (exit code {}): gcsnap wrote the index of its {} complete GCs\n", label,
+                 result.statuses.count(r.pid) ? result.statuses.at(r.pid) : result.exit_code, finished->gcs);
+    }
+    if (print_summary(r.output, label, options.index) == 0) print_no_walk_hint(r.output, options.policy, r.pid);
+  }
+  if (recorded == 0) {
+    const std::string& program = options.command.front();
+    std::string why = sdk > 0 ? program + " ran only processes of the .NET SDK, which gcsnap does not record, and no app"
+                              : program + " never started the gcsnap profiler: it is not a .NET app, or the runtime "
+                                          "did not load the profiler (see any 'gcsnap:' line above)";
+    throw CliError("nothing was recorded: " + why, result.exit_code != 0 ? result.exit_code : kExitNotRecorded);
+  }
+  std::fflush(stdout);
+  std::exit(result.exit_code);
 }
 
 }  // namespace
 
 void add_record_command(CLI::App& app) {
-  add_unavailable(app, "record", "Run a .NET command and record its GC heaps (not in the Windows build yet)");
+  auto options = std::make_shared<RecordOptions>();
+  auto* cmd = app.add_subcommand("record", "Run a .NET command with the gcsnap profiler and record its GC heaps");
+  cmd->add_option("-o,--output", options->output,
+                  "Output file; {pid} and {name} give each .NET process its own (default gcsnap-{name}-{pid}.snap)");
+  cmd->add_flag("--force", options->force, "Replace the output file if it exists");
+  cmd->add_option("--policy", options->policy, "Which GCs get a heap walk: default (gen2 and induced), all, gen2, induced, none");
+  cmd->add_option("--max-snapshots", options->max_snapshots, "Stop taking policy snapshots after N")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-memory", options->max_memory_mb, "Memory budget of the shim in MB (default 1024)")->check(CLI::PositiveNumber);
+  cmd->add_option("--pid", options->pid, "Attach to this running .NET process (not in the Windows build yet)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--duration", options->duration, "With --pid: record for this long (30s, 5m, 1h)");
+  cmd->add_option("--every", options->every, "Also walk the heap at this interval (not in the Windows build yet)");
+  cmd->add_flag("--index", options->index, "At the end, build the analysis index of every snapshot");
+  cmd->add_option("command", options->command, "The command to run, after --");
+  cmd->footer("Examples: gcsnap record -o app.snap -- app.exe\n"
+              "          gcsnap record -o app.snap -- dotnet app.dll");
+  cmd->callback([options] { run_record(*options); });
 }
+
 void add_snapshot_command(CLI::App& app) {
-  add_unavailable(app, "snapshot", "Attach to a running .NET process (not in the Windows build yet)");
+  auto options = std::make_shared<SnapshotOptions>();
+  auto* cmd = app.add_subcommand("snapshot", "Take a heap snapshot of a running .NET process now (not in the Windows build yet)");
+  cmd->add_option("pid", options->pid, "Process id")->required();
+  cmd->add_option("-o,--output", options->output, "Output file; an existing file is refused");
+  cmd->add_flag("--force", options->force, "Replace the output file if it exists");
+  cmd->add_option("--timeout", options->timeout_s, "Seconds to wait for the snapshot GC (default 300)")
+      ->check(CLI::PositiveNumber);
+  cmd->callback([options] { run_snapshot(*options); });
 }
+
 void add_ps_command(CLI::App& app) {
-  add_unavailable(app, "ps", "List the running .NET processes (not in the Windows build yet)");
+  auto* cmd = app.add_subcommand("ps", "List the running .NET processes (those with a diagnostics pipe)");
+  cmd->callback([] { run_ps(); });
 }
 
 }  // namespace gcsnap::cli
