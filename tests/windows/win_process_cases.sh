@@ -89,7 +89,7 @@ case $case in
     [ ! -e x.snap ] || fail "a file was left for a command that did not run"
     # Without a shim nothing starts.
     GCSNAP_SHIM= run noshim record -o "$(winpath "$work")\\y.snap" -- "$(winpath "$app")" exit 3
-    expect_error noshim 4 "shim not found: no gcsnap_shim\.dll next to .*"
+    expect_error noshim 4 "shim not found: no gcsnap_profiler\.dll next to .*"
     [ ! -s noshim.out ] || fail "the app ran without a shim"
     ;;
   record_bad_output)

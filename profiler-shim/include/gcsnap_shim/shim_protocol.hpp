@@ -12,7 +12,11 @@ namespace gcsnap::shim {
 
 /// The shim's COM class id, as CORECLR_PROFILER wants it.
 inline constexpr std::string_view kClsidText = "{12AFB2D9-48B7-44B1-92F2-A85820746D7E}";
+#if defined(_WIN32)
+inline constexpr std::string_view kShimFileName = "gcsnap_profiler.dll";
+#else
 inline constexpr std::string_view kShimFileName = "libgcsnap_profiler.so";
+#endif
 
 /// Environment variables the shim reads.
 inline constexpr const char* kEnvOutput = "GCSNAP_OUTPUT";

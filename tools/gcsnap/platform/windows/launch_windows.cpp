@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "gcsnap_shim/shim_protocol.hpp"
 #include "output/cli_error.hpp"
 #include "platform/processes.hpp"
 #include "platform/windows/windows_text.hpp"
@@ -18,9 +19,6 @@
 
 namespace gcsnap::cli {
 namespace {
-
-/// The profiler DLL's file name in the Windows build.
-constexpr const char* kShimDllName = "gcsnap_shim.dll";
 
 // Ctrl+C and Ctrl+Break reach every process on the console, the app included: gcsnap lets the
 // app decide and keeps waiting for it, so that the file is finished before gcsnap returns.
@@ -95,13 +93,13 @@ std::string find_shim() {
     }
     throw CliError(std::string("shim not found: GCSNAP_SHIM=") + explicit_path + " is not a file", kExitNotRecorded);
   }
+  const std::string name(shim::kShimFileName);
   std::string here = executable_directory();
   for (const char* relative : {"", "..\\lib\\gcsnap\\"}) {
-    std::filesystem::path candidate = path_of(here + "\\" + relative + kShimDllName);
+    std::filesystem::path candidate = path_of(here + "\\" + relative + name);
     if (is_file(candidate)) return utf8(std::filesystem::weakly_canonical(candidate));
   }
-  throw CliError(fmt::format("shim not found: no {} next to {} (set GCSNAP_SHIM=C:\\path\\to\\{})", kShimDllName,
-                             here, kShimDllName),
+  throw CliError(fmt::format("shim not found: no {} next to {} (set GCSNAP_SHIM=C:\\path\\to\\{})", name, here, name),
                  kExitNotRecorded);
 }
 
