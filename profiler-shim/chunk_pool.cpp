@@ -1,8 +1,8 @@
 #include "chunk_pool.hpp"
 
-#include <pthread.h>
-
 #include <algorithm>
+
+#include "shim_os.hpp"
 
 namespace gcsnap::shim {
 
@@ -81,7 +81,7 @@ size_t ChunkPool::ready_count() const {
 }
 
 void ChunkPool::run() noexcept {
-  pthread_setname_np(pthread_self(), "gcsnap-chunks");
+  os::name_this_thread("gcsnap-chunks");
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     wake_.wait(lock, [this] { return stopping_ || ready_.size() < ahead_; });

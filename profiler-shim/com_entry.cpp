@@ -8,6 +8,7 @@
 #include "gcsnap_shim/shim_protocol.hpp"
 #include "profiler_callback.hpp"
 #include "shim_guard.hpp"
+#include "shim_os.hpp"
 
 namespace gcsnap::shim {
 namespace {
@@ -64,13 +65,15 @@ class ClassFactory final : public IClassFactory {
 }  // namespace
 }  // namespace gcsnap::shim
 
-extern "C" __attribute__((visibility("default"))) gcsnap::shim::com::HRESULT DllGetClassObject(
+extern "C" GCSNAP_SHIM_EXPORT gcsnap::shim::com::HRESULT DllGetClassObject(
     gcsnap::shim::com::REFCLSID rclsid, gcsnap::shim::com::REFIID riid, void** ppv) {
   using namespace gcsnap::shim;
   using namespace gcsnap::shim::com;
   return guarded("DllGetClassObject", E_FAIL, [&]() -> HRESULT {
     static const CLSID kClsid = parse_clsid(kClsidText);
     static ClassFactory factory;
+    static const bool pinned = (os::keep_module_loaded(), true);
+    (void)pinned;
     if (!ppv) return E_POINTER;
     *ppv = nullptr;
     if (!(rclsid == kClsid)) return CLASS_E_CLASSNOTAVAILABLE;

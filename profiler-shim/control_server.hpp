@@ -1,11 +1,14 @@
 #pragma once
-// The control socket: a unix stream socket at $TMPDIR/gcsnap-<pid>.ctl, served by a thread
-// of the shim's own. `gcsnap snapshot PID` connects, sends "snapshot\n" and reads one reply
-// line. Only the same user (or root) may ask (SO_PEERCRED); the socket file is mode 0600.
-// A request may carry one file descriptor (attach: the output file the CLI opened).
+// The control channel, served by a thread of the shim's own: `gcsnap snapshot PID` connects,
+// sends "snapshot\n" and reads one reply line (shim_protocol.hpp, README.md "Control channel").
+// Linux: a unix stream socket at $TMPDIR/gcsnap-<pid>.ctl, mode 0600, and only the same user
+// (or root) may ask (SO_PEERCRED) (posix/control_server_posix.cpp). Windows: the named pipe
+// \\.\pipe\gcsnap-control-<pid>, local clients only; its default security lets only the same
+// user, administrators and SYSTEM write (windows/control_server_windows.cpp).
+// A request may carry one file (attach: the output file the CLI opened).
 
-#include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -19,7 +22,8 @@ class ControlServer {
   /// Handle one request line (without '\n'); return the reply line (without '\n').
   using Handler = std::function<std::string(const std::string& request)>;
 
-  /// Bind PATH (replacing a stale file) and start serving. Returns nullptr and sets ERROR on failure.
+  /// Listen at PATH (replacing a stale socket file) and start serving. Returns nullptr and
+  /// sets ERROR on failure.
   static std::unique_ptr<ControlServer> start(const std::string& path, Handler handler, std::string& error);
   ~ControlServer();
   ControlServer(const ControlServer&) = delete;
@@ -30,27 +34,36 @@ class ControlServer {
   /// Called from inside the handler, it only asks: the thread ends after this reply, and
   /// the object must then outlive it (attached sessions never free theirs).
   void stop(int timeout_ms) noexcept;
-  /// From inside the handler: take the descriptor the client sent with this request
-  /// (SCM_RIGHTS), or -1. One not taken is closed after the reply.
-  int take_passed_fd() noexcept;
+  /// From inside the handler: take the file the client sent with this request (a descriptor
+  /// on POSIX, a HANDLE on Windows), or -1. One not taken is closed after the reply.
+  intptr_t take_passed_file() noexcept;
   const std::string& path() const noexcept { return path_; }
 
  private:
-  ControlServer(std::string path, int listen_fd, int wake_read, int wake_write, Handler handler);
+  struct Endpoint;  ///< the operating system's side: its definition is in the per-OS file
+
+  ControlServer(std::string path, Endpoint* endpoint, Handler handler);
   void serve() noexcept;
-  void answer(int client) noexcept;
+  /// The reply line to REQUEST, '\n' included; a failed handler gives an empty string.
+  std::string reply_to(const std::string& request) noexcept;
+
+  // Per operating system:
+  static Endpoint* open_endpoint(const std::string& path, std::string& error);
+  /// Wait for a client and answer it; false once woken by stop().
+  bool serve_one() noexcept;
+  /// Make serve_one return false; and remove the socket's name.
+  void wake() noexcept;
+  void close_endpoint() noexcept;
 
   std::string path_;
-  int listen_fd_;
-  int wake_read_;
-  int wake_write_;
+  Endpoint* endpoint_;
   Handler handler_;
   std::mutex mutex_;
   std::condition_variable exited_cv_;
   bool exited_ = false;
   bool stopped_ = false;
   bool stopped_from_inside_ = false;
-  int passed_fd_ = -1;  ///< only the server thread touches it
+  intptr_t passed_file_ = -1;  ///< only the server thread touches it
   std::thread thread_;
 };
 

@@ -1,8 +1,10 @@
 #pragma once
-// The slice of the CoreCLR profiling ABI the shim uses, declared by hand for 64-bit Linux
-// (the runtime's corprof.idl and cor.h describe it). No runtime header is vendored.
+// The slice of the CoreCLR profiling ABI the shim uses, declared by hand for 64-bit Linux and
+// 64-bit Windows (the runtime's corprof.idl and cor.h describe it). No runtime header is
+// vendored. x64 Windows has one calling convention, and with single inheritance and no
+// virtual destructor g++ (mingw) lays out a vtable as MSVC does: in declaration order.
 //
-// Rules that keep the vtables right: slot order is declaration order (Itanium C++ ABI);
+// Rules that keep the vtables right: slot order is declaration order;
 // no virtual destructor anywhere (it would add two slots); HRESULT/ULONG/DWORD are 32-bit,
 // WCHAR is char16_t, every ID is 64-bit. Info and IMetaDataImport slots the shim never
 // calls are declared as placeholders `slotNN_Name()`: they only hold their vtable position.
@@ -23,8 +25,8 @@ using USHORT = uint16_t;
 using BYTE = uint8_t;
 using LPCBYTE = const BYTE*;
 using WCHAR = char16_t;
-using UINT_PTR = unsigned long;
-using SIZE_T = unsigned long;
+using UINT_PTR = uintptr_t;
+using SIZE_T = size_t;
 using mdToken = uint32_t;
 using mdTypeDef = mdToken;
 using mdMethodDef = mdToken;
@@ -49,7 +51,7 @@ using COR_PRF_GC_GENERATION = int32_t;
 using COR_PRF_STATIC_TYPE = int32_t;
 using HCORENUM = void*;
 
-static_assert(sizeof(UINT_PTR) == 8 && sizeof(ULONG) == 4 && sizeof(WCHAR) == 2, "LP64 Linux only");
+static_assert(sizeof(UINT_PTR) == 8 && sizeof(ULONG) == 4 && sizeof(WCHAR) == 2, "64-bit systems only");
 
 struct GUID {
   uint32_t Data1;

@@ -1,10 +1,10 @@
 #include "gc_batch.hpp"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <new>
+
+#include "shim_os.hpp"
 
 namespace gcsnap::shim {
 
@@ -30,30 +30,6 @@ size_t round_to_page(size_t bytes) noexcept {
   return (bytes + kPage - 1) / kPage * kPage;
 }
 
-// Huge pages for the chunks: on the VMs measured (docs/performance.md) a page fault costs
-// 15-40 us whoever takes it (the pool's thread or the GC thread), so a 6 MiB chunk in 4 KiB
-// pages cost 1,536 faults; in 2 MiB pages it costs 3. THP is "madvise" on Debian: ask for it.
-void* map_chunk(size_t bytes) noexcept {
-  constexpr size_t kHuge = size_t{2} << 20;
-  if (bytes < kHuge) {
-    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? nullptr : p;
-  }
-  // Over-map by one huge page, keep the 2 MiB aligned part: the kernel only uses huge pages
-  // for aligned 2 MiB ranges of the mapping.
-  void* raw = ::mmap(nullptr, bytes + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) return nullptr;
-  const auto start = reinterpret_cast<uintptr_t>(raw);
-  const uintptr_t aligned = (start + kHuge - 1) & ~uintptr_t{kHuge - 1};
-  if (aligned > start) ::munmap(raw, aligned - start);
-  const uintptr_t end = start + bytes + kHuge;
-  if (end > aligned + bytes) ::munmap(reinterpret_cast<void*>(aligned + bytes), end - (aligned + bytes));
-#ifdef MADV_HUGEPAGE
-  (void)::madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);  // a hint: 4 KiB pages if refused
-#endif
-  return reinterpret_cast<void*>(aligned);
-}
-
 }  // namespace
 
 size_t ObjectChunk::bytes_for(size_t object_capacity, size_t reference_capacity) noexcept {
@@ -64,19 +40,17 @@ size_t ObjectChunk::bytes_for(size_t object_capacity, size_t reference_capacity)
 ObjectChunk::ObjectChunk(size_t object_capacity_, size_t reference_capacity_)
     : object_capacity(object_capacity_), reference_capacity(reference_capacity_) {
   mapped_bytes_ = bytes_for(object_capacity, reference_capacity);
-  mapping_ = map_chunk(mapped_bytes_);
+  mapping_ = os::map_memory(mapped_bytes_);
   if (!mapping_) throw std::bad_alloc();
   records = static_cast<ObjectRecord*>(mapping_);
   references = reinterpret_cast<uint64_t*>(records + object_capacity);
   slots = reinterpret_cast<uint32_t*>(references + std::max<size_t>(reference_capacity, 1));
 }
 
-ObjectChunk::~ObjectChunk() { ::munmap(mapping_, mapped_bytes_); }
+ObjectChunk::~ObjectChunk() { os::unmap_memory(mapping_, mapped_bytes_); }
 
 void ObjectChunk::populate() noexcept {
-#ifdef MADV_POPULATE_WRITE
-  (void)::madvise(mapping_, mapped_bytes_, MADV_POPULATE_WRITE);
-#endif
+  os::populate_memory(mapping_, mapped_bytes_);
   // Then write one byte per page: on the VMs measured (docs/performance.md) the first write to a page
   // still cost ~3.5 us after the kernel populated it (the hypervisor backs the page then),
   // 25 ns per stored object if the GC thread pays it. Whoever writes first pays.

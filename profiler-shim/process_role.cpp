@@ -1,11 +1,6 @@
 #include "process_role.hpp"
 
-#include <limits.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <fstream>
-#include <iterator>
+#include "shim_os.hpp"
 
 namespace gcsnap::shim {
 namespace {
@@ -96,26 +91,8 @@ ProcessRole classify_process(const std::vector<std::string>& argv, const std::st
 }
 
 ProcessRole classify_this_process() {
-  std::vector<std::string> argv;
-  {
-    std::ifstream in("/proc/self/cmdline", std::ios::binary);
-    std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    size_t start = 0;
-    while (start < all.size()) {
-      size_t end = all.find('\0', start);
-      if (end == std::string::npos) end = all.size();
-      argv.push_back(all.substr(start, end - start));
-      start = end + 1;
-    }
-  }
-  char buffer[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
-  std::string exe = n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
-  std::string cwd = ::getcwd(buffer, sizeof(buffer)) ? std::string(buffer) : std::string(".");
-  return classify_process(argv, exe, cwd, [](const std::string& path) {
-    struct stat st{};
-    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-  });
+  os::CommandLine line = os::this_command_line();
+  return classify_process(line.argv, line.exe, line.cwd, [](const std::string& path) { return os::is_regular_file(path); });
 }
 
 std::string expand_output(std::string_view pattern, long pid, std::string_view name) {

@@ -8,10 +8,10 @@
 namespace gcsnap::shim {
 namespace {
 
-// ObjectID, UINT_PTR and SIZE_T are all unsigned long here, as is uint64_t on LP64 Linux.
+// ObjectID, UINT_PTR and SIZE_T are pointer-sized: 64 bits on every system the shim builds for.
 static_assert(sizeof(ObjectID) == sizeof(uint64_t) && sizeof(COR_PRF_GC_ROOT_KIND) == sizeof(uint32_t));
 
-std::span<const uint64_t> ids(const unsigned long* values, ULONG count) {
+std::span<const uint64_t> ids(const UINT_PTR* values, ULONG count) {
   return {reinterpret_cast<const uint64_t*>(values), values ? count : 0u};
 }
 std::span<const uint32_t> words(const int32_t* values, ULONG count) {

@@ -2,10 +2,6 @@
 // runtime's diagnostics thread and returns at once; the CLI then drives it over the control
 // socket (output, snapshot, detach), and a watchdog detaches it if the CLI dies or its deadline
 // passes, so a process is never left recording by a gcsnap that went away.
-#include <pthread.h>
-#include <signal.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -13,6 +9,7 @@
 
 #include "gcsnap_shim/shim_protocol.hpp"
 #include "shim_log.hpp"
+#include "shim_os.hpp"
 #include "shim_session.hpp"
 
 namespace gcsnap::shim {
@@ -79,15 +76,15 @@ void ShimSession::on_attach_complete() noexcept {
 }
 
 std::string ShimSession::accept_output() {
-  int fd = control_->take_passed_fd();
-  if (fd < 0) return error_reply("no file descriptor came with the request");
+  os::FileHandle file = control_->take_passed_file();
+  if (file == os::kNoFile) return error_reply("no file came with the request");
   if (ready_.load() || detaching_.load()) {
-    ::close(fd);
+    os::close_file(file);
     return error_reply("the output is already set");
   }
   WriterOptions options;
   options.max_queued_bytes = settings_.max_memory_bytes / 4;
-  auto writer = Writer::from_fd(fd, options);
+  auto writer = Writer::from_handle(file, options);
   if (!writer.is_ok()) return error_reply(std::string("cannot write the output: ") + writer.error().detail);
   start_recording(std::move(writer).value());
   return std::string(kReplyOk);
@@ -149,14 +146,12 @@ void ShimSession::on_detach_succeeded() noexcept {
 }
 
 void ShimSession::watch() noexcept {
-  pthread_setname_np(pthread_self(), "gcsnap-watch");
+  os::name_this_thread("gcsnap-watch");
   auto start = std::chrono::steady_clock::now();
   std::unique_lock<std::mutex> lock(detach_mutex_);
   for (;;) {
     if (detach_cv_.wait_for(lock, std::chrono::milliseconds(250), [this] { return detach_stop_watch_; })) return;
-    // ESRCH only: EPERM means it lives (a root CLI watched from a process of another user).
-    bool owner_gone = settings_.owner_pid > 0 && ::kill(static_cast<pid_t>(settings_.owner_pid), 0) != 0 &&
-                      errno == ESRCH;
+    bool owner_gone = settings_.owner_pid > 0 && !os::process_exists(settings_.owner_pid);
     auto elapsed = std::chrono::steady_clock::now() - start;
     bool late = settings_.deadline_s > 0 && elapsed >= std::chrono::seconds(settings_.deadline_s);
     if (!owner_gone && !late) continue;

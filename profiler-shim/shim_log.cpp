@@ -1,9 +1,9 @@
 #include "shim_log.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstring>
+
+#include "shim_os.hpp"
 
 namespace gcsnap::shim {
 
@@ -15,14 +15,7 @@ void log_line(std::string_view message) noexcept {
   std::memcpy(line, kPrefix.data(), kPrefix.size());
   std::memcpy(line + kPrefix.size(), message.data(), n);
   line[kPrefix.size() + n] = '\n';
-  size_t total = kPrefix.size() + n + 1;
-  const char* p = line;
-  while (total > 0) {
-    ssize_t w = ::write(STDERR_FILENO, p, total);
-    if (w <= 0) return;
-    p += w;
-    total -= static_cast<size_t>(w);
-  }
+  os::write_stderr(std::string_view(line, kPrefix.size() + n + 1));
 }
 
 bool log_once(std::atomic<bool>& flag, std::string_view message) noexcept {

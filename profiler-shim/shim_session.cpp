@@ -1,14 +1,10 @@
 #include "shim_session.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <mutex>
 
 #include "gc_trigger_event.hpp"
@@ -16,6 +12,7 @@
 #include "process_role.hpp"
 #include "record_report.hpp"
 #include "shim_log.hpp"
+#include "shim_os.hpp"
 
 namespace gcsnap::shim {
 namespace {
@@ -23,9 +20,8 @@ namespace {
 using namespace com;
 
 uint64_t now_ns() noexcept {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
 }
 
 std::string hresult_text(HRESULT hr) {
@@ -109,25 +105,24 @@ bool ShimSession::query_info(IUnknown* info_unknown) {
 
 bool ShimSession::open_output() {
   // O_EXCL: child .NET processes inherit the environment; one file never gets two writers.
-  int fd = ::open(settings_.output.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    int err = errno;
-    output_existed_ = err == EEXIST;
+  std::string why;
+  os::FileHandle file = os::create_new_file(settings_.output, output_existed_, why);
+  if (file == os::kNoFile) {
     if (output_existed_ && !settings_.record_dir.empty()) return false;  // `gcsnap record` says it, once, at the end
     if (output_existed_) {
-      log_line("not recording process " + std::to_string(::getpid()) + ": " + settings_.output +
+      log_line("not recording process " + std::to_string(os::current_pid()) + ": " + settings_.output +
                " already exists (another process is recording into it?)");
     } else {
-      log_line("not recording: cannot create " + settings_.output + ": " + std::strerror(err));
+      log_line("not recording: cannot create " + settings_.output + ": " + why);
     }
     return false;
   }
   WriterOptions options;
   options.max_queued_bytes = settings_.max_memory_bytes / 4;
-  auto writer = Writer::from_fd(fd, options);
+  auto writer = Writer::from_handle(file, options);
   if (!writer.is_ok()) {
     log_line("not recording: cannot write " + settings_.output + ": " + writer.error().detail);
-    ::unlink(settings_.output.c_str());
+    os::remove_file(settings_.output);
     return false;
   }
   pending_writer_ = std::move(writer).value();
@@ -140,7 +135,7 @@ HRESULT ShimSession::on_initialize(IUnknown* info_unknown) {
   settings_ = parsed.settings;
   ProcessRole role = classify_this_process();
   ProcessReport report;
-  report.pid = ::getpid();
+  report.pid = os::current_pid();
   report.name = role.name;
   report.what = role.what;
   auto say = [&](std::string_view state) {
@@ -169,7 +164,7 @@ HRESULT ShimSession::on_initialize(IUnknown* info_unknown) {
   HRESULT hr = apply_event_mask();
   if (!succeeded(hr)) {
     (void)pending_writer_->close();
-    ::unlink(settings_.output.c_str());
+    os::remove_file(settings_.output);
     say(kStateFailed);
     return cancel("SetEventMask(COR_PRF_MONITOR_GC) failed with " + hresult_text(hr));
   }
@@ -275,7 +270,7 @@ void ShimSession::on_module_unloading(uint64_t module) noexcept {
 
 bool ShimSession::start_control_socket() {
   std::string error;
-  auto server = ControlServer::start(control_socket_path(::getpid()),
+  auto server = ControlServer::start(control_socket_path(os::current_pid()),
                                      [this](const std::string& request) { return handle_request(request); }, error);
   if (!server) {
     log_line("on-demand snapshots are unavailable: " + error);

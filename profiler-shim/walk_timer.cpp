@@ -1,36 +1,15 @@
 #include "walk_timer.hpp"
 
-#include <sys/resource.h>
-#include <time.h>
-
 #include <cstdio>
 
+#include "shim_os.hpp"
+
 namespace gcsnap::shim {
-namespace {
-
-struct Clocks {
-  uint64_t wall_ns = 0, cpu_ns = 0, minor_faults = 0;
-};
-
-Clocks read_clocks() noexcept {
-  Clocks c;
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  c.wall_ns = uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  c.cpu_ns = uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-  rusage usage{};
-  if (::getrusage(RUSAGE_THREAD, &usage) == 0) c.minor_faults = uint64_t(usage.ru_minflt);
-  return c;
-}
-
-}  // namespace
-
 void WalkTimer::start() noexcept {
   armed_ = false;
   started_ = true;
   objects_ = 0;
-  Clocks c = read_clocks();
+  os::ThreadClocks c = os::read_thread_clocks();
   wall_ns_ = c.wall_ns;
   cpu_ns_ = c.cpu_ns;
   minor_faults_ = c.minor_faults;
@@ -40,7 +19,7 @@ std::string WalkTimer::finish() {
   armed_ = false;
   if (!started_) return {};
   started_ = false;
-  Clocks c = read_clocks();
+  os::ThreadClocks c = os::read_thread_clocks();
   char line[200];
   std::snprintf(line, sizeof(line), "heap walk %llu: %llu objects, %.1f ms wall, %.1f ms CPU, %llu page faults",
                 static_cast<unsigned long long>(++walks_), static_cast<unsigned long long>(objects_),

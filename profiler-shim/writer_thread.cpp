@@ -1,13 +1,12 @@
 #include "writer_thread.hpp"
 
-#include <pthread.h>
-
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "gcsnap/status.hpp"
 #include "shim_log.hpp"
+#include "shim_os.hpp"
 
 namespace gcsnap::shim {
 namespace {
@@ -147,7 +146,7 @@ void WriterThread::submit(std::unique_ptr<GcBatch> batch) noexcept {
 
 void WriterThread::run() noexcept {
   // A name of its own, so that top, perf and gdb tell it from the app's threads.
-  pthread_setname_np(pthread_self(), "gcsnap-writer");
+  os::name_this_thread("gcsnap-writer");
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });

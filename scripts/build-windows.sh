@@ -4,6 +4,8 @@
 # Installs what it needs from apt (mingw-w64, wine64 to run the tests, a deb-src entry). The
 # dependencies for Windows come from Debian: zstd and Catch2 built from Debian's source packages
 # (apt-get source), fmt, CLI11, xxhash and robin-map used header-only from Debian's -dev packages.
+# The end-to-end tests (tests/e2e_windows) check Windows recordings with the Linux build's gcsnap:
+# ${GCSNAP_BUILD_DIR:-build}, which scripts/test.sh builds first.
 # They are installed once into <build>/deps (kept across runs; delete it to rebuild them).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -95,7 +97,8 @@ chmod +x "$build/wine-run"
 
 cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_CROSSCOMPILING_EMULATOR="$build/wine-run" \
   -DCMAKE_BUILD_TYPE=${GCSNAP_BUILD_TYPE:-RelWithDebInfo} -DGCSNAP_BUILD_TESTS=ON -DGCSNAP_BUILD_TOOLS=ON \
-  -DGCSNAP_BUILD_SHIM=OFF -DGCSNAP_BUILD_BENCH=OFF "$@" >"$build/configure.log" 2>&1 ||
+  -DGCSNAP_BUILD_SHIM=ON -DGCSNAP_BUILD_BENCH=OFF -DGCSNAP_LINUX_BUILD_DIR="${GCSNAP_BUILD_DIR:-$root/build}" \
+  "$@" >"$build/configure.log" 2>&1 ||
   { tail -30 "$build/configure.log" >&2; echo "build-windows: configure failed (log: $build/configure.log)" >&2; exit 1; }
 log=$build/build.log
 rc=0

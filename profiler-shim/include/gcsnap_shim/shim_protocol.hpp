@@ -81,10 +81,13 @@ inline bool parse_process_report(std::string_view text, ProcessReport& r) {
   return !r.state.empty() && r.pid > 0;
 }
 
-/// Requests and replies on the control socket: one line each.
+/// Requests and replies on the control channel (a unix socket on Linux, a named pipe on
+/// Windows): one line each.
 inline constexpr std::string_view kRequestSnapshot = "snapshot\n";
 /// Attached sessions only: "output\n" carries the output file's descriptor (SCM_RIGHTS), so
 /// the file belongs to the CLI's user and lives in the CLI's mount namespace; reply "ok".
+/// On Windows the line is "output <handle>\n": the file's HANDLE, already duplicated into the
+/// shim's process (send_control_request does both).
 inline constexpr std::string_view kRequestOutput = "output\n";
 /// Attached sessions only: finish the file, detach; reply "ok detached" once the runtime has
 /// said ProfilerDetachSucceeded, "ok detaching" if it has not within kDetachWaitMs.
@@ -106,6 +109,10 @@ inline constexpr uint32_t kAttachErrorNoInfo = 0xA0C50002u;         ///< no ICor
 inline constexpr uint32_t kAttachErrorControlSocket = 0xA0C50003u;  ///< cannot bind the socket
 inline constexpr uint32_t kAttachErrorBusy = 0xA0C50004u;           ///< a gcsnap session is live
 
+#if defined(_WIN32)
+/// Return the control channel of process PID: the named pipe \\.\pipe\gcsnap-control-<pid>.
+inline std::string control_socket_path(long pid) { return "\\\\.\\pipe\\gcsnap-control-" + std::to_string(pid); }
+#else
 /// Return the directory for control sockets: $TMPDIR, or /tmp.
 inline std::string control_socket_dir() {
   const char* tmp = std::getenv("TMPDIR");
@@ -118,5 +125,6 @@ inline std::string control_socket_dir() {
 inline std::string control_socket_path(long pid, const std::string& dir = control_socket_dir()) {
   return dir + "/gcsnap-" + std::to_string(pid) + ".ctl";
 }
+#endif
 
 }  // namespace gcsnap::shim

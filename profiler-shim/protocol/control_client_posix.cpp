@@ -36,7 +36,9 @@ bool send_request(int sock, std::string_view request, int fd) {
 
 }  // namespace
 
-ControlReply send_control_request(const std::string& path, std::string_view request, int timeout_s, int fd) {
+ControlReply send_control_request(const std::string& path, std::string_view request, int timeout_s,
+                                  intptr_t file) {
+  const int fd = static_cast<int>(file);
   sockaddr_un address{};
   if (path.size() >= sizeof(address.sun_path)) return failed("control socket path too long: " + path);
   address.sun_family = AF_UNIX;

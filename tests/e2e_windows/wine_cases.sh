@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# End-to-end cases of the Windows build, run by ctest in build-windows (CMakeLists.txt):
+#   wine_cases.sh CASE WINE_RUN APP_EXE SHIM_DLL GCSNAP_EXE CONTROL_REQUEST_EXE LINUX_BUILD WORK
+# The sample app, published as a self-contained win-x64 app.exe, runs under wine64 with the
+# profiler variables `gcsnap record` sets; its recording is checked with the Linux gcsnap and
+# the Linux e2e assertions (tests/e2e), and compared byte for byte with what gcsnap.exe prints.
+# A missing tool (wine, the Linux build, the published app) fails the case: nothing skips.
+set -uo pipefail
+case_name=$1 wine_run=$2 app=$3 dll=$4 gcsnap_exe=$5 control_request=$6 linux_build=$7 work=$8
+mkdir -p "$work"
+snap=$work/$case_name.snap out=$work/$case_name.out err=$work/$case_name.err
+e2e_src=$(cd "$(dirname "$0")/../e2e" && pwd)
+linux_gcsnap=$linux_build/bin/gcsnap
+recording_test=$linux_build/tests/e2e/e2e_recording_test
+clsid='{12AFB2D9-48B7-44B1-92F2-A85820746D7E}'
+
+fail() { echo "e2e_windows $case_name: FAIL: $*" >&2; exit 1; }
+show() { echo "--- $1:"; cat "$1"; }
+[ -x "$wine_run" ] || fail "no wine wrapper at $wine_run (scripts/build-windows.sh writes it)"
+[ -x "$linux_gcsnap" ] || fail "no Linux gcsnap at $linux_gcsnap: build Linux first (scripts/build.sh), or set GCSNAP_LINUX_BUILD_DIR"
+[ -f "$app" ] || fail "$app is missing (the e2e_windows.publish_sample_app fixture publishes it)"
+
+# winpath PATH: the absolute Unix PATH as Windows programs under Wine see it (Z: is /).
+winpath() { local p=$1; echo "Z:${p//\//\\}"; }
+# The prefix is created with mscoree off (scripts/build-windows.sh: no wine-mono prompt); a .NET
+# app then needs Wine's mscoree on to load IL-only assemblies (System.Runtime.dll).
+"$wine_run" cmd /c exit 0 >/dev/null 2>&1 || true
+# run_app ARGS...: run the app under wine with the profiler variables of `gcsnap record`.
+run_app() {
+  rm -f "$snap"
+  local shim
+  shim=$(winpath "$dll")
+  env WINEDLLOVERRIDES="mshtml=" \
+    CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER="$clsid" CORECLR_PROFILER_PATH="$shim" CORECLR_PROFILER_PATH_64="$shim" \
+    DOTNET_ENABLE_PROFILING=1 DOTNET_PROFILER="$clsid" DOTNET_PROFILER_PATH="$shim" DOTNET_PROFILER_PATH_64="$shim" \
+    GCSNAP_OUTPUT="$(winpath "$snap")" "$wine_run" "$app" "$@"
+}
+# fact NAME FILE: a number of the app's facts line.
+fact() { sed -n "s/^gcsnap-sample: mode=.* $1=\([0-9]*\)\( .*\)\{0,1\}$/\1/p" "$2"; }
+# check_linux_verify FILE: the Linux gcsnap verifies FILE.
+check_linux_verify() {
+  "$linux_gcsnap" verify "$1" >"$work/$case_name.verify" 2>&1 || { show "$work/$case_name.verify"; fail "Linux gcsnap verify failed on $1"; }
+  show "$work/$case_name.verify"
+}
+# same_output DIR FILE: every analysis command prints the same bytes (stdout, stderr, exit
+# code) from the Linux gcsnap and from gcsnap.exe on FILE (a name inside DIR).
+same_output() {
+  local dir=$1 file=$2 i=0 args
+  local -a commands=(
+    "info $file" "verify $file" "info $file --format json" "types $file --top 25" "types $file --format csv"
+    "roots $file" "roots $file --format csv --kind handle" "path $file --type Gcsnap.Sample.LeakyItem --limit 2"
+    "path $file --type Gcsnap.Sample.VipCustomer --format csv" "dominators $file" "dominators $file --format json"
+    "diff $file" "leaks $file" "objects $file --type Gcsnap.Sample.Survivor2 --format csv"
+    "check $file --max-count Gcsnap.Sample.LeakyItem=5000"
+  )
+  for args in "${commands[@]}"; do
+    i=$((i + 1))
+    # shellcheck disable=SC2086 # ARGS is a word list on purpose
+    (cd "$dir" && "$linux_gcsnap" $args >"linux.$i.out" 2>"linux.$i.err"; echo "exit $?" >>"linux.$i.err")
+    (cd "$dir" && "$wine_run" "$gcsnap_exe" $args >"windows.$i.out" 2>"windows.$i.err"; echo "exit $?" >>"windows.$i.err")
+    [ -s "$dir/linux.$i.out" ] || { show "$dir/linux.$i.err"; fail "gcsnap $args printed nothing on Linux"; }
+    cmp -s "$dir/linux.$i.out" "$dir/windows.$i.out" && cmp -s "$dir/linux.$i.err" "$dir/windows.$i.err" || {
+      diff "$dir/linux.$i.out" "$dir/windows.$i.out" | head -20
+      diff "$dir/linux.$i.err" "$dir/windows.$i.err" | head -10
+      fail "gcsnap $args: gcsnap.exe and the Linux gcsnap differ"
+    }
+  done
+  echo "e2e_windows $case_name: ${#commands[@]} commands print the same bytes on Linux and Windows"
+}
+
+# The app records its four induced GCs; the Linux gcsnap verifies the file, and the Linux
+# e2e_recording_test checks it against the app's facts as it does a Linux recording.
+case_run() {
+  run_app run >"$out.raw" 2>"$err"
+  local rc=$?
+  tr -d '\r' <"$out.raw" >"$out"
+  show "$out"; show "$err"
+  [ "$rc" -eq 0 ] || fail "the app exited $rc under wine"
+  grep -q '^gcsnap-sample: done finalized=' "$out" || fail "the app did not finish"
+  [ -s "$snap" ] || fail "no recording at $snap (did the runtime load the shim?)"
+  check_linux_verify "$snap"
+  grep -q 'ends complete: OK' "$work/$case_name.verify" || fail "the file does not end complete"
+  [ -x "$recording_test" ] || fail "no $recording_test in the Linux build"
+  GCSNAP_E2E_RECORDING=$snap GCSNAP_E2E_FACTS=$out "$recording_test" "[sample],[invariants]" ||
+    fail "the Linux e2e assertions fail on the Windows recording"
+}
+# The Linux e2e analysis case (roots, diff, types, paths, field names) on the Windows recording.
+case_analysis() {
+  [ -s "$work/run.snap" ] || fail "no recording of the run case at $work/run.snap"
+  bash "$e2e_src/e2e_cases.sh" analysis "$linux_gcsnap" none "$work" || fail "the Linux analysis assertions fail"
+}
+# Windows -> Linux: the Windows recording gives the same output from both programs.
+case_portable() {
+  [ -s "$work/run.snap" ] || fail "no recording of the run case at $work/run.snap"
+  mkdir -p "$work/portable" && cp "$work/run.snap" "$work/portable/app.snap"
+  same_output "$work/portable" app.snap
+}
+# Linux -> Windows: a recording of the same app made on Linux gives the same output too.
+case_reverse() {
+  command -v dotnet >/dev/null 2>&1 || fail "'dotnet' is not on PATH (the Linux app is built with it)"
+  local dll=$work/linux_app/Gcsnap.Sample.dll
+  [ -f "$dll" ] || bash "$e2e_src/build_sample_app.sh" "$e2e_src/sample_app" "$work/linux_app" "$work/linux_app_artifacts" ||
+    fail "cannot build the Linux sample app"
+  mkdir -p "$work/reverse" && rm -f "$work/reverse/app.snap"
+  "$linux_gcsnap" record -o "$work/reverse/app.snap" -- dotnet "$dll" run >"$out" 2>"$err" </dev/null ||
+    { show "$out"; show "$err"; fail "gcsnap record on Linux failed"; }
+  same_output "$work/reverse" app.snap
+}
+# On-demand snapshot over the named pipe, then TerminateProcess: every complete GC, the
+# forced one included, stays readable (the reader rebuilds the index the shim never wrote).
+case_snapshot_killed() {
+  local fifo=$work/$case_name.stdin pid reply i
+  rm -f "$fifo" && mkfifo "$fifo"
+  exec 3<>"$fifo"  # the app's stdin: open until the case ends, so `wait` mode waits
+  run_app wait 300 <"$fifo" >"$out.raw" 2>"$err" &
+  local runner=$!
+  for i in $(seq 1 600); do
+    grep -q '^gcsnap-sample: ready' "$out.raw" 2>/dev/null && break
+    kill -0 "$runner" 2>/dev/null || break
+    sleep 0.1
+  done
+  tr -d '\r' <"$out.raw" >"$out"
+  grep -q '^gcsnap-sample: ready' "$out" || { show "$out"; show "$err"; exec 3>&-; fail "the app never said ready"; }
+  pid=$(fact pid "$out")
+  [ -n "$pid" ] || { exec 3>&-; fail "no pid in the app's facts line"; }
+  reply=$("$wine_run" "$control_request" "$pid" snapshot 2>"$work/$case_name.request.err")
+  reply=${reply%$'\r'}
+  echo "control channel reply: $reply"
+  [[ $reply =~ ^ok\ [0-9]+$ ]] || { show "$work/$case_name.request.err"; exec 3>&-; fail "snapshot over \\\\.\\pipe\\gcsnap-control-$pid: '$reply'"; }
+  sleep 1  # the writer thread writes the forced GC
+  "$wine_run" taskkill /F /PID "$pid" >/dev/null 2>&1
+  wait "$runner"
+  local rc=$?
+  exec 3>&-
+  show "$err"
+  [ "$rc" -ne 0 ] || fail "the app exited 0 although it was terminated"
+  [ -s "$snap" ] || fail "no recording at $snap"
+  "$linux_gcsnap" info "$snap" >"$work/$case_name.info" 2>&1 || { show "$work/$case_name.info"; fail "Linux gcsnap info failed on the unfinished file"; }
+  show "$work/$case_name.info"
+  check_linux_verify "$snap"
+  local gcs induced
+  gcs=$("$linux_gcsnap" info "$snap" --format csv --table gcs 2>/dev/null | tr -d '\r' | grep -c '^[0-9]')
+  induced=$(fact induced_gcs "$out")
+  [ "$gcs" -ge $((induced + 1)) ] || fail "only $gcs GCs readable; the app induced $induced and one was asked for"
+  "$linux_gcsnap" info "$snap" --format csv --table gcs 2>/dev/null | grep -q ',on-demand,' ||
+    fail "no GC of the file is the on-demand snapshot"
+}
+
+"case_$case_name"
