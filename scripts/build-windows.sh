@@ -134,5 +134,6 @@ fi
 cp "$root/README.md" "$stage/"
 cp "$root/docs/windows.md" "$root/docs/cli.md" "$root/docs/shim.md" "$root/format-spec.md" "$stage/docs/"
 rm -f "$build"/gcsnap-*-windows-x64*.zip
-(cd "$build/zip" && mv "gcsnap-$version-windows-x64" "$name" && zip -qr "$build/$name.zip" "$name")
+[ "$name" = "gcsnap-$version-windows-x64" ] || mv "$stage" "$build/zip/$name"
+(cd "$build/zip" && zip -qr "$build/$name.zip" "$name")
 echo "build-windows: $build/$name.zip ($(du -k "$build/$name.zip" | cut -f1) KiB: $(cd "$build/zip/$name" && find . -type f | sort | tr '\n' ' '))"

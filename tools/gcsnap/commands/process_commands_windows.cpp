@@ -2,9 +2,14 @@
 // systems agree (the diagnostics IPC messages, the profiler variables, the shim's reports and
 // the file's summary) and the Windows platform layer where they differ (platform/processes.hpp,
 // platform/diagnostics_transport.hpp, CreateProcessW in platform/windows/launch_windows.cpp).
-// What still needs the shim's Windows control pipe (handing an attached shim its output file,
-// record --pid, --every) says so in one line and changes nothing in the target.
+// snapshot PID attaches over the diagnostics pipe and hands the shim its output file (a HANDLE)
+// over its control pipe (profiler-shim/README.md). record --pid and --every are not built on
+// Windows yet: they say so in one line and change nothing in the target.
+#include <windows.h>
+
+#include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +25,8 @@
 #include "commands/commands.hpp"
 #include "commands/summary_line.hpp"
 #include "gcsnap/finish_recording.hpp"
+#include "gcsnap/reader.hpp"
+#include "gcsnap_shim/control_client.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
 #include "output/cli_error.hpp"
 #include "output/output.hpp"
@@ -82,19 +89,123 @@ ProcessEntry inspect_target(long pid) {
 }
 
 [[noreturn]] void not_yet(const std::string& what) {
-  throw CliError(what + ": not available in the Windows build yet (the shim's control pipe is not built; "
-                        "see docs/windows.md); the process runs on unchanged",
+  throw CliError(what + ": not available in the Windows build yet (see docs/windows.md); the process runs on "
+                        "unchanged",
                  kExitNotRecorded);
+}
+
+// ---- snapshot (attach) -------------------------------------------------------------------
+
+constexpr uint32_t kAttachTimeoutMs = 10000;
+
+/// One control request to the shim in PID; FILE (a HANDLE, or -1) goes with it. Throws CliError.
+std::string control_request(long pid, std::string_view request, int timeout_s, intptr_t file = -1) {
+  shim::ControlReply reply = shim::send_control_request(control_endpoint_name(pid), request, timeout_s, file);
+  if (!reply.answered) throw CliError(fmt::format("process {}: {}", pid, reply.text), kExitProblems);
+  return std::move(reply.text);
+}
+
+/// gcsnap-<name>-<pid>-<yyyymmdd-hhmmss>.snap in the current folder, as on Linux.
+std::string default_output(const ProcessEntry& target) {
+  std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_s(&local, &now);
+  char stamp[32];
+  std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &local);
+  std::string name = target.image;
+  if (name.size() > 4 && _stricmp(name.c_str() + name.size() - 4, ".exe") == 0) name.resize(name.size() - 4);
+  std::string base = fmt::format("gcsnap-{}-{}-{}", name, target.pid, stamp);
+  std::string file = base + ".snap";
+  std::error_code ec;
+  for (int n = 2; std::filesystem::exists(path_of(file), ec) && n < 1000; ++n) file = fmt::format("{}-{}.snap", base, n);
+  return file;
 }
 
 void run_snapshot(const SnapshotOptions& options) {
   ProcessEntry target = inspect_target(options.pid);
   if (pipe_exists(control_endpoint_name(target.pid))) {
-    not_yet(fmt::format("snapshot of process {} ({}), which gcsnap records", target.pid, target.image));
+    if (!options.output.empty()) {
+      throw CliError(fmt::format("process {} is already recorded by gcsnap into its own file; -o applies only "
+                                 "when gcsnap attaches", target.pid),
+                     kExitUsage);
+    }
+    std::string reply = control_request(target.pid, shim::kRequestSnapshot, options.timeout_s);
+    if (reply.rfind(std::string(shim::kReplyOk) + " ", 0) != 0) {
+      throw CliError(fmt::format("process {}: {}", target.pid, reply), kExitProblems);
+    }
+    fmt::print("snapshot taken in process {}: GC #{}\n", target.pid, reply.substr(shim::kReplyOk.size() + 1));
+    return;
   }
-  (void)find_shim();
-  if (!options.output.empty()) (void)prepare_output(options.output, options.force);
-  not_yet(fmt::format("snapshot of process {} ({})", target.pid, target.image));
+  const std::string shim_path = find_shim();
+  const std::string output = prepare_output(options.output.empty() ? default_output(target) : options.output, options.force);
+  HANDLE file = CreateFileW(widen(output).c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ, nullptr, CREATE_NEW,
+                            FILE_ATTRIBUTE_NORMAL, nullptr);
+  if (file == INVALID_HANDLE_VALUE) {
+    throw CliError("output path not writable: " + output + ": " + system_message(GetLastError()), kExitNotRecorded);
+  }
+  struct Closer {
+    HANDLE h;
+    ~Closer() { CloseHandle(h); }
+  } closer{file};
+  AttachProfilerRequest request;
+  request.timeout_ms = kAttachTimeoutMs;
+  request.clsid_text = shim::kClsidText;
+  request.profiler_path = shim_path;
+  request.client_data = std::string(shim::kAttachDataHeader) + "\nmode=snapshot\npolicy=none\n" +
+                        fmt::format("owner_pid={}\ndeadline_s={}\n", current_process_id(), options.timeout_s + 60);
+  uint32_t hr = 0;
+  try {
+    hr = attach_profiler(diagnostics_endpoint_name(target.pid), request, kAttachTimeoutMs / 1000 + 20);
+  } catch (...) {
+    DeleteFileW(widen(output).c_str());
+    throw;
+  }
+  if (hr & 0x80000000u) {
+    CloseHandle(file);
+    closer.h = INVALID_HANDLE_VALUE;
+    DeleteFileW(widen(output).c_str());
+    throw CliError(fmt::format("cannot attach to process {} ({}): {}; the process runs on unchanged", target.pid,
+                               target.image, describe_attach_result(hr)),
+                   kExitProblems);
+  }
+  auto detach = [&] {
+    try {
+      return control_request(target.pid, shim::kRequestDetach, shim::kDetachWaitMs / 1000 + 30);
+    } catch (const CliError& e) {
+      return std::string(e.what());  // the shim's watchdog detaches it when gcsnap is gone
+    }
+  };
+  std::string reply;
+  try {
+    reply = control_request(target.pid, shim::kRequestOutput, 30, reinterpret_cast<intptr_t>(file));
+  } catch (const CliError& e) {
+    reply = e.what();
+  }
+  if (reply != shim::kReplyOk) {
+    detach();
+    throw CliError(fmt::format("attached to process {} but could not hand it the output: {} (detached again)",
+                               target.pid, reply),
+                   kExitProblems);
+  }
+  std::string gc;
+  try {
+    std::string taken = control_request(target.pid, shim::kRequestSnapshot, options.timeout_s);
+    if (taken.rfind(std::string(shim::kReplyOk) + " ", 0) != 0) throw CliError(fmt::format("process {}: {}", target.pid, taken), kExitProblems);
+    gc = taken.substr(shim::kReplyOk.size() + 1);
+  } catch (...) {
+    detach();
+    throw;
+  }
+  std::string detached = detach();
+  if (detached.rfind(std::string(shim::kReplyOk) + " ", 0) != 0) {
+    fmt::print(stderr, "gcsnap: warning: process {}: {}\n", target.pid, detached);
+  }
+  CloseHandle(file);
+  closer.h = INVALID_HANDLE_VALUE;
+  auto opened = Recording::open(output);
+  if (!opened.is_ok()) fail_on(output, opened.error());
+  fmt::print("snapshot of process {} ({}): GC #{}, {} in {}; {}\n", target.pid, target.image, gc,
+             format_bytes((*opened)->file_size()), output, detached == "ok detached" ? "detached" : "detach pending");
 }
 
 // ---- record ------------------------------------------------------------------------------
@@ -241,7 +352,7 @@ void add_record_command(CLI::App& app) {
 
 void add_snapshot_command(CLI::App& app) {
   auto options = std::make_shared<SnapshotOptions>();
-  auto* cmd = app.add_subcommand("snapshot", "Take a heap snapshot of a running .NET process now (not in the Windows build yet)");
+  auto* cmd = app.add_subcommand("snapshot", "Take a heap snapshot of a running .NET process now");
   cmd->add_option("pid", options->pid, "Process id")->required();
   cmd->add_option("-o,--output", options->output, "Output file; an existing file is refused");
   cmd->add_flag("--force", options->force, "Replace the output file if it exists");
