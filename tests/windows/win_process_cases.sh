@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The Windows process commands under Wine, one case per run:
-# win_process_cases.sh CASE WINE_RUN GCSNAP_EXE APP_EXE IDLE_EXE WORK_DIR
+# win_process_cases.sh CASE WINE_RUN GCSNAP_EXE APP_EXE IDLE_EXE WORK_DIR LINUX_BUILD
 # APP_EXE is the e2e sample app published for win-x64 (self-contained), IDLE_EXE a Windows
 # program that is not .NET (idle_process.cpp). Each case asserts the exit code, that an error is
-# one line naming what is wrong, and that a target is left running as it was.
+# one line naming what is wrong, and that a target is left running as it was. The record_* and
+# snapshot_* cases that make recordings check them with the Linux gcsnap and e2e tests of
+# LINUX_BUILD (the same assertions as the Linux e2e cases).
 set -euo pipefail
-case=$1 wine_run=$2 gcsnap=$3 app=$4 idle=$5 work=$6/$1
+case=$1 wine_run=$2 gcsnap=$3 app=$4 idle=$5 work=$6/$1 linux_build=${7:-}
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
 fail() { echo "FAIL ($case): $*" >&2; exit 1; }
 show() { echo "--- $1:"; cat "$1"; }
@@ -52,6 +54,17 @@ stop_target() {
   [ "$trc" -eq 0 ] || { show "$1.target"; fail "$1: the target exited $trc"; }
   grep -q "$2" "$1.target" || { show "$1.target"; fail "$1: the target did not finish ('$2')"; }
 }
+# linux_tools: the Linux gcsnap and e2e_recording_test that check a Windows recording.
+linux_tools() {
+  linux_gcsnap=$linux_build/bin/gcsnap recording_test=$linux_build/tests/e2e/e2e_recording_test
+  [ -x "$linux_gcsnap" ] && [ -x "$recording_test" ] ||
+    fail "no Linux gcsnap and e2e_recording_test in '$linux_build' (build Linux first: scripts/build.sh)"
+}
+# linux_verify FILE: the Linux gcsnap verifies FILE and it ends complete.
+linux_verify() {
+  "$linux_gcsnap" verify "$1" >verify.out 2>&1 || { show verify.out; fail "Linux gcsnap verify fails on $1"; }
+  grep -q 'ends complete: OK' verify.out || { show verify.out; fail "$1 does not end complete"; }
+}
 # A file that exists and is no profiler: record starts the app, whose runtime cannot load it.
 no_profiler=$(winpath "$gcsnap")
 
@@ -88,8 +101,8 @@ case $case in
     expect_error rec 127 "command not found: nosuch-app.exe$"
     [ ! -e x.snap ] || fail "a file was left for a command that did not run"
     # Without a shim nothing starts.
-    GCSNAP_SHIM= run noshim record -o "$(winpath "$work")\\y.snap" -- "$(winpath "$app")" exit 3
-    expect_error noshim 4 "shim not found: no gcsnap_profiler\.dll next to .*"
+    GCSNAP_SHIM='Z:\nowhere\gcsnap_profiler.dll' run noshim record -o "$(winpath "$work")\\y.snap" -- "$(winpath "$app")" exit 3
+    expect_error noshim 4 "shim not found: GCSNAP_SHIM=Z:.nowhere.gcsnap_profiler\.dll is not a file$"
     [ ! -s noshim.out ] || fail "the app ran without a shim"
     ;;
   record_bad_output)
@@ -129,6 +142,64 @@ case $case in
     printf '%s\n' "[a b]" '[say "hi"]' '[end\]' '[C:\dir with space\]' "[]" "[plain]" >want.out
     tr -d '\r' <args.out >got.out
     cmp -s want.out got.out || { show got.out; show want.out; fail "the arguments did not arrive as given"; }
+    ;;
+  record_app)
+    # gcsnap.exe record -- app.exe: the app's four induced GCs recorded through the DLL; the
+    # Linux e2e assertions (counts, roots, field names, paths) hold on the file.
+    linux_tools
+    run rec record -o "$(winpath "$work")\\run.snap" -- "$(winpath "$app")" run
+    [ "$rc" -eq 0 ] || { show rec.out; show rec.err; fail "record exited $rc"; }
+    tr -d '\r' <rec.out >run.out
+    grep -q '^gcsnap-sample: done finalized=' run.out || { show run.out; fail "the app did not finish"; }
+    grep -Eq "^gcsnap: recorded 4 GCs, 4 snapshots, .* of process [0-9]+ \(Gcsnap\.Sample\) in .*run\.snap; nothing dropped" rec.err ||
+      { show rec.err; fail "no summary line for the recording"; }
+    linux_verify run.snap
+    GCSNAP_E2E_RECORDING=$work/run.snap GCSNAP_E2E_FACTS=$work/run.out "$recording_test" "[sample],[invariants]" ||
+      fail "the Linux e2e assertions fail on the recording of gcsnap.exe record"
+    bash "$(dirname "$0")/../e2e/e2e_cases.sh" analysis "$linux_gcsnap" none "$work" ||
+      fail "the Linux analysis assertions fail on the recording of gcsnap.exe record"
+    ;;
+  record_killed)
+    # The app is killed while gcsnap.exe records it: gcsnap writes the index of its complete GCs.
+    linux_tools
+    mkfifo rec.in
+    "$wine_run" "$gcsnap" record -o "$(winpath "$work")\\killed.snap" -- "$(winpath "$app")" wait 120 \
+      <rec.in >rec.out 2>rec.err &
+    rec_job=$!
+    exec 7>rec.in
+    for _ in $(seq 1 600); do grep -q "ready" rec.out 2>/dev/null && break; sleep 0.1; done
+    target_pid=$(tr -d '\r' <rec.out | sed -n 's/.*mode=wait pid=\([0-9]*\).*/\1/p')
+    [ -n "$target_pid" ] || { show rec.out; show rec.err; fail "the app did not start under gcsnap record"; }
+    "$wine_run" taskkill /F /PID "$target_pid" >/dev/null 2>&1
+    rc=0
+    wait "$rec_job" || rc=$?
+    exec 7>&-
+    show rec.err
+    # (Wine's taskkill /F ends the app with exit code 0; Windows' with 1: not asserted.)
+    [ "$rc" -lt 126 ] || fail "record exited $rc"
+    grep -Eq "gcsnap: process $target_pid \(Gcsnap\.Sample\) ended \(exit code [0-9]+\): gcsnap wrote the index of its [0-9]+ complete GCs" rec.err ||
+      fail "gcsnap did not finish the killed app's file"
+    linux_verify killed.snap
+    ;;
+  snapshot_attach)
+    # An app started without gcsnap: snapshot PID attaches over the diagnostics pipe, takes one
+    # walked GC, detaches; the app runs on and ends by itself. The Linux e2e assertions of an
+    # attached snapshot hold on the file ([attached]; of [invariants], the two on compacting GCs
+    # find none under Wine, where the attached GC did not compact).
+    linux_tools
+    start_target app "$app" attach-wait
+    for _ in $(seq 1 100); do grep -q "ready" app.target && break; sleep 0.1; done
+    run snap snapshot "$target_pid" -o "$(winpath "$work")\\attach.snap"
+    [ "$rc" -eq 0 ] || { show snap.out; show snap.err; fail "snapshot exited $rc"; }
+    show snap.out
+    grep -Eq "^snapshot of process $target_pid \(Gcsnap\.Sample\.exe\): GC #[0-9]+, .* in .*attach\.snap; detached" snap.out ||
+      fail "no snapshot line"
+    echo quit >&7
+    stop_target app "gcsnap-sample: done"
+    tr -d '\r' <app.target >attach.out
+    linux_verify attach.snap
+    GCSNAP_E2E_RECORDING=$work/attach.snap GCSNAP_E2E_FACTS=$work/attach.out "$recording_test" "[attached]" ||
+      fail "the Linux e2e assertions of an attached snapshot fail on the file of gcsnap.exe snapshot"
     ;;
   *) fail "unknown case" ;;
 esac
