@@ -201,6 +201,22 @@ case $case in
     GCSNAP_E2E_RECORDING=$work/attach.snap GCSNAP_E2E_FACTS=$work/attach.out "$recording_test" "[attached]" ||
       fail "the Linux e2e assertions of an attached snapshot fail on the file of gcsnap.exe snapshot"
     ;;
+  record_pid)
+    # record --pid for a while, with a heap walk every second: attached, walked, detached; the
+    # app runs on and ends by itself.
+    linux_tools
+    start_target app "$app" wait 120
+    for _ in $(seq 1 100); do grep -q "ready" app.target && break; sleep 0.1; done
+    run rec record --pid "$target_pid" --duration 4s --every 1s -o "$(winpath "$work")\\pid.snap"
+    [ "$rc" -eq 0 ] || { show rec.out; show rec.err; fail "record --pid exited $rc"; }
+    show rec.err
+    grep -Eq "^gcsnap: recording process $target_pid \(Gcsnap\.Sample\.exe\) into .*pid\.snap for 4 s, a heap walk every 1 s$" rec.err ||
+      fail "no 'recording process' line"
+    walks=$(sed -n 's/^gcsnap: recorded [0-9]* GCs, \([0-9]*\) snapshots, .*pid\.snap; nothing dropped$/\1/p' rec.err)
+    [ -n "$walks" ] && [ "$walks" -ge 2 ] || fail "expected at least 2 heap walks from --every 1s over 4 s, got '${walks}'"
+    stop_target app "gcsnap-sample: done"
+    linux_verify pid.snap
+    ;;
   *) fail "unknown case" ;;
 esac
 echo "ok ($case)"

@@ -2,11 +2,12 @@
 // systems agree (the diagnostics IPC messages, the profiler variables, the shim's reports and
 // the file's summary) and the Windows platform layer where they differ (platform/processes.hpp,
 // platform/diagnostics_transport.hpp, CreateProcessW in platform/windows/launch_windows.cpp).
-// snapshot PID attaches over the diagnostics pipe and hands the shim its output file (a HANDLE)
-// over its control pipe (profiler-shim/README.md). record --pid and --every are not built on
-// Windows yet: they say so in one line and change nothing in the target.
+// snapshot PID and record --pid attach over the diagnostics pipe and hand the shim its output
+// file (a HANDLE) over its control pipe (profiler-shim/README.md); --every asks over that pipe.
 #include <windows.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
@@ -34,6 +35,7 @@
 #include "platform/processes.hpp"
 #include "platform/windows/windows_text.hpp"
 #include "process/diagnostics_ipc.hpp"
+#include "process/periodic_snapshots.hpp"
 #include "process/record_launch.hpp"
 
 namespace gcsnap::cli {
@@ -88,15 +90,12 @@ ProcessEntry inspect_target(long pid) {
   return target;
 }
 
-[[noreturn]] void not_yet(const std::string& what) {
-  throw CliError(what + ": not available in the Windows build yet (see docs/windows.md); the process runs on "
-                        "unchanged",
-                 kExitNotRecorded);
-}
 
-// ---- snapshot (attach) -------------------------------------------------------------------
+// ---- attaching ---------------------------------------------------------------------------
 
 constexpr uint32_t kAttachTimeoutMs = 10000;
+/// How long one --every heap walk may take before gcsnap gives up on it (as `snapshot`).
+constexpr int kWalkTimeoutS = 300;
 
 /// One control request to the shim in PID; FILE (a HANDLE, or -1) goes with it. Throws CliError.
 std::string control_request(long pid, std::string_view request, int timeout_s, intptr_t file = -1) {
@@ -121,6 +120,110 @@ std::string default_output(const ProcessEntry& target) {
   return file;
 }
 
+struct AttachOptions {
+  std::string mode = "snapshot";  ///< snapshot | record
+  std::string policy = "none";
+  std::string output;             ///< as given; "" = default_output
+  bool replace_output = false;
+  unsigned long long deadline_s = 0;
+  long long max_memory_mb = -1;
+  long long max_snapshots = -1;
+};
+
+/// The shim attached to a process over its diagnostics pipe, recording into a file gcsnap
+/// opened and handed over (docs/shim.md "Attach"). Detached by detach() or the destructor,
+/// and by the shim's own watchdog if gcsnap dies.
+class AttachedSession {
+ public:
+  AttachedSession(const ProcessEntry& target, const AttachOptions& options) : target_(target) {
+    const std::string shim_path = find_shim();
+    output_ = prepare_output(options.output.empty() ? default_output(target) : options.output, options.replace_output);
+    file_ = CreateFileW(widen(output_).c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ, nullptr, CREATE_NEW,
+                        FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (file_ == INVALID_HANDLE_VALUE) {
+      throw CliError("output path not writable: " + output_ + ": " + system_message(GetLastError()), kExitNotRecorded);
+    }
+    AttachProfilerRequest request;
+    request.timeout_ms = kAttachTimeoutMs;
+    request.clsid_text = shim::kClsidText;
+    request.profiler_path = shim_path;
+    request.client_data = std::string(shim::kAttachDataHeader) + "\nmode=" + options.mode + "\npolicy=" +
+                          options.policy + "\n" +
+                          fmt::format("owner_pid={}\ndeadline_s={}\n", current_process_id(), options.deadline_s);
+    if (options.max_memory_mb > 0) request.client_data += fmt::format("max_memory_mb={}\n", options.max_memory_mb);
+    if (options.max_snapshots >= 0) request.client_data += fmt::format("max_snapshots={}\n", options.max_snapshots);
+    uint32_t hr = 0;
+    try {
+      hr = attach_profiler(diagnostics_endpoint_name(target.pid), request, kAttachTimeoutMs / 1000 + 20);
+    } catch (...) {
+      discard_output();
+      throw;
+    }
+    if (hr & 0x80000000u) {
+      discard_output();
+      throw CliError(fmt::format("cannot attach to process {} ({}): {}; the process runs on unchanged", target.pid,
+                                 target.image, describe_attach_result(hr)),
+                     kExitProblems);
+    }
+    std::string reply;
+    try {
+      reply = control_request(target.pid, shim::kRequestOutput, 30, reinterpret_cast<intptr_t>(file_));
+    } catch (const CliError& e) {
+      reply = e.what();
+    }
+    if (reply != shim::kReplyOk) {
+      (void)detach();
+      throw CliError(fmt::format("attached to process {} but could not hand it the output: {} (detached again)",
+                                 target.pid, reply),
+                     kExitProblems);
+    }
+  }
+  ~AttachedSession() {
+    (void)detach();
+    close_file();
+  }
+  AttachedSession(const AttachedSession&) = delete;
+  AttachedSession& operator=(const AttachedSession&) = delete;
+
+  /// Ask for a snapshot now; return the GC number. Throws CliError.
+  std::string snapshot(int timeout_s) {
+    std::string reply = control_request(target_.pid, shim::kRequestSnapshot, timeout_s);
+    if (reply.rfind(std::string(shim::kReplyOk) + " ", 0) != 0) {
+      throw CliError(fmt::format("process {}: {}", target_.pid, reply), kExitProblems);
+    }
+    return reply.substr(shim::kReplyOk.size() + 1);
+  }
+  /// Finish the file and detach; return the shim's reply ("ok detached", or why not).
+  std::string detach() noexcept {
+    if (detached_) return "ok detached";
+    detached_ = true;
+    try {
+      return control_request(target_.pid, shim::kRequestDetach, shim::kDetachWaitMs / 1000 + 30);
+    } catch (const std::exception& e) {
+      return e.what();  // the shim's watchdog detaches it when gcsnap is gone
+    }
+  }
+  void close_file() noexcept {
+    if (file_ != INVALID_HANDLE_VALUE) CloseHandle(file_);
+    file_ = INVALID_HANDLE_VALUE;
+  }
+  const std::string& output_path() const { return output_; }
+
+ private:
+  void discard_output() noexcept {
+    close_file();
+    DeleteFileW(widen(output_).c_str());
+    detached_ = true;
+  }
+
+  ProcessEntry target_;
+  std::string output_;
+  HANDLE file_ = INVALID_HANDLE_VALUE;
+  bool detached_ = false;
+};
+
+// ---- snapshot ----------------------------------------------------------------------------
+
 void run_snapshot(const SnapshotOptions& options) {
   ProcessEntry target = inspect_target(options.pid);
   if (pipe_exists(control_endpoint_name(target.pid))) {
@@ -136,76 +239,22 @@ void run_snapshot(const SnapshotOptions& options) {
     fmt::print("snapshot taken in process {}: GC #{}\n", target.pid, reply.substr(shim::kReplyOk.size() + 1));
     return;
   }
-  const std::string shim_path = find_shim();
-  const std::string output = prepare_output(options.output.empty() ? default_output(target) : options.output, options.force);
-  HANDLE file = CreateFileW(widen(output).c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ, nullptr, CREATE_NEW,
-                            FILE_ATTRIBUTE_NORMAL, nullptr);
-  if (file == INVALID_HANDLE_VALUE) {
-    throw CliError("output path not writable: " + output + ": " + system_message(GetLastError()), kExitNotRecorded);
-  }
-  struct Closer {
-    HANDLE h;
-    ~Closer() { CloseHandle(h); }
-  } closer{file};
-  AttachProfilerRequest request;
-  request.timeout_ms = kAttachTimeoutMs;
-  request.clsid_text = shim::kClsidText;
-  request.profiler_path = shim_path;
-  request.client_data = std::string(shim::kAttachDataHeader) + "\nmode=snapshot\npolicy=none\n" +
-                        fmt::format("owner_pid={}\ndeadline_s={}\n", current_process_id(), options.timeout_s + 60);
-  uint32_t hr = 0;
-  try {
-    hr = attach_profiler(diagnostics_endpoint_name(target.pid), request, kAttachTimeoutMs / 1000 + 20);
-  } catch (...) {
-    DeleteFileW(widen(output).c_str());
-    throw;
-  }
-  if (hr & 0x80000000u) {
-    CloseHandle(file);
-    closer.h = INVALID_HANDLE_VALUE;
-    DeleteFileW(widen(output).c_str());
-    throw CliError(fmt::format("cannot attach to process {} ({}): {}; the process runs on unchanged", target.pid,
-                               target.image, describe_attach_result(hr)),
-                   kExitProblems);
-  }
-  auto detach = [&] {
-    try {
-      return control_request(target.pid, shim::kRequestDetach, shim::kDetachWaitMs / 1000 + 30);
-    } catch (const CliError& e) {
-      return std::string(e.what());  // the shim's watchdog detaches it when gcsnap is gone
-    }
-  };
-  std::string reply;
-  try {
-    reply = control_request(target.pid, shim::kRequestOutput, 30, reinterpret_cast<intptr_t>(file));
-  } catch (const CliError& e) {
-    reply = e.what();
-  }
-  if (reply != shim::kReplyOk) {
-    detach();
-    throw CliError(fmt::format("attached to process {} but could not hand it the output: {} (detached again)",
-                               target.pid, reply),
-                   kExitProblems);
-  }
-  std::string gc;
-  try {
-    std::string taken = control_request(target.pid, shim::kRequestSnapshot, options.timeout_s);
-    if (taken.rfind(std::string(shim::kReplyOk) + " ", 0) != 0) throw CliError(fmt::format("process {}: {}", target.pid, taken), kExitProblems);
-    gc = taken.substr(shim::kReplyOk.size() + 1);
-  } catch (...) {
-    detach();
-    throw;
-  }
-  std::string detached = detach();
+  AttachOptions attach;
+  attach.output = options.output;
+  attach.replace_output = options.force;
+  attach.deadline_s = static_cast<unsigned long long>(options.timeout_s) + 60;
+  AttachedSession session(target, attach);
+  std::string gc = session.snapshot(options.timeout_s);
+  std::string detached = session.detach();
   if (detached.rfind(std::string(shim::kReplyOk) + " ", 0) != 0) {
     fmt::print(stderr, "gcsnap: warning: process {}: {}\n", target.pid, detached);
   }
-  CloseHandle(file);
-  closer.h = INVALID_HANDLE_VALUE;
-  auto opened = Recording::open(output);
-  if (!opened.is_ok()) fail_on(output, opened.error());
+  session.close_file();
+  auto opened = Recording::open(session.output_path());
+  if (!opened.is_ok()) fail_on(session.output_path(), opened.error());
   fmt::print("snapshot of process {} ({}): GC #{}, {} in {}; {}\n", target.pid, target.image, gc,
-             format_bytes((*opened)->file_size()), output, detached == "ok detached" ? "detached" : "detach pending");
+             format_bytes((*opened)->file_size()), session.output_path(),
+             detached == "ok detached" ? "detached" : "detach pending");
 }
 
 // ---- record ------------------------------------------------------------------------------
@@ -250,6 +299,81 @@ std::filesystem::path make_report_directory() {
   throw CliError("cannot create a folder in " + utf8(base), kExitNotRecorded);
 }
 
+std::atomic<bool> g_stop{false};
+
+// Ctrl+C, Ctrl+Break and closing the console end `record --pid` (which then detaches).
+BOOL WINAPI on_stop_event(DWORD event) {
+  if (event != CTRL_C_EVENT && event != CTRL_BREAK_EVENT && event != CTRL_CLOSE_EVENT) return FALSE;
+  g_stop.store(true);
+  return TRUE;
+}
+
+/// record --pid: attach, wait for the duration, Ctrl+C or the process's end, detach.
+[[noreturn]] void run_record_attached(const RecordOptions& options) {
+  const unsigned long long seconds = options.duration.empty() ? 0 : parse_duration(options.duration, "--duration");
+  const unsigned long long every = options.every.empty() ? 0 : parse_duration(options.every, "--every");
+  ProcessEntry target = inspect_target(options.pid);
+  if (pipe_exists(control_endpoint_name(target.pid))) {
+    throw CliError(fmt::format("process {} is already recorded by gcsnap; use 'gcsnap snapshot {}' to add a snapshot",
+                               options.pid, options.pid),
+                   kExitProblems);
+  }
+  AttachOptions attach;
+  attach.mode = "record";
+  attach.policy = options.policy;
+  attach.output = options.output;
+  attach.replace_output = options.force;
+  attach.max_memory_mb = options.max_memory_mb;
+  attach.max_snapshots = options.max_snapshots;
+  // The shim detaches by itself a minute after the duration, should this gcsnap be stopped hard.
+  attach.deadline_s = seconds ? seconds + 60 : 0;
+  SetConsoleCtrlHandler(on_stop_event, TRUE);
+  HANDLE process = OpenProcess(SYNCHRONIZE, FALSE, static_cast<DWORD>(target.pid));
+  struct Closer {
+    HANDLE h;
+    ~Closer() {
+      if (h) CloseHandle(h);
+    }
+  } closer{process};
+  AttachedSession session(target, attach);
+  fmt::print(stderr, "gcsnap: recording process {} ({}) into {}{}{}\n", target.pid, target.image, session.output_path(),
+             seconds ? fmt::format(" for {} s", seconds) : std::string(" until Ctrl+C"),
+             every ? fmt::format(", a heap walk every {} s", every) : std::string());
+  std::fflush(stderr);
+  std::optional<PeriodicSnapshots> periodic;
+  if (every) {
+    periodic.emplace(every, kWalkTimeoutS);
+    periodic->set_targets({{target.pid, control_endpoint_name(target.pid)}});
+  }
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  bool exited = false;
+  while (!g_stop.load() && (seconds == 0 || std::chrono::steady_clock::now() < end)) {
+    if (process ? WaitForSingleObject(process, 100) == WAIT_OBJECT_0 : find_process(target.pid).pid == 0) {
+      exited = true;
+      break;
+    }
+    if (!process) Sleep(100);
+  }
+  if (periodic) periodic->stop();
+  std::string detached = exited ? std::string() : session.detach();
+  if (!exited && process && WaitForSingleObject(process, 0) == WAIT_OBJECT_0 &&
+      detached.rfind(std::string(shim::kReplyOk) + " ", 0) != 0) {
+    exited = true;  // it ended meanwhile: its shim finished the file at Shutdown
+  }
+  session.close_file();
+  if (exited) fmt::print(stderr, "gcsnap: process {} exited while recorded\n", target.pid);
+  else if (detached != "ok detached") fmt::print(stderr, "gcsnap: warning: process {}: {}\n", target.pid, detached);
+  if (exited) {
+    auto finished = finish_recording(session.output_path());
+    if (!finished) fail_on(session.output_path(), finished.error());
+  }
+  const uint64_t walks =
+      print_summary(session.output_path(), fmt::format("process {} ({})", target.pid, target.image), options.index);
+  if (walks == 0) print_no_walk_hint(session.output_path(), options.policy, target.pid);
+  std::fflush(stdout);
+  std::exit(kExitOk);
+}
+
 [[noreturn]] void run_record(const RecordOptions& options) {
   const std::string& p = options.policy;
   if (p != "default" && p != "all" && p != "gen2" && p != "induced" && p != "none") {
@@ -258,12 +382,9 @@ std::filesystem::path make_report_directory() {
   if (options.pid != 0 && !options.command.empty()) {
     throw CliError("record: give either --pid PID or a command after --, not both", kExitUsage);
   }
-  if (options.pid != 0) {
-    ProcessEntry target = inspect_target(options.pid);
-    not_yet(fmt::format("record --pid {} ({})", target.pid, target.image));
-  }
+  if (options.pid != 0) run_record_attached(options);
   if (!options.duration.empty()) throw CliError("record: --duration goes with --pid", kExitUsage);
-  if (!options.every.empty()) not_yet("record --every");
+  const unsigned long long every = options.every.empty() ? 0 : parse_duration(options.every, "--every");
   if (options.command.empty()) {
     throw CliError("record: no command given (gcsnap record -- COMMAND ..., or gcsnap record --pid PID)", kExitUsage);
   }
@@ -293,7 +414,21 @@ std::filesystem::path make_report_directory() {
                                     std::pair<const char*, const char*>{"DOTNET_CLI_USE_MSBUILD_SERVER", "0"}}) {
     if (!std::getenv(name)) request.environment.emplace_back(name, value);
   }
+  std::optional<PeriodicSnapshots> periodic;
+  if (every) {
+    periodic.emplace(every, kWalkTimeoutS);
+    request.poll = [&] {
+      std::vector<std::pair<long, std::string>> targets;
+      for (const shim::ProcessReport& r : read_reports(report_dir)) {
+        if (r.state == shim::kStateRecording && pipe_exists(control_endpoint_name(r.pid))) {
+          targets.emplace_back(r.pid, control_endpoint_name(r.pid));
+        }
+      }
+      periodic->set_targets(std::move(targets));
+    };
+  }
   LaunchResult result = run_command(request);
+  if (periodic) periodic->stop();
 
   size_t recorded = 0, sdk = 0;
   for (const shim::ProcessReport& r : read_reports(report_dir)) {
@@ -339,10 +474,10 @@ void add_record_command(CLI::App& app) {
   cmd->add_option("--policy", options->policy, "Which GCs get a heap walk: default (gen2 and induced), all, gen2, induced, none");
   cmd->add_option("--max-snapshots", options->max_snapshots, "Stop taking policy snapshots after N")->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-memory", options->max_memory_mb, "Memory budget of the shim in MB (default 1024)")->check(CLI::PositiveNumber);
-  cmd->add_option("--pid", options->pid, "Attach to this running .NET process (not in the Windows build yet)")
+  cmd->add_option("--pid", options->pid, "Attach to this running .NET process instead of running a command")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--duration", options->duration, "With --pid: record for this long (30s, 5m, 1h)");
-  cmd->add_option("--every", options->every, "Also walk the heap at this interval (not in the Windows build yet)");
+  cmd->add_option("--duration", options->duration, "With --pid: record for this long (30s, 5m, 1h), default until Ctrl+C");
+  cmd->add_option("--every", options->every, "Also walk the heap at this interval (30s, 5m, 1h), besides the GCs the policy walks");
   cmd->add_flag("--index", options->index, "At the end, build the analysis index of every snapshot");
   cmd->add_option("command", options->command, "The command to run, after --");
   cmd->footer("Examples: gcsnap record -o app.snap -- app.exe\n"

@@ -1,15 +1,14 @@
 #include "process/periodic_snapshots.hpp"
 
-#include <sys/stat.h>
-
 #include <chrono>
 #include <cstdio>
 
 #include <fmt/core.h>
 
+#include "gcsnap_shim/control_client.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
 #include "output/cli_error.hpp"
-#include "process/attach_client.hpp"
+#include "platform/control_channel.hpp"
 
 namespace gcsnap::cli {
 
@@ -54,18 +53,12 @@ void PeriodicSnapshots::run() {
     const auto targets = targets_;
     lock.unlock();
     for (const auto& [pid, control] : targets) {
-      try {
-        const std::string reply = control_request(control, shim::kRequestSnapshot, timeout_s_);
-        if (reply.rfind(std::string(shim::kReplyOk) + " ", 0) == 0) {
-          ++taken_;
-        } else {
-          fmt::print(stderr, "gcsnap: warning: process {}: no periodic heap walk: {}\n", pid, reply);
-        }
-      } catch (const CliError& e) {
-        // A process that is ending removes its socket first: nothing to say then.
-        struct stat st {};
-        if (::stat(control.c_str(), &st) == 0)
-          fmt::print(stderr, "gcsnap: warning: process {}: no periodic heap walk: {}\n", pid, e.what());
+      const shim::ControlReply reply = shim::send_control_request(control, shim::kRequestSnapshot, timeout_s_);
+      if (reply.answered && reply.text.rfind(std::string(shim::kReplyOk) + " ", 0) == 0) {
+        ++taken_;
+      } else if (reply.answered || control_channel_exists(control)) {
+        // A process that is ending removes its control channel first: nothing to say then.
+        fmt::print(stderr, "gcsnap: warning: process {}: no periodic heap walk: {}\n", pid, reply.text);
       }
       std::fflush(stderr);
     }

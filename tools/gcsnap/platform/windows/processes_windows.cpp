@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "platform/control_channel.hpp"
 #include "platform/processes.hpp"
 #include "platform/windows/windows_text.hpp"
 
@@ -49,5 +50,11 @@ std::string executable_directory() {
   size_t slash = path.find_last_of(L"\\/");
   return slash == std::wstring::npos ? "." : narrow(path.substr(0, slash));
 }
+
+}  // namespace gcsnap::cli
+
+namespace gcsnap::cli {
+
+bool control_channel_exists(const std::string& path) { return pipe_exists(path); }
 
 }  // namespace gcsnap::cli
