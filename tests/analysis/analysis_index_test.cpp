@@ -17,7 +17,7 @@
 #include <xxhash.h>
 
 #include "gcsnap/retention.hpp"
-#include "index/index_layout.hpp"
+#include "analysis_index/index_layout.hpp"
 #include "platform/file_io.hpp"
 #include "random_recording.hpp"
 #include "temp_path.hpp"
@@ -49,7 +49,7 @@ struct Fixture {
     }
   }
   ~Fixture() {
-    for (const auto& gc : rec->gcs()) std::remove(gc_index_path(snap.path(), gc.info.gc_number).c_str());
+    for (const auto& gc : rec->gcs()) std::remove(analysis_index_path(snap.path(), gc.info.gc_number).c_str());
   }
 };
 
@@ -58,7 +58,7 @@ bool same(const A& a, const B& b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end());
 }
 
-void check_equal(const GcIndex& a, const GcIndex& b) {
+void check_equal(const AnalysisIndex& a, const AnalysisIndex& b) {
   REQUIRE(a.graph.node_count() == b.graph.node_count());
   CHECK(a.graph.edge_count() == b.graph.edge_count());
   for (NodeIndex v = 0; v < a.graph.node_count(); ++v) {
@@ -117,13 +117,13 @@ TEST_CASE("an index read back equals the analyses computed from the recording") 
     Fixture f(seed);
     for (size_t gc = 0; gc < f.rec->gcs().size(); ++gc) {
       if (!f.rec->gcs()[gc].has_heap_walk()) continue;
-      auto built = open_gc_index(f.snap.path(), *f.rec, gc, true);
+      auto built = open_analysis_index(f.snap.path(), *f.rec, gc, true);
       REQUIRE(built);
       CHECK(built->source == IndexSource::BuiltSaved);
-      auto again = open_gc_index(f.snap.path(), *f.rec, gc, true);
+      auto again = open_analysis_index(f.snap.path(), *f.rec, gc, true);
       REQUIRE(again);
       CHECK(again->source == IndexSource::Read);
-      auto fresh = compute_gc_index(*f.rec, gc);
+      auto fresh = compute_analysis_index(*f.rec, gc);
       REQUIRE(fresh);
       check_equal(*fresh, again->index);
       // The histogram kept in the index is the one build_type_histogram gives.
@@ -150,23 +150,23 @@ TEST_CASE("an index read back equals the analyses computed from the recording") 
   }
 }
 
-TEST_CASE("the index a build writes while it computes equals write_gc_index's, byte for byte") {
-  // open_gc_index writes the arrays on a second thread as they are computed; write_gc_index
+TEST_CASE("the index a build writes while it computes equals write_analysis_index's, byte for byte") {
+  // open_analysis_index writes the arrays on a second thread as they are computed; write_analysis_index
   // writes a computed index at once. Both must give the file of format-spec.md §12.
   for (uint64_t seed : {4u, 5u}) {
     Fixture f(seed);
     for (size_t gc = 0; gc < f.rec->gcs().size(); ++gc) {
       if (!f.rec->gcs()[gc].has_heap_walk()) continue;
-      auto built = open_gc_index(f.snap.path(), *f.rec, gc, true);
+      auto built = open_analysis_index(f.snap.path(), *f.rec, gc, true);
       REQUIRE(built);
       REQUIRE(built->source == IndexSource::BuiltSaved);
       auto id = identify_gc(f.snap.path(), *f.rec, gc);
       REQUIRE(id);
-      const std::string path = gc_index_path(f.snap.path(), id->gc_number);
+      const std::string path = analysis_index_path(f.snap.path(), id->gc_number);
       TempFile other{"index-once"};
-      REQUIRE(write_gc_index(built->index, *id, other.path()));
+      REQUIRE(write_analysis_index(built->index, *id, other.path()));
       CHECK(slurp(path) == slurp(other.path()));
-      REQUIRE(read_gc_index(other.path(), *id));
+      REQUIRE(read_analysis_index(other.path(), *id));
     }
   }
 }
@@ -174,8 +174,8 @@ TEST_CASE("the index a build writes while it computes equals write_gc_index's, b
 TEST_CASE("a damaged index is refused and rebuilt") {
   Fixture f(7);
   const size_t gc = *f.rec->last_snapshot();
-  REQUIRE(open_gc_index(f.snap.path(), *f.rec, gc, true));
-  const std::string path = gc_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number);
+  REQUIRE(open_analysis_index(f.snap.path(), *f.rec, gc, true));
+  const std::string path = analysis_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number);
   const std::vector<char> good = slurp(path);
   REQUIRE(good.size() > 512);
   auto id = identify_gc(f.snap.path(), *f.rec, gc);
@@ -185,12 +185,12 @@ TEST_CASE("a damaged index is refused and rebuilt") {
     std::vector<char> bad = good;
     bad[at] ^= 0x10;
     spit(path, bad);
-    auto read = read_gc_index(path, *id);
+    auto read = read_analysis_index(path, *id);
     REQUIRE_FALSE(read);
     // The structural checks run in the same pass as the checksum, so either may see it first.
     const ErrorCode code = read.error().code;
     CHECK((code == ErrorCode::ChecksumMismatch || code == ErrorCode::CorruptSection));
-    auto rebuilt = open_gc_index(f.snap.path(), *f.rec, gc, true);
+    auto rebuilt = open_analysis_index(f.snap.path(), *f.rec, gc, true);
     REQUIRE(rebuilt);
     CHECK(rebuilt->source == IndexSource::BuiltSaved);
     CHECK(rebuilt->rejected.code != ErrorCode::Ok);
@@ -198,20 +198,20 @@ TEST_CASE("a damaged index is refused and rebuilt") {
   }
   std::vector<char> cut(good.begin(), good.end() - 8);
   spit(path, cut);
-  CHECK(read_gc_index(path, *id).error().code == ErrorCode::Truncated);
+  CHECK(read_analysis_index(path, *id).error().code == ErrorCode::Truncated);
   spit(path, std::vector<char>(good.begin(), good.begin() + 100));
-  CHECK(read_gc_index(path, *id).error().code == ErrorCode::Truncated);
+  CHECK(read_analysis_index(path, *id).error().code == ErrorCode::Truncated);
 }
 
 TEST_CASE("a partial read checks the arrays it maps, a whole read every byte") {
   Fixture f(9);
   const size_t gc = *f.rec->last_snapshot();
-  REQUIRE(open_gc_index(f.snap.path(), *f.rec, gc, true));
-  const std::string path = gc_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number);
+  REQUIRE(open_analysis_index(f.snap.path(), *f.rec, gc, true));
+  const std::string path = analysis_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number);
   const std::vector<char> good = slurp(path);
   auto id = identify_gc(f.snap.path(), *f.rec, gc);
   REQUIRE(id);
-  REQUIRE(read_gc_index(path, *id, kIndexTypes));
+  REQUIRE(read_analysis_index(path, *id, kIndexTypes));
   // The first array (addresses, at the end of the 384-byte header) and the type histogram (the
   // last array but the shortest-path tree, which ends the file).
   uint64_t nodes = 0;
@@ -225,26 +225,26 @@ TEST_CASE("a partial read checks the arrays it maps, a whole read every byte") {
   spit(path, bad);
   {
     // Released before the rebuild below: Windows cannot replace a file mapped in memory.
-    auto types_only = read_gc_index(path, *id, kIndexTypes);
+    auto types_only = read_analysis_index(path, *id, kIndexTypes);
     REQUIRE(types_only);  // the damage is in an array it does not use
     CHECK_FALSE(types_only->type_stats.empty());
     CHECK(types_only->graph.node_count() == 0);
     CHECK(types_only->root_entries == f.rec->gcs()[gc].root_count);
   }
-  CHECK_FALSE(read_gc_index(path, *id, kIndexObjects | kIndexDominators));
-  CHECK_FALSE(read_gc_index(path, *id));
-  CHECK(open_gc_index(f.snap.path(), *f.rec, gc, true, {}, kIndexObjects)->source == IndexSource::BuiltSaved);
+  CHECK_FALSE(read_analysis_index(path, *id, kIndexObjects | kIndexDominators));
+  CHECK_FALSE(read_analysis_index(path, *id));
+  CHECK(open_analysis_index(f.snap.path(), *f.rec, gc, true, {}, kIndexObjects)->source == IndexSource::BuiltSaved);
   CHECK(slurp(path) == good);
   bad = good;
   bad[in_types] ^= 0x04;
   spit(path, bad);
-  CHECK_FALSE(read_gc_index(path, *id, kIndexTypes));
-  auto objects = read_gc_index(path, *id, kIndexObjects | kIndexDominators);
+  CHECK_FALSE(read_analysis_index(path, *id, kIndexTypes));
+  auto objects = read_analysis_index(path, *id, kIndexObjects | kIndexDominators);
   REQUIRE(objects);
   CHECK(objects->type_stats.empty());
   CHECK(objects->graph.node_count() > 0);
   CHECK(objects->unreachable_objects == objects->dominators.unreachable_count());
-  CHECK_FALSE(read_gc_index(path, *id));
+  CHECK_FALSE(read_analysis_index(path, *id));
   // Padding between arrays is seen by a whole read only.
   std::vector<char> padded = good;
   size_t pad = 0;
@@ -253,7 +253,7 @@ TEST_CASE("a partial read checks the arrays it maps, a whole read every byte") {
   if (pad != 0) {
     padded[pad] = 1;
     spit(path, padded);
-    auto whole = read_gc_index(path, *id);
+    auto whole = read_analysis_index(path, *id);
     // Either a padding byte (the whole read says so) or a zero element inside an array
     // (its checksum or rule says so): never accepted.
     CHECK_FALSE(whole);
@@ -263,25 +263,25 @@ TEST_CASE("a partial read checks the arrays it maps, a whole read every byte") {
 TEST_CASE("an index of a recording that changed is stale and rebuilt") {
   Fixture f(11);
   const size_t gc = *f.rec->last_snapshot();
-  REQUIRE(open_gc_index(f.snap.path(), *f.rec, gc, true));
-  const std::string path = gc_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number);
+  REQUIRE(open_analysis_index(f.snap.path(), *f.rec, gc, true));
+  const std::string path = analysis_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number);
   // Another modification time: the recording may have been rewritten.
   namespace fs = std::filesystem;
   fs::last_write_time(f.snap.path(), fs::last_write_time(f.snap.path()) + std::chrono::seconds(10));
   auto id = identify_gc(f.snap.path(), *f.rec, gc);
   REQUIRE(id);
-  CHECK(read_gc_index(path, *id).error().code == ErrorCode::InconsistentData);
-  auto rebuilt = open_gc_index(f.snap.path(), *f.rec, gc, true);
+  CHECK(read_analysis_index(path, *id).error().code == ErrorCode::InconsistentData);
+  auto rebuilt = open_analysis_index(f.snap.path(), *f.rec, gc, true);
   REQUIRE(rebuilt);
   CHECK(rebuilt->source == IndexSource::BuiltSaved);
   CHECK(rebuilt->rejected.code == ErrorCode::InconsistentData);
-  CHECK(open_gc_index(f.snap.path(), *f.rec, gc, true)->source == IndexSource::Read);
+  CHECK(open_analysis_index(f.snap.path(), *f.rec, gc, true)->source == IndexSource::Read);
   // The index of another GC is not taken for this one.
   for (size_t other = 0; other < f.rec->gcs().size(); ++other) {
     if (other == gc || !f.rec->gcs()[other].has_heap_walk()) continue;
     auto other_id = identify_gc(f.snap.path(), *f.rec, other);
     REQUIRE(other_id);
-    CHECK(read_gc_index(path, *other_id).error().code == ErrorCode::InconsistentData);
+    CHECK(read_analysis_index(path, *other_id).error().code == ErrorCode::InconsistentData);
   }
 }
 
@@ -289,10 +289,10 @@ TEST_CASE("an index that cannot be written still answers") {
   Fixture f(5);
   const size_t gc = *f.rec->last_snapshot();
   // A directory of the index's name makes the rename fail, as a read-only directory would.
-  const std::string path = gc_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number);
+  const std::string path = analysis_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number);
   namespace fs = std::filesystem;
   REQUIRE(fs::create_directory(path));
-  auto opened = open_gc_index(f.snap.path(), *f.rec, gc, true);
+  auto opened = open_analysis_index(f.snap.path(), *f.rec, gc, true);
   fs::remove(path);
   REQUIRE(opened);
   CHECK(opened->source == IndexSource::BuiltKept);
@@ -304,7 +304,7 @@ TEST_CASE("an index that cannot be written still answers") {
   // The temporary file cannot even be created (a directory of its name): the build goes on
   // without writing, and its answer is the same.
   REQUIRE(fs::create_directory(tmp));
-  auto uncreated = open_gc_index(f.snap.path(), *f.rec, gc, true);
+  auto uncreated = open_analysis_index(f.snap.path(), *f.rec, gc, true);
   fs::remove(tmp);
   REQUIRE(uncreated);
   CHECK(uncreated->source == IndexSource::BuiltKept);
@@ -312,7 +312,7 @@ TEST_CASE("an index that cannot be written still answers") {
   check_equal(uncreated->index, opened->index);
   CHECK(!fs::exists(path));
   // Asked not to write: nothing is tried.
-  auto none = open_gc_index(f.snap.path(), *f.rec, gc, false);
+  auto none = open_analysis_index(f.snap.path(), *f.rec, gc, false);
   REQUIRE(none);
   CHECK(none->source == IndexSource::BuiltKept);
   CHECK(none->write_error.code == ErrorCode::Ok);
@@ -321,14 +321,14 @@ TEST_CASE("an index that cannot be written still answers") {
 TEST_CASE("index bytes not aligned like a mapping are refused, not read") {
   Fixture f(11);
   const size_t gc = *f.rec->last_snapshot();
-  REQUIRE(open_gc_index(f.snap.path(), *f.rec, gc, true));
-  const std::vector<char> good = slurp(gc_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number));
+  REQUIRE(open_analysis_index(f.snap.path(), *f.rec, gc, true));
+  const std::vector<char> good = slurp(analysis_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number));
   std::vector<uint64_t> storage(good.size() / 8 + 2);
   auto* base = reinterpret_cast<std::byte*>(storage.data());
   std::memcpy(base, good.data(), good.size());
-  REQUIRE(gc_index_from_bytes({base, good.size()}, nullptr));
+  REQUIRE(analysis_index_from_bytes({base, good.size()}, nullptr));
   std::memmove(base + 4, base, good.size());
-  auto shifted = gc_index_from_bytes({base + 4, good.size()}, nullptr);
+  auto shifted = analysis_index_from_bytes({base + 4, good.size()}, nullptr);
   REQUIRE_FALSE(shifted);
   CHECK(shifted.error().code == ErrorCode::InvalidArgument);
 }
@@ -336,7 +336,7 @@ TEST_CASE("index bytes not aligned like a mapping are refused, not read") {
 TEST_CASE("an index records the hash of the block it was built from, and verify can lean on it") {
   Fixture f(13);
   const size_t gc = *f.rec->last_snapshot();
-  auto opened = open_gc_index(f.snap.path(), *f.rec, gc, true);
+  auto opened = open_analysis_index(f.snap.path(), *f.rec, gc, true);
   REQUIRE(opened);
   auto now = f.rec->block_hash(gc);
   REQUIRE(now);
@@ -344,7 +344,7 @@ TEST_CASE("an index records the hash of the block it was built from, and verify 
   CHECK(opened->index.block_hash == *now);
   auto id = identify_gc(f.snap.path(), *f.rec, gc);
   REQUIRE(id);
-  auto read = read_gc_index(gc_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number), *id, kIndexObjects);
+  auto read = read_analysis_index(analysis_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number), *id, kIndexObjects);
   REQUIRE(read);
   CHECK(read->block_hash == *now);
   // Another GC's block hashes differently.
@@ -368,18 +368,18 @@ TEST_CASE("an index records the hash of the block it was built from, and verify 
 TEST_CASE("the type ids can be read alone, with the roots") {
   Fixture f(15);
   const size_t gc = *f.rec->last_snapshot();
-  auto built = open_gc_index(f.snap.path(), *f.rec, gc, true);
+  auto built = open_analysis_index(f.snap.path(), *f.rec, gc, true);
   REQUIRE(built);
-  const std::string path = gc_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number);
+  const std::string path = analysis_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number);
   auto id = identify_gc(f.snap.path(), *f.rec, gc);
   REQUIRE(id);
-  auto whole = read_gc_index(path, *id);
+  auto whole = read_analysis_index(path, *id);
   REQUIRE(whole);
   const std::vector<char> good = slurp(path);
   std::vector<char> bad = good;
   bad[384 + 3] ^= 0x04;  // in the addresses, which a type-ids read does not use
   spit(path, bad);
-  auto types = read_gc_index(path, *id, kIndexTypeIds);
+  auto types = read_analysis_index(path, *id, kIndexTypeIds);
   REQUIRE(types);
   CHECK((types->parts & kIndexObjects) == 0);
   REQUIRE(types->graph.node_count() == whole->graph.node_count());
@@ -387,7 +387,7 @@ TEST_CASE("the type ids can be read alone, with the roots") {
   REQUIRE(types->graph.roots().size() == whole->graph.roots().size());
   for (size_t r = 0; r < whole->graph.roots().size(); ++r) CHECK(types->graph.roots()[r].node == whole->graph.roots()[r].node);
   CHECK(same(types->graph.unresolved_roots(), whole->graph.unresolved_roots()));
-  CHECK_FALSE(read_gc_index(path, *id, kIndexObjects));  // the node columns include the addresses
+  CHECK_FALSE(read_analysis_index(path, *id, kIndexObjects));  // the node columns include the addresses
   spit(path, good);
 }
 
@@ -425,10 +425,10 @@ TEST_CASE("a forged shortest-path tree is refused, or at worst gives no path, ne
   for (uint64_t seed = 17; seed < 40 && inner.size() < 2; ++seed) {
     f = std::make_unique<Fixture>(seed, true);
     const size_t gc = *f->rec->last_snapshot();
-    REQUIRE(open_gc_index(f->snap.path(), *f->rec, gc, true));
-    good = slurp(gc_index_path(f->snap.path(), f->rec->gcs()[gc].info.gc_number));
+    REQUIRE(open_analysis_index(f->snap.path(), *f->rec, gc, true));
+    good = slurp(analysis_index_path(f->snap.path(), f->rec->gcs()[gc].info.gc_number));
     IndexBytes base(good);
-    auto whole = gc_index_from_bytes(base.view(), nullptr, kIndexObjects | kIndexPathTree);
+    auto whole = analysis_index_from_bytes(base.view(), nullptr, kIndexObjects | kIndexPathTree);
     REQUIRE(whole);
     CHECK((whole->parts & kIndexForward) != 0);  // a path's hops are told from the forward graph
     n = whole->graph.node_count();
@@ -444,20 +444,20 @@ TEST_CASE("a forged shortest-path tree is refused, or at worst gives no path, ne
   IndexBytes out_of_range(good);
   out_of_range.parents(n)[inner[0]] = static_cast<uint32_t>(n);
   out_of_range.reseal(n);
-  CHECK(gc_index_from_bytes(out_of_range.view(), nullptr, kIndexPathTree).error().code == ErrorCode::CorruptSection);
+  CHECK(analysis_index_from_bytes(out_of_range.view(), nullptr, kIndexPathTree).error().code == ErrorCode::CorruptSection);
 
   // A root mark on an object no strong root holds.
   IndexBytes false_root(good);
   false_root.parents(n)[inner[0]] = ShortestPathTree::kRootMark;
   false_root.reseal(n);
-  CHECK(gc_index_from_bytes(false_root.view(), nullptr, kIndexPathTree).error().code == ErrorCode::CorruptSection);
+  CHECK(analysis_index_from_bytes(false_root.view(), nullptr, kIndexPathTree).error().code == ErrorCode::CorruptSection);
 
   // More reached objects than the dominator tree says.
   if (unreached != kNoNode) {
     IndexBytes extra(good);
     extra.parents(n)[unreached] = inner[0];
     extra.reseal(n);
-    CHECK(gc_index_from_bytes(extra.view(), nullptr, kIndexPathTree).error().code == ErrorCode::CorruptSection);
+    CHECK(analysis_index_from_bytes(extra.view(), nullptr, kIndexPathTree).error().code == ErrorCode::CorruptSection);
   }
 
   // A cycle keeps every rule the reader can check cheaply: it is read, and its paths are empty.
@@ -465,7 +465,7 @@ TEST_CASE("a forged shortest-path tree is refused, or at worst gives no path, ne
   cycle.parents(n)[inner[0]] = inner[1];
   cycle.parents(n)[inner[1]] = inner[0];
   cycle.reseal(n);
-  auto forged = gc_index_from_bytes(cycle.view(), nullptr, kIndexPathTree);
+  auto forged = analysis_index_from_bytes(cycle.view(), nullptr, kIndexPathTree);
   REQUIRE(forged);
   auto tree = ShortestPathTree::from_parents(forged->graph, forged->path_parents, n, nullptr);
   REQUIRE(tree);
@@ -475,8 +475,8 @@ TEST_CASE("a forged shortest-path tree is refused, or at worst gives no path, ne
   std::vector<char> flipped = good;
   flipped[good.size() - 2] ^= 0x01;
   IndexBytes damaged(flipped);
-  auto refused = gc_index_from_bytes(damaged.view(), nullptr, kIndexPathTree);
+  auto refused = analysis_index_from_bytes(damaged.view(), nullptr, kIndexPathTree);
   REQUIRE_FALSE(refused);
   CHECK((refused.error().code == ErrorCode::ChecksumMismatch || refused.error().code == ErrorCode::CorruptSection));
-  CHECK(gc_index_from_bytes(damaged.view(), nullptr, kIndexTypes));
+  CHECK(analysis_index_from_bytes(damaged.view(), nullptr, kIndexTypes));
 }

@@ -35,7 +35,7 @@ struct HeapFixture {
       if (rec->last_snapshot()) break;
     }
     gc = *rec->last_snapshot();
-    index_path = gc_index_path(snap.path(), rec->gcs()[gc].info.gc_number);
+    index_path = analysis_index_path(snap.path(), rec->gcs()[gc].info.gc_number);
     std::remove(index_path.c_str());
   }
   ~HeapFixture() { std::remove(index_path.c_str()); }
@@ -118,7 +118,7 @@ TEST_CASE("only IndexUse::Build writes an index; OnlyExisting gives no heap with
   auto none = GcHeap::open(f.snap.path(), *f.rec, f.gc, only);
   REQUIRE(none);
   CHECK(*none == nullptr);
-  CHECK(!find_gc_index(f.snap.path(), *f.rec, f.gc, kIndexAll));
+  CHECK(!find_analysis_index(f.snap.path(), *f.rec, f.gc, kIndexAll));
   CHECK(!f.has_index_file());
 
   f.open(IndexUse::Build);
@@ -127,7 +127,7 @@ TEST_CASE("only IndexUse::Build writes an index; OnlyExisting gives no heap with
   REQUIRE(some);
   REQUIRE(*some != nullptr);
   CHECK((*some)->is_from_index());
-  auto found = find_gc_index(f.snap.path(), *f.rec, f.gc, kIndexTypeIds);
+  auto found = find_analysis_index(f.snap.path(), *f.rec, f.gc, kIndexTypeIds);
   REQUIRE(found);
   CHECK(index_vouches_for_block(*found, *f.rec, f.gc));
   // Another GC's block is not the one it was built from.

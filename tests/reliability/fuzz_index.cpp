@@ -16,15 +16,15 @@
 
 #include "gcsnap/analysis_index.hpp"
 #include "gcsnap/retention.hpp"
-#include "index/index_layout.hpp"
+#include "analysis_index/index_layout.hpp"
 
 using namespace gcsnap;
 
 namespace {
 
-void use_paths(const GcIndex& ix);
+void use_paths(const AnalysisIndex& ix);
 
-void use(const GcIndex& ix) {
+void use(const AnalysisIndex& ix) {
   const HeapGraph& g = ix.graph;
   uint64_t sink = 0;
   for (NodeIndex v = 0; v < g.node_count(); ++v) {
@@ -49,7 +49,7 @@ void use(const GcIndex& ix) {
 
 // What diff uses: the shortest-path tree over the forward graph, every node's path (bounded:
 // a forged tree may hold a cycle, which must give an empty path, not a hang).
-void use_paths(const GcIndex& ix) {
+void use_paths(const AnalysisIndex& ix) {
   auto tree = ShortestPathTree::from_parents(ix.graph, ix.path_parents, ix.graph.node_count(), nullptr);
   if (!tree) return;
   uint64_t sink = 0;
@@ -64,7 +64,7 @@ void use_paths(const GcIndex& ix) {
 }
 
 // What dominators --by object and where use: node columns and the dominator tree, no CSR.
-void use_partial(const GcIndex& ix) {
+void use_partial(const AnalysisIndex& ix) {
   const HeapGraph& g = ix.graph;
   uint64_t sink = 0;
   for (NodeIndex v = 0; v < g.node_count(); ++v)
@@ -85,11 +85,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto* bytes = reinterpret_cast<unsigned char*>(storage.data());
   if (size) std::memcpy(bytes, data, size);
   const std::span<const std::byte> view(reinterpret_cast<const std::byte*>(bytes), size);
-  if (auto ix = gc_index_from_bytes(view, nullptr)) use(*ix);
+  if (auto ix = analysis_index_from_bytes(view, nullptr)) use(*ix);
   // Partial reads (what types, dominators and where ask for) check only their arrays.
-  if (auto ix = gc_index_from_bytes(view, nullptr, kIndexTypes)) (void)ix->type_stats.size();
-  if (auto ix = gc_index_from_bytes(view, nullptr, kIndexObjects | kIndexDominators)) use_partial(*ix);
-  if (auto ix = gc_index_from_bytes(view, nullptr, kIndexObjects | kIndexPathTree)) use_paths(*ix);
+  if (auto ix = analysis_index_from_bytes(view, nullptr, kIndexTypes)) (void)ix->type_stats.size();
+  if (auto ix = analysis_index_from_bytes(view, nullptr, kIndexObjects | kIndexDominators)) use_partial(*ix);
+  if (auto ix = analysis_index_from_bytes(view, nullptr, kIndexObjects | kIndexPathTree)) use_paths(*ix);
   if (size >= L::kHeaderSize) {
     // Every array's checksum as the counts of the (mutated) header place it, then the header's.
     L::Counts c;
@@ -107,9 +107,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     const uint64_t header = XXH3_64bits(bytes, L::kOffHeaderHash);
     std::memcpy(bytes + L::kOffHeaderHash, &header, 8);
-    if (auto ix = gc_index_from_bytes(view, nullptr)) use(*ix);
-    if (auto ix = gc_index_from_bytes(view, nullptr, kIndexObjects | kIndexDominators)) use_partial(*ix);
-    if (auto ix = gc_index_from_bytes(view, nullptr, kIndexObjects | kIndexPathTree)) use_paths(*ix);
+    if (auto ix = analysis_index_from_bytes(view, nullptr)) use(*ix);
+    if (auto ix = analysis_index_from_bytes(view, nullptr, kIndexObjects | kIndexDominators)) use_partial(*ix);
+    if (auto ix = analysis_index_from_bytes(view, nullptr, kIndexObjects | kIndexPathTree)) use_paths(*ix);
   }
   return 0;
 }

@@ -21,10 +21,10 @@ int main(int argc, char** argv) {
     if (!rec) continue;
     for (size_t i = 0; i < (*rec)->gcs().size(); ++i) {
       if (!(*rec)->gcs()[i].has_heap_walk()) continue;
-      auto ix = compute_gc_index(**rec, i);
+      auto ix = compute_analysis_index(**rec, i);
       if (!ix) continue;
       const std::string name = std::filesystem::path(argv[a]).stem().string() + "-gc" + std::to_string(i) + ".gcidx";
-      if (write_gc_index(*ix, IndexIdentity{}, (dir / name).string())) ++written;
+      if (write_analysis_index(*ix, IndexIdentity{}, (dir / name).string())) ++written;
     }
   }
   std::printf("make_index_seeds: %d seeds in %s\n", written, dir.c_str());

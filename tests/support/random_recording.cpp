@@ -78,7 +78,7 @@ std::vector<ModelGc> make_random_gcs(uint64_t seed, size_t n, const ModelOptions
     gc.info.trigger = static_cast<SnapshotTrigger>(rng() % 4);
     gc.info.start_time_ns = rng();
     gc.info.end_time_ns = opt.extreme ? UINT64_MAX : gc.info.start_time_ns + rng() % 1000000;
-    gc.info.runtime_gc_index = static_cast<uint32_t>(rng());
+    gc.info.runtime_gc_count = static_cast<uint32_t>(rng());
     for (size_t i = 0, k = rng() % 8; i < k; ++i)
       gc.bounds.push_back({static_cast<Generation>(rng() % 6), (rng() % (1ull << 40)) * 8, rng() % 4096 * 8,
                            opt.extreme ? UINT64_MAX : rng() % 8192 * 8});
@@ -213,7 +213,7 @@ std::string compare_with_model(const Recording& rec, const std::vector<ModelGc>&
                 e.info.end_time_ns != m.info.end_time_ns || e.info.compacted != m.info.compacted ||
                 e.info.trigger != m.info.trigger || e.info.reason != m.info.reason ||
                 e.info.generations_collected != m.info.generations_collected ||
-                e.info.runtime_gc_index != m.info.runtime_gc_index,
+                e.info.runtime_gc_count != m.info.runtime_gc_count,
             "info differs");
     DIFF_IF(e.root_count != m.roots.size() || e.object_count != m.objects.size() ||
                 e.reference_count != m.objects.reference_targets.size() || e.new_type_count != m.types.size() ||

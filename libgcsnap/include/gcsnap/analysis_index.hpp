@@ -38,7 +38,7 @@ struct IndexIdentity {
 };
 
 /// The parts of an index a reader checks and maps (format-spec.md §12.4): a command names the
-/// ones it uses; the others are neither read nor trusted and stay empty in the GcIndex.
+/// ones it uses; the others are neither read nor trusted and stay empty in the AnalysisIndex.
 enum IndexPart : uint32_t {
   kIndexObjects = 1,      ///< node columns: addresses, sizes, type ids, generations
   kIndexForward = 2,      ///< forward CSR and dependent edges (the graph's successors)
@@ -49,7 +49,7 @@ enum IndexPart : uint32_t {
   /// The type ids alone (part of kIndexObjects): the graph then has its nodes' type ids and
   /// roots, and no addresses, sizes or generations (only type_id() and roots() may be used).
   kIndexTypeIds = 64,
-  /// The shortest-path tree from strong roots (GcIndex::path_parents); brings kIndexForward
+  /// The shortest-path tree from strong roots (AnalysisIndex::path_parents); brings kIndexForward
   /// (a path's hops are told from the forward graph).
   kIndexPathTree = 128,
   kIndexAll = 255,
@@ -58,10 +58,10 @@ using IndexParts = uint32_t;
 
 /// The heavy analyses of one snapshot GC. Movable; the spans and the graph stay valid while
 /// any part of it lives (they share one storage: owned arrays, or the mapped index file).
-/// A GcIndex read with fewer parts than kIndexAll has only those: without kIndexObjects the
+/// A AnalysisIndex read with fewer parts than kIndexAll has only those: without kIndexObjects the
 /// graph has no nodes (its stats are kept); without kIndexForward it must not be asked for
 /// successors, without kIndexReverse it has no reverse CSR (build_reverse needs the forward).
-struct GcIndex {
+struct AnalysisIndex {
   HeapGraph graph;             ///< with the reverse CSR
   DominatorTree dominators;    ///< strong roots only (DominatorOptions{})
   EdgeSlots edge_slots;        ///< empty when the recording has no reference slots
@@ -72,7 +72,7 @@ struct GcIndex {
   std::span<const NodeIndex> path_parents;
   std::vector<TypeStats> type_stats;        ///< per type, sorted by type id, with retained sizes
   bool has_dependent_handles = false;       ///< the GC's block has a dependent-handle section
-  IndexParts parts = kIndexAll;             ///< what this GcIndex holds
+  IndexParts parts = kIndexAll;             ///< what this AnalysisIndex holds
   uint64_t root_entries = 0;                ///< resolved + unresolved roots (the GC's root table size)
   uint64_t unreachable_objects = 0;         ///< not reachable from strong roots (with or without kIndexDominators)
   uint64_t unreachable_bytes = 0;           ///< their bytes
@@ -86,27 +86,27 @@ struct GcIndex {
 /// The shortest-path tree INDEX keeps (read with kIndexPathTree), over GRAPH: INDEX's graph, or
 /// the graph it was moved into. It keeps INDEX's storage alive. Errors: those of
 /// ShortestPathTree::from_parents (a tree that does not match the roots: forged).
-[[nodiscard]] Result<ShortestPathTree> kept_path_tree(const GcIndex& index, const HeapGraph& graph);
+[[nodiscard]] Result<ShortestPathTree> kept_path_tree(const AnalysisIndex& index, const HeapGraph& graph);
 
 /// Stages reported while computing (decode, graph, reverse, dominators, histogram, write).
 using IndexProgress = std::function<void(std::string_view stage)>;
 
 /// Return the index file of GC number GC_NUMBER of RECORDING_PATH: "RECORDING_PATH.N.gcidx".
-std::string gc_index_path(const std::string& recording_path, uint64_t gc_number);
+std::string analysis_index_path(const std::string& recording_path, uint64_t gc_number);
 
 /// Return the identity of GC_INDEX of REC, opened from RECORDING_PATH (stat + a hash of the
 /// block's first and last 64 KiB). Errors: IoError, NotFound (no such GC).
 [[nodiscard]] Result<IndexIdentity> identify_gc(const std::string& recording_path, const Recording& rec,
-                                                size_t gc_index);
+                                                size_t gc_pos);
 
 /// Decode GC_INDEX of REC and compute everything an index holds, in memory.
 /// Errors: those of the reader (NoHeapWalk ...), of HeapGraph::build and DominatorTree, OutOfMemory.
-[[nodiscard]] Result<GcIndex> compute_gc_index(const Recording& rec, size_t gc_index,
+[[nodiscard]] Result<AnalysisIndex> compute_analysis_index(const Recording& rec, size_t gc_pos,
                                                const IndexProgress& progress = {});
 
 /// Write INDEX for ID to PATH (a temporary file in the same directory, then renamed).
 /// Errors: IoError (directory not writable, disk full ...), the temporary file removed.
-[[nodiscard]] Status write_gc_index(const GcIndex& index, const IndexIdentity& id, const std::string& path);
+[[nodiscard]] Status write_analysis_index(const AnalysisIndex& index, const IndexIdentity& id, const std::string& path);
 
 /// Map the index at PATH after the checks of format-spec.md §12.4 against EXPECTED: the header's
 /// always, each array's checksum and rules only for the PARTS asked for (widened to what they
@@ -114,33 +114,33 @@ std::string gc_index_path(const std::string& recording_path, uint64_t gc_number)
 /// Errors: NotFound (no file), UnsupportedVersion, InconsistentData (stale: another
 /// recording, GC or modification time), Truncated / ChecksumMismatch / CorruptSection
 /// (damaged), IoError, OutOfMemory.
-[[nodiscard]] Result<GcIndex> read_gc_index(const std::string& path, const IndexIdentity& expected,
+[[nodiscard]] Result<AnalysisIndex> read_analysis_index(const std::string& path, const IndexIdentity& expected,
                                             IndexParts parts = kIndexAll);
 
 /// The same checks on bytes the caller keeps alive (tests, fuzzing); EXPECTED may be null to
 /// skip the identity check. The result points into BYTES.
-[[nodiscard]] Result<GcIndex> gc_index_from_bytes(std::span<const std::byte> bytes, const IndexIdentity* expected,
+[[nodiscard]] Result<AnalysisIndex> analysis_index_from_bytes(std::span<const std::byte> bytes, const IndexIdentity* expected,
                                                   IndexParts parts = kIndexAll);
 
-/// How open_gc_index got its answer.
+/// How open_analysis_index got its answer.
 enum class IndexSource : uint8_t {
   Read = 0,        ///< a valid index file was mapped
   BuiltSaved = 1,  ///< none (or a stale/damaged one): computed and written
   BuiltKept = 2,   ///< computed, not written (`write` false, or the write failed)
 };
 
-struct OpenedGcIndex {
-  GcIndex index;
+struct OpenedAnalysisIndex {
+  AnalysisIndex index;
   IndexSource source = IndexSource::Read;
   Error rejected;      ///< why an existing index was not used (code Ok when there was none)
   Error write_error;   ///< why it could not be saved (BuiltKept with write true)
 };
 
-/// Use the index of GC_INDEX if valid (checking PARTS, as read_gc_index), else compute it (all
+/// Use the index of GC_INDEX if valid (checking PARTS, as read_analysis_index), else compute it (all
 /// parts) and, when WRITE, save it (a failure to save only leaves write_error set: the answer
 /// does not depend on it).
-[[nodiscard]] Result<OpenedGcIndex> open_gc_index(const std::string& recording_path, const Recording& rec,
-                                                  size_t gc_index, bool write, const IndexProgress& progress = {},
+[[nodiscard]] Result<OpenedAnalysisIndex> open_analysis_index(const std::string& recording_path, const Recording& rec,
+                                                  size_t gc_pos, bool write, const IndexProgress& progress = {},
                                                   IndexParts parts = kIndexAll);
 
 }  // namespace gcsnap

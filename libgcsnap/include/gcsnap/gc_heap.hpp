@@ -40,7 +40,7 @@ enum class IndexUse : uint8_t {
 /// How to open a GC's heap.
 struct GcHeapOptions {
   IndexUse index = IndexUse::Ignore;
-  /// The parts of the index used: only those are checked and mapped (read_gc_index).
+  /// The parts of the index used: only those are checked and mapped (read_analysis_index).
   IndexParts parts = kIndexAll;
   /// Decoded heaps: build the reverse CSR too (an index's graph always has it).
   bool reverse = false;
@@ -68,7 +68,7 @@ class GcHeap {
   /// Errors: NoHeapWalk, those of the reader, of HeapGraph::build and of the index build
   /// (OutOfMemory ...).
   [[nodiscard]] static Result<std::unique_ptr<GcHeap>> open(const std::string& recording_path, const Recording& rec,
-                                                            size_t gc_index, const GcHeapOptions& options = {});
+                                                            size_t gc_pos, const GcHeapOptions& options = {});
 
   /// Empty when the heap came from the analysis index: use graph, generation() and
   /// graph.find_containing() instead, which work both ways.
@@ -121,13 +121,13 @@ class GcHeap {
 
  protected:
   /// Load into this (empty) heap: what open() does, for types that add to GcHeap.
-  [[nodiscard]] Status load(const std::string& recording_path, const Recording& rec, size_t gc_index,
+  [[nodiscard]] Status load(const std::string& recording_path, const Recording& rec, size_t gc_pos,
                             const GcHeapOptions& options);
 
  private:
   [[nodiscard]] Result<bool> load_from_index(const std::string& recording_path, const Recording& rec,
-                                             size_t gc_index, const GcHeapOptions& options);
-  [[nodiscard]] Status decode(const Recording& rec, size_t gc_index, const GcHeapOptions& options);
+                                             size_t gc_pos, const GcHeapOptions& options);
+  [[nodiscard]] Status decode(const Recording& rec, size_t gc_pos, const GcHeapOptions& options);
 
   bool from_index_ = false;
   std::shared_ptr<const void> index_storage_;
@@ -140,13 +140,13 @@ class GcHeap {
 /// checked and mapped, when there is one and it can be trusted for this GC (its root positions
 /// refer to the GC's root table); nullopt otherwise (none, stale, damaged, forged, or the GC has
 /// no heap walk). Never builds an index: for commands that are cheap without one.
-std::optional<GcIndex> find_gc_index(const std::string& recording_path, const Recording& rec, size_t gc_index,
+std::optional<AnalysisIndex> find_analysis_index(const std::string& recording_path, const Recording& rec, size_t gc_pos,
                                      IndexParts parts);
 
 /// Whether INDEX vouches for the block of GC_INDEX of REC: it records the hash of the block
 /// it was built from (minor version 1) and that equals the block's hash now, so the block's
 /// objects decoded and passed the reader's checks when it was built and need not be decoded
 /// again to be verified (format-spec.md §12.2).
-bool index_vouches_for_block(const GcIndex& index, const Recording& rec, size_t gc_index);
+bool index_vouches_for_block(const AnalysisIndex& index, const Recording& rec, size_t gc_pos);
 
 }  // namespace gcsnap

@@ -35,7 +35,7 @@ struct LeakOptions {
 /// One heap walk of the series.
 struct LeakWalk {
   size_t recording = 0;      ///< position in the recordings given, after ordering by time
-  size_t gc_index = 0;       ///< position in that recording's gcs()
+  size_t gc_pos = 0;       ///< position in that recording's gcs()
   uint64_t gc_number = 0;
   uint64_t time_ns = 0;      ///< GcInfo::start_time_ns
   uint64_t objects = 0, bytes = 0;

@@ -61,7 +61,7 @@ struct GcInfo {
   SnapshotTrigger trigger = SnapshotTrigger::None;
   uint64_t start_time_ns = 0;        ///< CLOCK_REALTIME at GarbageCollectionStarted
   uint64_t end_time_ns = 0;          ///< CLOCK_REALTIME at GarbageCollectionFinished
-  uint32_t runtime_gc_index = 0;     ///< reserved for the runtime's own GC count (0 = unknown)
+  uint32_t runtime_gc_count = 0;     ///< reserved for the runtime's own GC count (0 = unknown)
 
   /// Return the highest generation collected (0..2), as users name a GC.
   int condemned_generation() const noexcept {

@@ -23,16 +23,16 @@ struct ObjectAge {
   bool at_least = false;
 };
 
-/// Return the age of each object of GC gc_index's heap walk (addresses as the walk records
+/// Return the age of each object of GC gc_pos's heap walk (addresses as the walk records
 /// them, i.e. after that GC, in any order; generations parallel to them or empty). Going back
 /// one GC g: an address in a moved range's destination came from its source; one in a
 /// surviving range, or in a generation g did not condemn (by the bounds recorded at g), was
 /// there before g; anything else was allocated after the GC before g. Frozen (NonGcHeap)
 /// objects are as old as the recording. Reads the ranges and bounds of each earlier GC once,
 /// stopping when every object's age is known.
-/// Errors: NotFound (gc_index past the recording); those of Recording::read_ranges and read_generation_bounds;
+/// Errors: NotFound (gc_pos past the recording); those of Recording::read_ranges and read_generation_bounds;
 /// InconsistentData (overlapping ranges); OutOfMemory.
-Result<std::vector<ObjectAge>> trace_object_ages(const Recording& recording, size_t gc_index,
+Result<std::vector<ObjectAge>> trace_object_ages(const Recording& recording, size_t gc_pos,
                                                  std::span<const uint64_t> addresses,
                                                  std::span<const Generation> generations = {});
 

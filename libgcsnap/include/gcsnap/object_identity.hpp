@@ -148,14 +148,14 @@ class BulkMapper {
 
 namespace gcsnap {
 
-/// Return whether identity can be followed from gcs()[gc_index-1] to gcs()[gc_index]: the GC
-/// numbers are consecutive and the recorder dropped no ranges at gc_index.
-bool has_complete_transition(const Recording& recording, size_t gc_index) noexcept;
+/// Return whether identity can be followed from gcs()[gc_pos-1] to gcs()[gc_pos]: the GC
+/// numbers are consecutive and the recorder dropped no ranges at gc_pos.
+bool has_complete_transition(const Recording& recording, size_t gc_pos) noexcept;
 
-/// Read GC gc_index's ranges and the generation bounds recorded at the GC before it.
+/// Read GC gc_pos's ranges and the generation bounds recorded at the GC before it.
 /// Errors: those of Recording::read_ranges and read_generation_bounds, and GcTransition::build's.
 /// (OutOfMemory included: no analysis of this header lets std::bad_alloc escape.)
-Result<GcTransition> read_transition(const Recording& recording, size_t gc_index);
+Result<GcTransition> read_transition(const Recording& recording, size_t gc_pos);
 
 /// One GC in the life of an address.
 struct AddressStep {

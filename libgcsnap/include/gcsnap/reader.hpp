@@ -195,41 +195,41 @@ class Recording {
   /// Return the index of the last GC that has a heap walk.
   std::optional<size_t> last_snapshot() const noexcept;
 
-  Result<std::vector<GenerationRange>> read_generation_bounds(size_t gc_index) const;
-  Result<RootTable> read_roots(size_t gc_index) const;
-  Result<RangeTable> read_ranges(size_t gc_index) const;
+  Result<std::vector<GenerationRange>> read_generation_bounds(size_t gc_pos) const;
+  Result<RootTable> read_roots(size_t gc_pos) const;
+  Result<RangeTable> read_ranges(size_t gc_pos) const;
   /// Errors: NoHeapWalk when the GC has none.
-  Result<ObjectTable> read_objects(size_t gc_index) const;
+  Result<ObjectTable> read_objects(size_t gc_pos) const;
   /// Dependent-handle pairs of a GC; empty when the block has no such section (every file
   /// of a 1.0 writer, GCs without a heap walk). has_dependent_handle_section tells them apart.
-  Result<DependentHandleTable> read_dependent_handles(size_t gc_index) const;
+  Result<DependentHandleTable> read_dependent_handles(size_t gc_pos) const;
   /// Whether the GC's block holds a dependent-handles section (a 1.1 writer at a heap walk
   /// writes one even when the runtime reported no pair). Errors: as reading the block.
-  Result<bool> has_dependent_handle_section(size_t gc_index) const;
+  Result<bool> has_dependent_handle_section(size_t gc_pos) const;
   /// The number of dependent-handle pairs the GC's block declares (the item counts of its
   /// sections' headers, nothing decoded); nullopt when it has no such section.
-  Result<std::optional<uint64_t>> dependent_handle_count(size_t gc_index) const;
+  Result<std::optional<uint64_t>> dependent_handle_count(size_t gc_pos) const;
   /// Same, with the extras OPTIONS asks for. A GC whose slots sections do not pair with its
   /// objects sections is InconsistentData; a GC without them gives empty reference_slots.
-  Result<ObjectTable> read_objects(size_t gc_index, const ObjectReadOptions& options) const;
+  Result<ObjectTable> read_objects(size_t gc_pos, const ObjectReadOptions& options) const;
   /// Where the statics' references were stored at this GC, sorted by address (format-spec.md
   /// §6.14); empty when the block has none. Views point into STORAGE.
-  Result<std::vector<StaticSlot>> read_static_slots(size_t gc_index, std::string& storage) const;
+  Result<std::vector<StaticSlot>> read_static_slots(size_t gc_pos, std::string& storage) const;
   /// The snapshot policy's note that it skipped this GC's heap walk (§6.15, since 1.1), or
   /// nullopt when the block has none. Errors: CorruptSection for a malformed note.
-  Result<std::optional<WalkSkip>> read_walk_skip(size_t gc_index) const;
-  /// Types and methods declared by blocks 0..gc_index (inclusive).
-  Result<NameTable> read_names(size_t gc_index) const;
-  /// Types and methods declared by block gc_index alone (the types new in that GC).
-  Result<NameTable> read_block_names(size_t gc_index) const;
+  Result<std::optional<WalkSkip>> read_walk_skip(size_t gc_pos) const;
+  /// Types and methods declared by blocks 0..gc_pos (inclusive).
+  Result<NameTable> read_names(size_t gc_pos) const;
+  /// Types and methods declared by block gc_pos alone (the types new in that GC).
+  Result<NameTable> read_block_names(size_t gc_pos) const;
   /// Decode and check every section of one GC (checksums, counts, invariants). With
   /// ATTESTED_TYPE_IDS (one per object, in address order) the caller vouches that this GC's
   /// objects were decoded and checked before from exactly these bytes (an analysis index whose
   /// block hash matches block_hash()): the object sections are then not decoded again, and the
   /// given type ids are checked against the declared types instead.
-  Status verify_gc(size_t gc_index, const std::span<const uint32_t>* attested_type_ids = nullptr) const;
+  Status verify_gc(size_t gc_pos, const std::span<const uint32_t>* attested_type_ids = nullptr) const;
   /// XXH3-64 of the GC's whole block as it is in the file. Errors: NotFound (no such GC), Truncated.
-  Result<uint64_t> block_hash(size_t gc_index) const;
+  Result<uint64_t> block_hash(size_t gc_pos) const;
 
   struct Impl;
 

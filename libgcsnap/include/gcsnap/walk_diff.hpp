@@ -24,7 +24,7 @@ namespace gcsnap {
 
 /// One GC's heap walk: what the analyses of a whole walk read.
 struct HeapWalk {
-  size_t gc_index = 0;   ///< position in Recording::gcs()
+  size_t gc_pos = 0;   ///< position in Recording::gcs()
   uint64_t gc_number = 0;
   ObjectTable objects;
   RootTable roots;
@@ -41,7 +41,7 @@ struct HeapWalk {
 /// analysis index (analysis_index.hpp), so that a diff of indexed GCs decodes no objects.
 /// Every pointer and span must outlive the diff.
 struct WalkView {
-  size_t gc_index = 0;  ///< position in Recording::gcs()
+  size_t gc_pos = 0;  ///< position in Recording::gcs()
   uint64_t gc_number = 0;
   std::span<const uint64_t> addresses;  ///< sorted, one per object
   std::span<const uint64_t> sizes;
@@ -65,10 +65,10 @@ WalkView view_of(const HeapWalk& walk) noexcept;
 /// without roots or names), OutOfMemory.
 Result<RootDiff> diff_roots_by_content(const WalkView& a, const WalkView& b);
 
-/// Read GC gc_index's objects, roots, names and dependent handles.
+/// Read GC gc_pos's objects, roots, names and dependent handles.
 /// Errors: those of Recording::read_objects (NoHeapWalk ...), read_roots, read_names,
 /// read_dependent_handles and has_dependent_handle_section.
-Result<HeapWalk> read_heap_walk(const Recording& recording, size_t gc_index,
+Result<HeapWalk> read_heap_walk(const Recording& recording, size_t gc_pos,
                                 const ObjectReadOptions& options = {});
 
 /// Diff the roots of two walks of different recordings (two processes share no addresses or

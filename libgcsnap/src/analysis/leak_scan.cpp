@@ -29,10 +29,10 @@ namespace {
 // and give the survivors their birth walk. False when a GC in between has no ranges: then
 // nothing is known and every object counts as born now.
 Result<bool> inherit_births(const Recording& recording, const ScannedWalk& previous, ScannedWalk& current) {
-  for (size_t i = previous.walk.gc_index + 1; i <= current.walk.gc_index; ++i)
+  for (size_t i = previous.walk.gc_pos + 1; i <= current.walk.gc_pos; ++i)
     if (!has_complete_transition(recording, i)) return false;
   const ObjectTable& a = previous.walk.objects;
-  auto mapper = map_objects(recording, previous.walk.gc_index, current.walk.gc_index, a.addresses, a.generations);
+  auto mapper = map_objects(recording, previous.walk.gc_pos, current.walk.gc_pos, a.addresses, a.generations);
   if (!mapper) return mapper.error();
   auto diff = diff_objects(a, current.walk.objects, mapper->addresses(), mapper->died_at());
   if (!diff) return diff.error();
@@ -110,11 +110,11 @@ void add_points(const ScannedWalk& s, SeriesTable& series, uint32_t walk_index, 
 
 }  // namespace
 
-Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, size_t gc_index, uint32_t walk_index,
+Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, size_t gc_pos, uint32_t walk_index,
                                                const ScannedWalk* previous, bool* identity, ShapeTrie& trie,
                                                TypeInterner& types, SeriesTable& series, bool include_weak) try {
   auto s = std::make_unique<ScannedWalk>();
-  auto walk = read_heap_walk(recording, gc_index);
+  auto walk = read_heap_walk(recording, gc_pos);
   if (!walk) return walk.error();
   s->walk = std::move(walk).value();
   auto graph = HeapGraph::build(s->walk.objects, s->walk.roots, s->walk.has_dependent ? &s->walk.dependent : nullptr);

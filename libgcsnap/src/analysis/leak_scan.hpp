@@ -56,10 +56,10 @@ struct SeriesTable {
   std::vector<std::vector<uint64_t>> type_counts, type_bytes;  ///< by global type id
 };
 
-/// Read walk WALK_INDEX (GC gc_index of RECORDING), build its graph, shapes, dominator tree
+/// Read walk WALK_INDEX (GC gc_pos of RECORDING), build its graph, shapes, dominator tree
 /// and births (PREVIOUS: the walk before in the same recording, to match objects through the
 /// ranges, or null), and add its points to SERIES. Sets *identity when PREVIOUS was matched.
-Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, size_t gc_index, uint32_t walk_index,
+Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, size_t gc_pos, uint32_t walk_index,
                                                const ScannedWalk* previous, bool* identity, ShapeTrie& trie,
                                                TypeInterner& types, SeriesTable& series, bool include_weak);
 

@@ -471,7 +471,7 @@ Result<LeakReport> find_leak_suspects(std::span<const Recording* const> recordin
     if (!same_recording) a.types.start_recording();
     const Recording& rec = *recordings[report.recording_order[walk.recording]];
     bool identity = false;
-    auto scanned = leaks::scan_walk(rec, walk.gc_index, w, same_recording ? a.last.get() : nullptr, &identity, a.trie,
+    auto scanned = leaks::scan_walk(rec, walk.gc_pos, w, same_recording ? a.last.get() : nullptr, &identity, a.trie,
                                     a.types, a.series, options.include_weak);
     if (!scanned) return scanned.error();
     a.last = std::move(scanned).value();

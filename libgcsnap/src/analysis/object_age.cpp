@@ -48,18 +48,18 @@ class BackwardRanges {
 
 }  // namespace
 
-Result<std::vector<ObjectAge>> trace_object_ages(const Recording& recording, size_t gc_index,
+Result<std::vector<ObjectAge>> trace_object_ages(const Recording& recording, size_t gc_pos,
                                                  std::span<const uint64_t> addresses,
                                                  std::span<const Generation> generations) try {
   const auto gcs = recording.gcs();
-  if (gc_index >= gcs.size()) return make_error(ErrorCode::NotFound, "no GC with this index");
+  if (gc_pos >= gcs.size()) return make_error(ErrorCode::NotFound, "no GC with this index");
   if (!generations.empty() && generations.size() != addresses.size())
     return make_error(ErrorCode::InvalidArgument, "generations are not one per address");
   std::vector<ObjectAge> ages(addresses.size());
   std::vector<uint64_t> at(addresses.begin(), addresses.end());
   std::vector<size_t> pending;
   for (size_t i = 0; i < addresses.size(); ++i) {
-    if (!generations.empty() && generations[i] == Generation::NonGcHeap) ages[i] = ObjectAge{gc_index, true};
+    if (!generations.empty() && generations[i] == Generation::NonGcHeap) ages[i] = ObjectAge{gc_pos, true};
     else pending.push_back(i);
   }
   auto stop_all = [&] {
@@ -68,13 +68,13 @@ Result<std::vector<ObjectAge>> trace_object_ages(const Recording& recording, siz
   };
   // Through the walk's own GC: where each object was before it (it lived through it).
   if (!pending.empty()) {
-    if (gcs[gc_index].drops.ranges) stop_all();
-    auto ranges = recording.read_ranges(gc_index);
+    if (gcs[gc_pos].drops.ranges) stop_all();
+    auto ranges = recording.read_ranges(gc_pos);
     if (!ranges) return ranges.error();
     const BackwardRanges back(*ranges);
     for (size_t i : pending) at[i] = back.source(at[i]).value_or(at[i]);
   }
-  for (size_t g = gc_index; g-- > 0 && !pending.empty();) {
+  for (size_t g = gc_pos; g-- > 0 && !pending.empty();) {
     // at[] holds addresses after GC g only if nothing happened in between that was not recorded.
     if (!has_complete_transition(recording, g + 1) || gcs[g].drops.ranges) {
       stop_all();

@@ -5,24 +5,24 @@
 
 namespace gcsnap {
 
-bool has_complete_transition(const Recording& recording, size_t gc_index) noexcept {
+bool has_complete_transition(const Recording& recording, size_t gc_pos) noexcept {
   const auto gcs = recording.gcs();
-  if (gc_index == 0 || gc_index >= gcs.size()) return false;
-  if (gcs[gc_index].info.gc_number != gcs[gc_index - 1].info.gc_number + 1) return false;
-  return gcs[gc_index].drops.ranges == 0;
+  if (gc_pos == 0 || gc_pos >= gcs.size()) return false;
+  if (gcs[gc_pos].info.gc_number != gcs[gc_pos - 1].info.gc_number + 1) return false;
+  return gcs[gc_pos].drops.ranges == 0;
 }
 
 // Function-try-blocks: allocation failures become OutOfMemory (docs/library.md "Errors").
-Result<GcTransition> read_transition(const Recording& recording, size_t gc_index) try {
-  auto ranges = recording.read_ranges(gc_index);
+Result<GcTransition> read_transition(const Recording& recording, size_t gc_pos) try {
+  auto ranges = recording.read_ranges(gc_pos);
   if (!ranges) return ranges.error();
   std::vector<GenerationRange> bounds;
-  if (gc_index > 0) {
-    auto before = recording.read_generation_bounds(gc_index - 1);
+  if (gc_pos > 0) {
+    auto before = recording.read_generation_bounds(gc_pos - 1);
     if (!before) return before.error();
     bounds = std::move(before).value();
   }
-  return GcTransition::build(recording.gcs()[gc_index].info, *ranges, bounds);
+  return GcTransition::build(recording.gcs()[gc_pos].info, *ranges, bounds);
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "reading a GC's ranges");
 }

@@ -19,26 +19,26 @@ uint64_t HeapWalk::total_bytes() const noexcept {
 }
 
 // Function-try-blocks: allocation failures become OutOfMemory (docs/library.md "Errors").
-Result<HeapWalk> read_heap_walk(const Recording& recording, size_t gc_index, const ObjectReadOptions& options) try {
-  if (gc_index >= recording.gcs().size()) return make_error(ErrorCode::NotFound, "no such GC index");
+Result<HeapWalk> read_heap_walk(const Recording& recording, size_t gc_pos, const ObjectReadOptions& options) try {
+  if (gc_pos >= recording.gcs().size()) return make_error(ErrorCode::NotFound, "no such GC index");
   HeapWalk walk;
-  walk.gc_index = gc_index;
-  walk.gc_number = recording.gcs()[gc_index].info.gc_number;
-  auto objects = recording.read_objects(gc_index, options);
+  walk.gc_pos = gc_pos;
+  walk.gc_number = recording.gcs()[gc_pos].info.gc_number;
+  auto objects = recording.read_objects(gc_pos, options);
   if (!objects) return objects.error();
   walk.objects = std::move(objects).value();
-  auto roots = recording.read_roots(gc_index);
+  auto roots = recording.read_roots(gc_pos);
   if (!roots) return roots.error();
   walk.roots = std::move(roots).value();
-  auto names = recording.read_names(gc_index);
+  auto names = recording.read_names(gc_pos);
   if (!names) return names.error();
   walk.names = std::move(names).value();
   // §6.11: without the section (1.0 recordings) nothing tells a ConditionalWeakTable value
   // from garbage; has_dependent lets callers say so.
-  auto has_dependent = recording.has_dependent_handle_section(gc_index);
+  auto has_dependent = recording.has_dependent_handle_section(gc_pos);
   if (!has_dependent) return has_dependent.error();
   walk.has_dependent = *has_dependent;
-  auto dependent = recording.read_dependent_handles(gc_index);
+  auto dependent = recording.read_dependent_handles(gc_pos);
   if (!dependent) return dependent.error();
   walk.dependent = std::move(dependent).value();
   return walk;
@@ -110,7 +110,7 @@ Result<RootDiff> diff_roots_by_content(const WalkView& a, const WalkView& b) try
 
 WalkView view_of(const HeapWalk& walk) noexcept {
   WalkView v;
-  v.gc_index = walk.gc_index;
+  v.gc_pos = walk.gc_pos;
   v.gc_number = walk.gc_number;
   v.addresses = walk.objects.addresses;
   v.sizes = walk.objects.sizes;
@@ -157,7 +157,7 @@ Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const
   const GroupSelection selection{options.top, options.keep_type};
   WalkDiff out;
   // Identity only runs forward in time: follow the earlier side's objects to the later one.
-  out.reversed = a.gc_index > b.gc_index;
+  out.reversed = a.gc_pos > b.gc_pos;
   const WalkView& early = out.reversed ? b : a;
   const WalkView& late = out.reversed ? a : b;
   // One pass over the GCs in between follows the objects and the roots' objects together (two
@@ -169,7 +169,7 @@ Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const
   auto root_objects = BulkMapper::create(early_roots.object_ids, generation_hints(early, early_roots.object_ids));
   if (!root_objects) return root_objects.error();
   BulkMapper* mappers[] = {&*objects, &*root_objects};
-  GCSNAP_RETURN_IF_ERROR(map_objects(recording, early.gc_index, late.gc_index, mappers));
+  GCSNAP_RETURN_IF_ERROR(map_objects(recording, early.gc_pos, late.gc_pos, mappers));
 
   std::vector<uint64_t> mapped_roots(early_roots.size());
   for (size_t i = 0; i < early_roots.size(); ++i)

@@ -3,7 +3,7 @@
 #include "format/byte_io.hpp"
 #include "format/file_header.hpp"
 #include "format/format_constants.hpp"
-#include "format/index.hpp"
+#include "format/block_index.hpp"
 #include "format/section.hpp"
 
 namespace gcsnap::format {

@@ -43,11 +43,11 @@ Result<Trailer> parse_trailer(std::span<const uint8_t> file, uint32_t header_siz
   const uint8_t* t = file.data() + at;
   if (load_le64(t + 16) != checksum64({t, 16})) return make_error(ErrorCode::ChecksumMismatch, "trailer checksum", at);
   Trailer tr;
-  tr.index_offset = load_le64(t);
-  tr.index_size = load_le64(t + 8);
+  tr.block_index_offset = load_le64(t);
+  tr.block_index_size = load_le64(t + 8);
   // §7.2: the index ends exactly where the trailer starts.
-  if (tr.index_offset < header_size || tr.index_offset > at || tr.index_size != at - tr.index_offset ||
-      tr.index_size < kSectionHeaderSize)
+  if (tr.block_index_offset < header_size || tr.block_index_offset > at || tr.block_index_size != at - tr.block_index_offset ||
+      tr.block_index_size < kSectionHeaderSize)
     return make_error(ErrorCode::CorruptSection, "trailer points outside the file", at);
   return tr;
 }

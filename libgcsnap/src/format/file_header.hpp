@@ -21,8 +21,8 @@ struct FileHeader {
 Result<FileHeader> parse_file_header(std::span<const uint8_t> file) noexcept;
 
 struct Trailer {
-  uint64_t index_offset = 0;
-  uint64_t index_size = 0;
+  uint64_t block_index_offset = 0;
+  uint64_t block_index_size = 0;
 };
 
 /// Return true when the file ends with the trailer magic.

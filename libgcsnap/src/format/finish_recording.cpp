@@ -8,7 +8,7 @@
 #include "format/block_scan.hpp"
 #include "format/file_header.hpp"
 #include "format/format_constants.hpp"
-#include "format/index.hpp"
+#include "format/block_index.hpp"
 #include "format/section_sink.hpp"
 #include "platform/file_io.hpp"
 #include "platform/memory_map.hpp"
@@ -44,7 +44,7 @@ std::optional<size_t> indexed_gcs(std::span<const uint8_t> file, uint32_t header
   if (file.size() < header_size + format::kTrailerSize || !format::has_trailer_magic(file)) return std::nullopt;
   auto trailer = format::parse_trailer(file, header_size);
   if (!trailer) return std::nullopt;
-  auto index = format::read_index(file, *trailer, header_size, limits);
+  auto index = format::read_block_index(file, *trailer, header_size, limits);
   if (!index) return std::nullopt;
   return index->size();
 }

@@ -14,7 +14,7 @@ void encode_gc_info(const GcInfo& info, uint8_t* out) noexcept {
   store_le64(out, info.gc_number);
   store_le64(out + 8, info.start_time_ns);
   store_le64(out + 16, info.end_time_ns);
-  store_le32(out + 24, info.runtime_gc_index);
+  store_le32(out + 24, info.runtime_gc_count);
   out[28] = info.generations_collected;
   out[29] = static_cast<uint8_t>(info.reason);
   out[30] = info.compacted ? 1 : 0;
@@ -44,7 +44,7 @@ Result<GcInfo> decode_gc_info(std::span<const uint8_t> b, uint64_t file_offset) 
   info.gc_number = load_le64(p);
   info.start_time_ns = load_le64(p + 8);
   info.end_time_ns = load_le64(p + 16);
-  info.runtime_gc_index = load_le32(p + 24);
+  info.runtime_gc_count = load_le32(p + 24);
   info.generations_collected = p[28];
   info.reason = static_cast<GcReason>(p[29]);
   info.compacted = p[30] != 0;

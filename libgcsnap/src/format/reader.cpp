@@ -5,7 +5,7 @@
 #include "format/block_scan.hpp"
 #include "format/file_header.hpp"
 #include "format/format_constants.hpp"
-#include "format/index.hpp"
+#include "format/block_index.hpp"
 #include "format/reader_impl.hpp"
 #include "platform/file_io.hpp"
 #include "platform/memory_map.hpp"
@@ -44,7 +44,7 @@ Status open_impl(Recording::Impl& impl) {
   if (file.size() >= header->header_size + format::kTrailerSize && format::has_trailer_magic(file)) {
     had_trailer = true;
     auto trailer = format::parse_trailer(file, header->header_size);
-    auto index = trailer ? format::read_index(file, *trailer, header->header_size, impl.limits)
+    auto index = trailer ? format::read_block_index(file, *trailer, header->header_size, impl.limits)
                          : Result<std::vector<format::GcSummary>>(trailer.error());
     if (index) {
       impl.summaries = std::move(*index);

@@ -81,36 +81,36 @@ Result<T> guarded(Fn&& fn) noexcept {
 
 }  // namespace
 
-Result<std::vector<GenerationRange>> Recording::read_generation_bounds(size_t gc_index) const {
+Result<std::vector<GenerationRange>> Recording::read_generation_bounds(size_t gc_pos) const {
   return guarded<std::vector<GenerationRange>>([&]() -> Result<std::vector<GenerationRange>> {
-    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
     std::vector<GenerationRange> out;
-    GCSNAP_RETURN_IF_ERROR(decode_all(*impl_, gc_index, SectionType::GenerationBounds,
-                                      impl_->gcs[gc_index].generation_range_count, out,
+    GCSNAP_RETURN_IF_ERROR(decode_all(*impl_, gc_pos, SectionType::GenerationBounds,
+                                      impl_->gcs[gc_pos].generation_range_count, out,
                                       format::decode_generation_bounds));
     return out;
   });
 }
 
-Result<RootTable> Recording::read_roots(size_t gc_index) const {
+Result<RootTable> Recording::read_roots(size_t gc_pos) const {
   return guarded<RootTable>([&]() -> Result<RootTable> {
-    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
     RootTable out;
-    GCSNAP_RETURN_IF_ERROR(decode_all(*impl_, gc_index, SectionType::Roots, impl_->gcs[gc_index].root_count, out,
+    GCSNAP_RETURN_IF_ERROR(decode_all(*impl_, gc_pos, SectionType::Roots, impl_->gcs[gc_pos].root_count, out,
                                       format::decode_roots));
     return out;
   });
 }
 
-Result<RangeTable> Recording::read_ranges(size_t gc_index) const {
+Result<RangeTable> Recording::read_ranges(size_t gc_pos) const {
   return guarded<RangeTable>([&]() -> Result<RangeTable> {
-    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
     RangeTable out;
-    const GcEntry& e = impl_->gcs[gc_index];
+    const GcEntry& e = impl_->gcs[gc_pos];
     GCSNAP_RETURN_IF_ERROR(
-        decode_all(*impl_, gc_index, SectionType::SurvivingRanges, e.surviving_range_count, out, format::decode_surviving));
+        decode_all(*impl_, gc_pos, SectionType::SurvivingRanges, e.surviving_range_count, out, format::decode_surviving));
     GCSNAP_RETURN_IF_ERROR(
-        decode_all(*impl_, gc_index, SectionType::MovedRanges, e.moved_range_count, out, format::decode_moved));
+        decode_all(*impl_, gc_pos, SectionType::MovedRanges, e.moved_range_count, out, format::decode_moved));
     return out;
   });
 }
@@ -119,12 +119,12 @@ namespace {
 
 // §6.13: the k-th slots section pairs with the k-th objects section (file order, which is
 // still the table's order before sort_by_address).
-Status decode_reference_slots(const Recording::Impl& impl, size_t gc_index,
+Status decode_reference_slots(const Recording::Impl& impl, size_t gc_pos,
                               const std::vector<format::SectionRef>& objects, ObjectTable& out) {
-  auto slots = impl.sections_of(gc_index, SectionType::ReferenceSlots);
+  auto slots = impl.sections_of(gc_pos, SectionType::ReferenceSlots);
   if (!slots) return slots.error();
   if (slots->empty()) return {};
-  const uint64_t block = impl.summaries[gc_index].entry.block_offset;
+  const uint64_t block = impl.summaries[gc_pos].entry.block_offset;
   if (slots->size() != objects.size())
     return make_error(ErrorCode::InconsistentData, "reference-slots sections do not pair with objects sections", block);
   detail::reserve_huge(out.reference_slots, out.reference_targets.size());
@@ -202,22 +202,22 @@ Result<NameTable> NameTable::from_records(std::vector<TypeRecord> types, std::ve
   return out;
 }
 
-Result<ObjectTable> Recording::read_objects(size_t gc_index) const { return read_objects(gc_index, {}); }
+Result<ObjectTable> Recording::read_objects(size_t gc_pos) const { return read_objects(gc_pos, {}); }
 
-Result<ObjectTable> Recording::read_objects(size_t gc_index, const ObjectReadOptions& options) const {
+Result<ObjectTable> Recording::read_objects(size_t gc_pos, const ObjectReadOptions& options) const {
   return guarded<ObjectTable>([&]() -> Result<ObjectTable> {
-    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
-    const GcEntry& e = impl_->gcs[gc_index];
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
+    const GcEntry& e = impl_->gcs[gc_pos];
     if (!e.has_heap_walk() && e.object_count == 0)
       return make_error(ErrorCode::NoHeapWalk, "this GC has no heap walk", e.block_offset);
-    auto refs = counted_sections(*impl_, gc_index, SectionType::Objects, e.object_count);
+    auto refs = counted_sections(*impl_, gc_pos, SectionType::Objects, e.object_count);
     if (!refs) return refs.error();
     ObjectTable out;
     GCSNAP_RETURN_IF_ERROR(
         format::decode_object_sections(impl_->data, *refs, impl_->limits, impl_->options.object_decode_threads, out));
     if (out.reference_targets.size() != e.reference_count)
       return make_error(ErrorCode::InconsistentData, "reference count disagrees with the block end", e.block_offset);
-    if (options.reference_slots) GCSNAP_RETURN_IF_ERROR(decode_reference_slots(*impl_, gc_index, *refs, out));
+    if (options.reference_slots) GCSNAP_RETURN_IF_ERROR(decode_reference_slots(*impl_, gc_pos, *refs, out));
     sort_by_address(out);
     for (size_t i = 1; i < out.size(); ++i)
       if (out.addresses[i] == out.addresses[i - 1])
@@ -228,10 +228,10 @@ Result<ObjectTable> Recording::read_objects(size_t gc_index, const ObjectReadOpt
 
 // §6.11: the GC summary holds no count for dependent handles, so the sections' own counts are
 // the only ones; each section's columns must still decode to exactly its item_count.
-Result<DependentHandleTable> Recording::read_dependent_handles(size_t gc_index) const {
+Result<DependentHandleTable> Recording::read_dependent_handles(size_t gc_pos) const {
   return guarded<DependentHandleTable>([&]() -> Result<DependentHandleTable> {
-    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
-    auto refs = impl_->sections_of(gc_index, SectionType::DependentHandles);
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
+    auto refs = impl_->sections_of(gc_pos, SectionType::DependentHandles);
     if (!refs) return refs.error();
     DependentHandleTable out;
     std::vector<uint8_t> payload;
@@ -244,19 +244,19 @@ Result<DependentHandleTable> Recording::read_dependent_handles(size_t gc_index) 
   });
 }
 
-Result<bool> Recording::has_dependent_handle_section(size_t gc_index) const {
+Result<bool> Recording::has_dependent_handle_section(size_t gc_pos) const {
   return guarded<bool>([&]() -> Result<bool> {
-    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
-    auto refs = impl_->sections_of(gc_index, SectionType::DependentHandles);
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
+    auto refs = impl_->sections_of(gc_pos, SectionType::DependentHandles);
     if (!refs) return refs.error();
     return !refs->empty();
   });
 }
 
-Result<std::optional<uint64_t>> Recording::dependent_handle_count(size_t gc_index) const {
+Result<std::optional<uint64_t>> Recording::dependent_handle_count(size_t gc_pos) const {
   return guarded<std::optional<uint64_t>>([&]() -> Result<std::optional<uint64_t>> {
-    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
-    auto refs = impl_->sections_of(gc_index, SectionType::DependentHandles);
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
+    auto refs = impl_->sections_of(gc_pos, SectionType::DependentHandles);
     if (!refs) return refs.error();
     if (refs->empty()) return std::optional<uint64_t>{};
     uint64_t pairs = 0;
@@ -265,10 +265,10 @@ Result<std::optional<uint64_t>> Recording::dependent_handle_count(size_t gc_inde
   });
 }
 
-Result<std::optional<WalkSkip>> Recording::read_walk_skip(size_t gc_index) const {
+Result<std::optional<WalkSkip>> Recording::read_walk_skip(size_t gc_pos) const {
   return guarded<std::optional<WalkSkip>>([&]() -> Result<std::optional<WalkSkip>> {
-    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
-    auto refs = impl_->sections_of(gc_index, SectionType::WalkSkipped);
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
+    auto refs = impl_->sections_of(gc_pos, SectionType::WalkSkipped);
     if (!refs) return refs.error();
     if (refs->empty()) return std::optional<WalkSkip>{};
     if (refs->size() > 1) return make_error(ErrorCode::CorruptSection, "two walk-skipped sections in one block", (*refs)[1].offset);
@@ -287,9 +287,9 @@ Result<std::optional<WalkSkip>> Recording::read_walk_skip(size_t gc_index) const
   });
 }
 
-Result<NameTable> Recording::read_names(size_t gc_index) const { return read_names_range(0, gc_index); }
+Result<NameTable> Recording::read_names(size_t gc_pos) const { return read_names_range(0, gc_pos); }
 
-Result<NameTable> Recording::read_block_names(size_t gc_index) const { return read_names_range(gc_index, gc_index); }
+Result<NameTable> Recording::read_block_names(size_t gc_pos) const { return read_names_range(gc_pos, gc_pos); }
 
 Result<NameTable> Recording::read_names_range(size_t first, size_t last) const {
   return guarded<NameTable>([&]() -> Result<NameTable> {
@@ -318,10 +318,10 @@ const TypeLayout* NameTable::find_layout(uint32_t type_id) const noexcept {
   return it != layouts_.end() && it->type_id == type_id ? &*it : nullptr;
 }
 
-Result<std::vector<StaticSlot>> Recording::read_static_slots(size_t gc_index, std::string& storage) const {
+Result<std::vector<StaticSlot>> Recording::read_static_slots(size_t gc_pos, std::string& storage) const {
   return guarded<std::vector<StaticSlot>>([&]() -> Result<std::vector<StaticSlot>> {
-    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
-    auto refs = impl_->sections_of(gc_index, SectionType::StaticSlots);
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
+    auto refs = impl_->sections_of(gc_pos, SectionType::StaticSlots);
     if (!refs) return refs.error();
     std::vector<uint64_t> addresses, lengths;
     storage.clear();
@@ -341,7 +341,7 @@ Result<std::vector<StaticSlot>> Recording::read_static_slots(size_t gc_index, st
     for (size_t i = 1; i < out.size(); ++i)
       if (out[i].address == out[i - 1].address)
         return make_error(ErrorCode::InconsistentData, "two statics at one slot address",
-                          impl_->summaries[gc_index].entry.block_offset);
+                          impl_->summaries[gc_pos].entry.block_offset);
     return out;
   });
 }

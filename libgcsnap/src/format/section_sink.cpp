@@ -145,18 +145,18 @@ Status SectionSink::finish() {
     index.item_count = index_.size();
     index.payload.resize(index_.size() * kGcSummarySize);
     for (size_t i = 0; i < index_.size(); ++i) encode_gc_summary(index_[i], index.payload.data() + i * kGcSummarySize);
-    const uint64_t index_offset = offset_.load(std::memory_order_relaxed);
+    const uint64_t block_index_offset = offset_.load(std::memory_order_relaxed);
     ChunkData chunk{std::move(index)};
     size_t before = buffer_.size();
     encode_chunk_section(chunk, level_, buffer_);
-    const uint64_t index_size = buffer_.size() - before;
+    const uint64_t block_index_size = buffer_.size() - before;
     uint8_t t[kTrailerSize] = {};
-    store_le64(t, index_offset);
-    store_le64(t + 8, index_size);
+    store_le64(t, block_index_offset);
+    store_le64(t + 8, block_index_size);
     store_le64(t + 16, checksum64({t, 16}));
     for (int i = 0; i < 8; ++i) t[24 + i] = kTrailerMagic[i];
     buffer_.append(t, kTrailerSize);
-    offset_.store(index_offset + index_size + kTrailerSize, std::memory_order_relaxed);
+    offset_.store(block_index_offset + block_index_size + kTrailerSize, std::memory_order_relaxed);
   } catch (const std::bad_alloc&) {
     return fail(make_error(ErrorCode::OutOfMemory, "encoding the index"));
   }

@@ -31,52 +31,52 @@ Status check_types_known(std::span<const uint32_t> type_ids, const NameTable& na
 
 }  // namespace
 
-Result<uint64_t> Recording::block_hash(size_t gc_index) const {
-  GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
-  const GcEntry& e = impl_->gcs[gc_index];
+Result<uint64_t> Recording::block_hash(size_t gc_pos) const {
+  GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
+  const GcEntry& e = impl_->gcs[gc_pos];
   if (e.block_offset > impl_->data.size() || e.block_size > impl_->data.size() - e.block_offset)
     return make_error(ErrorCode::Truncated, "block extends past the end of the file", e.block_offset);
   return static_cast<uint64_t>(XXH3_64bits(impl_->data.data() + e.block_offset, static_cast<size_t>(e.block_size)));
 }
 
-Status Recording::verify_gc(size_t gc_index, const std::span<const uint32_t>* attested_type_ids) const {
+Status Recording::verify_gc(size_t gc_pos, const std::span<const uint32_t>* attested_type_ids) const {
   try {
-    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_index));
-    const GcEntry& e = impl_->gcs[gc_index];
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
+    const GcEntry& e = impl_->gcs[gc_pos];
     // Every section of the block, including ones this reader skips, must pass its checksum.
-    auto walked = format::walk_block(impl_->data, impl_->summaries[gc_index], impl_->limits);
+    auto walked = format::walk_block(impl_->data, impl_->summaries[gc_pos], impl_->limits);
     if (!walked) return walked.error();
     std::vector<uint8_t> payload;
     for (const auto& ref : *walked) GCSNAP_RETURN_IF_ERROR(format::load_section(impl_->data, ref, impl_->limits, payload));
 
-    GCSNAP_RETURN_IF_ERROR(read_generation_bounds(gc_index).status());
-    GCSNAP_RETURN_IF_ERROR(read_roots(gc_index).status());
-    GCSNAP_RETURN_IF_ERROR(read_ranges(gc_index).status());
-    GCSNAP_RETURN_IF_ERROR(read_dependent_handles(gc_index).status());
+    GCSNAP_RETURN_IF_ERROR(read_generation_bounds(gc_pos).status());
+    GCSNAP_RETURN_IF_ERROR(read_roots(gc_pos).status());
+    GCSNAP_RETURN_IF_ERROR(read_ranges(gc_pos).status());
+    GCSNAP_RETURN_IF_ERROR(read_dependent_handles(gc_pos).status());
     if (e.has_heap_walk() || e.object_count > 0) {
       // The sections' checksums were checked above; the decode of the objects (the bulk of
       // the work) is what an attestation saves.
       std::optional<ObjectTable> objects;
       if (!attested_type_ids) {
-        auto read = read_objects(gc_index, ObjectReadOptions{true});
+        auto read = read_objects(gc_pos, ObjectReadOptions{true});
         if (!read) return read.error();
         objects = std::move(read).value();
       } else if (attested_type_ids->size() != e.object_count) {
         return make_error(ErrorCode::InvalidArgument, "attested objects do not match the GC's object count");
       }
       // Type names are cumulative, so only GCs with objects pay for reading all earlier blocks.
-      auto names = read_names(gc_index);
+      auto names = read_names(gc_pos);
       if (!names) return names.error();
       GCSNAP_RETURN_IF_ERROR(check_types_known(objects ? std::span<const uint32_t>(objects->type_ids) : *attested_type_ids,
                                                *names, e.block_offset));
     } else {
       // The block's own types and methods must still decode.
-      auto names = read_block_names(gc_index);
+      auto names = read_block_names(gc_pos);
       if (!names) return names.error();
     }
     std::string static_names;
-    GCSNAP_RETURN_IF_ERROR(read_static_slots(gc_index, static_names).status());
-    if (gc_index > 0 && impl_->gcs[gc_index - 1].info.gc_number >= e.info.gc_number)
+    GCSNAP_RETURN_IF_ERROR(read_static_slots(gc_pos, static_names).status());
+    if (gc_pos > 0 && impl_->gcs[gc_pos - 1].info.gc_number >= e.info.gc_number)
       return make_error(ErrorCode::InconsistentData, "GC numbers do not increase", e.block_offset);
     return {};
   } catch (const std::bad_alloc&) {

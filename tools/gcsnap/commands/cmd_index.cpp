@@ -31,7 +31,7 @@ struct IndexOptions {
   Format format = Format::Table;
 };
 
-std::string status_of(const OpenedGcIndex& opened) {
+std::string status_of(const OpenedAnalysisIndex& opened) {
   if (opened.source == IndexSource::Read) return "up to date";
   switch (opened.rejected.code) {
     case ErrorCode::Ok: return "built";
@@ -50,10 +50,10 @@ void check_indexes(const std::string& file, const Recording& rec, const std::vec
   size_t bad = 0;
   for (size_t gc : gcs) {
     const uint64_t number = rec.gcs()[gc].info.gc_number;
-    const std::string path = gc_index_path(file, number);
+    const std::string path = analysis_index_path(file, number);
     auto id = identify_gc(file, rec, gc);
     if (!id) fail_on(file, id.error());
-    auto read = read_gc_index(path, *id);
+    auto read = read_analysis_index(path, *id);
     std::string status = "valid";
     if (!read) {
       ++bad;
@@ -101,10 +101,10 @@ void run_index(const IndexOptions& opt) {
   if (opt.check) return check_indexes(file, *rec, gcs, opt.format);
   uint64_t total_bytes = 0;
   for (size_t gc : gcs) {
-    auto opened = open_gc_index(file, *rec, gc, true, terminal_progress(file));
+    auto opened = open_analysis_index(file, *rec, gc, true, terminal_progress(file));
     if (!opened) fail_on(file, opened.error());
     const uint64_t number = rec->gcs()[gc].info.gc_number;
-    const std::string path = gc_index_path(file, number);
+    const std::string path = analysis_index_path(file, number);
     if (opened->source == IndexSource::BuiltKept)
       throw CliError(fmt::format("{}: cannot write {}: {}", file, path, error_text(opened->write_error)),
                      kExitBadInput);

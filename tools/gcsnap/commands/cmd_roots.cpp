@@ -67,7 +67,7 @@ struct RootsInput {
   RootTable roots;
   NameTable names;
   std::optional<ObjectTable> objects;
-  std::optional<GcIndex> index;  ///< instead of objects, when the GC has a valid analysis index
+  std::optional<AnalysisIndex> index;  ///< instead of objects, when the GC has a valid analysis index
 
   bool has_walk() const { return objects || index; }
   /// The type of each listed root's object (nullopt: no walk, or no object there). From an
@@ -118,11 +118,11 @@ RootsInput load_roots(const RootsOptions& opt) {
   in.names = std::move(names).value();
   // The roots' nodes and the type ids are enough unless a root the graph did not resolve names
   // an address (then the object columns are searched for it).
-  if (!opt.no_cache) in.index = find_gc_index(in.sel.file, rec, in.sel.index, kIndexTypeIds);
+  if (!opt.no_cache) in.index = find_analysis_index(in.sel.file, rec, in.sel.index, kIndexTypeIds);
   if (in.index) {
     for (uint32_t r : in.index->graph.unresolved_roots()) {
       if (r < in.roots.size() && in.roots.object_ids[r] != 0) {
-        in.index = find_gc_index(in.sel.file, rec, in.sel.index, kIndexObjects);
+        in.index = find_analysis_index(in.sel.file, rec, in.sel.index, kIndexObjects);
         break;
       }
     }

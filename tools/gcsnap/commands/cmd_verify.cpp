@@ -26,10 +26,10 @@ struct VerifyOptions {
 // A valid analysis index of GC I whose block hash equals the block's hash now: it was built
 // by decoding exactly these bytes, so the objects passed the reader's checks then and need not
 // be decoded again (format-spec.md §12.2, docs/design.md). Never builds an index.
-std::optional<GcIndex> vouching_index(const std::string& file, const Recording& r, size_t i, bool no_cache) {
+std::optional<AnalysisIndex> vouching_index(const std::string& file, const Recording& r, size_t i, bool no_cache) {
   // The type ids are all verify takes from it (the declared-type check).
   if (no_cache) return std::nullopt;
-  auto index = find_gc_index(file, r, i, kIndexTypeIds);
+  auto index = find_analysis_index(file, r, i, kIndexTypeIds);
   if (!index || !index_vouches_for_block(*index, r, i)) return std::nullopt;
   return index;
 }

@@ -57,7 +57,7 @@ bool unreachable_without_dependent(const SelectedGc& sel, ObjectTable& objects, 
 std::optional<StartObject> find_start_object(const SelectedGc& sel, uint64_t address, bool no_cache) {
   if (!sel.entry().has_heap_walk()) return std::nullopt;
   if (auto ix = no_cache ? std::nullopt
-                         : find_gc_index(sel.file, *sel.recording, sel.index, kIndexObjects | kIndexDominators)) {
+                         : find_analysis_index(sel.file, *sel.recording, sel.index, kIndexObjects | kIndexDominators)) {
     // From the mapped index: the same columns, and reachability from its dominator tree (the
     // same strong roots as the search below; the graph has no dependent edges in that case).
     auto names = sel.recording->read_names(sel.index);

@@ -43,7 +43,7 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
     return;
   }
   HeapWalk& walk = side.walk;
-  walk.gc_index = gc;
+  walk.gc_pos = gc;
   walk.gc_number = rec.gcs()[gc].info.gc_number;
   walk.roots = std::move(heap->roots);
   walk.names = std::move(heap->names);
@@ -51,7 +51,7 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
   std::shared_ptr<const GcHeap> index(std::move(heap));
   const HeapGraph& graph = index->graph;
   WalkView& v = side.view;
-  v.gc_index = gc;
+  v.gc_pos = gc;
   v.gc_number = walk.gc_number;
   v.addresses = graph.addresses();
   v.sizes = graph.sizes();
@@ -154,7 +154,7 @@ ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, con
   ObjectLevel out;
   auto diff = diff_walks(recording, a.view, b.view, options);
   if (!diff && diff.error().code == ErrorCode::InconsistentData) {
-    const bool reversed = a.walk.gc_index > b.walk.gc_index;
+    const bool reversed = a.walk.gc_pos > b.walk.gc_pos;
     notes.push_back(fmt::format("no object-level diff: {} between GC {} and GC {}", diff.error().detail,
                                 reversed ? b.walk.gc_number : a.walk.gc_number,
                                 reversed ? a.walk.gc_number : b.walk.gc_number));

@@ -28,7 +28,7 @@ std::string build_indexes(const std::string& path, const Recording& recording) {
   for (size_t gc = 0; gc < recording.gcs().size(); ++gc) {
     if (!recording.gcs()[gc].has_heap_walk()) continue;
     ++snapshots;
-    auto opened = open_gc_index(path, recording, gc, true, terminal_progress(path));
+    auto opened = open_analysis_index(path, recording, gc, true, terminal_progress(path));
     if (opened && opened->source != IndexSource::BuiltKept) {
       ++built;
     } else if (first_error.empty()) {
@@ -40,7 +40,7 @@ std::string build_indexes(const std::string& path, const Recording& recording) {
   for (const GcEntry& gc : recording.gcs()) {
     std::error_code size_error;
     if (!gc.has_heap_walk()) continue;
-    const uint64_t bytes = std::filesystem::file_size(gc_index_path(path, gc.info.gc_number), size_error);
+    const uint64_t bytes = std::filesystem::file_size(analysis_index_path(path, gc.info.gc_number), size_error);
     if (!size_error) index_bytes += bytes;
   }
   std::string text = fmt::format("; analysis index of {} of {} snapshots in {}.N.gcidx ({}, {})", built, snapshots,

@@ -1,4 +1,4 @@
-#include "format/index.hpp"
+#include "format/block_index.hpp"
 
 #include "format/format_constants.hpp"
 #include "format/section.hpp"
@@ -22,15 +22,15 @@ Status check_summary_order(const GcSummary& s, const GcSummary* previous, uint64
   return {};
 }
 
-Result<std::vector<GcSummary>> read_index(std::span<const uint8_t> file, const Trailer& trailer,
+Result<std::vector<GcSummary>> read_block_index(std::span<const uint8_t> file, const Trailer& trailer,
                                           uint32_t header_size, const ReaderLimits& limits) {
-  const uint64_t at = trailer.index_offset;
+  const uint64_t at = trailer.block_index_offset;
   auto header = decode_section_header(file.subspan(static_cast<size_t>(at)), at);
   if (!header) return header.error();
   const SectionHeader& h = *header;
   if (h.type != static_cast<uint16_t>(SectionType::Index))
     return make_error(ErrorCode::CorruptSection, "trailer does not point at an index", at);
-  if (h.stored_size != trailer.index_size - kSectionHeaderSize)
+  if (h.stored_size != trailer.block_index_size - kSectionHeaderSize)
     return make_error(ErrorCode::CorruptSection, "index size disagrees with the trailer", at);
   if (h.item_count > limits.max_blocks) return make_error(ErrorCode::LimitExceeded, "too many GC blocks", at);
   // The count is checked against the decoded size before anything is allocated.

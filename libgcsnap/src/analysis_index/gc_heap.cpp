@@ -5,74 +5,74 @@
 
 namespace gcsnap {
 
-std::optional<GcIndex> find_gc_index(const std::string& recording_path, const Recording& rec, size_t gc_index,
+std::optional<AnalysisIndex> find_analysis_index(const std::string& recording_path, const Recording& rec, size_t gc_pos,
                                      IndexParts parts) {
-  if (gc_index >= rec.gcs().size()) return std::nullopt;
-  const GcEntry& entry = rec.gcs()[gc_index];
+  if (gc_pos >= rec.gcs().size()) return std::nullopt;
+  const GcEntry& entry = rec.gcs()[gc_pos];
   if (!entry.has_heap_walk()) return std::nullopt;
-  auto id = identify_gc(recording_path, rec, gc_index);
+  auto id = identify_gc(recording_path, rec, gc_pos);
   if (!id) return std::nullopt;
-  auto read = read_gc_index(gc_index_path(recording_path, id->gc_number), *id, parts);
+  auto read = read_analysis_index(analysis_index_path(recording_path, id->gc_number), *id, parts);
   if (!read) return std::nullopt;
   // Its root positions must refer to this GC's root table (a forged index is not used).
   if (read->root_entries != entry.root_count) return std::nullopt;
   return std::move(read).value();
 }
 
-bool index_vouches_for_block(const GcIndex& index, const Recording& rec, size_t gc_index) {
+bool index_vouches_for_block(const AnalysisIndex& index, const Recording& rec, size_t gc_pos) {
   if (index.block_hash == 0) return false;
-  auto now = rec.block_hash(gc_index);
+  auto now = rec.block_hash(gc_pos);
   return now && *now == index.block_hash;
 }
 
 Result<std::unique_ptr<GcHeap>> GcHeap::open(const std::string& recording_path, const Recording& rec,
-                                             size_t gc_index, const GcHeapOptions& options) {
+                                             size_t gc_pos, const GcHeapOptions& options) {
   std::unique_ptr<GcHeap> heap(new (std::nothrow) GcHeap());
   if (!heap) return make_error(ErrorCode::OutOfMemory, "gc heap");
   if (options.index == IndexUse::OnlyExisting) {
-    if (gc_index >= rec.gcs().size()) return make_error(ErrorCode::NotFound, "no such GC");
-    auto used = heap->load_from_index(recording_path, rec, gc_index, options);
+    if (gc_pos >= rec.gcs().size()) return make_error(ErrorCode::NotFound, "no such GC");
+    auto used = heap->load_from_index(recording_path, rec, gc_pos, options);
     if (!used) return used.error();
     if (!*used) heap.reset();
     return heap;
   }
-  GCSNAP_RETURN_IF_ERROR(heap->load(recording_path, rec, gc_index, options));
+  GCSNAP_RETURN_IF_ERROR(heap->load(recording_path, rec, gc_pos, options));
   return heap;
 }
 
-Status GcHeap::load(const std::string& recording_path, const Recording& rec, size_t gc_index,
+Status GcHeap::load(const std::string& recording_path, const Recording& rec, size_t gc_pos,
                     const GcHeapOptions& options) {
-  if (gc_index >= rec.gcs().size()) return make_error(ErrorCode::NotFound, "no such GC");
-  if (!rec.gcs()[gc_index].has_heap_walk()) return make_error(ErrorCode::NoHeapWalk, "the GC has no heap walk");
+  if (gc_pos >= rec.gcs().size()) return make_error(ErrorCode::NotFound, "no such GC");
+  if (!rec.gcs()[gc_pos].has_heap_walk()) return make_error(ErrorCode::NoHeapWalk, "the GC has no heap walk");
   if (options.index != IndexUse::Ignore) {
-    auto used = load_from_index(recording_path, rec, gc_index, options);
+    auto used = load_from_index(recording_path, rec, gc_pos, options);
     if (!used) return used.error();
     if (*used) return {};
   }
-  return decode(rec, gc_index, options);
+  return decode(rec, gc_pos, options);
 }
 
 // Names, roots and the statics from the recording; the heavy parts from the analysis index.
 // False when the index cannot serve this heap (none with IndexUse::Existing, or forged): the
 // caller decodes then. Nothing but the graph is set before it is known to serve.
-Result<bool> GcHeap::load_from_index(const std::string& recording_path, const Recording& rec, size_t gc_index,
+Result<bool> GcHeap::load_from_index(const std::string& recording_path, const Recording& rec, size_t gc_pos,
                                      const GcHeapOptions& options) {
-  std::optional<GcIndex> found;
+  std::optional<AnalysisIndex> found;
   if (options.index == IndexUse::Build) {
-    auto opened = open_gc_index(recording_path, rec, gc_index, true, options.progress, options.parts);
+    auto opened = open_analysis_index(recording_path, rec, gc_pos, true, options.progress, options.parts);
     if (!opened) return opened.error();
     found.emplace(std::move(opened->index));
   } else {
-    found = find_gc_index(recording_path, rec, gc_index, options.parts);
+    found = find_analysis_index(recording_path, rec, gc_pos, options.parts);
     if (!found) return false;
   }
-  GcIndex& ix = *found;
-  auto read_roots = rec.read_roots(gc_index);
+  AnalysisIndex& ix = *found;
+  auto read_roots = rec.read_roots(gc_pos);
   if (!read_roots) return read_roots.error();
   // The index's root positions refer to this root table: one that does not match it (a forged
   // index) is not used.
   if (read_roots->size() != ix.root_entries) return false;
-  auto read_names = rec.read_names(gc_index);
+  auto read_names = rec.read_names(gc_pos);
   if (!read_names) return read_names.error();
   // The tree keeps a pointer to the HeapGraph it is built over: build it over ours.
   graph = std::move(ix.graph);
@@ -95,7 +95,7 @@ Result<bool> GcHeap::load_from_index(const std::string& recording_path, const Re
   indexed_unreachable = std::pair{ix.unreachable_objects, ix.unreachable_bytes};
   if (options.fields) {
     edge_slots = std::move(ix.edge_slots);
-    auto read_statics = rec.read_static_slots(gc_index, static_names);
+    auto read_statics = rec.read_static_slots(gc_pos, static_names);
     if (!read_statics) return read_statics.error();
     statics = std::move(read_statics).value();
   }
@@ -104,23 +104,23 @@ Result<bool> GcHeap::load_from_index(const std::string& recording_path, const Re
   return true;
 }
 
-Status GcHeap::decode(const Recording& rec, size_t gc_index, const GcHeapOptions& options) {
-  auto read_objects = rec.read_objects(gc_index, ObjectReadOptions{options.fields});
+Status GcHeap::decode(const Recording& rec, size_t gc_pos, const GcHeapOptions& options) {
+  auto read_objects = rec.read_objects(gc_pos, ObjectReadOptions{options.fields});
   if (!read_objects) return read_objects.error();
   objects = std::move(read_objects).value();
   generations = objects.generations;
-  auto read_roots = rec.read_roots(gc_index);
+  auto read_roots = rec.read_roots(gc_pos);
   if (!read_roots) return read_roots.error();
   roots = std::move(read_roots).value();
-  auto read_names = rec.read_names(gc_index);
+  auto read_names = rec.read_names(gc_pos);
   if (!read_names) return read_names.error();
   names = std::move(read_names).value();
   // §6.11: ConditionalWeakTable values are held by their keys; without the section (1.0
   // recordings) the graph has no such edges.
-  auto has_section = rec.has_dependent_handle_section(gc_index);
+  auto has_section = rec.has_dependent_handle_section(gc_pos);
   if (!has_section) return has_section.error();
   has_dependent = *has_section;
-  auto read_dependent = rec.read_dependent_handles(gc_index);
+  auto read_dependent = rec.read_dependent_handles(gc_pos);
   if (!read_dependent) return read_dependent.error();
   dependent = std::move(read_dependent).value();
   auto built = HeapGraph::build(objects, roots, has_dependent ? &dependent : nullptr);
@@ -130,7 +130,7 @@ Status GcHeap::decode(const Recording& rec, size_t gc_index, const GcHeapOptions
     auto slots = EdgeSlots::build(objects, graph);
     if (!slots) return slots.error();
     edge_slots = std::move(slots).value();
-    auto read_statics = rec.read_static_slots(gc_index, static_names);
+    auto read_statics = rec.read_static_slots(gc_pos, static_names);
     if (!read_statics) return read_statics.error();
     statics = std::move(read_statics).value();
   }

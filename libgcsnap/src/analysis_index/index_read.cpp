@@ -20,8 +20,8 @@
 #include <xxhash.h>
 
 #include "gcsnap/analysis_index.hpp"
-#include "index/index_access.hpp"
-#include "index/index_layout.hpp"
+#include "analysis_index/index_access.hpp"
+#include "analysis_index/index_layout.hpp"
 #include "platform/file_io.hpp"
 #include "platform/memory_map.hpp"
 
@@ -41,7 +41,7 @@ T get(const std::byte* at) noexcept {
 
 Error damaged(ErrorCode code, const char* detail, uint64_t offset = 0) { return make_error(code, detail, offset); }
 
-// A mapped file; unmapped when the last GcIndex part using it goes.
+// A mapped file; unmapped when the last AnalysisIndex part using it goes.
 struct Mapping {
   void* base = nullptr;
   size_t size = 0;
@@ -197,14 +197,14 @@ constexpr const char* kGraphRule = "analysis index graph arrays out of range";
 
 // One read of an index, in the steps of §12.4: the header, the parts asked for widened to what
 // they need, the padding (whole reads), the checks of each part's arrays as jobs, the checks
-// that need several arrays, and the GcIndex over the arrays in place. The jobs run after they
+// that need several arrays, and the AnalysisIndex over the arrays in place. The jobs run after they
 // are added: they keep their state in this object, which outlives them.
 class IndexParse {
  public:
   IndexParse(std::span<const std::byte> bytes, std::shared_ptr<const void> keep, platform::FileHandle fd)
       : bytes_(bytes), h_(bytes.data()), keep_(std::move(keep)), fd_(fd) {}
 
-  Result<GcIndex> run(const IndexIdentity* expected, IndexParts want) {
+  Result<AnalysisIndex> run(const IndexIdentity* expected, IndexParts want) {
     if (auto failure = read_header(expected)) return *failure;
     want_ = widen(want);
     try {
@@ -530,9 +530,9 @@ class IndexParse {
     return std::nullopt;
   }
 
-  // The GcIndex over the checked arrays, in place.
-  GcIndex assemble() {
-    GcIndex out;
+  // The AnalysisIndex over the checked arrays, in place.
+  AnalysisIndex assemble() {
+    AnalysisIndex out;
     out.parts = want_;
     out.root_entries = root_total_;
     out.unreachable_objects = c_.nodes - c_.preorder;
@@ -590,7 +590,7 @@ class IndexParse {
   std::vector<NodeIndex> root_marks_;      // the tree's root marks, matched with the roots after
 };
 
-Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* expected,
+Result<AnalysisIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* expected,
                       std::shared_ptr<const void> keep, platform::FileHandle fd, IndexParts want) {
   IndexParse parse(bytes, std::move(keep), fd);
   return parse.run(expected, want);
@@ -598,18 +598,18 @@ Result<GcIndex> parse(std::span<const std::byte> bytes, const IndexIdentity* exp
 
 }  // namespace
 
-Result<ShortestPathTree> kept_path_tree(const GcIndex& index, const HeapGraph& graph) {
+Result<ShortestPathTree> kept_path_tree(const AnalysisIndex& index, const HeapGraph& graph) {
   // The tree reaches what the dominator tree does: the objects strong roots reach (§12.4).
   return ShortestPathTree::from_parents(graph, index.path_parents, graph.node_count() - index.unreachable_objects,
                                         index.storage);
 }
 
-Result<GcIndex> gc_index_from_bytes(std::span<const std::byte> bytes, const IndexIdentity* expected,
+Result<AnalysisIndex> analysis_index_from_bytes(std::span<const std::byte> bytes, const IndexIdentity* expected,
                                     IndexParts parts) {
   return parse(bytes, expected, nullptr, platform::kNoFile, parts);
 }
 
-Result<GcIndex> read_gc_index(const std::string& path, const IndexIdentity& expected, IndexParts parts) {
+Result<AnalysisIndex> read_analysis_index(const std::string& path, const IndexIdentity& expected, IndexParts parts) {
   const platform::FileHandle fd = platform::open_file(path, platform::OpenMode::Read);
   if (fd == platform::kNoFile) {
     if (errno == ENOENT) return make_error(ErrorCode::NotFound, "no analysis index");

@@ -1,6 +1,6 @@
 // Writing an analysis index file (format-spec.md §12.2-12.3): the arrays by pwrite from where
 // the analysis keeps them, the header last, then the rename.
-#include "index/index_write.hpp"
+#include "analysis_index/index_write.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -11,7 +11,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "index/index_access.hpp"
+#include "analysis_index/index_access.hpp"
 #include "platform/file_io.hpp"
 
 namespace gcsnap::detail {
@@ -22,7 +22,7 @@ namespace {
 
 template <typename T>
 void put(unsigned char* at, T value) {
-  std::memcpy(at, &value, sizeof value);  // little-endian host (write_gc_index checks)
+  std::memcpy(at, &value, sizeof value);  // little-endian host (write_analysis_index checks)
 }
 
 // Hash then write each piece while it is still in the cache: the hash reads it from memory,
@@ -97,7 +97,7 @@ L::Counts graph_counts(const HeapGraph& graph, bool has_dependent_handles, bool 
   return c;
 }
 
-std::array<unsigned char, L::kHeaderSize> index_header(const GcIndex& ix, const IndexIdentity& id, const L::Counts& c) {
+std::array<unsigned char, L::kHeaderSize> index_header(const AnalysisIndex& ix, const IndexIdentity& id, const L::Counts& c) {
   std::array<unsigned char, L::kHeaderSize> header{};
   unsigned char* h = header.data();
   std::memcpy(h, L::kMagic, sizeof L::kMagic);
@@ -237,7 +237,7 @@ Status IndexFile::finish(std::array<unsigned char, L::kHeaderSize> header, uint6
 
 namespace gcsnap {
 
-Status write_gc_index(const GcIndex& ix, const IndexIdentity& id, const std::string& path) {
+Status write_analysis_index(const AnalysisIndex& ix, const IndexIdentity& id, const std::string& path) {
   using detail::AnalysisIndexAccess;
   namespace L = index_layout;
   if constexpr (std::endian::native != std::endian::little)

@@ -16,9 +16,9 @@
 
 #include "analysis/heap_graph_storage.hpp"
 #include "gcsnap/analysis_index.hpp"
-#include "index/index_access.hpp"
-#include "index/index_layout.hpp"
-#include "index/index_write.hpp"
+#include "analysis_index/index_access.hpp"
+#include "analysis_index/index_layout.hpp"
+#include "analysis_index/index_write.hpp"
 #include "platform/file_io.hpp"
 
 namespace gcsnap {
@@ -26,7 +26,7 @@ namespace gcsnap {
 using detail::AnalysisIndexAccess;
 namespace L = index_layout;
 
-std::string gc_index_path(const std::string& recording_path, uint64_t gc_number) {
+std::string analysis_index_path(const std::string& recording_path, uint64_t gc_number) {
   return recording_path + "." + std::to_string(gc_number) + ".gcidx";
 }
 
@@ -51,9 +51,9 @@ bool pread_all(platform::FileHandle fd, void* out, size_t n, uint64_t at) {
 
 }  // namespace
 
-Result<IndexIdentity> identify_gc(const std::string& recording_path, const Recording& rec, size_t gc_index) {
-  if (gc_index >= rec.gcs().size()) return make_error(ErrorCode::NotFound, "no such GC in the recording");
-  const GcEntry& entry = rec.gcs()[gc_index];
+Result<IndexIdentity> identify_gc(const std::string& recording_path, const Recording& rec, size_t gc_pos) {
+  if (gc_pos >= rec.gcs().size()) return make_error(ErrorCode::NotFound, "no such GC in the recording");
+  const GcEntry& entry = rec.gcs()[gc_pos];
   const platform::FileHandle fd = platform::open_file(recording_path, platform::OpenMode::Read);
   if (fd == platform::kNoFile) return io_error("cannot open the recording");
   platform::FileInfo st;
@@ -114,7 +114,7 @@ struct IndexTarget {
 };
 
 struct BuiltIndex {
-  GcIndex index;
+  AnalysisIndex index;
   Status written;  // of the write to the target, if there was one
 };
 
@@ -131,17 +131,17 @@ struct DecodedGc {
   bool has_dependent = false;
 };
 
-Result<DecodedGc> decode_gc(const Recording& rec, size_t gc_index, const IndexProgress& progress) {
+Result<DecodedGc> decode_gc(const Recording& rec, size_t gc_pos, const IndexProgress& progress) {
   if (progress) progress("decoding objects");
-  auto objects = rec.read_objects(gc_index, ObjectReadOptions{true});
+  auto objects = rec.read_objects(gc_pos, ObjectReadOptions{true});
   if (!objects) return objects.error();
   DecodedGc out;
   out.objects = std::make_shared<ObjectTable>(std::move(objects).value());
-  auto roots = rec.read_roots(gc_index);
+  auto roots = rec.read_roots(gc_pos);
   if (!roots) return roots.error();
-  auto has_dependent = rec.has_dependent_handle_section(gc_index);
+  auto has_dependent = rec.has_dependent_handle_section(gc_pos);
   if (!has_dependent) return has_dependent.error();
-  auto dependent = rec.read_dependent_handles(gc_index);
+  auto dependent = rec.read_dependent_handles(gc_pos);
   if (!dependent) return dependent.error();
   out.has_dependent = *has_dependent;
   if (progress) progress("building the graph");
@@ -171,16 +171,16 @@ std::optional<detail::IndexFile> create_index_file(const IndexTarget* target,
   return std::move(created).value();
 }
 
-// What a computed GcIndex's spans point into. Of the tree only parents() is used (its graph
+// What a computed AnalysisIndex's spans point into. Of the tree only parents() is used (its graph
 // pointer names the graph before it moved into the index).
 struct ComputedStorage {
   std::shared_ptr<const ObjectTable> objects;  // generations (and the graph's columns)
   ShortestPathTree path_tree;
 };
 
-GcIndex assemble_index(DecodedGc&& gc, DominatorTree&& dom, ShortestPathTree&& path_tree,
+AnalysisIndex assemble_index(DecodedGc&& gc, DominatorTree&& dom, ShortestPathTree&& path_tree,
                        std::vector<TypeStats>&& types, uint64_t block_hash) {
-  GcIndex ix;
+  AnalysisIndex ix;
   AnalysisIndexAccess::keep_alive(gc.graph, gc.objects);
   ix.graph = std::move(gc.graph);
   ix.dominators = std::move(dom);
@@ -211,9 +211,9 @@ GcIndex assemble_index(DecodedGc&& gc, DominatorTree&& dom, ShortestPathTree&& p
 // reverse CSR exists before the semidominators' arrays either way, and the arrays are written
 // from where they are, with no copy. Failing to write only sets `written`; the index is
 // computed all the same.
-Result<BuiltIndex> build_gc_index(const Recording& rec, size_t gc_index, const IndexProgress& progress,
+Result<BuiltIndex> build_analysis_index(const Recording& rec, size_t gc_pos, const IndexProgress& progress,
                                   const IndexTarget* target) try {
-  auto decoded = decode_gc(rec, gc_index, progress);
+  auto decoded = decode_gc(rec, gc_pos, progress);
   if (!decoded) return decoded.error();
   DecodedGc& gc = *decoded;
   BuiltIndex out;
@@ -236,7 +236,7 @@ Result<BuiltIndex> build_gc_index(const Recording& rec, size_t gc_index, const I
     if (reverse)
       bytes.emplace(offset_bytes(reverse->offsets), detail::index_bytes(std::span<const NodeIndex>(reverse->sources)));
     reverse_promise.set_value(std::move(reverse));
-    block = rec.block_hash(gc_index);
+    block = rec.block_hash(gc_pos);
     if (file && bytes)
       detail::write_graph_arrays(*file, *place, gc.graph, gc.objects->generations, gc.slots, bytes->first,
                                  bytes->second);
@@ -290,19 +290,19 @@ Result<BuiltIndex> build_gc_index(const Recording& rec, size_t gc_index, const I
 
 }  // namespace
 
-Result<GcIndex> compute_gc_index(const Recording& rec, size_t gc_index, const IndexProgress& progress) {
-  auto built = build_gc_index(rec, gc_index, progress, nullptr);
+Result<AnalysisIndex> compute_analysis_index(const Recording& rec, size_t gc_pos, const IndexProgress& progress) {
+  auto built = build_analysis_index(rec, gc_pos, progress, nullptr);
   if (!built) return built.error();
   return std::move(built->index);
 }
 
-Result<OpenedGcIndex> open_gc_index(const std::string& recording_path, const Recording& rec, size_t gc_index,
+Result<OpenedAnalysisIndex> open_analysis_index(const std::string& recording_path, const Recording& rec, size_t gc_pos,
                                     bool write, const IndexProgress& progress, IndexParts parts) {
-  auto id = identify_gc(recording_path, rec, gc_index);
+  auto id = identify_gc(recording_path, rec, gc_pos);
   if (!id) return id.error();
-  const std::string path = gc_index_path(recording_path, id->gc_number);
-  OpenedGcIndex out;
-  auto read = read_gc_index(path, *id, parts);
+  const std::string path = analysis_index_path(recording_path, id->gc_number);
+  OpenedAnalysisIndex out;
+  auto read = read_analysis_index(path, *id, parts);
   if (read) {
     out.index = std::move(read).value();
     out.source = IndexSource::Read;
@@ -310,7 +310,7 @@ Result<OpenedGcIndex> open_gc_index(const std::string& recording_path, const Rec
   }
   if (read.error().code != ErrorCode::NotFound) out.rejected = read.error();
   const IndexTarget target{*id, path};
-  auto built = build_gc_index(rec, gc_index, progress, write ? &target : nullptr);
+  auto built = build_analysis_index(rec, gc_pos, progress, write ? &target : nullptr);
   if (!built) return built.error();
   out.index = std::move(built->index);
   out.source = IndexSource::BuiltKept;

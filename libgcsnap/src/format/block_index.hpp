@@ -12,7 +12,7 @@ namespace gcsnap::format {
 
 /// Read and check the index the trailer points at. Errors: any section error, LimitExceeded,
 /// CorruptSection (entries out of order or outside the file's blocks).
-Result<std::vector<GcSummary>> read_index(std::span<const uint8_t> file, const Trailer& trailer,
+Result<std::vector<GcSummary>> read_block_index(std::span<const uint8_t> file, const Trailer& trailer,
                                           uint32_t header_size, const ReaderLimits& limits);
 
 /// Check that summary i describes a block that lies in [first, limit) after block i-1.

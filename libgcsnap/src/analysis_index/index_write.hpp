@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "gcsnap/analysis_index.hpp"
-#include "index/index_layout.hpp"
+#include "analysis_index/index_layout.hpp"
 #include "platform/file_io.hpp"
 
 namespace gcsnap::detail {
@@ -36,7 +36,7 @@ index_layout::Counts graph_counts(const HeapGraph& graph, bool has_dependent_han
 
 /// The header of format-spec.md §12.2 for IX with counts C, its checksums left zero
 /// (IndexFile::finish adds them).
-std::array<unsigned char, index_layout::kHeaderSize> index_header(const GcIndex& ix, const IndexIdentity& id,
+std::array<unsigned char, index_layout::kHeaderSize> index_header(const AnalysisIndex& ix, const IndexIdentity& id,
                                                                   const index_layout::Counts& c);
 
 /// An index file being written: a temporary file next to its path, arrays written at their
