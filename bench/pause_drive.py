@@ -227,6 +227,47 @@ class EventPipeRow:
         return note
 
 
+class AttachRow:
+    """The first snapshot of a process started without gcsnap: every repetition starts a new
+    app, `gcsnap snapshot PID -o FILE` attaches the shim, forces the GC with its heap walk,
+    finishes the file and detaches; the stall is the longest tick gap over all of that."""
+
+    def __init__(self, args, n, env):
+        self.n, self.env = n, env
+        self.app = self.start(args)
+        self.walls = []
+
+    def start(self, args):
+        return App(["dotnet", args.app_dll, str(self.n)], self.env, f"{args.out}/attach-{self.n}.err")
+
+    def rep(self, args, rep):
+        if self.app is None:
+            self.app = self.start(args)
+        settle(self.app)
+        out = f"{args.out}/attach-{self.n}-{rep}.snap"
+        if os.path.exists(out):
+            os.unlink(out)
+        t0 = time.time()
+        r = subprocess.run([args.gcsnap, "snapshot", str(self.app.pid), "-o", out], capture_output=True, text=True,
+                           env=self.env, timeout=600)
+        self.walls.append(time.time() - t0)
+        if r.returncode != 0:
+            raise RuntimeError(f"gcsnap snapshot (attach) failed: {r.stderr.strip()}")
+        time.sleep(0.3)
+        gap = self.app.maxgap()
+        self.app.quit()
+        self.app = None if rep + 1 < args.reps else self.app
+        if os.path.exists(out) and not args.keep:
+            os.unlink(out)
+        return gap
+
+    def finish(self, args):
+        if self.app is not None:
+            self.app.quit()
+        return f"attach + snapshot + detach {statistics.median(self.walls) * 1000:.0f} ms; a new app per run" \
+            if self.walls else ""
+
+
 def make_row(name, args, n, env):
     if name == "plain":
         return PlainRow(args, n, env)
@@ -238,6 +279,8 @@ def make_row(name, args, n, env):
         return SnapshotRow(args, n, env, False, fields=False)
     if name == "eventpipe":
         return EventPipeRow(args, n, env)
+    if name == "attach":
+        return AttachRow(args, n, env)
     if name == "shim_b":
         if not args.shim_b:
             raise RuntimeError("row shim_b needs GCSNAP_SHIM_B (another build of the shim)")
@@ -264,16 +307,16 @@ def run_size(args, n, env, rows):
                 gaps[name].append(live[name].rep(args, rep))
                 log(f"n={n} rep {rep + 1}: {name}: {gaps[name][-1]:.0f} ms (load {load_average()})")
             except Exception as e:
-                results[name] = (live[name].app.objects, gaps[name], f"FAILED: {e}")
+                results[name] = (live[name].app.objects if live[name].app else n, gaps[name], f"FAILED: {e}")
                 try:
-                    live[name].app.quit()
+                    live[name].app and live[name].app.quit()
                 except Exception:
                     pass
                 del live[name]
     for name, row in live.items():
         if isinstance(row, SnapshotRow) and row.gc_thread_summary():
             GC_THREAD[(n, name)] = row.gc_thread_summary()
-        results[name] = (row.app.objects, gaps[name], row.finish(args))
+        results[name] = (row.app.objects if row.app else n, gaps[name], row.finish(args))
     return {name: results[name] for name in rows if name in results}
 
 
@@ -306,6 +349,7 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--out", required=True)
     ap.add_argument("--app-dll", required=True)
+    ap.add_argument("--app-name", default="stall_app")
     ap.add_argument("--gcsnap", required=True)
     ap.add_argument("--dotnet-trace", default="")
     ap.add_argument("--trace-note", default="not installed")
@@ -330,8 +374,9 @@ def main():
         "nofields": "gcsnap snapshot, GCSNAP_FIELDS=0 (no field names)",
         "shim_b": "gcsnap snapshot, shim B (GCSNAP_SHIM_B, A/B)",
         "eventpipe": "EventPipe heap dump (dotnet-trace, gcdump keywords)",
+        "attach": "first snapshot of a process, by attach (gcsnap snapshot)",
     }
-    print(f"snapshot pause (bench/pause.sh; longest tick gap of bench/stall_app, median of {args.reps}, rows "
+    print(f"snapshot pause (bench/pause.sh; longest tick gap of bench/{args.app_name}, median of {args.reps}, rows "
           f"interleaved; ratios within this run)")
     print(f"run started {started}; load average {load_before} at the start, {load_after} at the end "
           f"({os.cpu_count()} CPUs)")

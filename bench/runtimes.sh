@@ -3,7 +3,8 @@
 # (Kestrel) built for net8.0 and rolled forward onto the private roots of scripts/runtimes.sh
 # (--aspnet: ASP.NET Core from its NuGet runtime pack), under `wrk -t1 -c16 --latency`, once per
 # row: no profiler, `gcsnap record --pid` (attached for the window), `--policy none`, the
-# default policy. Prints requests/s, p99 and max latency, the mean and longest gen0/gen1 pause
+# default policy; row noevents (not in the default rows): the default policy without .NET 8's
+# GCTriggered session (GCSNAP_GC_REASON_EVENTS=0), for that session's cost. Prints requests/s, p99 and max latency, the mean and longest gen0/gen1 pause
 # (medians of REPS, rows interleaved), and judges the targets (.NET 11: default within 1.2x of
 # no profiler at p99, --policy none within 1.5x; 8-10: default within 1.5x). A benchmark, not
 # a test: run it on a quiet machine; it prints the load average it saw.
@@ -11,7 +12,7 @@
 # service goes seconds without a GC (the runtime's gen0 budget is large), and the gen0/gen1
 # pauses are what is measured.
 #   bench/runtimes.sh [--reps 3] [--entries 40000] [--duration 10] [--warmup 3] [--garbage-kb 64]
-#                     [--rows off,attach,none,default] [--runtimes 8,9,10,11] [--out DIR] [--keep]
+#                     [--rows off,attach,none,default,noevents] [--runtimes 8,9,10,11] [--out DIR] [--keep]
 # Env: BUILD_DIR (default build-bench; Release). wrk comes from apt-get when missing (as root).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

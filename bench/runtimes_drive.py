@@ -6,7 +6,8 @@ process (the net8.0 build, rolled forward) is warmed up with wrk, its pause coun
 (GET /stats), and `wrk -t1 -c16 -dDURATION --latency` measures it; GET /stats then gives the
 gen0 and gen1 pauses of the window. Rows: off (no profiler), attach (`gcsnap record --pid`,
 default policy, attached after the warm-up for the window), none (`record --policy none`),
-default (`record`, default policy). Rows and runtimes are interleaved per repetition; the
+default (`record`, default policy), noevents (`record` without .NET 8's GCTriggered session,
+GCSNAP_GC_REASON_EVENTS=0; the same as default on other runtimes). Rows and runtimes are interleaved per repetition; the
 table shows medians and the ratios against "off" on the same runtime.
 """
 import argparse
@@ -26,6 +27,7 @@ ROWS = {
     "attach": "record --pid (default policy)",
     "none": "record --policy none",
     "default": "record (default policy)",
+    "noevents": "record, GCSNAP_GC_REASON_EVENTS=0",
 }
 
 
@@ -37,13 +39,16 @@ def run_one(args, runtime, row, rep, lua):
     major, version, root = runtime
     port = free_port()
     env = dict(os.environ, DOTNET_ROOT=root, DOTNET_ROLL_FORWARD="Major")
+    if row == "noevents":
+        env["GCSNAP_GC_REASON_EVENTS"] = "0"
+    policy = "default" if row == "noevents" else row
     app_cmd = [f"{root}/dotnet", args.app_dll, str(port), str(args.entries), str(args.garbage_kb)]
     base = f"{args.out}/net{major}-{row}-{rep}"
     snap = base + ".snap"
     for f in (snap,):
         if os.path.exists(f):
             os.unlink(f)
-    cmd = app_cmd if row in ("off", "attach") else [args.gcsnap, "record", "-o", snap, "--policy", row, "--"] + app_cmd
+    cmd = app_cmd if row in ("off", "attach") else [args.gcsnap, "record", "-o", snap, "--policy", policy, "--"] + app_cmd
     err = open(base + ".err", "w")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, bufsize=1, env=env)
     attached = None
@@ -155,6 +160,10 @@ def main():
                 n = med["none"]["p99"] / med["off"]["p99"]
                 line += f"; --policy none {n:.2f}x (target 1.5x): {'yes' if n <= 1.5 else 'NO'}"
             print(line)
+        if "default" in med and "noevents" in med:
+            d, n = med["default"], med["noevents"]
+            print(f".NET {rt[1]}: without the GCTriggered session / with it: p99 {n['p99'] / d['p99']:.2f}x, "
+                  f"req/s {n['rps'] / d['rps']:.2f}x, mean gen0 pause {n['g0mean'] / d['g0mean'] if d['g0mean'] else float('nan'):.2f}x")
 
 
 if __name__ == "__main__":

@@ -59,8 +59,22 @@ bool ClassCache::learn(ClassInfo& info, uint64_t size, uint32_t count) noexcept 
     return true;
   }
   if (count == info.first_count) {
-    if (size != info.first_size) info.rule = SizeRule::Ask;  // no rule of ours explains it
+    if (size != info.first_size) {
+      info.rule = SizeRule::Ask;  // no rule of ours explains it
+    } else if (info.first_repeats < kValidations) {
+      ++info.first_repeats;
+    }
     return true;
+  }
+  if (info.kind == SizeKind::Variable) {
+    // A size at the minimum may be raised to it (the empty string): not a point of the line.
+    if (size <= kMinObjectSize) return true;
+    if (info.first_size <= kMinObjectSize) {
+      info.first_size = size;
+      info.first_count = count;
+      info.first_repeats = 0;
+      return true;
+    }
   }
   if (size == info.first_size) {
     // Two counts, one size: the word at +8 is a field, not a count.

@@ -9,6 +9,10 @@
 // and then predicted; every rule is checked against GetObjectSize2 on the next
 // kValidations objects of its class, and a class whose prediction ever disagrees is asked
 // for every object from then on. GCSNAP_VERIFY_SIZES=1 checks every object (e2e test).
+// Two facts of the runtime's answers shape the rules: no size is below kMinObjectSize (the
+// empty string, 22 bytes by the formula, is reported as 24), and an array or string's size
+// depends on its count alone, so a count seen kValidations times with one size has that size
+// even before a second count has told the line (a cache's arrays often all have one length).
 
 #include <cstdint>
 #include <cstring>
@@ -42,6 +46,7 @@ struct ClassInfo {
   uint64_t first_size = 0;        ///< Learning: the first object's size and count
   uint32_t first_count = 0;
   bool seen_one = false;
+  uint16_t first_repeats = 0;     ///< Learning: objects since with first_count and first_size
 };
 
 /// The component count of the object at OBJECT_ID (arrays, strings). Every object is at least
@@ -57,6 +62,8 @@ inline uint32_t component_count(uint64_t object_id) noexcept {
 class ClassCache {
  public:
   static constexpr uint16_t kValidations = 16;
+  /// The smallest size the runtime reports for any object (64-bit).
+  static constexpr uint64_t kMinObjectSize = 24;
 
   /// The entry for CLASS_ID (non-zero), or nullptr when it is not in the table.
   ClassInfo* find(uint64_t class_id) noexcept {
@@ -78,9 +85,17 @@ class ClassCache {
   static uint64_t predict(const ClassInfo& info, uint32_t count) noexcept {
     switch (info.rule) {
       case SizeRule::Fixed: return info.base;
-      case SizeRule::Components: return info.base + uint64_t{count} * info.component;
+      case SizeRule::Components: {
+        const uint64_t size = info.base + uint64_t{count} * info.component;
+        return size < kMinObjectSize ? kMinObjectSize : size;
+      }
       default: return 0;
     }
+  }
+  /// A Learning class's size for COUNT when that count has been seen with one size on
+  /// kValidations objects; 0 otherwise (ask).
+  static uint64_t predict_learning(const ClassInfo& info, uint32_t count) noexcept {
+    return info.seen_one && count == info.first_count && info.first_repeats >= kValidations ? info.first_size : 0;
   }
 
  private:

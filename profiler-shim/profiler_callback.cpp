@@ -161,6 +161,11 @@ HRESULT ProfilerCallback::ObjectReferences(ObjectID object, ClassID class_id, UL
   });
 }
 
+HRESULT ProfilerCallback::ObjectsAllocatedByClass(ULONG, ClassID[], ULONG[]) {
+  session().on_objects_allocated_by_class();
+  return S_OK;
+}
+
 HRESULT ProfilerCallback::GarbageCollectionFinished() {
   return guarded("GarbageCollectionFinished", S_OK, [&] {
     if (session().is_recording()) session().on_gc_finished();

@@ -77,7 +77,8 @@ class ProfilerCallback final : public ICorProfilerCallback10 {
   HRESULT RuntimeThreadResumed(ThreadID) override { return S_OK; }
   HRESULT MovedReferences(ULONG ranges, ObjectID old_starts[], ObjectID new_starts[], ULONG lengths[]) override { return S_OK; }
   HRESULT ObjectAllocated(ObjectID, ClassID) override { return S_OK; }
-  HRESULT ObjectsAllocatedByClass(ULONG count, ClassID class_ids[], ULONG objects[]) override { return S_OK; }
+  /// Counted only (GCSNAP_DIAGNOSTICS): .NET 11's skip bit is seen working when none arrive.
+  HRESULT ObjectsAllocatedByClass(ULONG count, ClassID class_ids[], ULONG objects[]) override;
   HRESULT ObjectReferences(ObjectID object, ClassID class_id, ULONG count, ObjectID refs[]) override;
   HRESULT RootReferences(ULONG count, ObjectID refs[]) override { return S_OK; }
   HRESULT ExceptionThrown(ObjectID) override { return S_OK; }

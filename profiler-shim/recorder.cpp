@@ -317,6 +317,12 @@ uint64_t Recorder::object_size(ClassInfo* info, uint64_t object_id) {
     ++size_predictions_;
     return ClassCache::predict(*info, count);
   }
+  if (info->rule == SizeRule::Learning && !options_.verify_sizes) {
+    if (uint64_t size = ClassCache::predict_learning(*info, count)) {
+      ++size_predictions_;
+      return size;
+    }
+  }
   ++size_queries_;
   if (info->rule == SizeRule::Fixed || info->rule == SizeRule::Components) ++size_checks_;
   uint64_t size = queries_.object_size(object_id);

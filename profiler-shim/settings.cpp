@@ -138,6 +138,10 @@ SettingsResult parse_settings(const EnvLookup& lookup) {
   if (const char* fields = lookup("GCSNAP_FIELDS"); fields && std::string_view(fields) == "0") {
     s.field_names = false;
   }
+  if (const char* diag = lookup(kEnvDiagnostics); diag && std::string_view(diag) == "1") s.diagnostics = true;
+  if (const char* events = lookup(kEnvGcReasonEvents); events && std::string_view(events) == "0") {
+    s.gc_reason_events = false;
+  }
   if (const char* sdk = lookup(kEnvRecordSdk); sdk && std::string_view(sdk) == "1") s.record_sdk = true;
   if (const char* dir = lookup(kEnvRecordDir); dir && *dir) s.record_dir = dir;
   if (const char* verify = lookup(kEnvVerifySizes); verify && std::string_view(verify) == "1") {

@@ -47,6 +47,10 @@ struct Settings {
   /// GCSNAP_FIELDS=0 turns off recording field layouts and reference slots (field names on
   /// paths); for measuring their cost, or as a way out should the slot search misbehave.
   bool field_names = true;
+  /// GCSNAP_DIAGNOSTICS=1: say at startup which runtime, event masks and sessions are in use.
+  bool diagnostics = false;
+  /// GCSNAP_GC_REASON_EVENTS=0: no GCTriggered session on .NET 8 (induced GCs read as "other").
+  bool gc_reason_events = true;
   /// GCSNAP_RECORD_SDK=1: record processes of the .NET SDK too (process_role.hpp).
   bool record_sdk = false;
   /// GCSNAP_RECORD_DIR: where `gcsnap record` wants this process's report ("" = none).

@@ -169,6 +169,7 @@ HRESULT ShimSession::on_initialize(IUnknown* info_unknown) {
     return cancel("SetEventMask(COR_PRF_MONITOR_GC) failed with " + hresult_text(hr));
   }
   start_gc_reason_events();
+  if (settings_.diagnostics) say_diagnostics();
   start_recording(std::move(pending_writer_));
   if (settings_.control_socket && start_control_socket()) report.control = control_->path();
   make_current();
@@ -231,14 +232,32 @@ HRESULT ShimSession::apply_event_mask() noexcept {
   if (info_version_ >= 5 && runtime_major() >= 11) {
     auto* info5 = static_cast<ICorProfilerInfo5*>(info_);  // the object is an ICorProfilerInfoN, N >= 5
     if (succeeded(info5->SetEventMask2(event_mask(), COR_PRF_HIGH_MONITOR_GC_SKIP_ALLOCATED_BY_CLASS_STATISTIC))) {
+      mask_low_ = event_mask();
+      mask_high_ = COR_PRF_HIGH_MONITOR_GC_SKIP_ALLOCATED_BY_CLASS_STATISTIC;
       return S_OK;
     }
   }
-  return info_->SetEventMask(event_mask());
+  HRESULT hr = info_->SetEventMask(event_mask());
+  if (succeeded(hr)) mask_low_ = event_mask(), mask_high_ = 0;
+  return hr;
+}
+
+void ShimSession::say_diagnostics() const {
+  USHORT instance = 0, major = 0, minor = 0, build = 0, qfe = 0;
+  int32_t type = 0;
+  ULONG length = 0;
+  (void)info_->GetRuntimeInformation(&instance, &type, &major, &minor, &build, &qfe, 0, &length, nullptr);
+  char line[200];
+  std::snprintf(line, sizeof(line),
+                "diagnostics: runtime %u.%u.%u, ICorProfilerInfo%d, event mask 0x%x, high event mask 0x%x, "
+                "GCTriggered session %s",
+                unsigned{major}, unsigned{minor}, unsigned{build}, info_version_, unsigned{mask_low_},
+                unsigned{mask_high_}, reason_events_ ? "on" : "off");
+  log_line(line);
 }
 
 void ShimSession::start_gc_reason_events() noexcept {
-  if (runtime_major() != 8 || info_version_ < 12) return;
+  if (!settings_.gc_reason_events || runtime_major() != 8 || info_version_ < 12) return;
   static const WCHAR kProvider[] = u"Microsoft-Windows-DotNETRuntime";
   COR_PRF_EVENTPIPE_PROVIDER_CONFIG config{kProvider, kGcKeyword, kLevelInformational, nullptr};
   EVENTPIPE_SESSION session = 0;
@@ -324,6 +343,9 @@ void ShimSession::on_shutdown() noexcept {
   if (!ready_.load(std::memory_order_acquire)) return;  // attached, no output yet: nothing to finish
   recorder_->stop();
   writer_thread_->finish();
+  if (settings_.diagnostics) {
+    log_line("diagnostics: " + std::to_string(allocated_by_class_calls_.load()) + " ObjectsAllocatedByClass callbacks");
+  }
   if (settings_.verify_sizes && recorder_) {
     RecorderStats stats = recorder_->stats();
     log_line("size check: " + std::to_string(stats.size_checks) + " predicted sizes checked, " +
@@ -403,7 +425,7 @@ void ShimSession::on_gc_finished() {
   }
   recorder_->on_gc_finished(bounds_, now_ns());
   if (walk_timer_) {
-    if (std::string line = walk_timer_->finish(); !line.empty()) log_line(line);
+    if (std::string line = walk_timer_->finish(recorder_->stats().size_queries); !line.empty()) log_line(line);
   }
   if (!succeeded(hr)) {
     // Without bounds no generation can be told: an unexpected HRESULT turns recording off.

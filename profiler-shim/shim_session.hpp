@@ -42,6 +42,10 @@ class ShimSession {
   void on_gc_started(int generation_count, const com::BOOL* collected, com::COR_PRF_GC_REASON reason);
   /// An event of the shim's own EventPipe session (GCTriggered is the one it reads).
   void on_runtime_event(uint32_t event_id, std::span<const uint8_t> payload) noexcept;
+  /// The runtime's allocated-by-class statistic (counted for GCSNAP_DIAGNOSTICS only).
+  void on_objects_allocated_by_class() noexcept {
+    allocated_by_class_calls_.fetch_add(1, std::memory_order_relaxed);
+  }
   void on_surviving_references(std::span<const uint64_t> starts, std::span<const uint64_t> lengths);
   void on_moved_references(std::span<const uint64_t> old_starts, std::span<const uint64_t> new_starts,
                            std::span<const uint64_t> lengths);
@@ -74,6 +78,9 @@ class ShimSession {
   com::HRESULT apply_event_mask() noexcept;
   /// The runtime's major version (8 for .NET 8), 0 if it does not say.
   int runtime_major() const noexcept;
+  /// GCSNAP_DIAGNOSTICS=1: the line saying which runtime, event masks and session are in use
+  /// (at startup), and how many ObjectsAllocatedByClass callbacks came (at shutdown).
+  void say_diagnostics() const;
   /// On .NET 8, at startup, start an EventPipe session for the GCTriggered event, whose reason
   /// says induced where the profiler callback says other. Not on attach: starting a session
   /// runs managed code in the app (EventSource, dynamic methods) that an on-demand snapshot
@@ -112,6 +119,8 @@ class ShimSession {
   /// The reason of the last GCTriggered event not yet consumed by on_gc_started, or -1.
   std::atomic<int64_t> event_reason_{-1};
   bool reason_events_ = false;  ///< the GCTriggered session runs (set before recording starts)
+  com::DWORD mask_low_ = 0, mask_high_ = 0;  ///< the event masks the runtime accepted
+  std::atomic<uint64_t> allocated_by_class_calls_{0};
   std::atomic<bool> told_off_{false};
   std::atomic<bool> shut_down_{false};
   // Attach only.

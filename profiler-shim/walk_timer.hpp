@@ -20,7 +20,8 @@ class WalkTimer {
     ++objects_;
   }
   /// The GC finished: the line for the walk ("" when no object was walked), and disarm.
-  std::string finish();
+  /// SIZE_QUERIES: the recorder's GetObjectSize2 calls so far (the line gives this walk's).
+  std::string finish(uint64_t size_queries);
 
  private:
   void start() noexcept;
@@ -30,6 +31,7 @@ class WalkTimer {
   uint64_t walks_ = 0;
   uint64_t objects_ = 0;
   uint64_t wall_ns_ = 0, cpu_ns_ = 0, minor_faults_ = 0;
+  uint64_t size_queries_ = 0;  ///< the recorder's count at the end of the last walk
 };
 
 }  // namespace gcsnap::shim

@@ -4,11 +4,13 @@
 # package.sh); without it, also what the tests need (Catch2, clang for the fuzz targets, a browser).
 set -euo pipefail
 
-packages=(cmake g++ make pkg-config libzstd-dev libfmt-dev libcli11-dev libxxhash-dev robin-map-dev)
+packages=(cmake g++ make pkg-config libzstd-dev libfmt-dev libcli11-dev libxxhash-dev robin-map-dev zlib1g-dev
+          libprotozero-dev)
 if [ "${1:-}" != --build ]; then
   # bsdutils (Essential on Debian, listed for minimal images) has `script`: the pty test of progress.
   # curl drives the e2e service app over HTTP (tests/e2e/service_cases.sh).
-  packages+=(catch2 clang-14 libclang-rt-14-dev chromium bsdutils curl)
+  # golang-go has `go tool pprof`, the reader the pprof export is tested with (tests/engines).
+  packages+=(catch2 clang-14 libclang-rt-14-dev chromium bsdutils curl golang-go)
   # The browser tests (tests/browser) need Node.js and npm: Debian's, unless some node is there.
   command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 fi

@@ -141,7 +141,7 @@ case_attach_record() {
   "$gcsnap" record --pid "$pid" -o "$snap" --duration 300s >"$work/$case_name.rec" 2>&1 &
   recorder=$!
   for _ in $(seq 1 300); do
-    grep -q '^gcsnap: recording process' "$work/$case_name.rec" && break
+    grep -q 'for 300 s$' "$work/$case_name.rec" && break
     kill -0 "$recorder" 2>/dev/null || break
     sleep 0.1
   done
@@ -171,7 +171,7 @@ case_attach_record() {
   # and detaches by itself.
   "$gcsnap" record --pid "$pid" -o "$work/$case_name.3.snap" >"$work/$case_name.rec3" 2>&1 &
   recorder=$!
-  for _ in $(seq 1 300); do grep -q '^gcsnap: recording process' "$work/$case_name.rec3" && break; sleep 0.1; done
+  for _ in $(seq 1 300); do grep -q 'until Ctrl+C' "$work/$case_name.rec3" && break; sleep 0.1; done
   grep -q "until Ctrl+C" "$work/$case_name.rec3" || { show "$work/$case_name.rec3"; fail "record --pid did not start"; }
   kill -KILL "$recorder"; wait "$recorder" 2>/dev/null
   for _ in $(seq 1 100); do [ -e "${TMPDIR:-/tmp}/gcsnap-$pid.ctl" ] || break; sleep 0.1; done
@@ -407,7 +407,7 @@ case_attach_every() {
   "$gcsnap" record --pid "$pid" -o "$snap" --policy none --every 1s >"$work/$case_name.rec" 2>&1 &
   recorder=$!
   for _ in $(seq 1 300); do
-    grep -q '^gcsnap: recording process' "$work/$case_name.rec" && break
+    grep -q 'every 1 s$' "$work/$case_name.rec" && break
     kill -0 "$recorder" 2>/dev/null || break
     sleep 0.1
   done

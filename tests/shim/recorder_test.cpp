@@ -367,7 +367,42 @@ TEST_CASE("class cache: size rules are learned, checked, and dropped when the ru
   CHECK(ClassCache::learn(string, 22 + 2 * 5, 5));
   CHECK(ClassCache::learn(string, 22 + 2 * 2, 2));
   CHECK(string.rule == SizeRule::Components);
-  CHECK(ClassCache::predict(string, 0) == 22);
+  CHECK(ClassCache::predict(string, 1) == 24);
+  CHECK(ClassCache::predict(string, 0) == 24);  // the runtime reports no object below 24 bytes
+
+  ClassInfo text;  // the empty string comes first: 24 bytes, off the line 22 + 2 * length
+  text.kind = SizeKind::Variable;
+  CHECK(ClassCache::learn(text, 24, 0));
+  CHECK(ClassCache::learn(text, 22 + 2 * 36, 36));  // replaces the clamped point
+  CHECK(text.rule == SizeRule::Learning);
+  CHECK(ClassCache::learn(text, 24, 1));  // 22 + 2 raised to 24: still no line
+  CHECK(text.rule == SizeRule::Learning);
+  CHECK(ClassCache::learn(text, 22 + 2 * 10, 10));
+  CHECK(text.rule == SizeRule::Components);
+  CHECK(text.base == 22);
+  CHECK(text.component == 2);
+  CHECK(ClassCache::learn(text, 24, 0));  // checked against the clamped prediction
+  CHECK(ClassCache::predict(text, 0) == 24);
+
+  ClassInfo same;  // every array of one length (List<T>'s arrays in a cache): one count, one size
+  same.kind = SizeKind::Variable;
+  for (int i = 0; i <= ClassCache::kValidations; ++i) {
+    CHECK(ClassCache::predict_learning(same, 3) == 0);  // not yet: asked, and counted
+    CHECK(ClassCache::learn(same, 48, 3));
+  }
+  CHECK(same.rule == SizeRule::Learning);
+  CHECK(ClassCache::predict_learning(same, 3) == 48);
+  CHECK(ClassCache::predict_learning(same, 4) == 0);  // another count is asked, and teaches the line
+  CHECK(ClassCache::learn(same, 56, 4));
+  CHECK(same.rule == SizeRule::Components);
+  CHECK(ClassCache::predict(same, 3) == 48);
+
+  ClassInfo contradicted;  // a count seen with two sizes: asked for every object
+  contradicted.kind = SizeKind::Variable;
+  CHECK(ClassCache::learn(contradicted, 48, 3));
+  CHECK(ClassCache::learn(contradicted, 56, 3));
+  CHECK(contradicted.rule == SizeRule::Ask);
+  CHECK(ClassCache::predict_learning(contradicted, 3) == 0);
 
   ClassInfo plain;  // unknown kind, the word at +8 differs but the size does not: fixed
   CHECK(ClassCache::learn(plain, 32, 0xDEAD));

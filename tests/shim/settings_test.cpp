@@ -27,12 +27,16 @@ TEST_CASE("settings: defaults and every variable", "[shim][settings]") {
   CHECK(plain.settings.control_socket);
   CHECK_FALSE(plain.settings.walk_only);
   CHECK_FALSE(plain.settings.walk_times);
+  CHECK_FALSE(plain.settings.diagnostics);
+  CHECK(plain.settings.gc_reason_events);
 
   auto full = parse({{"GCSNAP_OUTPUT", "o"}, {"GCSNAP_POLICY", "gen2"}, {"GCSNAP_MAX_SNAPSHOTS", "3"},
                      {"GCSNAP_MAX_MEMORY_MB", "64"}, {"GCSNAP_CONTROL", "0"}, {"GCSNAP_WALK_ONLY", "1"},
-                     {"GCSNAP_WALK_TIMES", "1"}});
+                     {"GCSNAP_WALK_TIMES", "1"}, {"GCSNAP_DIAGNOSTICS", "1"}, {"GCSNAP_GC_REASON_EVENTS", "0"}});
   CHECK(full.settings.walk_only);
   CHECK(full.settings.walk_times);
+  CHECK(full.settings.diagnostics);
+  CHECK_FALSE(full.settings.gc_reason_events);
   REQUIRE(full.error.empty());
   CHECK(full.settings.policy == SnapshotPolicy::Gen2);
   CHECK(full.settings.max_snapshots == 3);

@@ -12,24 +12,26 @@ using namespace gcsnap::shim;
 
 TEST_CASE("walk timer: one line per walk that saw objects", "[shim][walk_timer]") {
   WalkTimer timer;
-  CHECK(timer.finish().empty());  // never armed
+  CHECK(timer.finish(0).empty());  // never armed
   timer.arm();
-  CHECK(timer.finish().empty());  // armed, but the GC walked nothing
-  timer.on_object();              // not armed any more: not counted as a walk
-  CHECK(timer.finish().empty());
+  CHECK(timer.finish(2).empty());  // armed, but the GC walked nothing
+  timer.on_object();               // not armed any more: not counted as a walk
+  CHECK(timer.finish(2).empty());
 
   timer.arm();
   for (int i = 0; i < 3; ++i) timer.on_object();
-  std::string line = timer.finish();
+  std::string line = timer.finish(7);
   CHECK(line.rfind("heap walk 1: 3 objects, ", 0) == 0);
   CHECK(line.find(" ms wall, ") != std::string::npos);
   CHECK(line.find(" ms CPU, ") != std::string::npos);
-  CHECK(line.find(" page faults") != std::string::npos);
-  CHECK(timer.finish().empty());  // disarmed by finish
+  CHECK(line.find(" page faults, 5 size queries") != std::string::npos);  // 7 - 2 before the walk
+  CHECK(timer.finish(7).empty());  // disarmed by finish
 
   timer.arm();
   timer.on_object();
-  CHECK(timer.finish().rfind("heap walk 2: 1 objects, ", 0) == 0);  // the count starts again
+  line = timer.finish(7);
+  CHECK(line.rfind("heap walk 2: 1 objects, ", 0) == 0);  // the count starts again
+  CHECK(line.find(", 0 size queries") != std::string::npos);
 }
 
 TEST_CASE("object chunks: full ones are whole 2 MiB pages, small ones plain", "[shim][chunk]") {

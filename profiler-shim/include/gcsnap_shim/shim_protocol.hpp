@@ -27,6 +27,12 @@ inline constexpr const char* kEnvControl = "GCSNAP_CONTROL";  ///< "0" turns the
 inline constexpr const char* kEnvWalkOnly = "GCSNAP_WALK_ONLY";  ///< "1": heap walks store nothing (measuring)
 inline constexpr const char* kEnvWalkTimes = "GCSNAP_WALK_TIMES";  ///< "1": a stderr line per heap walk (measuring)
 inline constexpr const char* kEnvVerifySizes = "GCSNAP_VERIFY_SIZES";  ///< "1": check every predicted size (tests)
+/// "1": one stderr line at startup with the runtime's version, the event masks it accepted and
+/// whether the GCTriggered session runs (tests, support).
+inline constexpr const char* kEnvDiagnostics = "GCSNAP_DIAGNOSTICS";
+/// "0": no GCTriggered EventPipe session on .NET 8 (GC.Collect's GCs then keep the reason
+/// "other" that .NET 8 hands the profiler; docs/shim.md, "Runtimes").
+inline constexpr const char* kEnvGcReasonEvents = "GCSNAP_GC_REASON_EVENTS";
 /// "1": record processes of the .NET SDK too (MSBuild, the dotnet CLI; process_role.hpp).
 inline constexpr const char* kEnvRecordSdk = "GCSNAP_RECORD_SDK";
 /// Set by `gcsnap record`: a directory where each process the shim loads into leaves a report

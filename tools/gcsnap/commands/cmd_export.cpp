@@ -1,6 +1,7 @@
 // gcsnap export: one GC's heap for the tools people already use. --to heapsnapshot writes the
 // V8 heap snapshot JSON (Chrome DevTools' Memory panel, memlab); --to dot writes the retention
-// paths of one object or type as a Graphviz digraph.
+// paths of one object or type as a Graphviz digraph; --to parquet writes every GC of any number of
+// recordings as Parquet tables (export/parquet_export.hpp).
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -16,6 +17,8 @@
 #include "gcsnap/retention.hpp"
 #include "commands/heap_load.hpp"
 #include "export/heapsnapshot_export.hpp"
+#include "export/parquet_export.hpp"
+#include "export/pprof_export.hpp"
 #include "output/output.hpp"
 #include "output/output_file.hpp"
 #include "platform/console.hpp"
@@ -26,7 +29,8 @@ namespace gcsnap::cli {
 namespace {
 
 struct ExportOptions {
-  std::string file;
+  std::vector<std::string> files;
+  std::string file;  // files[0], for the exports of one GC
   std::optional<uint64_t> gc;
   std::string to;
   std::string output;
@@ -35,6 +39,10 @@ struct ExportOptions {
   size_t limit = 10;
   bool include_weak = false;
   bool no_fold = false;
+  std::string host;
+  std::string process;
+  uint64_t row_group_rows = 1u << 20;
+  std::vector<std::string> tables;
 };
 
 void run_heapsnapshot(const ExportOptions& opt) {
@@ -54,6 +62,23 @@ void run_heapsnapshot(const ExportOptions& opt) {
                            counts.root_edges, out.is_stdout() ? "standard output" : out.path())
                    .c_str());
   for (const std::string& note : heap->notes()) std::fprintf(stderr, "note: %s\n", note.c_str());
+}
+
+void run_pprof(const ExportOptions& opt) {
+  if (!opt.object.empty() || !opt.type.empty())
+    throw CliError("export: --object and --type are for --to dot; a retention profile holds the whole heap", kExitUsage);
+  if (opt.output.empty() && is_terminal(stdout))
+    throw CliError("export: a pprof profile is gzipped binary: give -o FILE.pb.gz (or -o - to write it to a pipe)",
+                   kExitUsage);
+  const auto heap = load_heap(opt.file, opt.gc, true, true);
+  OutputFile out(opt.output.empty() ? "-" : opt.output);
+  const PprofCounts counts = write_pprof(*heap, out);
+  out.commit();
+  std::fprintf(stderr, "%s",
+               fmt::format("gcsnap: GC {} of {}: retention profile of {} objects ({} bytes) in {} stacks of {} frames -> {}\n",
+                           heap->sel.number(), heap->sel.file, counts.objects, counts.bytes, counts.samples,
+                           counts.functions, out.is_stdout() ? "standard output" : out.path())
+                   .c_str());
 }
 
 void run_dot(const ExportOptions& opt) {
@@ -94,8 +119,25 @@ void run_dot(const ExportOptions& opt) {
   out.commit();
 }
 
-void run_export(const ExportOptions& opt) {
+void run_parquet(const ExportOptions& opt) {
+  if (opt.gc || !opt.object.empty() || !opt.type.empty())
+    throw CliError("export --to parquet: --gc, --object and --type do not apply: every GC of every file is exported",
+                   kExitUsage);
+  for (const std::string& f : opt.files)
+    if (parse_gc_spec(f).gc)
+      throw CliError(fmt::format("export --to parquet: {}: give the file without :GC (every GC is exported)", f),
+                     kExitUsage);
+  if (opt.row_group_rows == 0) throw CliError("export: --row-group-rows must be at least 1", kExitUsage);
+  run_parquet_export(ParquetExportOptions{opt.files, opt.output, opt.host, opt.process, opt.row_group_rows, opt.tables});
+}
+
+void run_export(ExportOptions& opt) {
+  if (opt.to == "parquet") return run_parquet(opt);
+  if (opt.files.size() != 1)
+    throw CliError(fmt::format("export --to {}: give one recording (several are for --to parquet)", opt.to), kExitUsage);
+  opt.file = opt.files[0];
   if (opt.to == "heapsnapshot") run_heapsnapshot(opt);
+  else if (opt.to == "pprof") run_pprof(opt);
   else run_dot(opt);
 }
 
@@ -103,13 +145,16 @@ void run_export(const ExportOptions& opt) {
 
 void add_export_command(CLI::App& app) {
   auto opt = std::make_shared<ExportOptions>();
-  auto* cmd = app.add_subcommand("export", "Export one GC's heap for other tools: V8 heapsnapshot (Chrome DevTools, "
-                                           "memlab) or Graphviz dot of retention paths");
-  cmd->add_option("file", opt->file, "recording, as FILE or FILE:GC (default GC: the last with a heap walk)")->required();
+  auto* cmd = app.add_subcommand("export", "Export heaps for other tools: V8 heapsnapshot (Chrome DevTools, memlab), "
+                                           "Graphviz dot of retention paths, Parquet tables (DuckDB, Spark), "
+                                           "pprof retention profile");
+  cmd->add_option("file", opt->files,
+                  "recording, as FILE or FILE:GC (default GC: the last with a heap walk); parquet: FILE...")
+      ->required();
   add_gc_option(*cmd, opt->gc);
-  cmd->add_option("--to", opt->to, "heapsnapshot: the whole heap as V8 heap snapshot JSON; dot: retention paths")
+  cmd->add_option("--to", opt->to, "heapsnapshot: the whole heap as V8 heap snapshot JSON; dot: retention paths; parquet: tables of every GC (-o DIR); pprof: a retention profile")
       ->required()
-      ->check(CLI::IsMember({"heapsnapshot", "dot"}));
+      ->check(CLI::IsMember({"heapsnapshot", "dot", "parquet", "pprof"}));
   cmd->add_option("-o,--output", opt->output, "write here (default: standard output; '-' too)");
   cmd->add_option("--object", opt->object, "dot: the retention paths of the object at this address (hex)");
   cmd->add_option("--type", opt->type, "dot: the paths to instances of this type (nearest first)");
@@ -117,6 +162,12 @@ void add_export_command(CLI::App& app) {
   cmd->add_flag("--include-weak", opt->include_weak, "dot: let weak roots (weak handles) retain objects");
   cmd->add_flag("--no-fold", opt->no_fold,
                 "dot: draw every hop (by default a chain of one type and field is one bold edge with a count)");
+  cmd->add_option("--host", opt->host, "parquet: the host= of the tables (default: unknown)");
+  cmd->add_option("--process", opt->process, "parquet: the process= of every file (default: NAME-PID from its name)");
+  cmd->add_option("--tables", opt->tables, "parquet: write only these tables (default: gcs objects references roots "
+                                           "types suspects)")
+      ->delimiter(',');
+  cmd->add_option("--row-group-rows", opt->row_group_rows, "parquet: rows per row group (default 1048576)");
   cmd->callback([opt] { run_export(*opt); });
 }
 

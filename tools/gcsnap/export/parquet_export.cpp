@@ -1,0 +1,141 @@
+// Export to Parquet: check first, then write. A recording that fails `verify` must export
+// nothing, so every file is verified before the first byte is written.
+#include "export/parquet_export.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "commands/gc_select.hpp"
+#include "commands/heap_load.hpp"
+#include "commands/leak_load.hpp"
+#include "export/parquet_tables.hpp"
+#include "gcsnap/version.hpp"
+#include "output/cli_error.hpp"
+
+namespace gcsnap::cli {
+
+namespace {
+
+std::string sanitize_key(std::string_view text) {
+  std::string out(text.empty() ? "unknown" : text);
+  for (char& c : out)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) c = '_';
+  return out;
+}
+
+// The same checks as `gcsnap verify` (decode every GC; the file must end complete).
+void verify_or_fail(const std::string& file) {
+  auto rec = open_recording(file);
+  const auto nothing = [&](const std::string& why) {
+    throw CliError(fmt::format("{}: {}; nothing exported ('gcsnap verify {}' says more)", file, why, file),
+                   kExitBadInput);
+  };
+  if (rec->end() != FileEnd::Complete)
+    nothing(fmt::format("the recording ends {} after {} complete GCs", file_end_name(rec->end()), rec->gcs().size()));
+  for (size_t i = 0; i < rec->gcs().size(); ++i) {
+    Status s = rec->verify_gc(i);
+    if (!s.is_ok())
+      nothing(describe_error(fmt::format("GC {}", rec->gcs()[i].info.gc_number), s.error()));
+  }
+}
+
+std::vector<std::string> table_paths(const ParquetExportOptions& opt, const std::string& file) {
+  std::vector<std::string> paths;
+  const std::string host = sanitize_key(opt.host.empty() ? "unknown" : opt.host);
+  const std::string process = opt.process.empty() ? process_key_of(file) : sanitize_key(opt.process);
+  for (const char* table : kParquetTables) {
+    if (!opt.tables.empty() && std::find(opt.tables.begin(), opt.tables.end(), table) == opt.tables.end()) {
+      paths.emplace_back();
+      continue;
+    }
+    const std::filesystem::path dir = std::filesystem::path(opt.dir) / fmt::format("table={}", table) /
+                                      fmt::format("host={}", host) / fmt::format("process={}", process) /
+                                      fmt::format("recording={}", recording_key_of(file));
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw CliError(fmt::format("{}: cannot create the directory: {}", dir.string(), ec.message()), kExitBadInput);
+    paths.push_back((dir / "part-0.parquet").string());
+  }
+  return paths;
+}
+
+void export_one(const ParquetExportOptions& opt, const std::string& file, const parquet::WriterOptions& wopt) {
+  const auto start = std::chrono::steady_clock::now();
+  auto rec = open_recording(file);
+  RecordingTables tables(table_paths(opt, file), wopt);
+  size_t walks = 0;
+  ObjectLineage lineage;
+  for (size_t i = 0; i < rec->gcs().size(); ++i) {
+    tables.add_gc(file, *rec, i);
+    if (!rec->gcs()[i].has_heap_walk()) continue;
+    ++walks;
+    auto heap = load_heap(file, rec->gcs()[i].info.gc_number, true, true);
+    if (tables.has_table(kTableObjects)) {
+      Status s = lineage.next_walk(*rec, i, heap->graph.addresses(), heap->generations);
+      if (!s.is_ok()) fail_on(file, s.error());
+    }
+    tables.add_heap(*heap, lineage);
+  }
+  // The suspects of this recording alone, with `gcsnap leaks`'s default options.
+  if (walks && tables.has_table(kTableSuspects)) tables.add_suspects(load_leaks({file}, LeakOptions{})->report);
+  const std::vector<uint64_t> rows = tables.finish();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::string written;
+  for (size_t t = 0; t < rows.size(); ++t)
+    if (tables.has_table(t)) written += fmt::format("{}{} {}", written.empty() ? "" : ", ", rows[t], kParquetTables[t]);
+  std::fprintf(stderr, "%s",
+               fmt::format("gcsnap: {}: {} walks; rows: {} -> {} ({:.1f} s)\n", file, walks, written, opt.dir, seconds)
+                   .c_str());
+}
+
+}  // namespace
+
+std::string recording_key_of(const std::string& file) {
+  return sanitize_key(std::filesystem::path(file).stem().string());
+}
+
+std::string process_key_of(const std::string& file) {
+  // NAME-PID, as gcsnap names files (record: gcsnap-{name}-{pid}.snap; snapshot:
+  // gcsnap-NAME-PID-DATE-TIME.snap): without the "gcsnap-" prefix, up to the first "-digits"
+  // that ends the stem or is followed by another '-'.
+  std::string stem = recording_key_of(file);
+  if (stem.rfind("gcsnap-", 0) == 0 && stem.size() > 7) stem.erase(0, 7);
+  for (size_t dash = stem.find('-'); dash != std::string::npos; dash = stem.find('-', dash + 1)) {
+    size_t end = dash + 1;
+    while (end < stem.size() && std::isdigit(static_cast<unsigned char>(stem[end]))) ++end;
+    if (end > dash + 1 && (end == stem.size() || stem[end] == '-')) return stem.substr(0, end);
+  }
+  return stem;
+}
+
+void run_parquet_export(const ParquetExportOptions& opt) {
+  if (opt.dir.empty() || opt.dir == "-")
+    throw CliError("export --to parquet: give -o DIR, the directory to write the tables into", kExitUsage);
+  for (const std::string& t : opt.tables)
+    if (std::find(std::begin(kParquetTables), std::end(kParquetTables), t) == std::end(kParquetTables))
+      throw CliError(fmt::format("export --tables: unknown table '{}' (use gcs, objects, references, roots, types, "
+                                 "suspects)", t), kExitUsage);
+  std::set<std::tuple<std::string, std::string>> seen;
+  for (const std::string& file : opt.files) {
+    const std::string process = opt.process.empty() ? process_key_of(file) : sanitize_key(opt.process);
+    if (!seen.emplace(process, recording_key_of(file)).second)
+      throw CliError(fmt::format("{}: another file gives the same process={} recording={}: rename one of them",
+                                 file, process, recording_key_of(file)),
+                     kExitUsage);
+  }
+  for (const std::string& file : opt.files) verify_or_fail(file);
+  parquet::WriterOptions wopt;
+  wopt.row_group_rows = opt.row_group_rows;
+  wopt.created_by = fmt::format("gcsnap version {}", kVersion);
+  wopt.key_values = {{"gcsnap.schema_version", std::to_string(kParquetSchemaVersion)}};
+  for (const std::string& file : opt.files) export_one(opt, file, wopt);
+}
+
+}  // namespace gcsnap::cli
