@@ -20,8 +20,14 @@ bool ends_with_ci(std::string_view text, std::string_view suffix) {
   return true;
 }
 
+/// The muxer's file name: dotnet on Linux, dotnet.exe (any case) on Windows.
+bool is_muxer(std::string_view file) {
+  return file == "dotnet" || (file.size() == 10 && ends_with_ci(file, "dotnet.exe"));
+}
+
 std::string absolute(const std::string& path, const std::string& cwd) {
-  if (path.empty() || path.front() == '/') return path;
+  // "/x" on Linux; "C:/x" on Windows.
+  if (path.empty() || path.front() == '/' || (path.size() > 2 && path[1] == ':' && path[2] == '/')) return path;
   return cwd + "/" + path;
 }
 
@@ -37,7 +43,8 @@ bool in_sdk(const std::string& path, const FileProbe& is_file) {
   for (size_t at = path.find("/sdk/"); at != std::string::npos; at = path.find("/sdk/", at + 1)) {
     size_t version_end = path.find('/', at + 5);
     if (version_end == std::string::npos || version_end == at + 5) continue;  // no <version>/ after sdk/
-    if (is_file(path.substr(0, at) + "/dotnet")) return true;
+    std::string root = path.substr(0, at);
+    if (is_file(root + "/dotnet") || is_file(root + "/dotnet.exe")) return true;
   }
   return false;
 }
@@ -55,7 +62,7 @@ ProcessRole classify_process(const std::vector<std::string>& argv, const std::st
                              const FileProbe& is_file) {
   ProcessRole role;
   std::string runtimeconfig;
-  if (base_name(exe) == "dotnet" && argv.size() >= 1) {
+  if (is_muxer(base_name(exe)) && argv.size() >= 1) {
     size_t i = 1;
     bool exec = i < argv.size() && argv[i] == "exec";
     if (exec) ++i;

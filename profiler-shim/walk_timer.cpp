@@ -5,6 +5,7 @@
 #include "shim_os.hpp"
 
 namespace gcsnap::shim {
+
 void WalkTimer::start() noexcept {
   armed_ = false;
   started_ = true;

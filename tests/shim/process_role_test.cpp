@@ -90,6 +90,25 @@ TEST_CASE("a directory called sdk is the SDK only where <root>/dotnet exists") {
   CHECK_FALSE(classify({"dotnet", kSdk + ".dll"}).sdk);  // no <version>/ directory
 }
 
+TEST_CASE("Windows command lines: dotnet.exe, drive letters, <root>/sdk/ with dotnet.exe") {
+  // As os::this_command_line gives them on Windows: '\\' turned into '/'.
+  const std::string muxer = "C:/Program Files/dotnet/dotnet.exe";
+  FileProbe probe = files({muxer});
+  ProcessRole app = classify_process({"dotnet", "bin/Shop.Api.dll"}, "C:/Program Files/dotnet/DOTNET.EXE", "D:/src/shop", probe);
+  CHECK_FALSE(app.sdk);
+  CHECK(app.name == "Shop.Api");
+  CHECK(app.main_path == "D:/src/shop/bin/Shop.Api.dll");
+  CHECK(classify_process({"dotnet", "C:/x/App.dll"}, muxer, "D:/src", probe).main_path == "C:/x/App.dll");
+  ProcessRole sdk = classify_process({"dotnet", "build"}, muxer, "D:/src/shop", probe);
+  CHECK(sdk.sdk);
+  CHECK(sdk.name == "dotnet");
+  ProcessRole msbuild = classify_process({"dotnet", "C:/Program Files/dotnet/sdk/10.0.401/MSBuild.dll"}, muxer, "D:/src", probe);
+  CHECK(msbuild.sdk);
+  ProcessRole host = classify_process({"Shop.Api.exe"}, "D:/src/shop/bin/Shop.Api.exe", "D:/src/shop", probe);
+  CHECK_FALSE(host.sdk);
+  CHECK(host.name == "Shop.Api");
+}
+
 TEST_CASE("expand_output puts the pid and a file-safe name into the pattern") {
   CHECK(expand_output("/tmp/gcsnap-{name}-{pid}.snap", 42, "Gcsnap.Sample") == "/tmp/gcsnap-Gcsnap.Sample-42.snap");
   CHECK(expand_output("/tmp/{pid}/{pid}.snap", 7, "x") == "/tmp/7/7.snap");
