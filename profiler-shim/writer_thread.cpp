@@ -1,6 +1,8 @@
 #include "writer_thread.hpp"
 
+#include <chrono>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,12 @@
 
 namespace gcsnap::shim {
 namespace {
+
+// The clock of GcInfo's times (the session's now_ns: CLOCK_REALTIME).
+uint64_t wall_clock_ns() noexcept {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
 
 Status write_names(Writer& writer, const GcBatch& batch) {
   if (!batch.types.empty()) {
@@ -63,7 +71,19 @@ struct ChunkColumns {
   }
 };
 
-Status write_gc(Writer& writer, GcBatch& batch, ChunkPool* pool, std::span<const StaticSlot> statics) {
+// The GC heap's bytes in use per the bounds, and the walk's live object bytes (frozen
+// segments are not the GC heap's): format-spec.md §6.16.
+void add_heap_figures(const GcBatch& batch, uint64_t walked_bytes, MemoryAccounting& memory) {
+  for (const GenerationRange& g : batch.bounds) memory.gc_in_use_bytes += g.length;
+  // A walk that dropped objects (memory budget) does not know the live bytes.
+  if (batch.has_heap_walk() && batch.drops.objects == 0) {
+    memory.live_object_bytes = walked_bytes;
+    memory.present |= memory_present::kLiveObjects;
+  }
+}
+
+Status write_gc(Writer& writer, GcBatch& batch, ChunkPool* pool, std::span<const StaticSlot> statics,
+                MemoryAccounting* memory) {
   GCSNAP_RETURN_IF_ERROR(writer.begin_gc(batch.info));
   GCSNAP_RETURN_IF_ERROR(write_names(writer, batch));
   if (!batch.bounds.empty()) GCSNAP_RETURN_IF_ERROR(writer.add_generation_bounds(batch.bounds));
@@ -78,6 +98,7 @@ Status write_gc(Writer& writer, GcBatch& batch, ChunkPool* pool, std::span<const
     GCSNAP_RETURN_IF_ERROR(
         writer.add_moved_ranges(batch.moved_old_starts, batch.moved_new_starts, batch.moved_lengths));
   }
+  uint64_t walked_bytes = 0;
   if (!batch.objects.empty()) {
     // Generations are told here, after the GC, so that the GC thread only copies.
     GenerationClassifier generations(batch.bounds, batch.non_gc_ranges);
@@ -87,6 +108,8 @@ Status write_gc(Writer& writer, GcBatch& batch, ChunkPool* pool, std::span<const
       if (c.objects == 0) continue;
       columns.split(c);
       generations.classify(columns.addresses, columns.generations);
+      for (size_t i = 0; i < columns.sizes.size(); ++i)
+        if (columns.generations[i] != static_cast<uint8_t>(Generation::NonGcHeap)) walked_bytes += columns.sizes[i];
       if (batch.has_reference_slots) {
         GCSNAP_RETURN_IF_ERROR(writer.add_objects(columns.addresses, columns.types, columns.sizes,
                                                   columns.generations, columns.ref_counts,
@@ -114,6 +137,10 @@ Status write_gc(Writer& writer, GcBatch& batch, ChunkPool* pool, std::span<const
     if (!status && status.error().code != ErrorCode::InvalidArgument) return status;
   }
   if (batch.walk_skip) GCSNAP_RETURN_IF_ERROR(writer.add_walk_skip(*batch.walk_skip));
+  if (memory) {
+    add_heap_figures(batch, walked_bytes, *memory);
+    GCSNAP_RETURN_IF_ERROR(writer.add_memory_accounting(*memory));
+  }
   if (batch.drops.any()) GCSNAP_RETURN_IF_ERROR(writer.add_drops(batch.drops));
   return writer.end_gc(batch.info);
 }
@@ -164,8 +191,10 @@ void WriterThread::run() noexcept {
 
 bool WriterThread::write_batch(GcBatch& batch) noexcept {
   try {
+    // The process's memory first, closest to the GC's end and before encoding allocates.
+    std::optional<MemoryAccounting> memory = sample_memory(batch);
     std::vector<StaticSlot> statics = static_slots_for(batch);
-    Status status = write_gc(*writer_, batch, pool_, statics);
+    Status status = write_gc(*writer_, batch, pool_, statics, memory ? &*memory : nullptr);
     if (status.is_ok()) return true;
     (void)writer_->abort_gc();
     const Error& e = status.error();
@@ -177,6 +206,20 @@ bool WriterThread::write_batch(GcBatch& batch) noexcept {
     fail("out of memory while encoding a GC");
   }
   return false;
+}
+
+std::optional<MemoryAccounting> WriterThread::sample_memory(const GcBatch& batch) noexcept {
+  if (memory_interval_ns_ == UINT64_MAX) return std::nullopt;
+  const uint64_t now = wall_clock_ns();
+  // Every walked GC; others at most once per interval (reading smaps costs milliseconds).
+  if (!batch.has_heap_walk() && last_memory_ns_ != 0 && now - last_memory_ns_ < memory_interval_ns_) return std::nullopt;
+  last_memory_ns_ = now;
+  MemoryAccounting m;
+  memory_probe_.read(batch.bounds, m);
+  const uint64_t after = wall_clock_ns();
+  m.sample_delay_ns = after > batch.info.end_time_ns && batch.info.end_time_ns ? after - batch.info.end_time_ns : 0;
+  m.recorder_bytes = queued_bytes_.load(std::memory_order_relaxed);
+  return m;
 }
 
 std::vector<StaticSlot> WriterThread::static_slots_for(const GcBatch& batch) noexcept {

@@ -9,10 +9,12 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "chunk_pool.hpp"
 #include "gc_batch.hpp"
+#include "memory_probe.hpp"
 #include "gcsnap/writer.hpp"
 #include "static_slots.hpp"
 
@@ -56,11 +58,15 @@ class WriterThread final : public BatchSink {
     statics_runtime_ = runtime;
   }
   WriterStats stats() const;
+  /// Read the process's memory (format-spec.md §6.16) at every walked GC and at other GCs at
+  /// most once per INTERVAL_NS; UINT64_MAX turns it off. Set before the first GC.
+  void set_memory_interval(uint64_t interval_ns) noexcept { memory_interval_ns_ = interval_ns; }
 
  private:
   void run() noexcept;
   bool write_batch(GcBatch& batch) noexcept;
   std::vector<StaticSlot> static_slots_for(const GcBatch& batch) noexcept;
+  std::optional<MemoryAccounting> sample_memory(const GcBatch& batch) noexcept;
   void fail(const char* message) noexcept;
 
   std::unique_ptr<Writer> writer_;
@@ -68,6 +74,9 @@ class WriterThread final : public BatchSink {
   ChunkPool* pool_ = nullptr;
   StaticSlotTable* statics_table_ = nullptr;
   StaticsRuntime* statics_runtime_ = nullptr;
+  MemoryProbe memory_probe_;
+  uint64_t memory_interval_ns_ = 250'000'000;
+  uint64_t last_memory_ns_ = 0;
   bool statics_off_ = false;  ///< a failure turned static names off (writer thread only)
   mutable std::mutex mutex_;
   std::condition_variable wake_;

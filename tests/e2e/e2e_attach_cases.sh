@@ -463,7 +463,7 @@ case_attach_every() {
   "$gcsnap" objects "$one" --type asyncheld >"$work/$case_name.objects" 2>&1 || { show "$work/$case_name.objects"; fail "objects failed"; }
   grep -Eq '^0x[0-9a-f]+ +Gcsnap\.Sample\.AsyncHeld .* unknown \(one walk\)$' "$work/$case_name.objects" ||
     { show "$work/$case_name.objects"; fail "objects on one attach snapshot does not say the age is unknown"; }
-  "$gcsnap" leaks "$one" >"$work/$case_name.leaks1" 2>&1 || { show "$work/$case_name.leaks1"; fail "leaks on one snapshot failed"; }
+  "$gcsnap" leaks "$one" --wide >"$work/$case_name.leaks1" 2>&1 || { show "$work/$case_name.leaks1"; fail "leaks on one snapshot failed"; }
   show "$work/$case_name.leaks1"
   grep -q "^note: only 1 heap walk(s), from 'gcsnap snapshot': .*'gcsnap record --pid PID --every 30s'" "$work/$case_name.leaks1" ||
     fail "leaks on one snapshot does not suggest record --pid --every"

@@ -609,6 +609,108 @@ case_leaks() {
 }
 
 
+# Memory accounting (format-spec.md §6.16) on the sample app's `memory KIND MIB` mode
+# (sample_app/MemoryShapes.cs): the first and the last walked GC's records (before and after the
+# app took its memory) must put the difference where it is, within the tolerances below.
+# memory_field ROW KEY: KEY's number in one row of `info --format json --table memory`.
+memory_field() { sed -nE "s/.*\"$2\": ([0-9]+).*/\1/p" <<<"$1"; }
+# memory_rows: the rows of the walked GCs (their live_object_bytes is known).
+memory_rows() {
+  "$gcsnap" info "$snap" --format json --table memory >"$work/$case_name.json" 2>&1 ||
+    { show "$work/$case_name.json"; fail "info --format json --table memory failed"; }
+  grep '"live_object_bytes": [0-9]' "$work/$case_name.json"
+}
+# within VALUE LOW HIGH WHAT: LOW <= VALUE <= HIGH, or fail saying WHAT.
+within() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ] || fail "$4: $1 not in [$2, $3]"; }
+memory_case() {
+  local kind=$1 mib=$2
+  record_opts=(--policy gen2)
+  record_app 0 memory "$kind" "$mib"
+  check_cli_accepts
+  local rows first last key
+  rows=$(memory_rows)
+  [ "$(wc -l <<<"$rows")" -ge 2 ] || { show "$work/$case_name.json"; fail "fewer than two walked GCs with a memory record"; }
+  first=$(head -1 <<<"$rows") last=$(tail -1 <<<"$rows")
+  for key in rss_bytes gc_committed_bytes gc_in_use_bytes live_object_bytes native_and_other_bytes; do
+    [ -n "$(memory_field "$last" "$key")" ] || fail "the memory row has no number for $key: $last"
+  done
+  held=$(sed -nE 's/^gcsnap-sample: mode=memory .*bytes=([0-9]+).*/\1/p' "$out")
+  [ -n "$held" ] || fail "the app did not say how many bytes it holds"
+  d_native=$(($(memory_field "$last" native_and_other_bytes) - $(memory_field "$first" native_and_other_bytes)))
+  d_managed=$(($(memory_field "$last" gc_resident_bytes) - $(memory_field "$first" gc_resident_bytes)))
+  d_live=$(($(memory_field "$last" live_object_bytes) - $(memory_field "$first" live_object_bytes)))
+  free_last=$(memory_field "$last" free_or_fragmented_bytes)
+  echo "memory $kind: held $held, native+other $d_native, managed $d_managed, live $d_live, free now $free_last"
+}
+mib=$((1 << 20))
+# 256 MiB of touched AllocHGlobal: native and other grows by it (-5 %, +10 %: malloc's and the
+# runtime's own growth), the managed heap by less than 16 MiB; info says most memory is native
+# and names the tools that see it.
+case_memory_native() {
+  memory_case native 256
+  within "$d_native" $((held * 95 / 100)) $((held * 110 / 100)) "native and other did not grow by the native leak"
+  within "$d_managed" $((-16 * mib)) $((16 * mib)) "the managed heap moved with a native leak"
+  grep -q 'most of the resident memory (.*) is not the managed heap: anonymous (native allocations)' "$work/$case_name.info" ||
+    fail "info does not say that most memory is native"
+  grep -q 'heaptrack' "$work/$case_name.info" || fail "info does not name a native memory tool"
+  grep -Eq '^GC [0-9]+: managed heap .* of .* resident: .* live objects, .* free or fragmented; .* native and other' \
+    "$work/$case_name.info" || fail "info does not open with the memory summary"
+  # The report carries the same summary, the parts of its bar, the advice and the RSS series.
+  "$gcsnap" report "$snap" -o "$work/$case_name.html" >/dev/null 2>&1 || fail "gcsnap report failed"
+  grep -Eq '"memory":\{"gc":[0-9]+,"summary":"managed heap [^"]* native and other","parts":\[[0-9]+,[0-9]+,[0-9]+\],"advice":\["most of the resident memory' \
+    "$work/$case_name.html" || fail "the report does not carry the memory summary and advice"
+  grep -Eq '"series":\[\[[0-9]+,[0-9]+,[0-9]+,-?[0-9]+\],\[' "$work/$case_name.html" || fail "the report has no RSS series"
+}
+# 256 MiB of 64 KiB arrays: live objects grow by it (+0..+2 %: array headers and the list),
+# the managed heap's resident part by at least 95 % of it, native and other by less than 32 MiB
+# (the GC's bookkeeping for the new regions).
+case_memory_managed() {
+  memory_case managed 256
+  within "$d_live" "$held" $((held * 102 / 100)) "live objects did not grow by the managed leak"
+  within "$d_managed" $((held * 95 / 100)) $((held * 120 / 100)) "the managed heap did not grow by the managed leak"
+  within "$d_native" $((-32 * mib)) $((32 * mib)) "native and other moved with a managed leak"
+  if grep -q 'is not the managed heap' "$work/$case_name.info"; then fail "info calls a managed leak native"; fi
+}
+# 128 MiB of 8 KiB arrays with one in 16 pinned: the pinned 8 MiB are live, and at least half of
+# the other 120 MiB stays in the heap as free space; info names the pinned arrays' type.
+case_memory_pinned() {
+  memory_case pinned 128
+  within "$d_live" "$held" $((held * 110 / 100 + 4 * mib)) "live objects are not the pinned arrays"
+  within "$free_last" $((60 * mib)) $((200 * mib)) "the pinned arrays do not leave the heap fragmented"
+  grep -q 'of the managed heap (.*) is free or fragmented; [0-9]* pinned handle(s); pinned and large objects that can hold gaps open: System.Byte\[\]' \
+    "$work/$case_name.info" || fail "info does not name the pinned arrays as holding the free space"
+}
+# record --on-rss 128M on an app whose native memory grows by 384 MiB at 80 MiB/s (from about 60
+# MiB resident): one walk each when the resident size reaches 128, 256 and 384 MiB, and no
+# other (--policy none); each walk's memory record shows the size it was taken at. With
+# --max-snapshots 2 the third is not taken.
+case_memory_on_rss() {
+  record_opts=(--policy none --on-rss 128M)
+  record_app 0 memory grow 384
+  check_cli_accepts
+  local reached
+  reached=$(sed -nE 's/^gcsnap: process [0-9]+: heap walk \(resident [0-9]+ MiB reached ([0-9]+) MiB\)$/\1/p' "$err" | tr '\n' ' ')
+  [ "$reached" = "128 256 384 " ] || fail "--on-rss 128M walked at '$reached', expected at 128 256 384 MiB"
+  local rows k=0 row rss
+  rows=$(memory_rows)
+  [ "$(wc -l <<<"$rows")" -eq 3 ] || { show "$work/$case_name.json"; fail "not 3 walked GCs with a memory record"; }
+  while read -r row; do
+    k=$((k + 1)) rss=$(memory_field "$row" rss_bytes)
+    within "$rss" $((k * 128 * mib)) $(((k * 128 + 96) * mib)) "walk $k's resident size"
+  done <<<"$rows"
+  record_opts=(--policy none --on-rss 128M --max-snapshots 2)
+  record_app 0 memory grow 384
+  [ "$(grep -c '^gcsnap: process [0-9]*: heap walk (resident' "$err")" -eq 2 ] || fail "--max-snapshots 2 did not stop --on-rss at 2 walks"
+  [ "$(memory_rows | wc -l)" -eq 2 ] || fail "--max-snapshots 2: not 2 walks in the recording"
+  rm -f "$work/on-rss-bad.snap"
+  "$gcsnap" record -o "$work/on-rss-bad.snap" --on-rss 12X -- dotnet "$dll" exit 0 >"$work/on-rss-bad.err" 2>&1
+  local rc=$?
+  show "$work/on-rss-bad.err"
+  [ "$rc" -eq 2 ] && grep -q "^gcsnap: error: --on-rss '12X' is not a size" "$work/on-rss-bad.err" ||
+    fail "a bad --on-rss size was not a usage error (exit $rc)"
+  [ ! -e "$work/on-rss-bad.snap" ] || fail "a bad --on-rss size still recorded"
+}
+
 source "$(dirname "$0")/e2e_attach_cases.sh"
 
 fn=case_${case_name//-/_}

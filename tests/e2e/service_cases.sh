@@ -88,13 +88,27 @@ case_service_leaks() {
   # Its holder is named: no object dominates the list, its owner is the Registrations object.
   grep -q "CancellationTokenSource+Registrations (owner; entered from" <<<"$row" || fail "leaks: the registrations' holder is not the owner ($row)"
   grep -q "List<Gcsnap.Service.AuditEntry>,0x" <(grep "$audit" "$csv") || fail "leaks: the audit trail is not held by its LinkedList"
-  # Each suspect's path with field and static names: the registrations reached from the host's
-  # ApplicationLifetime._stoppingSource, the audit trail from the static AuditLog.s_trail.
-  grep -Eq '^note: #[0-9] 0x[0-9a-f]+: .*ApplicationLifetime\._stoppingSource -> System\.Threading\.CancellationTokenSource\._registrations -> ' \
-    "$work/$case_name.leaks" || fail "leaks: no path names ApplicationLifetime._stoppingSource and CancellationTokenSource._registrations"
-  grep -Eq '^note: #[0-9] 0x[0-9a-f]+: Gcsnap\.Service\.AuditLog\.s_trail \(static\) -> ' "$work/$case_name.leaks" ||
+  # Each suspect's path with field and static names (--wide: full names, one line each): the
+  # registrations reached from the host's ApplicationLifetime._stoppingSource, the audit trail
+  # from the static AuditLog.s_trail.
+  "$gcsnap" leaks "$s1" "$s2" "$s3" --wide >"$work/$case_name.leaks.wide" 2>&1 || fail "leaks --wide failed"
+  grep -Eq '^     path     .*ApplicationLifetime\._stoppingSource -> System\.Threading\.CancellationTokenSource\._registrations -> .* 0x[0-9a-f]+$' \
+    "$work/$case_name.leaks.wide" || fail "leaks: no path names ApplicationLifetime._stoppingSource and CancellationTokenSource._registrations"
+  grep -Eq '^     path     Gcsnap\.Service\.AuditLog\.s_trail \(static\) -> ' "$work/$case_name.leaks.wide" ||
     fail "leaks: no path names the static AuditLog.s_trail"
-  [ "$(wc -l <"$work/$case_name.leaks")" -lt 25 ] || fail "leaks does not fit a screen"
+  grep -Eq '^     held by  System\.Threading\.CancellationTokenSource\+Registrations 0x[0-9a-f]+ \(owner; entered from ' \
+    "$work/$case_name.leaks.wide" || fail "leaks: the text does not name the registrations' owner"
+  # It fits a screen: at most 120 columns on a pipe (the terminal's width on one), 40 lines.
+  [ "$(wc -L <"$work/$case_name.leaks")" -le 120 ] || fail "leaks is wider than 120 columns"
+  [ "$(wc -l <"$work/$case_name.leaks")" -le 40 ] || fail "leaks does not fit a screen"
+  [ "$(GCSNAP_WIDTH=80 "$gcsnap" leaks "$s1" "$s2" "$s3" | wc -L)" -le 80 ] || fail "leaks does not fit an 80-column terminal"
+  # A two-file diff (no object identity) blames the shape that grew: the registrations' chain,
+  # folded, over every Booking at B; never the 64-entry LRU, as full at s1 as at s3.
+  text=$("$gcsnap" diff "$s1" "$s3" --filter Gcsnap.Service.Booking --shapes 5 --wide) || fail "diff s1 s3 failed"
+  row=$(awk '/^Largest growths by type/ { on = 1 } on && /^Gcsnap\.Service\.Booking / { print; exit }' <<<"$text")
+  grep -Eq ' [0-9]+/4500 .*CallbackNode ×[0-9]{3,} -> Gcsnap\.Service\.Booking$' <<<"$row" ||
+    { echo "$text"; fail "diff s1 s3: the Bookings' path is not the folded registrations' chain over all 4500 ($row)"; }
+  grep -q 'BookingCache' <<<"$text" && { echo "$text"; fail "diff s1 s3: the LRU, which did not grow, is blamed"; }
   # dominators --by type names the holder when no object dominates: the registrations' owner.
   text=$("$gcsnap" dominators "$s3" --by type --top 10) || fail "dominators --by type failed"
   grep -Eq "^ *[0-9]+ +System\.Threading\.CancellationTokenSource\+CallbackNode +.*System\.Threading\.CancellationTokenSource\+Registrations \(owner\) +0x" <<<"$text" ||
@@ -173,6 +187,13 @@ case_service_record() {
   grep -Eq 'CallbackNode ×[0-9]{3,} -> Gcsnap\.Service\.Booking$' <<<"$row" ||
     fail "diff: the Bookings' most common path is not the folded registrations' chain ($row)"
   grep -q 'BookingCache' <<<"$row" && fail "diff: the Bookings' most common path is the LRU's"
+  # --no-fold lists every hop of that path; JSON lists every hop in path_hops either way.
+  row=$("$gcsnap" diff "$rec" --top 12 --no-fold | awk '/^Largest groups of new objects/ { on = 1 } on && /^Gcsnap\.Service\.Booking / { print; exit }')
+  grep -q 'CallbackNode -> System\.Threading\.CancellationTokenSource+CallbackNode -> ' <<<"$row" && ! grep -q '×' <<<"$row" ||
+    fail "diff --no-fold: the Bookings' path is still folded (${row:0:300})"
+  local hops
+  hops=$("$gcsnap" diff "$rec" --top 12 --format json --table path_hops | grep -c '"type": "Gcsnap.Service.Booking", "shape": 1,')
+  [ "$hops" -gt 800 ] || fail "diff --format json: path_hops has $hops hops for the Bookings' path, not every hop of the chain"
   kill "$pid" 2>/dev/null
 }
 

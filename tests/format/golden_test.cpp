@@ -28,7 +28,8 @@ ErrorCode first_read_error(const Recording& r) {
 // turned on, 1.0 with it): readers must keep reading every file a released writer produced.
 TEST_CASE("golden sample-valid.snap reads back what was written") {
   const char* name =
-      GENERATE("sample-valid.snap", "compat/sample-valid-1.0.snap", "compat/sample-valid-no-ldm.snap");
+      GENERATE("sample-valid.snap", "compat/sample-valid-1.0.snap", "compat/sample-valid-no-ldm.snap",
+               "compat/sample-valid-1.1.snap");
   CAPTURE(name);
   auto rec = Recording::open(golden(name));
   REQUIRE(rec);
@@ -82,8 +83,14 @@ TEST_CASE("golden sample-valid.snap reads back what was written") {
   REQUIRE(no_walk);
   CHECK(no_walk->size() == 0);
   CHECK_FALSE(*r.has_dependent_handle_section(0));
-  if (std::string(name) == "sample-valid.snap") {
-    CHECK(r.minor_version() == 1);
+  // §6.16 (1.2): the sample has no memory accounting, in any version.
+  for (size_t i = 0; i < 3; ++i) {
+    auto memory = r.read_memory_accounting(i);
+    REQUIRE(memory);
+    CHECK_FALSE(memory->has_value());
+  }
+  if (std::string(name) == "sample-valid.snap" || std::string(name) == "compat/sample-valid-1.1.snap") {
+    CHECK(r.minor_version() == (std::string(name) == "sample-valid.snap" ? 2 : 1));
     CHECK(*has_section);
     CHECK(handles->primaries == std::vector<uint64_t>{0x7f0000c00040, 0x7f0000c00018});
     CHECK(handles->secondaries == std::vector<uint64_t>{0x7f0000c000d8, 0x7f0000c01000});
@@ -92,6 +99,33 @@ TEST_CASE("golden sample-valid.snap reads back what was written") {
     CHECK_FALSE(*has_section);
     CHECK(handles->size() == 0);
   }
+}
+
+TEST_CASE("golden memory-valid.snap reads back its memory accounting") {
+  auto rec = Recording::open(golden("memory-valid.snap"));
+  REQUIRE(rec);
+  const Recording& r = **rec;
+  REQUIRE(r.gcs().size() == 2);
+  CHECK(r.minor_version() == 2);
+  constexpr uint64_t kMiB = 1ull << 20;
+  auto first = r.read_memory_accounting(0);
+  REQUIRE(first);
+  REQUIRE(first->has_value());
+  CHECK((*first)->present == (memory_present::kProcess | memory_present::kGcMappings));
+  CHECK((*first)->rss_bytes == 40 * kMiB);
+  CHECK((*first)->sample_delay_ns == 150000);
+  CHECK_FALSE((*first)->has(memory_present::kLiveObjects));
+  auto second = r.read_memory_accounting(1);
+  REQUIRE(second);
+  REQUIRE(second->has_value());
+  const MemoryAccounting& m = **second;
+  CHECK(m.has(memory_present::kCgroupLimit | memory_present::kLiveObjects));
+  CHECK(m.live_object_bytes == 3 * kMiB);
+  CHECK(m.cgroup_limit_bytes == 256 * kMiB);
+  CHECK(m.native_and_other_bytes() == 58 * kMiB);
+  CHECK(m.free_or_fragmented_bytes() == 3 * kMiB);
+  CHECK(m.code_bytes + m.mapped_file_bytes + m.stack_bytes + m.anonymous_bytes + m.gc_resident_bytes == m.rss_bytes);
+  for (size_t i = 0; i < 2; ++i) CHECK(r.verify_gc(i).is_ok());
 }
 
 TEST_CASE("golden files that must not open") {

@@ -93,6 +93,37 @@ struct WalkSkip {
   uint64_t estimated_walk_ns = 0;    ///< what walking this GC was estimated to take (0: not given)
 };
 
+/// Which groups of MemoryAccounting fields hold figures (format-spec.md §6.16, since 1.2).
+namespace memory_present {
+inline constexpr uint32_t kProcess = 0x01;       ///< rss, pss, swap and the split by mapping kind
+inline constexpr uint32_t kGcMappings = 0x02;    ///< gc_committed_bytes, gc_resident_bytes
+inline constexpr uint32_t kLiveObjects = 0x04;   ///< live_object_bytes (GCs with a heap walk)
+inline constexpr uint32_t kCgroupUsage = 0x08;   ///< cgroup_usage_bytes
+inline constexpr uint32_t kCgroupLimit = 0x10;   ///< cgroup_limit_bytes
+}  // namespace memory_present
+
+/// What the process's memory was made of right after one GC (format-spec.md §6.16).
+struct MemoryAccounting {
+  uint32_t present = 0;  ///< memory_present bits: which groups below hold figures
+  uint64_t sample_delay_ns = 0;
+  uint64_t rss_bytes = 0, pss_bytes = 0, swap_bytes = 0;
+  uint64_t gc_committed_bytes = 0, gc_resident_bytes = 0, gc_in_use_bytes = 0;
+  uint64_t live_object_bytes = 0;
+  uint64_t code_bytes = 0, mapped_file_bytes = 0, stack_bytes = 0, anonymous_bytes = 0;
+  uint64_t recorder_bytes = 0;
+  uint64_t cgroup_usage_bytes = 0, cgroup_limit_bytes = 0;
+
+  bool has(uint32_t bits) const noexcept { return (present & bits) == bits; }
+  /// Resident bytes that are not the GC heap's (rss - gc_resident, 0 when negative).
+  uint64_t native_and_other_bytes() const noexcept {
+    return rss_bytes > gc_resident_bytes ? rss_bytes - gc_resident_bytes : 0;
+  }
+  /// Resident GC heap bytes not taken by live objects (0 when negative).
+  uint64_t free_or_fragmented_bytes() const noexcept {
+    return gc_resident_bytes > live_object_bytes ? gc_resident_bytes - live_object_bytes : 0;
+  }
+};
+
 /// What the recorder had to drop at one GC, so that readers can say so.
 struct DropCounts {
   uint64_t roots = 0;

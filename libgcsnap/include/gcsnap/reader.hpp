@@ -218,6 +218,9 @@ class Recording {
   /// The snapshot policy's note that it skipped this GC's heap walk (§6.15, since 1.1), or
   /// nullopt when the block has none. Errors: CorruptSection for a malformed note.
   Result<std::optional<WalkSkip>> read_walk_skip(size_t gc_pos) const;
+  /// What the process's memory was made of after this GC (§6.16, since 1.2), or nullopt when
+  /// the block has no such record. Errors: CorruptSection for a malformed record.
+  Result<std::optional<MemoryAccounting>> read_memory_accounting(size_t gc_pos) const;
   /// Types and methods declared by blocks 0..gc_pos (inclusive).
   Result<NameTable> read_names(size_t gc_pos) const;
   /// Types and methods declared by block gc_pos alone (the types new in that GC).

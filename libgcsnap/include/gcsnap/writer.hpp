@@ -89,6 +89,8 @@ class Writer {
   Status add_static_slots(std::span<const StaticSlot> statics);
   /// Say that the snapshot policy skipped this GC's heap walk, and why (§6.15). At most once per GC.
   Status add_walk_skip(const WalkSkip& skip);
+  /// Record what the process's memory was made of after this GC (§6.16). At most once per GC.
+  Status add_memory_accounting(const MemoryAccounting& memory);
   /// Record data the caller dropped at this GC (added to the block's drop section).
   Status add_drops(const DropCounts& drops);
   /// Finish the GC block: final info (compacted, end time) replaces begin_gc's.

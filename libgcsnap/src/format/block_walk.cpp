@@ -11,7 +11,8 @@ namespace {
 bool is_known_data_section(uint16_t type) {
   return (type >= static_cast<uint16_t>(SectionType::GenerationBounds) &&
           type <= static_cast<uint16_t>(SectionType::StaticSlots)) ||
-         type == static_cast<uint16_t>(SectionType::WalkSkipped);
+         type == static_cast<uint16_t>(SectionType::WalkSkipped) ||
+         type == static_cast<uint16_t>(SectionType::MemoryAccounting);
 }
 constexpr uint8_t kFlagMustUnderstand = 0x01;  // §4: unknown type with this flag cannot be skipped
 

@@ -19,7 +19,7 @@ inline constexpr uint8_t kGenerationsCollectedMask = 0x1F;
 inline constexpr uint8_t kFileMagic[8] = {0x89, 'G', 'C', 'S', 'N', 'A', 'P', 0x0A};
 inline constexpr uint8_t kTrailerMagic[8] = {0x0A, 'X', 'D', 'N', 'I', 'S', 'C', 'G'};
 inline constexpr uint16_t kMajorVersion = 1;
-inline constexpr uint16_t kMinorVersion = 1;  // 1.1: dependent handles (§6.11)
+inline constexpr uint16_t kMinorVersion = 2;  // 1.2: memory accounting (§6.16)
 inline constexpr uint32_t kFileHeaderSize = 40;
 /// §3: required-feature bits this reader implements (none yet).
 inline constexpr uint64_t kKnownRequiredFeatures = 0;
@@ -44,6 +44,7 @@ enum class SectionType : uint16_t {
   ReferenceSlots = 0x0019,  ///< §6.13
   StaticSlots = 0x001A,     ///< §6.14
   WalkSkipped = 0x001B,       // since 1.1
+  MemoryAccounting = 0x001C,  ///< §6.16, since 1.2
   BlockAbort = 0x00FE,
   BlockEnd = 0x00FF,
   Index = 0x0100,
@@ -60,6 +61,8 @@ inline constexpr uint8_t kColumnShift3 = 0x10;
 inline constexpr uint32_t kGcSummarySize = 152;
 /// §6.15: size of the walk-skipped payload.
 inline constexpr uint32_t kWalkSkippedSize = 32;
+/// §6.16: size of the memory-accounting payload this writer writes (and the least a reader accepts).
+inline constexpr uint32_t kMemoryAccountingSize = 128;
 /// §6.1: size of the block start payload.
 inline constexpr uint32_t kBlockStartSize = 32;
 

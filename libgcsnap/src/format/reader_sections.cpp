@@ -1,5 +1,6 @@
 // Recording: decoding a GC's sections on demand (format-spec.md §6).
 #include <algorithm>
+#include <iterator>
 #include <new>
 #include <numeric>
 
@@ -284,6 +285,32 @@ Result<std::optional<WalkSkip>> Recording::read_walk_skip(size_t gc_pos) const {
     skip.since_last_walk_ns = format::load_le64(payload.data() + 16);
     skip.estimated_walk_ns = format::load_le64(payload.data() + 24);
     return std::optional<WalkSkip>(skip);
+  });
+}
+
+Result<std::optional<MemoryAccounting>> Recording::read_memory_accounting(size_t gc_pos) const {
+  return guarded<std::optional<MemoryAccounting>>([&]() -> Result<std::optional<MemoryAccounting>> {
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
+    auto refs = impl_->sections_of(gc_pos, SectionType::MemoryAccounting);
+    if (!refs) return refs.error();
+    if (refs->empty()) return std::optional<MemoryAccounting>{};
+    if (refs->size() > 1)
+      return make_error(ErrorCode::CorruptSection, "two memory-accounting sections in one block", (*refs)[1].offset);
+    const format::SectionRef& r = refs->front();
+    std::vector<uint8_t> payload;
+    GCSNAP_RETURN_IF_ERROR(format::load_section(impl_->data, r, impl_->limits, payload));
+    // §6.16: later minors may append fields; only a short or ragged payload is malformed.
+    if (payload.size() < format::kMemoryAccountingSize || payload.size() % 8 != 0 || r.header.item_count != 1)
+      return make_error(ErrorCode::CorruptSection, "memory-accounting section of the wrong size", r.offset);
+    const uint8_t* p = payload.data();
+    MemoryAccounting m;
+    m.present = format::load_le32(p);
+    uint64_t* fields[] = {&m.sample_delay_ns,   &m.rss_bytes,       &m.pss_bytes,         &m.swap_bytes,
+                          &m.gc_committed_bytes, &m.gc_resident_bytes, &m.gc_in_use_bytes, &m.live_object_bytes,
+                          &m.code_bytes,        &m.mapped_file_bytes, &m.stack_bytes,     &m.anonymous_bytes,
+                          &m.recorder_bytes,    &m.cgroup_usage_bytes, &m.cgroup_limit_bytes};
+    for (size_t k = 0; k < std::size(fields); ++k) *fields[k] = format::load_le64(p + 8 + 8 * k);
+    return std::optional<MemoryAccounting>(m);
   });
 }
 

@@ -74,6 +74,8 @@ Status Recording::verify_gc(size_t gc_pos, const std::span<const uint32_t>* atte
       auto names = read_block_names(gc_pos);
       if (!names) return names.error();
     }
+    GCSNAP_RETURN_IF_ERROR(read_walk_skip(gc_pos).status());
+    GCSNAP_RETURN_IF_ERROR(read_memory_accounting(gc_pos).status());
     std::string static_names;
     GCSNAP_RETURN_IF_ERROR(read_static_slots(gc_pos, static_names).status());
     if (gc_pos > 0 && impl_->gcs[gc_pos - 1].info.gc_number >= e.info.gc_number)

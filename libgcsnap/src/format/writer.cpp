@@ -1,5 +1,6 @@
 // Writer: call order and GC blocks (format-spec.md §6). Column batching is in writer_columns.cpp.
 #include <cerrno>
+#include <iterator>
 #include <new>
 
 #include "format/byte_io.hpp"
@@ -165,6 +166,26 @@ Status Writer::add_walk_skip(const WalkSkip& skip) {
     return w.emit(std::move(r));
   } catch (const std::bad_alloc&) {
     return w.fail(make_error(ErrorCode::OutOfMemory, "add_walk_skip"));
+  }
+}
+
+Status Writer::add_memory_accounting(const MemoryAccounting& m) {
+  Impl& w = *impl_;
+  GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
+  try {
+    RawRecord r = make_record(SectionType::MemoryAccounting, format::kMemoryAccountingSize);
+    uint8_t* p = r.payload.data();
+    format::store_le32(p, m.present);
+    format::store_le32(p + 4, 0);
+    const uint64_t fields[] = {m.sample_delay_ns,   m.rss_bytes,       m.pss_bytes,         m.swap_bytes,
+                               m.gc_committed_bytes, m.gc_resident_bytes, m.gc_in_use_bytes, m.live_object_bytes,
+                               m.code_bytes,        m.mapped_file_bytes, m.stack_bytes,     m.anonymous_bytes,
+                               m.recorder_bytes,    m.cgroup_usage_bytes, m.cgroup_limit_bytes};
+    static_assert(8 + sizeof(fields) == format::kMemoryAccountingSize);
+    for (size_t k = 0; k < std::size(fields); ++k) format::store_le64(p + 8 + 8 * k, fields[k]);
+    return w.emit(std::move(r));
+  } catch (const std::bad_alloc&) {
+    return w.fail(make_error(ErrorCode::OutOfMemory, "add_memory_accounting"));
   }
 }
 

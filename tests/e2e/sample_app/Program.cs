@@ -19,6 +19,8 @@
 //                   ROUNDS (default 8) rounds of work with planted leaks and look-alikes, an
 //                   induced GC before the first and after each, then a pause of PAUSE_MS
 //                   (default 0) (LeakRounds.cs)
+//   memory KIND MIB  hold MIB MiB of native, managed or pinned-fragmented memory between two
+//                   induced GCs (MemoryShapes.cs)
 using System;
 using System.Collections.Generic;
 using System.IO;
@@ -64,6 +66,8 @@ public static class Program
                 return Finish();
             case "leaks":
                 return LeakRounds.Run(arg is null ? 8 : int.Parse(arg), args.Length > 2 ? int.Parse(args[2]) : 0);
+            case "memory" when args.Length == 3 && int.TryParse(args[2], out int mib) && mib > 0:
+                return MemoryShapes.Run(arg!, mib);
             case "churn" when int.TryParse(arg, out int iterations) && iterations >= 0:
                 return Churn(iterations);
             case "threads" when int.TryParse(arg, out int threadCount) && threadCount > 0:
@@ -74,7 +78,7 @@ public static class Program
                 return ExitWhileWriting(markers, exitCode, args[3]);
             default:
                 Console.Error.WriteLine("usage: Gcsnap.Sample [run | crash [MS] | throw [MS] | exit N | wait [SECONDS] | churn N | " +
-                                        "threads T | exit-writing N CODE return|exit|libc-exit | attach-wait | leaks [ROUNDS [PAUSE_MS]]]");
+                                        "threads T | exit-writing N CODE return|exit|libc-exit | attach-wait | leaks [ROUNDS [PAUSE_MS]] | memory native|managed|pinned MIB]");
                 return ExitUsage;
         }
     }

@@ -9,6 +9,8 @@
 //    LinkedList<AuditEntry>: a doubly linked list reachable from its head and its tail (the
 //    list is circular, head.prev is the tail), and a second leak with a static's name.
 //  - GET /stats prints the counts: "bookings=B cached=C audit=A".
+//  - For bench/attach_pause.sh: POST /churn?kib=N allocates N KiB of garbage; with the second
+//    argument "pauses", GET /gcpauses prints the GC pauses since the last call (GcPauses.cs).
 // The port comes from the first argument; the app prints "gcsnap-service: ready port=P pid=I".
 using System;
 using System.Collections.Generic;
@@ -76,9 +78,15 @@ public sealed class BookingService {
   }
 }
 
+public static class ChurnSink {
+  public static object? Last;
+}
+
 public static class Program {
   public static int Main(string[] args) {
     int port = args.Length > 0 ? int.Parse(args[0]) : 0;
+    // "pauses": record the GC pauses for bench/attach_pause.sh (GET /gcpauses).
+    var pauses = args.Length > 1 && args[1] == "pauses" ? new GcPauses() : null;
     var builder = WebApplication.CreateSlimBuilder();
     builder.Logging.ClearProviders();
     builder.WebHost.UseUrls($"http://127.0.0.1:{port}");
@@ -95,6 +103,19 @@ public static class Program {
       for (int i = 0; i < n; ++i) AuditLog.Append("request " + i);
       return Results.Text($"audited {n}\n");
     });
+    // Garbage for gen0 GCs: N KiB of 1 KiB arrays, dropped at once.
+    app.MapPost("/churn", (HttpContext ctx) => {
+      int kib = int.TryParse(ctx.Request.Query["kib"], out var v) ? v : 1024;
+      // Each array escapes to a static (the JIT would otherwise put it on the stack).
+      long sum = 0;
+      for (int i = 0; i < kib; ++i) {
+        var chunk = new byte[1024];
+        Volatile.Write(ref ChurnSink.Last, chunk);
+        sum += chunk.Length;
+      }
+      return Results.Text($"churned {sum / 1024}\n");
+    });
+    app.MapGet("/gcpauses", () => Results.Text(pauses?.Drain() ?? ""));
     app.MapGet("/stats", (BookingService service, BookingCache cache) =>
         Results.Text($"bookings={service.Registered} cached={cache.Count} audit={AuditLog.Count}\n"));
     app.Lifetime.ApplicationStarted.Register(() => {

@@ -33,6 +33,7 @@ struct DiffOptions {
   size_t shapes = 3;
   std::string filter;
   bool no_cache = false;
+  bool no_fold = false;
   Format format = Format::Table;
 };
 
@@ -150,7 +151,9 @@ void run_diff(const DiffOptions& opt) {
   // decodes in less time than building would take). B's graph and shortest-path tree give the
   // paths of its new objects (one recording) or of its grown types (two).
   const bool use_index = !opt.no_cache;
-  load_diff_side(a, rec_a, use_index, kIndexObjects | kIndexTypes);
+  // Two recordings: A's shortest-path tree too (its objects' shapes are compared with B's).
+  const IndexParts a_paths = same_recording ? IndexParts{} : IndexParts{kIndexPathTree};
+  load_diff_side(a, rec_a, use_index, kIndexObjects | kIndexTypes | a_paths);
   const IndexParts b_paths = IndexParts{kIndexPathTree};
   load_diff_side(b, rec_b, use_index, kIndexObjects | kIndexTypes | b_paths);
 
@@ -173,16 +176,17 @@ void run_diff(const DiffOptions& opt) {
   if (!same_recording) {
     report.notes.push_back("two recordings: roots are matched by kind, object type and (stack roots) method, "
                            "and no object is followed from A to B (that needs two GCs of one recording): the "
-                           "groups are the types that grew, COUNT and BYTES their growth, each with the most "
-                           "common retention path of its objects at B");
-    objects.groups.set_title("Largest growths by type (two recordings: no object identity), with the most common "
-                             "retention path of the type's objects at B");
-    diff_growth_paths(a, b, opt.top, opt.shapes, opt.filter, objects);
+                           "groups are the types that grew, COUNT and BYTES their growth, each with the retention "
+                           "path shape (repeated hops folded) whose count grew most from A to B, shown on its "
+                           "farthest member at B; SHARE: members at B with that shape / all members at B");
+    objects.groups.set_title("Largest growths by type (two recordings: no object identity), with the retention path "
+                             "shape of the type's objects that grew most");
+    diff_growth_paths(a, b, opt.top, opt.shapes, opt.filter, !opt.no_fold, objects);
   } else {
     WalkDiffOptions options{opt.top, std::max<size_t>(1, opt.shapes), {}};
     if (!opt.filter.empty())
       options.keep_type = [&opt](std::string_view name) { return contains_ignore_case(name, opt.filter); };
-    objects = diff_object_level(rec_a, a, b, options, report.notes);
+    objects = diff_object_level(rec_a, a, b, options, !opt.no_fold, report.notes);
   }
   RootDiff roots;
   if (objects.roots) {
@@ -198,6 +202,8 @@ void run_diff(const DiffOptions& opt) {
   report.tables.push_back(std::move(objects.dead_groups));
   // People see the extra shapes only when there are some; scripts always get the table.
   if (opt.format != Format::Table || !objects.more_paths.empty()) report.tables.push_back(std::move(objects.more_paths));
+  // Tools get every hop of every path (the text shows the folded one, or every hop with --no-fold).
+  if (opt.format != Format::Table) report.tables.push_back(std::move(objects.path_hops));
   print_report(report, opt.format);
 }
 
@@ -219,6 +225,8 @@ void add_diff_command(CLI::App& app) {
   cmd->add_option("--shapes", opt->shapes, "retention path shapes per group of new objects (default 3)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--filter", opt->filter, "only types whose name contains this text (any case)");
+  cmd->add_flag("--no-fold", opt->no_fold,
+                "list every hop of the groups' paths (by default hops of one type in a row are one hop with a count)");
   add_no_cache_option(*cmd, opt->no_cache);
   add_format_option(*cmd, opt->format);
   cmd->callback([opt] { run_diff(*opt); });

@@ -11,6 +11,7 @@
 #include "output/cli_error.hpp"
 #include "commands/commands.hpp"
 #include "commands/gc_select.hpp"
+#include "commands/memory_text.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/reader.hpp"
 #include "output/output.hpp"
@@ -182,14 +183,63 @@ Table heap_table(const Recording& r, const std::vector<size_t>& listed, std::vec
   return t;
 }
 
+// What the process's memory was made of after each listed GC that has a record (format §6.16);
+// no table when none has. The fixed keys of the JSON are docs/cli.md's.
+Table memory_table(const Recording& r, const std::vector<size_t>& listed, std::vector<std::string>& notes) {
+  Table t("memory", "Memory after each GC (resident bytes; MANAGED is the GC heap's resident part)");
+  t.add_column("gc", "GC", ColumnKind::Count);
+  t.add_column("rss_bytes", "RSS", ColumnKind::Bytes).add_column("gc_resident_bytes", "MANAGED", ColumnKind::Bytes);
+  t.add_column("live_object_bytes", "LIVE", ColumnKind::Bytes);
+  t.add_column("free_or_fragmented_bytes", "FREE/FRAG", ColumnKind::Bytes);
+  t.add_column("native_and_other_bytes", "NATIVE+OTHER", ColumnKind::Bytes);
+  t.add_column("anonymous_bytes", "ANON", ColumnKind::Bytes).add_column("code_bytes", "CODE", ColumnKind::Bytes);
+  t.add_column("mapped_file_bytes", "FILES", ColumnKind::Bytes).add_column("stack_bytes", "STACKS", ColumnKind::Bytes);
+  t.add_column("cgroup_usage_bytes", "CGROUP", ColumnKind::Bytes).add_column("cgroup_limit_bytes", "LIMIT", ColumnKind::Bytes);
+  for (const char* key : {"pss_bytes", "swap_bytes", "gc_committed_bytes", "gc_in_use_bytes", "recorder_bytes",
+                          "sample_delay_ns"})
+    t.add_column(key, "", key == std::string("sample_delay_ns") ? ColumnKind::Count : ColumnKind::Bytes,
+                 Shown::MachineOnly);
+  uint64_t unreadable = 0;
+  for (size_t i : listed) {
+    auto read = r.read_memory_accounting(i);
+    if (!read) ++unreadable;
+    if (!read || !*read) continue;
+    const MemoryAccounting& m = **read;
+    auto when = [](bool known, uint64_t v) { return known ? Cell(v) : Cell(); };
+    const bool process = m.has(memory_present::kProcess), live = m.has(memory_present::kLiveObjects);
+    const bool gc = m.has(memory_present::kGcMappings);
+    t.add_row({r.gcs()[i].info.gc_number, when(process, m.rss_bytes), when(gc, m.gc_resident_bytes),
+               when(live, m.live_object_bytes), when(live && gc, m.free_or_fragmented_bytes()),
+               when(process && gc, m.native_and_other_bytes()), when(process, m.anonymous_bytes),
+               when(process, m.code_bytes), when(process, m.mapped_file_bytes), when(process, m.stack_bytes),
+               when(m.has(memory_present::kCgroupUsage), m.cgroup_usage_bytes),
+               when(m.has(memory_present::kCgroupLimit), m.cgroup_limit_bytes), when(process, m.pss_bytes),
+               when(process, m.swap_bytes), when(gc, m.gc_committed_bytes), Cell(m.gc_in_use_bytes),
+               Cell(m.recorder_bytes), Cell(m.sample_delay_ns)});
+  }
+  if (unreadable) notes.push_back(fmt::format("{} GC(s) have a memory record that cannot be read", unreadable));
+  return t;
+}
+
 void run_info(const InfoOptions& o) {
   auto recording = open_recording(o.file);
   const Recording& r = *recording;
   Report report;
   report.tables.push_back(file_table(o.file, r));
+  std::vector<std::string> advice;
+  if (auto at = memory_summary_gc(r)) {
+    // The text opens with where the memory is, at the last walked GC that says so.
+    const MemoryAccounting m = **r.read_memory_accounting(*at);
+    report.tables.back().set_title(fmt::format("GC {}: {}\n{}", r.gcs()[*at].info.gc_number, memory_summary(m),
+                                               memory_bar(m)));
+    advice = memory_advice(r, *at, m);
+  }
   const std::vector<size_t> listed = listed_gcs(r, o.snapshots);
   report.tables.push_back(gc_table(r, listed));
   report.tables.push_back(heap_table(r, listed, report.notes));
+  Table memory = memory_table(r, listed, report.notes);
+  if (!memory.empty()) report.tables.push_back(std::move(memory));
+  for (std::string& line : advice) report.notes.push_back(std::move(line));
   if (r.end() == FileEnd::NoIndex)
     report.notes.push_back("the file has no index (the writer did not finish it); its GCs were found by scanning");
   else if (r.end() != FileEnd::Complete)

@@ -1,6 +1,7 @@
 // gcsnap leaks: groups of objects (type + retention-path shape) that accumulate across every
 // heap walk of one recording, or of several recordings of one app (docs/cli.md "leaks").
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "commands/heap_load.hpp"
 #include "commands/gc_select.hpp"
 #include "commands/leak_load.hpp"
+#include "commands/leaks_text.hpp"
 #include "commands/path_text.hpp"
 #include "output/output.hpp"
 
@@ -25,6 +27,7 @@ struct LeaksOptions {
   size_t top = 10;
   size_t min_walks = 3;
   bool include_weak = false;
+  bool no_fold = false;
   Format format = Format::Table;
 };
 
@@ -92,10 +95,12 @@ Table series_table(const LoadedLeaks& l) {
 }
 
 // Each suspect's newest member's path at the last walk, with field and static names and its
-// chain folded, so that the holder and how it is reached read on one line. One load of the
-// last walk with field names and one breadth-first search for all suspects.
-void add_suspect_paths(const LoadedLeaks& l, Report& report) {
+// chain folded (FOLD false: every hop), so that the holder and how it is reached read at once.
+// One load of the last walk with field names and one breadth-first search for all suspects.
+std::vector<SuspectPath> suspect_paths(const LoadedLeaks& l, bool fold) {
   const auto& r = l.report;
+  std::vector<SuspectPath> paths(r.suspects.size());
+  if (r.suspects.empty()) return paths;
   const LeakWalk& last = r.walks.back();
   const auto heap = load_heap(l.file_of(last), last.gc_number, false, true);
   auto tree = ShortestPathTree::compute(heap->graph, RetentionOptions{});
@@ -105,10 +110,9 @@ void add_suspect_paths(const LoadedLeaks& l, Report& report) {
     if (!s.example_address) continue;
     auto node = heap->graph.find_object(s.example_address);
     if (!node) continue;
-    const std::string chain = folded_chain_text(*heap, *tree, *node);
-    if (!chain.empty())
-      report.notes.push_back(fmt::format("#{} {}: {}", i + 1, format_address(s.example_address), chain));
+    paths[i] = {s.example_address, folded_chain_hops(*heap, *tree, *node, fold)};
   }
+  return paths;
 }
 
 // Whether every file is one `gcsnap snapshot` of a running process: one GC, walked on demand.
@@ -123,7 +127,7 @@ constexpr const char* kRecordEvery =
     "record the running process with 'gcsnap record --pid PID --every 30s' (a heap walk every 30 s, objects "
     "followed from walk to walk)";
 
-void add_notes(const LoadedLeaks& l, Report& report, size_t min_walks, bool with_paths) {
+void add_notes(const LoadedLeaks& l, Report& report, size_t min_walks) {
   const auto& r = l.report;
   if (r.too_few_walks) {
     if (only_attached_snapshots(l)) {
@@ -150,17 +154,17 @@ void add_notes(const LoadedLeaks& l, Report& report, size_t min_walks, bool with
                                          kRecordEvery));
     return;
   }
-  report.notes.push_back(
-      "NEW+ALIVE = members born after the first heap walk and alive at the last (object identity through the "
-      "ranges of every GC); HELD BY = the object that dominates most of them, or (owner) when none does, "
-      "the object with an edge into the structure that most members reference back");
+  if (r.suspects.front().by_identity)
+    report.notes.push_back("new and alive = members born after the first heap walk and alive at the last (object "
+                           "identity through the ranges of every GC)");
+  report.notes.push_back("held by = the object that dominates most members, or (owner) when none does, the object "
+                         "with an edge into the structure that most members reference back");
   if (!r.suspects.front().by_identity)
     report.notes.push_back(only_attached_snapshots(l)
-                               ? fmt::format("'gcsnap snapshot' files follow no object from one to the next: NEW+ALIVE "
-                                             "is the growth of the count; {}", kRecordEvery)
-                               : std::string("the last recording has one heap walk: NEW+ALIVE is the growth of the "
-                                             "count (no object identity)"));
-  if (with_paths) add_suspect_paths(l, report);
+                               ? fmt::format("'gcsnap snapshot' files follow no object from one to the next: the "
+                                             "growth of the count is all they tell; {}", kRecordEvery)
+                               : std::string("the last recording has one heap walk: the growth of the count is all "
+                                             "it tells (no object identity)"));
   const LeakSuspect& top = r.suspects.front();
   if (top.example_address)
     report.notes.push_back(fmt::format("next: gcsnap path {}:{} {}", l.file_of(last), last.gc_number,
@@ -174,11 +178,25 @@ void run_leaks(const LeaksOptions& opt) {
   options.include_weak = opt.include_weak;
   const auto loaded = load_leaks(opt.files, options);
   Report report;
+  add_notes(*loaded, report, std::max<size_t>(opt.min_walks, 2));
+  if (opt.format == Format::Table) {
+    // Text: a block per suspect that fits the screen; --table still picks a table.
+    if (output_table_requested()) {
+      report.tables.push_back(suspects_table(*loaded, opt.format));
+      report.tables.push_back(shapes_table(loaded->report));
+      report.tables.push_back(series_table(*loaded));
+      print_report(report, opt.format);
+      return;
+    }
+    const std::vector<SuspectPath> paths = loaded->report.too_few_walks ? std::vector<SuspectPath>{}
+                                                                        : suspect_paths(*loaded, !opt.no_fold);
+    const std::string text = render_leaks_text(*loaded, paths, report.notes, text_width(stdout, 120));
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return;
+  }
   report.tables.push_back(suspects_table(*loaded, opt.format));
-  // The tables keep their keys in every format; the text table leaves out an empty one.
-  if (opt.format != Format::Table || !loaded->report.suspects.empty()) report.tables.push_back(shapes_table(loaded->report));
-  if (opt.format != Format::Table) report.tables.push_back(series_table(*loaded));
-  add_notes(*loaded, report, std::max<size_t>(opt.min_walks, 2), opt.format == Format::Table);
+  report.tables.push_back(shapes_table(loaded->report));
+  report.tables.push_back(series_table(*loaded));
   print_report(report, opt.format);
 }
 
@@ -193,6 +211,9 @@ void add_leaks_command(CLI::App& app) {
   cmd->add_option("--min-walks", opt->min_walks, "judge nothing with fewer heap walks (default 3)")
       ->check(CLI::Range(2, 1000000));
   cmd->add_flag("--include-weak", opt->include_weak, "let weak roots retain objects");
+  cmd->add_flag("--no-fold", opt->no_fold,
+                "list every hop of each suspect's path (by default a chain of hops of the same type and field is "
+                "one hop with a count)");
   add_format_option(*cmd, opt->format);
   cmd->callback([opt] { run_leaks(*opt); });
 }

@@ -29,6 +29,7 @@
 #include "process/periodic_snapshots.hpp"
 #include "process/record_launch.hpp"
 #include "process/recorded_processes.hpp"
+#include "process/rss_trigger.hpp"
 #include "commands/summary_line.hpp"
 
 namespace gcsnap::cli {
@@ -43,6 +44,7 @@ struct RecordOptions {
   long pid = 0;              ///< --pid: attach instead of running a command
   std::string duration;      ///< --pid: "30s", "5m", "1h" or seconds; "" = until Ctrl+C
   std::string every;         ///< a heap walk at this interval besides the policy's; "" = none
+  std::string on_rss;        ///< a heap walk each time the resident size grew by this; "" = none
   std::vector<std::string> command;
   bool index = false;        ///< --index: build the snapshots' analysis indexes at the end
 };
@@ -51,6 +53,14 @@ std::atomic<bool> g_stop{false};
 
 /// How long one --every heap walk may take before gcsnap gives up on it (as `snapshot`).
 constexpr int kWalkTimeoutS = 300;
+/// How often --on-rss reads the resident size (one read of /proc/PID/statm per process).
+constexpr int kRssPollMs = 250;
+
+/// Start the --on-rss thread in OUT, when asked for.
+void start_rss_trigger(const RecordOptions& options, std::optional<RssTrigger>& out) {
+  if (!options.on_rss.empty())
+    out.emplace(parse_size(options.on_rss, "--on-rss"), options.max_snapshots, kRssPollMs, kWalkTimeoutS);
+}
 
 void request_stop(int) { g_stop.store(true); }
 
@@ -86,6 +96,9 @@ void request_stop(int) { g_stop.store(true); }
     periodic.emplace(every, kWalkTimeoutS);
     periodic->set_targets({{target.pid, session.control_path()}});
   }
+  std::optional<RssTrigger> on_rss;
+  start_rss_trigger(options, on_rss);
+  if (on_rss) on_rss->set_targets({{target.pid, session.control_path()}});
   auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   bool exited = false;
   while (!g_stop.load() && (seconds == 0 || std::chrono::steady_clock::now() < end)) {
@@ -96,6 +109,7 @@ void request_stop(int) { g_stop.store(true); }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   if (periodic) periodic->stop();
+  if (on_rss) on_rss->stop();
   std::string detached;
   try {
     detached = exited ? "" : session.detach();
@@ -127,6 +141,7 @@ bool diagnostics_disabled() {
   if (p != "default" && p != "all" && p != "gen2" && p != "induced" && p != "none") {
     throw CliError("--policy must be one of default, all, gen2, induced, none", kExitUsage);
   }
+  if (!options.on_rss.empty()) (void)parse_size(options.on_rss, "--on-rss");  // a usage error before anything runs
   if (options.pid != 0 && !options.command.empty()) {
     throw CliError("record: give either --pid PID or a command after --, not both", kExitUsage);
   }
@@ -144,6 +159,8 @@ bool diagnostics_disabled() {
   processes.set_policy(options.policy);
   std::optional<PeriodicSnapshots> periodic;
   if (every) periodic.emplace(every, kWalkTimeoutS);
+  std::optional<RssTrigger> on_rss;
+  start_rss_trigger(options, on_rss);
   LaunchRequest request;
   request.command = options.command;
   request.environment = profiler_environment(std::string(shim::kClsidText), shim_path);
@@ -163,6 +180,7 @@ bool diagnostics_disabled() {
   request.poll = [&] {
     processes.poll();
     if (periodic) periodic->set_targets(processes.running_controls());
+    if (on_rss) on_rss->set_targets(processes.running_controls());
   };
   request.also_wait_for = [&] { return processes.running(); };
   request.on_waiting = [&](const std::vector<long>& pids) {
@@ -181,6 +199,7 @@ bool diagnostics_disabled() {
     throw;
   }
   if (periodic) periodic->stop();
+  if (on_rss) on_rss->stop();
   processes.finish(result.statuses);
   processes.remove_directory();
   if (processes.recorded_count() == 0) {
@@ -210,7 +229,7 @@ void add_record_command(CLI::App& app) {
                   "with --pid gcsnap-<name>-<pid>-<yyyymmdd-hhmmss>.snap)");
   cmd->add_flag("--force", options->force, "Replace the output file if it exists");
   cmd->add_option("--policy", options->policy, "Which GCs get a heap walk: default (gen2 and induced), all, gen2, induced, none");
-  cmd->add_option("--max-snapshots", options->max_snapshots, "Stop taking policy snapshots after N")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-snapshots", options->max_snapshots, "Stop taking policy snapshots after N (and --on-rss walks after N)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-memory", options->max_memory_mb, "Memory budget of the shim in MB (default 1024)")->check(CLI::PositiveNumber);
   cmd->add_option("--pid", options->pid, "Attach to this running .NET process instead of running a command")
       ->check(CLI::PositiveNumber);
@@ -218,12 +237,16 @@ void add_record_command(CLI::App& app) {
   cmd->add_option("--every", options->every,
                   "Also walk the heap at this interval (30s, 5m, 1h), besides the GCs the policy walks: "
                   "walks with object identity for 'leaks'");
+  cmd->add_option("--on-rss", options->on_rss,
+                  "Also walk the heap when the resident size first reaches SIZE (512M, 2G) and each time it has "
+                  "grown by SIZE more");
   cmd->add_flag("--index", options->index,
                 "At the end, build the analysis index of every snapshot (FILE.N.gcidx) for fast answers");
   cmd->add_option("command", options->command, "The command to run, after --");
   cmd->footer("Examples: gcsnap record -o app.snap -- dotnet app.dll\n"
               "          gcsnap record --pid 1234 --duration 30s\n"
               "          gcsnap record --pid 1234 --every 30s --policy none   (then: gcsnap leaks FILE)\n"
+              "          gcsnap record --pid 1234 --on-rss 512M --max-snapshots 10 --policy none\n"
               "Costs: while attached (--pid) background GC is off and every GC is longer (a root scan each:\n"
               "tens of ms on a 300 k-object heap); each heap walk (policy, --every) stops the app ~0.4-0.5 s\n"
               "per million objects; the shim's memory is capped by --max-memory; the analysis index later\n"

@@ -71,6 +71,9 @@ void add_report_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--dominators", opt->limits.dominator_nodes,
                   "dominator tree nodes carried, largest retained first (default 1500)")->check(CLI::PositiveNumber);
+  cmd->add_flag_callback("--no-fold", [opt] { opt->limits.fold = false; },
+                "list every hop of the suspects' paths (by default a chain of hops of the same type and field is one "
+                "hop with a count)");
   cmd->callback([opt] { run_report(*opt); });
 }
 

@@ -13,8 +13,8 @@ namespace gcsnap::cli {
 
 /// Fill OUT.groups and OUT.more_paths: the TOP types (0: all) whose count and bytes grew from
 /// A to B (their names containing FILTER, any case), largest byte growth first, COUNT and
-/// BYTES the growth, with up to SHAPES path shapes of their objects at B. Throws CliError.
+/// BYTES the growth, with up to SHAPES path shapes of their objects at B (FOLD false: every hop). Throws CliError.
 void diff_growth_paths(const DiffSide& a, const DiffSide& b, size_t top, size_t shapes, const std::string& filter,
-                       ObjectLevel& out);
+                       bool fold, ObjectLevel& out);
 
 }  // namespace gcsnap::cli

@@ -104,7 +104,7 @@ Table ObjectLevel::empty_more_paths() {
 
 // "[handle] -> A -> Node ×4249 -> B": hops of one type in a row are folded (fold_repeats over
 // the hops' types and how each is held), as the groups' shapes are.
-std::string diff_path_text(const HeapGraph& graph, const NameTable& names, const RetentionPath& path) {
+std::string diff_path_text(const HeapGraph& graph, const NameTable& names, const RetentionPath& path, bool fold) {
   if (path.nodes.empty()) return "(not reachable from a strong root)";
   const GraphRoot& root = graph.roots()[path.root];
   std::string flags = root_flags_text(root.flags);
@@ -114,7 +114,7 @@ std::string diff_path_text(const HeapGraph& graph, const NameTable& names, const
   };
   std::vector<uint32_t> keys;
   for (size_t h = 0; h < path.nodes.size(); ++h) keys.push_back(graph.type_id(path.nodes[h]) << 1 | is_dependent(h));
-  auto folded = fold_repeats(keys);
+  auto folded = fold_repeats(keys, fold ? 4 : 0);
   if (!folded) throw std::bad_alloc();
   for (size_t k = 0; k < folded->size(); ++k) {
     const size_t h = folded->first[k];
@@ -125,9 +125,29 @@ std::string diff_path_text(const HeapGraph& graph, const NameTable& names, const
   return s;
 }
 
+Table ObjectLevel::empty_path_hops() {
+  Table t("path_hops", "Every hop of the groups' retention paths (0 = the object the root points at)");
+  t.add_column("type", "TYPE", ColumnKind::TypeName).add_column("shape", "SHAPE", ColumnKind::Count);
+  t.add_column("hop", "HOP", ColumnKind::Count).add_column("address", "OBJECT", ColumnKind::Address);
+  t.add_column("hop_type", "HOP TYPE", ColumnKind::TypeName).add_column("via", "HELD VIA");
+  return t;
+}
+
+void add_path_hops(ObjectLevel& out, const HeapGraph& graph, const NameTable& names, const std::string& type,
+                   size_t shape, const RetentionPath& path) {
+  for (size_t h = 0; h < path.nodes.size(); ++h) {
+    const bool dependent = h > 0 && h - 1 < path.edges.size() && path.edges[h - 1].kind == EdgeKind::DependentHandle;
+    out.path_hops.add_row({type, shape, h, graph.address(path.nodes[h]),
+                           std::string(names.type_name(graph.type_id(path.nodes[h]))),
+                           h == 0 ? "root" : dependent ? "dependent handle" : "reference"});
+  }
+}
+
 namespace {
 
-void add_group_rows(Table& table, Table& more, const WalkView& b, const WalkDiff& diff) {
+void add_group_rows(ObjectLevel& out, const WalkView& b, const WalkDiff& diff, bool fold) {
+  Table& table = out.groups;
+  Table& more = out.more_paths;
   for (size_t g = 0; g < diff.new_groups.size(); ++g) {
     const TypeGroup& group = diff.new_groups[g];
     const GroupPath& p = diff.new_paths[g];
@@ -137,12 +157,14 @@ void add_group_rows(Table& table, Table& more, const WalkView& b, const WalkDiff
     table.add_row({group.name, group.count, group.bytes, b.addresses[example],
                    found ? Cell(static_cast<uint64_t>(p.path.hops())) : Cell(),
                    fmt::format("{}/{}", p.same_shape, p.examined), p.same_shape, p.examined,
-                   diff_path_text(*diff.graph_b, *b.names, p.path)});
+                   diff_path_text(*diff.graph_b, *b.names, p.path, fold)});
+    add_path_hops(out, *diff.graph_b, *b.names, group.name, 1, p.path);
     for (size_t k = 0; k < p.more_shapes.size(); ++k) {
       const GroupShape& shape = p.more_shapes[k];
       more.add_row({group.name, k + 2, b.addresses[shape.member], static_cast<uint64_t>(shape.path.hops()),
                     fmt::format("{}/{}", shape.same_shape, p.examined), shape.same_shape, p.examined,
-                    diff_path_text(*diff.graph_b, *b.names, shape.path)});
+                    diff_path_text(*diff.graph_b, *b.names, shape.path, fold)});
+      add_path_hops(out, *diff.graph_b, *b.names, group.name, k + 2, shape.path);
     }
   }
 }
@@ -150,7 +172,7 @@ void add_group_rows(Table& table, Table& more, const WalkView& b, const WalkDiff
 }  // namespace
 
 ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, const DiffSide& b,
-                              const WalkDiffOptions& options, std::vector<std::string>& notes) {
+                              const WalkDiffOptions& options, bool fold, std::vector<std::string>& notes) {
   ObjectLevel out;
   auto diff = diff_walks(recording, a.view, b.view, options);
   if (!diff && diff.error().code == ErrorCode::InconsistentData) {
@@ -175,7 +197,7 @@ ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, con
     notes.push_back(fmt::format("{} objects of GC {} survived by the ranges but are not in GC {}'s heap walk",
                                 diff->missing_count, early, late));
   if (!diff->new_groups.empty()) {
-    add_group_rows(out.groups, out.more_paths, b.view, *diff);
+    add_group_rows(out, b.view, *diff, fold);
     if (diff->graph_b->stats().unresolved_roots)
       notes.push_back(fmt::format("{} roots of GC {} point at no walked object", diff->graph_b->stats().unresolved_roots,
                                   b.walk.gc_number));

@@ -53,21 +53,28 @@ struct ObjectLevel {
   Table groups = empty_groups();
   Table dead_groups = empty_dead_groups();
   Table more_paths = empty_more_paths();  ///< the 2nd..Nth path shapes of each group
+  /// Every hop, unfolded, of each group's paths (shape 1: `groups`' path; 2..: `more_paths`').
+  Table path_hops = empty_path_hops();
   static Table empty_totals();
   static Table empty_groups();
   static Table empty_dead_groups();
   static Table empty_more_paths();
+  static Table empty_path_hops();
 };
 
 /// "[handle] -> A -> Node ×4249 -> B": a retention path as a diff group shows it (root kind and
 /// flags, then the type of every object, hops of one type in a row folded with their count;
-/// "(not reachable from a strong root)" for an empty path).
-std::string diff_path_text(const HeapGraph& graph, const NameTable& names, const RetentionPath& path);
+/// "(not reachable from a strong root)" for an empty path). FOLD false: every hop.
+std::string diff_path_text(const HeapGraph& graph, const NameTable& names, const RetentionPath& path, bool fold = true);
+
+/// Add one row per hop of PATH (shape SHAPE of group TYPE) to OUT.path_hops.
+void add_path_hops(ObjectLevel& out, const HeapGraph& graph, const NameTable& names, const std::string& type,
+                   size_t shape, const RetentionPath& path);
 
 /// The object-level tables of a and b (same recording, either order) from the library's
 /// diff_walks (options: top groups, path shapes, type filter). Problems that only limit the
 /// answer (a gap in the ranges) become notes; read errors throw.
 ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, const DiffSide& b,
-                              const WalkDiffOptions& options, std::vector<std::string>& notes);
+                              const WalkDiffOptions& options, bool fold, std::vector<std::string>& notes);
 
 }  // namespace gcsnap::cli

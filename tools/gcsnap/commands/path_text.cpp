@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "output/short_names.hpp"
+
 namespace gcsnap::cli {
 
 bool is_dependent(const RetentionPath& path, size_t h) {
@@ -38,39 +40,58 @@ FoldedHops fold_path(const LoadedHeap& heap, const RetentionPath& path, const st
   return std::move(folded).value();
 }
 
+std::vector<ChainHop> chain_hops(const LoadedHeap& heap, const RetentionPath& path, const std::vector<HopField>& fields,
+                                 const FoldedHops& folded) {
+  std::vector<ChainHop> hops;
+  size_t k = 0;
+  if (path.nodes.size() > 1 && fields[1].is_static && !is_dependent(path, 1) && folded.counts[0] == 1) {
+    hops.push_back({"", fields[1].text + " (static) -> "});
+    k = 1;
+  }
+  for (; k < folded.size(); ++k) {
+    const size_t h = folded.first[k];
+    ChainHop hop{std::string(heap.type_name(path.nodes[h])), {}};
+    if (h + 1 < path.nodes.size()) {
+      hop.edge = edge_text(path, fields, h + 1);
+      if (folded.counts[k] > 1) {
+        const size_t arrow = hop.edge.rfind(" -> ");
+        hop.edge.insert(arrow == std::string::npos ? hop.edge.size() : arrow, fmt::format(" ×{}", folded.counts[k]));
+      }
+    }
+    hops.push_back(std::move(hop));
+  }
+  return hops;
+}
+
+std::string join_chain(const std::vector<ChainHop>& hops, int level) {
+  std::string text;
+  for (const ChainHop& hop : hops) {
+    text += level == 0 ? hop.type : abbreviate_type_name(hop.type, level);
+    text += hop.edge;
+  }
+  return text;
+}
+
 // "Zoo.Cache.Orders (static) -> Dictionary<...>._entries -> Entry[][17].value -> Order", the
 // statics array a static lives in left out; "Customer -[ConditionalWeakTable]-> CustomerExtras"
 // for a dependent handle (docs/cli.md "Field names"). A folded run reads "Node.Next ×4896 -> ";
 // a run of several hops "(A.x -> B.y) ×12 -> " is written hop by hop, each with its count.
 std::string chain_text(const LoadedHeap& heap, const RetentionPath& path, const std::vector<HopField>& fields,
                        const FoldedHops& folded) {
-  std::string text;
-  size_t k = 0;
-  if (path.nodes.size() > 1 && fields[1].is_static && !is_dependent(path, 1) && folded.counts[0] == 1) {
-    text = fields[1].text + " (static) -> ";
-    k = 1;
-  }
-  for (; k < folded.size(); ++k) {
-    const size_t h = folded.first[k];
-    text += heap.type_name(path.nodes[h]);
-    if (h + 1 < path.nodes.size()) {
-      std::string edge = edge_text(path, fields, h + 1);
-      if (folded.counts[k] > 1) {
-        const size_t arrow = edge.rfind(" -> ");
-        edge.insert(arrow == std::string::npos ? edge.size() : arrow, fmt::format(" ×{}", folded.counts[k]));
-      }
-      text += edge;
-    }
-  }
-  return text;
+  return join_chain(chain_hops(heap, path, fields, folded));
 }
 
-std::string folded_chain_text(const LoadedHeap& heap, const ShortestPathTree& tree, NodeIndex node) {
+std::vector<ChainHop> folded_chain_hops(const LoadedHeap& heap, const ShortestPathTree& tree, NodeIndex node,
+                                        bool fold) {
   if (!tree.is_reached(node)) return {};
   const RetentionPath path = tree.path_to(node);
   if (path.nodes.empty()) return {};
   const std::vector<HopField> fields = heap.edge_namer().name_path(path.nodes);
-  return chain_text(heap, path, fields, fold_path(heap, path, fields, true));
+  return chain_hops(heap, path, fields, fold_path(heap, path, fields, fold));
+}
+
+std::string folded_chain_text(const LoadedHeap& heap, const ShortestPathTree& tree, NodeIndex node) {
+  return join_chain(folded_chain_hops(heap, tree, node));
 }
 
 }  // namespace gcsnap::cli

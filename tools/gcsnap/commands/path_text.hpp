@@ -23,9 +23,27 @@ std::string edge_text(const RetentionPath& path, const std::vector<HopField>& fi
 /// one run per hop.
 FoldedHops fold_path(const LoadedHeap& heap, const RetentionPath& path, const std::vector<HopField>& fields, bool fold);
 
+/// One folded hop of a chain: its type's name (empty for the static a chain starts from) and
+/// the text after it up to the next type (".Next ×4896 -> ", "Orders (static) -> ", "" last).
+struct ChainHop {
+  std::string type;
+  std::string edge;
+};
+
+/// Return PATH's folded hops as chain_text writes them.
+std::vector<ChainHop> chain_hops(const LoadedHeap& heap, const RetentionPath& path, const std::vector<HopField>& fields,
+                                 const FoldedHops& folded);
+
+/// Return the hops' text with every type name abbreviated to LEVEL (abbreviate_type_name).
+std::string join_chain(const std::vector<ChainHop>& hops, int level = 0);
+
 /// Return "Zoo.Cache.Orders (static) -> Dictionary<...>._entries -> Node.Next ×4896 -> Order".
 std::string chain_text(const LoadedHeap& heap, const RetentionPath& path, const std::vector<HopField>& fields,
                        const FoldedHops& folded);
+
+/// Return the folded hops of NODE's path in TREE (empty when not reached); FOLD false: every hop.
+std::vector<ChainHop> folded_chain_hops(const LoadedHeap& heap, const ShortestPathTree& tree, NodeIndex node,
+                                        bool fold = true);
 
 /// Return the folded one-line path of NODE in TREE ("" when not reached).
 std::string folded_chain_text(const LoadedHeap& heap, const ShortestPathTree& tree, NodeIndex node);

@@ -17,6 +17,7 @@
 #include "gcsnap/type_histogram.hpp"
 #include "commands/heap_load.hpp"
 #include "commands/leak_load.hpp"
+#include "commands/memory_text.hpp"
 #include "output/output.hpp"
 
 namespace gcsnap::cli {
@@ -81,6 +82,33 @@ std::string timeline_json(const Recording& rec, const std::string& file) {
   return out + "]";
 }
 
+// "memory": the last walked GC's summary line, its three parts (live, free or fragmented,
+// native and other; live -1 without a walk), the advice, and per GC with a record [gc number,
+// rss, managed, live or -1]; null when the recording has no memory records (format §6.16).
+std::string memory_json(const Recording& rec) {
+  const auto at = memory_summary_gc(rec);
+  if (!at) return "null";
+  const MemoryAccounting m = **rec.read_memory_accounting(*at);
+  const bool live = m.has(memory_present::kLiveObjects);
+  std::string out = fmt::format("{{\"gc\":{},\"summary\":\"{}\",\"parts\":[{},{},{}],\"advice\":[",
+                                rec.gcs()[*at].info.gc_number, json_escape(memory_summary(m)),
+                                live ? static_cast<int64_t>(std::min(m.live_object_bytes, m.gc_resident_bytes)) : -1,
+                                live ? m.free_or_fragmented_bytes() : m.gc_resident_bytes, m.native_and_other_bytes());
+  const std::vector<std::string> advice = memory_advice(rec, *at, m);
+  for (size_t k = 0; k < advice.size(); ++k) out += fmt::format("{}\"{}\"", k ? "," : "", json_escape(advice[k]));
+  out += "],\"series\":[";
+  bool first = true;
+  for (size_t i = 0; i < rec.gcs().size(); ++i) {
+    auto read = rec.read_memory_accounting(i);
+    if (!read || !*read || !(*read)->has(memory_present::kProcess)) continue;
+    const MemoryAccounting& r = **read;
+    out += fmt::format("{}[{},{},{},{}]", first ? "" : ",", rec.gcs()[i].info.gc_number, r.rss_bytes, r.gc_resident_bytes,
+                       r.has(memory_present::kLiveObjects) ? static_cast<int64_t>(r.live_object_bytes) : -1);
+    first = false;
+  }
+  return out + "]}";
+}
+
 struct TypeSeries {
   std::vector<uint64_t> count, bytes;
 };
@@ -89,8 +117,9 @@ struct TypeSeries {
 // accumulated, the accumulation point and its path shapes.
 // The folded retention path of ADDRESS in HEAP (fold_repeats over each hop's type and the
 // field out of it): [[type, field out (-1: none), hops], ...], the first hop's root kind in
-// "root"; "null" when the object is not there or not reachable.
-std::string folded_path_json(const LoadedHeap& heap, const ShortestPathTree& bfs, uint64_t address, StringTable& strings) {
+// "root"; "null" when the object is not there or not reachable. FOLD false: one entry per hop.
+std::string folded_path_json(const LoadedHeap& heap, const ShortestPathTree& bfs, uint64_t address, StringTable& strings,
+                             bool fold) {
   auto node = heap.graph.find_object(address);
   if (!node || !bfs.is_reached(*node)) return "null";
   const RetentionPath path = bfs.path_to(*node);
@@ -112,7 +141,7 @@ std::string folded_path_json(const LoadedHeap& heap, const ShortestPathTree& bfs
     std::string key = std::string(heap.type_name(path.nodes[h])) + '\0' + texts.back();
     keys.push_back(ids.try_emplace(std::move(key), static_cast<uint32_t>(ids.size())).first->second);
   }
-  auto folded = fold_repeats(keys);
+  auto folded = fold_repeats(keys, fold ? 4 : 0);
   if (!folded) fail_on(heap.sel.file, folded.error());
   const GraphRoot& root = heap.graph.roots()[path.root];
   std::string out = fmt::format("{{\"root\":{},\"hops\":[", strings.intern(std::string(root_kind_name(root.kind))));
@@ -217,7 +246,7 @@ std::string suspects_json(const std::string& file, size_t walk_count, StringTabl
                            h.accumulated_bytes);
     const bool same_walk = !r.walks.empty() && r.walks.back().gc_number == heap.sel.number();
     const std::string example_path =
-        same_walk && s.example_address ? folded_path_json(heap, bfs, s.example_address, strings) : "null";
+        same_walk && s.example_address ? folded_path_json(heap, bfs, s.example_address, strings, limits.fold) : "null";
     out += fmt::format("{}{{\"n\":{},\"c\":{},\"b\":{},\"r\":{},\"accCount\":{},\"accBytes\":{},\"byIdentity\":{},"
                        "\"countGrowth\":{},\"retainedGrowth\":{},\"point\":{},\"shapes\":[{}],\"example\":\"{}\","
                        "\"holds\":[{}],\"examplePath\":{}}}",
@@ -422,8 +451,8 @@ std::string build_report_data(const std::string& file, const ReportLimits& limit
   auto recording = open_recording(file);
   const Recording& rec = *recording;
   StringTable strings;
-  std::string out = fmt::format("{{\"file\":\"{}\",\"end\":\"{}\",\"gcs\":{}", json_escape(file),
-                                file_end_name(rec.end()), timeline_json(rec, file));
+  std::string out = fmt::format("{{\"file\":\"{}\",\"end\":\"{}\",\"gcs\":{},\"memory\":{}", json_escape(file),
+                                file_end_name(rec.end()), timeline_json(rec, file), memory_json(rec));
   std::vector<size_t> snapshots;
   for (size_t i = 0; i < rec.gcs().size(); ++i)
     if (rec.gcs()[i].has_heap_walk()) snapshots.push_back(i);

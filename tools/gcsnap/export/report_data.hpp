@@ -13,6 +13,7 @@ struct ReportLimits {
   size_t dominator_nodes = 1500; ///< dominator tree nodes carried (largest retained first)
   size_t paths = 400;            ///< dominator nodes whose retention path is carried
   size_t suspects = 20;          ///< leak suspects carried (gcsnap leaks' ranking)
+  bool fold = true;              ///< fold repeated hops of the suspects' paths (false: every hop)
 };
 
 /// Read FILE and return its JSON object for the page: timeline, per-snapshot type series,

@@ -50,6 +50,15 @@ size_t terminal_width(std::FILE* out) {
   return 80;
 }
 
+size_t text_width(std::FILE* out, size_t default_width) {
+  if (command_line_output().wide) return 0;
+  if (const size_t forced = parse_width(std::getenv("GCSNAP_WIDTH")); forced != SIZE_MAX) return forced;
+  const size_t width = terminal_width(out);
+  return width ? width : default_width;
+}
+
+bool output_table_requested() { return !command_line_output().table.empty(); }
+
 void print_report(const Report& report, Format format, std::FILE* out) {
   const CommandLineOutput& cl = command_line_output();
   RenderOptions options;

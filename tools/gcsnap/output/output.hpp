@@ -164,6 +164,12 @@ void stream_report(const Report& report, Format format, const RenderOptions& opt
 /// COLUMNS, then 80); else 0 (pipes and files get full names).
 size_t terminal_width(std::FILE* out);
 
+/// The width of free text (not a table) on `out`: 0 (no limit) with --wide; else
+/// terminal_width, or DEFAULT_WIDTH on a pipe or file unless GCSNAP_WIDTH is set.
+size_t text_width(std::FILE* out, size_t default_width);
+/// Whether --table NAME was given (a command that prints text may print tables instead).
+bool output_table_requested();
+
 /// "0" "512 B" "1.5 KiB" "12.0 MiB": binary units, one decimal above bytes.
 std::string format_bytes(uint64_t bytes);
 /// "+1.5 KiB", "-512 B", "0 B".

@@ -25,6 +25,17 @@ unsigned long long parse_duration(const std::string& text, const std::string& na
   return value * scale;
 }
 
+bool request_walk(long pid, const std::string& control, int timeout_s, const char* what) {
+  const shim::ControlReply reply = shim::send_control_request(control, shim::kRequestSnapshot, timeout_s);
+  const bool taken = reply.answered && reply.text.rfind(std::string(shim::kReplyOk) + " ", 0) == 0;
+  // A process that is ending removes its control channel first: nothing to say then.
+  if (!taken && (reply.answered || control_channel_exists(control))) {
+    fmt::print(stderr, "gcsnap: warning: process {}: no {} heap walk: {}\n", pid, what, reply.text);
+  }
+  std::fflush(stderr);
+  return taken;
+}
+
 PeriodicSnapshots::PeriodicSnapshots(unsigned long long interval_s, int timeout_s)
     : interval_s_(interval_s), timeout_s_(timeout_s), thread_([this] { run(); }) {}
 
@@ -52,16 +63,8 @@ void PeriodicSnapshots::run() {
     if (wake_.wait_until(lock, next, [this] { return stopping_; })) return;
     const auto targets = targets_;
     lock.unlock();
-    for (const auto& [pid, control] : targets) {
-      const shim::ControlReply reply = shim::send_control_request(control, shim::kRequestSnapshot, timeout_s_);
-      if (reply.answered && reply.text.rfind(std::string(shim::kReplyOk) + " ", 0) == 0) {
-        ++taken_;
-      } else if (reply.answered || control_channel_exists(control)) {
-        // A process that is ending removes its control channel first: nothing to say then.
-        fmt::print(stderr, "gcsnap: warning: process {}: no periodic heap walk: {}\n", pid, reply.text);
-      }
-      std::fflush(stderr);
-    }
+    for (const auto& [pid, control] : targets)
+      if (request_walk(pid, control, timeout_s_, "periodic")) ++taken_;
     lock.lock();
     // One interval after the walks ended: the app is never walked back to back, however
     // long a walk takes.

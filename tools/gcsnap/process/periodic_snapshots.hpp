@@ -41,6 +41,11 @@ class PeriodicSnapshots {
   std::thread thread_;
 };
 
+/// Ask PID's shim at CONTROL for a heap walk (taking up to TIMEOUT_S seconds); true when it
+/// answered with one. A failure is one warning line on stderr naming WHAT asked (nothing when
+/// the process is ending: its socket is gone).
+bool request_walk(long pid, const std::string& control, int timeout_s, const char* what);
+
 /// Seconds in "30", "30s", "5m" or "1h" for the option NAME; throws CliError (usage) on
 /// anything else or 0.
 unsigned long long parse_duration(const std::string& text, const std::string& name);

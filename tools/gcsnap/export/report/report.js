@@ -46,6 +46,25 @@
   }
   const hideTip = () => { tooltip.hidden = true; };
 
+  // ---- memory: where the process's memory is (the last walked GC's record) ---------------
+  const MEMORY_PARTS = [['live objects', 'var(--g2)'], ['free or fragmented', 'var(--g1)'],
+                        ['native and other', '#9aa1ad']];
+  function drawMemory() {
+    const m = rec.memory, box = document.getElementById('memory');
+    box.hidden = !m;
+    if (!m) return;
+    document.getElementById('memory-summary').textContent = `GC ${m.gc}: ${m.summary}`;
+    const parts = m.parts[0] < 0 ? [[m.parts[1], 'managed heap', 'var(--g2)'], [m.parts[2], ...MEMORY_PARTS[2]]]
+                                 : m.parts.map((v, k) => [v, ...MEMORY_PARTS[k]]);
+    const total = Math.max(1, parts.reduce((a, p) => a + p[0], 0));
+    document.getElementById('memory-bar').replaceChildren(...parts.filter(p => p[0] > 0).map(([v, name, color]) =>
+      el('span', {class: 'memory-part', 'data-part': name, title: `${name}: ${bytes(v)}`,
+                  style: `width:${(100 * v / total).toFixed(2)}%;background:${color}`})));
+    document.getElementById('memory-legend').replaceChildren(...parts.map(([v, name, color]) =>
+      el('span', {}, el('i', {style: `background:${color}`}), `${name} ${bytes(v)}`)));
+    document.getElementById('memory-advice').replaceChildren(...m.advice.map(a => el('li', {text: a})));
+  }
+
   // ---- timeline -------------------------------------------------------------------------
   function drawTimeline() {
     const box = document.getElementById('timeline-chart');
@@ -57,7 +76,9 @@
     const n = gcs.length;
     const x = i => L + (n <= 1 ? (W - L - R) / 2 : i * (W - L - R) / (n - 1));
     const totals = gcs.map(g => g.slice(GC.heap, GC.heap + 5).reduce((a, b) => a + b, 0));
-    const maxTotal = Math.max(1, ...totals);
+    // The resident size of the GCs with a memory record, drawn as a line over the heap.
+    const resident = new Map((rec.memory ? rec.memory.series : []).map(s => [s[0], s[1]]));
+    const maxTotal = Math.max(1, ...totals, ...resident.values());
     const y = v => T + (H - T - B) * (1 - v / maxTotal);
     const svg = sv('svg', {width: W, height: H, id: 'timeline-svg'});
     axis(svg, L, W - R, T, H - B, maxTotal, y);
@@ -71,6 +92,14 @@
       for (let i = n - 1; i >= 0; --i) d += 'L' + x(i).toFixed(1) + ',' + y(base[i]).toFixed(1);
       svg.append(sv('path', {d: d + 'Z', fill: GEN_COLORS[g], 'fill-opacity': 0.85, class: 'gen-area', 'data-gen': GENS[g]}));
       for (let i = 0; i < n; ++i) base[i] = top[i];
+    }
+    if (resident.size) {
+      let d = '';
+      gcs.forEach((g, i) => {
+        if (resident.has(g[GC.number])) d += (d ? 'L' : 'M') + x(i).toFixed(1) + ',' + y(resident.get(g[GC.number])).toFixed(1);
+      });
+      svg.append(sv('path', {d, fill: 'none', stroke: '#1d2330', 'stroke-width': 1.5, 'stroke-dasharray': '4 3',
+                             id: 'resident-line'}));
     }
     // One point per GC on the total; snapshots as rings.
     const points = sv('g', {id: 'gc-points'});
@@ -112,6 +141,7 @@
       el('span', {}, el('i', {style: 'background:var(--surv)'}), 'surviving (ranges)'),
       el('span', {}, el('i', {style: 'background:var(--moved)'}), 'moved (ranges)'),
       el('span', {}, el('i', {style: 'border:2px solid #c0392b;border-radius:50%'}), 'snapshot (heap walk)'),
+      ...(resident.size ? [el('span', {}, el('i', {style: 'border-top:2px dashed #1d2330'}), 'resident (RSS)')] : []),
       el('span', {text: `${n} GCs, ${rec.snaps.length} snapshots`}));
   }
   function gcText(g, total) {
@@ -443,6 +473,7 @@
     rec = DATA.recordings[index];
     document.getElementById('meta').textContent =
       `${rec.file}: ${rec.gcs.length} GCs, ${rec.snaps.length} snapshots` + (rec.end !== 'complete' ? ` (file end: ${rec.end})` : '');
+    drawMemory();
     drawTimeline();
     const hasSnaps = rec.snaps.length > 0;
     for (const id of ['types', 'dominators', 'diff', 'suspects']) document.getElementById(id).hidden = !hasSnaps;

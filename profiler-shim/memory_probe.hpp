@@ -1,0 +1,37 @@
+#pragma once
+// What the process's memory is made of (format-spec.md §6.16), read by the writer thread after
+// a GC, never on the GC's pause: the per-mapping view of /proc/self/smaps split into the GC's
+// ranges, code, mapped files, stacks and anonymous memory, and the memory cgroup's usage and
+// limit. The parsers take text and a root directory, so tests drive them without a runtime.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "gcsnap/model.hpp"
+
+namespace gcsnap::shim {
+
+/// Add the figures of SMAPS (the text of /proc/PID/smaps) to OUT: rss, pss, swap, the GC
+/// heap's committed and resident bytes inside BOUNDS' reserved extents, and the rest by mapping
+/// kind. Sets memory_present::kProcess and kGcMappings. Malformed lines are skipped.
+void account_mappings(std::string_view smaps, std::span<const GenerationRange> bounds, MemoryAccounting& out);
+
+/// Read the memory cgroup of the process whose /proc/PID/cgroup text is PROC_CGROUP, under
+/// ROOT (normally "/": files are ROOT + "sys/fs/cgroup/..."), cgroup v2 or v1. Sets
+/// kCgroupUsage and kCgroupLimit (the smallest limit of the group and its parents) when found.
+void account_cgroup(std::string_view proc_cgroup, const std::string& root, MemoryAccounting& out);
+
+/// Reads the figures of this process, reusing one text buffer between calls. Not thread-safe:
+/// one reader per writer thread.
+class MemoryProbe {
+ public:
+  /// Fill OUT with this process's figures now (the groups that could be read; none off Linux).
+  void read(std::span<const GenerationRange> bounds, MemoryAccounting& out) noexcept;
+
+ private:
+  std::string smaps_, cgroup_;
+};
+
+}  // namespace gcsnap::shim

@@ -1,0 +1,27 @@
+#pragma once
+// The text form of `gcsnap leaks`: one block per suspect that fits the terminal (or 120
+// columns on a pipe), instead of a table whose rows hold paths (docs/cli.md "leaks").
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "commands/leak_load.hpp"
+#include "commands/path_text.hpp"
+
+namespace gcsnap::cli {
+
+/// The example member of a suspect and its folded path at the last walk (empty: not found).
+struct SuspectPath {
+  uint64_t address = 0;
+  std::vector<ChainHop> hops;
+};
+
+/// Return the report as text: a title, a block per suspect (PATHS: one per suspect, or none),
+/// then NOTES, every line at most WIDTH columns (0: no limit, full names). Type names are
+/// shortened by the short-names rules; paths wrap between hops.
+std::string render_leaks_text(const LoadedLeaks& leaks, const std::vector<SuspectPath>& paths,
+                              const std::vector<std::string>& notes, size_t width);
+
+}  // namespace gcsnap::cli

@@ -1,0 +1,146 @@
+#include "commands/memory_text.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "output/output.hpp"
+
+namespace gcsnap::cli {
+namespace {
+
+// Advice thresholds: a share of the resident memory, or of the managed heap.
+constexpr double kMostlyNative = 0.5;
+constexpr double kMostlyFree = 0.5;
+constexpr uint64_t kWorthSaying = 16ull << 20;  // below this, free space is not a problem
+constexpr size_t kNamedHolders = 5;
+
+double share(uint64_t part, uint64_t whole) { return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0; }
+
+std::string percent(uint64_t part, uint64_t whole) { return fmt::format("{:.0f} %", 100 * share(part, whole)); }
+
+// The kinds of non-managed memory, largest first: "anonymous 1.2 GiB, code 80.0 MiB, ...".
+std::string native_parts(const MemoryAccounting& m) {
+  std::vector<std::pair<uint64_t, const char*>> parts = {{m.anonymous_bytes, "anonymous (native allocations)"},
+                                                        {m.code_bytes, "code"},
+                                                        {m.mapped_file_bytes, "mapped files"},
+                                                        {m.stack_bytes, "thread stacks"}};
+  std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string s;
+  for (const auto& [bytes, name] : parts) {
+    if (!bytes) continue;
+    s += fmt::format("{}{} {}", s.empty() ? "" : ", ", name, format_bytes(bytes));
+  }
+  return s;
+}
+
+// Pinned handles and pinned-object-heap or large objects of GC I's walk, largest first, named
+// by type: what can keep free space between objects from being compacted away.
+std::vector<std::string> fragmentation_holders(const Recording& r, size_t i, uint64_t& pinned_roots) {
+  std::vector<std::string> out;
+  pinned_roots = 0;
+  auto roots = r.read_roots(i);
+  auto objects = r.gcs()[i].has_heap_walk() ? r.read_objects(i) : Result<ObjectTable>(make_error(ErrorCode::NoHeapWalk, ""));
+  auto names = r.read_names(i);
+  if (!roots || !objects || !names) return out;
+  std::vector<uint64_t> pinned;
+  for (size_t k = 0; k < roots->object_ids.size(); ++k)
+    if ((roots->flags[k] & root_flags::kPinning) && roots->object_ids[k]) pinned.push_back(roots->object_ids[k]);
+  std::sort(pinned.begin(), pinned.end());
+  pinned_roots = pinned.size();
+  // type -> (count, bytes) of the holders.
+  std::map<uint32_t, std::pair<uint64_t, uint64_t>> by_type;
+  const ObjectTable& t = *objects;
+  for (size_t k = 0; k < t.size(); ++k) {
+    const bool is_pinned = std::binary_search(pinned.begin(), pinned.end(), t.addresses[k]);
+    const bool is_large = t.generations[k] == Generation::LargeObjectHeap || t.generations[k] == Generation::PinnedObjectHeap;
+    if (!is_pinned && !is_large) continue;
+    auto& [count, bytes] = by_type[t.type_ids[k]];
+    ++count;
+    bytes += t.sizes[k];
+  }
+  std::vector<std::pair<uint32_t, std::pair<uint64_t, uint64_t>>> sorted(by_type.begin(), by_type.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
+  for (size_t k = 0; k < sorted.size() && k < kNamedHolders; ++k)
+    out.push_back(fmt::format("{} x{} ({})", names->type_name(sorted[k].first), sorted[k].second.first,
+                              format_bytes(sorted[k].second.second)));
+  return out;
+}
+
+}  // namespace
+
+std::string memory_summary(const MemoryAccounting& m) {
+  std::string s = fmt::format("managed heap {} of {} resident", format_bytes(m.gc_resident_bytes), format_bytes(m.rss_bytes));
+  if (m.has(memory_present::kLiveObjects))
+    s += fmt::format(": {} live objects, {} free or fragmented", format_bytes(m.live_object_bytes),
+                     format_bytes(m.free_or_fragmented_bytes()));
+  s += fmt::format("; {} native and other", format_bytes(m.native_and_other_bytes()));
+  if (m.has(memory_present::kCgroupLimit))
+    s += fmt::format(" (cgroup {} of {} limit)", format_bytes(m.cgroup_usage_bytes), format_bytes(m.cgroup_limit_bytes));
+  return s;
+}
+
+std::string memory_bar(const MemoryAccounting& m, size_t width) {
+  const uint64_t total = std::max(m.rss_bytes, m.gc_resident_bytes);
+  const bool live_known = m.has(memory_present::kLiveObjects);
+  const uint64_t live = live_known ? std::min(m.live_object_bytes, m.gc_resident_bytes) : 0;
+  const uint64_t parts[3] = {live, m.gc_resident_bytes - live, total - m.gc_resident_bytes};
+  size_t cells[3];
+  size_t used = 0;
+  for (int k = 0; k < 3; ++k) {
+    cells[k] = static_cast<size_t>(share(parts[k], total) * static_cast<double>(width) + 0.5);
+    if (parts[k] && cells[k] == 0) cells[k] = 1;
+    used += cells[k];
+  }
+  // Rounding: the largest part gives or takes the difference.
+  int largest = static_cast<int>(std::max_element(parts, parts + 3) - parts);
+  if (used > width) cells[largest] -= std::min(cells[largest], used - width);
+  else cells[largest] += width - used;
+  const char marks[3] = {'#', live_known ? '=' : '+', '.'};
+  std::string bar = "[";
+  for (int k = 0; k < 3; ++k) bar.append(cells[k], marks[k]);
+  bar += "]";
+  bar += live_known ? "  # live objects  = free or fragmented  . native and other" : "  + managed heap  . native and other";
+  return bar;
+}
+
+std::vector<std::string> memory_advice(const Recording& r, size_t i, const MemoryAccounting& m) {
+  std::vector<std::string> out;
+  const uint64_t native = m.native_and_other_bytes();
+  if (m.rss_bytes && share(native, m.rss_bytes) > kMostlyNative) {
+    out.push_back(fmt::format(
+        "most of the resident memory ({}) is not the managed heap: {}; gcsnap sees the GC heap only: "
+        "find native allocations with heaptrack (heaptrack --pid PID) or Valgrind's massif, and the mappings "
+        "with pmap -X PID",
+        percent(native, m.rss_bytes), native_parts(m)));
+  }
+  const uint64_t free = m.free_or_fragmented_bytes();
+  if (m.has(memory_present::kLiveObjects) && free >= kWorthSaying && share(free, m.gc_resident_bytes) > kMostlyFree) {
+    uint64_t pinned_roots = 0;
+    std::vector<std::string> holders = fragmentation_holders(r, i, pinned_roots);
+    std::string line = fmt::format("{} of the managed heap ({}) is free or fragmented", percent(free, m.gc_resident_bytes),
+                                   format_bytes(free));
+    if (!holders.empty()) {
+      line += fmt::format("; {} pinned handle(s); pinned and large objects that can hold gaps open: ", pinned_roots);
+      for (size_t k = 0; k < holders.size(); ++k) line += (k ? ", " : "") + holders[k];
+    } else {
+      line += "; no pinned handle or large object in this GC's walk: the GC has not given free space back yet";
+    }
+    out.push_back(line);
+  }
+  return out;
+}
+
+std::optional<size_t> memory_summary_gc(const Recording& r) {
+  std::optional<size_t> any;
+  for (size_t i = r.gcs().size(); i-- > 0;) {
+    auto m = r.read_memory_accounting(i);
+    if (!m || !*m || !(*m)->has(memory_present::kProcess)) continue;
+    if ((*m)->has(memory_present::kLiveObjects)) return i;
+    if (!any) any = i;
+  }
+  return any;
+}
+
+}  // namespace gcsnap::cli
