@@ -18,7 +18,7 @@ endif()
 # gcsnap_make_portable(TARGET): with GCSNAP_PORTABLE, link TARGET's C++ runtime statically,
 # with portable/glibc_compat.cpp, which keeps the oldest glibc it needs at 2.34.
 function(gcsnap_make_portable target)
-  if(GCSNAP_PORTABLE)
+  if(GCSNAP_PORTABLE AND NOT MSVC)
     target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cmake/portable/glibc_compat.cpp)
     target_link_options(${target} PRIVATE -static-libstdc++ -static-libgcc)
   endif()

@@ -113,3 +113,27 @@ if ((rc)); then
   echo "build-windows: failed (exit $rc); full log: $log" >&2
   exit "$rc"
 fi
+
+# The zip a Windows user unpacks: gcsnap.exe and the profiler DLL side by side (where
+# `gcsnap record` looks for it), and the docs. With the shim on (GCSNAP_BUILD_SHIM) the DLL
+# must be there; without it the zip says so in its name (-no-shim).
+version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
+stage=$build/zip/gcsnap-$version-windows-x64
+rm -rf "$build/zip" && mkdir -p "$stage/docs"
+# Without their debug info (RelWithDebInfo keeps it in the build tree).
+strip_to() { "$mingw-strip" -o "$2" "$1"; }
+strip_to "$build/bin/gcsnap.exe" "$stage/gcsnap.exe"
+name=gcsnap-$version-windows-x64
+if grep -q "^GCSNAP_BUILD_SHIM:BOOL=ON" "$build/CMakeCache.txt"; then
+  dll=$(find "$build/bin" "$build/profiler-shim" -name gcsnap_profiler.dll -print -quit 2>/dev/null || true)
+  [ -n "$dll" ] || { echo "build-windows: error: the shim is on but gcsnap_profiler.dll was not built" >&2; exit 1; }
+  strip_to "$dll" "$stage/gcsnap_profiler.dll"
+else
+  name=$name-no-shim
+fi
+cp "$root/README.md" "$stage/"
+cp "$root/docs/windows.md" "$root/docs/cli.md" "$root/docs/shim.md" "$root/format-spec.md" "$stage/docs/"
+rm -f "$build"/gcsnap-*-windows-x64*.zip
+[ "$name" = "gcsnap-$version-windows-x64" ] || mv "$stage" "$build/zip/$name"
+(cd "$build/zip" && zip -qr "$build/$name.zip" "$name")
+echo "build-windows: $build/$name.zip ($(du -k "$build/$name.zip" | cut -f1) KiB: $(cd "$build/zip/$name" && find . -type f | sort | tr '\n' ' '))"

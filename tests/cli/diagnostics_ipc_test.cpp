@@ -148,3 +148,52 @@ TEST_CASE("attach_profiler fails within its bound on a silent, garbled or missin
   }
   CHECK_THROWS_AS(attach_profiler("no_such_socket_here", sample_request(), 1), CliError);
 }
+
+namespace {
+
+/// A ProcessInfo reply: pid, a cookie, then the command line, OS and architecture as
+/// UTF-16LE strings (u32 count with the NUL first).
+std::string process_info_reply(uint64_t pid, const std::u16string& command, size_t cut = 0) {
+  std::string payload;
+  for (int i = 0; i < 8; ++i) payload.push_back(static_cast<char>((pid >> (8 * i)) & 0xff));
+  payload += std::string(16, '\x5A');
+  for (const std::u16string& text : {command, std::u16string(u"Windows"), std::u16string(u"x64")}) {
+    const uint32_t count = static_cast<uint32_t>(text.size() + 1);
+    for (int i = 0; i < 4; ++i) payload.push_back(static_cast<char>((count >> (8 * i)) & 0xff));
+    for (char16_t c : text + u'\0') {
+      payload.push_back(static_cast<char>(c & 0xff));
+      payload.push_back(static_cast<char>(c >> 8));
+    }
+  }
+  payload.resize(payload.size() - cut);
+  const size_t total = 20 + payload.size();
+  std::string r("DOTNET_IPC_V1\0", 14);
+  r.push_back(static_cast<char>(total & 0xff));
+  r.push_back(static_cast<char>(total >> 8));
+  r.push_back(static_cast<char>(0xFF));
+  r.push_back(static_cast<char>(0x00));
+  r += std::string("\x00\x00", 2);
+  return r + payload;
+}
+
+}  // namespace
+
+TEST_CASE("query_process_info asks with a bare header and decodes the UTF-16 strings", "[cli][ipc]") {
+  // "app.exe é 𝄞": a two-byte UTF-8 character and one outside the BMP (a surrogate pair).
+  FakeRuntime runtime(process_info_reply(4242, u"app.exe \u00e9 \U0001D11E"));
+  RuntimeProcessInfo info = query_process_info(runtime.path(), 5);
+  CHECK(info.pid == 4242u);
+  CHECK(info.command_line == "app.exe \xC3\xA9 \xF0\x9D\x84\x9E");
+  CHECK(info.os == "Windows");
+  CHECK(info.arch == "x64");
+  const std::string sent = runtime.received();
+  REQUIRE(sent.size() == 20);
+  CHECK(u16_at(sent, 14) == 20);
+  CHECK(static_cast<unsigned char>(sent[16]) == 0x04);  // the Process command set
+  CHECK(static_cast<unsigned char>(sent[17]) == 0x00);  // ProcessInfo
+}
+
+TEST_CASE("query_process_info refuses a reply cut inside its strings", "[cli][ipc]") {
+  FakeRuntime runtime(process_info_reply(7, u"app.exe", 3));
+  CHECK_THROWS_WITH(query_process_info(runtime.path(), 5), Catch::Contains("gave no ProcessInfo reply"));
+}

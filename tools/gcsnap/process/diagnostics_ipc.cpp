@@ -1,18 +1,12 @@
 #include "process/diagnostics_ipc.hpp"
 
-#include <poll.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <chrono>
 #include <cstring>
 
 #include <fmt/format.h>
 
 #include "output/cli_error.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
+#include "platform/diagnostics_transport.hpp"
 
 namespace gcsnap::cli {
 namespace {
@@ -21,6 +15,8 @@ constexpr char kMagic[14] = {'D', 'O', 'T', 'N', 'E', 'T', '_', 'I', 'P', 'C', '
 constexpr size_t kHeaderSize = 20;
 constexpr uint8_t kCommandSetProfiler = 0x03;
 constexpr uint8_t kCommandAttachProfiler = 0x01;
+constexpr uint8_t kCommandSetProcess = 0x04;
+constexpr uint8_t kCommandProcessInfo = 0x00;
 constexpr uint8_t kCommandSetServer = 0xFF;
 constexpr uint8_t kServerOk = 0x00;
 
@@ -81,16 +77,58 @@ void put_utf16(std::string& out, const std::string& utf8) {
   for (char16_t u : units) put_u16(out, static_cast<uint16_t>(u));
 }
 
-/// Wait for FD to be ready for EVENTS until DEADLINE; false on timeout.
-bool wait_ready(int fd, short events, std::chrono::steady_clock::time_point deadline) {
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return false;
-    pollfd p{fd, events, 0};
-    int n = ::poll(&p, 1, static_cast<int>(left.count()));
-    if (n > 0) return true;
-    if (n < 0 && errno != EINTR) return false;
+/// A UTF-16LE string of a reply at AT (u32 count of units with the NUL, then the units), as
+/// UTF-8; AT moves past it. False when it runs past the end.
+bool get_utf16(const std::string& reply, size_t& at, std::string& out) {
+  if (at + 4 > reply.size()) return false;
+  uint32_t count = get_u32(reinterpret_cast<const unsigned char*>(reply.data() + at));
+  at += 4;
+  if (count > (reply.size() - at) / 2) return false;
+  out.clear();
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t cp = static_cast<unsigned char>(reply[at + 2 * i]) | uint32_t{static_cast<unsigned char>(reply[at + 2 * i + 1])} << 8;
+    if (cp == 0) break;
+    if (cp >= 0xD800 && cp < 0xDC00 && i + 1 < count) {
+      uint32_t low = static_cast<unsigned char>(reply[at + 2 * i + 2]) |
+                     uint32_t{static_cast<unsigned char>(reply[at + 2 * i + 3])} << 8;
+      if (low >= 0xDC00 && low < 0xE000) {
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+        ++i;
+      }
+    }
+    if (cp < 0x80) {
+      out.push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+      out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+      out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else {
+      out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    }
   }
+  at += size_t{count} * 2;
+  return true;
+}
+
+/// A message with no payload: the header only.
+std::string header_only(uint8_t command_set, uint8_t command) {
+  std::string message(kMagic, sizeof(kMagic));
+  put_u16(message, static_cast<uint16_t>(kHeaderSize));
+  message.push_back(static_cast<char>(command_set));
+  message.push_back(static_cast<char>(command));
+  put_u16(message, 0);
+  return message;
+}
+
+bool is_reply(const std::string& reply) {
+  return reply.size() >= kHeaderSize && std::memcmp(reply.data(), kMagic, sizeof(kMagic)) == 0 &&
+         static_cast<uint8_t>(reply[16]) == kCommandSetServer;
 }
 
 }  // namespace
@@ -112,57 +150,29 @@ std::string encode_attach_profiler(const AttachProfilerRequest& request) {
   return message + payload;
 }
 
-uint32_t attach_profiler(const std::string& socket_path, const AttachProfilerRequest& request, int io_timeout_s) {
-  std::string message = encode_attach_profiler(request);
-  sockaddr_un address{};
-  if (socket_path.size() >= sizeof(address.sun_path)) {
-    throw CliError("diagnostics socket path too long: " + socket_path, kExitProblems);
+uint32_t attach_profiler(const std::string& endpoint, const AttachProfilerRequest& request, int io_timeout_s) {
+  std::string reply = diagnostics_exchange(endpoint, encode_attach_profiler(request), io_timeout_s);
+  if (!is_reply(reply) || reply.size() < kHeaderSize + 4) {
+    throw CliError("the diagnostics endpoint " + endpoint + " answered something that is not a runtime reply",
+                   kExitProblems);
   }
-  address.sun_family = AF_UNIX;
-  std::memcpy(address.sun_path, socket_path.c_str(), socket_path.size() + 1);
-  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw CliError(std::string("cannot create a socket: ") + std::strerror(errno), kExitProblems);
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
-    int err = errno;
-    if (err == EACCES || err == EPERM) {
-      throw CliError("no permission to connect to " + socket_path + " (the process belongs to another user; "
-                     "run gcsnap as that user or as root)", kExitProblems);
-    }
-    throw CliError(fmt::format("cannot connect to the runtime's diagnostics socket {}: {} (is the process "
-                               "still running?)", socket_path, std::strerror(err)), kExitProblems);
-  }
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(io_timeout_s);
-  size_t sent = 0;
-  while (sent < message.size()) {
-    if (!wait_ready(fd, POLLOUT, deadline)) throw CliError("the runtime did not take the attach request", kExitProblems);
-    ssize_t n = ::send(fd, message.data() + sent, message.size() - sent, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw CliError(std::string("sending the attach request failed: ") + std::strerror(errno), kExitProblems);
-    sent += static_cast<size_t>(n);
-  }
-  unsigned char reply[kHeaderSize + 4];
-  size_t got = 0;
-  while (got < sizeof(reply)) {
-    if (!wait_ready(fd, POLLIN, deadline)) {
-      throw CliError(fmt::format("the runtime did not answer the attach request within {} s", io_timeout_s),
-                     kExitProblems);
-    }
-    ssize_t n = ::recv(fd, reply + got, sizeof(reply) - got, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw CliError("the runtime closed the diagnostics connection without an answer", kExitProblems);
-    got += static_cast<size_t>(n);
-  }
-  if (std::memcmp(reply, kMagic, sizeof(kMagic)) != 0 || reply[16] != kCommandSetServer) {
-    throw CliError("the diagnostics socket answered something that is not a runtime reply", kExitProblems);
-  }
-  uint32_t hresult = get_u32(reply + kHeaderSize);
+  uint32_t hresult = get_u32(reinterpret_cast<const unsigned char*>(reply.data()) + kHeaderSize);
   // Command id 0x00 is OK with a status, 0xFF an error with its HRESULT.
-  if (reply[17] == kServerOk && (hresult & 0x80000000u) == 0) return hresult;
+  if (static_cast<uint8_t>(reply[17]) == kServerOk && (hresult & 0x80000000u) == 0) return hresult;
   return (hresult & 0x80000000u) ? hresult : 0x80004005u;  // an error with a non-error code: E_FAIL
+}
+
+RuntimeProcessInfo query_process_info(const std::string& endpoint, int io_timeout_s) {
+  std::string reply = diagnostics_exchange(endpoint, header_only(kCommandSetProcess, kCommandProcessInfo), io_timeout_s);
+  RuntimeProcessInfo info;
+  size_t at = kHeaderSize + 8 + 16;  // pid, then the runtime cookie (a GUID)
+  if (!is_reply(reply) || static_cast<uint8_t>(reply[17]) != kServerOk || reply.size() < at ||
+      !get_utf16(reply, at, info.command_line) || !get_utf16(reply, at, info.os) || !get_utf16(reply, at, info.arch)) {
+    throw CliError("the diagnostics endpoint " + endpoint + " gave no ProcessInfo reply", kExitProblems);
+  }
+  const auto* p = reinterpret_cast<const unsigned char*>(reply.data()) + kHeaderSize;
+  info.pid = uint64_t{get_u32(p)} | uint64_t{get_u32(p + 4)} << 32;
+  return info;
 }
 
 std::string describe_attach_result(uint32_t hr) {

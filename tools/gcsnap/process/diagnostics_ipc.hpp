@@ -20,10 +20,22 @@ struct AttachProfilerRequest {
 /// not fit the header's 16-bit size.
 std::string encode_attach_profiler(const AttachProfilerRequest& request);
 
-/// Send REQUEST over the Unix socket at SOCKET_PATH and return the runtime's HRESULT.
+/// Send REQUEST to the runtime's diagnostics ENDPOINT (the Unix socket's path, or the named
+/// pipe's name on Windows: platform/diagnostics_transport.hpp) and return its HRESULT.
 /// Every wait is bounded by IO_TIMEOUT_S. Throws CliError on transport failures (connect
 /// refused: a stale socket; EACCES: another user's process; no or short reply).
-uint32_t attach_profiler(const std::string& socket_path, const AttachProfilerRequest& request, int io_timeout_s);
+uint32_t attach_profiler(const std::string& endpoint, const AttachProfilerRequest& request, int io_timeout_s);
+
+/// What the runtime says of its process (the Process command set's ProcessInfo).
+struct RuntimeProcessInfo {
+  uint64_t pid = 0;          ///< as the runtime knows it
+  std::string command_line;  ///< as the runtime read it
+  std::string os;            ///< "Windows", "Linux" ...
+  std::string arch;          ///< "x64" ...
+};
+
+/// Ask the runtime at ENDPOINT for its ProcessInfo. Throws CliError as attach_profiler does.
+RuntimeProcessInfo query_process_info(const std::string& endpoint, int io_timeout_s);
 
 /// One line that says what a failed attach HRESULT means for the user.
 std::string describe_attach_result(uint32_t hresult);

@@ -1,15 +1,14 @@
 #include "process/periodic_snapshots.hpp"
 
-#include <sys/stat.h>
-
 #include <chrono>
 #include <cstdio>
 
 #include <fmt/core.h>
 
+#include "gcsnap_shim/control_client.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
 #include "output/cli_error.hpp"
-#include "process/attach_client.hpp"
+#include "platform/control_channel.hpp"
 
 namespace gcsnap::cli {
 
@@ -27,16 +26,11 @@ unsigned long long parse_duration(const std::string& text, const std::string& na
 }
 
 bool request_walk(long pid, const std::string& control, int timeout_s, const char* what) {
-  bool taken = false;
-  try {
-    const std::string reply = control_request(control, shim::kRequestSnapshot, timeout_s);
-    taken = reply.rfind(std::string(shim::kReplyOk) + " ", 0) == 0;
-    if (!taken) fmt::print(stderr, "gcsnap: warning: process {}: no {} heap walk: {}\n", pid, what, reply);
-  } catch (const CliError& e) {
-    // A process that is ending removes its socket first: nothing to say then.
-    struct stat st {};
-    if (::stat(control.c_str(), &st) == 0)
-      fmt::print(stderr, "gcsnap: warning: process {}: no {} heap walk: {}\n", pid, what, e.what());
+  const shim::ControlReply reply = shim::send_control_request(control, shim::kRequestSnapshot, timeout_s);
+  const bool taken = reply.answered && reply.text.rfind(std::string(shim::kReplyOk) + " ", 0) == 0;
+  // A process that is ending removes its control channel first: nothing to say then.
+  if (!taken && (reply.answered || control_channel_exists(control))) {
+    fmt::print(stderr, "gcsnap: warning: process {}: no {} heap walk: {}\n", pid, what, reply.text);
   }
   std::fflush(stderr);
   return taken;

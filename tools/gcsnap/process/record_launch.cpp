@@ -84,10 +84,6 @@ std::string find_shim() {
                  kExitNotRecorded);
 }
 
-bool has_output_pattern(const std::string& output) {
-  return output.find("{pid}") != std::string::npos || output.find("{name}") != std::string::npos;
-}
-
 std::string prepare_output(const std::string& output, bool replace) {
   std::string path = output;
   if (path.empty() || path.back() == '/') throw CliError("output path '" + output + "' names no file", kExitUsage);
@@ -117,19 +113,6 @@ std::string prepare_output(const std::string& output, bool replace) {
     }
   }
   return path;
-}
-
-std::vector<std::pair<std::string, std::string>> profiler_environment(const std::string& clsid,
-                                                                      const std::string& shim_path) {
-  std::vector<std::pair<std::string, std::string>> variables;
-  for (const char* prefix : {"CORECLR_", "DOTNET_"}) {
-    std::string p(prefix);
-    variables.emplace_back(p + "ENABLE_PROFILING", "1");
-    variables.emplace_back(p + "PROFILER", clsid);
-    variables.emplace_back(p + "PROFILER_PATH", shim_path);
-    variables.emplace_back(p + "PROFILER_PATH_64", shim_path);
-  }
-  return variables;
 }
 
 namespace {

@@ -32,8 +32,8 @@ struct LaunchResult {
   std::map<long, int> statuses;
 };
 
-/// Return the shim next to this executable (build tree), in <prefix>/<libdir>/gcsnap
-/// (installed), or $GCSNAP_SHIM. Throws CliError when none exists.
+/// Return the shim next to this executable (build tree, the Windows zip), in
+/// <prefix>/<libdir>/gcsnap (installed), or $GCSNAP_SHIM. Throws CliError when none exists.
 std::string find_shim();
 /// Make OUTPUT absolute and check its directory is writable. A "{pid}" or "{name}" pattern
 /// may appear in the file name only (the shim expands it). An existing file of a name
@@ -48,7 +48,14 @@ bool has_output_pattern(const std::string& output);
 /// means a profiler the user configured under either prefix never takes gcsnap's place.
 std::vector<std::pair<std::string, std::string>> profiler_environment(const std::string& clsid,
                                                                       const std::string& shim_path);
-/// Fork and exec, then wait as LaunchRequest says. Signals sent to gcsnap (SIGINT, SIGTERM,
+/// Return the variables that make a .NET Framework 4.x runtime load the shim at start
+/// (COR_ENABLE_PROFILING, COR_PROFILER, COR_PROFILER_PATH): `record` sets them on Windows.
+std::vector<std::pair<std::string, std::string>> framework_profiler_environment(const std::string& clsid,
+                                                                                const std::string& shim_path);
+/// Start the command (POSIX: fork and exec, process/record_launch.cpp; Windows: CreateProcessW,
+/// platform/windows/launch_windows.cpp), then wait as LaunchRequest says. On Windows Ctrl+C
+/// reaches the app through the console and gcsnap waits on; STATUSES holds exit codes there.
+/// POSIX: Signals sent to gcsnap (SIGINT, SIGTERM,
 /// SIGHUP, SIGQUIT) go to the command and to ALSO_WAIT_FOR's processes; the terminal's
 /// (Ctrl+C), which the whole process group receives, are not sent twice. Throws CliError
 /// (exit 127) when the command cannot be executed.

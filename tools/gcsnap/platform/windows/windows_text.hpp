@@ -1,0 +1,42 @@
+#pragma once
+// Text at the Windows API boundary: UTF-8 inside gcsnap, UTF-16 in the API.
+#include <windows.h>
+
+#include <filesystem>
+#include <string>
+
+namespace gcsnap::cli {
+
+/// UTF-8 to UTF-16 ("" for text that is not UTF-8).
+inline std::wstring widen(const std::string& text) {
+  const int n = MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0);
+  std::wstring out(static_cast<size_t>(n > 0 ? n : 0), L'\0');
+  if (n > 0) MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), out.data(), n);
+  return out;
+}
+
+/// UTF-16 to UTF-8.
+inline std::string narrow(const std::wstring& text) {
+  const int n = WideCharToMultiByte(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0, nullptr, nullptr);
+  std::string out(static_cast<size_t>(n > 0 ? n : 0), '\0');
+  if (n > 0) WideCharToMultiByte(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), out.data(), n, nullptr, nullptr);
+  return out;
+}
+
+/// A path as UTF-8 text, and UTF-8 text as a path.
+inline std::string utf8(const std::filesystem::path& path) { return narrow(path.wstring()); }
+inline std::filesystem::path path_of(const std::string& text) { return std::filesystem::path(widen(text)); }
+
+/// The system's text for error ERR, without the trailing line break.
+inline std::string system_message(DWORD err) {
+  wchar_t* text = nullptr;
+  DWORD n = FormatMessageW(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS,
+                           nullptr, err, 0, reinterpret_cast<wchar_t*>(&text), 0, nullptr);
+  std::string out = n && text ? narrow(std::wstring(text, n)) : std::string();
+  if (text) LocalFree(text);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == '.' || out.back() == ' ')) out.pop_back();
+  if (out.empty()) out = "error " + std::to_string(err);
+  return out;
+}
+
+}  // namespace gcsnap::cli
