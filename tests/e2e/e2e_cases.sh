@@ -246,7 +246,7 @@ case_disk_full() {
     grep -q 'ends no-index' "$work/$case_name.verify" || fail "the unfinishable file does not end right after its last complete GC"
     [ "$rc" -eq 1 ] || fail "gcsnap verify exited $rc: the GCs before the full disk must stay readable"
   fi
-  "$gcsnap" info "$snap" --format csv | tr -d '\r' | grep -q '^[0-9]' || fail "no complete GC kept before the disk filled"
+  "$gcsnap" info "$snap" --format csv | tr -d '\r' | grep '^[0-9]' >/dev/null || fail "no complete GC kept before the disk filled"
 }
 
 # record -o refuses an existing file (nothing started, the file untouched); --force replaces it.
@@ -548,7 +548,7 @@ case_record_every() {
   record_app 0 leaks 10 600
   grep -Eq "^gcsnap: recorded [0-9]+ GCs, [3-9][0-9]* snapshots, " "$err" || fail "the summary does not count at least 3 walks"
   check_cli_accepts
-  "$gcsnap" info "$snap" --format csv | tr -d '\r' | awk -F, 'NF == 19 && ($5 == "policy" || $5 == "always")' | grep -q . &&
+  "$gcsnap" info "$snap" --format csv | tr -d '\r' | awk -F, 'NF == 19 && ($5 == "policy" || $5 == "always")' | grep . >/dev/null &&
     fail "--policy none walked a GC"
   check_walk_gaps "$snap" 950000000 4000000000
   text=$(csv leaks "$snap" --top 0)
@@ -600,7 +600,7 @@ case_leaks() {
   expect_line "$text" "^[0-9]+,Gcsnap\.Sample\.LeakedSession,$((4 * 150)),\+?$((4 * 150)),$((4 * 150))," \
     "leaks over two recordings: the second run's sessions are not a suspect"
   [ "$(grep -Ec '^1,[^,]*\.snap,[0-9]+,' <<<"$text")" -eq $((rounds + 1 + 5)) ] || fail "leaks over two recordings: not $((rounds + 1 + 5)) walks"
-  grep -E '^1,[^,]*\.snap,' <<<"$text" | head -1 | grep -q "^1,$snap," || fail "leaks over two recordings: the earlier recording is not first"
+  grep -E '^1,[^,]*\.snap,' <<<"$text" | sed -n 1p | grep "^1,$snap," >/dev/null || fail "leaks over two recordings: the earlier recording is not first"
   # A recording of another app is refused with one line.
   "$gcsnap" leaks "$snap" "$(dirname "$0")/../golden/sample-valid.snap" >"$work/leaks.other" 2>&1; rc=$?
   show "$work/leaks.other"
