@@ -44,7 +44,8 @@ EdgeName name_slot(const TypeLayout* layout, uint32_t slot) {
   if (slot < layout->data_offset || layout->element_size == 0) return name;
   const uint32_t index = (slot - layout->data_offset) / layout->element_size;
   const uint32_t within = (slot - layout->data_offset) % layout->element_size;
-  name.text = "[" + std::to_string(index) + "]";
+  // Appended, not "[" + string: GCC 12 warns falsely (-Wrestrict) on that form in Release.
+  name.text.assign("[").append(std::to_string(index)).append("]");
   if (layout->kind == LayoutKind::ReferenceArray) {
     if (within != 0) return EdgeName{};
     name.kind = EdgeNameKind::Element;

@@ -260,7 +260,10 @@ void write_csv(const Table& table, Sink& out) {
   const std::vector<Column> cols = visible_columns(table, false);
   const std::vector<size_t> index = visible_indices(table, false);
   std::string s;
-  for (size_t c = 0; c < cols.size(); ++c) s += (c ? "," : "") + csv_field(cols[c].key);
+  for (size_t c = 0; c < cols.size(); ++c) {
+    if (c) s += ',';
+    s += csv_field(cols[c].key);
+  }
   s += "\r\n";
   out << s;
   table.for_each_row([&](const std::vector<Cell>& row) {

@@ -28,7 +28,8 @@ std::string format_bytes(uint64_t bytes) {
 std::string format_delta_bytes(int64_t bytes) {
   if (bytes == 0) return "0 B";
   const uint64_t magnitude = bytes < 0 ? 0 - static_cast<uint64_t>(bytes) : static_cast<uint64_t>(bytes);
-  return (bytes < 0 ? "-" : "+") + format_bytes(magnitude);
+  std::string text(bytes < 0 ? "-" : "+");  // appended: see field_naming.cpp on -Wrestrict
+  return text.append(format_bytes(magnitude));
 }
 
 std::string format_address(uint64_t address) { return fmt::format("0x{:x}", address); }
