@@ -47,7 +47,9 @@ std::unique_ptr<Recording> open_ok(const File& f) {
 TEST_CASE("a memory record reads back; a longer one keeps its known fields", "[hostile][memory]") {
   for (size_t size : {size_t{128}, size_t{136}, size_t{1024}}) {
     CAPTURE(size);
-    auto rec = open_ok(two_blocks([&](File& b) { b.section(SectionType::MemoryAccounting, 1, memory_payload(size)); }));
+    // The recording reads the file's bytes in place: the File outlives it.
+    const File file = two_blocks([&](File& b) { b.section(SectionType::MemoryAccounting, 1, memory_payload(size)); });
+    auto rec = open_ok(file);
     auto m = rec->read_memory_accounting(0);
     REQUIRE(m);
     REQUIRE(m->has_value());
@@ -72,7 +74,8 @@ TEST_CASE("a short, ragged, miscounted or repeated memory record is CorruptSecti
   };
   for (size_t k = 0; k < std::size(lies); ++k) {
     CAPTURE(k);
-    auto rec = open_ok(two_blocks(lies[k]));
+    const File file = two_blocks(lies[k]);
+    auto rec = open_ok(file);
     auto m = rec->read_memory_accounting(0);
     REQUIRE_FALSE(m);
     CHECK(m.error().code == ErrorCode::CorruptSection);
