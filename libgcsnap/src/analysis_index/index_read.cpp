@@ -33,6 +33,21 @@ namespace L = index_layout;
 
 namespace {
 
+// Run WORK (which takes its share from a queue both calls pull from) on this thread and, when
+// HELP, on a second one at the same time; without a thread to be had, this one does it all.
+template <typename Work>
+void run_on_two_threads(Work& work, bool help) {
+  std::thread helper;
+  if (help) {
+    try {
+      helper = std::thread(std::ref(work));
+    } catch (const std::system_error&) {
+    }
+  }
+  work();
+  if (helper.joinable()) helper.join();
+}
+
 template <typename T>
 T get(const std::byte* at) noexcept {
   T value;
@@ -150,16 +165,7 @@ class CheckJobs {
       }
     };
     constexpr uint64_t kParallelFrom = uint64_t{4} << 20;  // below this a thread costs more than it saves
-    std::thread helper;
-    if (jobs_.size() > 1 && file_size >= kParallelFrom) {
-      try {
-        helper = std::thread(work);
-      } catch (const std::system_error&) {
-        // No thread to be had: this one does all the work.
-      }
-    }
-    work();
-    if (helper.joinable()) helper.join();
+    run_on_two_threads(work, jobs_.size() > 1 && file_size >= kParallelFrom);
     if (out_of_memory_.load()) return make_error(ErrorCode::OutOfMemory, "out of memory checking the analysis index");
     for (const Job& j : jobs_) {
       switch (j.result) {
@@ -349,16 +355,7 @@ class IndexParse {
         bad.store(true);
       }
     };
-    std::thread helper;
-    if (frames.size() > 2) {
-      try {
-        helper = std::thread(work);
-      } catch (const std::system_error&) {
-        // No thread to be had: this one decodes every frame.
-      }
-    }
-    work();
-    if (helper.joinable()) helper.join();
+    run_on_two_threads(work, frames.size() > 2);
     if (out_of_memory_.load()) return make_error(ErrorCode::OutOfMemory, "out of memory decoding the analysis index");
     if (bad.load()) return damaged(ErrorCode::ChecksumMismatch, "analysis index array does not decode");
     bytes_ = {reinterpret_cast<const std::byte*>(base), static_cast<size_t>(place_.file_size)};
