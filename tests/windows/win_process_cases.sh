@@ -213,10 +213,10 @@ case $case in
       <rec.in >rec.out 2>rec.err &
     rec_job=$!
     exec 7>rec.in
-    for _ in $(seq 1 600); do grep -q "ready" rec.out 2>/dev/null && break; sleep 0.1; done
-    target_pid=$(tr -d '\r' <rec.out | sed -n 's/.*mode=wait pid=\([0-9]*\).*/\1/p')
+    # The app's pid from gcsnap's own line (start /b may give the app a console of its own).
+    for _ in $(seq 1 600); do grep -q "waiting for the recorded" rec.err 2>/dev/null && break; sleep 0.1; done
+    target_pid=$(tr -d '\r' <rec.err | sed -n 's/^gcsnap: recording process \([0-9]*\) (Gcsnap\.Sample).*/\1/p')
     [ -n "$target_pid" ] || { show rec.out; show rec.err; fail "the app did not start under gcsnap record -- cmd /c start"; }
-    for _ in $(seq 1 100); do grep -q "waiting for the recorded" rec.err 2>/dev/null && break; sleep 0.1; done
     grep -q "^gcsnap: cmd.exe ended; waiting for the recorded process(es) $target_pid to end" rec.err ||
       { show rec.err; fail "record does not say it waits for the app after cmd.exe ended"; }
     kill -0 "$rec_job" 2>/dev/null || { show rec.err; fail "record did not wait for the app"; }

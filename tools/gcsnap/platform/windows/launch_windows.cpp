@@ -85,6 +85,10 @@ std::wstring environment_block(const std::vector<std::pair<std::string, std::str
   return out;
 }
 
+/// How long, after the command ended, gcsnap waits for a process the command left running to
+/// report (its runtime loads the shim some 100 ms to 1 s after it starts, more under Wine).
+constexpr ULONGLONG kReportGraceMs = 5000;
+
 /// The folder that holds this executable.
 std::string executable_directory() {
   std::wstring path(32768, L'\0');
@@ -122,6 +126,13 @@ class JobProcesses {
       HANDLE h = OpenProcess(SYNCHRONIZE | PROCESS_QUERY_LIMITED_INFORMATION, FALSE, static_cast<DWORD>(pid));
       if (h) handles_[pid] = h;
     }
+  }
+  /// Whether a process of the job other than EXCEPT still runs.
+  bool has_running(long except) const {
+    for (const auto& [pid, handle] : handles_) {
+      if (pid != except && WaitForSingleObject(handle, 0) == WAIT_TIMEOUT) return true;
+    }
+    return false;
   }
   /// Add the exit code of every process seen that has ended to STATUSES.
   void collect(std::map<long, int>& statuses) const {
@@ -223,6 +234,7 @@ LaunchResult run_command(const LaunchRequest& request) {
   LaunchResult result;
   result.pid = static_cast<long>(child.dwProcessId);
   bool told_waiting = false;
+  ULONGLONG ended_at = 0;  // when the command ended (GetTickCount64), 0 while it runs
   for (;;) {
     const bool child_running = WaitForSingleObject(child.hProcess, 50) == WAIT_TIMEOUT;
     job.refresh();
@@ -230,7 +242,16 @@ LaunchResult run_command(const LaunchRequest& request) {
     if (child_running) continue;
     std::vector<long> others = request.also_wait_for ? request.also_wait_for() : std::vector<long>{};
     others.erase(std::remove(others.begin(), others.end(), result.pid), others.end());
-    if (others.empty()) break;
+    if (others.empty()) {
+      // A launcher (`cmd /c start app.exe`) may end before its app's runtime has loaded the
+      // shim and reported: while processes it started run, give them a moment to report.
+      if (ended_at == 0) ended_at = GetTickCount64();
+      if (job.has_running(result.pid) && GetTickCount64() - ended_at < kReportGraceMs) {
+        Sleep(50);
+        continue;
+      }
+      break;
+    }
     if (!told_waiting && request.on_waiting) request.on_waiting(others);
     told_waiting = true;
     Sleep(50);
