@@ -1,6 +1,7 @@
 #include "recorder.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #if defined(__x86_64__)
@@ -273,6 +274,7 @@ uint32_t Recorder::type_id_for(uint64_t class_id, uint64_t object_id) {
   if (class_id == 0) return 0;
   auto found = type_ids_.find(class_id);
   if (found != type_ids_.end()) return found->second;
+  const auto started = std::chrono::steady_clock::now();
   RuntimeQueries::TypeName resolved = queries_.type_name(class_id);
   if (!resolved.resolved) batch_->drops.reasons |= drop_reason::kTypeUnresolved;
   if (resolved.name.empty()) {
@@ -292,6 +294,9 @@ uint32_t Recorder::type_id_for(uint64_t class_id, uint64_t object_id) {
                      [](const OwnedField& a, const OwnedField& b) { return a.offset < b.offset; });
     batch_->layouts.push_back(std::move(layout));
   }
+  ++types_named_;
+  type_naming_ns_ += static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count());
   return id;
 }
 
@@ -476,6 +481,8 @@ void Recorder::on_gc_finished(std::span<const GenerationRange> bounds, uint64_t 
   stats_.size_predictions = size_predictions_;
   stats_.size_mismatches = size_mismatches_;
   stats_.size_checks = size_checks_;
+  stats_.types_named = types_named_;
+  stats_.type_naming_ns = type_naming_ns_;
 #if defined(__x86_64__)
   _mm_sfence();  // the chunks' non-temporal stores are visible before the writer thread reads them
 #endif
