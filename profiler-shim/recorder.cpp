@@ -413,7 +413,12 @@ bool Recorder::on_object_references(uint64_t object_id, uint64_t class_id, std::
   uint64_t size = object_size(info, object_id);
   // The reference slots are captured in store_object, after the size: one scan of the object.
   store_object(object_id, info ? info->type_id : 0, size, references);
-  if (frozen_span_ != 0) add_non_gc_targets(references);
+  // Inline: one compare per reference, a call only for a target in the frozen bounds (rare).
+  if (frozen_span_ != 0) {
+    for (uint64_t target : references) {
+      if (in_frozen(target)) [[unlikely]] add_non_gc_target(target);
+    }
+  }
   return true;
 }
 
