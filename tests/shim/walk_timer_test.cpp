@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "gc_batch.hpp"
+#include "shim_os.hpp"
 #include "walk_timer.hpp"
 
 using namespace gcsnap::shim;
@@ -57,4 +58,14 @@ TEST_CASE("object chunks: full ones are whole 2 MiB pages, small ones plain", "[
   small.records[255].size = 24;
   small.slots[511] = 8;
   CHECK(small.slots[511] == 8);
+}
+
+TEST_CASE("resident memory: a populated chunk shows in it", "[shim][chunk]") {
+  // The first snapshot by attach sizes the chunk pool by it (no GC has told the heap's size).
+  const uint64_t before = os::resident_bytes();
+  REQUIRE(before > 0);
+  ObjectChunk chunk(ObjectChunk::kObjects, ObjectChunk::kObjects * ObjectChunk::kReferencesPerObject);
+  chunk.populate();  // every page written
+  const uint64_t bytes = ObjectChunk::bytes_for(chunk.object_capacity, chunk.reference_capacity);
+  CHECK(os::resident_bytes() >= before + bytes - (size_t{1} << 20));
 }
