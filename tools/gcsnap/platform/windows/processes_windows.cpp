@@ -77,7 +77,8 @@ unsigned long long process_start_time(long pid) {
 bool is_running(long pid, unsigned long long start_time) {
   if (pid <= 0) return false;
   HANDLE process = OpenProcess(SYNCHRONIZE | PROCESS_QUERY_LIMITED_INFORMATION, FALSE, static_cast<DWORD>(pid));
-  if (!process) return false;
+  // A process of another user or an elevated one refuses the handle but is there.
+  if (!process) return GetLastError() == ERROR_ACCESS_DENIED && start_time == 0;
   const bool running = WaitForSingleObject(process, 0) == WAIT_TIMEOUT;
   CloseHandle(process);
   return running && (start_time == 0 || process_start_time(pid) == start_time);
