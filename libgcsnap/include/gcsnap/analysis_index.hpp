@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -121,6 +122,31 @@ std::string analysis_index_path(const std::string& recording_path, uint64_t gc_n
 /// to skip the identity check. The result owns the arrays it decoded from BYTES.
 [[nodiscard]] Result<AnalysisIndex> analysis_index_from_bytes(std::span<const std::byte> bytes, const IndexIdentity* expected,
                                                   IndexParts parts = kIndexAll);
+
+/// One object as its GC's analysis index tells it (find_object_in_analysis_index).
+struct IndexedObject {
+  NodeIndex node = kNoNode;
+  uint64_t address = 0;  ///< the object's start
+  uint64_t size = 0;
+  uint32_t type_id = 0;
+  Generation generation = Generation::Unknown;
+  bool reachable = false;  ///< from strong roots (its immediate dominator is set)
+};
+
+struct IndexedLookup {
+  std::optional<IndexedObject> object;  ///< none when no object of the heap walk contains the address
+  bool has_dependent_handles = false;   ///< the GC's block has a dependent-handle section
+  uint64_t root_entries = 0;            ///< resolved + unresolved roots (the GC's root table size)
+  size_t pieces_decoded = 0;            ///< 1 MiB pieces decoded for the answer (format-spec.md §12.3)
+};
+
+/// Find the object containing ADDRESS in the index at PATH, checked against EXPECTED: the header
+/// and directory as read_analysis_index checks them, and then only the pieces the search reads
+/// (format-spec.md §12.4 item 7): O(log n) pieces of the addresses and one piece each of the
+/// sizes, type ids, generations and immediate dominators, whatever the heap's size.
+/// Errors: those of read_analysis_index.
+[[nodiscard]] Result<IndexedLookup> find_object_in_analysis_index(const std::string& path, const IndexIdentity& expected,
+                                                                  uint64_t address);
 
 /// How open_analysis_index got its answer.
 enum class IndexSource : uint8_t {
