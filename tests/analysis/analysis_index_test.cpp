@@ -576,6 +576,30 @@ TEST_CASE("a point lookup decodes only the pieces it reads and answers as a whol
     CHECK(found->pieces_decoded <= log_pieces + 1 + 4);
   }
 
+  // The roots, decoded whole, and node type ids a piece at a time, as the whole read has them.
+  auto point = PointIndex::open(path, *id);
+  REQUIRE(point);
+  auto roots = point->roots();
+  REQUIRE(roots);
+  REQUIRE(roots->first.size() == g.roots().size());
+  for (size_t r = 0; r < roots->first.size(); ++r) {
+    CHECK(roots->first[r].node == g.roots()[r].node);
+    CHECK(roots->first[r].root_index == g.roots()[r].root_index);
+    CHECK(roots->first[r].root_id == g.roots()[r].root_id);
+    CHECK(roots->first[r].kind == g.roots()[r].kind);
+    CHECK(roots->first[r].flags == g.roots()[r].flags);
+  }
+  CHECK(same(roots->second, g.unresolved_roots()));
+  const size_t before = point->pieces_decoded();
+  for (NodeIndex v = 0; v < n; v += 4999) {
+    auto type = point->type_id(v);
+    REQUIRE(type);
+    CHECK(*type == g.type_id(v));
+  }
+  // In node order, each piece of the type ids is decoded once.
+  CHECK(point->pieces_decoded() - before == (4 * n + detail::kFrameBytes - 1) / detail::kFrameBytes);
+  CHECK_FALSE(point->type_id(static_cast<NodeIndex>(n)));
+
   // A damaged piece stops the lookups that read it, not the ones that do not.
   const std::vector<char> good = slurp(path);
   std::vector<char> bad = good;

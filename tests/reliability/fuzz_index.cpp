@@ -17,7 +17,6 @@
 #include "gcsnap/analysis_index.hpp"
 #include "gcsnap/retention.hpp"
 #include "analysis_index/index_layout.hpp"
-#include "analysis_index/index_pieces.hpp"
 
 using namespace gcsnap;
 
@@ -87,14 +86,23 @@ void use_lookup(std::span<const std::byte> view, const AnalysisIndex* whole) {
       queries.push_back(whole->graph.address(v));
       queries.push_back(whole->graph.address(v) + 1);
     }
+  auto index = PointIndex::from_bytes(view, nullptr, nullptr);
+  if (!index) {
+    if (whole) __builtin_trap();  // the same header checks
+    return;
+  }
+  if (auto roots = index->roots(); whole && (!roots || roots->first.size() != whole->graph.roots().size()))
+    __builtin_trap();
   for (uint64_t q : queries) {
-    auto found = detail::find_object_in_index_bytes(view, nullptr, nullptr, q);
+    auto found = index->find_object(q);
     if (!whole) continue;
     if (!found) __builtin_trap();  // every piece passed the whole read's checks
     const auto expected = whole->graph.find_containing(q);
-    if (found->object.has_value() != expected.has_value()) __builtin_trap();
-    if (expected && (found->object->node != *expected ||
-                     found->object->reachable != whole->dominators.is_reachable(*expected)))
+    if (found->has_value() != expected.has_value()) __builtin_trap();
+    if (!expected) continue;
+    auto type = index->type_id(*expected);
+    if ((*found)->node != *expected || (*found)->reachable != whole->dominators.is_reachable(*expected) || !type ||
+        *type != whole->graph.type_id(*expected))
       __builtin_trap();
   }
 }

@@ -5,6 +5,9 @@
 #include <cstring>
 #include <new>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "analysis_index/index_codec.hpp"
 #include "gcsnap/dominators.hpp"
 
@@ -156,58 +159,152 @@ Result<std::optional<NodeIndex>> IndexPieces::find_containing(uint64_t address) 
   return std::optional<NodeIndex>(static_cast<NodeIndex>(row));
 }
 
+Result<std::optional<IndexedObject>> IndexPieces::find_object(uint64_t address) {
+  auto node = find_containing(address);
+  if (!node) return node.error();
+  if (!*node) return std::optional<IndexedObject>();
+  IndexedObject o;
+  o.node = **node;
+  // One piece of each node column and of the dominators, in the order of §12.3.
+  const size_t arrays[] = {L::kAddresses, L::kSizes, L::kTypeIds, L::kGenerations, L::kIdom};
+  uint64_t v[5] = {};
+  for (size_t k = 0; k < 5; ++k) {
+    auto e = element(arrays[k], o.node);
+    if (!e) return e.error();
+    v[k] = *e;
+  }
+  o.address = v[0];
+  o.size = v[1];
+  o.type_id = static_cast<uint32_t>(v[2]);
+  o.generation = static_cast<Generation>(v[3]);
+  o.reachable = v[4] != kNoNode;
+  return std::optional<IndexedObject>(o);
+}
+
+Result<std::vector<unsigned char>> IndexPieces::whole_array(size_t which) {
+  const uint64_t total = facts_.place.bytes[which];
+  auto& frames = frames_[which];
+  if (!frames) {
+    frames = split_frames(facts_.coded[which], total);
+    if (!frames) return damaged(ErrorCode::CorruptSection, "analysis index array frames do not match its length");
+  }
+  std::vector<unsigned char> out(static_cast<size_t>(total));
+  for (size_t f = 0; f < frames->size(); ++f) {
+    const size_t from = f * kFrameBytes;
+    const std::span<unsigned char> piece(out.data() + from, std::min(kFrameBytes, out.size() - from));
+    if (!decode_frame((*frames)[f], f, L::coding(which, facts_.place.wide), piece))
+      return damaged(ErrorCode::ChecksumMismatch, "analysis index array does not decode");
+    ++decoded_;
+  }
+  if (XXH3_64bits(out.data(), out.size()) != facts_.hashes[which])
+    return damaged(ErrorCode::ChecksumMismatch, "analysis index array checksum");
+  return out;
+}
+
+// The roots with the rules of §12.3 (the whole read's, index_read.cpp), decoded whole: they
+// are few, and their count ties the index to the GC's root table.
+Result<std::pair<std::vector<GraphRoot>, std::vector<uint32_t>>> IndexPieces::roots() {
+  auto records = whole_array(L::kRoots);
+  if (!records) return records.error();
+  auto unresolved = whole_array(L::kUnresolved);
+  if (!unresolved) return unresolved.error();
+  std::pair<std::vector<GraphRoot>, std::vector<uint32_t>> out;
+  out.first.reserve(records->size() / L::kRootRecord);
+  for (size_t at = 0; at + L::kRootRecord <= records->size(); at += L::kRootRecord) {
+    const unsigned char* r = records->data() + at;
+    GraphRoot root;
+    root.node = load<uint32_t>(r + L::kRootNode);
+    root.root_index = load<uint32_t>(r + L::kRootIndex);
+    root.root_id = load<uint64_t>(r + L::kRootId);
+    const uint8_t kind = r[L::kRootKind];
+    root.flags = r[L::kRootFlags];
+    bool ok = root.node < nodes() && kind <= static_cast<uint8_t>(RootKind::Handle) &&
+              root.root_index < facts_.root_entries;
+    for (size_t k = L::kRootZeroFrom; k < L::kRootRecord; ++k) ok = ok && r[k] == 0;
+    if (!ok) return damaged(ErrorCode::CorruptSection, "analysis index root out of range");
+    root.kind = static_cast<RootKind>(kind);
+    out.first.push_back(root);
+  }
+  for (size_t at = 0; at + 4 <= unresolved->size(); at += 4) {
+    const uint32_t r = load<uint32_t>(unresolved->data() + at);
+    if (r >= facts_.root_entries) return damaged(ErrorCode::CorruptSection, "analysis index unresolved root out of range");
+    out.second.push_back(r);
+  }
+  return out;
+}
+
 }  // namespace gcsnap::detail
 
 namespace gcsnap {
 
 namespace L = index_layout;
 
-Result<IndexedLookup> find_object_in_analysis_index(const std::string& path, const IndexIdentity& expected,
-                                                    uint64_t address) {
-  auto mapped = detail::map_index_file(path, expected);
-  if (!mapped) return mapped.error();
-  return detail::find_object_in_index_bytes(mapped->bytes, &expected, std::move(mapped->keep), address);
-}
+PointIndex::PointIndex(std::unique_ptr<detail::IndexPieces> pieces) noexcept : pieces_(std::move(pieces)) {}
+PointIndex::PointIndex(PointIndex&&) noexcept = default;
+PointIndex& PointIndex::operator=(PointIndex&&) noexcept = default;
+PointIndex::~PointIndex() = default;
 
-namespace detail {
-
-Result<IndexedLookup> find_object_in_index_bytes(std::span<const std::byte> bytes, const IndexIdentity* expected,
-                                                 std::shared_ptr<const void> keep, uint64_t address) {
+Result<PointIndex> PointIndex::from_bytes(std::span<const std::byte> bytes, const IndexIdentity* expected,
+                                          std::shared_ptr<const void> keep) {
   try {
-    auto facts = read_index_header(bytes, expected);
+    auto facts = detail::read_index_header(bytes, expected);
     if (!facts) return facts.error();
-    IndexPieces pieces(std::move(*facts), std::move(keep));
-    IndexedLookup out;
-    out.has_dependent_handles = pieces.facts().has_dependent_handles;
-    out.root_entries = pieces.facts().root_entries;
-    auto node = pieces.find_containing(address);
-    if (!node) return node.error();
-    if (*node) {
-      IndexedObject o;
-      o.node = **node;
-      // One piece of each node column and of the dominators, in the order of §12.3.
-      const size_t arrays[] = {L::kAddresses, L::kSizes, L::kTypeIds, L::kGenerations, L::kIdom};
-      uint64_t v[5] = {};
-      for (size_t k = 0; k < 5; ++k) {
-        auto e = pieces.element(arrays[k], o.node);
-        if (!e) return e.error();
-        v[k] = *e;
-      }
-      o.address = v[0];
-      o.size = v[1];
-      o.type_id = static_cast<uint32_t>(v[2]);
-      o.generation = static_cast<Generation>(v[3]);
-      const uint64_t idom = v[4];
-      o.reachable = idom != kNoNode;
-      out.object = o;
-    }
-    out.pieces_decoded = pieces.pieces_decoded();
-    return out;
+    return PointIndex(std::make_unique<detail::IndexPieces>(std::move(*facts), std::move(keep)));
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::OutOfMemory, "out of memory reading the analysis index");
   }
 }
 
-}  // namespace detail
+Result<PointIndex> PointIndex::open(const std::string& path, const IndexIdentity& expected) {
+  auto mapped = detail::map_index_file(path, expected);
+  if (!mapped) return mapped.error();
+  const auto bytes = mapped->bytes;
+  return from_bytes(bytes, &expected, std::move(mapped->keep));
+}
+
+uint64_t PointIndex::node_count() const noexcept { return pieces_->nodes(); }
+uint64_t PointIndex::root_entries() const noexcept { return pieces_->facts().root_entries; }
+bool PointIndex::has_dependent_handles() const noexcept { return pieces_->facts().has_dependent_handles; }
+size_t PointIndex::pieces_decoded() const noexcept { return pieces_->pieces_decoded(); }
+
+Result<std::optional<IndexedObject>> PointIndex::find_object(uint64_t address) {
+  try {
+    return pieces_->find_object(address);
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::OutOfMemory, "out of memory reading the analysis index");
+  }
+}
+
+Result<uint32_t> PointIndex::type_id(NodeIndex v) {
+  try {
+    auto t = pieces_->element(L::kTypeIds, v);
+    if (!t) return t.error();
+    return static_cast<uint32_t>(*t);
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::OutOfMemory, "out of memory reading the analysis index");
+  }
+}
+
+Result<std::pair<std::vector<GraphRoot>, std::vector<uint32_t>>> PointIndex::roots() {
+  try {
+    return pieces_->roots();
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::OutOfMemory, "out of memory reading the analysis index");
+  }
+}
+
+Result<IndexedLookup> find_object_in_analysis_index(const std::string& path, const IndexIdentity& expected,
+                                                    uint64_t address) {
+  auto index = PointIndex::open(path, expected);
+  if (!index) return index.error();
+  IndexedLookup out;
+  out.has_dependent_handles = index->has_dependent_handles();
+  out.root_entries = index->root_entries();
+  auto object = index->find_object(address);
+  if (!object) return object.error();
+  out.object = *object;
+  out.pieces_decoded = index->pieces_decoded();
+  return out;
+}
 
 }  // namespace gcsnap

@@ -3,7 +3,7 @@
 // the header and directory are checked as for a whole read, and then only the 1 MiB pieces a
 // point query touches are decoded, each checked on its own (its zstd frame with its content
 // checksum, and the rules of its array that hold within a piece), into a small bounded cache.
-// Internal to the library; the public entry is find_object_in_analysis_index.
+// Internal to the library; the public face is PointIndex.
 
 #include <array>
 #include <cstddef>
@@ -25,6 +25,7 @@ struct IndexHeaderFacts {
   index_layout::Counts counts;
   index_layout::Placement place;  ///< each array's decoded length in place.bytes
   std::array<std::span<const unsigned char>, index_layout::kArrayCount> coded{};  ///< in the file
+  std::array<uint64_t, index_layout::kArrayCount> hashes{};  ///< each array's XXH3-64 (§12.2)
   uint64_t root_entries = 0;
   bool has_dependent_handles = false;
 };
@@ -68,6 +69,15 @@ class IndexPieces {
   /// decoding O(log pieces) pieces of the addresses and one of the sizes. Errors: element's.
   [[nodiscard]] Result<std::optional<NodeIndex>> find_containing(uint64_t address);
 
+  /// PointIndex::find_object.
+  [[nodiscard]] Result<std::optional<IndexedObject>> find_object(uint64_t address);
+
+  /// Array WHICH decoded whole, its checksum (§12.2) checked. Errors: element's, ChecksumMismatch.
+  [[nodiscard]] Result<std::vector<unsigned char>> whole_array(size_t which);
+
+  /// PointIndex::roots.
+  [[nodiscard]] Result<std::pair<std::vector<GraphRoot>, std::vector<uint32_t>>> roots();
+
   /// How many pieces were decoded so far (each decode counts, cached or evicted).
   size_t pieces_decoded() const noexcept { return decoded_; }
 
@@ -89,11 +99,5 @@ class IndexPieces {
   uint64_t tick_ = 0;
   size_t decoded_ = 0;
 };
-
-/// find_object_in_analysis_index on index file BYTES (kept alive by KEEP, 8-byte aligned);
-/// EXPECTED may be null to skip the identity check (tests, fuzzing).
-[[nodiscard]] Result<IndexedLookup> find_object_in_index_bytes(std::span<const std::byte> bytes,
-                                                               const IndexIdentity* expected,
-                                                               std::shared_ptr<const void> keep, uint64_t address);
 
 }  // namespace gcsnap::detail

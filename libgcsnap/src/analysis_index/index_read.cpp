@@ -211,6 +211,7 @@ class IndexParse {
     f.coded = coded_;
     f.root_entries = root_total_;
     f.has_dependent_handles = (c_.flags & L::kFlagDependent) != 0;
+    for (size_t a = 0; a < L::kArrayCount; ++a) f.hashes[a] = get<uint64_t>(h_ + L::hash_offset(a));
     return f;
   }
 
