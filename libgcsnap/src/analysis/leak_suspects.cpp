@@ -91,6 +91,14 @@ std::vector<LastWalkFacts> collect_last_walk(Analysis& a) {
 
 bool is_suspect(const Analysis& a, uint32_t g, const LastWalkFacts& f) {
   const auto& points = a.series.groups[g];
+  // Two necessary conditions first, which most groups fail without a copy of their counts:
+  // the count ends above where the judged series starts, and with identity enough members are
+  // new (the full test below repeats both).
+  const size_t last = points.size() - 1;
+  const bool last_segment = points.size() - a.segment_start >= std::max<size_t>(a.options.min_walks, 2);
+  if (points[last].count <= points[last_segment ? a.segment_start : 0].count) return false;
+  if (a.by_identity && f.accumulated_count < std::max<uint64_t>(a.options.min_accumulated, last - a.segment_start))
+    return false;
   std::vector<uint64_t> counts(points.size());
   for (size_t i = 0; i < points.size(); ++i) counts[i] = points[i].count;
   // Recordings of several runs: each run starts from nothing, so the last run's walks are
