@@ -91,26 +91,33 @@ void assign_shapes(ScannedWalk& s, ShapeTrie& trie, bool include_weak) {
   }
 }
 
-// A group's retained bytes: the union of its members' dominator subtrees.
-void add_retained(const ScannedWalk& s, std::vector<std::vector<LeakPoint>>& groups, uint32_t walk_index,
-                  size_t shapes) {
+// This walk's points: count and bytes of every group with members, and its retained bytes
+// (the union of its members' dominator subtrees).
+void add_group_points(const ScannedWalk& s, SeriesTable& series, uint32_t walk_index, size_t shapes) {
   static_assert(ShapeTrie::kNone == detail::kNoGroup, "a node outside every shape is in no group");
-  const auto retained = detail::group_retained_bytes(s.dom(), s.shape, shapes);
-  for (size_t shape = 0; shape < shapes; ++shape) {
-    if (retained[shape] != 0) groups[shape][walk_index].retained_bytes += retained[shape];
-  }
-}
-
-void add_points(const ScannedWalk& s, SeriesTable& series, uint32_t walk_index, size_t type_count) {
-  for (NodeIndex v = 0; v < s.graph().node_count(); ++v) {
+  if (series.by_walk.size() < series.walks) series.by_walk.resize(series.walks);
+  if (series.seen.size() < shapes) series.seen.resize(shapes, 0);
+  auto& points = series.by_walk[walk_index];
+  std::vector<uint32_t> slot(shapes, UINT32_MAX);
+  const HeapGraph& g = s.graph();
+  for (NodeIndex v = 0; v < g.node_count(); ++v) {
     const uint32_t shape = s.shape[v];
     if (shape == ShapeTrie::kNone) continue;
-    if (series.groups.size() <= shape) series.groups.resize(shape + 1);
-    auto& points = series.groups[shape];
-    if (points.empty()) points.resize(series.walks);
-    ++points[walk_index].count;
-    points[walk_index].bytes += s.graph().object_size(v);
+    if (slot[shape] == UINT32_MAX) {
+      slot[shape] = static_cast<uint32_t>(points.size());
+      points.push_back(WalkPoint{shape, 0, 0, 0});
+      series.seen[shape] = 1;
+    }
+    WalkPoint& p = points[slot[shape]];
+    ++p.count;
+    p.bytes += g.object_size(v);
   }
+  slot = {};
+  const auto retained = detail::group_retained_bytes(s.dom(), s.shape, shapes);
+  for (WalkPoint& p : points) p.retained_bytes = retained[p.shape];
+}
+
+void add_type_points(const ScannedWalk& s, SeriesTable& series, uint32_t walk_index, size_t type_count) {
   if (series.type_counts.size() < type_count) {
     series.type_counts.resize(type_count);
     series.type_bytes.resize(type_count);
@@ -128,6 +135,30 @@ void add_points(const ScannedWalk& s, SeriesTable& series, uint32_t walk_index, 
 }
 
 }  // namespace
+
+void SeriesTable::materialize(size_t shapes) {
+  groups.assign(shapes, {});
+  if (by_walk.size() < walks) by_walk.resize(walks);
+  uint64_t materialized = 0;
+  for (const WalkPoint& p : by_walk[walks - 1]) {
+    groups[p.shape].resize(walks);
+    ++materialized;
+  }
+  for (size_t w = 0; w < walks; ++w) {
+    for (const WalkPoint& p : by_walk[w]) {
+      auto& series = groups[p.shape];
+      if (series.empty()) continue;
+      series[w].count = p.count;
+      series[w].bytes = p.bytes;
+      series[w].retained_bytes = p.retained_bytes;
+    }
+    by_walk[w] = {};
+  }
+  uint64_t ever = 0;
+  for (const uint8_t s : seen) ever += s;
+  not_materialized = ever - materialized;
+  seen = {};
+}
 
 void ScannedWalk::slim() {
   if (!heap) return;
@@ -171,8 +202,8 @@ Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, const
   }
 
   assign_shapes(*s, trie, include_weak);
-  add_points(*s, series, walk_index, types.size());
-  add_retained(*s, series.groups, walk_index, trie.size());
+  add_group_points(*s, series, walk_index, trie.size());
+  add_type_points(*s, series, walk_index, types.size());
   return s;
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "scanning a heap walk for leak suspects");

@@ -65,11 +65,28 @@ struct ScannedWalk {
   void slim();
 };
 
-/// Per group (shape id) and per type (global id): the series being filled.
+/// One group's point at one walk, as the walks are scanned (only groups with members).
+struct WalkPoint {
+  uint32_t shape = 0;
+  uint32_t count = 0;
+  uint64_t bytes = 0, retained_bytes = 0;
+};
+
+/// Per group (shape id) and per type (global id): the series being filled. While the walks
+/// are scanned a walk keeps only the groups it has members of (most shapes live in one or two
+/// walks); materialize() then gives full series to the groups of the last walk, the only ones
+/// that can be suspects (a suspect's count ends above where it started).
 struct SeriesTable {
   size_t walks = 0;
-  std::vector<std::vector<LeakPoint>> groups;  ///< by shape id; empty until the shape has members
+  std::vector<std::vector<WalkPoint>> by_walk;  ///< per walk, by first appearance
+  std::vector<uint8_t> seen;                    ///< per shape: it had members at some walk
+  /// After materialize(): by shape id, empty unless the shape has members at the last walk.
+  std::vector<std::vector<LeakPoint>> groups;
+  uint64_t not_materialized = 0;  ///< groups seen but absent at the last walk (judged, never suspects)
   std::vector<std::vector<uint64_t>> type_counts, type_bytes;  ///< by global type id
+
+  /// Fill `groups` for the SHAPES of the trie from by_walk, which it frees.
+  void materialize(size_t shapes);
 };
 
 /// Read walk WALK_INDEX (GC gc_pos of RECORDING, opened from PATH; an empty PATH: decode,

@@ -403,6 +403,8 @@ std::map<uint32_t, std::vector<PathShape>> join_linked_groups(Analysis& a, std::
 }
 
 std::vector<LeakSuspect> judge_groups(Analysis& a, uint64_t& judged_groups) {
+  a.series.materialize(a.trie.size());
+  judged_groups += a.series.not_materialized;
   auto facts = collect_last_walk(a);
   auto joined_shapes = join_linked_groups(a, facts);
   std::vector<Judged> suspects;
