@@ -7,6 +7,9 @@
 //   gcsnap_bench read FILE            open time, bytes/object, decode GC 2's objects+references
 //   gcsnap_bench analyse FILE         load GC 2, graph, one retention path, dominators; peak RSS
 //   gcsnap_bench diff FILE            object-level diff GC 1 -> GC 2; peak RSS
+//   gcsnap_bench series WALKS N FILE [LEAK]  WALKS heap walks of about N objects with churn and a
+//                                     planted leak of LEAK objects per walk (default N/1000),
+//                                     written walk by walk (synth_heap.hpp write_series); peak RSS
 //   gcsnap_bench smoke DIR            tiny round trip through the writer and reader (exit 1 on mismatch)
 //   gcsnap_bench gctime FILE          a real app's recording: GCs, and the sum over them of
 //                                     GarbageCollectionStarted -> Finished (the heap walk included)
@@ -270,6 +273,22 @@ int cmd_diff(const std::string& path) {
   return 0;
 }
 
+int cmd_series(size_t walks, size_t n, const std::string& path, size_t leak) {
+  Timer t;
+  auto w = Writer::create(path, WriterOptions{});
+  if (!w) die("create", w.error());
+  synth::SeriesOptions opt;
+  opt.walks = walks;
+  opt.objects = n;
+  opt.leak_per_walk = leak;
+  if (Status s = synth::write_series(**w, opt); !s) die("write series", s.error());
+  if (Status s = (*w)->close(); !s) die("close", s.error());
+  kv("series_walks", static_cast<double>(walks));
+  kv("series_write_wall_s", t.wall());
+  kv("series_peak_rss_bytes", peak_rss_bytes());
+  return 0;
+}
+
 // Round trip at a tiny size: every column back as written, diff consistent with the generator.
 int cmd_smoke(const std::string& dir) {
   const synth::Recording r = synth::generate(3000, 7);
@@ -340,7 +359,7 @@ int cmd_gctime(const std::string& path) {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: gcsnap_bench write N FILE fg|bg | read FILE | analyse FILE | diff FILE | smoke DIR | gctime FILE\n");
+  std::fprintf(stderr, "usage: gcsnap_bench write N FILE fg|bg | series WALKS N FILE [LEAK] | read FILE | analyse FILE | diff FILE | smoke DIR | gctime FILE\n");
   return 64;
 }
 
@@ -354,6 +373,9 @@ int main(int argc, char** argv) {
   if (cmd == "analyse") return cmd_analyse(argv[2]);
   if (cmd == "diff") return cmd_diff(argv[2]);
   if (cmd == "smoke") return cmd_smoke(argv[2]);
+  if (cmd == "series" && (argc == 5 || argc == 6))
+    return cmd_series(std::strtoull(argv[2], nullptr, 10), std::strtoull(argv[3], nullptr, 10), argv[4],
+                      argc == 6 ? std::strtoull(argv[5], nullptr, 10) : 0);
   if (cmd == "gctime") return cmd_gctime(argv[2]);
   return usage();
 }

@@ -91,8 +91,9 @@ void add_root(Walk& w, size_t node, std::mt19937_64& rng) {
 }
 
 // Lay out `count` new objects from `cursor`, opening 4 MiB regions as needed.
+// FIXED_TYPE (a type id, 0: none): every object of that type and FIXED_SIZE, nothing sampled.
 void allocate(Walk& w, size_t count, uint64_t& cursor, const TypeModel& tm, std::mt19937_64& rng,
-              gcsnap::Generation gen) {
+              gcsnap::Generation gen, uint32_t fixed_type = 0, uint64_t fixed_size = 0) {
   uint64_t region = cursor & ~(kRegion - 1);
   uint64_t region_first = cursor;
   auto close_region = [&](uint64_t end) {
@@ -100,8 +101,8 @@ void allocate(Walk& w, size_t count, uint64_t& cursor, const TypeModel& tm, std:
       w.bounds.push_back({gen, region_first, end - region_first, kRegion - (region_first - region)});
   };
   for (size_t k = 0; k < count; ++k) {
-    const uint32_t rank = sample_type(tm, rng);
-    const uint64_t size = sample_size(tm, rank, rng);
+    const uint32_t rank = fixed_type != 0 ? fixed_type - 1 : sample_type(tm, rng);
+    const uint64_t size = fixed_type != 0 ? fixed_size : sample_size(tm, rank, rng);
     if (cursor + size > region + kRegion) {
       close_region(cursor);
       region += kRegion * (1 + (rng() % 8 == 0 ? 1 : 0));  // now and then a gap between regions
@@ -177,17 +178,12 @@ uint64_t Walk::raw_bytes() const {
          (surviving_starts.size() * 2 + moved_old.size() * 3) * 8;
 }
 
-Recording generate(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  Recording rec;
-  const TypeModel tm = make_types(rng, rec.type_names);
-  n = std::max<size_t>(n, 2 * kHubs);
+namespace {
 
-  // ---- walk A (GC 1) ----
-  Walk& a = rec.a;
-  uint64_t cursor = kBase;
+// Walk A: N objects from CURSOR, references (TARGETS: indices into A) and roots, all reachable.
+void first_walk(Walk& a, std::vector<uint32_t>& a_targets, size_t n, uint64_t& cursor, const TypeModel& tm,
+                std::mt19937_64& rng) {
   allocate(a, n, cursor, tm, rng, gcsnap::Generation::Gen2);
-  std::vector<uint32_t> a_targets;
   a_targets.reserve(n * 5 / 2 + 1024);
   a.reference_counts.resize(n);
   for (size_t i = 0; i < n; ++i) {
@@ -199,24 +195,29 @@ Recording generate(size_t n, uint64_t seed) {
   for (size_t k = 0; k < roots; ++k) add_root(a, k < roots * 3 / 10 ? rng() % std::max<size_t>(n / 100, 1) : rng() % n, rng);
   make_reachable(a, a_targets, rng);
   fill_references(a, a_targets);
+}
 
-  // ---- survival: runs of live objects (mean 30) and dead ones (mean 4): ~12 % die ----
+// Runs of live objects (mean 30) and dead ones (mean 4): ~12 % die; hubs and KEEP live.
+std::vector<uint8_t> pick_survivors(size_t n, const std::vector<uint32_t>& keep, std::mt19937_64& rng) {
   std::vector<uint8_t> alive(n);
-  {
-    size_t i = 0;
-    bool live = true;
-    std::geometric_distribution<size_t> live_run(1.0 / 30), dead_run(1.0 / 4);
-    while (i < n) {
-      const size_t len = 1 + (live ? live_run(rng) : dead_run(rng));
-      for (size_t k = i; k < std::min(n, i + len); ++k) alive[k] = live ? 1 : 0;
-      i += len;
-      live = !live;
-    }
-    for (size_t h = 0; h < kHubs; ++h) alive[h * (n / kHubs)] = 1;
+  size_t i = 0;
+  bool live = true;
+  std::geometric_distribution<size_t> live_run(1.0 / 30), dead_run(1.0 / 4);
+  while (i < n) {
+    const size_t len = 1 + (live ? live_run(rng) : dead_run(rng));
+    for (size_t k = i; k < std::min(n, i + len); ++k) alive[k] = live ? 1 : 0;
+    i += len;
+    live = !live;
   }
+  for (size_t h = 0; h < kHubs; ++h) alive[h * (n / kHubs)] = 1;
+  for (uint32_t k : keep) alive[k] = 1;
+  return alive;
+}
 
-  // ---- walk B (GC 2): survivors region by region, compacted in 30 % of the regions ----
-  Walk& b = rec.b;
+// Survivors of A, region by region, compacted in 30 % of the regions, into B (with the
+// ranges that say so); returns B's index of each of A's objects (UINT32_MAX: dead).
+std::vector<uint32_t> move_survivors(const Walk& a, const std::vector<uint8_t>& alive, Walk& b, std::mt19937_64& rng) {
+  const size_t n = a.size();
   std::vector<uint32_t> b_index_of_a(n, UINT32_MAX);
   size_t i = 0;
   while (i < n) {
@@ -231,7 +232,8 @@ Recording generate(size_t n, uint64_t seed) {
       if (!alive[k]) { ++k; continue; }
       size_t r = k;
       uint64_t len = 0;
-      while (r < end && alive[r]) len += a.sizes[r++];
+      // A run is contiguous in memory too: after a GC that did not compact, dead objects left gaps.
+      while (r < end && alive[r] && (r == k || a.addresses[r] == a.addresses[r - 1] + a.sizes[r - 1])) len += a.sizes[r++];
       const uint64_t old_start = a.addresses[k];
       const uint64_t new_start = compact ? dest : old_start;
       if (compact) {
@@ -258,12 +260,14 @@ Recording generate(size_t n, uint64_t seed) {
       b.bounds.push_back({gcsnap::Generation::Gen2, compact ? region : first_live, last_end - (compact ? region : first_live), kRegion});
     i = end;
   }
-  const size_t survivors = b.addresses.size();
-  allocate(b, n / 10, cursor, tm, rng, gcsnap::Generation::Gen0);
-  const size_t nb = b.addresses.size();
+  return b_index_of_a;
+}
 
-  // References: survivors keep theirs (retargeted when the target died); new objects get new ones.
-  std::vector<uint32_t> b_targets;
+// References of B: survivors keep theirs (retargeted when the target died); new objects (from
+// SURVIVORS on) get new ones: each other nearby, and old objects at random.
+void link_next(const Walk& a, const std::vector<uint32_t>& a_targets, const std::vector<uint32_t>& b_index_of_a,
+               size_t survivors, Walk& b, std::vector<uint32_t>& b_targets, std::mt19937_64& rng) {
+  const size_t n = a.size(), nb = b.addresses.size();
   b_targets.reserve(nb * 5 / 2 + 1024);
   b.reference_counts.reserve(nb);
   size_t off = 0;
@@ -283,12 +287,16 @@ Recording generate(size_t n, uint64_t seed) {
     const unsigned d = out_degree(rng);
     b.reference_counts.push_back(d);
     for (unsigned k = 0; k < d; ++k) {
-      // New objects reference each other nearby, and old objects at random.
       const size_t t = rng() % 4 == 0 ? rng() % survivors : pick_target(q, nb, rng);
       b_targets.push_back(static_cast<uint32_t>(t));
     }
   }
-  // Roots: A's roots whose objects survived, at their new addresses, plus 1 % of the new objects.
+}
+
+// Roots of B: A's roots whose objects survived, at their new addresses, plus 1 % of the new objects.
+void carry_roots(const Walk& a, const std::vector<uint32_t>& b_index_of_a, size_t survivors, Walk& b,
+                 std::mt19937_64& rng) {
+  const size_t nb = b.addresses.size();
   for (size_t k = 0; k < a.root_objects.size(); ++k) {
     const auto it = std::lower_bound(a.addresses.begin(), a.addresses.end(), a.root_objects[k]);
     const size_t q = static_cast<size_t>(it - a.addresses.begin());
@@ -299,9 +307,114 @@ Recording generate(size_t n, uint64_t seed) {
     b.root_ids.push_back(a.root_ids[k]);
   }
   for (size_t k = 0; k < (nb - survivors) / 100; ++k) add_root(b, survivors + rng() % (nb - survivors), rng);
-  make_reachable(b, b_targets, rng);
-  fill_references(b, b_targets);
+}
+
+}  // namespace
+
+Recording generate(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Recording rec;
+  const TypeModel tm = make_types(rng, rec.type_names);
+  n = std::max<size_t>(n, 2 * kHubs);
+  uint64_t cursor = kBase;
+  std::vector<uint32_t> a_targets, b_targets;
+  first_walk(rec.a, a_targets, n, cursor, tm, rng);
+  const std::vector<uint8_t> alive = pick_survivors(n, {}, rng);
+  const std::vector<uint32_t> b_index_of_a = move_survivors(rec.a, alive, rec.b, rng);
+  const size_t survivors = rec.b.addresses.size();
+  allocate(rec.b, n / 10, cursor, tm, rng, gcsnap::Generation::Gen0);
+  link_next(rec.a, a_targets, b_index_of_a, survivors, rec.b, b_targets, rng);
+  carry_roots(rec.a, b_index_of_a, survivors, rec.b, rng);
+  make_reachable(rec.b, b_targets, rng);
+  fill_references(rec.b, b_targets);
   return rec;
+}
+
+namespace {
+
+// The planted leak of a series: a rooted App.Leak.RequestLog whose first reference is the
+// newest App.Leak.RequestEntry, each entry referencing the one before (a chain).
+struct PlantedLeak {
+  uint32_t holder_type = 0, entry_type = 0;
+  uint32_t holder = 0;            // index in the current walk
+  std::vector<uint32_t> entries;  // indices in the current walk, oldest first
+};
+
+void plant_holder(Walk& a, PlantedLeak& leak) {
+  size_t h = a.size() / 2;
+  while (h + 1 < a.size() && a.reference_counts[h] == 0) ++h;
+  leak.holder = static_cast<uint32_t>(h);
+  a.type_ids[h] = leak.holder_type;
+  a.root_objects.push_back(a.addresses[h]);
+  a.root_kinds.push_back(3);  // Handle, strong
+  a.root_flags.push_back(0);
+  a.root_ids.push_back(0x7f3500000000ull);
+}
+
+// Append COUNT new entries to B (after every other new object), chained to the newest one
+// before them, and point the holder at the newest.
+void grow_leak(Walk& b, std::vector<uint32_t>& b_targets, size_t count, uint64_t& cursor, const TypeModel& tm,
+               std::mt19937_64& rng, PlantedLeak& leak) {
+  const size_t first = b.size();
+  allocate(b, count, cursor, tm, rng, gcsnap::Generation::Gen0, leak.entry_type, 64);
+  for (size_t q = first; q < b.size(); ++q) {
+    const bool has_previous = !leak.entries.empty();
+    b.reference_counts.push_back(has_previous ? 1 : 0);
+    if (has_previous) b_targets.push_back(leak.entries.back());
+    leak.entries.push_back(static_cast<uint32_t>(q));
+  }
+  if (b.reference_counts[leak.holder] == 0) return;  // plant_holder picked one with a reference
+  size_t off = 0;
+  for (size_t q = 0; q < leak.holder; ++q) off += b.reference_counts[q];
+  b_targets[off] = leak.entries.back();
+}
+
+}  // namespace
+
+gcsnap::Status write_series(gcsnap::Writer& w, const SeriesOptions& options) {
+  std::mt19937_64 rng(options.seed);
+  Recording rec;
+  const TypeModel tm = make_types(rng, rec.type_names);
+  PlantedLeak leak;
+  rec.type_names.push_back("App.Leak.RequestLog");
+  leak.holder_type = static_cast<uint32_t>(rec.type_names.size());
+  rec.type_names.push_back("App.Leak.RequestEntry");
+  leak.entry_type = static_cast<uint32_t>(rec.type_names.size());
+  const size_t n = std::max<size_t>(options.objects, 2 * kHubs);
+  const size_t per_walk = options.leak_per_walk != 0 ? options.leak_per_walk : std::max<size_t>(1, n / 1000);
+  uint64_t cursor = kBase;
+  std::vector<uint32_t> a_targets, b_targets;
+  first_walk(rec.a, a_targets, n, cursor, tm, rng);
+  plant_holder(rec.a, leak);
+  if (gcsnap::Status s = write_gc(w, rec, rec.a, 1, true); !s) return s;
+  for (size_t walk = 2; walk <= options.walks; ++walk) {
+    std::vector<uint32_t> keep = leak.entries;
+    keep.push_back(leak.holder);
+    const std::vector<uint8_t> alive = pick_survivors(rec.a.size(), keep, rng);
+    const std::vector<uint32_t> b_index_of_a = move_survivors(rec.a, alive, rec.b, rng);
+    const size_t survivors = rec.b.size();
+    // Churn: as many new objects as died, so the heap keeps its size but for the leak.
+    allocate(rec.b, std::max<size_t>(n > survivors ? n - survivors : 0, 100), cursor, tm, rng, gcsnap::Generation::Gen0);
+    link_next(rec.a, a_targets, b_index_of_a, survivors, rec.b, b_targets, rng);
+    carry_roots(rec.a, b_index_of_a, survivors, rec.b, rng);
+    leak.holder = b_index_of_a[leak.holder];
+    for (uint32_t& e : leak.entries) e = b_index_of_a[e];
+    // Only the chain holds the entries: a reference from elsewhere goes to object 0 (a hub).
+    std::vector<uint8_t> is_entry(rec.b.size(), 0);
+    for (uint32_t e : leak.entries) is_entry[e] = 1;
+    for (size_t q = 0, off = 0; q < rec.b.reference_counts.size(); off += rec.b.reference_counts[q++])
+      for (size_t k = off; !is_entry[q] && k < off + rec.b.reference_counts[q]; ++k)
+        if (is_entry[b_targets[k]]) b_targets[k] = 0;
+    grow_leak(rec.b, b_targets, per_walk, cursor, tm, rng, leak);
+    make_reachable(rec.b, b_targets, rng);
+    fill_references(rec.b, b_targets);
+    if (gcsnap::Status s = write_gc(w, rec, rec.b, walk, false); !s) return s;
+    rec.a = std::move(rec.b);
+    rec.b = Walk{};
+    a_targets.swap(b_targets);
+    b_targets.clear();
+  }
+  return gcsnap::Status{};
 }
 
 gcsnap::Status write_gc(gcsnap::Writer& w, const Recording& r, const Walk& walk, uint64_t gc_number,

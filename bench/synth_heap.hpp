@@ -45,6 +45,21 @@ struct Recording {
 /// Build both walks; n = objects of the first walk. Deterministic for a seed.
 Recording generate(size_t n, uint64_t seed = 42);
 
+/// A recording of many heap walks (gcsnap_bench series): GC 1 as `generate`'s first walk,
+/// then at every GC ~12 % of the objects die in runs, survivors move as the GC's ranges say
+/// (object identity holds), as many new objects as died are allocated, and a planted leak
+/// grows: LEAK_PER_WALK new App.Leak.RequestEntry objects, a chain held by one rooted
+/// App.Leak.RequestLog. Holds two walks at a time, never the whole series.
+struct SeriesOptions {
+  size_t walks = 10;
+  size_t objects = 1000000;   ///< per walk, about (the leak adds to it)
+  size_t leak_per_walk = 0;   ///< 0: objects / 1000
+  uint64_t seed = 42;
+};
+
+/// Write the series to W, GC 1 .. walks, deterministic for a seed.
+gcsnap::Status write_series(gcsnap::Writer& w, const SeriesOptions& options);
+
 /// Write one GC block (begin_gc .. end_gc) with the walk, in batches of `batch` objects
 /// (the shim hands the writer batches too). declare_types: add the type names in this GC.
 gcsnap::Status write_gc(gcsnap::Writer& w, const Recording& r, const Walk& walk, uint64_t gc_number,

@@ -3,11 +3,13 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "analysis/shape_trie.hpp"
+#include "gcsnap/analysis_index.hpp"
 #include "gcsnap/leak_suspects.hpp"
 #include "gcsnap/writer.hpp"
 #include "leak_rounds.hpp"
@@ -20,6 +22,27 @@ const LeakSuspect* find_suspect(const LeakReport& r, std::string_view type) {
   for (const auto& s : r.suspects)
     if (s.type == type) return &s;
   return nullptr;
+}
+
+// Everything a report says, on one line per suspect, for comparing two reports.
+std::string describe_report(const LeakReport& r) {
+  std::string out = "groups " + std::to_string(r.groups) + "\n";
+  for (const auto& w : r.walks)
+    out += "walk " + std::to_string(w.gc_number) + " " + std::to_string(w.objects) + " " + std::to_string(w.bytes) +
+           " " + std::to_string(w.identity_from_previous) + "\n";
+  for (const auto& s : r.suspects) {
+    out += s.type + " acc " + std::to_string(s.accumulated_count) + " " + std::to_string(s.accumulated_bytes) + " point " +
+           std::to_string(s.accumulation.address) + " " + s.accumulation.type + " " +
+           std::to_string(s.accumulation.retained_bytes) + " example " + std::to_string(s.example_address) + " series";
+    for (const auto& p : s.series)
+      out += " " + std::to_string(p.count) + "/" + std::to_string(p.bytes) + "/" + std::to_string(p.retained_bytes) +
+             "/" + std::to_string(p.born_here);
+    for (const auto& shape : s.shapes) out += " shape " + std::to_string(shape.count) + " " + std::to_string(shape.types.size());
+    for (const auto& h : s.holds) out += " holds " + h.type + " " + std::to_string(h.accumulated_count);
+    out += "\n";
+  }
+  for (const auto& t : r.types) out += t.type + " " + std::to_string(t.counts.back()) + "\n";
+  return out;
 }
 
 }  // namespace
@@ -252,6 +275,41 @@ TEST_CASE("leak suspects: a list held at both ends is one suspect held by its ow
   CHECK(s.accumulation.is_owner);
   CHECK(s.accumulation.type == "App.Owner");
   CHECK(s.accumulation.entries == 2);
+}
+
+TEST_CASE("leak suspects from the walks' analysis indexes are those from the decoded walks", "[leaks]") {
+  test::TempFile file("leaks_indexed");
+  REQUIRE(test::write_leak_rounds(file.path()).is_ok());
+  auto rec = Recording::open(file.path());
+  REQUIRE(rec.is_ok());
+  const Recording* recs[] = {rec->get()};
+  const std::vector<std::string> paths = {file.path()};
+  auto decoded = find_leak_suspects(recs);
+  REQUIRE(decoded.is_ok());
+  REQUIRE(decoded->suspects.size() >= 2);
+  // No index yet: the paths change nothing.
+  auto without = find_leak_suspects(recs, paths);
+  REQUIRE(without.is_ok());
+  CHECK(describe_report(*without) == describe_report(*decoded));
+
+  std::vector<std::string> written;
+  for (size_t g = 0; g < (*rec)->gcs().size(); ++g) {
+    if (!(*rec)->gcs()[g].has_heap_walk()) continue;
+    auto index = compute_analysis_index(**rec, g);
+    REQUIRE(index.is_ok());
+    auto id = identify_gc(file.path(), **rec, g);
+    REQUIRE(id.is_ok());
+    written.push_back(analysis_index_path(file.path(), (*rec)->gcs()[g].info.gc_number));
+    REQUIRE(write_analysis_index(*index, *id, written.back()).is_ok());
+  }
+  REQUIRE(written.size() == 7);
+  auto indexed = find_leak_suspects(recs, paths);
+  for (const auto& path : written) std::filesystem::remove(path);
+  REQUIRE(indexed.is_ok());
+  CHECK(describe_report(*indexed) == describe_report(*decoded));
+
+  const std::vector<std::string> two = {file.path(), file.path()};
+  CHECK(find_leak_suspects(recs, two).error().code == ErrorCode::InvalidArgument);
 }
 
 }  // namespace gcsnap

@@ -138,6 +138,13 @@ struct LeakReport {
 /// (except InconsistentData for a gap in the ranges, which only breaks identity); OutOfMemory.
 Result<LeakReport> find_leak_suspects(std::span<const Recording* const> recordings, const LeakOptions& options = {});
 
+/// The same, with PATHS the files RECORDINGS were opened from (one each): a walk whose GC has
+/// a valid analysis index (format-spec.md §12) takes its graph and, without include_weak, its
+/// dominator tree from it instead of decoding the walk and computing them; the answer is the
+/// same. Errors: as above, and InvalidArgument (not one path per recording).
+Result<LeakReport> find_leak_suspects(std::span<const Recording* const> recordings, std::span<const std::string> paths,
+                                      const LeakOptions& options = {});
+
 /// Collapse repeated hops of a type chain: every block of up to MAX_PERIOD types that
 /// directly repeats the block before it is dropped, left to right, so that the 1st and the
 /// 1000th node of a linked list (A B B B ... B -> A B), or of a chain of pairs

@@ -29,31 +29,50 @@ namespace {
 // and give the survivors their birth walk. False when a GC in between has no ranges: then
 // nothing is known and every object counts as born now.
 Result<bool> inherit_births(const Recording& recording, const ScannedWalk& previous, ScannedWalk& current) {
-  for (size_t i = previous.walk.gc_pos + 1; i <= current.walk.gc_pos; ++i)
+  for (size_t i = previous.gc_pos + 1; i <= current.gc_pos; ++i)
     if (!has_complete_transition(recording, i)) return false;
-  const ObjectTable& a = previous.walk.objects;
-  auto mapper = map_objects(recording, previous.walk.gc_pos, current.walk.gc_pos, a.addresses, a.generations);
+  auto mapper = map_objects(recording, previous.gc_pos, current.gc_pos, previous.addresses(), previous.generations());
   if (!mapper) return mapper.error();
-  auto diff = diff_objects(a, current.walk.objects, mapper->addresses(), mapper->died_at());
+  auto diff = diff_objects(previous.sizes(), current.graph().addresses(), current.graph().sizes(), mapper->addresses(),
+                           mapper->died_at());
   if (!diff) return diff.error();
-  for (size_t i = 0; i < a.size(); ++i) {
+  for (size_t i = 0; i < diff->b_index_of_a.size(); ++i) {
     const size_t b = diff->b_index_of_a[i];
     if (b != kNoObject) current.birth[b] = previous.birth[i];
   }
   return true;
 }
 
+// Global type ids per node: one interning per type id of the walk, not per node.
+void intern_types(ScannedWalk& s, TypeInterner& types) {
+  const HeapGraph& g = s.graph();
+  const size_t n = g.node_count();
+  s.type.resize(n);
+  uint32_t max_id = 0;
+  for (NodeIndex v = 0; v < n; ++v) max_id = std::max(max_id, g.type_id(v));
+  if (max_id >= (1u << 24)) {  // sparse ids: intern per node
+    for (NodeIndex v = 0; v < n; ++v) s.type[v] = types.intern(s.names(), g.type_id(v));
+    return;
+  }
+  std::vector<uint32_t> global(size_t{max_id} + 1, kNoBirth);
+  for (NodeIndex v = 0; v < n; ++v) {
+    uint32_t& t = global[g.type_id(v)];
+    if (t == kNoBirth) t = types.intern(s.names(), g.type_id(v));
+    s.type[v] = t;
+  }
+}
+
 // Breadth-first from the roots in root_priority order (as retention paths are found), so
 // every object's shape extends its BFS parent's: one trie step per object.
 void assign_shapes(ScannedWalk& s, ShapeTrie& trie, bool include_weak) {
-  const auto roots = s.graph.roots();
+  const auto roots = s.graph().roots();
   std::vector<uint32_t> order;
   for (uint32_t r = 0; r < roots.size(); ++r)
     if (include_weak || !roots[r].is_weak()) order.push_back(r);
   std::stable_sort(order.begin(), order.end(),
                    [&](uint32_t a, uint32_t b) { return root_priority(roots[a]) < root_priority(roots[b]); });
-  s.shape.assign(s.graph.node_count(), ShapeTrie::kNone);
-  s.hops.assign(s.graph.node_count(), 0);
+  s.shape.assign(s.graph().node_count(), ShapeTrie::kNone);
+  s.hops.assign(s.graph().node_count(), 0);
   std::vector<NodeIndex> queue;
   for (uint32_t r : order) {
     const NodeIndex node = roots[r].node;
@@ -63,7 +82,7 @@ void assign_shapes(ScannedWalk& s, ShapeTrie& trie, bool include_weak) {
   }
   for (size_t head = 0; head < queue.size(); ++head) {
     const NodeIndex v = queue[head];
-    for (NodeIndex w : s.graph.successors(v)) {
+    for (NodeIndex w : s.graph().successors(v)) {
       if (s.shape[w] != ShapeTrie::kNone) continue;
       s.shape[w] = trie.extend(s.shape[v], s.type[w]);
       s.hops[w] = s.hops[v] + 1;
@@ -72,31 +91,38 @@ void assign_shapes(ScannedWalk& s, ShapeTrie& trie, bool include_weak) {
   }
 }
 
-// A group's retained bytes: the union of its members' dominator subtrees.
-void add_retained(const ScannedWalk& s, std::vector<std::vector<LeakPoint>>& groups, uint32_t walk_index,
-                  size_t shapes) {
+// This walk's points: count and bytes of every group with members, and its retained bytes
+// (the union of its members' dominator subtrees).
+void add_group_points(const ScannedWalk& s, SeriesTable& series, uint32_t walk_index, size_t shapes) {
   static_assert(ShapeTrie::kNone == detail::kNoGroup, "a node outside every shape is in no group");
-  const auto retained = detail::group_retained_bytes(s.dom, s.shape, shapes);
-  for (size_t shape = 0; shape < shapes; ++shape) {
-    if (retained[shape] != 0) groups[shape][walk_index].retained_bytes += retained[shape];
-  }
-}
-
-void add_points(const ScannedWalk& s, SeriesTable& series, uint32_t walk_index, size_t type_count) {
-  for (NodeIndex v = 0; v < s.graph.node_count(); ++v) {
+  if (series.by_walk.size() < series.walks) series.by_walk.resize(series.walks);
+  if (series.seen.size() < shapes) series.seen.resize(shapes, 0);
+  auto& points = series.by_walk[walk_index];
+  std::vector<uint32_t> slot(shapes, UINT32_MAX);
+  const HeapGraph& g = s.graph();
+  for (NodeIndex v = 0; v < g.node_count(); ++v) {
     const uint32_t shape = s.shape[v];
     if (shape == ShapeTrie::kNone) continue;
-    if (series.groups.size() <= shape) series.groups.resize(shape + 1);
-    auto& points = series.groups[shape];
-    if (points.empty()) points.resize(series.walks);
-    ++points[walk_index].count;
-    points[walk_index].bytes += s.graph.object_size(v);
+    if (slot[shape] == UINT32_MAX) {
+      slot[shape] = static_cast<uint32_t>(points.size());
+      points.push_back(WalkPoint{shape, 0, 0, 0});
+      series.seen[shape] = 1;
+    }
+    WalkPoint& p = points[slot[shape]];
+    ++p.count;
+    p.bytes += g.object_size(v);
   }
+  slot = {};
+  const auto retained = detail::group_retained_bytes(s.dom(), s.shape, shapes);
+  for (WalkPoint& p : points) p.retained_bytes = retained[p.shape];
+}
+
+void add_type_points(const ScannedWalk& s, SeriesTable& series, uint32_t walk_index, size_t type_count) {
   if (series.type_counts.size() < type_count) {
     series.type_counts.resize(type_count);
     series.type_bytes.resize(type_count);
   }
-  for (NodeIndex v = 0; v < s.graph.node_count(); ++v) {
+  for (NodeIndex v = 0; v < s.graph().node_count(); ++v) {
     auto& counts = series.type_counts[s.type[v]];
     auto& bytes = series.type_bytes[s.type[v]];
     if (counts.empty()) {
@@ -104,28 +130,69 @@ void add_points(const ScannedWalk& s, SeriesTable& series, uint32_t walk_index, 
       bytes.resize(series.walks);
     }
     ++counts[walk_index];
-    bytes[walk_index] += s.graph.object_size(v);
+    bytes[walk_index] += s.graph().object_size(v);
   }
 }
 
 }  // namespace
 
-Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, size_t gc_pos, uint32_t walk_index,
-                                               const ScannedWalk* previous, bool* identity, ShapeTrie& trie,
-                                               TypeInterner& types, SeriesTable& series, bool include_weak) try {
-  auto s = std::make_unique<ScannedWalk>();
-  auto walk = read_heap_walk(recording, gc_pos);
-  if (!walk) return walk.error();
-  s->walk = std::move(walk).value();
-  auto graph = HeapGraph::build(s->walk.objects, s->walk.roots, s->walk.has_dependent ? &s->walk.dependent : nullptr);
-  if (!graph) return graph.error();
-  s->graph = std::move(graph).value();
-  // Identity needs only addresses, sizes and generations: the references live in the graph.
-  s->walk.objects.release_references();
-  const size_t n = s->graph.node_count();
+void SeriesTable::materialize(size_t shapes) {
+  groups.assign(shapes, {});
+  if (by_walk.size() < walks) by_walk.resize(walks);
+  uint64_t materialized = 0;
+  for (const WalkPoint& p : by_walk[walks - 1]) {
+    groups[p.shape].resize(walks);
+    ++materialized;
+  }
+  for (size_t w = 0; w < walks; ++w) {
+    for (const WalkPoint& p : by_walk[w]) {
+      auto& series = groups[p.shape];
+      if (series.empty()) continue;
+      series[w].count = p.count;
+      series[w].bytes = p.bytes;
+      series[w].retained_bytes = p.retained_bytes;
+    }
+    by_walk[w] = {};
+  }
+  uint64_t ever = 0;
+  for (const uint8_t s : seen) ever += s;
+  not_materialized = ever - materialized;
+  seen = {};
+}
 
-  s->type.resize(n);
-  for (NodeIndex v = 0; v < n; ++v) s->type[v] = types.intern(s->walk.names, s->graph.type_id(v));
+void ScannedWalk::slim() {
+  if (!heap) return;
+  const auto a = heap->graph.addresses(), z = heap->graph.sizes();
+  kept_addresses.assign(a.begin(), a.end());
+  kept_sizes.assign(z.begin(), z.end());
+  kept_generations.assign(heap->generations.begin(), heap->generations.end());
+  dominators = nullptr;
+  heap.reset();
+  shape = {};
+  hops = {};
+  type = {};
+}
+
+Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, const std::string& path, size_t gc_pos,
+                                               uint32_t walk_index, const ScannedWalk* previous, bool* identity,
+                                               ShapeTrie& trie, TypeInterner& types, SeriesTable& series,
+                                               bool include_weak) try {
+  auto s = std::make_unique<ScannedWalk>();
+  s->gc_pos = gc_pos;
+  GcHeapOptions options;
+  // An index's dominator tree is over strong roots only: with weak roots it is computed.
+  options.index = path.empty() ? IndexUse::Ignore : IndexUse::Existing;
+  options.parts = kIndexObjects | kIndexForward | kIndexReverse | (include_weak ? IndexParts{0} : IndexParts{kIndexDominators});
+  options.reverse = true;
+  auto heap = GcHeap::open(path, recording, gc_pos, options);
+  if (!heap) return heap.error();
+  s->heap = std::move(heap).value();
+  auto dom = s->heap->find_dominators(include_weak);
+  if (!dom) return dom.error();
+  s->dominators = *dom;
+  const size_t n = s->graph().node_count();
+
+  intern_types(*s, types);
   s->birth.assign(n, walk_index);
   *identity = false;
   if (previous) {
@@ -135,13 +202,8 @@ Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, size_
   }
 
   assign_shapes(*s, trie, include_weak);
-  GCSNAP_RETURN_IF_ERROR(s->graph.build_reverse());
-  auto dom = DominatorTree::compute(s->graph, DominatorOptions{include_weak});
-  if (!dom) return dom.error();
-  s->dom = std::move(dom).value();
-
-  add_points(*s, series, walk_index, types.size());
-  add_retained(*s, series.groups, walk_index, trie.size());
+  add_group_points(*s, series, walk_index, trie.size());
+  add_type_points(*s, series, walk_index, types.size());
   return s;
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "scanning a heap walk for leak suspects");

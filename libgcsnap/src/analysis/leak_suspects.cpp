@@ -70,7 +70,7 @@ std::vector<LastWalkFacts> collect_last_walk(Analysis& a) {
   const ScannedWalk& s = *a.last;
   const uint32_t last_index = static_cast<uint32_t>(a.series.walks - 1);
   std::vector<LastWalkFacts> facts(a.series.groups.size());
-  for (NodeIndex v = 0; v < s.graph.node_count(); ++v) {
+  for (NodeIndex v = 0; v < s.graph().node_count(); ++v) {
     const uint32_t g = s.shape[v];
     if (g == ShapeTrie::kNone) continue;
     LastWalkFacts& f = facts[g];
@@ -79,7 +79,7 @@ std::vector<LastWalkFacts> collect_last_walk(Analysis& a) {
     const uint32_t birth = s.birth[v];
     if (!a.by_identity || birth <= a.segment_start) continue;
     ++f.accumulated_count;
-    f.accumulated_bytes += s.graph.object_size(v);
+    f.accumulated_bytes += s.graph().object_size(v);
     if (birth <= last_index) ++a.series.groups[g][birth].born_here;
     if (f.newest == kNoNode || birth > f.newest_birth) {
       f.newest = v;
@@ -91,6 +91,14 @@ std::vector<LastWalkFacts> collect_last_walk(Analysis& a) {
 
 bool is_suspect(const Analysis& a, uint32_t g, const LastWalkFacts& f) {
   const auto& points = a.series.groups[g];
+  // Two necessary conditions first, which most groups fail without a copy of their counts:
+  // the count ends above where the judged series starts, and with identity enough members are
+  // new (the full test below repeats both).
+  const size_t last = points.size() - 1;
+  const bool last_segment = points.size() - a.segment_start >= std::max<size_t>(a.options.min_walks, 2);
+  if (points[last].count <= points[last_segment ? a.segment_start : 0].count) return false;
+  if (a.by_identity && f.accumulated_count < std::max<uint64_t>(a.options.min_accumulated, last - a.segment_start))
+    return false;
   std::vector<uint64_t> counts(points.size());
   for (size_t i = 0; i < points.size(); ++i) counts[i] = points[i].count;
   // Recordings of several runs: each run starts from nothing, so the last run's walks are
@@ -126,7 +134,7 @@ bool is_array_name(std::string_view name) { return !name.empty() && name.back() 
 // walk: find_group_holder, with the members' type excluded from being the holder.
 AccumulationPoint find_accumulation_point(const Analysis& a, const std::vector<uint8_t>& in_group, uint32_t type) {
   const ScannedWalk& s = *a.last;
-  const size_t n = s.graph.node_count();
+  const size_t n = s.graph().node_count();
   std::vector<HolderMark> marks(n, HolderMark::Outside);
   for (NodeIndex v = 0; v < n; ++v) {
     if (s.shape[v] != ShapeTrie::kNone && in_group[s.shape[v]])
@@ -136,24 +144,24 @@ AccumulationPoint find_accumulation_point(const Analysis& a, const std::vector<u
   }
   std::vector<uint8_t> array_types;
   for (NodeIndex v = 0; v < n; ++v) {
-    const uint32_t t = s.graph.type_id(v);
+    const uint32_t t = s.graph().type_id(v);
     if (t >= array_types.size()) array_types.resize(t + 1, 2);
-    if (array_types[t] == 2) array_types[t] = is_array_name(s.walk.names.type_name(t));
+    if (array_types[t] == 2) array_types[t] = is_array_name(s.names().type_name(t));
   }
-  auto holder = find_group_holder(s.graph, s.dom, marks, array_types);
+  auto holder = find_group_holder(s.graph(), s.dom(), marks, array_types);
   if (!holder) throw std::bad_alloc();  // its only other error is a marks size mismatch
   AccumulationPoint point;
   if (!holder->found) return point;
   point.found = true;
   point.is_owner = holder->is_owner;
   point.entries = holder->entries;
-  point.address = s.graph.address(holder->node);
+  point.address = s.graph().address(holder->node);
   point.type = a.types.name(s.type[holder->node]);
-  point.retained_bytes = s.dom.retained_size(holder->node);
+  point.retained_bytes = s.dom().retained_size(holder->node);
   point.members_dominated = holder->members_dominated;
   if (holder->via_array != kNoNode) {
     point.via_array = a.types.name(s.type[holder->via_array]);
-    point.via_array_address = s.graph.address(holder->via_array);
+    point.via_array_address = s.graph().address(holder->via_array);
   }
   return point;
 }
@@ -219,10 +227,10 @@ std::vector<uint32_t> same_leak(const std::vector<Judged>& in, const Analysis& a
   for (uint32_t i = 0; i < in.size(); ++i)
     for (uint32_t g : in[i].groups) suspect_of_group[g] = i;
   auto suspect_of = [&](NodeIndex v) { return w.shape[v] == ShapeTrie::kNone ? UINT32_MAX : suspect_of_group[w.shape[v]]; };
-  for (NodeIndex v = 0; v < w.graph.node_count(); ++v) {
+  for (NodeIndex v = 0; v < w.graph().node_count(); ++v) {
     const uint32_t i = suspect_of(v);
     if (i == UINT32_MAX) continue;
-    for (NodeIndex u : w.graph.successors(v)) {
+    for (NodeIndex u : w.graph().successors(v)) {
       const uint32_t j = suspect_of(u);
       if (j != UINT32_MAX && j != i && in[j].suspect.type == in[i].suspect.type)
         parent[find_set(parent, j)] = find_set(parent, i);
@@ -288,12 +296,12 @@ std::vector<LeakSuspect> fold_nested(std::vector<Judged> judged, const Analysis&
   std::vector<uint32_t> parent(judged.size(), UINT32_MAX);
   std::vector<std::map<uint32_t, uint64_t>> held_by(judged.size());
   std::vector<uint64_t> members(judged.size(), 0);
-  for (NodeIndex v = 0; v < s.graph.node_count(); ++v) {
+  for (NodeIndex v = 0; v < s.graph().node_count(); ++v) {
     const uint32_t b = suspect_of(v);
     if (b == UINT32_MAX || (a.by_identity && s.birth[v] <= a.segment_start)) continue;
     ++members[b];
-    NodeIndex u = s.dom.immediate_dominator(v);
-    for (int step = 0; step < kSteps && u != kVirtualRoot && u != kNoNode; ++step, u = s.dom.immediate_dominator(u)) {
+    NodeIndex u = s.dom().immediate_dominator(v);
+    for (int step = 0; step < kSteps && u != kVirtualRoot && u != kNoNode; ++step, u = s.dom().immediate_dominator(u)) {
       const uint32_t owner = suspect_of(u);
       if (owner == UINT32_MAX || owner == b) continue;
       ++held_by[b][owner];
@@ -349,10 +357,10 @@ std::map<uint32_t, std::vector<PathShape>> join_linked_groups(Analysis& a, std::
   const uint32_t n = static_cast<uint32_t>(a.series.groups.size());
   std::vector<uint32_t> parent(n);
   std::iota(parent.begin(), parent.end(), 0u);
-  for (NodeIndex v = 0; v < s.graph.node_count(); ++v) {
+  for (NodeIndex v = 0; v < s.graph().node_count(); ++v) {
     const uint32_t g = s.shape[v];
     if (g == ShapeTrie::kNone) continue;
-    for (NodeIndex w : s.graph.successors(v)) {
+    for (NodeIndex w : s.graph().successors(v)) {
       const uint32_t h = s.shape[w];
       if (h == ShapeTrie::kNone || h == g || a.trie.label(h) != a.trie.label(g)) continue;
       const uint32_t x = find_set(parent, g), y = find_set(parent, h);
@@ -389,12 +397,14 @@ std::map<uint32_t, std::vector<PathShape>> join_linked_groups(Analysis& a, std::
     }
   }
   if (!shapes.empty())
-    for (NodeIndex v = 0; v < s.graph.node_count(); ++v)
+    for (NodeIndex v = 0; v < s.graph().node_count(); ++v)
       if (s.shape[v] != ShapeTrie::kNone) s.shape[v] = find_set(parent, s.shape[v]);
   return shapes;
 }
 
 std::vector<LeakSuspect> judge_groups(Analysis& a, uint64_t& judged_groups) {
+  a.series.materialize(a.trie.size());
+  judged_groups += a.series.not_materialized;
   auto facts = collect_last_walk(a);
   auto joined_shapes = join_linked_groups(a, facts);
   std::vector<Judged> suspects;
@@ -420,10 +430,10 @@ std::vector<LeakSuspect> judge_groups(Analysis& a, uint64_t& judged_groups) {
     s.accumulated_count = facts[g].accumulated_count;
     s.accumulated_bytes = facts[g].accumulated_bytes;
     s.accumulation = find_accumulation_point(a, j.groups, type);
-    if (facts[g].newest != kNoNode) s.example_address = a.last->graph.address(facts[g].newest);
+    if (facts[g].newest != kNoNode) s.example_address = a.last->graph().address(facts[g].newest);
     if (!a.by_identity) {
-      for (NodeIndex v = 0; v < a.last->graph.node_count(); ++v)
-        if (a.last->shape[v] == g) s.example_address = a.last->graph.address(v);
+      for (NodeIndex v = 0; v < a.last->graph().node_count(); ++v)
+        if (a.last->shape[v] == g) s.example_address = a.last->graph().address(v);
     }
     summarize(s, a.segment_start);
     suspects.push_back(std::move(j));
@@ -443,8 +453,15 @@ std::vector<TypeSeries> type_series(const Analysis& a) {
 
 }  // namespace
 
-Result<LeakReport> find_leak_suspects(std::span<const Recording* const> recordings, const LeakOptions& options) try {
+Result<LeakReport> find_leak_suspects(std::span<const Recording* const> recordings, const LeakOptions& options) {
+  return find_leak_suspects(recordings, {}, options);
+}
+
+Result<LeakReport> find_leak_suspects(std::span<const Recording* const> recordings, std::span<const std::string> paths,
+                                      const LeakOptions& options) try {
   if (recordings.empty()) return make_error(ErrorCode::InvalidArgument, "no recording given");
+  if (!paths.empty() && paths.size() != recordings.size())
+    return make_error(ErrorCode::InvalidArgument, "not one path per recording");
   for (const Recording* r : recordings)
     if (!r) return make_error(ErrorCode::InvalidArgument, "a recording is null");
   LeakReport report;
@@ -471,13 +488,17 @@ Result<LeakReport> find_leak_suspects(std::span<const Recording* const> recordin
     if (!same_recording) a.types.start_recording();
     const Recording& rec = *recordings[report.recording_order[walk.recording]];
     bool identity = false;
-    auto scanned = leaks::scan_walk(rec, walk.gc_pos, w, same_recording ? a.last.get() : nullptr, &identity, a.trie,
-                                    a.types, a.series, options.include_weak);
+    static const std::string kDecode;
+    const std::string& path = paths.empty() ? kDecode : paths[report.recording_order[walk.recording]];
+    // The walk before is needed only for its objects' identity: free the rest first.
+    if (a.last) a.last->slim();
+    auto scanned = leaks::scan_walk(rec, path, walk.gc_pos, w, same_recording ? a.last.get() : nullptr, &identity,
+                                    a.trie, a.types, a.series, options.include_weak);
     if (!scanned) return scanned.error();
     a.last = std::move(scanned).value();
     walk.identity_from_previous = identity;
-    walk.objects = a.last->graph.node_count();
-    walk.bytes = a.last->walk.total_bytes();
+    walk.objects = a.last->graph().node_count();
+    for (const uint64_t size : a.last->graph().sizes()) walk.bytes += size;
   }
   a.segment_start = report.walks.size() - 1;
   while (a.segment_start > 0 && report.walks[a.segment_start].identity_from_previous) --a.segment_start;

@@ -35,17 +35,20 @@ bool ShapeTrie::repeats(uint32_t shape, uint32_t period) const noexcept {
 
 uint32_t ShapeTrie::extend(uint32_t shape, uint32_t type) {
   const uint64_t key = static_cast<uint64_t>(shape) << 32 | type;
+  // Only extensions that collapsed are in extended_; a child made by an earlier extend that
+  // did not is its own answer (child() is called with a type label by extend alone).
   if (const auto it = extended_.find(key); it != extended_.end()) return it->second;
+  if (const auto it = children_.find(key); it != children_.end()) return it->second;
   uint32_t out = child(shape, type);
   // SHAPE has no repeat (invariant), so one that appears ends at the new type, and dropping
   // it leaves a prefix of SHAPE, which has none either: at most one drop.
   for (uint32_t p = 1; p <= max_period_; ++p) {
     if (repeats(out, p)) {
       out = ancestor(out, p);
+      extended_.emplace(key, out);
       break;
     }
   }
-  extended_.emplace(key, out);
   return out;
 }
 

@@ -52,7 +52,9 @@ class ShapeTrie {
     }
   };
   tsl::robin_map<uint64_t, uint32_t, KeyHash> children_;  // parent << 32 | label -> shape
-  tsl::robin_map<uint64_t, uint32_t, KeyHash> extended_;  // shape << 32 | type -> collapsed shape
+  // shape << 32 | type -> collapsed shape, for the extensions that collapsed only (the others
+  // are children_'s entries: one map entry per shape, not two).
+  tsl::robin_map<uint64_t, uint32_t, KeyHash> extended_;
 };
 
 }  // namespace gcsnap::leaks

@@ -122,7 +122,7 @@ void run_index(const IndexOptions& opt) {
   report.tables.push_back(std::move(table));
   report.notes.push_back(fmt::format("{} of analysis index beside the {} recording ({})", format_bytes(total_bytes),
                                      format_bytes(rec->file_size()), size_ratio(total_bytes, rec->file_size())));
-  report.notes.push_back("types, dominators and path (and where, roots, verify and diff, when it exists) read the index "
+  report.notes.push_back("types, dominators and path (and where, roots, verify, diff and leaks, when it exists) read the index "
                          "instead of decoding the GC; it is rebuilt when the recording changes and can be deleted at any time");
   print_report(report, opt.format);
 }

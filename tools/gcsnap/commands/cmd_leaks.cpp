@@ -28,6 +28,7 @@ struct LeaksOptions {
   size_t min_walks = 3;
   bool include_weak = false;
   bool no_fold = false;
+  bool no_cache = false;
   Format format = Format::Table;
 };
 
@@ -176,7 +177,7 @@ void run_leaks(const LeaksOptions& opt) {
   options.top = opt.top;
   options.min_walks = opt.min_walks;
   options.include_weak = opt.include_weak;
-  const auto loaded = load_leaks(opt.files, options);
+  const auto loaded = load_leaks(opt.files, options, !opt.no_cache);
   Report report;
   add_notes(*loaded, report, std::max<size_t>(opt.min_walks, 2));
   if (opt.format == Format::Table) {
@@ -214,6 +215,7 @@ void add_leaks_command(CLI::App& app) {
   cmd->add_flag("--no-fold", opt->no_fold,
                 "list every hop of each suspect's path (by default a chain of hops of the same type and field is "
                 "one hop with a count)");
+  add_no_cache_option(*cmd, opt->no_cache);
   add_format_option(*cmd, opt->format);
   cmd->callback([opt] { run_leaks(*opt); });
 }

@@ -26,7 +26,8 @@ std::string describe_app(const AppIdentity& app) {
 
 }  // namespace
 
-std::unique_ptr<LoadedLeaks> load_leaks(const std::vector<std::string>& files, const LeakOptions& options) {
+std::unique_ptr<LoadedLeaks> load_leaks(const std::vector<std::string>& files, const LeakOptions& options,
+                                        bool use_index) {
   auto loaded = std::make_unique<LoadedLeaks>();
   loaded->files = files;
   AppIdentity first_app;
@@ -56,7 +57,7 @@ std::unique_ptr<LoadedLeaks> load_leaks(const std::vector<std::string>& files, c
                                files.size() == 1 ? files[0] : "none of these recordings has one", kHowToGetWalks),
                    kExitBadInput);
   }
-  auto report = find_leak_suspects(recordings, options);
+  auto report = use_index ? find_leak_suspects(recordings, files, options) : find_leak_suspects(recordings, options);
   if (!report) {
     std::string names = files[0];
     if (files.size() > 1) names += fmt::format(" (and {} more)", files.size() - 1);

@@ -19,8 +19,11 @@ struct LoadedLeaks {
 };
 
 /// Open FILES, reject recordings of another app than the first (one line naming both
-/// files), and find the suspects. Throws CliError naming the file.
-std::unique_ptr<LoadedLeaks> load_leaks(const std::vector<std::string>& files, const LeakOptions& options);
+/// files), and find the suspects; with USE_INDEX each walk's graph and dominators come from
+/// its GC's analysis index where a valid one exists (none is built). Throws CliError naming
+/// the file.
+std::unique_ptr<LoadedLeaks> load_leaks(const std::vector<std::string>& files, const LeakOptions& options,
+                                        bool use_index = true);
 
 /// One suspect's first path shape on one line: "[handle] -> A -> B -> C".
 std::string describe_shape(const PathShape& shape);
