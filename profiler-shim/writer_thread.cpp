@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gcsnap/status.hpp"
+#include "gcsnap_thread_name.hpp"
 #include "shim_log.hpp"
 #include "shim_os.hpp"
 
@@ -173,7 +174,7 @@ void WriterThread::submit(std::unique_ptr<GcBatch> batch) noexcept {
 
 void WriterThread::run() noexcept {
   // A name of its own, so that top, perf and gdb tell it from the app's threads.
-  os::name_this_thread("gcsnap-writer");
+  platform::set_thread_name("gcsnap-writer");
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });

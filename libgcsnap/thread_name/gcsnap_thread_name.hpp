@@ -1,6 +1,7 @@
 #pragma once
-// Name the calling thread for debuggers and process viewers (posix/thread_name_posix.cpp,
-// windows/thread_name_windows.cpp). A hint: failures are ignored.
+// Name the calling thread for debuggers and process viewers (thread_name_posix.cpp,
+// thread_name_windows.cpp). A hint: failures are ignored. Its own small target
+// (gcsnap_thread_name): libgcsnap's compression threads and the profiler shim's threads use it.
 
 namespace gcsnap::platform {
 
