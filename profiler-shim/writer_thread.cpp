@@ -1,5 +1,6 @@
 #include "writer_thread.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <optional>
@@ -212,12 +213,15 @@ bool WriterThread::write_batch(GcBatch& batch) noexcept {
 std::optional<MemoryAccounting> WriterThread::sample_memory(const GcBatch& batch) noexcept {
   if (memory_interval_ns_ == UINT64_MAX) return std::nullopt;
   const uint64_t now = wall_clock_ns();
-  // Every walked GC; others at most once per interval (reading smaps costs milliseconds).
-  if (!batch.has_heap_walk() && last_memory_ns_ != 0 && now - last_memory_ns_ < memory_interval_ns_) return std::nullopt;
+  // Every walked GC; others at most once per interval (reading smaps costs milliseconds), and
+  // at most a twentieth of the writer's time: a read can cost far more (Wine's page queries).
+  const uint64_t gap = std::max(memory_interval_ns_, 20 * last_memory_cost_ns_);
+  if (!batch.has_heap_walk() && last_memory_ns_ != 0 && now - last_memory_ns_ < gap) return std::nullopt;
   last_memory_ns_ = now;
   MemoryAccounting m;
   memory_probe_.read(batch.bounds, m);
   const uint64_t after = wall_clock_ns();
+  last_memory_cost_ns_ = after > now ? after - now : 0;
   m.sample_delay_ns = after > batch.info.end_time_ns && batch.info.end_time_ns ? after - batch.info.end_time_ns : 0;
   m.recorder_bytes = queued_bytes_.load(std::memory_order_relaxed);
   return m;
