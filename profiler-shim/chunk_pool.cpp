@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gcsnap_thread_name.hpp"
 #include "shim_os.hpp"
 
 namespace gcsnap::shim {
@@ -81,7 +82,7 @@ size_t ChunkPool::ready_count() const {
 }
 
 void ChunkPool::run() noexcept {
-  os::name_this_thread("gcsnap-chunks");
+  platform::set_thread_name("gcsnap-chunks");
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     wake_.wait(lock, [this] { return stopping_ || ready_.size() < ahead_; });

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "gcsnap_thread_name.hpp"
 #include "shim_os.hpp"
 
 namespace gcsnap::shim {
@@ -22,7 +23,7 @@ ControlServer::~ControlServer() { stop(2000); }
 void ControlServer::serve() noexcept {
   // Named so that a profile (and bench/pause.sh) can find it: an on-demand snapshot's forced GC,
   // heap walk included, runs on this thread.
-  os::name_this_thread("gcsnap-control");
+  platform::set_thread_name("gcsnap-control");
   while (serve_one()) {
   }
   std::lock_guard<std::mutex> lock(mutex_);

@@ -1,8 +1,8 @@
 #pragma once
 // What the process's memory is made of (format-spec.md §6.16), read by the writer thread after
-// a GC, never on the GC's pause: the per-mapping view of /proc/self/smaps split into the GC's
-// ranges, code, mapped files, stacks and anonymous memory, and the memory cgroup's usage and
-// limit. The parsers take text and a root directory, so tests drive them without a runtime.
+// a GC, never on the GC's pause: on Linux the per-mapping view of /proc/self/smaps split into the
+// GC's ranges, code, mapped files, stacks and anonymous memory, and the memory cgroup's usage and
+// limit; on Windows the same split from the committed regions' resident pages. The parsers take text and a root directory, so tests drive them without a runtime.
 
 #include <cstdint>
 #include <span>
@@ -28,7 +28,8 @@ void account_cgroup(std::string_view proc_cgroup, const std::string& root, Memor
 class MemoryProbe {
  public:
   /// Fill OUT with this process's figures now (the groups that could be read). Each system
-  /// has its own: posix/memory_probe_posix.cpp reads /proc; the Windows one records none yet.
+  /// has its own: posix/memory_probe_posix.cpp reads /proc; windows/memory_probe_windows.cpp
+  /// asks GetProcessMemoryInfo, VirtualQuery and QueryWorkingSetEx.
   void read(std::span<const GenerationRange> bounds, MemoryAccounting& out) noexcept;
 
  private:

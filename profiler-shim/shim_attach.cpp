@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "gcsnap_shim/shim_protocol.hpp"
+#include "gcsnap_thread_name.hpp"
 #include "shim_log.hpp"
 #include "shim_os.hpp"
 #include "shim_session.hpp"
@@ -152,7 +153,7 @@ void ShimSession::on_detach_succeeded() noexcept {
 }
 
 void ShimSession::watch() noexcept {
-  os::name_this_thread("gcsnap-watch");
+  platform::set_thread_name("gcsnap-watch");
   auto start = std::chrono::steady_clock::now();
   std::unique_lock<std::mutex> lock(detach_mutex_);
   for (;;) {

@@ -28,8 +28,6 @@ inline constexpr FileHandle kNoFile = -1;
 long current_pid() noexcept;
 /// Write TEXT to the process's stderr, whole or as much as it takes.
 void write_stderr(std::string_view text) noexcept;
-/// Name the calling thread for debuggers and process viewers (a hint).
-void name_this_thread(const char* name) noexcept;
 
 struct ThreadClocks {
   uint64_t wall_ns = 0;       ///< a monotonic clock

@@ -1,5 +1,6 @@
 #include "writer_thread.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <optional>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "gcsnap/status.hpp"
+#include "gcsnap_thread_name.hpp"
 #include "shim_log.hpp"
 #include "shim_os.hpp"
 
@@ -173,7 +175,7 @@ void WriterThread::submit(std::unique_ptr<GcBatch> batch) noexcept {
 
 void WriterThread::run() noexcept {
   // A name of its own, so that top, perf and gdb tell it from the app's threads.
-  os::name_this_thread("gcsnap-writer");
+  platform::set_thread_name("gcsnap-writer");
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
@@ -211,12 +213,15 @@ bool WriterThread::write_batch(GcBatch& batch) noexcept {
 std::optional<MemoryAccounting> WriterThread::sample_memory(const GcBatch& batch) noexcept {
   if (memory_interval_ns_ == UINT64_MAX) return std::nullopt;
   const uint64_t now = wall_clock_ns();
-  // Every walked GC; others at most once per interval (reading smaps costs milliseconds).
-  if (!batch.has_heap_walk() && last_memory_ns_ != 0 && now - last_memory_ns_ < memory_interval_ns_) return std::nullopt;
+  // Every walked GC; others at most once per interval (reading smaps costs milliseconds), and
+  // at most a twentieth of the writer's time: a read can cost far more (Wine's page queries).
+  const uint64_t gap = std::max(memory_interval_ns_, 20 * last_memory_cost_ns_);
+  if (!batch.has_heap_walk() && last_memory_ns_ != 0 && now - last_memory_ns_ < gap) return std::nullopt;
   last_memory_ns_ = now;
   MemoryAccounting m;
   memory_probe_.read(batch.bounds, m);
   const uint64_t after = wall_clock_ns();
+  last_memory_cost_ns_ = after > now ? after - now : 0;
   m.sample_delay_ns = after > batch.info.end_time_ns && batch.info.end_time_ns ? after - batch.info.end_time_ns : 0;
   m.recorder_bytes = queued_bytes_.load(std::memory_order_relaxed);
   return m;

@@ -77,6 +77,7 @@ class WriterThread final : public BatchSink {
   MemoryProbe memory_probe_;
   uint64_t memory_interval_ns_ = 250'000'000;
   uint64_t last_memory_ns_ = 0;
+  uint64_t last_memory_cost_ns_ = 0;  // how long the last read took
   bool statics_off_ = false;  ///< a failure turned static names off (writer thread only)
   mutable std::mutex mutex_;
   std::condition_variable wake_;

@@ -2,8 +2,9 @@
 # Build gcsnap for 64-bit Windows with mingw-w64 (cmake/toolchains/mingw-w64-x86_64.cmake) into
 # build-windows/ (or $GCSNAP_WINDOWS_BUILD_DIR); extra arguments go to cmake.
 # Installs what it needs from apt (mingw-w64, wine64 to run the tests, a deb-src entry). The
-# dependencies for Windows come from Debian: zstd and Catch2 built from Debian's source packages
-# (apt-get source), fmt, CLI11, xxhash and robin-map used header-only from Debian's -dev packages.
+# dependencies for Windows come from Debian: zstd, zlib and Catch2 built from Debian's source
+# packages (apt-get source), fmt, CLI11, xxhash, robin-map and protozero used header-only from
+# Debian's -dev packages.
 # The end-to-end tests (tests/e2e_windows) check Windows recordings with the Linux build's gcsnap:
 # ${GCSNAP_BUILD_DIR:-build}, which scripts/test.sh builds first.
 # They are installed once into <build>/deps (kept across runs; delete it to rebuild them).
@@ -82,6 +83,26 @@ if [ ! -f "$deps/.done" ]; then
   cp /usr/include/xxhash.h /usr/include/xxh3.h "$deps/include/"
   touch "$deps/.done"
   echo "build-windows: dependencies for Windows built in $((SECONDS - start)) s ($deps)"
+fi
+
+# zlib (the gzip of `export --to pprof`), static, from Debian's source: Debian's tarball has no
+# win32/ makefiles, and the library is its top-level C files, so they are compiled here directly.
+# protozero (the protobuf encoding) is header-only. Built once into $deps like the others, with
+# a marker of its own so an older deps folder gains it alone.
+if [ ! -f "$deps/.zlib-done" ]; then
+  start=$SECONDS
+  zlib_src=$(unpack_source zlib)
+  rm -rf "$deps/build/zlib" && mkdir -p "$deps/build/zlib"
+  (cd "$deps/build/zlib" &&
+     for c in "$zlib_src"/*.c; do "$mingw-gcc-posix" -O2 -DNDEBUG -I"$zlib_src" -c "$c" -o "$(basename "$c" .c).o" || exit 1; done &&
+     "$mingw-gcc-ar-posix" rcs libz.a ./*.o) >"$deps/build/zlib.log" 2>&1 ||
+    { echo "build-windows: error: building zlib for Windows failed (log: $deps/build/zlib.log)" >&2; exit 1; }
+  mkdir -p "$deps/lib" "$deps/include"
+  cp "$deps/build/zlib/libz.a" "$deps/lib/"
+  cp "$zlib_src/zlib.h" "$zlib_src/zconf.h" "$deps/include/"
+  cp -r /usr/include/protozero "$deps/include/"
+  touch "$deps/.zlib-done"
+  echo "build-windows: zlib for Windows built in $((SECONDS - start)) s ($deps)"
 fi
 
 # The tests run under wine64 with a private prefix (created on the first run, ~10 s) and no

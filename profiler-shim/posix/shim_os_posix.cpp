@@ -1,6 +1,5 @@
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -30,8 +29,6 @@ void write_stderr(std::string_view text) noexcept {
     left -= static_cast<size_t>(w);
   }
 }
-
-void name_this_thread(const char* name) noexcept { pthread_setname_np(pthread_self(), name); }
 
 ThreadClocks read_thread_clocks() noexcept {
   ThreadClocks c;

@@ -24,20 +24,6 @@ void write_stderr(std::string_view text) noexcept {
   }
 }
 
-// SetThreadDescription (Windows 10 1607) looked up at run time: older systems keep the
-// thread unnamed.
-void name_this_thread(const char* name) noexcept {
-  using SetDescription = HRESULT(WINAPI*)(HANDLE, PCWSTR);
-  HMODULE kernel = GetModuleHandleW(L"kernel32.dll");
-  if (!kernel) return;
-  auto set = reinterpret_cast<SetDescription>(reinterpret_cast<void*>(GetProcAddress(kernel, "SetThreadDescription")));
-  if (!set) return;
-  try {
-    (void)set(GetCurrentThread(), widen(name).c_str());
-  } catch (...) {
-  }
-}
-
 ThreadClocks read_thread_clocks() noexcept {
   ThreadClocks c;
   LARGE_INTEGER count{}, frequency{};

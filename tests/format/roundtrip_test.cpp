@@ -85,3 +85,47 @@ TEST_CASE("an empty GC and an empty recording") {
   }
   std::remove(path.c_str());
 }
+
+TEST_CASE("memory accounting round trips, with and without the Windows fields") {
+  // §6.16: a Windows writer sets kPssSwapUnread and appends private_bytes (kPrivate); a Linux
+  // writer does neither and its record stays 128 bytes.
+  const std::string path = temp_path("roundtrip-memory");
+  MemoryAccounting linux_figures;
+  linux_figures.present = memory_present::kProcess | memory_present::kGcMappings;
+  linux_figures.rss_bytes = 40 << 20, linux_figures.pss_bytes = 38 << 20, linux_figures.stack_bytes = 1 << 20;
+  MemoryAccounting windows_figures = linux_figures;
+  windows_figures.present |= memory_present::kPssSwapUnread | memory_present::kPrivate;
+  windows_figures.pss_bytes = 0;
+  windows_figures.private_bytes = 0x123456789;
+  {
+    auto w = Writer::create(path);
+    REQUIRE(w);
+    for (uint64_t n : {1, 2}) {
+      GcInfo info;
+      info.gc_number = n;
+      REQUIRE((*w)->begin_gc(info).is_ok());
+      REQUIRE((*w)->add_memory_accounting(n == 1 ? linux_figures : windows_figures).is_ok());
+      REQUIRE((*w)->end_gc(info).is_ok());
+    }
+    REQUIRE((*w)->close().is_ok());
+  }
+  {
+    auto rec = Recording::open(path);
+    REQUIRE(rec);
+    auto first = (*rec)->read_memory_accounting(0), second = (*rec)->read_memory_accounting(1);
+    REQUIRE(first);
+    REQUIRE(second);
+    REQUIRE(first->has_value());
+    REQUIRE(second->has_value());
+    CHECK((*first)->has_pss_swap());
+    CHECK((*first)->pss_bytes == 38 << 20);
+    CHECK_FALSE((*first)->has(memory_present::kPrivate));
+    CHECK((*first)->private_bytes == 0);
+    CHECK_FALSE((*second)->has_pss_swap());
+    CHECK((*second)->has(memory_present::kProcess));
+    CHECK((*second)->private_bytes == 0x123456789);
+    CHECK((*second)->stack_bytes == 1 << 20);
+    CHECK((*rec)->verify_gc(1).is_ok());
+  }
+  std::remove(path.c_str());
+}

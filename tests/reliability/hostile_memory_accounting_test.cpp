@@ -67,6 +67,12 @@ TEST_CASE("a short, ragged, miscounted or repeated memory record is CorruptSecti
       [](File& b) { b.section(SectionType::MemoryAccounting, 1, memory_payload(120)); },
       [](File& b) { b.section(SectionType::MemoryAccounting, 1, memory_payload(132)); },
       [](File& b) { b.section(SectionType::MemoryAccounting, 2, memory_payload(128)); },
+      // Private bytes said present (bit 6) but not there.
+      [](File& b) {
+        std::vector<uint8_t> p = memory_payload(128);
+        format::store_le32(p.data(), memory_present::kProcess | memory_present::kPrivate);
+        b.section(SectionType::MemoryAccounting, 1, p);
+      },
       [](File& b) {
         b.section(SectionType::MemoryAccounting, 1, memory_payload(128));
         b.section(SectionType::MemoryAccounting, 1, memory_payload(128));
@@ -83,4 +89,20 @@ TEST_CASE("a short, ragged, miscounted or repeated memory record is CorruptSecti
     // The other GC is not affected.
     CHECK(rec->verify_gc(1).is_ok());
   }
+}
+
+TEST_CASE("a Windows memory record reads its private bytes and no pss or swap", "[hostile][memory]") {
+  std::vector<uint8_t> p = memory_payload(136);
+  format::store_le32(p.data(), memory_present::kProcess | memory_present::kPssSwapUnread | memory_present::kPrivate);
+  format::store_le64(p.data() + 24, 0xdead);  // pss_bytes: present in the bytes, unread by its bit
+  format::store_le64(p.data() + 128, 0x7654321);
+  const File file = two_blocks([&](File& b) { b.section(SectionType::MemoryAccounting, 1, p); });
+  auto rec = open_ok(file);
+  auto m = rec->read_memory_accounting(0);
+  REQUIRE(m);
+  REQUIRE(m->has_value());
+  CHECK((*m)->private_bytes == 0x7654321);
+  CHECK((*m)->rss_bytes == 0x1234000);
+  CHECK_FALSE((*m)->has_pss_swap());
+  CHECK(rec->verify_gc(0).is_ok());
 }

@@ -100,6 +100,9 @@ inline constexpr uint32_t kGcMappings = 0x02;    ///< gc_committed_bytes, gc_res
 inline constexpr uint32_t kLiveObjects = 0x04;   ///< live_object_bytes (GCs with a heap walk)
 inline constexpr uint32_t kCgroupUsage = 0x08;   ///< cgroup_usage_bytes
 inline constexpr uint32_t kCgroupLimit = 0x10;   ///< cgroup_limit_bytes
+/// With kProcess: pss_bytes and swap_bytes were not read (Windows has neither figure).
+inline constexpr uint32_t kPssSwapUnread = 0x20;
+inline constexpr uint32_t kPrivate = 0x40;       ///< private_bytes (Windows: the commit charge)
 }  // namespace memory_present
 
 /// What the process's memory was made of right after one GC (format-spec.md §6.16).
@@ -112,8 +115,12 @@ struct MemoryAccounting {
   uint64_t code_bytes = 0, mapped_file_bytes = 0, stack_bytes = 0, anonymous_bytes = 0;
   uint64_t recorder_bytes = 0;
   uint64_t cgroup_usage_bytes = 0, cgroup_limit_bytes = 0;
+  uint64_t private_bytes = 0;  ///< since kPrivate: stored after the 1.2 fields (§6.16)
+
 
   bool has(uint32_t bits) const noexcept { return (present & bits) == bits; }
+  /// Whether pss_bytes and swap_bytes hold figures (kProcess without kPssSwapUnread).
+  bool has_pss_swap() const noexcept { return has(memory_present::kProcess) && !has(memory_present::kPssSwapUnread); }
   /// Resident bytes that are not the GC heap's (rss - gc_resident, 0 when negative).
   uint64_t native_and_other_bytes() const noexcept {
     return rss_bytes > gc_resident_bytes ? rss_bytes - gc_resident_bytes : 0;

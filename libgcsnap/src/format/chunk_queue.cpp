@@ -3,7 +3,7 @@
 
 #include <system_error>
 
-#include "platform/thread_name.hpp"
+#include "gcsnap_thread_name.hpp"
 
 namespace gcsnap::format {
 

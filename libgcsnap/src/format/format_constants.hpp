@@ -63,6 +63,7 @@ inline constexpr uint32_t kGcSummarySize = 152;
 inline constexpr uint32_t kWalkSkippedSize = 32;
 /// §6.16: size of the memory-accounting payload this writer writes (and the least a reader accepts).
 inline constexpr uint32_t kMemoryAccountingSize = 128;
+inline constexpr uint32_t kMemoryAccountingPrivateSize = 136;  // with private_bytes (present bit 6)
 /// §6.1: size of the block start payload.
 inline constexpr uint32_t kBlockStartSize = 32;
 

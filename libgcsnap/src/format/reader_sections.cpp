@@ -310,6 +310,11 @@ Result<std::optional<MemoryAccounting>> Recording::read_memory_accounting(size_t
                           &m.code_bytes,        &m.mapped_file_bytes, &m.stack_bytes,     &m.anonymous_bytes,
                           &m.recorder_bytes,    &m.cgroup_usage_bytes, &m.cgroup_limit_bytes};
     for (size_t k = 0; k < std::size(fields); ++k) *fields[k] = format::load_le64(p + 8 + 8 * k);
+    if (m.has(memory_present::kPrivate)) {
+      if (payload.size() < format::kMemoryAccountingPrivateSize)
+        return make_error(ErrorCode::CorruptSection, "memory-accounting section without its private bytes", r.offset);
+      m.private_bytes = format::load_le64(p + format::kMemoryAccountingSize);
+    }
     return std::optional<MemoryAccounting>(m);
   });
 }

@@ -173,7 +173,10 @@ Status Writer::add_memory_accounting(const MemoryAccounting& m) {
   Impl& w = *impl_;
   GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
   try {
-    RawRecord r = make_record(SectionType::MemoryAccounting, format::kMemoryAccountingSize);
+    // private_bytes is appended only when it holds a figure (§6.16), so Linux files keep 128 bytes.
+    const bool with_private = m.has(memory_present::kPrivate);
+    RawRecord r = make_record(SectionType::MemoryAccounting,
+                              with_private ? format::kMemoryAccountingPrivateSize : format::kMemoryAccountingSize);
     uint8_t* p = r.payload.data();
     format::store_le32(p, m.present);
     format::store_le32(p + 4, 0);
@@ -183,6 +186,7 @@ Status Writer::add_memory_accounting(const MemoryAccounting& m) {
                                m.recorder_bytes,    m.cgroup_usage_bytes, m.cgroup_limit_bytes};
     static_assert(8 + sizeof(fields) == format::kMemoryAccountingSize);
     for (size_t k = 0; k < std::size(fields); ++k) format::store_le64(p + 8 + 8 * k, fields[k]);
+    if (with_private) format::store_le64(p + format::kMemoryAccountingSize, m.private_bytes);
     return w.emit(std::move(r));
   } catch (const std::bad_alloc&) {
     return w.fail(make_error(ErrorCode::OutOfMemory, "add_memory_accounting"));

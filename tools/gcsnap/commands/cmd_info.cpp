@@ -196,7 +196,7 @@ Table memory_table(const Recording& r, const std::vector<size_t>& listed, std::v
   t.add_column("mapped_file_bytes", "FILES", ColumnKind::Bytes).add_column("stack_bytes", "STACKS", ColumnKind::Bytes);
   t.add_column("cgroup_usage_bytes", "CGROUP", ColumnKind::Bytes).add_column("cgroup_limit_bytes", "LIMIT", ColumnKind::Bytes);
   for (const char* key : {"pss_bytes", "swap_bytes", "gc_committed_bytes", "gc_in_use_bytes", "recorder_bytes",
-                          "sample_delay_ns"})
+                          "sample_delay_ns", "private_bytes"})
     t.add_column(key, "", key == std::string("sample_delay_ns") ? ColumnKind::Count : ColumnKind::Bytes,
                  Shown::MachineOnly);
   uint64_t unreadable = 0;
@@ -213,9 +213,9 @@ Table memory_table(const Recording& r, const std::vector<size_t>& listed, std::v
                when(process && gc, m.native_and_other_bytes()), when(process, m.anonymous_bytes),
                when(process, m.code_bytes), when(process, m.mapped_file_bytes), when(process, m.stack_bytes),
                when(m.has(memory_present::kCgroupUsage), m.cgroup_usage_bytes),
-               when(m.has(memory_present::kCgroupLimit), m.cgroup_limit_bytes), when(process, m.pss_bytes),
-               when(process, m.swap_bytes), when(gc, m.gc_committed_bytes), Cell(m.gc_in_use_bytes),
-               Cell(m.recorder_bytes), Cell(m.sample_delay_ns)});
+               when(m.has(memory_present::kCgroupLimit), m.cgroup_limit_bytes), when(m.has_pss_swap(), m.pss_bytes),
+               when(m.has_pss_swap(), m.swap_bytes), when(gc, m.gc_committed_bytes), Cell(m.gc_in_use_bytes),
+               Cell(m.recorder_bytes), Cell(m.sample_delay_ns), when(m.has(memory_present::kPrivate), m.private_bytes)});
   }
   if (unreadable) notes.push_back(fmt::format("{} GC(s) have a memory record that cannot be read", unreadable));
   return t;

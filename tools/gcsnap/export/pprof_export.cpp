@@ -147,6 +147,11 @@ std::string gzip(const std::string& data, const std::string& file) {
   z_stream z{};
   if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
     throw CliError(fmt::format("{}: cannot start gzip compression", file), kExitBadInput);
+  // zlib's default gzip header names the system it was built for (3 Unix, 10 Windows): an
+  // explicit header with "unknown" (255) and no time makes the profile the same bytes on both.
+  gz_header header{};
+  header.os = 255;
+  deflateSetHeader(&z, &header);
   std::string out(deflateBound(&z, static_cast<uLong>(data.size())), '\0');
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
   z.avail_in = static_cast<uInt>(data.size());

@@ -1,9 +1,9 @@
 #include <windows.h>
 
+#include <cstring>
 #include <string>
 
-#include "platform/thread_name.hpp"
-#include "platform/windows/win_error.hpp"
+#include "gcsnap_thread_name.hpp"
 
 namespace gcsnap::platform {
 
@@ -16,7 +16,12 @@ void set_thread_name(const char* name) noexcept {
   auto set = reinterpret_cast<SetDescription>(reinterpret_cast<void*>(GetProcAddress(kernel, "SetThreadDescription")));
   if (!set) return;
   try {
-    (void)set(GetCurrentThread(), widen(name).c_str());
+    const int size = static_cast<int>(std::strlen(name));
+    const int n = MultiByteToWideChar(CP_UTF8, 0, name, size, nullptr, 0);
+    if (n <= 0) return;
+    std::wstring wide(static_cast<size_t>(n), L'\0');
+    MultiByteToWideChar(CP_UTF8, 0, name, size, wide.data(), n);
+    (void)set(GetCurrentThread(), wide.c_str());
   } catch (...) {
   }
 }

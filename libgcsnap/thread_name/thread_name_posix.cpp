@@ -1,6 +1,6 @@
 #include <pthread.h>
 
-#include "platform/thread_name.hpp"
+#include "gcsnap_thread_name.hpp"
 
 namespace gcsnap::platform {
 
