@@ -72,15 +72,19 @@ uint64_t Recorder::estimated_walk_ns() const noexcept {
 }
 
 uint64_t Recorder::estimated_walk_bytes() const noexcept {
-  // A walk's buffers grow with the live heap as its time does (estimated_walk_ns). Before any
-  // walk: one byte per byte of heap (a stored object takes 24 bytes and 12 per reference with
-  // its slot, about what an average object of 40-60 bytes with 2 references occupies).
+  // A walk's buffers grow with the live heap as its time does (estimated_walk_ns): what the
+  // last walk stored, scaled by the heap's growth since. Before any walk: one byte per byte of
+  // heap (a stored object takes 24 bytes and 12 per reference with its slot, about what an
+  // average object of 40-60 bytes with 2 references occupies). Plus one full chunk: buffers
+  // are taken a chunk at a time.
   double estimate = static_cast<double>(heap_bytes_);
-  if (walked_before_ && last_walk_bytes_ > 0) {
+  if (walked_before_) {
     estimate = static_cast<double>(last_walk_bytes_);
     if (last_walk_heap_bytes_ > 0 && heap_known_)
       estimate *= static_cast<double>(heap_bytes_) / static_cast<double>(last_walk_heap_bytes_);
   }
+  estimate += static_cast<double>(
+      ObjectChunk::bytes_for(ObjectChunk::kObjects, ObjectChunk::kObjects * ObjectChunk::kReferencesPerObject));
   return estimate >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(estimate);
 }
 
@@ -535,7 +539,9 @@ void Recorder::on_gc_finished(std::span<const GenerationRange> bounds, uint64_t 
     last_walk_ns_ = now_ns > b.info.start_time_ns ? now_ns - b.info.start_time_ns : 0;
     last_walk_end_ns_ = now_ns;
     last_walk_heap_bytes_ = heap;
-    last_walk_bytes_ = b.accounted_bytes;
+    // What the walk stored (not the chunks' capacity): the part that grows with the heap.
+    last_walk_bytes_ = b.object_count() * sizeof(ObjectRecord) +
+                       b.reference_count() * (sizeof(uint64_t) + (b.has_reference_slots ? sizeof(uint32_t) : 0));
     if (b.info.trigger == SnapshotTrigger::OnDemand) last_on_demand_gc_.store(b.info.gc_number);
   }
   stats_.dropped_items += b.drops.objects + b.drops.roots + b.drops.ranges;

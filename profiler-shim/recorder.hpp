@@ -145,8 +145,8 @@ class Recorder {
   /// size since, or the heap's size times first_walk_ns_per_byte before any walk.
   uint64_t estimated_walk_ns() const noexcept;
   bool within_walk_budget(uint64_t estimate_ns, uint64_t since_ns) const noexcept;
-  /// What a walk now would fill: the last walk's charged bytes scaled by the heap's growth
-  /// since, or one byte per byte of heap before the first walk.
+  /// What a walk now would fill: the last walk's stored bytes scaled by the heap's growth
+  /// since (one byte per byte of heap before the first walk), plus one chunk.
   uint64_t estimated_walk_bytes() const noexcept;
   /// The OOM guard: false (and the batch says why) when the cgroup's headroom is too small.
   bool has_headroom_for_walk() noexcept;
@@ -194,7 +194,7 @@ class Recorder {
   uint64_t last_walk_ns_ = 0;       ///< its duration, GarbageCollectionStarted to Finished
   uint64_t last_walk_end_ns_ = 0;
   uint64_t last_walk_heap_bytes_ = 0;  ///< the heap after it (sum of the generation ranges)
-  uint64_t last_walk_bytes_ = 0;       ///< the bytes it charged to the memory budget
+  uint64_t last_walk_bytes_ = 0;       ///< the bytes its objects and references took in the chunks
   uint64_t heap_bytes_ = 0;            ///< the heap after the last GC of any kind
   bool heap_known_ = false;            ///< a GC has finished: heap_bytes_ holds its size
 

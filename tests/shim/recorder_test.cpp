@@ -289,18 +289,19 @@ TEST_CASE("recorder: a walk over the memory cap is abandoned whole and the file 
 
 TEST_CASE("recorder: the OOM guard skips a walk the cgroup's headroom cannot hold", "[shim][recorder]") {
   RecorderOptions options = with_policy(SnapshotPolicy::All);
-  uint64_t usage = 1000, limit = 1000 + 0x900;  // headroom 0x900 bytes
+  uint64_t usage = 1000, limit = 1ull << 40;
   bool has_limit = true;
   options.read_cgroup = [&](uint64_t& u, uint64_t& l) {
     u = usage, l = limit;
     return has_limit;
   };
   Harness h(options);
-  // GC 1: the heap is not known yet (need 0): walked.
+  // GC 1: room enough: walked.
   REQUIRE(h.recorder->on_gc_started(kFull, true, 1));
   CHECK(h.recorder->on_object_references(0x1000, 0xA, {}));
-  h.finish_gc();  // the heap: 0x900 bytes; the walk charged some bytes
-  // GC 2: headroom 0x900 is below the last walk's charge (at least one chunk): skipped.
+  h.finish_gc();
+  // GC 2: headroom 0x900 is below the estimate (at least one chunk): skipped.
+  limit = 1000 + 0x900;
   CHECK_FALSE(h.recorder->on_gc_started(kFull, true, 3000));
   CHECK_FALSE(h.recorder->on_object_references(0x1000, 0xA, {}));
   h.finish_gc();
@@ -320,7 +321,11 @@ TEST_CASE("recorder: the OOM guard skips a walk the cgroup's headroom cannot hol
   CHECK((*skip)->budget_per_mille == 0);
   CHECK((*skip)->last_walk_ns == usage);
   CHECK((*skip)->since_last_walk_ns == limit);
-  CHECK((*skip)->estimated_walk_ns > 0x900);  // the need that did not fit
+  // The need that did not fit: the one object stored (24 bytes), scaled by the heap, and a
+  // chunk, plus what the writer thread had not written yet (GC 1's chunk, if still queued).
+  const uint64_t chunk = ObjectChunk::bytes_for(ObjectChunk::kObjects, 2 * ObjectChunk::kObjects);
+  CHECK((*skip)->estimated_walk_ns >= 24 + chunk);
+  CHECK((*skip)->estimated_walk_ns <= 24 + 2 * chunk + 64 * 1024);
   CHECK(h.recorder->stats().guard_skips == 1);
   CHECK(h.recorder->last_refused_gc() == 2);
 }

@@ -46,7 +46,7 @@ public static class MemoryShapes
         GC.KeepAlive(keep);
         if (kind == "small")
         {
-            keep = null!;
+            ((List<byte[]>)keep).Clear();  // the arrays become garbage (the list may stay on a stack)
             Scenario.InducedGc();
         }
         return 0;
