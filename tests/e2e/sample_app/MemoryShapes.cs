@@ -37,7 +37,7 @@ public static class MemoryShapes
             case "managed": (held, keep) = Managed(mib); break;
             case "pinned": (held, keep) = Pinned(mib); break;
             case "grow": (held, keep) = Native(mib, 8, 100); Thread.Sleep(1500); break;
-            case "heapgrow": (held, keep) = Large(mib); Thread.Sleep(1000); break;
+            case "heapgrow": (held, keep) = ((long)mib * MiB, LargeArrays(mib)); Thread.Sleep(1000); break;
             case "small": (held, keep) = Small(mib); break;
             default: return 64;
         }
@@ -79,7 +79,8 @@ public static class MemoryShapes
         return ((long)mib * MiB, arrays);
     }
 
-    private static (long, object) Large(int mib)
+    /// <summary>MIB arrays of 1 MiB (large object heap), 8 MiB every 100 ms, each step ended by a gen0 GC.</summary>
+    public static List<byte[]> LargeArrays(int mib)
     {
         var arrays = new List<byte[]>(mib);
         for (int i = 0; i < mib; i++)
@@ -93,7 +94,7 @@ public static class MemoryShapes
                 Thread.Sleep(100);
             }
         }
-        return ((long)mib * MiB, arrays);
+        return arrays;
     }
 
     private static (long, object) Small(int mib)
