@@ -329,8 +329,17 @@ void ShimSession::prepare_chunks_for_walk() noexcept {
   uint64_t heap = recorder_->heap_bytes_now();
   if (heap == 0) heap = os::resident_bytes();
   if (heap == 0) return;
-  chunk_pool_->fill_before_walk(static_cast<size_t>((heap + kChunkBytes - 1) / kChunkBytes),
-                                std::chrono::milliseconds(2000));
+  size_t chunks = static_cast<size_t>((heap + kChunkBytes - 1) / kChunkBytes);
+  // The OOM guard decides at the GC's start; filling the pool now must not spend the headroom
+  // first: at most half of it goes to chunks made ready ahead.
+  if (uint64_t usage = 0, limit = 0; read_cgroup_limit(usage, limit)) {
+    const uint64_t room = limit > usage ? (limit - usage) / 2 : 0;
+    const uint64_t chunk_bytes = ObjectChunk::bytes_for(ObjectChunk::kObjects,
+                                                        ObjectChunk::kObjects * ObjectChunk::kReferencesPerObject);
+    chunks = std::min<size_t>(chunks, static_cast<size_t>(room / chunk_bytes));
+  }
+  if (chunks == 0) return;
+  chunk_pool_->fill_before_walk(chunks, std::chrono::milliseconds(2000));
 }
 
 std::string ShimSession::take_snapshot() {
