@@ -1,4 +1,7 @@
 #include "memory_probe.hpp"
+#include "gcsnap_shim/shim_protocol.hpp"
+
+#include <cstdlib>
 
 #include <algorithm>
 #include <charconv>
@@ -251,10 +254,34 @@ void account_cgroup(std::string_view proc_cgroup, const std::string& root, Memor
   }
 }
 
+const std::string& cgroup_root() {
+  static const std::string root = [] {
+    const char* test_root = std::getenv(kEnvTestCgroupRoot);
+    return std::string(test_root && *test_root ? test_root : "/");
+  }();
+  return root;
+}
+
+bool read_cgroup_limit(uint64_t& usage, uint64_t& limit) noexcept {
+  try {
+    std::string text;
+    if (!read_file("/proc/self/cgroup", text)) return false;
+    MemoryAccounting figures;
+    account_cgroup(text, cgroup_root(), figures);
+    const uint32_t both = memory_present::kCgroupUsage | memory_present::kCgroupLimit;
+    if ((figures.present & both) != both) return false;
+    usage = figures.cgroup_usage_bytes;
+    limit = figures.cgroup_limit_bytes;
+    return true;
+  } catch (...) {
+    return false;  // out of memory: no figures, so no guard this time
+  }
+}
+
 void MemoryProbe::read_proc_files(std::span<const GenerationRange> bounds, MemoryAccounting& out) noexcept {
   try {
     if (read_file("/proc/self/smaps", smaps_)) account_mappings(smaps_, bounds, out);
-    if (read_file("/proc/self/cgroup", cgroup_)) account_cgroup(cgroup_, "/", out);
+    if (read_file("/proc/self/cgroup", cgroup_)) account_cgroup(cgroup_, cgroup_root(), out);
   } catch (...) {
     // Out of memory while reading: the figures read so far stay, the rest are not present.
   }

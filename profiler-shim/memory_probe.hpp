@@ -23,6 +23,13 @@ void account_mappings(std::string_view smaps, std::span<const GenerationRange> b
 /// kCgroupUsage and kCgroupLimit (the smallest limit of the group and its parents) when found.
 void account_cgroup(std::string_view proc_cgroup, const std::string& root, MemoryAccounting& out);
 
+/// The directory the cgroup files are read under: "/", or GCSNAP_TEST_CGROUP_ROOT (tests).
+const std::string& cgroup_root();
+
+/// Read this process's memory cgroup usage and limit now (two small files; the OOM guard
+/// before a heap walk). False when there is no cgroup with a limit, or nothing could be read.
+bool read_cgroup_limit(uint64_t& usage, uint64_t& limit) noexcept;
+
 /// Reads the figures of this process, reusing one text buffer between calls. Not thread-safe:
 /// one reader per writer thread.
 class MemoryProbe {

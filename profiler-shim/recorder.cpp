@@ -72,6 +72,40 @@ uint64_t Recorder::estimated_walk_ns() const noexcept {
   return estimate >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(estimate);
 }
 
+uint64_t Recorder::estimated_walk_bytes() const noexcept {
+  // A walk's buffers grow with the live heap as its time does (estimated_walk_ns): what the
+  // last walk stored, scaled by the heap's growth since. Before any walk: one byte per byte of
+  // heap (a stored object takes 24 bytes and 12 per reference with its slot, about what an
+  // average object of 40-60 bytes with 2 references occupies). Plus one full chunk: buffers
+  // are taken a chunk at a time.
+  double estimate = static_cast<double>(heap_bytes_);
+  if (walked_before_) {
+    estimate = static_cast<double>(last_walk_bytes_);
+    if (last_walk_heap_bytes_ > 0 && heap_known_)
+      estimate *= static_cast<double>(heap_bytes_) / static_cast<double>(last_walk_heap_bytes_);
+  }
+  estimate += static_cast<double>(
+      ObjectChunk::bytes_for(ObjectChunk::kObjects, ObjectChunk::kObjects * ObjectChunk::kReferencesPerObject));
+  return estimate >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(estimate);
+}
+
+bool Recorder::has_headroom_for_walk() noexcept {
+  uint64_t usage = 0, limit = 0;
+  if (!options_.read_cgroup || !options_.read_cgroup(usage, limit)) return true;
+  const uint64_t estimate = estimated_walk_bytes();
+  const uint64_t queued = sink_.queued_bytes();
+  const uint64_t need = estimate > UINT64_MAX - queued ? UINT64_MAX : estimate + queued;
+  const uint64_t headroom = limit > usage ? limit - usage : 0;
+  if (headroom >= need) return true;
+  batch_->walk_skip = cgroup_headroom_skip(usage, limit, need);
+  ++stats_.guard_skips;
+  last_refused_gc_.store(batch_->info.gc_number);
+  log_once(told_headroom_,
+           "a heap walk was skipped: the memory cgroup's headroom is smaller than the walk would need; "
+           "the file records each skip (gcsnap info)");
+  return false;
+}
+
 bool Recorder::within_walk_budget(uint64_t estimate_ns, uint64_t since_ns) const noexcept {
   if (options_.walk_budget_per_mille >= 1000) return true;
   // Walks take at most budget/1000 of the wall time from the end of the last walked GC to the
@@ -136,6 +170,10 @@ bool Recorder::on_gc_started(uint8_t generations_mask, bool induced, uint64_t no
   info.reason = induced ? GcReason::Induced : GcReason::Other;
   info.start_time_ns = now_ns;
   info.trigger = decide_trigger(generations_mask, induced, now_ns);
+  if (info.trigger != SnapshotTrigger::None && !has_headroom_for_walk()) {
+    if (info.trigger != SnapshotTrigger::OnDemand) --policy_snapshots_;
+    info.trigger = SnapshotTrigger::None;
+  }
   batch_->types = std::move(carried_types_);
   batch_->methods = std::move(carried_methods_);
   batch_->layouts = std::move(carried_layouts_);
@@ -144,7 +182,8 @@ bool Recorder::on_gc_started(uint8_t generations_mask, bool induced, uint64_t no
   carried_methods_.clear();
   frozen_seen_this_gc_.clear();
   chunk_ = nullptr;
-  walk_dropping_ = false;
+  walk_abandoned_ = false;
+  abandoned_held_bytes_ = abandoned_objects_ = 0;
   frozen_low_ = 0;
   frozen_span_ = 0;
   bool walk = info.trigger != SnapshotTrigger::None;
@@ -189,6 +228,35 @@ bool Recorder::reserve_for(std::vector<T>& column, size_t extra) noexcept {
     return false;
   }
   return true;
+}
+
+void Recorder::abandon_walk(size_t wanted_bytes) noexcept {
+  if (walk_abandoned_) return;
+  walk_abandoned_ = true;
+  abandoned_held_bytes_ = batch_->accounted_bytes + sink_.queued_bytes() + wanted_bytes;
+  abandoned_objects_ = batch_->object_count();
+  log_once(told_memory_limit_,
+           "memory cap reached (GCSNAP_MAX_MEMORY_MB): a heap walk was abandoned; the file records each one "
+           "(gcsnap info), later GCs record as before");
+}
+
+void Recorder::discard_abandoned_walk() noexcept {
+  GcBatch& b = *batch_;
+  for (auto& chunk : b.objects) {
+    b.accounted_bytes -= std::min<uint64_t>(b.accounted_bytes, chunk->bytes_for(chunk->object_capacity, chunk->reference_capacity));
+    if (pool_) pool_->give_back(std::move(chunk));
+  }
+  b.objects.clear();
+  b.dependent_primaries.clear();
+  b.dependent_secondaries.clear();
+  b.dependent_handles_dropped = 0;
+  b.dependent_handles_captured = false;
+  b.has_reference_slots = false;
+  if (b.info.trigger != SnapshotTrigger::OnDemand && policy_snapshots_ > 0) --policy_snapshots_;
+  b.info.trigger = SnapshotTrigger::None;
+  b.walk_skip = memory_cap_skip(options_.memory_budget_bytes, abandoned_held_bytes_, abandoned_objects_);
+  ++stats_.walks_abandoned;
+  last_refused_gc_.store(b.info.gc_number);
 }
 
 void Recorder::note_drop() noexcept {
@@ -375,11 +443,10 @@ void Recorder::capture_slots(uint64_t object_id, uint64_t size, std::span<const 
 bool Recorder::store_object(uint64_t address, uint32_t type_id, uint64_t size, std::span<const uint64_t> references) {
   ObjectChunk* c = chunk_;
   if (!c || !c->fits(references.size())) {
-    if (walk_dropping_ || !next_chunk(references.size())) {
-      walk_dropping_ = true;
-      batch_->drops.objects += 1;
-      batch_->drops.references += references.size();
-      note_drop();
+    // The memory cap: a walk that does not fit is abandoned whole rather than kept with
+    // holes (format-spec.md §6.15 reason 3).
+    if (walk_abandoned_ || !next_chunk(references.size())) {
+      abandon_walk(ObjectChunk::bytes_for(256, std::max<size_t>(256 * ObjectChunk::kReferencesPerObject, references.size())));
       return false;
     }
     c = chunk_;
@@ -405,6 +472,7 @@ bool Recorder::on_object_references(uint64_t object_id, uint64_t class_id, std::
   // No lock: only the walking thread touches the walk's state (batch_ stays while walking_,
   // stop() leaves it to on_gc_finished).
   if (!walking_.load(std::memory_order_relaxed) || !active_.load(std::memory_order_relaxed)) return false;
+  if (walk_abandoned_) return false;
   if (frozen_span_ != 0 && in_frozen(object_id) && in_ranges(object_id, batch_->non_gc_ranges) &&
       !frozen_seen_this_gc_.insert(object_id).second) {
     return true;  // already added as a reference target
@@ -412,7 +480,7 @@ bool Recorder::on_object_references(uint64_t object_id, uint64_t class_id, std::
   ClassInfo* info = class_id != 0 ? class_info(class_id, object_id) : nullptr;
   uint64_t size = object_size(info, object_id);
   // The reference slots are captured in store_object, after the size: one scan of the object.
-  store_object(object_id, info ? info->type_id : 0, size, references);
+  if (!store_object(object_id, info ? info->type_id : 0, size, references)) return false;  // ends the runtime's walk
   // Inline: one compare per reference, a call only for a target in the frozen bounds (rare).
   if (frozen_span_ != 0) {
     for (uint64_t target : references) {
@@ -468,6 +536,8 @@ void Recorder::on_gc_finished(std::span<const GenerationRange> bounds, uint64_t 
     note_drop();
   }
   resolve_new_methods();
+  const bool walk_begun = b.has_heap_walk();
+  if (walk_abandoned_) discard_abandoned_walk();
   b.info.end_time_ns = now_ns;
   uint64_t heap = 0;
   for (const GenerationRange& r : bounds) heap += r.length;
@@ -479,6 +549,9 @@ void Recorder::on_gc_finished(std::span<const GenerationRange> bounds, uint64_t 
     last_walk_ns_ = now_ns > b.info.start_time_ns ? now_ns - b.info.start_time_ns : 0;
     last_walk_end_ns_ = now_ns;
     last_walk_heap_bytes_ = heap;
+    // What the walk stored (not the chunks' capacity): the part that grows with the heap.
+    last_walk_bytes_ = b.object_count() * sizeof(ObjectRecord) +
+                       b.reference_count() * (sizeof(uint64_t) + (b.has_reference_slots ? sizeof(uint32_t) : 0));
     if (b.info.trigger == SnapshotTrigger::OnDemand) last_on_demand_gc_.store(b.info.gc_number);
   }
   stats_.dropped_items += b.drops.objects + b.drops.roots + b.drops.ranges;
@@ -493,7 +566,7 @@ void Recorder::on_gc_finished(std::span<const GenerationRange> bounds, uint64_t 
 #endif
   walking_.store(false);
   chunk_ = nullptr;
-  if (pool_ && b.has_heap_walk()) pool_->walk_done();
+  if (pool_ && walk_begun) pool_->walk_done();
   sink_.submit(std::move(batch_));
 }
 

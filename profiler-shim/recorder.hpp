@@ -8,6 +8,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -78,12 +79,18 @@ struct RecorderOptions {
   /// Find each reference's slot in its object's memory (RuntimeQueries::object_words) and
   /// resolve each type's field layout once (format-spec.md §6.12, §6.13).
   bool capture_slots = false;
+  /// The OOM guard (format-spec.md §6.15 reason 2): read the memory cgroup's usage and limit;
+  /// false when there is no limit. Asked at the start of a GC that would be walked; a walk whose
+  /// estimated need exceeds the headroom is skipped. Null: no guard.
+  std::function<bool(uint64_t& usage, uint64_t& limit)> read_cgroup;
 };
 
 /// Counters for tests and the shutdown line.
 struct RecorderStats {
   uint64_t snapshots = 0;
   uint64_t walks_skipped = 0;     ///< gen2 GCs the default policy did not walk (walk-time budget)
+  uint64_t guard_skips = 0;       ///< walks not begun: the cgroup's headroom was too small
+  uint64_t walks_abandoned = 0;   ///< walks abandoned at the memory cap
   uint64_t dropped_items = 0;
   uint64_t size_queries = 0;      ///< GetObjectSize2 calls during heap walks
   uint64_t size_predictions = 0;  ///< sizes taken from a class's learned rule
@@ -121,6 +128,8 @@ class Recorder {
 
   /// Ask for the next induced full GC to be walked and marked OnDemand.
   void request_on_demand() noexcept { on_demand_pending_.store(true); }
+  /// GC number of the last GC whose walk the OOM guard skipped or the memory cap abandoned, 0 if none.
+  uint64_t last_refused_gc() const noexcept { return last_refused_gc_.load(); }
   /// GC number of the last OnDemand snapshot, 0 if none.
   uint64_t last_on_demand_gc() const noexcept { return last_on_demand_gc_.load(); }
   /// The heap's bytes after the last GC (0 before the first): what a walk forced now will visit.
@@ -138,6 +147,15 @@ class Recorder {
   /// size since, or the heap's size times first_walk_ns_per_byte before any walk.
   uint64_t estimated_walk_ns() const noexcept;
   bool within_walk_budget(uint64_t estimate_ns, uint64_t since_ns) const noexcept;
+  /// What a walk now would fill: the last walk's stored bytes scaled by the heap's growth
+  /// since (one byte per byte of heap before the first walk), plus one chunk.
+  uint64_t estimated_walk_bytes() const noexcept;
+  /// The OOM guard: false (and the batch says why) when the cgroup's headroom is too small.
+  bool has_headroom_for_walk() noexcept;
+  /// The memory cap was hit mid-walk: stop storing; on_gc_finished drops what was stored.
+  void abandon_walk(size_t wanted_bytes) noexcept;
+  /// At the end of an abandoned walk: no heap walk in the batch, a walk-skip record instead.
+  void discard_abandoned_walk() noexcept;
   template <typename T>
   bool reserve_for(std::vector<T>& column, size_t extra) noexcept;
   bool charge(size_t bytes) noexcept;
@@ -165,6 +183,8 @@ class Recorder {
   std::atomic<bool> walking_{false};
   std::atomic<bool> on_demand_pending_{false};
   std::atomic<uint64_t> last_on_demand_gc_{0};
+  std::atomic<uint64_t> last_refused_gc_{0};
+  std::atomic<bool> told_headroom_{false};
   std::atomic<bool> told_memory_limit_{false};
 
   std::unique_ptr<GcBatch> batch_;
@@ -176,12 +196,15 @@ class Recorder {
   uint64_t last_walk_ns_ = 0;       ///< its duration, GarbageCollectionStarted to Finished
   uint64_t last_walk_end_ns_ = 0;
   uint64_t last_walk_heap_bytes_ = 0;  ///< the heap after it (sum of the generation ranges)
+  uint64_t last_walk_bytes_ = 0;       ///< the bytes its objects and references took in the chunks
   uint64_t heap_bytes_ = 0;            ///< the heap after the last GC of any kind
   bool heap_known_ = false;            ///< a GC has finished: heap_bytes_ holds its size
 
   // The heap walk's state, touched only by the thread that walks (see on_object_references).
   ObjectChunk* chunk_ = nullptr;      ///< the chunk being filled (owned by batch_->objects)
-  bool walk_dropping_ = false;        ///< over budget: every later object of the walk is dropped
+  bool walk_abandoned_ = false;       ///< over the cap: the walk stops and its objects are discarded
+  uint64_t abandoned_held_bytes_ = 0;  ///< what was held (with the charge that did not fit) then
+  uint64_t abandoned_objects_ = 0;     ///< objects stored before the walk was abandoned
   uint64_t frozen_low_ = 0;           ///< bounds of all frozen ranges: one compare per address
   uint64_t frozen_span_ = 0;          ///< 0 when there are no frozen ranges
   uint64_t size_queries_ = 0, size_predictions_ = 0, size_checks_ = 0, size_mismatches_ = 0;

@@ -25,6 +25,10 @@ std::string apply_attach_line(std::string_view key, std::string_view value, Sett
     auto parsed = parse_policy(value);
     if (!parsed) return bad();
     s.policy = *parsed;
+  } else if (key == "on_heap_growth") {
+    auto parsed = parse_count(value);
+    if (!parsed || *parsed == 0) return bad();
+    s.heap_growth_bytes = *parsed;
   } else if (key == "owner_pid" || key == "deadline_s" || key == "max_snapshots" || key == "max_memory_mb") {
     auto parsed = parse_count(value);
     if (!parsed) return bad();
@@ -127,6 +131,14 @@ SettingsResult parse_settings(const EnvLookup& lookup) {
       return result;
     }
     s.max_memory_bytes = *parsed << 20;
+  }
+  if (const char* growth = lookup(kEnvOnHeapGrowth); growth && *growth) {
+    auto parsed = parse_count(growth);
+    if (!parsed || *parsed == 0) {
+      result.error = std::string(kEnvOnHeapGrowth) + "='" + growth + "' is not a size in bytes (1 or more)";
+      return result;
+    }
+    s.heap_growth_bytes = *parsed;
   }
   if (const char* control = lookup(kEnvControl); control && std::string_view(control) == "0") {
     s.control_socket = false;

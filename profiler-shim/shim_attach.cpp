@@ -115,6 +115,7 @@ std::string ShimSession::detach(bool from_control_thread) noexcept {
   if (control_) control_->stop(from_control_thread ? 0 : 2000);
   bool written = !was_recording || writer_thread_->finish();
   if (chunk_pool_) chunk_pool_->stop();
+  if (growth_walker_) growth_walker_->stop();
   // Every thread of ours is done but this one, as RequestProfilerDetach wants; this one makes
   // no runtime call afterwards, and the code it runs stays mapped (-z nodelete).
   HRESULT hr = info_->RequestProfilerDetach(100);

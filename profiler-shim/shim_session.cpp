@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <thread>
 
 #include "gc_trigger_event.hpp"
+#include "memory_probe.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
 #include "process_role.hpp"
 #include "record_report.hpp"
@@ -192,6 +194,8 @@ void ShimSession::start_recording(std::unique_ptr<Writer> writer) {
   options.verify_sizes = settings_.verify_sizes;
   options.capture_slots = settings_.field_names;
   options.start_ns = now_ns();  // the default policy's budget counts from here before the first walk
+  // The OOM guard reads two small files at the start of a GC that would be walked only.
+  options.read_cgroup = [](uint64_t& usage, uint64_t& limit) { return read_cgroup_limit(usage, limit); };
   // Chunks for heap walks, populated off the GC thread. Written chunks are kept for the next
   // walk, up to 256 MiB or a quarter of the budget (a 5 M-object walk uses ~230 MiB): a kept
   // chunk costs the next walk no page faults and the pool thread no work while the GC thread
@@ -201,6 +205,10 @@ void ShimSession::start_recording(std::unique_ptr<Writer> writer) {
   if (statics_) writer_thread_->set_statics(statics_, statics_runtime_);
   recorder_ = new Recorder(options, *queries_, *writer_thread_, chunk_pool_);
   if (settings_.walk_times) walk_timer_ = std::make_unique<WalkTimer>();
+  if (settings_.heap_growth_bytes > 0 && settings_.mode != AttachMode::Snapshot) {
+    growth_walker_ = new HeapGrowthWalker(settings_.heap_growth_bytes, settings_.max_snapshots,
+                                          [this] { return take_growth_snapshot(); });
+  }
   raw_bounds_.resize(1024);
   ready_.store(true, std::memory_order_release);  // GC callbacks may use all of the above now
 }
@@ -321,8 +329,17 @@ void ShimSession::prepare_chunks_for_walk() noexcept {
   uint64_t heap = recorder_->heap_bytes_now();
   if (heap == 0) heap = os::resident_bytes();
   if (heap == 0) return;
-  chunk_pool_->fill_before_walk(static_cast<size_t>((heap + kChunkBytes - 1) / kChunkBytes),
-                                std::chrono::milliseconds(2000));
+  size_t chunks = static_cast<size_t>((heap + kChunkBytes - 1) / kChunkBytes);
+  // The OOM guard decides at the GC's start; filling the pool now must not spend the headroom
+  // first: at most half of it goes to chunks made ready ahead.
+  if (uint64_t usage = 0, limit = 0; read_cgroup_limit(usage, limit)) {
+    const uint64_t room = limit > usage ? (limit - usage) / 2 : 0;
+    const uint64_t chunk_bytes = ObjectChunk::bytes_for(ObjectChunk::kObjects,
+                                                        ObjectChunk::kObjects * ObjectChunk::kReferencesPerObject);
+    chunks = std::min<size_t>(chunks, static_cast<size_t>(room / chunk_bytes));
+  }
+  if (chunks == 0) return;
+  chunk_pool_->fill_before_walk(chunks, std::chrono::milliseconds(2000));
 }
 
 std::string ShimSession::take_snapshot() {
@@ -330,6 +347,7 @@ std::string ShimSession::take_snapshot() {
   if (detaching_.load()) return error + "gcsnap is detaching";
   if (!is_recording() || shut_down_.load()) return error + "recording is off";
   uint64_t before = recorder_->last_on_demand_gc();
+  const uint64_t refused_before = recorder_->last_refused_gc();
   prepare_chunks_for_walk();
   recorder_->request_on_demand();
   // Legal here: this is a native thread of our own, not inside a callback (the profiling API
@@ -337,12 +355,26 @@ std::string ShimSession::take_snapshot() {
   HRESULT hr = info_->ForceGC();
   if (!succeeded(hr)) return error + "ForceGC failed with " + hresult_text(hr);
   uint64_t after = recorder_->last_on_demand_gc();
+  if (after == before && recorder_->last_refused_gc() > refused_before) {
+    return error + "the walk was skipped (memory cgroup headroom or memory cap; gcsnap info says which)";
+  }
   if (after == before) return error + "the forced GC was not recorded";
   return std::string(kReplyOk) + " " + std::to_string(after);
 }
 
+std::string ShimSession::take_growth_snapshot() {
+  // try_lock: detach holds request_mutex_ while it stops this thread.
+  std::unique_lock<std::mutex> busy(request_mutex_, std::defer_lock);
+  while (!busy.try_lock()) {
+    if (detaching_.load() || shut_down_.load()) return std::string(kReplyError) + " recording is ending";
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return take_snapshot();
+}
+
 void ShimSession::on_shutdown() noexcept {
   if (shut_down_.exchange(true)) return;
+  if (growth_walker_) growth_walker_->stop();
   if (control_) control_->stop(2000);
   if (!ready_.load(std::memory_order_acquire)) return;  // attached, no output yet: nothing to finish
   recorder_->stop();
@@ -428,6 +460,7 @@ void ShimSession::on_gc_finished() {
     }
   }
   recorder_->on_gc_finished(bounds_, now_ns());
+  if (growth_walker_) growth_walker_->on_gc_finished(bounds_);
   if (walk_timer_) {
     const RecorderStats stats = recorder_->stats();
     if (std::string line = walk_timer_->finish(stats.size_queries, stats.types_named, stats.type_naming_ns);

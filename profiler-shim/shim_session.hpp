@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "control_server.hpp"
+#include "heap_growth.hpp"
 #include "cor_profiler_abi.hpp"
 #include "recorder.hpp"
 #include "runtime_queries.hpp"
@@ -89,6 +90,9 @@ class ShimSession {
   void start_recording(std::unique_ptr<Writer> writer);
   std::string handle_request(const std::string& request);
   std::string take_snapshot();
+  /// The --on-heap-growth walk, from the walker's thread: take_snapshot when no other request
+  /// runs (gives up when detaching or shutting down).
+  std::string take_growth_snapshot();
   void prepare_chunks_for_walk() noexcept;
   void read_non_gc_ranges();
   // Attach (shim_attach.cpp).
@@ -104,6 +108,7 @@ class ShimSession {
   RuntimeInfoQueries* queries_ = nullptr;
   WriterThread* writer_thread_ = nullptr;
   ChunkPool* chunk_pool_ = nullptr;
+  HeapGrowthWalker* growth_walker_ = nullptr;  ///< --on-heap-growth only; never freed
   Recorder* recorder_ = nullptr;
   std::unique_ptr<WalkTimer> walk_timer_;  ///< GCSNAP_WALK_TIMES=1 only (measuring)
   ControlServer* control_ = nullptr;  ///< never freed: its thread may outlive a detach

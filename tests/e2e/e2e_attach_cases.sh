@@ -471,3 +471,33 @@ case_attach_every() {
   expect_bgc 1 "no background GC after record --pid --every detached"
   stop_plain_app
 }
+
+# record --pid --on-heap-growth 16M: the trigger after an attach (the attach data carries it).
+# After an induced GC (the baseline), the app's large object heap grows by 56 MiB in 8 MiB steps,
+# each ended by a gen0 GC: walks at 16, 32 and 48 MiB of growth, said by the shim on the app's
+# stderr, and no other walk (--policy none).
+case_attach_heap_growth() {
+  local rc recorder thresholds
+  start_plain_app
+  "$gcsnap" record --pid "$pid" -o "$snap" --policy none --on-heap-growth 16M >"$work/$case_name.rec" 2>&1 &
+  recorder=$!
+  for _ in $(seq 1 300); do
+    grep -q 'until Ctrl+C$' "$work/$case_name.rec" && break
+    kill -0 "$recorder" 2>/dev/null || break
+    sleep 0.1
+  done
+  grep -q "^gcsnap: recording process $pid " "$work/$case_name.rec" || { show "$work/$case_name.rec"; fail "record --pid did not start"; }
+  app_says gc '^gcsnap-sample: gc ' >/dev/null
+  app_says "heapgrow 56" '^gcsnap-sample: heapgrow arrays=56' >/dev/null
+  sleep 1
+  kill -INT "$recorder"
+  wait "$recorder"; rc=$?
+  show "$work/$case_name.rec"
+  [ "$rc" -eq 0 ] || fail "gcsnap record --pid --on-heap-growth exited $rc after Ctrl+C"
+  thresholds=$(sed -nE 's/^gcsnap: heap walk at GC [0-9]+ \(gen2 \+ LOH \+ POH grew by [0-9]+ MiB since the first GC, threshold ([0-9]+) MiB\)$/\1/p' "$app_err" | tr '\n' ' ')
+  [ "$thresholds" = "16 32 48 " ] || { show "$app_err"; fail "record --pid --on-heap-growth 16M walked at thresholds '$thresholds', expected 16 32 48 MiB"; }
+  check_cli_accepts
+  [ "$(gcs_rows | grep -c '"trigger": "on-demand"')" -eq 3 ] || fail "not 3 walks in the recording"
+  [ "$(gcs_rows | grep -Ec '"trigger": "(policy|always)"')" -eq 0 ] || fail "--policy none walked a GC"
+  app_err_lines=3 stop_plain_app
+}

@@ -711,6 +711,106 @@ case_memory_on_rss() {
   [ ! -e "$work/on-rss-bad.snap" ] || fail "a bad --on-rss size still recorded"
 }
 
+# gcs_rows: `info --format json --table gcs`, one GC a line.
+gcs_rows() {
+  "$gcsnap" info "$snap" --format json --table gcs >"$work/$case_name.gcs.json" 2>&1 ||
+    { show "$work/$case_name.gcs.json"; fail "info --format json --table gcs failed"; }
+  grep '"gc": [0-9]' "$work/$case_name.gcs.json"
+}
+# old_bytes GC: gen2 + LOH + POH after GC, from `info --format json --table heap`.
+old_bytes() {
+  local row
+  row=$(grep "\"gc\": $1," "$work/$case_name.heap.json")
+  echo $(($(memory_field "$row" gen2_bytes) + $(memory_field "$row" loh_bytes) + $(memory_field "$row" poh_bytes)))
+}
+# record --on-heap-growth 32M on an app whose large object heap grows by 144 MiB in 8 MiB steps,
+# each ended by a gen0 GC (sample_app/MemoryShapes.cs heapgrow): a walk each time gen2 + LOH +
+# POH have grown by 32, 64, 96 and 128 MiB since the first GC, and no other (--policy none).
+# Exact: between walk k-1 and walk k there is a GC whose growth reached k*32 MiB. Tolerance: the walk's own GC holds k*32 - 4 to
+# k*32 + 32 MiB more (the shim first prepares its buffers for the heap, taking up to a few
+# hundred ms under load, while the app adds 8 MiB per 100 ms).
+case_memory_on_heap_growth() {
+  record_opts=(--policy none --on-heap-growth 32M)
+  record_app 0 memory heapgrow 144
+  check_cli_accepts
+  local thresholds walks first k=0 gc grown crossed previous=0 g
+  thresholds=$(sed -nE 's/^gcsnap: heap walk at GC [0-9]+ \(gen2 \+ LOH \+ POH grew by [0-9]+ MiB since the first GC, threshold ([0-9]+) MiB\)$/\1/p' "$err" | tr '\n' ' ')
+  [ "$thresholds" = "32 64 96 128 " ] || fail "--on-heap-growth 32M walked at thresholds '$thresholds', expected 32 64 96 128 MiB"
+  walks=$(gcs_rows | grep -v '"trigger": "none"' | grep -v '"trigger": "skipped"' | sed -nE 's/^ *\{"gc": ([0-9]+),.*"trigger": "([a-z-]+)".*/\1 \2/p')
+  [ "$(wc -l <<<"$walks")" -eq 4 ] || fail "not 4 walked GCs in the recording: $walks"
+  grep -qv ' on-demand$' <<<"$walks" && fail "a walk that is not the trigger's (on-demand): $walks"
+  "$gcsnap" info "$snap" --format json --table heap >"$work/$case_name.heap.json" 2>&1 || fail "info --table heap failed"
+  first=$(old_bytes 1)
+  while read -r gc _; do
+    k=$((k + 1)) grown=$(($(old_bytes "$gc") - first)) crossed=0
+    for ((g = previous + 1; g < gc; g++)); do
+      if [ $(($(old_bytes "$g") - first)) -ge $((k * 32 * mib)) ]; then crossed=$g; break; fi
+    done
+    [ "$crossed" -gt 0 ] || fail "walk $k (GC $gc) came before the growth reached $((k * 32)) MiB"
+    echo "walk $k: GC $crossed reached $((k * 32)) MiB, walked at GC $gc, $((grown >> 20)) MiB grown then"
+    within "$grown" $(((k * 32 - 4) * mib)) $(((k * 32 + 32) * mib)) "walk $k (GC $gc): old generations' growth"
+    previous=$gc
+  done <<<"$walks"
+  record_opts=(--policy none --on-heap-growth 32M --max-snapshots 2)
+  record_app 0 memory heapgrow 144
+  [ "$(grep -c '^gcsnap: heap walk at GC' "$err")" -eq 2 ] || fail "--max-snapshots 2 did not stop --on-heap-growth at 2 walks"
+  [ "$(gcs_rows | grep -c '"trigger": "on-demand"')" -eq 2 ] || fail "--max-snapshots 2: not 2 walks in the recording"
+  rm -f "$work/growth-bad.snap"
+  "$gcsnap" record -o "$work/growth-bad.snap" --on-heap-growth 12X -- dotnet "$dll" exit 0 >"$work/growth-bad.err" 2>&1
+  local rc=$?
+  show "$work/growth-bad.err"
+  [ "$rc" -eq 2 ] && grep -q "^gcsnap: error: --on-heap-growth '12X' is not a size" "$work/growth-bad.err" ||
+    fail "a bad --on-heap-growth size was not a usage error (exit $rc)"
+  [ ! -e "$work/growth-bad.snap" ] || fail "a bad --on-heap-growth size still recorded"
+}
+# The OOM guard, with the cgroup's figures injected: GCSNAP_TEST_CGROUP_ROOT makes the shim read
+# the memory cgroup files under a directory of the test's (v1 and v2 names both), here usage 512
+# MiB and limit 513 MiB. Once the heap is known, no walk fits in 1 MiB of headroom: the app's last
+# induced GC (--policy induced) is skipped with the reason and the figures, and info says why.
+case_memory_oom_guard() {
+  local root=$work/cgroup-root
+  rm -rf "$root"
+  mkdir -p "$root/sys/fs/cgroup/memory"
+  echo $((512 * mib)) >"$root/sys/fs/cgroup/memory.current"
+  echo $((513 * mib)) >"$root/sys/fs/cgroup/memory.max"
+  echo $((512 * mib)) >"$root/sys/fs/cgroup/memory/memory.usage_in_bytes"
+  echo $((513 * mib)) >"$root/sys/fs/cgroup/memory/memory.limit_in_bytes"
+  record_opts=(--policy induced)
+  GCSNAP_TEST_CGROUP_ROOT=$root record_app 0 memory managed 32
+  check_cli_accepts
+  local skipped
+  skipped=$(gcs_rows | grep '"skip_reason": "cgroup_headroom"')
+  [ -n "$skipped" ] || fail "no walk skipped for the cgroup's headroom"
+  [ "$(memory_field "$(tail -1 <<<"$skipped")" skip_available_bytes)" -eq "$mib" ] ||
+    fail "the skip does not record the 1 MiB of headroom: $skipped"
+  [ "$(memory_field "$(tail -1 <<<"$skipped")" skip_need_bytes)" -gt "$mib" ] || fail "the skip's need is not above the headroom"
+  grep -q 'skipped: cgroup headroom 1 MiB < ' "$work/$case_name.info" || fail "info's SNAPSHOT column does not say why"
+  grep -q 'heap walk(s) skipped to keep the process inside its memory cgroup: the last had 1 MiB of headroom (limit 513 MiB, usage 512 MiB)' \
+    "$work/$case_name.info" || fail "info has no note on the guard's skips"
+  grep -q "^gcsnap: a heap walk was skipped: the memory cgroup's headroom" "$err" || fail "the shim did not say it skipped a walk"
+}
+# The memory cap: --max-memory 8 leaves a walk 6 MiB of buffers; 32 MiB of 64-byte arrays
+# (524 288 objects, ~25 MiB to store) do not fit, so that walk is abandoned whole (no objects,
+# reason memory_cap) while the app runs on, and the app's next induced GC, after it dropped the
+# arrays, is walked again.
+case_memory_cap() {
+  record_opts=(--policy induced --max-memory 8)
+  record_app 0 memory small 32
+  check_cli_accepts
+  local rows abandoned after
+  rows=$(gcs_rows)
+  abandoned=$(grep '"skip_reason": "memory_cap"' <<<"$rows")
+  [ "$(wc -l <<<"$abandoned")" -eq 1 ] && [ -n "$abandoned" ] || fail "not one walk abandoned at the cap: $abandoned"
+  [ "$(memory_field "$abandoned" objects)" -eq 0 ] || fail "the abandoned walk kept objects: $abandoned"
+  [ "$(memory_field "$abandoned" skip_available_bytes)" -eq $((6 * mib)) ] || fail "the cap is not 6 MiB: $abandoned"
+  after=$(awk -v gc="$(memory_field "$abandoned" gc)" 'match($0, /"gc": [0-9]+/) { n = substr($0, RSTART + 6, RLENGTH - 6) + 0; if (n > gc) print }' <<<"$rows" |
+    grep '"trigger": "policy"')
+  [ -n "$after" ] && [ "$(memory_field "$(tail -1 <<<"$after")" objects)" -gt 0 ] || fail "no walk after the abandoned one"
+  grep -q 'abandoned: memory cap 6 MiB' "$work/$case_name.info" || fail "info's SNAPSHOT column does not say the walk was abandoned"
+  grep -q 'heap walk(s) abandoned at the shim.s memory cap of 6 MiB' "$work/$case_name.info" || fail "info has no note on the cap"
+  grep -q '^gcsnap: memory cap reached (GCSNAP_MAX_MEMORY_MB): a heap walk was abandoned' "$err" || fail "the shim did not say so"
+}
+
 source "$(dirname "$0")/e2e_attach_cases.sh"
 
 fn=case_${case_name//-/_}

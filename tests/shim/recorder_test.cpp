@@ -247,22 +247,112 @@ TEST_CASE("recorder: policies, max snapshots and on-demand requests", "[shim][re
   }
 }
 
-TEST_CASE("recorder: the memory budget drops data and the file says so", "[shim][recorder]") {
+TEST_CASE("recorder: a walk over the memory cap is abandoned whole and the file says so", "[shim][recorder]") {
   RecorderOptions options = with_policy(SnapshotPolicy::All);
   options.memory_budget_bytes = 16 * 1024;
   Harness h(options);
   REQUIRE(h.recorder->on_gc_started(kFull, true, 1));
+  h.roots({0x1000}, {1}, {0});
   std::vector<uint64_t> refs(8, 0x1000);
-  for (uint64_t i = 0; i < 2000; ++i) CHECK(h.recorder->on_object_references(0x1000 + i * 24, 0xA, refs));
+  uint64_t stored = 0;
+  for (uint64_t i = 0; i < 2000; ++i) {
+    if (!h.recorder->on_object_references(0x1000 + i * 24, 0xA, refs)) break;  // the runtime stops its walk
+    ++stored;
+  }
+  CHECK(stored > 0);
+  CHECK(stored < 2000);
+  CHECK_FALSE(h.recorder->on_object_references(0x9000 - 24, 0xA, {}));  // no more once abandoned
+  h.finish_gc();
+  // The next GC walks again from an empty batch.
+  REQUIRE(h.recorder->on_gc_started(kFull, true, 3000));
+  CHECK(h.recorder->on_object_references(0x1000, 0xA, {}));
   h.finish_gc();
   auto rec = h.finish();
+  REQUIRE(rec->gcs().size() == 2);
   const GcEntry& gc = rec->gcs()[0];
-  CHECK(gc.object_count > 0);
-  CHECK(gc.drops.objects > 0);
-  CHECK(gc.object_count + gc.drops.objects == 2000);
-  CHECK(gc.drops.references == gc.drops.objects * 8);
-  CHECK((gc.drops.reasons & drop_reason::kMemoryLimit) != 0);
-  CHECK(rec->verify_gc(0).is_ok());
+  CHECK(gc.info.trigger == SnapshotTrigger::None);
+  CHECK(gc.object_count == 0);
+  CHECK(gc.root_count == 1);  // the GC's roots and ranges stay
+  auto skip = rec->read_walk_skip(0);
+  REQUIRE(skip.is_ok());
+  REQUIRE(skip->has_value());
+  CHECK((*skip)->reason == walk_skip_reason::kMemoryCap);
+  CHECK((*skip)->last_walk_ns == 16 * 1024);       // cap_bytes
+  CHECK((*skip)->since_last_walk_ns > 16 * 1024);  // held_bytes, with the part that did not fit
+  CHECK((*skip)->estimated_walk_ns == stored);     // objects_stored
+  CHECK(rec->gcs()[1].info.trigger == SnapshotTrigger::Always);
+  CHECK(rec->gcs()[1].object_count == 1);
+  CHECK(h.recorder->stats().walks_abandoned == 1);
+  CHECK(h.recorder->last_refused_gc() == 1);
+  for (size_t i = 0; i < 2; ++i) CHECK(rec->verify_gc(i).is_ok());
+}
+
+TEST_CASE("recorder: the OOM guard skips a walk the cgroup's headroom cannot hold", "[shim][recorder]") {
+  RecorderOptions options = with_policy(SnapshotPolicy::All);
+  uint64_t usage = 1000, limit = 1ull << 40;
+  bool has_limit = true;
+  options.read_cgroup = [&](uint64_t& u, uint64_t& l) {
+    u = usage, l = limit;
+    return has_limit;
+  };
+  Harness h(options);
+  // GC 1: room enough: walked.
+  REQUIRE(h.recorder->on_gc_started(kFull, true, 1));
+  CHECK(h.recorder->on_object_references(0x1000, 0xA, {}));
+  h.finish_gc();
+  // GC 2: headroom 0x900 is below the estimate (at least one chunk): skipped.
+  limit = 1000 + 0x900;
+  CHECK_FALSE(h.recorder->on_gc_started(kFull, true, 3000));
+  CHECK_FALSE(h.recorder->on_object_references(0x1000, 0xA, {}));
+  h.finish_gc();
+  // GC 3: no limit any more: walked.
+  has_limit = false;
+  REQUIRE(h.recorder->on_gc_started(kFull, true, 5000));
+  h.finish_gc();
+  auto rec = h.finish();
+  REQUIRE(rec->gcs().size() == 3);
+  CHECK(rec->gcs()[0].info.trigger == SnapshotTrigger::Always);
+  CHECK(rec->gcs()[1].info.trigger == SnapshotTrigger::None);
+  CHECK(rec->gcs()[2].info.trigger == SnapshotTrigger::Always);
+  auto skip = rec->read_walk_skip(1);
+  REQUIRE(skip.is_ok());
+  REQUIRE(skip->has_value());
+  CHECK((*skip)->reason == walk_skip_reason::kCgroupHeadroom);
+  CHECK((*skip)->budget_per_mille == 0);
+  CHECK((*skip)->last_walk_ns == usage);
+  CHECK((*skip)->since_last_walk_ns == limit);
+  // The need that did not fit: the one object stored (24 bytes), scaled by the heap, and a
+  // chunk, plus what the writer thread had not written yet (GC 1's chunk, if still queued).
+  const uint64_t chunk = ObjectChunk::bytes_for(ObjectChunk::kObjects, 2 * ObjectChunk::kObjects);
+  CHECK((*skip)->estimated_walk_ns >= 24 + chunk);
+  CHECK((*skip)->estimated_walk_ns <= 24 + 2 * chunk + 64 * 1024);
+  CHECK(h.recorder->stats().guard_skips == 1);
+  CHECK(h.recorder->last_refused_gc() == 2);
+}
+
+TEST_CASE("recorder: the OOM guard's skip does not count against --max-snapshots", "[shim][recorder]") {
+  RecorderOptions options = with_policy(SnapshotPolicy::All);
+  options.max_snapshots = 2;
+  bool tight = false;
+  options.read_cgroup = [&](uint64_t& u, uint64_t& l) {
+    u = 100, l = tight ? 100 : 1ull << 40;
+    return true;
+  };
+  Harness h(options);
+  REQUIRE(h.recorder->on_gc_started(kFull, true, 1));
+  h.finish_gc();
+  tight = true;
+  CHECK_FALSE(h.recorder->on_gc_started(kFull, true, 3000));  // no headroom at all
+  h.finish_gc();
+  tight = false;
+  CHECK(h.recorder->on_gc_started(kFull, true, 5000));  // the second snapshot
+  h.finish_gc();
+  CHECK_FALSE(h.recorder->on_gc_started(kFull, true, 7000));  // two taken
+  h.finish_gc();
+  auto rec = h.finish();
+  REQUIRE(rec->gcs().size() == 4);
+  CHECK(rec->read_walk_skip(1)->has_value());
+  CHECK_FALSE(rec->read_walk_skip(3)->has_value());
 }
 
 TEST_CASE("recorder: unresolved types are named and flagged; stop keeps completed GCs", "[shim][recorder]") {

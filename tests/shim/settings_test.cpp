@@ -49,6 +49,14 @@ TEST_CASE("settings: bad values say why", "[shim][settings]") {
   CHECK(parse({{"GCSNAP_OUTPUT", "o"}, {"GCSNAP_POLICY", "sometimes"}}).error.find("GCSNAP_POLICY") != std::string::npos);
   CHECK_FALSE(parse({{"GCSNAP_OUTPUT", "o"}, {"GCSNAP_MAX_SNAPSHOTS", "3x"}}).error.empty());
   CHECK_FALSE(parse({{"GCSNAP_OUTPUT", "o"}, {"GCSNAP_MAX_MEMORY_MB", "0"}}).error.empty());
+  CHECK(parse({{"GCSNAP_OUTPUT", "o"}, {"GCSNAP_ON_HEAP_GROWTH", "12x"}}).error.find("GCSNAP_ON_HEAP_GROWTH") !=
+        std::string::npos);
+  CHECK_FALSE(parse({{"GCSNAP_OUTPUT", "o"}, {"GCSNAP_ON_HEAP_GROWTH", "0"}}).error.empty());
+  CHECK(parse({{"GCSNAP_OUTPUT", "o"}, {"GCSNAP_ON_HEAP_GROWTH", "33554432"}}).settings.heap_growth_bytes == 32u << 20);
+  CHECK(parse({{"GCSNAP_OUTPUT", "o"}}).settings.heap_growth_bytes == 0);
+  CHECK(parse_attach_settings("gcsnap-attach 1\nmode=record\non_heap_growth=1048576\n").settings.heap_growth_bytes ==
+        1u << 20);
+  CHECK_FALSE(parse_attach_settings("gcsnap-attach 1\nmode=record\non_heap_growth=0\n").error.empty());
   for (const char* name : {"default", "all", "gen2", "induced", "none"}) {
     auto policy = parse_policy(name);
     REQUIRE(policy);

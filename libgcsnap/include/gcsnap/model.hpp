@@ -82,9 +82,16 @@ struct GenerationRange {
 /// Why a snapshot policy skipped a GC's heap walk (format-spec.md §6.15, since 1.1).
 namespace walk_skip_reason {
 inline constexpr uint8_t kWalkTimeBudget = 1;  ///< heap walks would have exceeded their share of wall time
+/// Since 1.3: the memory cgroup's headroom was smaller than the walk was estimated to need.
+inline constexpr uint8_t kCgroupHeadroom = 2;
+/// Since 1.3: the walk began and was abandoned when the shim's buffers reached their cap.
+inline constexpr uint8_t kMemoryCap = 3;
 }  // namespace walk_skip_reason
 
 /// A heap walk the policy chose not to take at a GC that would otherwise have had one.
+/// The three u64 figures depend on the reason (format-spec.md §6.15): for kWalkTimeBudget the
+/// names below; for kCgroupHeadroom cgroup usage, cgroup limit, estimated need (bytes); for
+/// kMemoryCap the cap, the bytes held when the walk was abandoned, the objects stored by then.
 struct WalkSkip {
   uint8_t reason = walk_skip_reason::kWalkTimeBudget;
   uint32_t budget_per_mille = 0;     ///< the walk-time budget (20 = 2 % of wall time)
@@ -92,6 +99,15 @@ struct WalkSkip {
   uint64_t since_last_walk_ns = 0;   ///< from the end of that GC (or the recording's start) to the start of this one
   uint64_t estimated_walk_ns = 0;    ///< what walking this GC was estimated to take (0: not given)
 };
+
+/// A kCgroupHeadroom skip: the cgroup's USAGE and LIMIT and what the walk was estimated to NEED.
+inline WalkSkip cgroup_headroom_skip(uint64_t usage, uint64_t limit, uint64_t need) noexcept {
+  return WalkSkip{walk_skip_reason::kCgroupHeadroom, 0, usage, limit, need};
+}
+/// A kMemoryCap skip: the CAP, the bytes HELD when the walk was abandoned, the OBJECTS stored.
+inline WalkSkip memory_cap_skip(uint64_t cap, uint64_t held, uint64_t objects) noexcept {
+  return WalkSkip{walk_skip_reason::kMemoryCap, 0, cap, held, objects};
+}
 
 /// Which groups of MemoryAccounting fields hold figures (format-spec.md §6.16, since 1.2).
 namespace memory_present {

@@ -23,6 +23,11 @@ inline constexpr const char* kEnvOutput = "GCSNAP_OUTPUT";
 inline constexpr const char* kEnvPolicy = "GCSNAP_POLICY";
 inline constexpr const char* kEnvMaxSnapshots = "GCSNAP_MAX_SNAPSHOTS";
 inline constexpr const char* kEnvMaxMemoryMb = "GCSNAP_MAX_MEMORY_MB";
+/// Bytes: a heap walk each time gen2 + LOH + POH have grown by this much (heap_growth.hpp).
+inline constexpr const char* kEnvOnHeapGrowth = "GCSNAP_ON_HEAP_GROWTH";
+/// Tests only: read the memory cgroup's files under this directory instead of "/" (the OOM
+/// guard's and the memory accounting's figures), so a test can give the shim a tight limit.
+inline constexpr const char* kEnvTestCgroupRoot = "GCSNAP_TEST_CGROUP_ROOT";
 inline constexpr const char* kEnvControl = "GCSNAP_CONTROL";  ///< "0" turns the control socket off
 inline constexpr const char* kEnvWalkOnly = "GCSNAP_WALK_ONLY";  ///< "1": heap walks store nothing (measuring)
 inline constexpr const char* kEnvWalkTimes = "GCSNAP_WALK_TIMES";  ///< "1": a stderr line per heap walk (measuring)

@@ -12,6 +12,7 @@
 //   quit   leave the loop and finish as run does (exit code 0)
 // End of stdin also quits.
 using System;
+using System.Collections.Generic;
 using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Tasks;
@@ -45,6 +46,11 @@ public static class AttachWait
                     AsyncWaiter.Start();
                     Console.WriteLine("gcsnap-sample: async started");
                     break;
+                case var grow when grow.StartsWith("heapgrow "):
+                    // "heapgrow MIB": MIB MiB more of large arrays, kept (record --pid --on-heap-growth).
+                    Grown.AddRange(MemoryShapes.LargeArrays(int.Parse(grow.Substring(9))));
+                    Console.WriteLine($"gcsnap-sample: heapgrow arrays={Grown.Count}");
+                    break;
                 case var leak when leak.StartsWith("leak "):
                     RunLeakRounds(leak);
                     break;
@@ -58,6 +64,8 @@ public static class AttachWait
         }
         GC.KeepAlive(stackHeld);
     }
+
+    private static readonly List<byte[]> Grown = new();
 
     /// <summary>"leak N MS": N plain leak rounds, MS ms apart.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]

@@ -7,6 +7,12 @@
 //             pinned ones hold the heap's free space open between them
 //   grow      as native, 8 MiB every 100 ms (80 MiB/s), then a 1.5 s pause before the last
 //             GC: for record --on-rss, which polls the resident size
+//   heapgrow  1 MiB byte arrays (large object heap), 8 MiB every 100 ms, each step ended by a
+//             gen0 GC (what a service's allocations would cause), then a 1 s pause: for record
+//             --on-heap-growth, which the shim decides at each GC's end
+//   small     40-byte arrays (64 bytes each with the header), kept: many objects for their bytes,
+//             for the memory cap (--max-memory); after the last GC they are dropped and one more
+//             induced GC follows, so a walk after an abandoned one shows recording goes on
 // It prints "gcsnap-sample: mode=memory kind=KIND bytes=N pid=P" with the bytes it holds on
 // purpose (native and managed: MIB MiB; pinned: the pinned arrays' bytes), then exits 0.
 using System;
@@ -31,11 +37,18 @@ public static class MemoryShapes
             case "managed": (held, keep) = Managed(mib); break;
             case "pinned": (held, keep) = Pinned(mib); break;
             case "grow": (held, keep) = Native(mib, 8, 100); Thread.Sleep(1500); break;
+            case "heapgrow": (held, keep) = ((long)mib * MiB, LargeArrays(mib)); Thread.Sleep(1000); break;
+            case "small": (held, keep) = Small(mib); break;
             default: return 64;
         }
         Scenario.InducedGc();
         Console.WriteLine($"gcsnap-sample: mode=memory kind={kind} bytes={held} pid={Environment.ProcessId}");
         GC.KeepAlive(keep);
+        if (kind == "small")
+        {
+            ((List<byte[]>)keep).Clear();  // the arrays become garbage (the list may stay on a stack)
+            Scenario.InducedGc();
+        }
         return 0;
     }
 
@@ -63,6 +76,32 @@ public static class MemoryShapes
             for (int off = 0; off < size; off += 4096) a[off] = 1;
             arrays.Add(a);
         }
+        return ((long)mib * MiB, arrays);
+    }
+
+    /// <summary>MIB arrays of 1 MiB (large object heap), 8 MiB every 100 ms, each step ended by a gen0 GC.</summary>
+    public static List<byte[]> LargeArrays(int mib)
+    {
+        var arrays = new List<byte[]>(mib);
+        for (int i = 0; i < mib; i++)
+        {
+            var a = new byte[MiB];
+            for (int off = 0; off < MiB; off += 4096) a[off] = 1;
+            arrays.Add(a);
+            if (i % 8 == 7)
+            {
+                GC.Collect(0);
+                Thread.Sleep(100);
+            }
+        }
+        return arrays;
+    }
+
+    private static (long, object) Small(int mib)
+    {
+        const int size = 64;  // a byte[40]: 24 bytes of header and length, 40 of data
+        var arrays = new List<byte[]>(mib * (MiB / size));
+        for (int i = 0; i < mib * (MiB / size); i++) arrays.Add(new byte[size - 24]);
         return ((long)mib * MiB, arrays);
     }
 

@@ -78,7 +78,7 @@ public static class Program
                 return ExitWhileWriting(markers, exitCode, args[3]);
             default:
                 Console.Error.WriteLine("usage: Gcsnap.Sample [run | crash [MS] | throw [MS] | exit N | wait [SECONDS] | churn N | " +
-                                        "threads T | exit-writing N CODE return|exit|libc-exit | attach-wait | leaks [ROUNDS [PAUSE_MS]] | memory native|managed|pinned MIB]");
+                                        "threads T | exit-writing N CODE return|exit|libc-exit | attach-wait | leaks [ROUNDS [PAUSE_MS]] | memory native|managed|pinned|grow|heapgrow|small MIB]");
                 return ExitUsage;
         }
     }

@@ -11,6 +11,7 @@
 #include "output/cli_error.hpp"
 #include "commands/commands.hpp"
 #include "commands/gc_select.hpp"
+#include "commands/walk_skip_text.hpp"
 #include "commands/memory_text.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/reader.hpp"
@@ -59,25 +60,20 @@ std::string drops_text(const DropCounts& d) {
 
 /// The SNAPSHOT cell: the trigger, or why the policy skipped the walk (format §6.15).
 /// The machine formats get the parts: trigger_key and walk_estimate_ns.
-std::string snapshot_text(const Recording& r, size_t i) {
-  const GcEntry& e = r.gcs()[i];
-  if (e.info.trigger != SnapshotTrigger::None || e.info.condemned_generation() != 2) return trigger_name(e.info.trigger);
-  auto skip = r.read_walk_skip(i);
-  if (!skip || !*skip) return trigger_name(e.info.trigger);
-  if ((*skip)->reason == walk_skip_reason::kWalkTimeBudget) {
-    // The estimate says why: a walk this long did not fit the share of the time since the last.
-    if ((*skip)->estimated_walk_ns == 0) return "skipped: budget";
-    return fmt::format("skipped: budget, est. {} ms", ((*skip)->estimated_walk_ns + 500000) / 1000000);
-  }
-  return fmt::format("skipped: reason {}", (*skip)->reason);
-}
-
-/// The walk the policy skipped at GC i (format §6.15), if it did.
+/// The walk skipped (or abandoned) at GC i (format §6.15), if one was: the budget's at gen2 GCs
+/// only (as it was written), the OOM guard's and the memory cap's at any GC.
 std::optional<WalkSkip> skipped_walk(const Recording& r, size_t i) {
   const GcEntry& e = r.gcs()[i];
-  if (e.info.trigger != SnapshotTrigger::None || e.info.condemned_generation() != 2) return std::nullopt;
+  if (e.info.trigger != SnapshotTrigger::None) return std::nullopt;
   auto skip = r.read_walk_skip(i);
-  return skip && *skip ? **skip : std::optional<WalkSkip>();
+  if (!skip || !*skip) return std::nullopt;
+  if ((*skip)->reason == walk_skip_reason::kWalkTimeBudget && e.info.condemned_generation() != 2) return std::nullopt;
+  return **skip;
+}
+
+std::string snapshot_text(const Recording& r, size_t i) {
+  const auto skip = skipped_walk(r, i);
+  return skip ? walk_skip_cell(*skip) : trigger_name(r.gcs()[i].info.trigger);
 }
 
 /// How many gen2 GCs the policy did not walk, and the budget (per mille) the last of them names.
@@ -88,7 +84,7 @@ std::pair<uint64_t, uint32_t> skipped_walks(const Recording& r) {
     const GcEntry& e = r.gcs()[i];
     if (e.info.trigger != SnapshotTrigger::None || e.info.condemned_generation() != 2) continue;
     auto skip = r.read_walk_skip(i);
-    if (skip && *skip) {
+    if (skip && *skip && (*skip)->reason == walk_skip_reason::kWalkTimeBudget) {
       ++n;
       budget = (*skip)->budget_per_mille;
     }
@@ -116,6 +112,9 @@ Table gc_table(const Recording& r, const std::vector<size_t>& listed) {
   t.add_column("trigger", "SNAPSHOT", ColumnKind::Text, Shown::TableOnly);
   t.add_column("trigger", "", ColumnKind::Text, Shown::MachineOnly);
   t.add_column("walk_estimate_ns", "", ColumnKind::Count, Shown::MachineOnly);
+  t.add_column("skip_reason", "", ColumnKind::Text, Shown::MachineOnly);
+  t.add_column("skip_need_bytes", "", ColumnKind::Count, Shown::MachineOnly);
+  t.add_column("skip_available_bytes", "", ColumnKind::Count, Shown::MachineOnly);
   t.add_column("roots", "ROOTS", ColumnKind::Count).add_column("surviving_ranges", "SURVIVING", ColumnKind::Count);
   t.add_column("moved_ranges", "MOVED", ColumnKind::Count).add_column("objects", "OBJECTS", ColumnKind::Count);
   t.add_column("references", "REFS", ColumnKind::Count);
@@ -132,10 +131,15 @@ Table gc_table(const Recording& r, const std::vector<size_t>& listed) {
     auto pairs = r.dependent_handle_count(i);
     Cell dependent = pairs && *pairs ? Cell(**pairs) : Cell::empty();
     const auto skip = skipped_walk(r, i);
-    const Cell estimate = skip && skip->estimated_walk_ns ? Cell(skip->estimated_walk_ns) : Cell();
+    const bool budget = skip && skip->reason == walk_skip_reason::kWalkTimeBudget;
+    const Cell estimate = budget && skip->estimated_walk_ns ? Cell(skip->estimated_walk_ns) : Cell();
+    const auto [need, available] = skip ? walk_skip_bytes(*skip) : std::pair<uint64_t, uint64_t>{};
+    const bool bytes = skip && !budget;
     t.add_row({e.info.gc_number, fmt::format("gen{}", e.info.condemned_generation()),
                e.info.reason == GcReason::Induced ? "induced" : "other", Cell::boolean(e.info.compacted),
                snapshot_text(r, i), skip ? std::string("skipped") : trigger_name(e.info.trigger), estimate,
+               skip ? Cell(std::string(walk_skip_key(skip->reason))) : Cell(), bytes ? Cell(need) : Cell(),
+               bytes ? Cell(available) : Cell(),
                e.root_count, e.surviving_range_count, e.moved_range_count, e.object_count, e.reference_count,
                dependent, e.new_type_count, e.block_size, drops.empty() ? Cell::empty() : Cell(drops),
                e.drops.roots, e.drops.ranges, e.drops.objects, e.drops.references, uint64_t{e.drops.reasons}});
@@ -249,6 +253,10 @@ void run_info(const InfoOptions& o) {
   uint64_t dropped = 0;
   for (const auto& e : r.gcs()) dropped += e.drops.any() ? 1 : 0;
   if (dropped) report.notes.push_back(fmt::format("{} GC(s) have data the recorder dropped (DROPS column)", dropped));
+  std::vector<WalkSkip> skips;
+  for (size_t i = 0; i < r.gcs().size(); ++i)
+    if (auto skip = skipped_walk(r, i)) skips.push_back(*skip);
+  for (std::string& line : walk_skip_notes(skips)) report.notes.push_back(std::move(line));
   if (auto [skipped, budget] = skipped_walks(r); skipped) {
     report.notes.push_back(fmt::format(
         "{} gen2 GC(s) without a heap walk: the default policy's walk-time budget (a walk, estimated from the last "

@@ -44,6 +44,7 @@ struct RecordOptions {
   std::string duration;      ///< --pid: "30s", "5m", "1h" or seconds; "" = until Ctrl+C
   std::string every;         ///< a heap walk at this interval besides the policy's; "" = none
   std::string on_rss;        ///< a heap walk each time the resident size grew by this; "" = none
+  std::string on_heap_growth;  ///< a heap walk each time gen2 + LOH + POH grew by this; "" = none
   std::vector<std::string> command;
   bool index = false;        ///< --index: build the snapshots' analysis indexes at the end
 };
@@ -78,6 +79,7 @@ void start_rss_trigger(const RecordOptions& options, std::optional<RssTrigger>& 
   attach.replace_output = options.force;
   attach.max_memory_mb = options.max_memory_mb;
   attach.max_snapshots = options.max_snapshots;
+  if (!options.on_heap_growth.empty()) attach.on_heap_growth_bytes = parse_size(options.on_heap_growth, "--on-heap-growth");
   // The shim detaches by itself a minute after the duration, should this gcsnap be stopped hard.
   attach.deadline_s = seconds ? seconds + 60 : 0;
   stop_on_request(&g_stop);
@@ -142,6 +144,7 @@ bool diagnostics_disabled() {
     throw CliError("--policy must be one of default, all, gen2, induced, none", kExitUsage);
   }
   if (!options.on_rss.empty()) (void)parse_size(options.on_rss, "--on-rss");  // a usage error before anything runs
+  if (!options.on_heap_growth.empty()) (void)parse_size(options.on_heap_growth, "--on-heap-growth");
   if (options.pid != 0 && !options.command.empty()) {
     throw CliError("record: give either --pid PID or a command after --, not both", kExitUsage);
   }
@@ -174,6 +177,8 @@ bool diagnostics_disabled() {
   });
   if (options.max_snapshots >= 0) request.environment.emplace_back(shim::kEnvMaxSnapshots, std::to_string(options.max_snapshots));
   if (options.max_memory_mb > 0) request.environment.emplace_back(shim::kEnvMaxMemoryMb, std::to_string(options.max_memory_mb));
+  if (!options.on_heap_growth.empty())
+    request.environment.emplace_back(shim::kEnvOnHeapGrowth, std::to_string(parse_size(options.on_heap_growth, "--on-heap-growth")));
   // `dotnet run/test/watch` build first: no MSBuild node or build server may outlive the
   // command with the profiler variables in its environment (the user's own settings win).
   for (const auto& [name, value] : {std::pair<const char*, const char*>{"MSBUILDDISABLENODEREUSE", "1"},
@@ -232,8 +237,8 @@ void add_record_command(CLI::App& app) {
                   "with --pid gcsnap-<name>-<pid>-<yyyymmdd-hhmmss>.snap)");
   cmd->add_flag("--force", options->force, "Replace the output file if it exists");
   cmd->add_option("--policy", options->policy, "Which GCs get a heap walk: default (gen2 and induced), all, gen2, induced, none");
-  cmd->add_option("--max-snapshots", options->max_snapshots, "Stop taking policy snapshots after N (and --on-rss walks after N)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--max-memory", options->max_memory_mb, "Memory budget of the shim in MB (default 1024)")->check(CLI::PositiveNumber);
+  cmd->add_option("--max-snapshots", options->max_snapshots, "Stop taking policy snapshots after N (and --on-rss, --on-heap-growth walks after N each)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-memory", options->max_memory_mb, "Memory cap of the shim in MB (default 1024); a heap walk that would exceed it is abandoned")->check(CLI::PositiveNumber);
   cmd->add_option("--pid", options->pid, "Attach to this running .NET process instead of running a command")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--duration", options->duration, "With --pid: record for this long (30s, 5m, 1h), default until Ctrl+C");
@@ -243,6 +248,9 @@ void add_record_command(CLI::App& app) {
   cmd->add_option("--on-rss", options->on_rss,
                   "Also walk the heap when the resident size first reaches SIZE (512M, 2G) and each time it has "
                   "grown by SIZE more");
+  cmd->add_option("--on-heap-growth", options->on_heap_growth,
+                  "Also walk the heap when gen2 + LOH + POH have grown by SIZE since the first GC, and each time "
+                  "by SIZE more (the shim decides at each GC, no polling)");
   cmd->add_flag("--index", options->index,
                 "At the end, build the analysis index of every snapshot (FILE.N.gcidx) for fast answers");
   cmd->add_option("command", options->command, "The command to run, after --");

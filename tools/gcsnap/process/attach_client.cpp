@@ -44,6 +44,7 @@ std::string client_data(const AttachOptions& options, const ProcessInfo& target)
   data += fmt::format("owner_pid={}\ndeadline_s={}\n", target.same_pid_namespace ? current_process_id() : 0, options.deadline_s);
   if (options.max_memory_mb > 0) data += fmt::format("max_memory_mb={}\n", options.max_memory_mb);
   if (options.max_snapshots >= 0) data += fmt::format("max_snapshots={}\n", options.max_snapshots);
+  if (options.on_heap_growth_bytes > 0) data += fmt::format("on_heap_growth={}\n", options.on_heap_growth_bytes);
   return data;
 }
 

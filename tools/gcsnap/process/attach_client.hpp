@@ -29,6 +29,7 @@ struct AttachOptions {
   unsigned long long deadline_s = 0;
   long long max_memory_mb = -1;
   long long max_snapshots = -1;
+  uint64_t on_heap_growth_bytes = 0;  ///< --on-heap-growth: a walk each time gen2+LOH+POH grew by this; 0 = none
 };
 
 class AttachedSession {
