@@ -608,6 +608,41 @@ case_leaks() {
     fail "leaks accepted a recording of another app (exit $rc)"
 }
 
+# A size cap (record --max-size, format-spec.md §6.17) on the leak rounds: one heap walk per
+# round, the walks grow, the oldest are dropped. The file's disk usage stays under the cap (plus
+# the slack below), info names the dropped walks, verify passes, leaks and diff use the walks
+# that remain, and a command given a dropped walk says so in one line.
+case_max_size() {
+  local rounds=10 cap=$((MAX_SIZE_KIB * 1024)) text disk dropped walks rc gc
+  record_opts=(--policy induced --max-size "${MAX_SIZE_KIB}K")
+  record_app 0 leaks "$rounds"
+  check_cli_accepts
+  # Slack: the index and trailer appended at the end, and the file system's block rounding at
+  # each end of every hole (two 4 KiB blocks per dropped section).
+  disk=$(du -B1 "$snap" | cut -f1)
+  [ "$disk" -le $((cap + 65536)) ] || fail "the recording uses $disk bytes on the disk, above the cap $cap + 64 KiB"
+  text=$(csv info "$snap" --table file)
+  dropped=$(awk -F, 'NR == 2 { print $7 }' <<<"$text")
+  walks=$(awk -F, 'NR == 2 { print $6 }' <<<"$text")
+  [ -n "$dropped" ] && [ "$dropped" -ge 1 ] || { printf '%s\n' "$text"; fail "info: no walk was dropped"; }
+  [ "$walks" -ge 3 ] || { printf '%s\n' "$text"; fail "info: fewer than 3 walks kept ($walks)"; }
+  [ $((dropped + walks)) -eq $((rounds + 1)) ] || fail "info: $dropped dropped + $walks kept walks, expected $((rounds + 1))"
+  grep -Eq "^note: $dropped heap walk\(s\) dropped to keep the recording under its size cap \(--max-size\): GC [0-9]" \
+    "$work/$case_name.info" || fail "info does not name the dropped walks"
+  # The first dropped walk: a one-line error naming it, exit 2.
+  gc=$(sed -nE "s/^note: .* size cap \(--max-size\): GC ([0-9]+).*/\1/p" "$work/$case_name.info")
+  "$gcsnap" types "$snap:$gc" >"$work/types.out" 2>&1; rc=$?
+  show "$work/types.out"
+  [ "$rc" -eq 2 ] && [ "$(wc -l <"$work/types.out")" -eq 1 ] &&
+    grep -q "GC $gc's heap walk was dropped to keep the recording under its size cap" "$work/types.out" ||
+    fail "types on dropped GC $gc: exit $rc, not one line saying the walk was dropped"
+  # leaks: the sessions are still the suspect, over the kept walks only.
+  text=$(csv leaks "$snap" --top 0)
+  expect_line "$text" "^[0-9]+,Gcsnap\.Sample\.LeakedSession," "leaks on a capped recording: the sessions are not a suspect"
+  [ "$(grep -Ec '^1,[^,]*\.snap,[0-9]+,' <<<"$text")" -eq "$walks" ] || fail "leaks does not use the $walks kept walks"
+  text=$(csv diff "$snap")
+  expect_line "$text" "Gcsnap\.Sample\.LeakedSession" "diff of the first and last kept walks does not show the sessions"
+}
 
 # Memory accounting (format-spec.md §6.16) on the sample app's `memory KIND MIB` mode
 # (sample_app/MemoryShapes.cs): the first and the last walked GC's records (before and after the

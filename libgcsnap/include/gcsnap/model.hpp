@@ -82,6 +82,9 @@ struct GenerationRange {
 /// Why a snapshot policy skipped a GC's heap walk (format-spec.md §6.15, since 1.1).
 namespace walk_skip_reason {
 inline constexpr uint8_t kWalkTimeBudget = 1;  ///< heap walks would have exceeded their share of wall time
+/// A walk as large as the last one would not fit under the recording's size cap even with every
+/// earlier walk dropped (format-spec.md §6.17, since 1.3)
+inline constexpr uint8_t kSizeCap = 16;
 }  // namespace walk_skip_reason
 
 /// A heap walk the policy chose not to take at a GC that would otherwise have had one.

@@ -23,6 +23,8 @@ inline constexpr const char* kEnvOutput = "GCSNAP_OUTPUT";
 inline constexpr const char* kEnvPolicy = "GCSNAP_POLICY";
 inline constexpr const char* kEnvMaxSnapshots = "GCSNAP_MAX_SNAPSHOTS";
 inline constexpr const char* kEnvMaxMemoryMb = "GCSNAP_MAX_MEMORY_MB";
+/// The recording's cap on disk usage, in bytes: older walks are dropped to stay under it.
+inline constexpr const char* kEnvMaxSize = "GCSNAP_MAX_SIZE";
 inline constexpr const char* kEnvControl = "GCSNAP_CONTROL";  ///< "0" turns the control socket off
 inline constexpr const char* kEnvWalkOnly = "GCSNAP_WALK_ONLY";  ///< "1": heap walks store nothing (measuring)
 inline constexpr const char* kEnvWalkTimes = "GCSNAP_WALK_TIMES";  ///< "1": a stderr line per heap walk (measuring)

@@ -58,6 +58,7 @@ std::string client_data(const AttachOptions& options, const ProcessInfo& target)
   data += fmt::format("owner_pid={}\ndeadline_s={}\n", target.same_pid_namespace ? ::getpid() : 0, options.deadline_s);
   if (options.max_memory_mb > 0) data += fmt::format("max_memory_mb={}\n", options.max_memory_mb);
   if (options.max_snapshots >= 0) data += fmt::format("max_snapshots={}\n", options.max_snapshots);
+  if (options.max_size > 0) data += fmt::format("max_size={}\n", options.max_size);
   return data;
 }
 

@@ -27,6 +27,7 @@ struct AttachOptions {
   unsigned long long deadline_s = 0;
   long long max_memory_mb = -1;
   long long max_snapshots = -1;
+  uint64_t max_size = 0;          ///< cap on the recording's disk usage in bytes; 0 = none
 };
 
 class AttachedSession {
