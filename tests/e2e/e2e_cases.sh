@@ -548,7 +548,7 @@ case_record_every() {
   record_app 0 leaks 10 600
   grep -Eq "^gcsnap: recorded [0-9]+ GCs, [3-9][0-9]* snapshots, " "$err" || fail "the summary does not count at least 3 walks"
   check_cli_accepts
-  "$gcsnap" info "$snap" --format csv | tr -d '\r' | awk -F, 'NF == 19 && ($5 == "policy" || $5 == "always")' | grep . >/dev/null &&
+  "$gcsnap" info "$snap" --format csv | tr -d '\r' | awk -F, 'NF == 21 && ($5 == "policy" || $5 == "always")' | grep . >/dev/null &&
     fail "--policy none walked a GC"
   check_walk_gaps "$snap" 950000000 4000000000
   text=$(csv leaks "$snap" --top 0)
@@ -608,40 +608,41 @@ case_leaks() {
     fail "leaks accepted a recording of another app (exit $rc)"
 }
 
-# A size cap (record --max-size, format-spec.md §6.17) on the leak rounds: one heap walk per
-# round, the walks grow, the oldest are dropped. The file's disk usage stays under the cap (plus
-# the slack below), info names the dropped walks, verify passes, leaks and diff use the walks
-# that remain, and a command given a dropped walk says so in one line.
+# A size cap (record --max-size, format-spec.md §6.17) on the churn loop walked at every GC
+# (~110 walks of 10-150 KiB, 9 MiB uncapped): the oldest walks are dropped. The file's disk usage
+# stays under the cap (plus the index and trailer written at the end: 64 KiB of slack), info names
+# the dropped walks, verify passes, leaks and diff use the walks that remain, and a command given
+# a dropped walk says so in one line.
 case_max_size() {
-  local rounds=10 cap=$((MAX_SIZE_KIB * 1024)) text disk dropped walks rc gc
-  record_opts=(--policy induced --max-size "${MAX_SIZE_KIB}K")
-  record_app 0 leaks "$rounds"
+  local cap=$((2 * 1024 * 1024)) text disk dropped walks rc gc first
+  record_opts=(--policy all --max-size 2M)
+  record_app 0 churn 10000
   check_cli_accepts
-  # Slack: the index and trailer appended at the end, and the file system's block rounding at
-  # each end of every hole (two 4 KiB blocks per dropped section).
   disk=$(du -B1 "$snap" | cut -f1)
   [ "$disk" -le $((cap + 65536)) ] || fail "the recording uses $disk bytes on the disk, above the cap $cap + 64 KiB"
   text=$(csv info "$snap" --table file)
   dropped=$(awk -F, 'NR == 2 { print $7 }' <<<"$text")
   walks=$(awk -F, 'NR == 2 { print $6 }' <<<"$text")
-  [ -n "$dropped" ] && [ "$dropped" -ge 1 ] || { printf '%s\n' "$text"; fail "info: no walk was dropped"; }
+  [ -n "$dropped" ] && [ "$dropped" -ge 10 ] || { printf '%s\n' "$text"; fail "info: fewer than 10 walks dropped"; }
   [ "$walks" -ge 3 ] || { printf '%s\n' "$text"; fail "info: fewer than 3 walks kept ($walks)"; }
-  [ $((dropped + walks)) -eq $((rounds + 1)) ] || fail "info: $dropped dropped + $walks kept walks, expected $((rounds + 1))"
-  grep -Eq "^note: $dropped heap walk\(s\) dropped to keep the recording under its size cap \(--max-size\): GC [0-9]" \
-    "$work/$case_name.info" || fail "info does not name the dropped walks"
-  # The first dropped walk: a one-line error naming it, exit 2.
-  gc=$(sed -nE "s/^note: .* size cap \(--max-size\): GC ([0-9]+).*/\1/p" "$work/$case_name.info")
+  grep -Eq "^note: $dropped heap walk\(s\) dropped to keep the recording under its size cap \(--max-size\): GC 1, 2, " \
+    "$work/$case_name.info" || fail "info does not name the dropped walks, oldest first"
+  # The oldest walks went first: every kept walk comes after every dropped one.
+  first=$(csv info "$snap" --table gcs | awk -F, 'NR > 1 && $5 == "always" && $NF == 0 && $(NF - 1) == "false" { print $1; exit }')
+  gc=$(csv info "$snap" --table gcs | awk -F, 'NR > 1 && $(NF - 1) == "true" { g = $1 } END { print g }')
+  [ -n "$first" ] && [ -n "$gc" ] && [ "$gc" -lt "$first" ] || fail "a dropped walk (GC $gc) is newer than a kept one (GC $first)"
   "$gcsnap" types "$snap:$gc" >"$work/types.out" 2>&1; rc=$?
   show "$work/types.out"
   [ "$rc" -eq 2 ] && [ "$(wc -l <"$work/types.out")" -eq 1 ] &&
     grep -q "GC $gc's heap walk was dropped to keep the recording under its size cap" "$work/types.out" ||
     fail "types on dropped GC $gc: exit $rc, not one line saying the walk was dropped"
-  # leaks: the sessions are still the suspect, over the kept walks only.
-  text=$(csv leaks "$snap" --top 0)
-  expect_line "$text" "^[0-9]+,Gcsnap\.Sample\.LeakedSession," "leaks on a capped recording: the sessions are not a suspect"
-  [ "$(grep -Ec '^1,[^,]*\.snap,[0-9]+,' <<<"$text")" -eq "$walks" ] || fail "leaks does not use the $walks kept walks"
+  "$gcsnap" types "$snap:$first" --top 3 >"$work/types.out" 2>&1 || { show "$work/types.out"; fail "types on kept GC $first failed"; }
+  # leaks and diff run over the kept walks only (first to last).
+  text=$(csv leaks "$snap" --top 3)
   text=$(csv diff "$snap")
-  expect_line "$text" "Gcsnap\.Sample\.LeakedSession" "diff of the first and last kept walks does not show the sessions"
+  [ -n "$text" ] || fail "diff of the first and last kept walks printed nothing"
+  "$gcsnap" diff "$snap" >"$work/diff.out" 2>&1 || { show "$work/diff.out"; fail "diff failed"; }
+  grep -q "GC $first" "$work/diff.out" || { show "$work/diff.out"; fail "diff does not start at the first kept walk (GC $first)"; }
 }
 
 # Memory accounting (format-spec.md §6.16) on the sample app's `memory KIND MIB` mode
