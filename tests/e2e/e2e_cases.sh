@@ -642,7 +642,7 @@ case_max_size() {
   text=$(csv diff "$snap")
   [ -n "$text" ] || fail "diff of the first and last kept walks printed nothing"
   "$gcsnap" diff "$snap" >"$work/diff.out" 2>&1 || { show "$work/diff.out"; fail "diff failed"; }
-  grep -q "GC $first" "$work/diff.out" || { show "$work/diff.out"; fail "diff does not start at the first kept walk (GC $first)"; }
+  grep -Eq "^a +[^ ]+ +$first " "$work/diff.out" || { show "$work/diff.out"; fail "diff does not start at the first kept walk (GC $first)"; }
 }
 
 # Memory accounting (format-spec.md §6.16) on the sample app's `memory KIND MIB` mode
