@@ -1,6 +1,7 @@
 #include "recorder.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #if defined(__x86_64__)
@@ -284,6 +285,7 @@ uint32_t Recorder::type_id_for(uint64_t class_id, uint64_t object_id) {
   if (class_id == 0) return 0;
   auto found = type_ids_.find(class_id);
   if (found != type_ids_.end()) return found->second;
+  const auto started = std::chrono::steady_clock::now();
   RuntimeQueries::TypeName resolved = queries_.type_name(class_id);
   if (!resolved.resolved) batch_->drops.reasons |= drop_reason::kTypeUnresolved;
   if (resolved.name.empty()) {
@@ -303,6 +305,9 @@ uint32_t Recorder::type_id_for(uint64_t class_id, uint64_t object_id) {
                      [](const OwnedField& a, const OwnedField& b) { return a.offset < b.offset; });
     batch_->layouts.push_back(std::move(layout));
   }
+  ++types_named_;
+  type_naming_ns_ += static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count());
   return id;
 }
 
@@ -419,7 +424,12 @@ bool Recorder::on_object_references(uint64_t object_id, uint64_t class_id, std::
   uint64_t size = object_size(info, object_id);
   // The reference slots are captured in store_object, after the size: one scan of the object.
   store_object(object_id, info ? info->type_id : 0, size, references);
-  if (frozen_span_ != 0) add_non_gc_targets(references);
+  // Inline: one compare per reference, a call only for a target in the frozen bounds (rare).
+  if (frozen_span_ != 0) {
+    for (uint64_t target : references) {
+      if (in_frozen(target)) [[unlikely]] add_non_gc_target(target);
+    }
+  }
   return true;
 }
 
@@ -487,6 +497,8 @@ void Recorder::on_gc_finished(std::span<const GenerationRange> bounds, uint64_t 
   stats_.size_predictions = size_predictions_;
   stats_.size_mismatches = size_mismatches_;
   stats_.size_checks = size_checks_;
+  stats_.types_named = types_named_;
+  stats_.type_naming_ns = type_naming_ns_;
 #if defined(__x86_64__)
   _mm_sfence();  // the chunks' non-temporal stores are visible before the writer thread reads them
 #endif

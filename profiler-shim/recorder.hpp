@@ -92,6 +92,8 @@ struct RecorderStats {
   uint64_t size_predictions = 0;  ///< sizes taken from a class's learned rule
   uint64_t size_checks = 0;       ///< predictions compared with the runtime's answer
   uint64_t size_mismatches = 0;   ///< predictions the runtime contradicted (then asked per object)
+  uint64_t types_named = 0;       ///< classes named (and their layouts read) at first sight
+  uint64_t type_naming_ns = 0;    ///< wall time those took, on the thread that met them
 };
 
 class Recorder {
@@ -186,6 +188,7 @@ class Recorder {
   uint64_t frozen_low_ = 0;           ///< bounds of all frozen ranges: one compare per address
   uint64_t frozen_span_ = 0;          ///< 0 when there are no frozen ranges
   uint64_t size_queries_ = 0, size_predictions_ = 0, size_checks_ = 0, size_mismatches_ = 0;
+  uint64_t types_named_ = 0, type_naming_ns_ = 0;
 
   std::unordered_map<uint64_t, uint32_t> type_ids_;  ///< ClassID -> type id (frozen objects too)
   uint32_t next_type_id_ = 1;

@@ -5,7 +5,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "gcsnap_shim/shim_protocol.hpp"
 #include "shim_log.hpp"
@@ -35,6 +37,10 @@ HRESULT ShimSession::on_initialize_for_attach(IUnknown* info_unknown, const void
     return static_cast<HRESULT>(kAttachErrorClientData);
   }
   settings_ = parsed.settings;
+  // The measuring aids come from the app's own environment: they are not the CLI's to set.
+  if (const char* times = std::getenv(kEnvWalkTimes); times && std::string_view(times) == "1") {
+    settings_.walk_times = true;
+  }
   if (!query_info(info_unknown)) {
     log_line("not attaching: the runtime offers no ICorProfilerInfo4 or newer");
     return static_cast<HRESULT>(kAttachErrorNoInfo);

@@ -37,6 +37,8 @@ struct ThreadClocks {
   uint64_t minor_faults = 0;  ///< page faults of the calling thread (0 where unknown: Windows)
 };
 ThreadClocks read_thread_clocks() noexcept;
+/// This process's resident memory in bytes now, or 0 where it cannot be read.
+uint64_t resident_bytes() noexcept;
 
 /// BYTES (a multiple of 4096) of zeroed, private, read-write memory, or nullptr. Large
 /// mappings ask for huge pages where the system takes a hint (Linux).

@@ -314,10 +314,14 @@ std::string ShimSession::handle_request(const std::string& request) {
 // A chunk per 128 Ki objects (6 MiB), guessing 48 heap bytes per object: a heap of larger
 // objects gets more chunks ready than it fills (kept for later walks, within the idle cap).
 // Waiting here delays the forced GC, not the app: mapping is much cheaper off the GC thread.
+// Before any GC has finished (the first snapshot after an attach) the heap's size is unknown:
+// the process's resident memory bounds it (fill_before_walk caps the count at the pool's idle
+// cap). Without it the GC thread faulted in every chunk of the first walk itself.
 void ShimSession::prepare_chunks_for_walk() noexcept {
   if (!chunk_pool_ || settings_.walk_only) return;  // walk-only stores nothing
   constexpr uint64_t kChunkBytes = uint64_t{48} * ObjectChunk::kObjects;
-  const uint64_t heap = recorder_->heap_bytes_now();
+  uint64_t heap = recorder_->heap_bytes_now();
+  if (heap == 0) heap = os::resident_bytes();
   if (heap == 0) return;
   chunk_pool_->fill_before_walk(static_cast<size_t>((heap + kChunkBytes - 1) / kChunkBytes),
                                 std::chrono::milliseconds(2000));
@@ -427,7 +431,11 @@ void ShimSession::on_gc_finished() {
   }
   recorder_->on_gc_finished(bounds_, now_ns());
   if (walk_timer_) {
-    if (std::string line = walk_timer_->finish(recorder_->stats().size_queries); !line.empty()) log_line(line);
+    const RecorderStats stats = recorder_->stats();
+    if (std::string line = walk_timer_->finish(stats.size_queries, stats.types_named, stats.type_naming_ns);
+        !line.empty()) {
+      log_line(line);
+    }
   }
   if (!succeeded(hr)) {
     // Without bounds no generation can be told: an unexpected HRESULT turns recording off.

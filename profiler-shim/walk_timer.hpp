@@ -12,16 +12,18 @@ namespace gcsnap::shim {
 
 class WalkTimer {
  public:
-  /// A GC that walks the heap has started: the next object starts the clock.
-  void arm() noexcept { armed_ = true; started_ = false; }
+  /// A GC that walks the heap has started: the next object starts the clock. The time from
+  /// here to the first object (the GC's mark, plan and compact phases) is on the line too.
+  void arm() noexcept;
   /// Called for every object of the walk; reads the clocks on the first one only.
   void on_object() noexcept {
     if (armed_) [[unlikely]] start();
     ++objects_;
   }
   /// The GC finished: the line for the walk ("" when no object was walked), and disarm.
-  /// SIZE_QUERIES: the recorder's GetObjectSize2 calls so far (the line gives this walk's).
-  std::string finish(uint64_t size_queries);
+  /// SIZE_QUERIES: the recorder's GetObjectSize2 calls so far; TYPES_NAMED and NAMING_NS: the
+  /// classes it named at first sight so far and the time that took (the line gives this walk's).
+  std::string finish(uint64_t size_queries, uint64_t types_named, uint64_t naming_ns);
 
  private:
   void start() noexcept;
@@ -31,7 +33,9 @@ class WalkTimer {
   uint64_t walks_ = 0;
   uint64_t objects_ = 0;
   uint64_t wall_ns_ = 0, cpu_ns_ = 0, minor_faults_ = 0;
-  uint64_t size_queries_ = 0;  ///< the recorder's count at the end of the last walk
+  uint64_t gc_wall_ns_ = 0, gc_cpu_ns_ = 0;  ///< at arm(); then the GC's time before the walk
+  uint64_t size_queries_ = 0;  ///< the recorder's counts at the end of the last walk
+  uint64_t types_named_ = 0, naming_ns_ = 0;
 };
 
 }  // namespace gcsnap::shim

@@ -45,6 +45,17 @@ ThreadClocks read_thread_clocks() noexcept {
   return c;
 }
 
+uint64_t resident_bytes() noexcept {
+  // /proc/self/statm: size, then resident, in pages (Linux; elsewhere the file is missing).
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long long size = 0, resident = 0;
+  const bool read = std::fscanf(f, "%llu %llu", &size, &resident) == 2;
+  std::fclose(f);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  return read && page > 0 ? resident * static_cast<uint64_t>(page) : 0;
+}
+
 // Huge pages for the chunks: on the VMs measured (docs/performance.md) a page fault costs
 // 15-40 us whoever takes it (the pool's thread or the GC thread), so a 6 MiB chunk in 4 KiB
 // pages cost 1,536 faults; in 2 MiB pages it costs 3. THP is "madvise" on Debian: ask for it.

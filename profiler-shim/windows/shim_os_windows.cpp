@@ -1,4 +1,5 @@
 #include <windows.h>
+#include <psapi.h>
 #include <shellapi.h>
 
 #include <cstdio>
@@ -49,6 +50,14 @@ ThreadClocks read_thread_clocks() noexcept {
     c.cpu_ns = (ticks(kernel) + ticks(user)) * 100;  // FILETIME counts 100 ns
   }
   return c;  // Windows counts page faults per process only
+}
+
+uint64_t resident_bytes() noexcept {
+  PROCESS_MEMORY_COUNTERS counters{};
+  counters.cb = sizeof(counters);
+  // kernel32's K32 name (Windows 7 on): no psapi.dll to link.
+  if (!K32GetProcessMemoryInfo(GetCurrentProcess(), &counters, sizeof(counters))) return 0;
+  return counters.WorkingSetSize;
 }
 
 void* map_memory(size_t bytes) noexcept {
