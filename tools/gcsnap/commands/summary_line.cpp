@@ -83,7 +83,7 @@ uint64_t print_summary(const std::string& path, const std::string& process, bool
   if (recording.end() != FileEnd::Complete) line += fmt::format("; file end: {}", file_end_name(recording.end()));
   if (build_index) line += build_indexes(path, recording);
   fmt::print(stderr, "{}\n", line);
-  return snapshots;
+  return snapshots + dropped_walks;
 }
 
 void print_no_walk_hint(const std::string& path, const std::string& policy, long pid) {
