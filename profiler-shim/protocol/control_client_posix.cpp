@@ -1,4 +1,5 @@
 #include "gcsnap_shim/control_client.hpp"
+#include "reply_line.hpp"
 
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -57,20 +58,16 @@ ControlReply send_control_request(const std::string& path, std::string_view requ
       ::setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout)) != 0)
     return failed("cannot set timeouts on the socket to " + path + ": " + errno_text());
   if (!send_request(sock, request, fd)) return failed("the gcsnap shim closed its control socket");
-  std::string reply;
-  char buffer[256];
-  while (reply.find('\n') == std::string::npos) {
-    const ssize_t got = ::recv(sock, buffer, sizeof(buffer), 0);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-      return failed("the gcsnap shim did not answer within " + std::to_string(timeout_s) + " s");
-    if (got <= 0) break;
-    reply.append(buffer, static_cast<size_t>(got));
-  }
-  const size_t newline = reply.find('\n');
-  if (newline == std::string::npos) return failed("the gcsnap shim gave no answer (is the process exiting?)");
-  reply.resize(newline);
-  return ControlReply{true, std::move(reply)};
+  return read_reply_line(
+      [&](char* buffer, size_t size) -> long {
+        for (;;) {
+          const ssize_t got = ::recv(sock, buffer, size, 0);
+          if (got < 0 && errno == EINTR) continue;
+          if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return kReadTimedOut;  // SO_RCVTIMEO
+          return got < 0 ? 0 : static_cast<long>(got);
+        }
+      },
+      timeout_s);
 }
 
 }  // namespace gcsnap::shim

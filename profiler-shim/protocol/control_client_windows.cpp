@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gcsnap_shim/control_client.hpp"
+#include "reply_line.hpp"
 
 namespace gcsnap::shim {
 namespace {
@@ -89,20 +90,15 @@ ControlReply send_control_request(const std::string& path, std::string_view requ
     if (remote) DuplicateHandle(target.h, remote, nullptr, nullptr, 0, FALSE, DUPLICATE_CLOSE_SOURCE);
     return failed("the gcsnap shim closed its control channel");
   }
-  std::string reply;
-  char buffer[256];
-  while (reply.find('\n') == std::string::npos) {
-    long got = overlapped(pipe.h, timeout_ms,
-                          [&](OVERLAPPED* ov) { return ReadFile(pipe.h, buffer, sizeof(buffer), nullptr, ov); });
-    if (got < 0 && GetLastError() == ERROR_OPERATION_ABORTED)
-      return failed("the gcsnap shim did not answer within " + std::to_string(timeout_s) + " s");
-    if (got <= 0) break;
-    reply.append(buffer, static_cast<size_t>(got));
-  }
-  const size_t newline = reply.find('\n');
-  if (newline == std::string::npos) return failed("the gcsnap shim gave no answer (is the process exiting?)");
-  reply.resize(newline);
-  return ControlReply{true, std::move(reply)};
+  return read_reply_line(
+      [&](char* buffer, size_t size) -> long {
+        const long got = overlapped(pipe.h, timeout_ms, [&](OVERLAPPED* ov) {
+          return ReadFile(pipe.h, buffer, static_cast<DWORD>(size), nullptr, ov);
+        });
+        if (got < 0 && GetLastError() == ERROR_OPERATION_ABORTED) return kReadTimedOut;  // cancelled at the timeout
+        return got < 0 ? 0 : got;
+      },
+      timeout_s);
 }
 
 }  // namespace gcsnap::shim

@@ -514,3 +514,106 @@ TEST_CASE("a forged shortest-path tree is refused, or at worst gives no path, ne
   CHECK((refused.error().code == ErrorCode::ChecksumMismatch || refused.error().code == ErrorCode::CorruptSection));
   CHECK(analysis_index_from_bytes(damaged.view(), nullptr, kIndexTypes));
 }
+
+TEST_CASE("a point lookup decodes only the pieces it reads and answers as a whole read") {
+  namespace L = index_layout;
+  TempFile snap{"pieces"};
+  std::unique_ptr<Recording> rec;
+  // One GC with enough objects for several 1 MiB pieces of addresses (131,072 per piece).
+  for (uint64_t seed = 1;; ++seed) {
+    auto model = make_random_gcs(seed, 1, ModelOptions{420000, 30});
+    if (model[0].objects.size() < 300000) continue;
+    REQUIRE(write_model(snap.path(), model, WriterOptions{}).is_ok());
+    auto opened = Recording::open(snap.path());
+    REQUIRE(opened);
+    rec = std::move(opened).value();
+    if (rec->last_snapshot()) break;
+    rec.reset();
+  }
+  const size_t gc = *rec->last_snapshot();
+  REQUIRE(open_analysis_index(snap.path(), *rec, gc, true));
+  const std::string path = analysis_index_path(snap.path(), rec->gcs()[gc].info.gc_number);
+  struct RemoveIndex {
+    std::string path;
+    ~RemoveIndex() { std::remove(path.c_str()); }
+  } remove_index{path};
+  auto id = identify_gc(snap.path(), *rec, gc);
+  REQUIRE(id);
+  auto whole = read_analysis_index(path, *id, kIndexObjects | kIndexDominators);
+  REQUIRE(whole);
+  const HeapGraph& g = whole->graph;
+  const size_t n = g.node_count();
+  REQUIRE(n >= 300000);
+  const size_t address_pieces = (8 * n + detail::kFrameBytes - 1) / detail::kFrameBytes;
+  REQUIRE(address_pieces >= 3);
+  size_t log_pieces = 0;
+  while ((size_t{1} << log_pieces) < address_pieces) ++log_pieces;
+
+  std::vector<uint64_t> queries = {0, 1, g.address(0) - 1, ~uint64_t{0}};
+  for (NodeIndex v = 0; v < n; v += 7919) {
+    queries.push_back(g.address(v));
+    queries.push_back(g.address(v) + 1);
+    queries.push_back(g.address(v) - 1);
+  }
+  queries.push_back(g.address(static_cast<NodeIndex>(n - 1)));
+  for (uint64_t q : queries) {
+    auto found = find_object_in_analysis_index(path, *id, q);
+    REQUIRE(found);
+    const auto expected = g.find_containing(q);
+    REQUIRE(found->object.has_value() == expected.has_value());
+    CHECK(found->root_entries == whole->root_entries);
+    CHECK(found->has_dependent_handles == whole->has_dependent_handles);
+    if (!expected) continue;
+    const IndexedObject& o = *found->object;
+    REQUIRE(o.node == *expected);
+    CHECK(o.address == g.address(o.node));
+    CHECK(o.size == g.object_size(o.node));
+    CHECK(o.type_id == g.type_id(o.node));
+    CHECK(o.generation == whole->generations[o.node]);
+    CHECK(o.reachable == whole->dominators.is_reachable(o.node));
+    // The binary search over the pieces' first addresses, the piece found, and one piece of
+    // each of the sizes, type ids, generations and dominators: O(log n), never the arrays.
+    CHECK(found->pieces_decoded <= log_pieces + 1 + 4);
+  }
+
+  // The roots, decoded whole, and node type ids a piece at a time, as the whole read has them.
+  auto point = PointIndex::open(path, *id);
+  REQUIRE(point);
+  auto roots = point->roots();
+  REQUIRE(roots);
+  REQUIRE(roots->first.size() == g.roots().size());
+  for (size_t r = 0; r < roots->first.size(); ++r) {
+    CHECK(roots->first[r].node == g.roots()[r].node);
+    CHECK(roots->first[r].root_index == g.roots()[r].root_index);
+    CHECK(roots->first[r].root_id == g.roots()[r].root_id);
+    CHECK(roots->first[r].kind == g.roots()[r].kind);
+    CHECK(roots->first[r].flags == g.roots()[r].flags);
+  }
+  CHECK(same(roots->second, g.unresolved_roots()));
+  const size_t before = point->pieces_decoded();
+  for (NodeIndex v = 0; v < n; v += 4999) {
+    auto type = point->type_id(v);
+    REQUIRE(type);
+    CHECK(*type == g.type_id(v));
+  }
+  // In node order, each piece of the type ids is decoded once.
+  CHECK(point->pieces_decoded() - before == (4 * n + detail::kFrameBytes - 1) / detail::kFrameBytes);
+  CHECK_FALSE(point->type_id(static_cast<NodeIndex>(n)));
+
+  // A damaged piece stops the lookups that read it, not the ones that do not.
+  const std::vector<char> good = slurp(path);
+  std::vector<char> bad = good;
+  const size_t last_piece_end = array_at(good, L::kAddresses + 1);
+  bad[last_piece_end - 20] ^= 0x40;
+  spit(path, bad);
+  auto last = find_object_in_analysis_index(path, *id, g.address(static_cast<NodeIndex>(n - 1)));
+  REQUIRE_FALSE(last);
+  CHECK((last.error().code == ErrorCode::ChecksumMismatch || last.error().code == ErrorCode::CorruptSection));
+  auto below_all = find_object_in_analysis_index(path, *id, g.address(0) - 1);
+  REQUIRE(below_all);
+  CHECK_FALSE(below_all->object);
+  // A stale index is refused before any piece is read.
+  IndexIdentity other = *id;
+  other.mtime_ns += 1;
+  CHECK(find_object_in_analysis_index(path, other, g.address(0)).error().code == ErrorCode::InconsistentData);
+}

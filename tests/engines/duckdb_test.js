@@ -16,27 +16,18 @@ if (!gcsnap || !work || recordings.length !== 3) {
   process.exit(2);
 }
 const {DuckDBInstance} = require('@duckdb/node-api');
-const gcsnapJson = (...args) => JSON.parse(execFileSync(gcsnap, [...args, '--format', 'json'], {encoding: 'utf8'}));
+const {gcsnapJsonOf, Checks} = require('./engine_check.js');
+const gcsnapJson = gcsnapJsonOf(gcsnap);
 const stem = file => path.basename(file).replace(/\.[^.]*$/, '');
-
-let passed = 0, failed = 0;
-async function check(name, fn) {
-  try {
-    await fn();
-    ++passed;
-    console.log(`ok - ${name}`);
-  } catch (e) {
-    ++failed;
-    console.log(`not ok - ${name}\n${e.stack || e}`);
-  }
-}
+const checks = new Checks();
+const check = (name, fn) => checks.check(name, fn);
 
 async function main() {
   fs.rmSync(work, {recursive: true, force: true});
   fs.mkdirSync(work, {recursive: true});
   const out = path.join(work, 'export');
   // Small row groups: the files of the leaks run have several, as a large heap's do.
-  execFileSync(gcsnap, ['export', ...recordings, '--to', 'parquet', '-o', out, '--host', 'ci', '--row-group-rows', '4096'], {stdio: 'inherit'});
+  execFileSync(gcsnap, ['export', ...recordings, '--to', 'parquet', '--suspects', '-o', out, '--host', 'ci', '--row-group-rows', '4096'], {stdio: 'inherit'});
 
   const db = await DuckDBInstance.create(':memory:');
   const con = await db.connect();
@@ -167,8 +158,7 @@ async function main() {
     assert.ok(!fs.existsSync(dest), 'nothing may be written, not even for the sound recording');
   });
 
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exit(failed ? 1 : 0);
+  checks.finish();
 }
 
 main().catch(e => {

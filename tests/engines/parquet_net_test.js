@@ -14,26 +14,17 @@ if (!gcsnap || !reader || !work || recordings.length !== 2) {
   console.error('usage: parquet_net_test.js GCSNAP READER_DLL WORK_DIR RUN.snap LEAKS.snap');
   process.exit(2);
 }
-const gcsnapJson = (...args) => JSON.parse(execFileSync(gcsnap, [...args, '--format', 'json'], {encoding: 'utf8'}));
+const {gcsnapJsonOf, Checks} = require('./engine_check.js');
+const gcsnapJson = gcsnapJsonOf(gcsnap);
 const sum = (xs, f) => xs.reduce((s, x) => s + f(x), 0);
 const rowGroupRows = 1000;
-
-let passed = 0, failed = 0;
-function check(name, fn) {
-  try {
-    fn();
-    ++passed;
-    console.log(`ok - ${name}`);
-  } catch (e) {
-    ++failed;
-    console.log(`not ok - ${name}\n${e.stack || e}`);
-  }
-}
+const checks = new Checks();
+const check = (name, fn) => checks.check(name, fn);
 
 fs.rmSync(work, {recursive: true, force: true});
 fs.mkdirSync(work, {recursive: true});
 const out = path.join(work, 'export');
-execFileSync(gcsnap, ['export', ...recordings, '--to', 'parquet', '-o', out, '--row-group-rows', String(rowGroupRows)],
+execFileSync(gcsnap, ['export', ...recordings, '--to', 'parquet', '--suspects', '-o', out, '--row-group-rows', String(rowGroupRows)],
              {stdio: 'inherit'});
 const read = execFileSync('dotnet', [reader, out], {encoding: 'utf8'}).trim().split('\n').map(l => JSON.parse(l));
 const byFile = Object.fromEntries(read.map(f => [f.file, f]));
@@ -87,5 +78,4 @@ for (const file of recordings) {
   });
 }
 
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+checks.finish();

@@ -76,6 +76,37 @@ void use_partial(const AnalysisIndex& ix) {
   (void)keep;
 }
 
+// What where uses: a point lookup that decodes only the pieces it reads. It may accept an
+// index whose other pieces are damaged; when the whole read accepted it (WHOLE), it must give
+// the same answer as the whole read's graph.
+void use_lookup(std::span<const std::byte> view, const AnalysisIndex* whole) {
+  std::vector<uint64_t> queries = {0, 1, 0x1000, ~uint64_t{0}};
+  if (whole)
+    for (NodeIndex v = 0; v < whole->graph.node_count() && v < 64; ++v) {
+      queries.push_back(whole->graph.address(v));
+      queries.push_back(whole->graph.address(v) + 1);
+    }
+  auto index = PointIndex::from_bytes(view, nullptr, nullptr);
+  if (!index) {
+    if (whole) __builtin_trap();  // the same header checks
+    return;
+  }
+  if (auto roots = index->roots(); whole && (!roots || roots->first.size() != whole->graph.roots().size()))
+    __builtin_trap();
+  for (uint64_t q : queries) {
+    auto found = index->find_object(q);
+    if (!whole) continue;
+    if (!found) __builtin_trap();  // every piece passed the whole read's checks
+    const auto expected = whole->graph.find_containing(q);
+    if (found->has_value() != expected.has_value()) __builtin_trap();
+    if (!expected) continue;
+    auto type = index->type_id(*expected);
+    if ((*found)->node != *expected || (*found)->reachable != whole->dominators.is_reachable(*expected) || !type ||
+        *type != whole->graph.type_id(*expected))
+      __builtin_trap();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -88,7 +119,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto ix = analysis_index_from_bytes(view, nullptr)) use(*ix);
   // Partial reads (what types, dominators and where ask for) check only their arrays.
   if (auto ix = analysis_index_from_bytes(view, nullptr, kIndexTypes)) (void)ix->type_stats.size();
-  if (auto ix = analysis_index_from_bytes(view, nullptr, kIndexObjects | kIndexDominators)) use_partial(*ix);
+  if (auto ix = analysis_index_from_bytes(view, nullptr, kIndexObjects | kIndexDominators)) {
+    use_partial(*ix);
+    use_lookup(view, &*ix);
+  } else {
+    use_lookup(view, nullptr);
+  }
   if (auto ix = analysis_index_from_bytes(view, nullptr, kIndexObjects | kIndexPathTree)) use_paths(*ix);
   if (size >= L::kHeaderSize) {
     // Every array's checksum as the counts of the (mutated) header place it, then the header's.

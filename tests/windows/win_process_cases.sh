@@ -190,6 +190,60 @@ case $case in
       fail "gcsnap did not finish the killed app's file"
     linux_verify killed.snap
     ;;
+  record_on_rss)
+    # record --on-rss on Windows watches the working set (GetProcessMemoryInfo): the app grows
+    # 8 MiB of native memory every 100 ms to 384 MiB; walks come at 128, 256 and 384 MiB (as on Linux).
+    linux_tools
+    run rec record --policy none --on-rss 128M -o "$(winpath "$work")\\rss.snap" -- "$(winpath "$app")" memory grow 384
+    [ "$rc" -eq 0 ] || { show rec.out; show rec.err; fail "record --on-rss exited $rc"; }
+    show rec.err
+    reached=$(tr -d '\r' <rec.err | sed -nE 's/^gcsnap: process [0-9]+: heap walk \(resident [0-9]+ MiB reached ([0-9]+) MiB\)$/\1/p' | tr '\n' ' ')
+    [ "$reached" = "128 256 384 " ] || fail "--on-rss 128M walked at '$reached', expected at 128 256 384 MiB"
+    grep -Eq "^gcsnap: recorded [0-9]+ GCs, 3 snapshots, .*rss\.snap; nothing dropped" rec.err ||
+      fail "the summary does not count the 3 walks"
+    linux_verify rss.snap
+    ;;
+  record_launcher)
+    # A launcher that ends first: `cmd /c start /b app.exe` returns at once, and gcsnap waits for
+    # the app it recorded (from its report), then finishes the file the killed app left; the job
+    # object gcsnap runs the command in knows the app's exit code.
+    linux_tools
+    mkfifo rec.in
+    "$wine_run" "$gcsnap" record -o "$(winpath "$work")\\launched.snap" -- cmd.exe /c start "" /b "$(winpath "$app")" wait 120 \
+      <rec.in >rec.out 2>rec.err &
+    rec_job=$!
+    exec 7>rec.in
+    # The app's pid from gcsnap's own line (start /b may give the app a console of its own).
+    for _ in $(seq 1 600); do grep -q "waiting for the recorded" rec.err 2>/dev/null && break; sleep 0.1; done
+    target_pid=$(tr -d '\r' <rec.err | sed -n 's/^gcsnap: recording process \([0-9]*\) (Gcsnap\.Sample).*/\1/p')
+    [ -n "$target_pid" ] || { show rec.out; show rec.err; fail "the app did not start under gcsnap record -- cmd /c start"; }
+    grep -q "^gcsnap: cmd.exe ended; waiting for the recorded process(es) $target_pid to end" rec.err ||
+      { show rec.err; fail "record does not say it waits for the app after cmd.exe ended"; }
+    kill -0 "$rec_job" 2>/dev/null || { show rec.err; fail "record did not wait for the app"; }
+    "$wine_run" taskkill /F /PID "$target_pid" >/dev/null 2>&1
+    rc=0
+    wait "$rec_job" || rc=$?
+    exec 7>&-
+    show rec.err
+    [ "$rc" -eq 0 ] || fail "record exited $rc, expected cmd.exe's 0"
+    grep -Eq "gcsnap: process $target_pid \(Gcsnap\.Sample\) ended \(exit code [0-9]+\): gcsnap wrote the index of its [0-9]+ complete GCs" rec.err ||
+      fail "gcsnap did not finish the file of the app the launcher left (with its exit code)"
+    linux_verify launched.snap
+    ;;
+  record_cmd)
+    # `cmd /c app.exe run`: the app is a grandchild of gcsnap; it is recorded and summarised.
+    linux_tools
+    run rec record -o "$(winpath "$work")\\cmd.snap" -- cmd.exe /c "$(winpath "$app")" run
+    [ "$rc" -eq 0 ] || { show rec.out; show rec.err; fail "record -- cmd /c app.exe exited $rc"; }
+    show rec.err
+    tr -d '\r' <rec.out >cmd.out
+    grep -Eq "^gcsnap: recording process [0-9]+ \(Gcsnap\.Sample\) into .*cmd\.snap" rec.err || fail "no 'recording process' line"
+    grep -Eq "^gcsnap: recorded 4 GCs, 4 snapshots, .* of process [0-9]+ \(Gcsnap\.Sample\) in .*cmd\.snap; nothing dropped" rec.err ||
+      fail "no summary line for the app cmd.exe ran"
+    linux_verify cmd.snap
+    GCSNAP_E2E_RECORDING=$work/cmd.snap GCSNAP_E2E_FACTS=$work/cmd.out "$recording_test" "[sample],[invariants]" ||
+      fail "the Linux e2e assertions fail on the recording of the app cmd.exe ran"
+    ;;
   snapshot_attach)
     # An app started without gcsnap: snapshot PID attaches over the diagnostics pipe, takes one
     # walked GC, detaches; the app runs on and ends by itself. The Linux e2e assertions of an

@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gcsnap/dominators.hpp"
@@ -121,6 +123,70 @@ std::string analysis_index_path(const std::string& recording_path, uint64_t gc_n
 /// to skip the identity check. The result owns the arrays it decoded from BYTES.
 [[nodiscard]] Result<AnalysisIndex> analysis_index_from_bytes(std::span<const std::byte> bytes, const IndexIdentity* expected,
                                                   IndexParts parts = kIndexAll);
+
+/// One object as its GC's analysis index tells it (find_object_in_analysis_index).
+struct IndexedObject {
+  NodeIndex node = kNoNode;
+  uint64_t address = 0;  ///< the object's start
+  uint64_t size = 0;
+  uint32_t type_id = 0;
+  Generation generation = Generation::Unknown;
+  bool reachable = false;  ///< from strong roots (its immediate dominator is set)
+};
+
+namespace detail {
+class IndexPieces;
+}
+
+/// An analysis index opened for point queries (format-spec.md §12.4 item 7): the header and
+/// directory are checked at open, and each query then decodes and checks only the 1 MiB pieces
+/// it reads (a few are cached), so that its cost follows the answer, not the heap. Move-only;
+/// not thread-safe. A query's error (a damaged piece) means the index must not be used.
+class PointIndex {
+ public:
+  /// Open the index at PATH, checked against EXPECTED. Errors: those of read_analysis_index
+  /// for the header and directory.
+  [[nodiscard]] static Result<PointIndex> open(const std::string& path, const IndexIdentity& expected);
+  /// The same on index file BYTES kept alive by KEEP; EXPECTED may be null (tests, fuzzing).
+  [[nodiscard]] static Result<PointIndex> from_bytes(std::span<const std::byte> bytes, const IndexIdentity* expected,
+                                                     std::shared_ptr<const void> keep);
+  PointIndex(PointIndex&&) noexcept;
+  PointIndex& operator=(PointIndex&&) noexcept;
+  ~PointIndex();
+
+  uint64_t node_count() const noexcept;
+  uint64_t root_entries() const noexcept;  ///< resolved + unresolved roots (the GC's root table size)
+  bool has_dependent_handles() const noexcept;
+
+  /// Return the object containing ADDRESS (ObjectTable::find_containing's meaning): O(log n)
+  /// pieces of the addresses, one each of the sizes, type ids, generations and dominators.
+  /// Errors: ChecksumMismatch / CorruptSection (a damaged piece), OutOfMemory.
+  [[nodiscard]] Result<std::optional<IndexedObject>> find_object(uint64_t address);
+  /// Return node V's type id (one piece). Errors: find_object's, CorruptSection (V out of range).
+  [[nodiscard]] Result<uint32_t> type_id(NodeIndex v);
+  /// Return the resolved roots (GraphRoot, as HeapGraph::roots) and the unresolved roots' positions,
+  /// their arrays decoded whole and checked (checksum and rules). Errors: find_object's.
+  [[nodiscard]] Result<std::pair<std::vector<GraphRoot>, std::vector<uint32_t>>> roots();
+
+  /// How many pieces the queries so far decoded.
+  size_t pieces_decoded() const noexcept;
+
+ private:
+  explicit PointIndex(std::unique_ptr<detail::IndexPieces> pieces) noexcept;
+  std::unique_ptr<detail::IndexPieces> pieces_;
+};
+
+struct IndexedLookup {
+  std::optional<IndexedObject> object;  ///< none when no object of the heap walk contains the address
+  bool has_dependent_handles = false;   ///< the GC's block has a dependent-handle section
+  uint64_t root_entries = 0;            ///< resolved + unresolved roots (the GC's root table size)
+  size_t pieces_decoded = 0;            ///< 1 MiB pieces decoded for the answer (format-spec.md §12.3)
+};
+
+/// Find the object containing ADDRESS in the index at PATH (PointIndex::open, then find_object).
+/// Errors: those of PointIndex::open and find_object.
+[[nodiscard]] Result<IndexedLookup> find_object_in_analysis_index(const std::string& path, const IndexIdentity& expected,
+                                                                  uint64_t address);
 
 /// How open_analysis_index got its answer.
 enum class IndexSource : uint8_t {

@@ -69,6 +69,10 @@ class EdgeNamer {
   HopField name_successor(NodeIndex from, size_t j) const;
   /// Name every hop of a path: result[h] names the edge into nodes[h] (result[0] is empty).
   std::vector<HopField> name_path(std::span<const NodeIndex> nodes) const;
+  /// Name SLOT of the object at FROM_ADDRESS, of type FROM_TYPE, without the graph (a pass over
+  /// the edges of an analysis index); kUnknownSlot gives an unnamed hop with UNKNOWN_REASON.
+  HopField name_slot_at(uint64_t from_address, uint32_t from_type, uint32_t slot,
+                        UnnamedReason unknown_reason) const;
 
  private:
   HopField name_slot_of(NodeIndex from, uint32_t slot, UnnamedReason unknown_reason) const;

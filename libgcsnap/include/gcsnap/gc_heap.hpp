@@ -143,6 +143,12 @@ class GcHeap {
 std::optional<AnalysisIndex> find_analysis_index(const std::string& recording_path, const Recording& rec, size_t gc_pos,
                                      IndexParts parts);
 
+/// Open the analysis index of GC_POS of REC for point queries (PointIndex: only the pieces a
+/// query reads are decoded), when there is one whose header is valid for this GC as it is now
+/// and whose root count is the GC's; nullopt otherwise. Never builds an index. A query that
+/// then fails (a damaged piece) means the caller answers from the recording.
+std::optional<PointIndex> open_point_index(const std::string& recording_path, const Recording& rec, size_t gc_pos);
+
 /// Whether INDEX vouches for the block of GC_INDEX of REC: it records the hash of the block
 /// it was built from (minor version 1) and that equals the block's hash now, so the block's
 /// objects decoded and passed the reader's checks when it was built and need not be decoded

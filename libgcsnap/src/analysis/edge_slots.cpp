@@ -74,13 +74,19 @@ HopField EdgeNamer::name_successor(NodeIndex from, size_t j) const {
 }
 
 HopField EdgeNamer::name_slot_of(NodeIndex from, uint32_t slot, UnnamedReason unknown_reason) const {
+  if (slot == kUnknownSlot) return name_slot_at(0, 0, slot, unknown_reason);
+  return name_slot_at(graph_.address(from), graph_.type_id(from), slot, unknown_reason);
+}
+
+HopField EdgeNamer::name_slot_at(uint64_t from_address, uint32_t from_type, uint32_t slot,
+                                 UnnamedReason unknown_reason) const {
   HopField hop;
   if (slot == kUnknownSlot) {
     hop.reason = unknown_reason;
     return hop;
   }
   // A static's slot lives in a statics array: its address names it better than an index.
-  const uint64_t address = graph_.address(from) + slot;
+  const uint64_t address = from_address + slot;
   auto it = std::lower_bound(statics_.begin(), statics_.end(), address,
                              [](const StaticSlot& s, uint64_t a) { return s.address < a; });
   if (it != statics_.end() && it->address == address) {
@@ -89,7 +95,7 @@ HopField EdgeNamer::name_slot_of(NodeIndex from, uint32_t slot, UnnamedReason un
     hop.text = it->name;
     return hop;
   }
-  const TypeLayout* layout = names_.find_layout(graph_.type_id(from));
+  const TypeLayout* layout = names_.find_layout(from_type);
   if (!layout) {
     hop.reason = UnnamedReason::NoLayout;
     return hop;

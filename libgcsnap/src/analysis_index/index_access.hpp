@@ -1,6 +1,12 @@
 #pragma once
 // The friend of HeapGraph, DominatorTree and EdgeSlots that lets the analysis index read their
 // arrays (to write them) and point them at a mapped file (to read them). Internal.
+//
+// To read an index's arrays without decoding them whole, use detail::IndexPieces
+// (index_pieces.hpp): element(array, i) decodes and checks the 1 MiB piece that holds element
+// i on first touch (eight pieces cached), find_containing(address) searches the addresses a
+// piece at a time, whole_array(array) decodes one array with its checksum. Its public face is
+// PointIndex (analysis_index.hpp).
 
 #include <functional>
 #include <memory>

@@ -23,6 +23,7 @@
 #include "analysis_index/index_access.hpp"
 #include "analysis_index/index_codec.hpp"
 #include "analysis_index/index_layout.hpp"
+#include "analysis_index/index_pieces.hpp"
 #include "platform/file_io.hpp"
 #include "platform/memory_map.hpp"
 
@@ -200,6 +201,19 @@ constexpr const char* kGraphRule = "analysis index graph arrays out of range";
 class IndexParse {
  public:
   explicit IndexParse(std::span<const std::byte> bytes) : bytes_(bytes), h_(bytes.data()) {}
+
+  /// The header and directory only (§12.4 items 1-3), for a reader that decodes pieces itself.
+  Result<detail::IndexHeaderFacts> header_facts(const IndexIdentity* expected) {
+    if (auto failure = read_header(expected)) return *failure;
+    detail::IndexHeaderFacts f;
+    f.counts = c_;
+    f.place = place_;
+    f.coded = coded_;
+    f.root_entries = root_total_;
+    f.has_dependent_handles = (c_.flags & L::kFlagDependent) != 0;
+    for (size_t a = 0; a < L::kArrayCount; ++a) f.hashes[a] = get<uint64_t>(h_ + L::hash_offset(a));
+    return f;
+  }
 
   Result<AnalysisIndex> run(const IndexIdentity* expected, IndexParts want) {
     if (auto failure = read_header(expected)) return *failure;
@@ -669,7 +683,14 @@ Result<AnalysisIndex> analysis_index_from_bytes(std::span<const std::byte> bytes
   return parse(bytes, expected, parts);
 }
 
-Result<AnalysisIndex> read_analysis_index(const std::string& path, const IndexIdentity& expected, IndexParts parts) {
+namespace detail {
+
+Result<detail::IndexHeaderFacts> read_index_header(std::span<const std::byte> bytes, const IndexIdentity* expected) {
+  IndexParse parse(bytes);
+  return parse.header_facts(expected);
+}
+
+Result<MappedIndex> map_index_file(const std::string& path, const IndexIdentity& expected) {
   const platform::FileHandle fd = platform::open_file(path, platform::OpenMode::Read);
   if (fd == platform::kNoFile) {
     if (errno == ENOENT) return make_error(ErrorCode::NotFound, "no analysis index");
@@ -705,9 +726,19 @@ Result<AnalysisIndex> read_analysis_index(const std::string& path, const IndexId
     platform::close_file(fd);
     return Error{ErrorCode::IoError, 0, "cannot map the analysis index", e};
   }
-  const std::span<const std::byte> bytes(static_cast<const std::byte*>(mapping->base), mapping->size);
   platform::close_file(fd);
-  return parse(bytes, &expected, parts);  // decodes what it needs: the mapping goes after
+  MappedIndex out;
+  out.bytes = {static_cast<const std::byte*>(mapping->base), mapping->size};
+  out.keep = std::move(mapping);
+  return out;
+}
+
+}  // namespace detail
+
+Result<AnalysisIndex> read_analysis_index(const std::string& path, const IndexIdentity& expected, IndexParts parts) {
+  auto mapped = detail::map_index_file(path, expected);
+  if (!mapped) return mapped.error();
+  return parse(mapped->bytes, &expected, parts);  // decodes what it needs: the mapping goes after
 }
 
 }  // namespace gcsnap

@@ -43,6 +43,8 @@ struct ExportOptions {
   std::string process;
   uint64_t row_group_rows = 1u << 20;
   std::vector<std::string> tables;
+  bool no_cache = false;
+  bool suspects = false;
 };
 
 void run_heapsnapshot(const ExportOptions& opt) {
@@ -128,7 +130,14 @@ void run_parquet(const ExportOptions& opt) {
       throw CliError(fmt::format("export --to parquet: {}: give the file without :GC (every GC is exported)", f),
                      kExitUsage);
   if (opt.row_group_rows == 0) throw CliError("export: --row-group-rows must be at least 1", kExitUsage);
-  run_parquet_export(ParquetExportOptions{opt.files, opt.output, opt.host, opt.process, opt.row_group_rows, opt.tables});
+  // The suspects table costs a `gcsnap leaks` run over every walk (more than the other tables
+  // together): it is written when asked for.
+  std::vector<std::string> tables = opt.tables;
+  if (tables.empty()) tables = {"gcs", "objects", "references", "roots", "types"};
+  if (opt.suspects && std::find(tables.begin(), tables.end(), "suspects") == tables.end())
+    tables.push_back("suspects");
+  run_parquet_export(
+      ParquetExportOptions{opt.files, opt.output, opt.host, opt.process, opt.row_group_rows, tables, opt.no_cache});
 }
 
 void run_export(ExportOptions& opt) {
@@ -165,8 +174,11 @@ void add_export_command(CLI::App& app) {
   cmd->add_option("--host", opt->host, "parquet: the host= of the tables (default: unknown)");
   cmd->add_option("--process", opt->process, "parquet: the process= of every file (default: NAME-PID from its name)");
   cmd->add_option("--tables", opt->tables, "parquet: write only these tables (default: gcs objects references roots "
-                                           "types suspects)")
+                                           "types; suspects too with --suspects)")
       ->delimiter(',');
+  cmd->add_flag("--suspects", opt->suspects,
+                "parquet: write the suspects table too (what `gcsnap leaks` reports: another pass over every walk)");
+  add_no_cache_option(*cmd, opt->no_cache);
   cmd->add_option("--row-group-rows", opt->row_group_rows, "parquet: rows per row group (default 1048576)");
   cmd->callback([opt] { run_export(*opt); });
 }

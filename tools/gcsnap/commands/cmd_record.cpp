@@ -2,11 +2,8 @@
 // loaded and print one summary line when it ends (docs/shim.md).
 // gcsnap record --pid PID [options]: attach the shim to a running process instead, until
 // --duration ends or Ctrl+C, then detach (docs/shim.md "Attach").
-#include <signal.h>
-#include <unistd.h>
-
+// The same on both systems: what differs is the platform layer's (platform/*.hpp).
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <thread>
 
@@ -25,7 +22,9 @@
 #include "commands/commands.hpp"
 #include "gcsnap/reader.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
-#include "process/process_info.hpp"
+#include "gcsnap/finish_recording.hpp"
+#include "platform/console.hpp"
+#include "platform/processes.hpp"
 #include "process/periodic_snapshots.hpp"
 #include "process/record_launch.hpp"
 #include "process/recorded_processes.hpp"
@@ -54,7 +53,7 @@ std::atomic<bool> g_stop{false};
 
 /// How long one --every heap walk may take before gcsnap gives up on it (as `snapshot`).
 constexpr int kWalkTimeoutS = 300;
-/// How often --on-rss reads the resident size (one read of /proc/PID/statm per process).
+/// How often --on-rss reads the resident size (platform/process_memory.hpp, once per process).
 constexpr int kRssPollMs = 250;
 
 /// Start the --on-rss thread in OUT, when asked for.
@@ -63,14 +62,12 @@ void start_rss_trigger(const RecordOptions& options, std::optional<RssTrigger>& 
     out.emplace(parse_size(options.on_rss, "--on-rss"), options.max_snapshots, kRssPollMs, kWalkTimeoutS);
 }
 
-void request_stop(int) { g_stop.store(true); }
-
 /// record --pid: attach, wait for the duration, Ctrl+C or the process's end, detach.
 [[noreturn]] void run_record_attached(const RecordOptions& options) {
   unsigned long long seconds = options.duration.empty() ? 0 : parse_duration(options.duration, "--duration");
   const unsigned long long every = options.every.empty() ? 0 : parse_duration(options.every, "--every");
   ProcessInfo target = inspect_target(options.pid);
-  if (has_live_control_socket(target)) {
+  if (has_live_control_channel(target)) {
     throw CliError(fmt::format("process {} is already recorded by gcsnap; use 'gcsnap snapshot {}' to add a snapshot",
                                options.pid, options.pid),
                    kExitProblems);
@@ -85,14 +82,12 @@ void request_stop(int) { g_stop.store(true); }
   attach.max_size = options.max_size.empty() ? 0 : parse_size(options.max_size, "--max-size");
   // The shim detaches by itself a minute after the duration, should this gcsnap be stopped hard.
   attach.deadline_s = seconds ? seconds + 60 : 0;
-  struct sigaction action{};
-  action.sa_handler = request_stop;
-  sigemptyset(&action.sa_mask);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &action, nullptr);
+  stop_on_request(&g_stop);
   AttachedSession session(target, attach);
   fmt::print(stderr, "gcsnap: recording process {} ({}) into {}{}{}\n", target.pid, target.name, session.output_path(),
              seconds ? fmt::format(" for {} s", seconds) : std::string(" until Ctrl+C"),
              every ? fmt::format(", a heap walk every {} s", every) : std::string());
+  std::fflush(stderr);
   std::optional<PeriodicSnapshots> periodic;
   if (every) {
     periodic.emplace(every, kWalkTimeoutS);
@@ -104,7 +99,7 @@ void request_stop(int) { g_stop.store(true); }
   auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   bool exited = false;
   while (!g_stop.load() && (seconds == 0 || std::chrono::steady_clock::now() < end)) {
-    if (::kill(static_cast<pid_t>(target.pid), 0) != 0 && errno == ESRCH) {
+    if (!is_running(target.pid, target.start_time)) {
       exited = true;
       break;
     }
@@ -117,11 +112,16 @@ void request_stop(int) { g_stop.store(true); }
     detached = exited ? "" : session.detach();
   } catch (const CliError& e) {
     // The process ended meanwhile: its shim finished the file at Shutdown.
-    exited = ::kill(static_cast<pid_t>(target.pid), 0) != 0;
+    exited = !is_running(target.pid, target.start_time);
     if (!exited) throw;
   }
   if (exited) fmt::print(stderr, "gcsnap: process {} exited while recorded\n", target.pid);
   else if (detached != "ok detached") fmt::print(stderr, "gcsnap: warning: process {}: {}\n", target.pid, detached);
+  if (exited) {
+    // A process killed while recorded left its GCs without the index (finished files are left as they are).
+    auto finished = finish_recording(session.output_path());
+    if (!finished) fail_on(session.output_path(), finished.error());
+  }
   const uint64_t walks =
       print_summary(session.output_path(), fmt::format("process {} ({})", target.pid, target.name), options.index);
   if (walks == 0) print_no_walk_hint(session.output_path(), options.policy, target.pid);
@@ -167,6 +167,9 @@ bool diagnostics_disabled() {
   LaunchRequest request;
   request.command = options.command;
   request.environment = profiler_environment(std::string(shim::kClsidText), shim_path);
+  for (auto& variable : system_profiler_environment(std::string(shim::kClsidText), shim_path)) {
+    request.environment.push_back(std::move(variable));
+  }
   request.environment.insert(request.environment.end(), {
       {shim::kEnvOutput, output},
       {shim::kEnvPolicy, options.policy},

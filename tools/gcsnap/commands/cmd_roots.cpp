@@ -66,49 +66,71 @@ struct RootsInput {
   SelectedGc sel;
   RootTable roots;
   NameTable names;
-  std::optional<ObjectTable> objects;
-  std::optional<AnalysisIndex> index;  ///< instead of objects, when the GC has a valid analysis index
+  // The heap walk: decoded from the recording, or (instead) the GC's valid analysis index read a
+  // piece at a time. Mutable: the index caches the pieces it decodes, and a damaged piece
+  // swaps it for the recording's objects.
+  mutable std::optional<ObjectTable> objects;
+  mutable std::optional<PointIndex> index;
+  std::vector<NodeIndex> resolved;  ///< per root-table row: the node the index resolved it to, or kNoNode
 
   bool has_walk() const { return objects || index; }
   /// The type of each listed root's object (nullopt: no walk, or no object there). From an
   /// index, the roots the graph resolved name their node already (the same object
-  /// find_containing finds); the others, and a recording's roots, are searched in one pass
-  /// (the rows come in address order).
+  /// find_containing finds); the others are looked up by address. A recording's roots are
+  /// searched in one pass (the rows come in address order).
   std::vector<std::optional<std::string_view>> types_of(std::span<const size_t> rows) const {
     std::vector<std::optional<std::string_view>> out(rows.size());
     if (!has_walk()) return out;
-    std::vector<NodeIndex> resolved;
     if (index) {
-      resolved.assign(roots.size(), kNoNode);
-      for (const GraphRoot& r : index->graph.roots())
-        if (r.root_index < resolved.size()) resolved[r.root_index] = r.node;
+      if (types_from_index(rows, out)) return out;
+      // A damaged piece: the index is not used, the recording answers.
+      index.reset();
+      auto decoded = sel.recording->read_objects(sel.index);
+      if (!decoded) fail_on(sel.file, decoded.error());
+      objects = std::move(decoded).value();
+      out.assign(rows.size(), std::nullopt);
     }
     std::vector<size_t> search;  // positions in ROWS
     std::vector<uint64_t> addresses;
     for (size_t k = 0; k < rows.size(); ++k) {
       if (roots.object_ids[rows[k]] == 0) continue;  // a null root has no object, whatever lives at 0
-      if (index && resolved[rows[k]] != kNoNode) {
-        out[k] = names.type_name(index->graph.type_id(resolved[rows[k]]));
-        continue;
-      }
       search.push_back(k);
       addresses.push_back(roots.object_ids[rows[k]]);
     }
-    // load_roots asked for the object columns whenever a row can get here (an unresolved root
-    // with an address); the type ids alone have no addresses to search.
-    if (index && !(index->parts & kIndexObjects) && !addresses.empty())
-      throw std::logic_error("roots: an unresolved root without the index's object columns");
-    const auto found = index ? find_containing_each(index->graph.addresses(), index->graph.sizes(), addresses)
-                             : find_containing_each(objects->addresses, objects->sizes, addresses);
+    const auto found = find_containing_each(objects->addresses, objects->sizes, addresses);
     for (size_t j = 0; j < search.size(); ++j)
-      if (found[j]) out[search[j]] = names.type_name(index ? index->graph.type_id(static_cast<NodeIndex>(*found[j]))
-                                                           : objects->type_ids[*found[j]]);
+      if (found[j]) out[search[j]] = names.type_name(objects->type_ids[*found[j]]);
     return out;
+  }
+
+ private:
+  // The rows' types from the index, each root's node or object looked up in the pieces that
+  // hold it (in node order, so a piece is decoded once while it stays cached); false when a
+  // piece is damaged.
+  bool types_from_index(std::span<const size_t> rows, std::vector<std::optional<std::string_view>>& out) const {
+    std::vector<std::pair<NodeIndex, size_t>> nodes;  // (node, position in ROWS)
+    for (size_t k = 0; k < rows.size(); ++k) {
+      if (roots.object_ids[rows[k]] == 0) continue;  // a null root has no object, whatever lives at 0
+      if (resolved[rows[k]] != kNoNode) {
+        nodes.emplace_back(resolved[rows[k]], k);
+        continue;
+      }
+      auto found = index->find_object(roots.object_ids[rows[k]]);
+      if (!found) return false;
+      if (*found) out[k] = names.type_name((*found)->type_id);
+    }
+    std::sort(nodes.begin(), nodes.end());
+    for (const auto& [node, k] : nodes) {
+      auto type = index->type_id(node);
+      if (!type) return false;
+      out[k] = names.type_name(*type);
+    }
+    return true;
   }
 };
 
 RootsInput load_roots(const RootsOptions& opt) {
-  RootsInput in{open_selected_gc(opt.file, opt.gc, GcNeed::Any), {}, {}, std::nullopt, std::nullopt};
+  RootsInput in{open_selected_gc(opt.file, opt.gc, GcNeed::Any), {}, {}, std::nullopt, std::nullopt, {}};
   const Recording& rec = *in.sel.recording;
   auto roots = rec.read_roots(in.sel.index);
   if (!roots) fail_on(in.sel.file, roots.error());
@@ -116,19 +138,21 @@ RootsInput load_roots(const RootsOptions& opt) {
   auto names = rec.read_names(in.sel.index);
   if (!names) fail_on(in.sel.file, names.error());
   in.names = std::move(names).value();
-  // The roots' nodes and the type ids are enough unless a root the graph did not resolve names
-  // an address (then the object columns are searched for it).
-  if (!opt.no_cache) in.index = find_analysis_index(in.sel.file, rec, in.sel.index, kIndexTypeIds);
+  // From the index: its roots (decoded whole: they are few) and then only the pieces of the
+  // type ids (and addresses, for a root the graph did not resolve) that the listed roots need.
+  if (!opt.no_cache) in.index = open_point_index(in.sel.file, rec, in.sel.index);
   if (in.index) {
-    for (uint32_t r : in.index->graph.unresolved_roots()) {
-      if (r < in.roots.size() && in.roots.object_ids[r] != 0) {
-        in.index = find_analysis_index(in.sel.file, rec, in.sel.index, kIndexObjects);
-        break;
-      }
+    auto graph_roots = in.index->roots();
+    if (graph_roots) {
+      in.resolved.assign(in.roots.size(), kNoNode);
+      for (const GraphRoot& r : graph_roots->first)
+        if (r.root_index < in.resolved.size()) in.resolved[r.root_index] = r.node;
+    } else {
+      in.index.reset();
     }
   }
   if (in.index) {
-    // The object columns come from the mapped index: nothing to decode.
+    // The walk's columns come from the index's pieces, as the rows ask for them.
   } else if (in.sel.entry().has_heap_walk()) {
     auto objects = rec.read_objects(in.sel.index);
     if (!objects) fail_on(in.sel.file, objects.error());

@@ -1,7 +1,7 @@
 // gcsnap snapshot PID: a heap snapshot of a running .NET process. A process under `gcsnap
-// record` is asked through its shim's control socket (docs/shim.md "On-demand snapshots");
+// record` is asked through its shim's control channel (docs/shim.md "On-demand snapshots");
 // any other is attached to through the runtime's diagnostics IPC, snapshot, and detached
-// again (docs/shim.md "Attach").
+// again (docs/shim.md "Attach"). The same on both systems (platform/processes.hpp).
 #include <memory>
 #include <string>
 
@@ -14,7 +14,7 @@
 #include "gcsnap/reader.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
 #include "output/output.hpp"
-#include "process/process_info.hpp"
+#include "platform/processes.hpp"
 #include "commands/summary_line.hpp"
 
 namespace gcsnap::cli {
@@ -33,7 +33,7 @@ void snapshot_recorded(const ProcessInfo& target, const SnapshotOptions& options
                                "when gcsnap attaches", target.pid),
                    kExitUsage);
   }
-  std::string reply = control_request(control_socket_of(target), shim::kRequestSnapshot, options.timeout_s);
+  std::string reply = control_request(control_endpoint_of(target), shim::kRequestSnapshot, options.timeout_s);
   if (reply.rfind(std::string(shim::kReplyOk) + " ", 0) == 0) {
     fmt::print("snapshot taken in process {}: GC #{}\n", target.pid, reply.substr(shim::kReplyOk.size() + 1));
     return;
@@ -67,7 +67,7 @@ void snapshot_attached(const ProcessInfo& target, const SnapshotOptions& options
 
 void run_snapshot(const SnapshotOptions& options) {
   ProcessInfo target = inspect_target(options.pid);
-  if (has_live_control_socket(target)) {
+  if (has_live_control_channel(target)) {
     snapshot_recorded(target, options);
   } else {
     snapshot_attached(target, options);

@@ -56,20 +56,19 @@ bool unreachable_without_dependent(const SelectedGc& sel, ObjectTable& objects, 
 
 std::optional<StartObject> find_start_object(const SelectedGc& sel, uint64_t address, bool no_cache) {
   if (!sel.entry().has_heap_walk()) return std::nullopt;
-  if (auto ix = no_cache ? std::nullopt
-                         : find_analysis_index(sel.file, *sel.recording, sel.index, kIndexObjects | kIndexDominators)) {
-    // From the mapped index: the same columns, and reachability from its dominator tree (the
-    // same strong roots as the search below; the graph has no dependent edges in that case).
+  auto ix = no_cache ? std::nullopt : open_point_index(sel.file, *sel.recording, sel.index);
+  using Found = Result<std::optional<IndexedObject>>;
+  if (Found found = ix ? ix->find_object(address) : Found(make_error(ErrorCode::NotFound, "no index"))) {
+    // From the index, decoding only the pieces the search reads: the same columns, and
+    // reachability from its dominator tree (the same strong roots as the search below; the
+    // graph has no dependent edges in that case). A damaged piece: answered from the recording.
+    if (!*found) return std::nullopt;
     auto names = sel.recording->read_names(sel.index);
     if (!names) fail_on(sel.file, names.error());
-    const auto found = ix->graph.find_containing(address);
-    if (!found) return std::nullopt;
-    const NodeIndex node = *found;
-    StartObject start{std::string(names->type_name(ix->graph.type_id(node))), ix->generations[node],
-                      ix->graph.address(node) == address};
-    start.object_start = ix->graph.address(node);
-    start.unreachable_without_dependent =
-        start.exact && !ix->has_dependent_handles && !ix->dominators.is_reachable(node);
+    const IndexedObject& o = **found;
+    StartObject start{std::string(names->type_name(o.type_id)), o.generation, o.address == address};
+    start.object_start = o.address;
+    start.unreachable_without_dependent = start.exact && !ix->has_dependent_handles() && !o.reachable;
     return start;
   }
   auto objects = sel.recording->read_objects(sel.index);

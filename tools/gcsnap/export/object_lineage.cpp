@@ -7,10 +7,10 @@
 
 namespace gcsnap::cli {
 
-Status ObjectLineage::next_walk(const Recording& rec, size_t gc_pos, std::span<const uint64_t> addresses,
-                                std::span<const Generation> generations) {
-  const uint64_t gc = rec.gcs()[gc_pos].info.gc_number;
-  std::vector<uint64_t> first_gc(addresses.size(), gc);
+Status ObjectLineage::next_walk(const Recording& rec, size_t gc_pos, std::vector<uint64_t> addresses,
+                                std::vector<Generation> generations) {
+  walk_gcs_.push_back(rec.gcs()[gc_pos].info.gc_number);
+  std::vector<uint32_t> first_walk(addresses.size(), static_cast<uint32_t>(walk_gcs_.size() - 1));
   std::vector<uint64_t> first_address(addresses.begin(), addresses.end());
   followed_ = 0;
   bool complete = has_previous_;
@@ -29,17 +29,17 @@ Status ObjectLineage::next_walk(const Recording& rec, size_t gc_pos, std::span<c
       for (size_t j = 0; j < addresses.size() && k < now.size(); ++j) {
         while (k < now.size() && now[k].first < addresses[j]) ++k;
         if (k < now.size() && now[k].first == addresses[j]) {
-          first_gc[j] = first_gc_[now[k].second];
+          first_walk[j] = first_walk_[now[k].second];
           first_address[j] = first_address_[now[k].second];
           ++followed_;
         }
       }
     }
   }
-  first_gc_ = std::move(first_gc);
+  first_walk_ = std::move(first_walk);
   first_address_ = std::move(first_address);
-  addresses_.assign(addresses.begin(), addresses.end());
-  generations_.assign(generations.begin(), generations.end());
+  addresses_ = std::move(addresses);
+  generations_ = std::move(generations);
   previous_index_ = gc_pos;
   has_previous_ = true;
   return Status::ok();

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
+#include <span>
 #include <set>
 #include <tuple>
 
@@ -15,7 +17,9 @@
 #include "commands/gc_select.hpp"
 #include "commands/heap_load.hpp"
 #include "commands/leak_load.hpp"
+#include "export/parquet_streamed.hpp"
 #include "export/parquet_tables.hpp"
+#include "gcsnap/index_stream.hpp"
 #include "gcsnap/version.hpp"
 #include "output/cli_error.hpp"
 
@@ -30,8 +34,10 @@ std::string sanitize_key(std::string_view text) {
   return out;
 }
 
-// The same checks as `gcsnap verify` (decode every GC; the file must end complete).
-void verify_or_fail(const std::string& file) {
+// The same checks as `gcsnap verify` (decode every GC; the file must end complete). A walk's
+// valid analysis index that vouches for its block (built by decoding exactly these bytes) spares
+// the second decode, as in `gcsnap verify` (format-spec.md §12.4); none is built here.
+void verify_or_fail(const std::string& file, bool no_cache) {
   auto rec = open_recording(file);
   const auto nothing = [&](const std::string& why) {
     throw CliError(fmt::format("{}: {}; nothing exported ('gcsnap verify {}' says more)", file, why, file),
@@ -40,9 +46,14 @@ void verify_or_fail(const std::string& file) {
   if (rec->end() != FileEnd::Complete)
     nothing(fmt::format("the recording ends {} after {} complete GCs", file_end_name(rec->end()), rec->gcs().size()));
   for (size_t i = 0; i < rec->gcs().size(); ++i) {
-    Status s = rec->verify_gc(i);
-    if (!s.is_ok())
-      nothing(describe_error(fmt::format("GC {}", rec->gcs()[i].info.gc_number), s.error()));
+    std::optional<AnalysisIndex> index;
+    if (!no_cache && rec->gcs()[i].has_heap_walk()) {
+      index = find_analysis_index(file, *rec, i, kIndexTypeIds);
+      if (index && !index_vouches_for_block(*index, *rec, i)) index.reset();
+    }
+    const std::span<const uint32_t> type_ids = index ? index->graph.type_ids() : std::span<const uint32_t>();
+    Status s = rec->verify_gc(i, index ? &type_ids : nullptr);
+    if (!s.is_ok()) nothing(describe_error(fmt::format("GC {}", rec->gcs()[i].info.gc_number), s.error()));
   }
 }
 
@@ -66,6 +77,43 @@ std::vector<std::string> table_paths(const ParquetExportOptions& opt, const std:
   return paths;
 }
 
+// Walk I's tables from the GC's analysis index, piece by piece. False when it has no valid
+// index: the caller decodes the heap instead (building an index first would cost more time than
+// the decode and hold as much memory while it is built).
+bool add_walk_from_index(const std::string& file, const Recording& rec, size_t i, RecordingTables& tables,
+                         ObjectLineage& lineage) {
+  GcHeapOptions options;
+  options.index = IndexUse::OnlyExisting;
+  options.parts = kIndexTypes;  // the histogram; the other arrays are read piece by piece
+  options.fields = true;        // the statics, for field names
+  auto heap = value_or_fail(GcHeap::open(file, rec, i, options), file);
+  const uint64_t gc = rec.gcs()[i].info.gc_number;
+  const std::string path = analysis_index_path(file, gc);
+  const IndexIdentity id = value_or_fail(identify_gc(file, rec, i), file);
+  if (!heap || !heap->is_from_index() || !IndexStream::open(path, id)) return false;
+  if (tables.has_table(kTableObjects)) {
+    std::vector<uint64_t> addresses;
+    std::vector<Generation> generations;
+    read_index_addresses(file, path, id, addresses, generations);
+    Status s = lineage.next_walk(rec, i, std::move(addresses), std::move(generations));
+    if (!s.is_ok()) fail_on(file, s.error());
+  }
+  tables.add_indexed_heap(file, *heap, static_cast<int64_t>(gc), path, id, lineage);
+  return true;
+}
+
+// Walk I's tables from its heap decoded whole (--no-cache, or no index).
+void add_walk_decoded(const std::string& file, const Recording& rec, size_t i, RecordingTables& tables,
+                      ObjectLineage& lineage) {
+  auto heap = load_heap(file, rec.gcs()[i].info.gc_number, true, true);
+  if (tables.has_table(kTableObjects)) {
+    const auto a = heap->graph.addresses();
+    Status s = lineage.next_walk(rec, i, {a.begin(), a.end()}, {heap->generations.begin(), heap->generations.end()});
+    if (!s.is_ok()) fail_on(file, s.error());
+  }
+  tables.add_heap(*heap, lineage);
+}
+
 void export_one(const ParquetExportOptions& opt, const std::string& file, const parquet::WriterOptions& wopt) {
   const auto start = std::chrono::steady_clock::now();
   auto rec = open_recording(file);
@@ -76,12 +124,8 @@ void export_one(const ParquetExportOptions& opt, const std::string& file, const 
     tables.add_gc(file, *rec, i);
     if (!rec->gcs()[i].has_heap_walk()) continue;
     ++walks;
-    auto heap = load_heap(file, rec->gcs()[i].info.gc_number, true, true);
-    if (tables.has_table(kTableObjects)) {
-      Status s = lineage.next_walk(*rec, i, heap->graph.addresses(), heap->generations);
-      if (!s.is_ok()) fail_on(file, s.error());
-    }
-    tables.add_heap(*heap, lineage);
+    if (opt.no_cache || !add_walk_from_index(file, *rec, i, tables, lineage))
+      add_walk_decoded(file, *rec, i, tables, lineage);
   }
   // The suspects of this recording alone, with `gcsnap leaks`'s default options.
   if (walks && tables.has_table(kTableSuspects)) tables.add_suspects(load_leaks({file}, LeakOptions{})->report);
@@ -130,7 +174,7 @@ void run_parquet_export(const ParquetExportOptions& opt) {
                                  file, process, recording_key_of(file)),
                      kExitUsage);
   }
-  for (const std::string& file : opt.files) verify_or_fail(file);
+  for (const std::string& file : opt.files) verify_or_fail(file, opt.no_cache);
   parquet::WriterOptions wopt;
   wopt.row_group_rows = opt.row_group_rows;
   wopt.created_by = fmt::format("gcsnap version {}", kVersion);

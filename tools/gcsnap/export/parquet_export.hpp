@@ -15,6 +15,9 @@ struct ParquetExportOptions {
   std::string process;  ///< the process= value for every file (default: from each file name)
   uint64_t row_group_rows = 1u << 20;
   std::vector<std::string> tables;  ///< the tables to write (empty: all of kParquetTables)
+  /// Decode every walk whole and read no analysis index (else the objects and references
+  /// tables of a walk with a valid index are read from it piece by piece).
+  bool no_cache = false;
 };
 
 /// Verify every recording (a file that fails exports nothing), then write its tables under

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "commands/leak_load.hpp"
+#include "export/parquet_streamed.hpp"
 #include "output/cli_error.hpp"
 
 namespace gcsnap::cli {
@@ -102,8 +103,23 @@ void RecordingTables::add_gc(const std::string& file, const Recording& rec, size
 void RecordingTables::add_heap(LoadedHeap& heap, const ObjectLineage& lineage) {
   if (files_[kTableObjects].writer) add_objects(heap, heap.dominators(false), lineage);
   add_references(heap);
-  add_roots(heap);
-  add_types(heap);
+  add_roots(heap, as_i64(heap.sel.number()));
+  add_types(heap.sel.file, heap, as_i64(heap.sel.number()));
+}
+
+void RecordingTables::add_indexed_heap(const std::string& file, GcHeap& heap, int64_t gc,
+                                       const std::string& index_path, const IndexIdentity& id,
+                                       const ObjectLineage& lineage) {
+  // With the objects table the lineage holds this walk's addresses: the targets' come from it.
+  std::span<const uint64_t> addresses;
+  if (files_[kTableObjects].writer) {
+    write_index_objects(file, index_path, id, heap, gc, lineage, *files_[kTableObjects].writer);
+    addresses = lineage.addresses();
+  }
+  if (files_[kTableReferences].writer)
+    write_index_references(file, index_path, id, heap, gc, addresses, *files_[kTableReferences].writer);
+  add_roots(heap, gc);
+  add_types(file, heap, gc);
 }
 
 void RecordingTables::add_objects(LoadedHeap& heap, const DominatorTree& dom, const ObjectLineage& lineage) {
@@ -121,8 +137,8 @@ void RecordingTables::add_objects(LoadedHeap& heap, const DominatorTree& dom, co
     w.add_int64(6, as_i64(dom.is_reachable(v) ? dom.retained_size(v) : 0));
     // 0: held by roots directly (the virtual root dominates it) or not reachable.
     w.add_int64(7, d == kNoNode || d == kVirtualRoot ? 0 : as_i64(g.address(d)));
-    w.add_int64(8, as_i64(lineage.first_gc()[v]));
-    w.add_int64(9, as_i64(lineage.first_address()[v]));
+    w.add_int64(8, as_i64(lineage.first_gc(v)));
+    w.add_int64(9, as_i64(lineage.first_address(v)));
     w.end_row();
   }
 }
@@ -147,10 +163,9 @@ void RecordingTables::add_references(const LoadedHeap& heap) {
   }
 }
 
-void RecordingTables::add_roots(const LoadedHeap& heap) {
+void RecordingTables::add_roots(const GcHeap& heap, int64_t gc) {
   if (!files_[kTableRoots].writer) return;
   parquet::ParquetWriter& w = *files_[kTableRoots].writer;
-  const int64_t gc = as_i64(heap.sel.number());
   const RootTable& r = heap.roots;
   for (size_t i = 0; i < r.size(); ++i) {
     const MethodRecord* method = r.kinds[i] == RootKind::Stack ? heap.names.find_method(r.root_ids[i]) : nullptr;
@@ -166,11 +181,10 @@ void RecordingTables::add_roots(const LoadedHeap& heap) {
   }
 }
 
-void RecordingTables::add_types(LoadedHeap& heap) {
+void RecordingTables::add_types(const std::string& file, GcHeap& heap, int64_t gc) {
   if (!files_[kTableTypes].writer) return;
   parquet::ParquetWriter& w = *files_[kTableTypes].writer;
-  const int64_t gc = as_i64(heap.sel.number());
-  for (const TypeStats& t : heap.type_histogram(false, TypeHistogramOptions{})) {
+  for (const TypeStats& t : value_or_fail(heap.find_type_histogram(false, TypeHistogramOptions{}), file)) {
     w.add_int64(0, gc);
     w.add_string(1, heap.names.type_name(t.type_id));
     w.add_int64(2, as_i64(t.count));

@@ -50,6 +50,10 @@ class RecordingTables {
   /// Add a walked GC's objects (named across walks by LINEAGE, given this walk), references,
   /// roots and types.
   void add_heap(LoadedHeap& heap, const ObjectLineage& lineage);
+  /// Add a walked GC's tables from its analysis index at INDEX_PATH (identity ID), piece by
+  /// piece: HEAP was opened from that index with its histogram, names, roots and statics.
+  void add_indexed_heap(const std::string& file, GcHeap& heap, int64_t gc, const std::string& index_path,
+                        const IndexIdentity& id, const ObjectLineage& lineage);
   /// Add the leak suspects of the recording (as `gcsnap leaks` finds them): one row per
   /// suspect and walk.
   void add_suspects(const LeakReport& report);
@@ -61,8 +65,8 @@ class RecordingTables {
  private:
   void add_objects(LoadedHeap& heap, const DominatorTree& dom, const ObjectLineage& lineage);
   void add_references(const LoadedHeap& heap);
-  void add_roots(const LoadedHeap& heap);
-  void add_types(LoadedHeap& heap);
+  void add_roots(const GcHeap& heap, int64_t gc);
+  void add_types(const std::string& file, GcHeap& heap, int64_t gc);
 
   std::vector<ParquetTableFile> files_;  // in kParquetTables order
 };

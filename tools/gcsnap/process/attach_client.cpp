@@ -1,15 +1,9 @@
 #include "process/attach_client.hpp"
 
-#include <fcntl.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <unistd.h>
-
-#include <cerrno>
+// The same on every system: the platform layer finds the process, its endpoints and the
+// shim, creates the output file and hands it over (platform/processes.hpp, platform/files.hpp).
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <thread>
@@ -20,6 +14,8 @@
 #include "process/diagnostics_ipc.hpp"
 #include "gcsnap_shim/control_client.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
+#include "platform/console.hpp"
+#include "platform/files.hpp"
 #include "process/record_launch.hpp"
 
 namespace gcsnap::cli {
@@ -27,16 +23,6 @@ namespace {
 
 constexpr uint32_t kAlreadyActive = 0x8013136Au;
 constexpr uint32_t kAttachTimeoutMs = 10000;  // the runtime's wait for a background GC in progress
-
-/// Whether the gcsnap shim is mapped in PID (after a detach it stays: -z nodelete).
-bool has_shim_mapped(long pid) {
-  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    if (line.find(shim::kShimFileName) != std::string::npos) return true;
-  }
-  return false;
-}
 
 /// The shim path as the target sees it: in another mount namespace (a container) a copy in
 /// its TMPDIR, reached through /proc/PID/root.
@@ -55,7 +41,7 @@ std::string client_data(const AttachOptions& options, const ProcessInfo& target)
   std::string data = std::string(shim::kAttachDataHeader) + "\n";
   data += "mode=" + options.mode + "\npolicy=" + options.policy + "\n";
   // A pid means something there only in the same pid namespace; else the deadline alone watches.
-  data += fmt::format("owner_pid={}\ndeadline_s={}\n", target.same_pid_namespace ? ::getpid() : 0, options.deadline_s);
+  data += fmt::format("owner_pid={}\ndeadline_s={}\n", target.same_pid_namespace ? current_process_id() : 0, options.deadline_s);
   if (options.max_memory_mb > 0) data += fmt::format("max_memory_mb={}\n", options.max_memory_mb);
   if (options.max_snapshots >= 0) data += fmt::format("max_snapshots={}\n", options.max_snapshots);
   if (options.max_size > 0) data += fmt::format("max_size={}\n", options.max_size);
@@ -66,33 +52,28 @@ std::string client_data(const AttachOptions& options, const ProcessInfo& target)
 /// directory (local time, as dotnet-gcdump names its dumps), so that repeated snapshots of one
 /// process never share a file; a second one within the same second gets "-2", "-3", ...
 std::string default_output(const ProcessInfo& target) {
-  std::time_t now = std::time(nullptr);
-  std::tm local{};
-  ::localtime_r(&now, &local);
+  const std::tm local = local_time(std::time(nullptr));
   char stamp[32];
   std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &local);
-  std::string base = fmt::format("gcsnap-{}-{}-{}", target.name, target.pid, stamp);
+  // An image name on Windows ("app.exe") names its file without ".exe", as `record` does.
+  std::string stem = target.name;
+  if (stem.size() > 4 && (stem.compare(stem.size() - 4, 4, ".exe") == 0 || stem.compare(stem.size() - 4, 4, ".EXE") == 0)) {
+    stem.resize(stem.size() - 4);
+  }
+  std::string base = fmt::format("gcsnap-{}-{}-{}", stem, target.pid, stamp);
   std::string name = base + ".snap";
-  struct stat st{};
-  for (int n = 2; ::lstat(name.c_str(), &st) == 0 && n < 1000; ++n) name = fmt::format("{}-{}.snap", base, n);
+  for (int n = 2; path_taken(name) && n < 1000; ++n) name = fmt::format("{}-{}.snap", base, n);
   return name;
-}
-
-int open_output(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) throw CliError("output path not writable: " + path + ": " + std::strerror(errno), kExitNotRecorded);
-  return fd;
 }
 
 /// Attach, retrying for a few seconds when the active profiler may be our own last session
 /// still detaching (the runtime finishes a detach a moment after it says so).
-void attach(const ProcessInfo& target, const std::string& socket, const AttachProfilerRequest& request) {
+void attach(const ProcessInfo& target, const std::string& endpoint, const AttachProfilerRequest& request) {
   auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   for (;;) {
-    uint32_t hr = attach_profiler(socket, request, kAttachTimeoutMs / 1000 + 20);
+    uint32_t hr = attach_profiler(endpoint, request, kAttachTimeoutMs / 1000 + 20);
     if ((hr & 0x80000000u) == 0) return;
-    bool ours_detaching = hr == kAlreadyActive && has_shim_mapped(target.pid) &&
-                          !has_live_control_socket(target);
+    bool ours_detaching = hr == kAlreadyActive && has_shim_loaded(target.pid) && !has_live_control_channel(target);
     if (ours_detaching && std::chrono::steady_clock::now() < give_up) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
       continue;
@@ -106,8 +87,8 @@ void attach(const ProcessInfo& target, const std::string& socket, const AttachPr
 
 }  // namespace
 
-std::string control_request(const std::string& path, std::string_view request, int timeout_s, int fd) {
-  shim::ControlReply reply = shim::send_control_request(path, request, timeout_s, fd);
+std::string control_request(const std::string& path, std::string_view request, int timeout_s, intptr_t file) {
+  shim::ControlReply reply = shim::send_control_request(path, request, timeout_s, file);
   if (!reply.answered) throw CliError(std::move(reply.text), kExitProblems);
   return std::move(reply.text);
 }
@@ -116,24 +97,18 @@ ProcessInfo inspect_target(long pid) {
   if (pid <= 0) throw CliError("PID must be a positive process id", kExitUsage);
   auto info = read_process_info(pid);
   if (!info) throw CliError(fmt::format("no process {}", pid), kExitProblems);
-  if (has_live_control_socket(*info)) return *info;  // under gcsnap already
+  if (has_live_control_channel(*info)) return *info;  // under gcsnap already
   // Only `gcsnap record` itself is answered with the app it records: any other process (pid 1
   // above all) may have recorded apps among its descendants.
-  const bool is_record = info->name == "gcsnap" &&
+  const bool is_record = (info->name == "gcsnap" || info->name == "gcsnap.exe") &&
                          std::find(info->command.begin(), info->command.end(), "record") != info->command.end();
   if (long child = is_record ? recorded_child_of(pid) : 0) {
     throw CliError(fmt::format("process {} is 'gcsnap record' itself; the app it records is process {}: "
                                "gcsnap snapshot {}", pid, child, child),
                    kExitUsage);
   }
-  // Another user's process hides its environment from us unless we are root. Root (or the
-  // same user) may still be refused it: a non-dumpable process, another user namespace's
-  // init. Then its TMPDIR is unknown and the diagnostics socket is looked for in /tmp: the
-  // error names the real reason (not a .NET process, or no socket there).
-  if (!info->environ_readable && ::geteuid() != 0 && info->uid != ::geteuid()) {
-    throw CliError(fmt::format("process {} ({}) belongs to another user (uid {}); run gcsnap as that user or as root",
-                               pid, info->name, info->uid),
-                   kExitProblems);
+  if (std::string problem = access_problem(*info); !problem.empty()) {
+    throw CliError(fmt::format("process {} ({}) {}", pid, info->name, problem), kExitProblems);
   }
   return *info;
 }
@@ -146,41 +121,34 @@ AttachedSession::AttachedSession(const ProcessInfo& target, const AttachOptions&
                                target.name, target.diagnostics_disabled_by),
                    kExitProblems);
   }
-  std::string socket = find_diagnostics_socket(target);
-  if (socket.empty()) {
-    throw CliError(fmt::format("process {} ({}) is not a .NET process (no diagnostics socket "
-                               "dotnet-diagnostic-{}-*-socket in {}{})", target.pid, target.name, target.ns_pid,
-                               target.root + target.tmpdir,
-                               target.environ_readable ? ""
-                                                       : fmt::format("; its environment is not readable (/proc/{}/environ), "
-                                                                     "so its TMPDIR is unknown", target.pid)),
+  std::string endpoint = find_diagnostics_endpoint(target);
+  if (endpoint.empty()) {
+    throw CliError(fmt::format("process {} ({}) is not a .NET process ({})", target.pid, target.name,
+                               missing_endpoint_reason(target)),
                    kExitProblems);
   }
   std::string requested = options.output.empty() ? default_output(target) : options.output;
   output_path_ = prepare_output(requested, options.replace_output);
-  int fd = open_output(output_path_);
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
+  AttachOutput output(output_path_);
   AttachProfilerRequest request;
   request.timeout_ms = kAttachTimeoutMs;
   request.clsid_text = shim::kClsidText;
   request.profiler_path = shim_for(target);
   request.client_data = client_data(options, target);
   try {
-    attach(target, socket, request);
+    attach(target, endpoint, request);
   } catch (...) {
-    ::unlink(output_path_.c_str());
+    output.discard();
     throw;
   }
-  control_path_ = control_socket_of(target);
+  control_path_ = control_endpoint_of(target);
   std::string reply;
   try {
-    reply = control_request(control_path_, shim::kRequestOutput, 30, fd);
+    reply = control_request(control_path_, shim::kRequestOutput, 30, output.handle());
   } catch (const CliError& e) {
     reply = e.what();
   }
+  output.close();  // the shim has its own copy now (or none: then it detaches)
   if (reply != shim::kReplyOk) {
     try {
       detach();

@@ -1,19 +1,21 @@
 #pragma once
 // The CLI's side of an attached session (docs/shim.md "Attach"): check the target and the
 // output, attach the shim through the diagnostics IPC, hand it the output file over the
-// control socket, and talk to it there (snapshot, detach). A session that is not detached
+// control channel, and talk to it there (snapshot, detach). The same on every system. A session that is not detached
 // explicitly is detached by the destructor, and by the shim's own watchdog if gcsnap dies.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
-#include "process/process_info.hpp"
+#include "platform/processes.hpp"
 
 namespace gcsnap::cli {
 
-/// Send REQUEST (one line with '\n') to the control socket at PATH, with FD attached when
-/// >= 0, and return the reply line without '\n'. Throws CliError on failure or timeout.
-std::string control_request(const std::string& path, std::string_view request, int timeout_s, int fd = -1);
+/// Send REQUEST (one line with '\n') to the control channel at PATH, with FILE (a descriptor,
+/// a HANDLE: platform/files.hpp AttachOutput) attached when >= 0, and return the reply line
+/// without '\n'. Throws CliError on failure or timeout.
+std::string control_request(const std::string& path, std::string_view request, int timeout_s, intptr_t file = -1);
 
 /// Describe PID, or throw CliError with the one line that says why it cannot be snapshot:
 /// no such process, a `gcsnap record` process (names its app), another user's process.
@@ -32,7 +34,7 @@ struct AttachOptions {
 
 class AttachedSession {
  public:
-  /// Attach the shim into TARGET (which has no gcsnap control socket) and hand it the output.
+  /// Attach the shim into TARGET (which has no gcsnap control channel) and hand it the output.
   /// Throws CliError with one line when it cannot; the process is then left as it was.
   AttachedSession(const ProcessInfo& target, const AttachOptions& options);
   ~AttachedSession();

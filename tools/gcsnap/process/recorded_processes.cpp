@@ -1,15 +1,12 @@
 #include "process/recorded_processes.hpp"
 
-#include <dirent.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
+// The same on every system: the report folder is read with std::filesystem, and what differs
+// (the private folder, whether a pid still runs, how a process ended, a stale control socket)
+// is the platform's.
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -18,7 +15,9 @@
 #include "output/cli_error.hpp"
 #include "gcsnap/finish_recording.hpp"
 #include "output/output.hpp"
-#include "process/process_info.hpp"
+#include "platform/files.hpp"
+#include "platform/launch.hpp"
+#include "platform/processes.hpp"
 #include "commands/summary_line.hpp"
 
 namespace gcsnap::cli {
@@ -28,63 +27,31 @@ bool ends_with(const std::string& text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-/// How PID left its file unfinished: "was killed by SIGKILL before finishing its file",
-/// "exited with code 0 but left its file unfinished" (its writer had failed, e.g. a full
-/// disk), or "ended before finishing its file" when gcsnap did not reap it.
-std::string how_it_ended(long pid, const std::map<long, int>& statuses) {
-  auto found = statuses.find(pid);
-  if (found == statuses.end()) return "ended before finishing its file";
-  int status = found->second;
-  if (WIFSIGNALED(status)) {
-    const char* abbrev = ::sigabbrev_np(WTERMSIG(status));
-    return (abbrev ? fmt::format("was killed by SIG{}", abbrev) : fmt::format("was killed by signal {}", WTERMSIG(status))) +
-           " before finishing its file";
-  }
-  if (WIFEXITED(status)) return fmt::format("exited with code {} but left its file unfinished", WEXITSTATUS(status));
-  return "ended before finishing its file";
-}
-
 }  // namespace
 
-RecordedProcesses::RecordedProcesses() {
-  std::string pattern = shim::control_socket_dir() + "/gcsnap-record-XXXXXX";
-  std::vector<char> buffer(pattern.begin(), pattern.end());
-  buffer.push_back('\0');
-  if (!::mkdtemp(buffer.data())) {
-    throw CliError(fmt::format("cannot create a directory like {}: {}", pattern, std::strerror(errno)), kExitNotRecorded);
-  }
-  dir_ = buffer.data();
-}
+RecordedProcesses::RecordedProcesses() : dir_(make_private_directory("gcsnap-record-")) {}
 
 RecordedProcesses::~RecordedProcesses() { remove_directory(); }
 
 void RecordedProcesses::remove_directory() noexcept {
   if (dir_.empty()) return;
-  if (DIR* d = ::opendir(dir_.c_str())) {
-    while (dirent* e = ::readdir(d)) {
-      std::string name = e->d_name;
-      if (name != "." && name != "..") ::unlink((dir_ + "/" + name).c_str());
-    }
-    ::closedir(d);
-  }
-  ::rmdir(dir_.c_str());
+  std::error_code ec;
+  std::filesystem::remove_all(path_of(dir_), ec);
   dir_.clear();
 }
 
 void RecordedProcesses::poll() {
-  DIR* d = ::opendir(dir_.c_str());
-  if (!d) return;
   std::vector<std::string> fresh;
-  while (dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(path_of(dir_), ec)) {
+    std::string name = utf8(e.path().filename());
     if (ends_with(name, shim::kReportSuffix)) fresh.push_back(name);
   }
-  ::closedir(d);
   std::sort(fresh.begin(), fresh.end());
   for (const std::string& name : fresh) {
     long pid = std::strtol(name.c_str(), nullptr, 10);
     if (pid <= 0 || seen_.count(pid)) continue;
-    std::ifstream in(dir_ + "/" + name);
+    std::ifstream in(path_of(dir_) / path_of(name), std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
     Entry entry;
@@ -153,8 +120,7 @@ void RecordedProcesses::finish_one(const Entry& entry, const std::map<long, int>
   }
   // A process that died by a signal left its control socket behind: `gcsnap ps` and
   // `gcsnap snapshot` would take it for a live recording.
-  struct stat st{};
-  if (!r.control.empty() && ::lstat(r.control.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) ::unlink(r.control.c_str());
+  remove_stale_control_channel(r.control);
   auto finished = finish_recording(r.output);
   if (!finished) {
     fmt::print(stderr, "gcsnap: error: {}\n", describe_error(r.output, finished.error()));
@@ -165,7 +131,7 @@ void RecordedProcesses::finish_one(const Entry& entry, const std::map<long, int>
                               ? fmt::format("; {} of an unfinished GC dropped", format_bytes(finished->bytes_dropped))
                               : std::string();
     fmt::print(stderr, "gcsnap: {} {}: gcsnap wrote the index of its {} complete GCs{}\n",
-               label, how_it_ended(r.pid, statuses), finished->gcs, dropped);
+               label, describe_end(r.pid, statuses), finished->gcs, dropped);
   }
   if (print_summary(r.output, label, build_indexes_) == 0) print_no_walk_hint(r.output, policy_, r.pid);
 }

@@ -36,8 +36,8 @@ class RecordedProcesses {
   size_t sdk_count() const noexcept;
   /// Once the processes have ended: for each recorded one remove its control socket if it is
   /// still there, finish its file if it has no index (saying so), and print its summary line;
-  /// for each one not recorded because its file existed, say so. STATUSES: waitpid statuses of
-  /// the processes gcsnap reaped (how they ended, when known).
+  /// for each one not recorded because its file existed, say so. STATUSES: LaunchResult::statuses,
+  /// how the processes gcsnap saw end ended (platform/launch.hpp describe_end).
   void finish(const std::map<long, int>& statuses);
   /// record --index: finish() also builds each file's analysis indexes (the summary says so).
   void build_indexes(bool on) noexcept { build_indexes_ = on; }

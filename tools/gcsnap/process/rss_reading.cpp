@@ -1,8 +1,6 @@
-// The parts of record --on-rss that read: the SIZE argument and a process's resident size.
-#include <unistd.h>
-
+// The parts of record --on-rss that read: the SIZE argument (the resident size is the
+// platform's: platform/process_memory.hpp).
 #include <cmath>
-#include <fstream>
 #include <string>
 #include <utility>
 
@@ -37,13 +35,6 @@ uint64_t parse_size(const std::string& text, const std::string& name) {
   const double bytes = std::floor(value * std::ldexp(1.0, shift));
   if (bytes < 1 || bytes > 1e18) throw CliError(name + " must be more than 0 and less than an exabyte", kExitUsage);
   return static_cast<uint64_t>(bytes);
-}
-
-uint64_t resident_bytes(long pid) {
-  std::ifstream statm("/proc/" + std::to_string(pid) + "/statm");
-  uint64_t size = 0, resident = 0;
-  if (!(statm >> size >> resident)) return 0;
-  return resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
 uint64_t RssTrigger::next_threshold(uint64_t rss_bytes, uint64_t step) noexcept {

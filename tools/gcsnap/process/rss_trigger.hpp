@@ -2,7 +2,7 @@
 // `record --on-rss SIZE`: a heap walk of a recorded process when its resident size first
 // reaches SIZE, and again each time it has grown by SIZE more (2 SIZE, 3 SIZE ...), so that a
 // leak that runs overnight leaves a series of walks and a quiet process costs one read of
-// /proc/PID/statm per poll. Like --every, a thread of gcsnap's own asks the process's control
+// /proc/PID/statm per poll (GetProcessMemoryInfo on Windows: platform/process_memory.hpp). Like --every, a thread of gcsnap's own asks the process's control
 // socket for the walk (docs/cli.md "Unattended recording").
 
 #include <condition_variable>
@@ -52,8 +52,5 @@ class RssTrigger {
 /// Bytes in "512M", "2G", "1.5GiB", "300MB", "1048576" for the option NAME (binary units K, M,
 /// G, T; a B or iB after the unit is allowed); throws CliError (usage) on anything else or 0.
 uint64_t parse_size(const std::string& text, const std::string& name);
-
-/// Resident bytes of process PID now (/proc/PID/statm), or 0 when it cannot be read.
-uint64_t resident_bytes(long pid);
 
 }  // namespace gcsnap::cli

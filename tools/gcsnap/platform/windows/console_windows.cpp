@@ -22,7 +22,20 @@ std::wstring widen(const std::string& text) {
   return out;
 }
 
+std::atomic<bool>* g_stop = nullptr;
+
+BOOL WINAPI note_stop(DWORD event) {
+  if (event != CTRL_C_EVENT && event != CTRL_BREAK_EVENT && event != CTRL_CLOSE_EVENT) return FALSE;
+  if (g_stop) g_stop->store(true);
+  return TRUE;
+}
+
 }  // namespace
+
+void stop_on_request(std::atomic<bool>* stop) noexcept {
+  g_stop = stop;
+  SetConsoleCtrlHandler(note_stop, TRUE);
+}
 
 void use_binary_standard_streams() noexcept {
   (void)_setmode(_fileno(stdout), _O_BINARY);

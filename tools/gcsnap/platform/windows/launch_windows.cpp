@@ -1,5 +1,6 @@
-// record_launch.hpp on Windows: CreateProcessW with an environment block, the console's Ctrl+C,
-// and the shim and output paths as Windows names them.
+// platform/launch.hpp on Windows: CreateProcessW with an environment block into a job object
+// (so that the processes a launcher such as `cmd /c` or `dotnet run` starts are known, and
+// their exit codes), the console's Ctrl+C, and the shim and output paths as Windows names them.
 #include <windows.h>
 
 #include <algorithm>
@@ -13,7 +14,7 @@
 
 #include "gcsnap_shim/shim_protocol.hpp"
 #include "output/cli_error.hpp"
-#include "platform/processes.hpp"
+#include "platform/launch.hpp"
 #include "platform/windows/windows_text.hpp"
 #include "process/record_launch.hpp"
 
@@ -84,6 +85,70 @@ std::wstring environment_block(const std::vector<std::pair<std::string, std::str
   return out;
 }
 
+/// How long, after the command ended, gcsnap waits for a process the command left running to
+/// report (its runtime loads the shim some 100 ms to 1 s after it starts, more under Wine).
+constexpr ULONGLONG kReportGraceMs = 5000;
+
+/// The folder that holds this executable.
+std::string executable_directory() {
+  std::wstring path(32768, L'\0');
+  DWORD n = GetModuleFileNameW(nullptr, path.data(), static_cast<DWORD>(path.size()));
+  path.resize(n);
+  size_t slash = path.find_last_of(L"\\/");
+  return slash == std::wstring::npos ? "." : narrow(path.substr(0, slash));
+}
+
+/// The processes of a job: the command and every process it starts (unless one breaks away).
+/// Each is opened once seen, so that its exit code can be read after it ended.
+class JobProcesses {
+ public:
+  JobProcesses() : job_(CreateJobObjectW(nullptr, nullptr)) {}
+  ~JobProcesses() {
+    for (auto& [pid, handle] : handles_) CloseHandle(handle);
+    if (job_) CloseHandle(job_);  // no KILL_ON_JOB_CLOSE: the processes run on as they would
+  }
+  JobProcesses(const JobProcesses&) = delete;
+  JobProcesses& operator=(const JobProcesses&) = delete;
+
+  /// Put PROCESS (started suspended) in the job; false when the system refuses (gcsnap itself
+  /// in a job that forbids it): then only the command is followed.
+  bool add(HANDLE process) { return job_ && AssignProcessToJobObject(job_, process); }
+  /// Open the processes that joined since the last call.
+  void refresh() {
+    if (!job_) return;
+    std::vector<unsigned char> buffer(sizeof(JOBOBJECT_BASIC_PROCESS_ID_LIST) + 1024 * sizeof(ULONG_PTR));
+    auto* list = reinterpret_cast<JOBOBJECT_BASIC_PROCESS_ID_LIST*>(buffer.data());
+    if (!QueryInformationJobObject(job_, JobObjectBasicProcessIdList, list, static_cast<DWORD>(buffer.size()), nullptr))
+      return;
+    for (DWORD i = 0; i < list->NumberOfProcessIdsInList; ++i) {
+      const long pid = static_cast<long>(list->ProcessIdList[i]);
+      if (handles_.count(pid)) continue;
+      HANDLE h = OpenProcess(SYNCHRONIZE | PROCESS_QUERY_LIMITED_INFORMATION, FALSE, static_cast<DWORD>(pid));
+      if (h) handles_[pid] = h;
+    }
+  }
+  /// Whether a process of the job other than EXCEPT still runs.
+  bool has_running(long except) const {
+    for (const auto& [pid, handle] : handles_) {
+      if (pid != except && WaitForSingleObject(handle, 0) == WAIT_TIMEOUT) return true;
+    }
+    return false;
+  }
+  /// Add the exit code of every process seen that has ended to STATUSES.
+  void collect(std::map<long, int>& statuses) const {
+    for (const auto& [pid, handle] : handles_) {
+      DWORD code = 0;
+      if (WaitForSingleObject(handle, 0) == WAIT_OBJECT_0 && GetExitCodeProcess(handle, &code)) {
+        statuses.emplace(pid, static_cast<int>(code));
+      }
+    }
+  }
+
+ private:
+  HANDLE job_;
+  std::map<long, HANDLE> handles_;
+};
+
 }  // namespace
 
 std::string find_shim() {
@@ -151,8 +216,9 @@ LaunchResult run_command(const LaunchRequest& request) {
   PROCESS_INFORMATION child{};
   // lpApplicationName null: the first word is looked up as Windows does (the folder of
   // gcsnap.exe, the current one, the system's, then PATH; ".exe" added when missing).
-  if (!CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, TRUE, CREATE_UNICODE_ENVIRONMENT,
-                      environment.data(), nullptr, &startup, &child)) {
+  // Suspended until it is in the job, so that nothing it starts escapes it.
+  if (!CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, TRUE,
+                      CREATE_UNICODE_ENVIRONMENT | CREATE_SUSPENDED, environment.data(), nullptr, &startup, &child)) {
     DWORD err = GetLastError();
     const std::string& cmd = request.command.front();
     if (err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND || err == ERROR_INVALID_NAME) {
@@ -161,17 +227,31 @@ LaunchResult run_command(const LaunchRequest& request) {
     throw CliError("cannot run " + cmd + ": " + system_message(err),
                    err == ERROR_ACCESS_DENIED || err == ERROR_BAD_EXE_FORMAT ? 126 : 127);
   }
+  JobProcesses job;
+  (void)job.add(child.hProcess);
+  ResumeThread(child.hThread);
   CloseHandle(child.hThread);
   LaunchResult result;
   result.pid = static_cast<long>(child.dwProcessId);
   bool told_waiting = false;
+  ULONGLONG ended_at = 0;  // when the command ended (GetTickCount64), 0 while it runs
   for (;;) {
     const bool child_running = WaitForSingleObject(child.hProcess, 50) == WAIT_TIMEOUT;
+    job.refresh();
     if (request.poll) request.poll();
     if (child_running) continue;
     std::vector<long> others = request.also_wait_for ? request.also_wait_for() : std::vector<long>{};
     others.erase(std::remove(others.begin(), others.end(), result.pid), others.end());
-    if (others.empty()) break;
+    if (others.empty()) {
+      // A launcher (`cmd /c start app.exe`) may end before its app's runtime has loaded the
+      // shim and reported: while processes it started run, give them a moment to report.
+      if (ended_at == 0) ended_at = GetTickCount64();
+      if (job.has_running(result.pid) && GetTickCount64() - ended_at < kReportGraceMs) {
+        Sleep(50);
+        continue;
+      }
+      break;
+    }
     if (!told_waiting && request.on_waiting) request.on_waiting(others);
     told_waiting = true;
     Sleep(50);
@@ -181,7 +261,19 @@ LaunchResult run_command(const LaunchRequest& request) {
   CloseHandle(child.hProcess);
   result.exit_code = static_cast<int>(code);
   result.statuses[result.pid] = static_cast<int>(code);
+  job.collect(result.statuses);
   return result;
+}
+
+std::string describe_end(long pid, const std::map<long, int>& statuses) {
+  auto found = statuses.find(pid);
+  if (found == statuses.end()) return "ended before finishing its file";
+  return fmt::format("ended (exit code {})", static_cast<unsigned>(found->second));
+}
+
+std::vector<std::pair<std::string, std::string>> system_profiler_environment(const std::string& clsid,
+                                                                             const std::string& shim_path) {
+  return framework_profiler_environment(clsid, shim_path);
 }
 
 }  // namespace gcsnap::cli

@@ -2,8 +2,9 @@
 // Text at the Windows API boundary: UTF-8 inside gcsnap, UTF-16 in the API.
 #include <windows.h>
 
-#include <filesystem>
 #include <string>
+
+#include "platform/files.hpp"  // utf8(), path_of()
 
 namespace gcsnap::cli {
 
@@ -22,10 +23,6 @@ inline std::string narrow(const std::wstring& text) {
   if (n > 0) WideCharToMultiByte(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), out.data(), n, nullptr, nullptr);
   return out;
 }
-
-/// A path as UTF-8 text, and UTF-8 text as a path.
-inline std::string utf8(const std::filesystem::path& path) { return narrow(path.wstring()); }
-inline std::filesystem::path path_of(const std::string& text) { return std::filesystem::path(widen(text)); }
 
 /// The system's text for error ERR, without the trailing line break.
 inline std::string system_message(DWORD err) {

@@ -1,4 +1,5 @@
-#include "process/process_info.hpp"
+// platform/processes.hpp on Linux: /proc, and the sockets in the process's TMPDIR.
+#include "platform/processes.hpp"
 
 #include <dirent.h>
 #include <glob.h>
@@ -13,6 +14,8 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include "gcsnap_shim/shim_protocol.hpp"
 
@@ -49,7 +52,7 @@ void read_status(const std::string& dir, ProcessInfo& p) {
     if (line.rfind("Uid:", 0) == 0) {
       unsigned long uid = 0;
       fields >> uid;
-      p.uid = static_cast<uid_t>(uid);
+      p.uid = uid;
     } else if (line.rfind("NSpid:", 0) == 0) {
       long value = 0, count = 0;
       while (fields >> value) {
@@ -102,8 +105,7 @@ void read_environment(const std::string& dir, ProcessInfo& p) {
   }
 }
 
-}  // namespace
-
+/// "app" for `dotnet app.dll`, else the command's file name.
 std::string program_name(const std::vector<std::string>& command) {
   if (command.empty()) return "app";
   auto base = [](const std::string& path) {
@@ -117,6 +119,8 @@ std::string program_name(const std::vector<std::string>& command) {
   }
   return name.empty() ? "app" : name;
 }
+
+}  // namespace
 
 std::optional<ProcessInfo> read_process_info(long pid) {
   if (pid <= 0) return std::nullopt;
@@ -163,13 +167,17 @@ std::vector<long> list_pids() {
   return pids;
 }
 
+namespace {
+
 bool socket_exists(const std::string& path) {
   struct stat st{};
   return ::stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
-bool has_live_control_socket(const ProcessInfo& p) {
-  std::string path = control_socket_of(p);
+}  // namespace
+
+bool has_live_control_channel(const ProcessInfo& p) {
+  std::string path = control_endpoint_of(p);
   sockaddr_un address{};
   if (!socket_exists(path) || path.size() >= sizeof(address.sun_path)) return false;
   address.sun_family = AF_UNIX;
@@ -182,7 +190,7 @@ bool has_live_control_socket(const ProcessInfo& p) {
   return !refused;
 }
 
-std::string find_diagnostics_socket(const ProcessInfo& p) {
+std::string find_diagnostics_endpoint(const ProcessInfo& p) {
   std::string dir = p.root + p.tmpdir;
   std::string prefix = dir + "/dotnet-diagnostic-" + std::to_string(p.ns_pid) + "-";
   // The key is the start time; a stale socket of an earlier process with this pid has another.
@@ -204,7 +212,7 @@ std::string find_diagnostics_socket(const ProcessInfo& p) {
   return newest;
 }
 
-std::string control_socket_of(const ProcessInfo& p) {
+std::string control_endpoint_of(const ProcessInfo& p) {
   return shim::control_socket_path(p.ns_pid, p.root + p.tmpdir);
 }
 
@@ -227,9 +235,49 @@ long recorded_child_of(long pid) {
     ::closedir(tasks);
     if (next == 0) continue;
     auto info = read_process_info(queue[next]);
-    if (info && has_live_control_socket(*info)) return queue[next];
+    if (info && has_live_control_channel(*info)) return queue[next];
   }
   return 0;
+}
+
+std::string missing_endpoint_reason(const ProcessInfo& p) {
+  return fmt::format("no diagnostics socket dotnet-diagnostic-{}-*-socket in {}{}", p.ns_pid, p.root + p.tmpdir,
+                     p.environ_readable ? ""
+                                        : fmt::format("; its environment is not readable (/proc/{}/environ), "
+                                                      "so its TMPDIR is unknown", p.pid));
+}
+
+std::string no_dotnet_process_text() {
+  return "no .NET process of yours is running (none with a diagnostics socket)";
+}
+
+std::string access_problem(const ProcessInfo& p) {
+  // Another user's process hides its environment from us unless we are root. Root (or the
+  // same user) may still be refused it: a non-dumpable process, another user namespace's
+  // init. Then its TMPDIR is unknown and the diagnostics socket is looked for in /tmp: the
+  // error names the real reason (not a .NET process, or no socket there).
+  if (p.environ_readable || ::geteuid() == 0 || p.uid == ::geteuid()) return "";
+  return fmt::format("belongs to another user (uid {}); run gcsnap as that user or as root", p.uid);
+}
+
+bool control_channel_exists(const std::string& path) {
+  struct stat st{};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+void remove_stale_control_channel(const std::string& path) noexcept {
+  struct stat st{};
+  if (!path.empty() && ::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) ::unlink(path.c_str());
+}
+
+bool has_shim_loaded(long pid) {
+  // After a detach the shim stays mapped (-z nodelete).
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.find(shim::kShimFileName) != std::string::npos) return true;
+  }
+  return false;
 }
 
 }  // namespace gcsnap::cli

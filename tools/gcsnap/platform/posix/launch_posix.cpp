@@ -1,7 +1,9 @@
-#include "process/record_launch.hpp"
+// platform/launch.hpp on Linux: fork and exec, signals forwarded, gcsnap the subreaper.
+#include "platform/launch.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -13,8 +15,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <fmt/format.h>
+
 #include "output/cli_error.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
+#include "process/record_launch.hpp"
 
 namespace gcsnap::cli {
 namespace {
@@ -193,6 +198,23 @@ LaunchResult run_command(const LaunchRequest& request) {
   else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
   else result.exit_code = 1;
   return result;
+}
+
+std::string describe_end(long pid, const std::map<long, int>& statuses) {
+  auto found = statuses.find(pid);
+  if (found == statuses.end()) return "ended before finishing its file";
+  int status = found->second;
+  if (WIFSIGNALED(status)) {
+    const char* abbrev = ::sigabbrev_np(WTERMSIG(status));
+    return (abbrev ? fmt::format("was killed by SIG{}", abbrev) : fmt::format("was killed by signal {}", WTERMSIG(status))) +
+           " before finishing its file";
+  }
+  if (WIFEXITED(status)) return fmt::format("exited with code {} but left its file unfinished", WEXITSTATUS(status));
+  return "ended before finishing its file";
+}
+
+std::vector<std::pair<std::string, std::string>> system_profiler_environment(const std::string&, const std::string&) {
+  return {};
 }
 
 }  // namespace gcsnap::cli

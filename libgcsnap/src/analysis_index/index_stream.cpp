@@ -1,0 +1,182 @@
+// Reading an analysis index piece by piece (gcsnap/index_stream.hpp): the coded pieces are read
+// with positioned reads, never mapped, so that the memory a pass holds is the pieces it has
+// decoded (and the page cache's, which the kernel may drop), not the file.
+
+#include "gcsnap/index_stream.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <new>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "analysis_index/index_codec.hpp"
+#include "analysis_index/index_layout.hpp"
+#include "platform/file_io.hpp"
+
+namespace gcsnap {
+
+namespace L = index_layout;
+
+namespace {
+
+template <typename T>
+T get(const std::byte* at) noexcept {
+  T value;
+  std::memcpy(&value, at, sizeof value);
+  return value;
+}
+
+Error damaged(ErrorCode code, const char* detail, uint64_t offset = 0) { return make_error(code, detail, offset); }
+
+}  // namespace
+
+// One array's place in the file and where a pass over it stands.
+struct IndexStream::Cursor {
+  uint64_t begin = 0, end = 0;  // its coded bytes in the file
+  uint64_t decoded = 0;         // its decoded length (§12.3, from the counts)
+  uint64_t checksum = 0;        // of the decoded bytes (§12.2)
+  detail::ArrayCoding coding;
+  // The sequential pass.
+  size_t next = 0;  // index of the next piece
+  XXH3_state_t hash;
+  std::vector<std::byte> piece;
+  std::vector<unsigned char> coded;
+  // Where each piece's length is, for read_piece (found on first use).
+  std::vector<uint64_t> starts;
+};
+
+IndexStream::~IndexStream() {
+  if (file_ != platform::kNoFile) platform::close_file(file_);
+}
+
+Result<std::unique_ptr<IndexStream>> IndexStream::open(const std::string& path, const IndexIdentity& expected) try {
+  if constexpr (std::endian::native != std::endian::little)
+    return make_error(ErrorCode::UnsupportedVersion, "analysis indexes are read on little-endian hosts only");
+  std::unique_ptr<IndexStream> s(new IndexStream());
+  s->file_ = platform::open_file(path, platform::OpenMode::Read);
+  if (s->file_ == platform::kNoFile) {
+    if (errno == ENOENT) return make_error(ErrorCode::NotFound, "no analysis index");
+    return Error{ErrorCode::IoError, 0, "cannot open the analysis index", errno};
+  }
+  platform::FileInfo st;
+  if (!platform::file_info(s->file_, st)) return Error{ErrorCode::IoError, 0, "cannot stat the analysis index", errno};
+  std::byte h[L::kFirstArray];
+  if (st.size < L::kFirstArray || platform::read_at(s->file_, h, sizeof h, 0) != static_cast<int64_t>(sizeof h))
+    return damaged(ErrorCode::Truncated, "analysis index shorter than its directory");
+  if (std::memcmp(h, L::kMagic, sizeof L::kMagic) != 0) return damaged(ErrorCode::NotAGcsnapFile, "not an analysis index (magic)");
+  if (get<uint64_t>(h + L::kOffHeaderHash) != XXH3_64bits(h, L::kOffHeaderHash))
+    return damaged(ErrorCode::ChecksumMismatch, "analysis index header checksum");
+  if (get<uint16_t>(h + L::kOffMajor) != L::kMajor)
+    return damaged(ErrorCode::UnsupportedVersion, "analysis index of another major version");
+  const IndexIdentity id{get<uint64_t>(h + L::kOffFileSize),  get<uint64_t>(h + L::kOffMtime),
+                         get<uint64_t>(h + L::kOffGcNumber),  get<uint64_t>(h + L::kOffBlockOffset),
+                         get<uint64_t>(h + L::kOffBlockSize), get<uint64_t>(h + L::kOffSampleHash)};
+  if (!(id == expected)) return damaged(ErrorCode::InconsistentData, "stale analysis index (the recording changed)");
+  L::Counts c;
+  c.flags = get<uint32_t>(h + L::kOffFlags);
+  for (size_t i = L::kOffReserved; i < L::kOffArrayHashes; ++i)
+    if (h[i] != std::byte{0}) return damaged(ErrorCode::CorruptSection, "analysis index reserved bytes not zero");
+  if (c.flags & ~L::kKnownFlags) return damaged(ErrorCode::CorruptSection, "analysis index unknown flags");
+  c.nodes = get<uint64_t>(h + L::kOffNodes);
+  c.edges = get<uint64_t>(h + L::kOffEdges);
+  c.roots = get<uint64_t>(h + L::kOffRoots);
+  c.unresolved = get<uint64_t>(h + L::kOffUnresolved);
+  c.dependent = get<uint64_t>(h + L::kOffDependent);
+  c.preorder = get<uint64_t>(h + L::kOffPreorder);
+  c.types = get<uint64_t>(h + L::kOffTypes);
+  const bool wide = (c.flags & L::kFlagWideOffsets) != 0;
+  if (c.nodes > UINT32_MAX - 2 || c.preorder > c.nodes || (!wide && c.edges > UINT32_MAX))
+    return damaged(ErrorCode::CorruptSection, "analysis index counts out of range");
+  const auto place = L::place(c);
+  if (!place) return damaged(ErrorCode::CorruptSection, "analysis index counts out of range");
+  const std::byte* dir = h + L::kDirectoryOffset;
+  if (get<uint64_t>(h + L::kOffDirectoryHash) != XXH3_64bits(dir, L::kDirectorySize))
+    return damaged(ErrorCode::ChecksumMismatch, "analysis index directory checksum");
+  s->counts_ = IndexCounts{c.nodes, c.edges, c.dependent, wide, (c.flags & L::kFlagSlots) != 0};
+  s->cursors_.resize(L::kArrayCount);
+  uint64_t at = L::kFirstArray;
+  for (size_t a = 0; a < L::kArrayCount; ++a) {
+    const uint64_t len = get<uint64_t>(dir + 8 * a);
+    if (len > st.size - at) return damaged(ErrorCode::Truncated, "analysis index size does not match its directory");
+    Cursor& k = s->cursors_[a];
+    k.begin = at;
+    k.end = at + len;
+    k.decoded = place->bytes[a];
+    k.checksum = get<uint64_t>(h + L::hash_offset(a));
+    k.coding = L::coding(a, wide);
+    XXH3_64bits_reset(&k.hash);
+    at += len;
+  }
+  if (at != st.size) return damaged(ErrorCode::Truncated, "analysis index size does not match its directory");
+  return s;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "opening the analysis index");
+}
+
+Result<std::span<const std::byte>> IndexStream::next_piece(IndexArray array) try {
+  Cursor& k = cursors_[static_cast<size_t>(array)];
+  const uint64_t done = uint64_t{k.next} * kIndexPieceBytes;
+  if (done >= k.decoded) return std::span<const std::byte>{};
+  auto piece = read_piece(array, k.next, k.piece);
+  if (!piece) return piece.error();
+  ++k.next;
+  XXH3_64bits_update(&k.hash, piece->data(), piece->size());
+  if (done + piece->size() == k.decoded && XXH3_64bits_digest(&k.hash) != k.checksum)
+    return damaged(ErrorCode::ChecksumMismatch, "analysis index array checksum");
+  return piece;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "reading the analysis index");
+}
+
+Result<std::span<const std::byte>> IndexStream::read_piece(IndexArray array, size_t piece,
+                                                           std::vector<std::byte>& buffer) try {
+  const size_t a = static_cast<size_t>(array);
+  Cursor& k = cursors_[a];
+  const uint64_t first = uint64_t{piece} * kIndexPieceBytes;
+  if (first >= k.decoded) return make_error(ErrorCode::InvalidArgument, "no such analysis index piece");
+  if (Status s = find_pieces(a); !s.is_ok()) return s.error();
+  const uint64_t at = k.starts[piece];
+  const uint64_t end = piece + 1 < k.starts.size() ? k.starts[piece + 1] : k.end;
+  const size_t len = static_cast<size_t>(end - at - 4);
+  k.coded.resize(len);
+  if (platform::read_at(file_, k.coded.data(), len, at + 4) != static_cast<int64_t>(len))
+    return Error{ErrorCode::IoError, at, "cannot read the analysis index", errno};
+  buffer.resize(static_cast<size_t>(std::min<uint64_t>(kIndexPieceBytes, k.decoded - first)));
+  static_assert(kIndexPieceBytes == detail::kFrameBytes);
+  if (!detail::decode_frame(k.coded, piece, k.coding,
+                            {reinterpret_cast<unsigned char*>(buffer.data()), buffer.size()}))
+    return damaged(ErrorCode::CorruptSection, "analysis index piece does not decode", at);
+  return std::span<const std::byte>(buffer);
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "reading the analysis index");
+}
+
+// The offsets of ARRAY's pieces: a walk over their u32 lengths, which must fill the array's
+// coded bytes exactly with as many pieces as its decoded length needs (§12.4 item 4).
+Status IndexStream::find_pieces(size_t array) {
+  Cursor& k = cursors_[array];
+  if (!k.starts.empty() || k.decoded == 0) return Status::ok();
+  const uint64_t pieces = (k.decoded + kIndexPieceBytes - 1) / kIndexPieceBytes;
+  std::vector<uint64_t> starts;
+  starts.reserve(static_cast<size_t>(pieces));
+  uint64_t at = k.begin;
+  for (uint64_t p = 0; p < pieces; ++p) {
+    std::byte len[4];
+    if (k.end - at < 4) return damaged(ErrorCode::Truncated, "analysis index array shorter than its pieces", at);
+    if (platform::read_at(file_, len, 4, at) != 4)
+      return Error{ErrorCode::IoError, at, "cannot read the analysis index", errno};
+    const uint32_t n = get<uint32_t>(len);
+    if (n > k.end - at - 4) return damaged(ErrorCode::Truncated, "analysis index array shorter than its pieces", at);
+    starts.push_back(at);
+    at += 4 + n;
+  }
+  if (at != k.end) return damaged(ErrorCode::CorruptSection, "analysis index array longer than its pieces", at);
+  k.starts = std::move(starts);
+  return Status::ok();
+}
+
+}  // namespace gcsnap

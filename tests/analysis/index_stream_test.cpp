@@ -1,0 +1,145 @@
+// Reading an analysis index piece by piece (gcsnap/index_stream.hpp): the arrays read in order
+// or a piece at a time equal those read_analysis_index decodes whole, and a stale or damaged
+// index is refused.
+#include "gcsnap/index_stream.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "gcsnap/analysis_index.hpp"
+#include "random_recording.hpp"
+#include "temp_path.hpp"
+
+using namespace gcsnap;
+using namespace gcsnap::test;
+
+namespace {
+
+// A recording whose last walk has more objects than one piece of the addresses holds (2^17),
+// with its index built and saved.
+struct Indexed {
+  TempFile snap{"stream"};
+  std::unique_ptr<Recording> rec;
+  size_t gc = 0;
+  std::string path;
+  IndexIdentity id;
+  Indexed() {
+    for (uint64_t seed = 7;; seed += 1000) {
+      auto model = make_random_gcs(seed, 2, ModelOptions{300000, 30});
+      rec.reset();
+      REQUIRE(write_model(snap.path(), model, WriterOptions{}).is_ok());
+      rec = std::move(Recording::open(snap.path())).value();
+      for (gc = rec->gcs().size(); gc-- > 0;)
+        if (rec->gcs()[gc].has_heap_walk() && rec->gcs()[gc].object_count > (size_t{1} << 17) + 5) break;
+      if (gc < rec->gcs().size()) break;
+    }
+    REQUIRE(open_analysis_index(snap.path(), *rec, gc, true));
+    path = analysis_index_path(snap.path(), rec->gcs()[gc].info.gc_number);
+    id = std::move(identify_gc(snap.path(), *rec, gc)).value();
+  }
+  ~Indexed() { std::remove(path.c_str()); }
+};
+
+// Every element of ARRAY, read in order to its end.
+template <typename T>
+std::vector<T> read_all(IndexStream& s, IndexArray array) {
+  std::vector<T> out;
+  for (;;) {
+    auto piece = s.next_piece(array);
+    REQUIRE(piece);
+    if (piece->empty()) return out;
+    const size_t at = out.size();
+    out.resize(at + piece->size() / sizeof(T));
+    std::memcpy(out.data() + at, piece->data(), piece->size());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("an index read piece by piece equals the index read whole") {
+  Indexed f;
+  auto whole = read_analysis_index(f.path, f.id, kIndexAll);
+  REQUIRE(whole);
+  const HeapGraph& g = whole->graph;
+  auto s = IndexStream::open(f.path, f.id);
+  REQUIRE(s);
+  REQUIRE((*s)->counts().nodes == g.node_count());
+  REQUIRE((*s)->counts().edges == g.edge_count());
+  const auto addresses = read_all<uint64_t>(**s, IndexArray::Addresses);
+  REQUIRE(addresses.size() == g.node_count());
+  const auto idom = read_all<uint32_t>(**s, IndexArray::ImmediateDominators);
+  const auto retained = read_all<uint64_t>(**s, IndexArray::RetainedSizes);
+  const auto types = read_all<uint32_t>(**s, IndexArray::TypeIds);
+  const auto targets = read_all<uint32_t>(**s, IndexArray::ForwardTargets);
+  size_t edge = 0;
+  for (NodeIndex v = 0; v < g.node_count(); ++v) {
+    REQUIRE(addresses[v] == g.address(v));
+    REQUIRE(types[v] == g.type_id(v));
+    REQUIRE(idom[v] == whole->dominators.immediate_dominator(v));
+    REQUIRE(retained[v] == (whole->dominators.is_reachable(v) ? whole->dominators.retained_size(v) : 0));
+    for (NodeIndex w : g.successors(v)) REQUIRE(targets[edge++] == w);
+  }
+  CHECK(edge == targets.size());
+  // Out of order: the second piece, then the first, as the whole array has them.
+  std::vector<std::byte> buffer;
+  for (size_t k : {size_t{1}, size_t{0}}) {
+    auto piece = (*s)->read_piece(IndexArray::Addresses, k, buffer);
+    REQUIRE(piece);
+    const size_t per = kIndexPieceBytes / 8;
+    CHECK(std::memcmp(piece->data(), addresses.data() + k * per, piece->size()) == 0);
+  }
+  CHECK((*s)->read_piece(IndexArray::Addresses, addresses.size() / (kIndexPieceBytes / 8) + 1, buffer).error().code ==
+        ErrorCode::InvalidArgument);
+}
+
+TEST_CASE("a stale or damaged index is refused piece by piece") {
+  Indexed f;
+  IndexIdentity other = f.id;
+  other.mtime_ns += 1;
+  auto stale = IndexStream::open(f.path, other);
+  REQUIRE(!stale);
+  CHECK(stale.error().code == ErrorCode::InconsistentData);
+  CHECK(IndexStream::open(f.path + ".none", f.id).error().code == ErrorCode::NotFound);
+
+  // A byte of the retained sizes' coded pieces (the 15th array) changed: that array fails,
+  // while the addresses still read.
+  std::vector<char> bytes;
+  {
+    std::ifstream in(f.path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  uint64_t at = 520;
+  for (size_t a = 0; a < 14; ++a) {
+    uint64_t len;
+    std::memcpy(&len, bytes.data() + 384 + 8 * a, 8);
+    at += len;
+  }
+  bytes[at + 40] = static_cast<char>(bytes[at + 40] ^ 0x5A);
+  {
+    std::ofstream out(f.path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  f.id = std::move(identify_gc(f.snap.path(), *f.rec, f.gc)).value();  // the recording did not change
+  auto s = IndexStream::open(f.path, f.id);
+  REQUIRE(s);
+  bool failed = false;
+  for (;;) {
+    auto piece = (*s)->next_piece(IndexArray::RetainedSizes);
+    if (!piece) {
+      failed = true;
+      CHECK((piece.error().code == ErrorCode::CorruptSection || piece.error().code == ErrorCode::ChecksumMismatch));
+      break;
+    }
+    if (piece->empty()) break;
+  }
+  CHECK(failed);
+  for (;;) {
+    auto piece = (*s)->next_piece(IndexArray::Addresses);
+    REQUIRE(piece);
+    if (piece->empty()) break;
+  }
+}

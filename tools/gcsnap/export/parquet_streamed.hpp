@@ -1,0 +1,35 @@
+#pragma once
+// The objects and references tables of one walk read from the GC's analysis index piece by
+// piece (gcsnap/index_stream.hpp): what they hold at once is a batch of rows and the pieces in
+// use, not the graph and the dominator tree of the heap (docs/fleet.md "Memory").
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "export/object_lineage.hpp"
+#include "export/parquet/parquet_writer.hpp"
+#include "gcsnap/gc_heap.hpp"
+#include "gcsnap/index_stream.hpp"
+
+namespace gcsnap::cli {
+
+/// Read every object's address and generation from the index at PATH (for ObjectLineage).
+/// Throws CliError naming FILE.
+void read_index_addresses(const std::string& file, const std::string& path, const IndexIdentity& id,
+                          std::vector<uint64_t>& addresses, std::vector<Generation>& generations);
+
+/// Write the objects table's rows of walk GC from the index at PATH: the type names from
+/// HEAP's names, the identity from LINEAGE (this walk's). Throws CliError naming FILE.
+void write_index_objects(const std::string& file, const std::string& path, const IndexIdentity& id,
+                         const GcHeap& heap, int64_t gc, const ObjectLineage& lineage, parquet::ParquetWriter& w);
+
+/// Write the references table's rows of walk GC from the index at PATH: the field names from
+/// HEAP's names and statics; the targets' addresses from ADDRESSES when it holds every object's
+/// (else from the index). Throws CliError naming FILE.
+void write_index_references(const std::string& file, const std::string& path, const IndexIdentity& id,
+                            const GcHeap& heap, int64_t gc, std::span<const uint64_t> addresses,
+                            parquet::ParquetWriter& w);
+
+}  // namespace gcsnap::cli
