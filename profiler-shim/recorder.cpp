@@ -149,6 +149,17 @@ SnapshotTrigger Recorder::decide_trigger(uint8_t generations_mask, bool induced,
     case SnapshotPolicy::Induced: trigger = induced ? SnapshotTrigger::Policy : trigger; break;
     case SnapshotPolicy::None: break;
   }
+  if (trigger != SnapshotTrigger::None && !sink_.walk_fits(options_.max_file_bytes)) {
+    // §6.17: the walk would only be dropped again once written.
+    WalkSkip skip;
+    skip.reason = walk_skip_reason::kSizeCap;
+    skip.last_walk_ns = walked_before_ ? last_walk_ns_ : 0;
+    const uint64_t from = walked_before_ ? last_walk_end_ns_ : options_.start_ns;
+    skip.since_last_walk_ns = now_ns > from ? now_ns - from : 0;
+    batch_->walk_skip = skip;
+    ++stats_.walks_skipped;
+    trigger = SnapshotTrigger::None;
+  }
   if (trigger != SnapshotTrigger::None) ++policy_snapshots_;
   return trigger;
 }

@@ -72,6 +72,9 @@ struct RecorderOptions {
   /// the end of the last walked GC (or from START_NS, before the first walk) to the end of this
   /// one (docs/shim.md, "Snapshot policies"). Induced GCs and on-demand snapshots are always walked.
   uint32_t walk_budget_per_mille = 10;
+  /// The recording's size cap (format-spec.md §6.17): a policy walk that would not fit even with
+  /// every earlier walk dropped is skipped. 0: no cap.
+  uint64_t max_file_bytes = 0;
   /// When recording started (Initialize or attach), by the callers' clock.
   uint64_t start_ns = 0;
   /// The estimate of a walked GC before any walk has been timed: this many ns per byte of heap.

@@ -29,7 +29,8 @@ std::string apply_attach_line(std::string_view key, std::string_view value, Sett
     auto parsed = parse_count(value);
     if (!parsed || *parsed == 0) return bad();
     s.heap_growth_bytes = *parsed;
-  } else if (key == "owner_pid" || key == "deadline_s" || key == "max_snapshots" || key == "max_memory_mb") {
+  } else if (key == "owner_pid" || key == "deadline_s" || key == "max_snapshots" || key == "max_memory_mb" ||
+             key == "max_size") {
     auto parsed = parse_count(value);
     if (!parsed) return bad();
     if (key == "owner_pid") {
@@ -39,6 +40,8 @@ std::string apply_attach_line(std::string_view key, std::string_view value, Sett
       s.deadline_s = *parsed;
     } else if (key == "max_snapshots") {
       s.max_snapshots = *parsed;
+    } else if (key == "max_size") {
+      s.max_file_bytes = *parsed;
     } else {
       if (*parsed == 0 || *parsed > (1ull << 24)) return bad();
       s.max_memory_bytes = *parsed << 20;
@@ -139,6 +142,14 @@ SettingsResult parse_settings(const EnvLookup& lookup) {
       return result;
     }
     s.heap_growth_bytes = *parsed;
+  }
+  if (const char* size = lookup(kEnvMaxSize); size && *size) {
+    auto parsed = parse_count(size);
+    if (!parsed || *parsed == 0) {
+      result.error = std::string(kEnvMaxSize) + "='" + size + "' is not a size in bytes";
+      return result;
+    }
+    s.max_file_bytes = *parsed;
   }
   if (const char* control = lookup(kEnvControl); control && std::string_view(control) == "0") {
     s.control_socket = false;

@@ -32,6 +32,7 @@ struct Settings {
   uint64_t max_snapshots = UINT64_MAX;           ///< policy snapshots; on-demand ones are extra
   uint64_t max_memory_bytes = 1024ull << 20;     ///< GCSNAP_MAX_MEMORY_MB
   uint64_t heap_growth_bytes = 0;                ///< GCSNAP_ON_HEAP_GROWTH; 0 = no such trigger
+  uint64_t max_file_bytes = 0;                   ///< GCSNAP_MAX_SIZE (attach: max_size); 0 = no cap
   bool control_socket = true;                    ///< GCSNAP_CONTROL=0 turns it off
   /// GCSNAP_WALK_ONLY=1, for measuring: let the runtime walk the heap at snapshot GCs but
   /// store none of it, so the runtime's own cost of a heap walk can be told from the shim's.

@@ -121,6 +121,7 @@ bool ShimSession::open_output() {
   }
   WriterOptions options;
   options.max_queued_bytes = settings_.max_memory_bytes / 4;
+  options.max_file_bytes = settings_.max_file_bytes;
   auto writer = Writer::from_handle(file, options);
   if (!writer.is_ok()) {
     log_line("not recording: cannot write " + settings_.output + ": " + writer.error().detail);
@@ -190,6 +191,7 @@ void ShimSession::start_recording(std::unique_ptr<Writer> writer) {
   options.dependent_handles = !(no5 && no5[0] == '1');
   options.policy = settings_.policy;
   options.max_snapshots = settings_.max_snapshots;
+  options.max_file_bytes = settings_.max_file_bytes;
   options.memory_budget_bytes = settings_.max_memory_bytes - settings_.max_memory_bytes / 4;
   options.verify_sizes = settings_.verify_sizes;
   options.capture_slots = settings_.field_names;

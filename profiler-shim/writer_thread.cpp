@@ -149,6 +149,16 @@ Status write_gc(Writer& writer, GcBatch& batch, ChunkPool* pool, std::span<const
 
 }  // namespace
 
+bool WriterThread::walk_fits(uint64_t max_file_bytes) const noexcept {
+  if (max_file_bytes == 0) return true;
+  const WriterStats s = writer_->stats();
+  if (s.last_walk_bytes == 0) return true;  // no walk yet: nothing to estimate from
+  // What stays when every walk still in the file is dropped, plus a walk like the last one.
+  const uint64_t droppable = s.drop_unsupported ? 0 : s.droppable_bytes;
+  const uint64_t kept = s.disk_bytes > droppable ? s.disk_bytes - droppable : 0;
+  return kept + s.last_walk_bytes <= max_file_bytes;
+}
+
 WriterThread::WriterThread(std::unique_ptr<Writer> writer, FailureHandler on_failure)
     : writer_(std::move(writer)), on_failure_(std::move(on_failure)) {
   thread_ = std::thread([this] { run(); });

@@ -27,6 +27,12 @@ class BatchSink {
   virtual void submit(std::unique_ptr<GcBatch> batch) noexcept = 0;
   /// Bytes of batches submitted but not yet written (charged to the memory budget).
   virtual uint64_t queued_bytes() const noexcept = 0;
+  /// Whether a walk as large as the last one fits under a file cap of MAX_FILE_BYTES once every
+  /// earlier walk is dropped (format-spec.md §6.17). True when nothing says otherwise.
+  virtual bool walk_fits(uint64_t max_file_bytes) const noexcept {
+    (void)max_file_bytes;
+    return true;
+  }
 
  protected:
   ~BatchSink() = default;
@@ -44,6 +50,7 @@ class WriterThread final : public BatchSink {
 
   void submit(std::unique_ptr<GcBatch> batch) noexcept override;
   uint64_t queued_bytes() const noexcept override { return queued_bytes_.load(std::memory_order_relaxed); }
+  bool walk_fits(uint64_t max_file_bytes) const noexcept override;
 
   /// Write everything queued, then close the file (index and trailer). Idempotent.
   /// Returns false if the writer failed at any point.

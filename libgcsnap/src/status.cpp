@@ -31,6 +31,7 @@ std::string_view error_code_name(ErrorCode code) noexcept {
     case ErrorCode::InvalidArgument: return "invalid-argument";
     case ErrorCode::NotFound: return "not-found";
     case ErrorCode::NoHeapWalk: return "no-heap-walk";
+    case ErrorCode::WalkDropped: return "walk-dropped";
     case ErrorCode::DecompressionFailed: return "decompression-failed";
     case ErrorCode::InconsistentData: return "inconsistent-data";
     case ErrorCode::InvalidState: return "invalid-state";

@@ -548,7 +548,7 @@ case_record_every() {
   record_app 0 leaks 10 600
   grep -Eq "^gcsnap: recorded [0-9]+ GCs, [3-9][0-9]* snapshots, " "$err" || fail "the summary does not count at least 3 walks"
   check_cli_accepts
-  "$gcsnap" info "$snap" --format csv | tr -d '\r' | awk -F, 'NF == 19 && ($5 == "policy" || $5 == "always")' | grep . >/dev/null &&
+  "$gcsnap" info "$snap" --format csv | tr -d '\r' | awk -F, 'NF == 21 && ($5 == "policy" || $5 == "always")' | grep . >/dev/null &&
     fail "--policy none walked a GC"
   check_walk_gaps "$snap" 950000000 4000000000
   text=$(csv leaks "$snap" --top 0)
@@ -608,6 +608,42 @@ case_leaks() {
     fail "leaks accepted a recording of another app (exit $rc)"
 }
 
+# A size cap (record --max-size, format-spec.md §6.17) on the churn loop walked at every GC
+# (~110 walks of 10-150 KiB, 9 MiB uncapped): the oldest walks are dropped. The file's disk usage
+# stays under the cap (plus the index and trailer written at the end: 64 KiB of slack), info names
+# the dropped walks, verify passes, leaks and diff use the walks that remain, and a command given
+# a dropped walk says so in one line.
+case_max_size() {
+  local cap=$((2 * 1024 * 1024)) text disk dropped walks rc gc first
+  record_opts=(--policy all --max-size 2M)
+  record_app 0 churn 10000
+  check_cli_accepts
+  disk=$(du -B1 "$snap" | cut -f1)
+  [ "$disk" -le $((cap + 65536)) ] || fail "the recording uses $disk bytes on the disk, above the cap $cap + 64 KiB"
+  text=$(csv info "$snap" --table file)
+  dropped=$(awk -F, 'NR == 2 { print $7 }' <<<"$text")
+  walks=$(awk -F, 'NR == 2 { print $6 }' <<<"$text")
+  [ -n "$dropped" ] && [ "$dropped" -ge 10 ] || { printf '%s\n' "$text"; fail "info: fewer than 10 walks dropped"; }
+  [ "$walks" -ge 3 ] || { printf '%s\n' "$text"; fail "info: fewer than 3 walks kept ($walks)"; }
+  grep -Eq "^note: $dropped heap walk\(s\) dropped to keep the recording under its size cap \(--max-size\): GC 1, 2, " \
+    "$work/$case_name.info" || fail "info does not name the dropped walks, oldest first"
+  # The oldest walks went first: every kept walk comes after every dropped one.
+  first=$(csv info "$snap" --table gcs | awk -F, 'NR > 1 && $5 == "always" && $NF == 0 && $(NF - 1) == "false" { print $1; exit }')
+  gc=$(csv info "$snap" --table gcs | awk -F, 'NR > 1 && $(NF - 1) == "true" { g = $1 } END { print g }')
+  [ -n "$first" ] && [ -n "$gc" ] && [ "$gc" -lt "$first" ] || fail "a dropped walk (GC $gc) is newer than a kept one (GC $first)"
+  "$gcsnap" types "$snap:$gc" >"$work/types.out" 2>&1; rc=$?
+  show "$work/types.out"
+  [ "$rc" -eq 2 ] && [ "$(wc -l <"$work/types.out")" -eq 1 ] &&
+    grep -q "GC $gc's heap walk was dropped to keep the recording under its size cap" "$work/types.out" ||
+    fail "types on dropped GC $gc: exit $rc, not one line saying the walk was dropped"
+  "$gcsnap" types "$snap:$first" --top 3 >"$work/types.out" 2>&1 || { show "$work/types.out"; fail "types on kept GC $first failed"; }
+  # leaks and diff run over the kept walks only (first to last).
+  text=$(csv leaks "$snap" --top 3)
+  text=$(csv diff "$snap")
+  [ -n "$text" ] || fail "diff of the first and last kept walks printed nothing"
+  "$gcsnap" diff "$snap" >"$work/diff.out" 2>&1 || { show "$work/diff.out"; fail "diff failed"; }
+  grep -Eq "^a +[^ ]+ +$first " "$work/diff.out" || { show "$work/diff.out"; fail "diff does not start at the first kept walk (GC $first)"; }
+}
 
 # Memory accounting (format-spec.md §6.16) on the sample app's `memory KIND MIB` mode
 # (sample_app/MemoryShapes.cs): the first and the last walked GC's records (before and after the

@@ -29,7 +29,7 @@ ErrorCode first_read_error(const Recording& r) {
 TEST_CASE("golden sample-valid.snap reads back what was written") {
   const char* name =
       GENERATE("sample-valid.snap", "compat/sample-valid-1.0.snap", "compat/sample-valid-no-ldm.snap",
-               "compat/sample-valid-1.1.snap");
+               "compat/sample-valid-1.1.snap", "compat/sample-valid-1.2.snap");
   CAPTURE(name);
   auto rec = Recording::open(golden(name));
   REQUIRE(rec);
@@ -89,8 +89,10 @@ TEST_CASE("golden sample-valid.snap reads back what was written") {
     REQUIRE(memory);
     CHECK_FALSE(memory->has_value());
   }
-  if (std::string(name) == "sample-valid.snap" || std::string(name) == "compat/sample-valid-1.1.snap") {
-    CHECK(r.minor_version() == (std::string(name) == "sample-valid.snap" ? 2 : 1));
+  if (std::string(name) == "sample-valid.snap" || std::string(name) == "compat/sample-valid-1.1.snap" ||
+      std::string(name) == "compat/sample-valid-1.2.snap") {
+    const std::string n = name;
+    CHECK(r.minor_version() == (n == "sample-valid.snap" ? 3 : n == "compat/sample-valid-1.2.snap" ? 2 : 1));
     CHECK(*has_section);
     CHECK(handles->primaries == std::vector<uint64_t>{0x7f0000c00040, 0x7f0000c00018});
     CHECK(handles->secondaries == std::vector<uint64_t>{0x7f0000c000d8, 0x7f0000c01000});
@@ -106,7 +108,7 @@ TEST_CASE("golden memory-valid.snap reads back its memory accounting") {
   REQUIRE(rec);
   const Recording& r = **rec;
   REQUIRE(r.gcs().size() == 2);
-  CHECK(r.minor_version() == 2);
+  CHECK(r.minor_version() == 3);
   constexpr uint64_t kMiB = 1ull << 20;
   auto first = r.read_memory_accounting(0);
   REQUIRE(first);
@@ -192,4 +194,29 @@ TEST_CASE("golden files with a damaged end") {
   CHECK((*bad_index)->end() == FileEnd::Corrupt);
   CHECK((*bad_index)->end_error().code == ErrorCode::ChecksumMismatch);
   CHECK((*bad_index)->gcs().size() == 3);
+}
+
+// §6.17 (1.3): the sample with GC 3's walk dropped as a capped writer drops it.
+TEST_CASE("golden walk-dropped.snap keeps every GC but the dropped walk") {
+  auto rec = Recording::open(golden("walk-dropped.snap"));
+  REQUIRE(rec);
+  const Recording& r = **rec;
+  REQUIRE(r.gcs().size() == 3);
+  CHECK(r.end() == FileEnd::Complete);
+  CHECK_FALSE(r.gcs()[0].walk_dropped());
+  CHECK(r.gcs()[2].walk_dropped());
+  CHECK_FALSE(r.gcs()[2].has_heap_walk());
+  CHECK(r.gcs()[2].dropped_sections >= 2);  // objects, reference slots, dependent handles, statics
+  CHECK(r.gcs()[2].dropped_bytes > 0);
+  CHECK(r.gcs()[2].object_count == 56);  // the summary still says how large the walk was
+  for (size_t i = 0; i < 3; ++i) CHECK(r.verify_gc(i).is_ok());
+  CHECK(r.read_objects(2).error().code == ErrorCode::WalkDropped);
+  CHECK(r.read_dependent_handles(2).error().code == ErrorCode::WalkDropped);
+  CHECK_FALSE(r.last_snapshot().has_value());
+  auto roots = r.read_roots(2);
+  REQUIRE(roots);
+  CHECK(roots->size() == 2);
+  auto names = r.read_names(2);
+  REQUIRE(names);
+  CHECK(names->type_name(3) == "App.Cache+Entry");
 }

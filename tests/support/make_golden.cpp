@@ -1,6 +1,7 @@
 // Writes the golden files of tests/golden/ (format-spec.md): one small valid recording, and
 // damaged copies each named for the error a reader must give. Usage: make_golden OUTDIR
 // Regenerate only when the format changes (spec first), then commit the files.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include "format/byte_io.hpp"
 #include "format/format_constants.hpp"
 #include "format/section.hpp"
+#include "format/walk_dropper.hpp"
 
 using namespace gcsnap;
 using Bytes = std::vector<uint8_t>;
@@ -236,5 +238,21 @@ int main(int argc, char** argv) {
   b = sample;
   b[index->offset + format::kSectionHeaderSize + 1] ^= 0x01;  // index payload damaged
   ok &= save(out("corrupt-index.snap"), b);
+  // §6.17: GC 3's walk dropped as a writer with a size cap does it, the freed payload as zeros.
+  b = sample;
+  size_t last_start = 0;
+  for (const auto& f : sections)
+    if (f.header.type == static_cast<uint16_t>(format::SectionType::BlockStart)) last_start = f.offset;
+  for (const auto& f : sections) {
+    if (f.offset < last_start || f.offset > last_end->offset || !format::is_droppable_section(f.header.type)) continue;
+    format::SectionHeader d;
+    d.type = static_cast<uint16_t>(format::SectionType::Dropped);
+    d.item_count = f.header.type;
+    d.stored_size = d.decoded_size = f.header.stored_size;
+    std::fill_n(b.begin() + static_cast<ptrdiff_t>(f.offset + format::kSectionHeaderSize),
+                static_cast<ptrdiff_t>(f.header.stored_size), uint8_t{0});
+    format::encode_section_header(d, b.data() + f.offset);
+  }
+  ok &= save(out("walk-dropped.snap"), b);
   return ok ? 0 : 1;
 }

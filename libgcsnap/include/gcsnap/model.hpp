@@ -86,6 +86,9 @@ inline constexpr uint8_t kWalkTimeBudget = 1;  ///< heap walks would have exceed
 inline constexpr uint8_t kCgroupHeadroom = 2;
 /// Since 1.3: the walk began and was abandoned when the shim's buffers reached their cap.
 inline constexpr uint8_t kMemoryCap = 3;
+/// A walk as large as the last one would not fit under the recording's size cap even with every
+/// earlier walk dropped (format-spec.md §6.17, since 1.3)
+inline constexpr uint8_t kSizeCap = 16;
 }  // namespace walk_skip_reason
 
 /// A heap walk the policy chose not to take at a GC that would otherwise have had one.

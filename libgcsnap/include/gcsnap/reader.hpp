@@ -56,7 +56,14 @@ struct GcEntry {
   uint64_t new_method_count = 0;
   uint64_t generation_range_count = 0;
   DropCounts drops;
-  bool has_heap_walk() const noexcept { return info.trigger != SnapshotTrigger::None; }
+  /// Sections of this GC's heap walk given back to keep the recording under its size cap
+  /// (format-spec.md §6.17, since 1.3), and the payload bytes they held.
+  uint32_t dropped_sections = 0;
+  uint64_t dropped_bytes = 0;
+  /// The GC was walked and its walk is still in the file.
+  bool has_heap_walk() const noexcept { return info.trigger != SnapshotTrigger::None && dropped_sections == 0; }
+  /// The GC was walked, but its walk was dropped (record --max-size).
+  bool walk_dropped() const noexcept { return dropped_sections != 0; }
 };
 
 struct RootTable {

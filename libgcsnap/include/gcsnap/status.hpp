@@ -28,6 +28,7 @@ enum class ErrorCode : uint16_t {
   InconsistentData = 13,       ///< sections disagree or break an invariant
   InvalidState = 14,           ///< API call out of order (writer)
   OutOfMemory = 15,            ///< an allocation failed
+  WalkDropped = 16,            ///< the GC's heap walk was dropped to keep the recording under its size cap
 };
 
 /// A small, trivially copyable error: pinned code, file offset, static detail text.

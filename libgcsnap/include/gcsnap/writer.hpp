@@ -30,6 +30,11 @@ struct WriterOptions {
   /// recording's pages would otherwise stay charged to the app's memory. Ignored on what is
   /// not a regular file. Errors of the write-back: IoError.
   bool recycle_written_pages = true;
+  /// Keep the file's disk usage (POSIX st_blocks) under this many bytes by dropping the oldest
+  /// heap walks' sections (format-spec.md §6.17): room for a walk is made before it is written,
+  /// as large as the last walk, and after each GC. 0: no cap. Needs a file system that can punch
+  /// holes (Linux fallocate); elsewhere nothing is dropped (WriterStats::drop_unsupported).
+  uint64_t max_file_bytes = 0;
 };
 
 /// Counters the writer keeps, for summaries.
@@ -37,6 +42,13 @@ struct WriterStats {
   uint64_t gcs_written = 0;    ///< GC blocks ended so far
   uint64_t bytes_written = 0;  ///< bytes in the file so far
   uint64_t raw_bytes = 0;      ///< uncompressed column bytes
+  /// With WriterOptions::max_file_bytes (format-spec.md §6.17), as of the last GC the file holds:
+  uint64_t disk_bytes = 0;       ///< the file's disk usage
+  uint64_t droppable_bytes = 0;  ///< bytes of walks that could still be dropped
+  uint64_t last_walk_bytes = 0;  ///< bytes of the last walk's droppable sections
+  uint64_t walks_dropped = 0;    ///< walks given back so far
+  uint64_t bytes_dropped = 0;    ///< their bytes
+  bool drop_unsupported = false; ///< the file system cannot punch holes: nothing is dropped
 };
 
 class Writer {

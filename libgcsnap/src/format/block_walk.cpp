@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "format/format_constants.hpp"
+#include "format/walk_dropper.hpp"
 
 namespace gcsnap::format {
 namespace {
@@ -21,6 +22,8 @@ constexpr uint8_t kFlagMustUnderstand = 0x01;  // §4: unknown type with this fl
 Status load_section(std::span<const uint8_t> file, const SectionRef& ref, const ReaderLimits& limits,
                     std::vector<uint8_t>& out) {
   const SectionHeader& h = ref.header;
+  if (h.type == static_cast<uint16_t>(SectionType::Dropped))  // §6.17: its payload means nothing
+    return make_error(ErrorCode::WalkDropped, "the section was dropped", ref.offset);
   if (h.decoded_size > limits.max_section_decoded_bytes)
     return make_error(ErrorCode::LimitExceeded, "section larger than the section limit", ref.offset);
   // Every item takes at least one byte, so a count above the decoded size is a lie.
@@ -67,6 +70,11 @@ Result<std::vector<SectionRef>> walk_block(std::span<const uint8_t> file, const 
           return make_error(ErrorCode::InconsistentData, "block end disagrees with the index", pos);
         ended = true;
       }
+    } else if (h.type == static_cast<uint16_t>(SectionType::Dropped)) {
+      // §6.17: never decoded, so it counts against no decoded-size limit.
+      if (h.codec != Codec::Raw || h.flags != 0 || !is_droppable_section(h.item_count))
+        return make_error(ErrorCode::CorruptSection, "dropped section with a codec, flags or an original type it cannot have", pos);
+      out.push_back(ref);
     } else if (is_known_data_section(h.type)) {
       decoded_total += h.decoded_size;
       if (h.decoded_size > limits.max_gc_decoded_bytes || decoded_total > limits.max_gc_decoded_bytes)

@@ -33,6 +33,22 @@ Result<std::vector<format::SectionRef>> Recording::Impl::sections_of(size_t i, f
 
 namespace {
 
+// §6.17: a walked GC whose walk lost sections to the size cap. Only walked GCs can have them;
+// a block that does not walk cleanly is left as it is (reading it reports the damage).
+void note_dropped_walks(Recording::Impl& impl) {
+  for (size_t i = 0; i < impl.gcs.size(); ++i) {
+    GcEntry& e = impl.gcs[i];
+    if (e.info.trigger == SnapshotTrigger::None) continue;
+    auto refs = format::walk_block(impl.data, impl.summaries[i], impl.limits);
+    if (!refs) continue;
+    for (const auto& r : *refs) {
+      if (r.header.type != static_cast<uint16_t>(format::SectionType::Dropped)) continue;
+      ++e.dropped_sections;
+      e.dropped_bytes += r.header.stored_size;
+    }
+  }
+}
+
 Status open_impl(Recording::Impl& impl) {
   auto file = impl.data;
   auto header = format::parse_file_header(file);
@@ -71,6 +87,7 @@ Status open_impl(Recording::Impl& impl) {
   }
   impl.gcs.reserve(impl.summaries.size());
   for (const auto& s : impl.summaries) impl.gcs.push_back(s.entry);
+  note_dropped_walks(impl);
   return {};
 }
 

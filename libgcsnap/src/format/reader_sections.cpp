@@ -71,6 +71,14 @@ void sort_by_address(ObjectTable& t) {
   t = std::move(s);
 }
 
+// §6.17: what is left of a dropped walk is never returned as if it were the walk.
+Status check_walk_kept(const Recording::Impl& impl, size_t i) {
+  if (impl.gcs[i].walk_dropped())
+    return make_error(ErrorCode::WalkDropped, "the heap walk of this GC was dropped to keep the recording under its size cap",
+                      impl.gcs[i].block_offset);
+  return {};
+}
+
 template <typename T, typename Fn>
 Result<T> guarded(Fn&& fn) noexcept {
   try {
@@ -209,6 +217,7 @@ Result<ObjectTable> Recording::read_objects(size_t gc_pos, const ObjectReadOptio
   return guarded<ObjectTable>([&]() -> Result<ObjectTable> {
     GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
     const GcEntry& e = impl_->gcs[gc_pos];
+    GCSNAP_RETURN_IF_ERROR(check_walk_kept(*impl_, gc_pos));
     if (!e.has_heap_walk() && e.object_count == 0)
       return make_error(ErrorCode::NoHeapWalk, "this GC has no heap walk", e.block_offset);
     auto refs = counted_sections(*impl_, gc_pos, SectionType::Objects, e.object_count);
@@ -232,6 +241,7 @@ Result<ObjectTable> Recording::read_objects(size_t gc_pos, const ObjectReadOptio
 Result<DependentHandleTable> Recording::read_dependent_handles(size_t gc_pos) const {
   return guarded<DependentHandleTable>([&]() -> Result<DependentHandleTable> {
     GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
+    GCSNAP_RETURN_IF_ERROR(check_walk_kept(*impl_, gc_pos));
     auto refs = impl_->sections_of(gc_pos, SectionType::DependentHandles);
     if (!refs) return refs.error();
     DependentHandleTable out;
@@ -248,6 +258,7 @@ Result<DependentHandleTable> Recording::read_dependent_handles(size_t gc_pos) co
 Result<bool> Recording::has_dependent_handle_section(size_t gc_pos) const {
   return guarded<bool>([&]() -> Result<bool> {
     GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
+    if (impl_->gcs[gc_pos].walk_dropped()) return false;
     auto refs = impl_->sections_of(gc_pos, SectionType::DependentHandles);
     if (!refs) return refs.error();
     return !refs->empty();
@@ -257,6 +268,7 @@ Result<bool> Recording::has_dependent_handle_section(size_t gc_pos) const {
 Result<std::optional<uint64_t>> Recording::dependent_handle_count(size_t gc_pos) const {
   return guarded<std::optional<uint64_t>>([&]() -> Result<std::optional<uint64_t>> {
     GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
+    if (impl_->gcs[gc_pos].walk_dropped()) return std::optional<uint64_t>{};
     auto refs = impl_->sections_of(gc_pos, SectionType::DependentHandles);
     if (!refs) return refs.error();
     if (refs->empty()) return std::optional<uint64_t>{};
@@ -353,6 +365,7 @@ const TypeLayout* NameTable::find_layout(uint32_t type_id) const noexcept {
 Result<std::vector<StaticSlot>> Recording::read_static_slots(size_t gc_pos, std::string& storage) const {
   return guarded<std::vector<StaticSlot>>([&]() -> Result<std::vector<StaticSlot>> {
     GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
+    GCSNAP_RETURN_IF_ERROR(check_walk_kept(*impl_, gc_pos));
     auto refs = impl_->sections_of(gc_pos, SectionType::StaticSlots);
     if (!refs) return refs.error();
     std::vector<uint64_t> addresses, lengths;

@@ -103,6 +103,13 @@ Status SectionSink::consume(ChunkData& chunk) {
       in_block_ = true;
       block_offset_ = start;
       block_sections_ = 0;
+      dropper_.begin_block();
+      // §6.17: room for a walk is made before it is written, as large as the last one was.
+      auto info = decode_gc_info(raw->payload, 0);
+      if (dropper_.enabled() && info && info->trigger != SnapshotTrigger::None) {
+        Status room = dropper_.make_room(fd_, buffer_.size(), dropper_.last_walk_bytes());
+        if (!room) return fail(room.error());
+      }
     }
     bool block_end = raw && raw->type == type_of(SectionType::BlockEnd);
     if (block_end) {
@@ -119,6 +126,7 @@ Status SectionSink::consume(ChunkData& chunk) {
     size_t before = buffer_.size();
     block_sections_ += encode_chunk_section(chunk, level_, buffer_);
     offset_.store(start + (buffer_.size() - before), std::memory_order_relaxed);
+    if (dropper_.enabled() && in_block_ && !raw) note_sections(start, before);
     if (raw && (block_end || raw->type == type_of(SectionType::BlockAbort))) {
       in_block_ = false;
       GCSNAP_RETURN_IF_ERROR(flush());
@@ -127,12 +135,27 @@ Status SectionSink::consume(ChunkData& chunk) {
         e.sys_errno = errno;
         return fail(e);
       }
+      if (block_end) {
+        dropper_.end_block();
+        Status room = dropper_.make_room(fd_, 0, 0);
+        if (!room) return fail(room.error());
+      }
     } else if (buffer_.size() >= kFlushThreshold) {
       GCSNAP_RETURN_IF_ERROR(flush());
     }
     return {};
   } catch (const std::bad_alloc&) {
     return fail(make_error(ErrorCode::OutOfMemory, "encoding a section"));
+  }
+}
+
+// Tell the dropper where the sections just encoded into buffer_[from, end) lie in the file.
+void SectionSink::note_sections(uint64_t start, size_t from) {
+  for (size_t at = from; at + kSectionHeaderSize <= buffer_.size();) {
+    auto h = decode_section_header({buffer_.data() + at, kSectionHeaderSize}, 0);
+    if (!h) return;  // cannot happen: the sink just wrote it
+    dropper_.note_section(start + (at - from), *h);
+    at += kSectionHeaderSize + static_cast<size_t>(h->stored_size);
   }
 }
 

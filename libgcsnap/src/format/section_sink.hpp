@@ -9,6 +9,7 @@
 
 #include "format/chunk_data.hpp"
 #include "format/gc_summary.hpp"
+#include "format/walk_dropper.hpp"
 #include "gcsnap/status.hpp"
 #include "platform/file_io.hpp"
 
@@ -16,8 +17,9 @@ namespace gcsnap::format {
 
 class SectionSink {
  public:
-  SectionSink(platform::FileHandle fd, int level, bool sync_each_gc, bool recycle_pages = false)
-      : fd_(fd), level_(level), sync_each_gc_(sync_each_gc), recycle_pages_(recycle_pages) {}
+  SectionSink(platform::FileHandle fd, int level, bool sync_each_gc, bool recycle_pages = false,
+              uint64_t max_file_bytes = 0)
+      : fd_(fd), level_(level), sync_each_gc_(sync_each_gc), recycle_pages_(recycle_pages), dropper_(max_file_bytes) {}
   ~SectionSink();
   SectionSink(const SectionSink&) = delete;
   SectionSink& operator=(const SectionSink&) = delete;
@@ -34,11 +36,14 @@ class SectionSink {
   /// Write the index and trailer, then close the file.
   Status finish();
   uint64_t bytes_written() const noexcept { return offset_.load(std::memory_order_relaxed); }
+  /// The size cap's bookkeeping (format-spec.md §6.17); its figures may be read from any thread.
+  const WalkDropper& dropper() const noexcept { return dropper_; }
 
  private:
   Status write_out(const uint8_t* p, size_t n);
   Status recycle_pages(uint64_t from);
   Status fail(Error e) noexcept;
+  void note_sections(uint64_t start, size_t from);
 
   platform::FileHandle fd_;
   int level_;
@@ -52,6 +57,7 @@ class SectionSink {
   uint32_t block_sections_ = 0;
   bool in_block_ = false;
   std::vector<GcSummary> index_;
+  WalkDropper dropper_;
   Error error_{};
 };
 

@@ -46,14 +46,29 @@ Status Recording::verify_gc(size_t gc_pos, const std::span<const uint32_t>* atte
     // Every section of the block, including ones this reader skips, must pass its checksum.
     auto walked = format::walk_block(impl_->data, impl_->summaries[gc_pos], impl_->limits);
     if (!walked) return walked.error();
+    // §6.17: a dropped section's payload is not checked (its bytes were given back); it may
+    // only stand where a walked GC kept a walk's section.
     std::vector<uint8_t> payload;
-    for (const auto& ref : *walked) GCSNAP_RETURN_IF_ERROR(format::load_section(impl_->data, ref, impl_->limits, payload));
+    bool dropped = false;
+    for (const auto& ref : *walked) {
+      if (ref.header.type == static_cast<uint16_t>(format::SectionType::Dropped)) {
+        if (e.info.trigger == SnapshotTrigger::None)
+          return make_error(ErrorCode::InconsistentData, "dropped walk section in a GC without a heap walk", ref.offset);
+        dropped = true;
+        continue;
+      }
+      GCSNAP_RETURN_IF_ERROR(format::load_section(impl_->data, ref, impl_->limits, payload));
+    }
 
     GCSNAP_RETURN_IF_ERROR(read_generation_bounds(gc_pos).status());
     GCSNAP_RETURN_IF_ERROR(read_roots(gc_pos).status());
     GCSNAP_RETURN_IF_ERROR(read_ranges(gc_pos).status());
-    GCSNAP_RETURN_IF_ERROR(read_dependent_handles(gc_pos).status());
-    if (e.has_heap_walk() || e.object_count > 0) {
+    if (!dropped) GCSNAP_RETURN_IF_ERROR(read_dependent_handles(gc_pos).status());
+    if (dropped) {
+      // The walk is gone; the block's own types and methods must still decode.
+      auto names = read_block_names(gc_pos);
+      if (!names) return names.error();
+    } else if (e.has_heap_walk() || e.object_count > 0) {
       // The sections' checksums were checked above; the decode of the objects (the bulk of
       // the work) is what an attestation saves.
       std::optional<ObjectTable> objects;
@@ -77,7 +92,7 @@ Status Recording::verify_gc(size_t gc_pos, const std::span<const uint32_t>* atte
     GCSNAP_RETURN_IF_ERROR(read_walk_skip(gc_pos).status());
     GCSNAP_RETURN_IF_ERROR(read_memory_accounting(gc_pos).status());
     std::string static_names;
-    GCSNAP_RETURN_IF_ERROR(read_static_slots(gc_pos, static_names).status());
+    if (!dropped) GCSNAP_RETURN_IF_ERROR(read_static_slots(gc_pos, static_names).status());
     if (gc_pos > 0 && impl_->gcs[gc_pos - 1].info.gc_number >= e.info.gc_number)
       return make_error(ErrorCode::InconsistentData, "GC numbers do not increase", e.block_offset);
     return {};

@@ -116,7 +116,7 @@ Result<std::unique_ptr<Writer>> Writer::from_handle(intptr_t fd, const WriterOpt
     auto impl = std::make_unique<Impl>();
     impl->options = options;
     impl->sink = std::make_unique<format::SectionSink>(fd, options.compression_level, options.sync_each_gc,
-                                                              options.recycle_written_pages);
+                                                              options.recycle_written_pages, options.max_file_bytes);
     GCSNAP_RETURN_IF_ERROR(impl->sink->write_file_header());
     if (options.background_compression) {
       impl->queue = std::make_unique<format::ChunkQueue>(*impl->sink, options.max_queued_bytes);
@@ -280,6 +280,13 @@ WriterStats Writer::stats() const {
   std::lock_guard lock(impl_->stats_mutex);
   WriterStats s = impl_->stats;
   s.bytes_written = impl_->sink->bytes_written();
+  const format::WalkDropper& d = impl_->sink->dropper();
+  s.disk_bytes = d.disk_bytes();
+  s.droppable_bytes = d.droppable_bytes();
+  s.last_walk_bytes = d.last_walk_bytes();
+  s.walks_dropped = d.walks_dropped();
+  s.bytes_dropped = d.bytes_dropped();
+  s.drop_unsupported = d.unsupported();
   return s;
 }
 

@@ -52,6 +52,11 @@ struct FileInfo {
 /// Wait until [AT, AT + N) of F is on the disk, then drop those pages from the cache (a hint).
 /// Fails as start_write_back does.
 [[nodiscard]] bool drop_written_pages(FileHandle f, uint64_t at, uint64_t n) noexcept;
+/// Bytes of the disk F occupies (POSIX: st_blocks × 512), which a punched hole no longer counts.
+[[nodiscard]] bool allocated_bytes(FileHandle f, uint64_t& out) noexcept;
+/// Give back the disk blocks of [AT, AT + N) of F, keeping its size; the range then reads as
+/// zeros. errno EOPNOTSUPP (or ENOSYS) when the file system or the system cannot.
+[[nodiscard]] bool punch_hole(FileHandle f, uint64_t at, uint64_t n) noexcept;
 /// Take over FD, an open file descriptor of the C runtime (POSIX: the descriptor itself;
 /// Windows: its handle, and FD is closed). kNoFile when FD is not open.
 [[nodiscard]] FileHandle adopt_descriptor(int fd) noexcept;

@@ -28,6 +28,8 @@ inline constexpr const char* kEnvOnHeapGrowth = "GCSNAP_ON_HEAP_GROWTH";
 /// Tests only: read the memory cgroup's files under this directory instead of "/" (the OOM
 /// guard's and the memory accounting's figures), so a test can give the shim a tight limit.
 inline constexpr const char* kEnvTestCgroupRoot = "GCSNAP_TEST_CGROUP_ROOT";
+/// The recording's cap on disk usage, in bytes: older walks are dropped to stay under it.
+inline constexpr const char* kEnvMaxSize = "GCSNAP_MAX_SIZE";
 inline constexpr const char* kEnvControl = "GCSNAP_CONTROL";  ///< "0" turns the control socket off
 inline constexpr const char* kEnvWalkOnly = "GCSNAP_WALK_ONLY";  ///< "1": heap walks store nothing (measuring)
 inline constexpr const char* kEnvWalkTimes = "GCSNAP_WALK_TIMES";  ///< "1": a stderr line per heap walk (measuring)

@@ -26,11 +26,11 @@ struct InfoOptions {
   Format format = Format::Table;
 };
 
-// The GCs to list: all, or those with a heap walk (--snapshots).
+// The GCs to list: all, or those with a heap walk, kept or dropped (--snapshots).
 std::vector<size_t> listed_gcs(const Recording& r, bool snapshots) {
   std::vector<size_t> out;
   for (size_t i = 0; i < r.gcs().size(); ++i)
-    if (!snapshots || r.gcs()[i].has_heap_walk()) out.push_back(i);
+    if (!snapshots || r.gcs()[i].has_heap_walk() || r.gcs()[i].walk_dropped()) out.push_back(i);
   return out;
 }
 
@@ -58,8 +58,6 @@ std::string drops_text(const DropCounts& d) {
   return s;
 }
 
-/// The SNAPSHOT cell: the trigger, or why the policy skipped the walk (format §6.15).
-/// The machine formats get the parts: trigger_key and walk_estimate_ns.
 /// The walk skipped (or abandoned) at GC i (format §6.15), if one was: the budget's at gen2 GCs
 /// only (as it was written), the OOM guard's and the memory cap's at any GC.
 std::optional<WalkSkip> skipped_walk(const Recording& r, size_t i) {
@@ -71,7 +69,10 @@ std::optional<WalkSkip> skipped_walk(const Recording& r, size_t i) {
   return **skip;
 }
 
+/// The SNAPSHOT cell: the trigger, or why the walk was skipped (§6.15) or dropped (§6.17).
+/// The machine formats get the parts: trigger_key and walk_estimate_ns.
 std::string snapshot_text(const Recording& r, size_t i) {
+  if (r.gcs()[i].walk_dropped()) return trigger_name(r.gcs()[i].info.trigger) + ", dropped: size cap";
   const auto skip = skipped_walk(r, i);
   return skip ? walk_skip_cell(*skip) : trigger_name(r.gcs()[i].info.trigger);
 }
@@ -92,15 +93,46 @@ std::pair<uint64_t, uint32_t> skipped_walks(const Recording& r) {
   return {n, budget};
 }
 
+// §6.17: which walks the size cap took, and which it did not let happen.
+void add_dropped_walk_notes(const Recording& r, std::vector<std::string>& notes) {
+  std::string gcs;
+  uint64_t dropped = 0, freed = 0, capped = 0;
+  for (size_t i = 0; i < r.gcs().size(); ++i) {
+    const GcEntry& e = r.gcs()[i];
+    if (e.walk_dropped()) {
+      gcs += fmt::format("{}{}", dropped ? ", " : "", e.info.gc_number);
+      ++dropped;
+      freed += e.dropped_bytes;
+    } else if (auto skip = skipped_walk(r, i); skip && skip->reason == walk_skip_reason::kSizeCap) {
+      ++capped;
+    }
+  }
+  if (dropped)
+    notes.push_back(fmt::format("{} heap walk(s) dropped to keep the recording under its size cap (--max-size): GC {}; "
+                                "{} bytes of objects freed; their roots, ranges and types remain",
+                                dropped, gcs, freed));
+  if (capped)
+    notes.push_back(fmt::format("{} heap walk(s) not taken: one as large as the last would not fit under the size cap "
+                                "(SNAPSHOT 'skipped: size cap')",
+                                capped));
+}
+
 Table file_table(const std::string& file, const Recording& r) {
   Table t("file", "");
   t.add_column("file", "FILE").add_column("bytes", "SIZE", ColumnKind::Bytes);
   t.add_column("version", "VERSION").add_column("end", "END").add_column("gcs", "GCS", ColumnKind::Count);
   t.add_column("snapshots", "SNAPSHOTS", ColumnKind::Count);
-  uint64_t snapshots = 0;
-  for (const auto& e : r.gcs()) snapshots += e.has_heap_walk() ? 1 : 0;
+  // The table's readers get a note instead (add_dropped_walk_notes).
+  t.add_column("dropped_walks", "", ColumnKind::Count, Shown::MachineOnly);
+  t.add_column("dropped_bytes", "", ColumnKind::Bytes, Shown::MachineOnly);
+  uint64_t snapshots = 0, dropped = 0, freed = 0;
+  for (const auto& e : r.gcs()) {
+    snapshots += e.has_heap_walk() ? 1 : 0;
+    dropped += e.walk_dropped() ? 1 : 0;
+    freed += e.dropped_bytes;
+  }
   t.add_row({file, r.file_size(), fmt::format("{}.{}", r.major_version(), r.minor_version()), std::string(file_end_name(r.end())),
-             static_cast<uint64_t>(r.gcs().size()), snapshots});
+             static_cast<uint64_t>(r.gcs().size()), snapshots, dropped, freed});
   return t;
 }
 
@@ -123,6 +155,8 @@ Table gc_table(const Recording& r, const std::vector<size_t>& listed) {
   t.add_column("bytes", "ON DISK", ColumnKind::Bytes).add_column("drops", "DROPS", ColumnKind::Text, Shown::TableOnly);
   for (const char* key : {"dropped_roots", "dropped_ranges", "dropped_objects", "dropped_references", "drop_reasons"})
     t.add_column(key, "", ColumnKind::Count, Shown::MachineOnly);
+  t.add_column("walk_dropped", "", ColumnKind::Boolean, Shown::MachineOnly);
+  t.add_column("walk_dropped_bytes", "", ColumnKind::Bytes, Shown::MachineOnly);
   for (size_t i : listed) {
     const GcEntry& e = r.gcs()[i];
     std::string drops = drops_text(e.drops);
@@ -142,7 +176,8 @@ Table gc_table(const Recording& r, const std::vector<size_t>& listed) {
                bytes ? Cell(available) : Cell(),
                e.root_count, e.surviving_range_count, e.moved_range_count, e.object_count, e.reference_count,
                dependent, e.new_type_count, e.block_size, drops.empty() ? Cell::empty() : Cell(drops),
-               e.drops.roots, e.drops.ranges, e.drops.objects, e.drops.references, uint64_t{e.drops.reasons}});
+               e.drops.roots, e.drops.ranges, e.drops.objects, e.drops.references, uint64_t{e.drops.reasons},
+               Cell::boolean(e.walk_dropped()), e.dropped_bytes});
   }
   return t;
 }
@@ -257,6 +292,7 @@ void run_info(const InfoOptions& o) {
   for (size_t i = 0; i < r.gcs().size(); ++i)
     if (auto skip = skipped_walk(r, i)) skips.push_back(*skip);
   for (std::string& line : walk_skip_notes(skips)) report.notes.push_back(std::move(line));
+  add_dropped_walk_notes(r, report.notes);
   if (auto [skipped, budget] = skipped_walks(r); skipped) {
     report.notes.push_back(fmt::format(
         "{} gen2 GC(s) without a heap walk: the default policy's walk-time budget (a walk, estimated from the last "

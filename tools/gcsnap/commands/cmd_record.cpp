@@ -45,6 +45,7 @@ struct RecordOptions {
   std::string every;         ///< a heap walk at this interval besides the policy's; "" = none
   std::string on_rss;        ///< a heap walk each time the resident size grew by this; "" = none
   std::string on_heap_growth;  ///< a heap walk each time gen2 + LOH + POH grew by this; "" = none
+  std::string max_size;      ///< cap on each recording's disk usage; "" = none
   std::vector<std::string> command;
   bool index = false;        ///< --index: build the snapshots' analysis indexes at the end
 };
@@ -80,6 +81,7 @@ void start_rss_trigger(const RecordOptions& options, std::optional<RssTrigger>& 
   attach.max_memory_mb = options.max_memory_mb;
   attach.max_snapshots = options.max_snapshots;
   if (!options.on_heap_growth.empty()) attach.on_heap_growth_bytes = parse_size(options.on_heap_growth, "--on-heap-growth");
+  attach.max_size = options.max_size.empty() ? 0 : parse_size(options.max_size, "--max-size");
   // The shim detaches by itself a minute after the duration, should this gcsnap be stopped hard.
   attach.deadline_s = seconds ? seconds + 60 : 0;
   stop_on_request(&g_stop);
@@ -145,6 +147,7 @@ bool diagnostics_disabled() {
   }
   if (!options.on_rss.empty()) (void)parse_size(options.on_rss, "--on-rss");  // a usage error before anything runs
   if (!options.on_heap_growth.empty()) (void)parse_size(options.on_heap_growth, "--on-heap-growth");
+  if (!options.max_size.empty()) (void)parse_size(options.max_size, "--max-size");
   if (options.pid != 0 && !options.command.empty()) {
     throw CliError("record: give either --pid PID or a command after --, not both", kExitUsage);
   }
@@ -179,6 +182,8 @@ bool diagnostics_disabled() {
   if (options.max_memory_mb > 0) request.environment.emplace_back(shim::kEnvMaxMemoryMb, std::to_string(options.max_memory_mb));
   if (!options.on_heap_growth.empty())
     request.environment.emplace_back(shim::kEnvOnHeapGrowth, std::to_string(parse_size(options.on_heap_growth, "--on-heap-growth")));
+  if (!options.max_size.empty())
+    request.environment.emplace_back(shim::kEnvMaxSize, std::to_string(parse_size(options.max_size, "--max-size")));
   // `dotnet run/test/watch` build first: no MSBuild node or build server may outlive the
   // command with the profiler variables in its environment (the user's own settings win).
   for (const auto& [name, value] : {std::pair<const char*, const char*>{"MSBUILDDISABLENODEREUSE", "1"},
@@ -239,6 +244,9 @@ void add_record_command(CLI::App& app) {
   cmd->add_option("--policy", options->policy, "Which GCs get a heap walk: default (gen2 and induced), all, gen2, induced, none");
   cmd->add_option("--max-snapshots", options->max_snapshots, "Stop taking policy snapshots after N (and --on-rss, --on-heap-growth walks after N each)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-memory", options->max_memory_mb, "Memory cap of the shim in MB (default 1024); a heap walk that would exceed it is abandoned")->check(CLI::PositiveNumber);
+  cmd->add_option("--max-size", options->max_size,
+                  "Keep each recording's disk usage under SIZE (512M, 2G) by dropping the oldest heap walks' objects; "
+                  "every GC's roots, ranges and types stay");
   cmd->add_option("--pid", options->pid, "Attach to this running .NET process instead of running a command")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--duration", options->duration, "With --pid: record for this long (30s, 5m, 1h), default until Ctrl+C");

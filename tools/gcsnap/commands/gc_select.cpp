@@ -78,7 +78,11 @@ size_t select_gc(const Recording& recording, const std::string& file, std::optio
                    kExitUsage);
   if (need == GcNeed::HeapWalk && !recording.gcs()[*index].has_heap_walk()) {
     const auto with_walk = gc_numbers(recording, true);
-    throw CliError(fmt::format("{}: GC {} has no heap walk; {}", file, *gc,
+    // format §6.17: the walk was there, and the size cap took it.
+    const char* why = recording.gcs()[*index].walk_dropped() ? "'s heap walk was dropped to keep the recording under its "
+                                                               "size cap (--max-size)"
+                                                             : " has no heap walk";
+    throw CliError(fmt::format("{}: GC {}{}; {}", file, *gc, why,
                                with_walk.empty() ? fmt::format("no GC in the recording has one ({})", kHowToGetWalks)
                                                  : "GCs with one: " + describe_gc_numbers(with_walk)),
                    kExitUsage);

@@ -58,10 +58,11 @@ uint64_t print_summary(const std::string& path, const std::string& process, bool
     return 0;
   }
   const Recording& recording = **opened;
-  uint64_t snapshots = 0;
+  uint64_t snapshots = 0, dropped_walks = 0;
   DropCounts drops;
   for (const GcEntry& gc : recording.gcs()) {
     snapshots += gc.has_heap_walk() ? 1 : 0;
+    dropped_walks += gc.walk_dropped() ? 1 : 0;
     drops.objects += gc.drops.objects;
     drops.references += gc.drops.references;
     drops.roots += gc.drops.roots;
@@ -77,10 +78,12 @@ uint64_t print_summary(const std::string& path, const std::string& process, bool
   } else {
     line += "; nothing dropped";
   }
+  if (dropped_walks)
+    line += fmt::format("; {} older heap walks dropped to stay under --max-size ('gcsnap info' names them)", dropped_walks);
   if (recording.end() != FileEnd::Complete) line += fmt::format("; file end: {}", file_end_name(recording.end()));
   if (build_index) line += build_indexes(path, recording);
   fmt::print(stderr, "{}\n", line);
-  return snapshots;
+  return snapshots + dropped_walks;
 }
 
 void print_no_walk_hint(const std::string& path, const std::string& policy, long pid) {

@@ -14,7 +14,8 @@ std::string size_ratio(uint64_t index_bytes, uint64_t file_bytes);
 /// the error that the file cannot be read). PROCESS names what the file holds, as
 /// "process 12345 (app)"; "" leaves it out. With BUILD_INDEX (record --index) the analysis
 /// index of every snapshot is built first (progress on a terminal) and the line says so, with
-/// the indexes' size. Return the number of heap walks in the file (0 also when unreadable).
+/// the indexes' size. Return the number of heap walks in the file, counting those a size cap
+/// dropped (so that no "no heap walk" hint follows; 0 also when unreadable).
 uint64_t print_summary(const std::string& path, const std::string& process = "", bool build_index = false);
 
 /// Print on stderr that PATH has no heap walk (no GC that POLICY walks happened while PID was

@@ -14,6 +14,7 @@ const char* walk_skip_key(uint8_t reason) noexcept {
     case walk_skip_reason::kWalkTimeBudget: return "budget";
     case walk_skip_reason::kCgroupHeadroom: return "cgroup_headroom";
     case walk_skip_reason::kMemoryCap: return "memory_cap";
+    case walk_skip_reason::kSizeCap: return "size_cap";
     default: return "unknown";
   }
 }
@@ -29,6 +30,7 @@ std::string walk_skip_cell(const WalkSkip& s) {
       return fmt::format("skipped: cgroup headroom {} < {}", mib(headroom), mib(need));
     }
     case walk_skip_reason::kMemoryCap: return fmt::format("abandoned: memory cap {}", mib(s.last_walk_ns));
+    case walk_skip_reason::kSizeCap: return "skipped: size cap";
     default: return fmt::format("skipped: reason {}", s.reason);
   }
 }

@@ -71,6 +71,24 @@ bool start_write_back(FileHandle f, uint64_t at, uint64_t n) noexcept {
   return ::sync_file_range(static_cast<int>(f), static_cast<off_t>(at), static_cast<off_t>(n), SYNC_FILE_RANGE_WRITE) == 0;
 }
 
+bool allocated_bytes(FileHandle f, uint64_t& out) noexcept {
+  struct stat st{};
+  if (::fstat(static_cast<int>(f), &st) != 0) return false;
+  out = static_cast<uint64_t>(st.st_blocks) * 512u;
+  return true;
+}
+
+bool punch_hole(FileHandle f, uint64_t at, uint64_t n) noexcept {
+#if defined(__linux__)
+  return ::fallocate(static_cast<int>(f), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(at),
+                     static_cast<off_t>(n)) == 0;
+#else
+  (void)f, (void)at, (void)n;
+  errno = EOPNOTSUPP;
+  return false;
+#endif
+}
+
 bool drop_written_pages(FileHandle f, uint64_t at, uint64_t n) noexcept {
   const int fd = static_cast<int>(f);
   if (::sync_file_range(fd, static_cast<off_t>(at), static_cast<off_t>(n),

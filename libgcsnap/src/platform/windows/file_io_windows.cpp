@@ -148,6 +148,21 @@ bool drop_written_pages(FileHandle f, uint64_t at, uint64_t n) noexcept {
   return false;
 }
 
+// Windows keeps the whole size: the recording's cap (WriterOptions::max_file_bytes) then never
+// frees anything by dropping walks (a sparse file with FSCTL_SET_ZERO_DATA would; not done).
+bool allocated_bytes(FileHandle f, uint64_t& out) noexcept {
+  LARGE_INTEGER size{};
+  if (!GetFileSizeEx(to_handle(f), &size)) return fail_with_last_error();
+  out = static_cast<uint64_t>(size.QuadPart);
+  return true;
+}
+
+bool punch_hole(FileHandle f, uint64_t at, uint64_t n) noexcept {
+  (void)f, (void)at, (void)n;
+  errno = ENOSYS;
+  return false;
+}
+
 FileHandle adopt_descriptor(int fd) noexcept {
   if (fd < 0) return kNoFile;
   const auto crt = _get_osfhandle(fd);
