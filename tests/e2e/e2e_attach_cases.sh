@@ -383,7 +383,7 @@ case_attach_container() {
 # walk_times FILE: the start time (ns) of every GC of FILE with an on-demand heap walk, one a line.
 walk_times() {
   "$gcsnap" info "$1" --format csv | tr -d '\r' |
-    awk -F, 'NF == 21 && $5 == "on-demand" { walked[$1] = 1 } NF == 9 && ($1 in walked) { print $2 }'
+    awk -F, 'NF == 24 && $5 == "on-demand" { walked[$1] = 1 } NF == 9 && ($1 in walked) { print $2 }'
 }
 
 # check_walk_gaps FILE MIN_NS MAX_NS: at least 3 on-demand walks, each MIN_NS..MAX_NS after the one before.
@@ -427,7 +427,7 @@ case_attach_every() {
     fail "the summary line does not count at least 3 walks"
   grep -q 'has no heap walk' "$work/$case_name.rec" && fail "a recording with walks was said to have none"
   check_cli_accepts
-  "$gcsnap" info "$snap" --format csv | tr -d '\r' | awk -F, 'NF == 21 && ($5 == "policy" || $5 == "always")' | grep . >/dev/null &&
+  "$gcsnap" info "$snap" --format csv | tr -d '\r' | awk -F, 'NF == 24 && ($5 == "policy" || $5 == "always")' | grep . >/dev/null &&
     fail "--policy none walked a GC"
   # One interval (1 s) after the walk before ended, give or take the scheduler.
   check_walk_gaps "$snap" 950000000 4000000000

@@ -548,7 +548,7 @@ case_record_every() {
   record_app 0 leaks 10 600
   grep -Eq "^gcsnap: recorded [0-9]+ GCs, [3-9][0-9]* snapshots, " "$err" || fail "the summary does not count at least 3 walks"
   check_cli_accepts
-  "$gcsnap" info "$snap" --format csv | tr -d '\r' | awk -F, 'NF == 21 && ($5 == "policy" || $5 == "always")' | grep . >/dev/null &&
+  "$gcsnap" info "$snap" --format csv | tr -d '\r' | awk -F, 'NF == 24 && ($5 == "policy" || $5 == "always")' | grep . >/dev/null &&
     fail "--policy none walked a GC"
   check_walk_gaps "$snap" 950000000 4000000000
   text=$(csv leaks "$snap" --top 0)
