@@ -22,6 +22,7 @@
 #include "gcsnap/analysis_index.hpp"
 #include "analysis_index/index_access.hpp"
 #include "analysis_index/index_codec.hpp"
+#include "analysis_index/index_header.hpp"
 #include "analysis_index/index_layout.hpp"
 #include "analysis_index/index_pieces.hpp"
 #include "platform/file_io.hpp"
@@ -241,46 +242,16 @@ class IndexParse {
  private:
   bool wanted(IndexParts p) const { return (want_ & p) != 0; }
 
-  // The header: magic, checksum, versions, flags, identity, counts and the placement they give.
+  // The header and the directory (index_header.hpp), and the arrays' frames in the file.
   std::optional<Error> read_header(const IndexIdentity* expected) {
-    if constexpr (std::endian::native != std::endian::little)
-      return make_error(ErrorCode::UnsupportedVersion, "analysis indexes are read on little-endian hosts only");
-    if (bytes_.size() < L::kHeaderSize) return damaged(ErrorCode::Truncated, "analysis index shorter than its header");
-    if (std::memcmp(h_, L::kMagic, sizeof L::kMagic) != 0)
-      return damaged(ErrorCode::NotAGcsnapFile, "not an analysis index (magic)");
-    if (get<uint64_t>(h_ + L::kOffHeaderHash) != XXH3_64bits(h_, L::kOffHeaderHash))
-      return damaged(ErrorCode::ChecksumMismatch, "analysis index header checksum");
-    if (get<uint16_t>(h_ + L::kOffMajor) != L::kMajor)
-      return damaged(ErrorCode::UnsupportedVersion, "analysis index of another major version");
-    // (Major 2 kept its arrays uncoded: rebuilt once, like a stale one.)
-    c_.flags = get<uint32_t>(h_ + L::kOffFlags);
-    for (size_t i = L::kOffReserved; i < L::kOffArrayHashes; ++i)
-      if (h_[i] != std::byte{0}) return damaged(ErrorCode::CorruptSection, "analysis index reserved bytes not zero");
-    if (c_.flags & ~L::kKnownFlags) return damaged(ErrorCode::CorruptSection, "analysis index unknown flags");
-    IndexIdentity id;
-    id.file_size = get<uint64_t>(h_ + L::kOffFileSize);
-    id.mtime_ns = get<uint64_t>(h_ + L::kOffMtime);
-    id.gc_number = get<uint64_t>(h_ + L::kOffGcNumber);
-    id.block_offset = get<uint64_t>(h_ + L::kOffBlockOffset);
-    id.block_size = get<uint64_t>(h_ + L::kOffBlockSize);
-    id.block_sample_hash = get<uint64_t>(h_ + L::kOffSampleHash);
-    if (expected && !(id == *expected))
-      return damaged(ErrorCode::InconsistentData, "stale analysis index (the recording changed)");
-    c_.nodes = get<uint64_t>(h_ + L::kOffNodes);
-    c_.edges = get<uint64_t>(h_ + L::kOffEdges);
-    c_.roots = get<uint64_t>(h_ + L::kOffRoots);
-    c_.unresolved = get<uint64_t>(h_ + L::kOffUnresolved);
-    c_.dependent = get<uint64_t>(h_ + L::kOffDependent);
-    c_.preorder = get<uint64_t>(h_ + L::kOffPreorder);
-    c_.types = get<uint64_t>(h_ + L::kOffTypes);
-    wide_ = (c_.flags & L::kFlagWideOffsets) != 0;
-    if (c_.nodes > kMaxNodes || c_.preorder > c_.nodes || c_.roots + c_.unresolved > 0xFFFFFFFFu ||
-        (!wide_ && c_.edges > UINT32_MAX))
-      return damaged(ErrorCode::CorruptSection, "analysis index counts out of range");
-    const auto place = L::place(c_);
-    if (!place) return damaged(ErrorCode::CorruptSection, "analysis index counts out of range");
-    place_ = *place;
-    if (auto failure = read_directory()) return *failure;
+    auto head = detail::check_index_head(bytes_, bytes_.size(), expected);
+    if (!head) return head.error();
+    c_ = head->counts;
+    place_ = head->place;
+    wide_ = head->wide_offsets;
+    for (size_t a = 0; a < L::kArrayCount; ++a)
+      coded_[a] = {reinterpret_cast<const unsigned char*>(bytes_.data() + head->begin[a]),
+                   static_cast<size_t>(head->length[a])};
     n_ = static_cast<size_t>(c_.nodes);
     m_ = c_.edges;
     root_total_ = c_.roots + c_.unresolved;
@@ -294,24 +265,6 @@ class IndexParse {
     if (want & (kIndexForward | kIndexReverse | kIndexDominators)) want |= kIndexObjects;
     if (want & kIndexObjects) want |= kIndexTypeIds;
     return want;
-  }
-
-  // The directory (§12.3): its checksum, and coded lengths that add up to the file's size.
-  std::optional<Error> read_directory() {
-    if (bytes_.size() < L::kFirstArray) return damaged(ErrorCode::Truncated, "analysis index shorter than its directory");
-    const std::byte* dir = bytes_.data() + L::kDirectoryOffset;
-    if (get<uint64_t>(h_ + L::kOffDirectoryHash) != XXH3_64bits(dir, L::kDirectorySize))
-      return damaged(ErrorCode::ChecksumMismatch, "analysis index directory checksum");
-    uint64_t at = L::kFirstArray;
-    for (size_t a = 0; a < L::kArrayCount; ++a) {
-      const uint64_t len = get<uint64_t>(dir + 8 * a);
-      if (len > bytes_.size() - at)
-        return damaged(ErrorCode::Truncated, "analysis index size does not match its directory");
-      coded_[a] = {reinterpret_cast<const unsigned char*>(bytes_.data() + at), static_cast<size_t>(len)};
-      at += len;
-    }
-    if (at != bytes_.size()) return damaged(ErrorCode::Truncated, "analysis index size does not match its directory");
-    return std::nullopt;
   }
 
   // The arrays the parts asked for need (§12.4 item 5); the roots always.

@@ -1,11 +1,11 @@
 // Reading an analysis index piece by piece (gcsnap/index_stream.hpp): the coded pieces are read
 // with positioned reads, never mapped, so that the memory a pass holds is the pieces it has
-// decoded (and the page cache's, which the kernel may drop), not the file.
+// decoded (and the page cache's, which the kernel may drop), not the file. The header and the
+// directory are checked as every reader checks them (index_header.hpp).
 
 #include "gcsnap/index_stream.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -14,6 +14,7 @@
 #include <xxhash.h>
 
 #include "analysis_index/index_codec.hpp"
+#include "analysis_index/index_header.hpp"
 #include "analysis_index/index_layout.hpp"
 #include "platform/file_io.hpp"
 
@@ -54,8 +55,6 @@ IndexStream::~IndexStream() {
 }
 
 Result<std::unique_ptr<IndexStream>> IndexStream::open(const std::string& path, const IndexIdentity& expected) try {
-  if constexpr (std::endian::native != std::endian::little)
-    return make_error(ErrorCode::UnsupportedVersion, "analysis indexes are read on little-endian hosts only");
   std::unique_ptr<IndexStream> s(new IndexStream());
   s->file_ = platform::open_file(path, platform::OpenMode::Read);
   if (s->file_ == platform::kNoFile) {
@@ -65,53 +64,23 @@ Result<std::unique_ptr<IndexStream>> IndexStream::open(const std::string& path, 
   platform::FileInfo st;
   if (!platform::file_info(s->file_, st)) return Error{ErrorCode::IoError, 0, "cannot stat the analysis index", errno};
   std::byte h[L::kFirstArray];
-  if (st.size < L::kFirstArray || platform::read_at(s->file_, h, sizeof h, 0) != static_cast<int64_t>(sizeof h))
-    return damaged(ErrorCode::Truncated, "analysis index shorter than its directory");
-  if (std::memcmp(h, L::kMagic, sizeof L::kMagic) != 0) return damaged(ErrorCode::NotAGcsnapFile, "not an analysis index (magic)");
-  if (get<uint64_t>(h + L::kOffHeaderHash) != XXH3_64bits(h, L::kOffHeaderHash))
-    return damaged(ErrorCode::ChecksumMismatch, "analysis index header checksum");
-  if (get<uint16_t>(h + L::kOffMajor) != L::kMajor)
-    return damaged(ErrorCode::UnsupportedVersion, "analysis index of another major version");
-  const IndexIdentity id{get<uint64_t>(h + L::kOffFileSize),  get<uint64_t>(h + L::kOffMtime),
-                         get<uint64_t>(h + L::kOffGcNumber),  get<uint64_t>(h + L::kOffBlockOffset),
-                         get<uint64_t>(h + L::kOffBlockSize), get<uint64_t>(h + L::kOffSampleHash)};
-  if (!(id == expected)) return damaged(ErrorCode::InconsistentData, "stale analysis index (the recording changed)");
-  L::Counts c;
-  c.flags = get<uint32_t>(h + L::kOffFlags);
-  for (size_t i = L::kOffReserved; i < L::kOffArrayHashes; ++i)
-    if (h[i] != std::byte{0}) return damaged(ErrorCode::CorruptSection, "analysis index reserved bytes not zero");
-  if (c.flags & ~L::kKnownFlags) return damaged(ErrorCode::CorruptSection, "analysis index unknown flags");
-  c.nodes = get<uint64_t>(h + L::kOffNodes);
-  c.edges = get<uint64_t>(h + L::kOffEdges);
-  c.roots = get<uint64_t>(h + L::kOffRoots);
-  c.unresolved = get<uint64_t>(h + L::kOffUnresolved);
-  c.dependent = get<uint64_t>(h + L::kOffDependent);
-  c.preorder = get<uint64_t>(h + L::kOffPreorder);
-  c.types = get<uint64_t>(h + L::kOffTypes);
-  const bool wide = (c.flags & L::kFlagWideOffsets) != 0;
-  if (c.nodes > UINT32_MAX - 2 || c.preorder > c.nodes || (!wide && c.edges > UINT32_MAX))
-    return damaged(ErrorCode::CorruptSection, "analysis index counts out of range");
-  const auto place = L::place(c);
-  if (!place) return damaged(ErrorCode::CorruptSection, "analysis index counts out of range");
-  const std::byte* dir = h + L::kDirectoryOffset;
-  if (get<uint64_t>(h + L::kOffDirectoryHash) != XXH3_64bits(dir, L::kDirectorySize))
-    return damaged(ErrorCode::ChecksumMismatch, "analysis index directory checksum");
-  s->counts_ = IndexCounts{c.nodes, c.edges, c.dependent, wide, (c.flags & L::kFlagSlots) != 0};
+  const size_t have = static_cast<size_t>(std::min<uint64_t>(st.size, sizeof h));
+  if (platform::read_at(s->file_, h, have, 0) != static_cast<int64_t>(have))
+    return Error{ErrorCode::IoError, 0, "cannot read the analysis index", errno};
+  auto head = detail::check_index_head({h, have}, st.size, &expected);
+  if (!head) return head.error();
+  const L::Counts& c = head->counts;
+  s->counts_ = IndexCounts{c.nodes, c.edges, c.dependent, head->wide_offsets, (c.flags & L::kFlagSlots) != 0};
   s->cursors_.resize(L::kArrayCount);
-  uint64_t at = L::kFirstArray;
   for (size_t a = 0; a < L::kArrayCount; ++a) {
-    const uint64_t len = get<uint64_t>(dir + 8 * a);
-    if (len > st.size - at) return damaged(ErrorCode::Truncated, "analysis index size does not match its directory");
     Cursor& k = s->cursors_[a];
-    k.begin = at;
-    k.end = at + len;
-    k.decoded = place->bytes[a];
-    k.checksum = get<uint64_t>(h + L::hash_offset(a));
-    k.coding = L::coding(a, wide);
+    k.begin = head->begin[a];
+    k.end = head->begin[a] + head->length[a];
+    k.decoded = head->place.bytes[a];
+    k.checksum = head->hashes[a];
+    k.coding = L::coding(a, head->wide_offsets);
     XXH3_64bits_reset(&k.hash);
-    at += len;
   }
-  if (at != st.size) return damaged(ErrorCode::Truncated, "analysis index size does not match its directory");
   return s;
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "opening the analysis index");
