@@ -17,27 +17,20 @@ namespace L = index_layout;
 
 namespace {
 
-template <typename T>
-T get(const std::byte* at) noexcept {
-  T value;
-  std::memcpy(&value, at, sizeof value);
-  return value;
-}
-
 Error damaged(ErrorCode code, const char* detail) { return make_error(code, detail); }
 
-IndexIdentity identity_of(const std::byte* h) noexcept {
+}  // namespace
+
+IndexIdentity identity_in_header(const std::byte* h) noexcept {
   IndexIdentity id;
-  id.file_size = get<uint64_t>(h + L::kOffFileSize);
-  id.mtime_ns = get<uint64_t>(h + L::kOffMtime);
-  id.gc_number = get<uint64_t>(h + L::kOffGcNumber);
-  id.block_offset = get<uint64_t>(h + L::kOffBlockOffset);
-  id.block_size = get<uint64_t>(h + L::kOffBlockSize);
-  id.block_sample_hash = get<uint64_t>(h + L::kOffSampleHash);
+  id.file_size = L::load<uint64_t>(h + L::kOffFileSize);
+  id.mtime_ns = L::load<uint64_t>(h + L::kOffMtime);
+  id.gc_number = L::load<uint64_t>(h + L::kOffGcNumber);
+  id.block_offset = L::load<uint64_t>(h + L::kOffBlockOffset);
+  id.block_size = L::load<uint64_t>(h + L::kOffBlockSize);
+  id.block_sample_hash = L::load<uint64_t>(h + L::kOffSampleHash);
   return id;
 }
-
-}  // namespace
 
 Result<IndexHead> check_index_head(std::span<const std::byte> head, uint64_t file_size, const IndexIdentity* expected) {
   if constexpr (std::endian::native != std::endian::little)
@@ -46,26 +39,26 @@ Result<IndexHead> check_index_head(std::span<const std::byte> head, uint64_t fil
   if (file_size < L::kHeaderSize || head.size() < L::kHeaderSize)
     return damaged(ErrorCode::Truncated, "analysis index shorter than its header");
   if (std::memcmp(h, L::kMagic, sizeof L::kMagic) != 0) return damaged(ErrorCode::NotAGcsnapFile, "not an analysis index (magic)");
-  if (get<uint64_t>(h + L::kOffHeaderHash) != XXH3_64bits(h, L::kOffHeaderHash))
+  if (L::load<uint64_t>(h + L::kOffHeaderHash) != XXH3_64bits(h, L::kOffHeaderHash))
     return damaged(ErrorCode::ChecksumMismatch, "analysis index header checksum");
-  if (get<uint16_t>(h + L::kOffMajor) != L::kMajor)
+  if (L::load<uint16_t>(h + L::kOffMajor) != L::kMajor)
     return damaged(ErrorCode::UnsupportedVersion, "analysis index of another major version");
   // (Major 2 kept its arrays uncoded: rebuilt once, like a stale one.)
   IndexHead out;
   L::Counts& c = out.counts;
-  c.flags = get<uint32_t>(h + L::kOffFlags);
+  c.flags = L::load<uint32_t>(h + L::kOffFlags);
   for (size_t i = L::kOffReserved; i < L::kOffArrayHashes; ++i)
     if (h[i] != std::byte{0}) return damaged(ErrorCode::CorruptSection, "analysis index reserved bytes not zero");
   if (c.flags & ~L::kKnownFlags) return damaged(ErrorCode::CorruptSection, "analysis index unknown flags");
-  if (expected && !(identity_of(h) == *expected))
+  if (expected && !(identity_in_header(h) == *expected))
     return damaged(ErrorCode::InconsistentData, "stale analysis index (the recording changed)");
-  c.nodes = get<uint64_t>(h + L::kOffNodes);
-  c.edges = get<uint64_t>(h + L::kOffEdges);
-  c.roots = get<uint64_t>(h + L::kOffRoots);
-  c.unresolved = get<uint64_t>(h + L::kOffUnresolved);
-  c.dependent = get<uint64_t>(h + L::kOffDependent);
-  c.preorder = get<uint64_t>(h + L::kOffPreorder);
-  c.types = get<uint64_t>(h + L::kOffTypes);
+  c.nodes = L::load<uint64_t>(h + L::kOffNodes);
+  c.edges = L::load<uint64_t>(h + L::kOffEdges);
+  c.roots = L::load<uint64_t>(h + L::kOffRoots);
+  c.unresolved = L::load<uint64_t>(h + L::kOffUnresolved);
+  c.dependent = L::load<uint64_t>(h + L::kOffDependent);
+  c.preorder = L::load<uint64_t>(h + L::kOffPreorder);
+  c.types = L::load<uint64_t>(h + L::kOffTypes);
   out.wide_offsets = (c.flags & L::kFlagWideOffsets) != 0;
   if (c.nodes > kMaxNodes || c.preorder > c.nodes || c.roots + c.unresolved > 0xFFFFFFFFu ||
       (!out.wide_offsets && c.edges > UINT32_MAX))
@@ -77,15 +70,15 @@ Result<IndexHead> check_index_head(std::span<const std::byte> head, uint64_t fil
   if (file_size < L::kFirstArray || head.size() < L::kFirstArray)
     return damaged(ErrorCode::Truncated, "analysis index shorter than its directory");
   const std::byte* dir = h + L::kDirectoryOffset;
-  if (get<uint64_t>(h + L::kOffDirectoryHash) != XXH3_64bits(dir, L::kDirectorySize))
+  if (L::load<uint64_t>(h + L::kOffDirectoryHash) != XXH3_64bits(dir, L::kDirectorySize))
     return damaged(ErrorCode::ChecksumMismatch, "analysis index directory checksum");
   uint64_t at = L::kFirstArray;
   for (size_t a = 0; a < L::kArrayCount; ++a) {
-    const uint64_t len = get<uint64_t>(dir + 8 * a);
+    const uint64_t len = L::load<uint64_t>(dir + 8 * a);
     if (len > file_size - at) return damaged(ErrorCode::Truncated, "analysis index size does not match its directory");
     out.begin[a] = at;
     out.length[a] = len;
-    out.hashes[a] = get<uint64_t>(h + L::hash_offset(a));
+    out.hashes[a] = L::load<uint64_t>(h + L::hash_offset(a));
     at += len;
   }
   if (at != file_size) return damaged(ErrorCode::Truncated, "analysis index size does not match its directory");

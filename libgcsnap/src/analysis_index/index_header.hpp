@@ -25,6 +25,10 @@ struct IndexHead {
   bool wide_offsets = false;
 };
 
+/// The identity of the recording an index was built from, as its header (HEAD, at least
+/// index_layout::kHeaderSize bytes) states it; unchecked.
+[[nodiscard]] IndexIdentity identity_in_header(const std::byte* head) noexcept;
+
 /// Check the header and directory in HEAD (the file's first bytes: all of them, or at least
 /// index_layout::kFirstArray) of an index file of FILE_SIZE bytes, against EXPECTED (null: no
 /// identity check). Errors: Truncated, NotAGcsnapFile, ChecksumMismatch, UnsupportedVersion

@@ -7,11 +7,20 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 
 #include "analysis_index/index_codec.hpp"
 
 namespace gcsnap::index_layout {
+
+/// A little-endian value at P, of any alignment (indexes are read on little-endian hosts only).
+template <typename T>
+T load(const void* p) noexcept {
+  T value;
+  std::memcpy(&value, p, sizeof value);
+  return value;
+}
 
 inline constexpr char kMagic[8] = {'G', 'C', 'S', 'N', 'A', 'P', 'I', 'X'};
 inline constexpr uint16_t kMajor = 3;  // 3: arrays coded (zstd frames); 2: in place, one checksum per array

@@ -17,17 +17,10 @@ namespace L = index_layout;
 
 namespace {
 
-template <typename T>
-T load(const unsigned char* p) noexcept {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
 uint64_t load_width(const unsigned char* p, size_t width) noexcept {
   switch (width) {
-    case 8: return load<uint64_t>(p);
-    case 4: return load<uint32_t>(p);
+    case 8: return L::load<uint64_t>(p);
+    case 4: return L::load<uint32_t>(p);
     default: return *p;
   }
 }
@@ -47,7 +40,7 @@ Status IndexPieces::check_piece(size_t which, size_t index, std::span<const unsi
   bool ok = true;
   switch (which) {
     case L::kAddresses: {
-      for (size_t at = 8; at < bytes.size(); at += 8) ok = ok && load<uint64_t>(&bytes[at]) > load<uint64_t>(&bytes[at - 8]);
+      for (size_t at = 8; at < bytes.size(); at += 8) ok = ok && L::load<uint64_t>(&bytes[at]) > L::load<uint64_t>(&bytes[at - 8]);
       if (!ok) return damaged(ErrorCode::CorruptSection, "analysis index addresses not increasing");
       break;
     }
@@ -57,7 +50,7 @@ Status IndexPieces::check_piece(size_t which, size_t index, std::span<const unsi
       break;
     case L::kIdom:
       for (size_t at = 0; at < bytes.size(); at += 4) {
-        const uint32_t d = load<uint32_t>(&bytes[at]);
+        const uint32_t d = L::load<uint32_t>(&bytes[at]);
         ok = ok && (d < n || d == kVirtualRoot || d == kNoNode);
       }
       if (!ok) return damaged(ErrorCode::CorruptSection, "analysis index dominators do not match the preorder");
@@ -147,11 +140,11 @@ Result<std::optional<NodeIndex>> IndexPieces::find_containing(uint64_t address) 
   size_t a = 0, b = count;  // element a <= address, element b > address (or the end)
   while (b - a > 1) {
     const size_t mid = a + (b - a) / 2;
-    if (load<uint64_t>(bytes->data() + 8 * mid) <= address) a = mid;
+    if (L::load<uint64_t>(bytes->data() + 8 * mid) <= address) a = mid;
     else b = mid;
   }
   const uint64_t row = uint64_t{lo} * kPerPiece + a;
-  const uint64_t start = load<uint64_t>(bytes->data() + 8 * a);
+  const uint64_t start = L::load<uint64_t>(bytes->data() + 8 * a);
   auto size = element(L::kSizes, row);
   if (!size) return size.error();
   // As ObjectTable::find_containing: max(size, 1) gives a zero-size object its own start.
@@ -213,9 +206,9 @@ Result<std::pair<std::vector<GraphRoot>, std::vector<uint32_t>>> IndexPieces::ro
   for (size_t at = 0; at + L::kRootRecord <= records->size(); at += L::kRootRecord) {
     const unsigned char* r = records->data() + at;
     GraphRoot root;
-    root.node = load<uint32_t>(r + L::kRootNode);
-    root.root_index = load<uint32_t>(r + L::kRootIndex);
-    root.root_id = load<uint64_t>(r + L::kRootId);
+    root.node = L::load<uint32_t>(r + L::kRootNode);
+    root.root_index = L::load<uint32_t>(r + L::kRootIndex);
+    root.root_id = L::load<uint64_t>(r + L::kRootId);
     const uint8_t kind = r[L::kRootKind];
     root.flags = r[L::kRootFlags];
     bool ok = root.node < nodes() && kind <= static_cast<uint8_t>(RootKind::Handle) &&
@@ -226,7 +219,7 @@ Result<std::pair<std::vector<GraphRoot>, std::vector<uint32_t>>> IndexPieces::ro
     out.first.push_back(root);
   }
   for (size_t at = 0; at + 4 <= unresolved->size(); at += 4) {
-    const uint32_t r = load<uint32_t>(unresolved->data() + at);
+    const uint32_t r = L::load<uint32_t>(unresolved->data() + at);
     if (r >= facts_.root_entries) return damaged(ErrorCode::CorruptSection, "analysis index unresolved root out of range");
     out.second.push_back(r);
   }

@@ -50,12 +50,6 @@ void run_on_two_threads(Work& work, bool help) {
   if (helper.joinable()) helper.join();
 }
 
-template <typename T>
-T get(const std::byte* at) noexcept {
-  T value;
-  std::memcpy(&value, at, sizeof value);
-  return value;
-}
 
 Error damaged(ErrorCode code, const char* detail, uint64_t offset = 0) { return make_error(code, detail, offset); }
 
@@ -117,7 +111,7 @@ ArrayCheck chunks(Source& src, const L::Placement& place, size_t which, size_t r
     XXH3_64bits_update(&hash, data, len);
     at += len;
   }
-  const uint64_t expected = get<uint64_t>(src.bytes().data() + L::hash_offset(which));
+  const uint64_t expected = L::load<uint64_t>(src.bytes().data() + L::hash_offset(which));
   return XXH3_64bits_digest(&hash) == expected ? ArrayCheck::Ok : ArrayCheck::BadChecksum;
 }
 
@@ -128,7 +122,7 @@ template <typename T, typename Check>
 ArrayCheck each(Source& src, const L::Placement& place, size_t which, size_t record, Check&& check) {
   return chunks(src, place, which, record, [&](const std::byte* data, size_t len, uint64_t first) {
     for (size_t at = 0; at < len; at += record, ++first)
-      if (!check(get<T>(data + at), data + at, first)) return false;
+      if (!check(L::load<T>(data + at), data + at, first)) return false;
     return true;
   });
 }
@@ -212,7 +206,7 @@ class IndexParse {
     f.coded = coded_;
     f.root_entries = root_total_;
     f.has_dependent_handles = (c_.flags & L::kFlagDependent) != 0;
-    for (size_t a = 0; a < L::kArrayCount; ++a) f.hashes[a] = get<uint64_t>(h_ + L::hash_offset(a));
+    for (size_t a = 0; a < L::kArrayCount; ++a) f.hashes[a] = L::load<uint64_t>(h_ + L::hash_offset(a));
     return f;
   }
 
@@ -340,10 +334,10 @@ class IndexParse {
       return each<uint32_t>(src, place_, L::kRoots, L::kRootRecord, [&](uint32_t node, const std::byte* at, uint64_t) {
         GraphRoot r;
         r.node = node;
-        r.root_index = get<uint32_t>(at + L::kRootIndex);
-        r.root_id = get<uint64_t>(at + L::kRootId);
-        const auto kind = get<uint8_t>(at + L::kRootKind);
-        r.flags = get<uint8_t>(at + L::kRootFlags);
+        r.root_index = L::load<uint32_t>(at + L::kRootIndex);
+        r.root_id = L::load<uint64_t>(at + L::kRootId);
+        const auto kind = L::load<uint8_t>(at + L::kRootKind);
+        r.flags = L::load<uint8_t>(at + L::kRootFlags);
         for (size_t k = L::kRootZeroFrom; k < L::kRootRecord; ++k)
           if (at[k] != std::byte{0}) return false;
         r.kind = static_cast<RootKind>(kind);
@@ -422,8 +416,8 @@ class IndexParse {
       jobs.add("analysis index dependent edges out of range or order", [this](Source& src) {
         return each<uint64_t>(src, place_, L::kDependentEdges, L::kDependentRecord,
                               [&](uint64_t, const std::byte* at, uint64_t i) {
-                                const std::pair<NodeIndex, NodeIndex> e{get<uint32_t>(at + L::kDependentPrimary),
-                                                                        get<uint32_t>(at + L::kDependentSecondary)};
+                                const std::pair<NodeIndex, NodeIndex> e{L::load<uint32_t>(at + L::kDependentPrimary),
+                                                                        L::load<uint32_t>(at + L::kDependentSecondary)};
                                 const bool ok =
                                     e.first < n_ && e.second < n_ && (i == 0 || parts_.dependent_edges.back() < e);
                                 parts_.dependent_edges.push_back(e);
@@ -486,18 +480,18 @@ class IndexParse {
       return each<uint32_t>(src, place_, L::kTypes, L::kTypeRecord, [&](uint32_t type, const std::byte* at, uint64_t i) {
         TypeStats t;
         t.type_id = type;
-        t.count = get<uint64_t>(at + L::kTypeCount);
-        t.shallow_bytes = get<uint64_t>(at + L::kTypeShallow);
-        t.retained_bytes = get<uint64_t>(at + L::kTypeRetained);
-        t.unreachable_count = get<uint64_t>(at + L::kTypeUnreachable);
+        t.count = L::load<uint64_t>(at + L::kTypeCount);
+        t.shallow_bytes = L::load<uint64_t>(at + L::kTypeShallow);
+        t.retained_bytes = L::load<uint64_t>(at + L::kTypeRetained);
+        t.unreachable_count = L::load<uint64_t>(at + L::kTypeUnreachable);
         uint64_t by_generation = 0;
         bool sums = true;
         for (size_t g = 0; g < kGenerationSlots; ++g) {
-          t.generation_bytes[g] = get<uint64_t>(at + L::kTypeGenerationBytes + 8 * g);
+          t.generation_bytes[g] = L::load<uint64_t>(at + L::kTypeGenerationBytes + 8 * g);
           sums = sums && by_generation + t.generation_bytes[g] >= by_generation;  // no wrap
           by_generation += t.generation_bytes[g];
         }
-        const bool ok = get<uint32_t>(at + L::kTypeZero) == 0 && (i == 0 || types_.back().type_id < type) && sums &&
+        const bool ok = L::load<uint32_t>(at + L::kTypeZero) == 0 && (i == 0 || types_.back().type_id < type) && sums &&
                         by_generation == t.shallow_bytes;
         types_.push_back(t);
         return ok;
@@ -563,8 +557,8 @@ class IndexParse {
     out.parts = want_;
     out.root_entries = root_total_;
     out.unreachable_objects = c_.nodes - c_.preorder;
-    out.unreachable_bytes = get<uint64_t>(h_ + L::kOffUnreachableBytes);
-    out.block_hash = get<uint64_t>(h_ + L::kOffBlockHash);
+    out.unreachable_bytes = L::load<uint64_t>(h_ + L::kOffUnreachableBytes);
+    out.block_hash = L::load<uint64_t>(h_ + L::kOffBlockHash);
     uint64_t stats[7];
     std::memcpy(stats, h_ + L::kOffStats, sizeof stats);
     parts_.stats = GraphBuildStats{stats[0], stats[1], stats[2], stats[3], stats[4], stats[5], stats[6]};
@@ -591,8 +585,8 @@ class IndexParse {
     out.graph = AnalysisIndexAccess::make_graph(std::move(parts_), keep_);
     if (wanted(kIndexDominators))
       out.dominators = AnalysisIndexAccess::make_dominators(
-          u32s(L::kIdom), u64s(L::kRetained), u32s(L::kPreorder), get<uint64_t>(h_ + L::kOffReachableBytes),
-          get<uint64_t>(h_ + L::kOffUnreachableBytes), keep_);
+          u32s(L::kIdom), u64s(L::kRetained), u32s(L::kPreorder), L::load<uint64_t>(h_ + L::kOffReachableBytes),
+          L::load<uint64_t>(h_ + L::kOffUnreachableBytes), keep_);
     if (wanted(kIndexSlots) && (c_.flags & L::kFlagSlots)) out.edge_slots = AnalysisIndexAccess::make_slots(u32s(L::kSlots), keep_);
     if (wanted(kIndexPathTree)) out.path_parents = u32s(L::kPathParents);
     out.type_stats = std::move(types_);
@@ -662,10 +656,8 @@ Result<MappedIndex> map_index_file(const std::string& path, const IndexIdentity&
     return damaged(ErrorCode::Truncated, "analysis index shorter than its header");
   }
   if (std::memcmp(header, L::kMagic, sizeof L::kMagic) == 0 &&
-      get<uint64_t>(header + L::kOffHeaderHash) == XXH3_64bits(header, L::kOffHeaderHash)) {
-    IndexIdentity id{get<uint64_t>(header + L::kOffFileSize),    get<uint64_t>(header + L::kOffMtime),
-                     get<uint64_t>(header + L::kOffGcNumber),    get<uint64_t>(header + L::kOffBlockOffset),
-                     get<uint64_t>(header + L::kOffBlockSize),   get<uint64_t>(header + L::kOffSampleHash)};
+      L::load<uint64_t>(header + L::kOffHeaderHash) == XXH3_64bits(header, L::kOffHeaderHash)) {
+    const IndexIdentity id = detail::identity_in_header(header);
     if (!(id == expected)) {
       platform::close_file(fd);
       return damaged(ErrorCode::InconsistentData, "stale analysis index (the recording changed)");

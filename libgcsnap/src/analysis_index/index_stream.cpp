@@ -24,12 +24,6 @@ namespace L = index_layout;
 
 namespace {
 
-template <typename T>
-T get(const std::byte* at) noexcept {
-  T value;
-  std::memcpy(&value, at, sizeof value);
-  return value;
-}
 
 Error damaged(ErrorCode code, const char* detail, uint64_t offset = 0) { return make_error(code, detail, offset); }
 
@@ -138,7 +132,7 @@ Status IndexStream::find_pieces(size_t array) {
     if (k.end - at < 4) return damaged(ErrorCode::Truncated, "analysis index array shorter than its pieces", at);
     if (platform::read_at(file_, len, 4, at) != 4)
       return Error{ErrorCode::IoError, at, "cannot read the analysis index", errno};
-    const uint32_t n = get<uint32_t>(len);
+    const uint32_t n = L::load<uint32_t>(len);
     if (n > k.end - at - 4) return damaged(ErrorCode::Truncated, "analysis index array shorter than its pieces", at);
     starts.push_back(at);
     at += 4 + n;
