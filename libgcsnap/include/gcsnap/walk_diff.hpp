@@ -56,6 +56,9 @@ struct WalkView {
   /// Optional, with `graph`: its full shortest-path tree over strong roots (an index's), so the
   /// diff runs no search for the paths of the new objects.
   std::shared_ptr<const ShortestPathTree> paths;
+  /// Optional, with `paths` over a graph read without its forward CSR (IndexedPathTree): tells
+  /// how each hop FROM -> TO of the new objects' paths holds its object, in place of the graph.
+  std::function<Result<EdgeKind>(NodeIndex from, NodeIndex to)> hop_kind;
 };
 
 /// Return WALK's view (no graph: the diff builds one from WALK if it needs it).

@@ -148,6 +148,23 @@ Result<std::shared_ptr<const HeapGraph>> graph_of(const WalkView& b) {
   return std::shared_ptr<const HeapGraph>(std::make_shared<HeapGraph>(std::move(graph).value()));
 }
 
+// The hops of the paths, told by the view (its graph has no forward CSR to tell them).
+Status tell_hops(const WalkView& b, std::vector<GroupPath>& paths) {
+  auto tell = [&](RetentionPath& path) -> Status {
+    for (size_t h = 0; h < path.edges.size(); ++h) {
+      auto kind = b.hop_kind(path.nodes[h], path.nodes[h + 1]);
+      if (!kind) return kind.error();
+      path.edges[h].kind = *kind;
+    }
+    return Status::ok();
+  };
+  for (GroupPath& p : paths) {
+    GCSNAP_RETURN_IF_ERROR(tell(p.path));
+    for (GroupShape& shape : p.more_shapes) GCSNAP_RETURN_IF_ERROR(tell(shape.path));
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const WalkView& b,
@@ -205,6 +222,7 @@ Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const
                                   b.graph ? b.paths.get() : nullptr);
     if (!paths) return paths.error();
     out.new_paths = std::move(paths).value();
+    if (b.graph && b.paths && b.hop_kind) GCSNAP_RETURN_IF_ERROR(tell_hops(b, out.new_paths));
   }
   auto dead = group_by_type(a.type_ids, a.sizes, *a.names, dead_in_a, selection);
   if (!dead) return dead.error();

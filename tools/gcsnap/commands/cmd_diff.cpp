@@ -154,8 +154,10 @@ void run_diff(const DiffOptions& opt) {
   // Two recordings: A's shortest-path tree too (its objects' shapes are compared with B's).
   const IndexParts a_paths = same_recording ? IndexParts{} : IndexParts{kIndexPathTree};
   load_diff_side(a, rec_a, use_index, kIndexObjects | kIndexTypes | a_paths);
-  const IndexParts b_paths = IndexParts{kIndexPathTree};
-  load_diff_side(b, rec_b, use_index, kIndexObjects | kIndexTypes | b_paths);
+  // One recording: B's tree without its forward graph (the paths of a few new objects read
+  // the successors of the hops that hold dependent handles, not 14 B per object).
+  const IndexParts b_paths = same_recording ? IndexParts{} : IndexParts{kIndexPathTree};
+  load_diff_side(b, rec_b, use_index, kIndexObjects | kIndexTypes | b_paths, same_recording);
 
   Report report;
   // As path/types/dominators say: without the pairs, ConditionalWeakTable values look dead.

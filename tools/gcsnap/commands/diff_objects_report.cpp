@@ -27,7 +27,26 @@ std::vector<TypeTotal> DiffSide::type_totals() const {
                        selected.file);
 }
 
-void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexParts parts) {
+namespace {
+
+// The shortest-path tree of HEAP's index (read with the node columns and no forward graph), or
+// null when it cannot be used: the side is then decoded, as with no index.
+std::unique_ptr<IndexedPathTree> read_path_tree(const std::string& file, const Recording& rec, size_t gc,
+                                                const GcHeap& heap) {
+  auto id = identify_gc(file, rec, gc);
+  if (!id) return nullptr;
+  auto stream = IndexStream::open(analysis_index_path(file, id->gc_number), *id);
+  if (!stream || !heap.indexed_unreachable) return nullptr;
+  const uint64_t reached = heap.graph.node_count() - heap.indexed_unreachable->first;
+  auto tree = IndexedPathTree::read(std::move(stream).value(), heap.graph, reached);
+  if (!tree && tree.error().code == ErrorCode::OutOfMemory) fail_on(file, tree.error());
+  if (!tree) return nullptr;
+  return std::make_unique<IndexedPathTree>(std::move(tree).value());
+}
+
+}  // namespace
+
+void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexParts parts, bool path_tree) {
   const std::string& file = side.selected.file;
   const size_t gc = side.selected.index;
   std::unique_ptr<GcHeap> heap;
@@ -36,6 +55,10 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
     options.index = IndexUse::OnlyExisting;
     options.parts = parts;
     heap = value_or_fail(GcHeap::open(file, rec, gc, options), file);
+  }
+  if (heap && path_tree) {
+    side.path_tree = read_path_tree(file, rec, gc, *heap);
+    if (!side.path_tree) heap.reset();
   }
   if (!heap) {
     side.walk = value_or_fail(read_heap_walk(rec, gc), file);
@@ -62,6 +85,12 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
   // The graph and the tree live as long as the heap they point into.
   if (parts & (kIndexForward | kIndexPathTree)) v.graph = std::shared_ptr<const HeapGraph>(index, &graph);
   if (index->indexed_paths) v.paths = std::shared_ptr<const ShortestPathTree>(index, &*index->indexed_paths);
+  if (side.path_tree) {
+    IndexedPathTree* tree = side.path_tree.get();
+    v.graph = std::shared_ptr<const HeapGraph>(index, &graph);
+    v.paths = std::shared_ptr<const ShortestPathTree>(index, &tree->tree());
+    v.hop_kind = [tree](NodeIndex from, NodeIndex to) { return tree->hop_kind(from, to); };
+  }
   side.index = std::move(index);
 }
 

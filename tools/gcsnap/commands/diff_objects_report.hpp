@@ -13,6 +13,7 @@
 #include "gcsnap/analysis_index.hpp"
 #include "gcsnap/gc_heap.hpp"
 #include "gcsnap/heap_diff.hpp"
+#include "gcsnap/index_path_tree.hpp"
 #include "gcsnap/reader.hpp"
 #include "gcsnap/walk_diff.hpp"
 #include "output/output.hpp"
@@ -29,6 +30,8 @@ struct DiffSide {
   /// Set when the side answers from its analysis index (the graph, generations, histogram and
   /// shortest-path tree; its roots and names are moved into `walk`).
   std::shared_ptr<const GcHeap> index;
+  /// With an index read without its forward graph: its shortest-path tree (view.paths).
+  std::unique_ptr<IndexedPathTree> path_tree;
   WalkView view;
 
   DiffSide() = default;
@@ -42,8 +45,10 @@ struct DiffSide {
 };
 
 /// Load SIDE's GC (REC): from its analysis index when USE_INDEX and a valid one with PARTS
-/// exists (never built here), else by decoding the heap walk. Throws CliError naming the file.
-void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexParts parts);
+/// exists (never built here), else by decoding the heap walk. With PATH_TREE the index's
+/// shortest-path tree is read too, without the forward graph (IndexedPathTree); an index whose
+/// tree fails its checks is not used. Throws CliError naming the file.
+void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexParts parts, bool path_tree = false);
 
 struct ObjectLevel {
   /// Roots matched through the ranges (A's objects followed to B, or B's to A when A is the
