@@ -44,9 +44,30 @@ std::unique_ptr<IndexedPathTree> read_path_tree(const std::string& file, const R
   return std::make_unique<IndexedPathTree>(std::move(tree).value());
 }
 
+// The columns of SIDE's index into SIDE.columns; false when they cannot be used (the side is
+// then decoded, as with no index).
+bool read_columns(DiffSide& side, const Recording& rec) {
+  const std::string& file = side.selected.file;
+  auto id = identify_gc(file, rec, side.selected.index);
+  if (!id) return false;
+  auto stream = IndexStream::open(analysis_index_path(file, id->gc_number), *id);
+  if (!stream) return false;
+  auto columns = read_index_columns(**stream);
+  if (!columns && columns.error().code == ErrorCode::OutOfMemory) fail_on(file, columns.error());
+  if (!columns) return false;
+  side.columns = std::move(columns).value();
+  side.column_stream = std::move(stream).value();
+  return true;
+}
+
 }  // namespace
 
-void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexParts parts, bool path_tree) {
+uint64_t DiffSide::address_of(size_t i) const {
+  if (!column_stream || !columns.addresses.empty()) return view.addresses[i];
+  return value_or_fail(read_index_address(*column_stream, i), selected.file);
+}
+
+void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexParts parts, DiffLoad load) {
   const std::string& file = side.selected.file;
   const size_t gc = side.selected.index;
   std::unique_ptr<GcHeap> heap;
@@ -56,10 +77,11 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
     options.parts = parts;
     heap = value_or_fail(GcHeap::open(file, rec, gc, options), file);
   }
-  if (heap && path_tree) {
+  if (heap && load == DiffLoad::PathTree) {
     side.path_tree = read_path_tree(file, rec, gc, *heap);
     if (!side.path_tree) heap.reset();
   }
+  if (heap && load == DiffLoad::Movable && !read_columns(side, rec)) heap.reset();
   if (!heap) {
     side.walk = value_or_fail(read_heap_walk(rec, gc), file);
     side.view = view_of(side.walk);
@@ -80,6 +102,13 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
   v.sizes = graph.sizes();
   v.type_ids = graph.type_ids();
   v.generations = index->generations;
+  if (side.column_stream) {
+    v.addresses = side.columns.addresses;
+    v.sizes = side.columns.sizes;
+    v.generations = side.columns.generations;
+    v.movable_addresses = &side.columns.addresses;
+    v.movable_generations = &side.columns.generations;
+  }
   v.roots = &walk.roots;
   v.names = &walk.names;
   // The graph and the tree live as long as the heap they point into.
@@ -232,7 +261,7 @@ ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, con
                                   b.walk.gc_number));
   }
   for (const auto& g : diff->dead_groups)
-    out.dead_groups.add_row({g.name, g.count, g.bytes, a.view.addresses[g.members.front()]});
+    out.dead_groups.add_row({g.name, g.count, g.bytes, a.address_of(g.members.front())});
   return out;
 }
 
