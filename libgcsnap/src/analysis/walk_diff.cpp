@@ -225,11 +225,17 @@ Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const
     auto graph = graph_of(b);
     if (!graph) return graph.error();
     out.graph_b = std::move(graph).value();
+    std::shared_ptr<const ShortestPathTree> tree = b.graph ? b.paths : nullptr;
+    if (b.graph && !tree && b.read_paths) {
+      auto read = b.read_paths();
+      if (!read) return read.error();
+      tree = std::move(read).value();
+    }
     auto paths = find_group_paths(*out.graph_b, out.new_groups, 4096, std::max<size_t>(1, options.max_shapes),
-                                  b.graph ? b.paths.get() : nullptr);
+                                  tree.get());
     if (!paths) return paths.error();
     out.new_paths = std::move(paths).value();
-    if (b.graph && b.paths && b.hop_kind) GCSNAP_RETURN_IF_ERROR(tell_hops(b, out.new_paths));
+    if (tree && b.hop_kind) GCSNAP_RETURN_IF_ERROR(tell_hops(b, out.new_paths));
   }
   auto dead = group_by_type(a.type_ids, a.sizes, *a.names, dead_in_a, selection);
   if (!dead) return dead.error();

@@ -77,10 +77,9 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
     options.parts = parts;
     heap = value_or_fail(GcHeap::open(file, rec, gc, options), file);
   }
-  if (heap && load == DiffLoad::PathTree) {
-    side.path_tree = read_path_tree(file, rec, gc, *heap);
-    if (!side.path_tree) heap.reset();
-  }
+  // The tree is checked now and read again when the diff needs it (after matching the
+  // objects): a failure then means the index changed in between, an error.
+  if (heap && load == DiffLoad::PathTree && !read_path_tree(file, rec, gc, *heap)) heap.reset();
   if (heap && load == DiffLoad::Movable && !read_columns(side, rec)) heap.reset();
   if (!heap) {
     side.walk = value_or_fail(read_heap_walk(rec, gc), file);
@@ -114,11 +113,17 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
   // The graph and the tree live as long as the heap they point into.
   if (parts & (kIndexForward | kIndexPathTree)) v.graph = std::shared_ptr<const HeapGraph>(index, &graph);
   if (index->indexed_paths) v.paths = std::shared_ptr<const ShortestPathTree>(index, &*index->indexed_paths);
-  if (side.path_tree) {
-    IndexedPathTree* tree = side.path_tree.get();
+  if (load == DiffLoad::PathTree) {
+    DiffSide* s = &side;
+    const Recording* r = &rec;
     v.graph = std::shared_ptr<const HeapGraph>(index, &graph);
-    v.paths = std::shared_ptr<const ShortestPathTree>(index, &tree->tree());
-    v.hop_kind = [tree](NodeIndex from, NodeIndex to) { return tree->hop_kind(from, to); };
+    v.read_paths = [s, r]() -> Result<std::shared_ptr<const ShortestPathTree>> {
+      s->path_tree = read_path_tree(s->selected.file, *r, s->selected.index, *s->index);
+      if (!s->path_tree)
+        return make_error(ErrorCode::CorruptSection, "the analysis index changed while diff read it");
+      return std::shared_ptr<const ShortestPathTree>(s->index, &s->path_tree->tree());
+    };
+    v.hop_kind = [s](NodeIndex from, NodeIndex to) { return s->path_tree->hop_kind(from, to); };
   }
   side.index = std::move(index);
 }
