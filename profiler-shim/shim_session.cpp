@@ -237,6 +237,17 @@ int ShimSession::runtime_major() const noexcept {
 }
 
 HRESULT ShimSession::apply_event_mask() noexcept {
+  // GCSNAP_EXPERIMENT_LIGHT_MASK=1, for measurements only (bench/runtimes.sh rows light*): no
+  // COR_PRF_MONITOR_GC, only BASIC_GC | MONITOR_GC_MOVED_OBJECTS; nothing is walked.
+  const char* light = std::getenv("GCSNAP_EXPERIMENT_LIGHT_MASK");
+  if (light && light[0] == '1' && info_version_ >= 5) {
+    auto* info5 = static_cast<ICorProfilerInfo5*>(info_);
+    DWORD low = statics_ ? COR_PRF_MONITOR_MODULE_LOADS : 0;
+    DWORD high = COR_PRF_HIGH_BASIC_GC | COR_PRF_HIGH_MONITOR_GC_MOVED_OBJECTS;
+    HRESULT hr = info5->SetEventMask2(low, high);
+    if (succeeded(hr)) mask_low_ = low, mask_high_ = high;
+    return hr;
+  }
   // Runtimes before 11 do not know the bit; one that refuses it still gets the plain mask
   // (11.0.0 refuses it to an attached profiler: CORPROF_E_UNSUPPORTED_FOR_ATTACHING_PROFILER).
   if (info_version_ >= 5 && runtime_major() >= 11) {
