@@ -5,7 +5,7 @@
 # row: no profiler, `gcsnap record --pid` (attached for the window), `--policy none`, the
 # default policy; row noevents (not in the default rows): the default policy without .NET 8's
 # GCTriggered session (GCSNAP_GC_REASON_EVENTS=0), for that session's cost; off-nobgc (no profiler,
-# DOTNET_gcConcurrent=0): the cost of losing background GC alone; light, light-nobgc: `record
+# System.GC.Concurrent=false in a copy of its runtimeconfig.json): the cost of losing background GC alone; light, light-nobgc: `record
 # --policy none` with the BASIC_GC | MONITOR_GC_MOVED_OBJECTS mask (the shim's experiment switch
 # GCSNAP_EXPERIMENT_LIGHT_MASK=1), with and without background GC. Prints requests/s, p99 and
 # max latency, the mean and longest gen0, gen1, blocking gen2 and background gen2 pause

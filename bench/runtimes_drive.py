@@ -8,7 +8,7 @@ gen0 and gen1 pauses of the window. Rows: off (no profiler), attach (`gcsnap rec
 default policy, attached after the warm-up for the window), none (`record --policy none`),
 default (`record`, default policy), noevents (`record` without .NET 8's GCTriggered session,
 GCSNAP_GC_REASON_EVENTS=0; the same as default on other runtimes), off-nobgc (no profiler,
-DOTNET_gcConcurrent=0: what losing background GC costs alone), light and light-nobgc (`record
+System.GC.Concurrent=false: what losing background GC costs alone), light and light-nobgc (`record
 --policy none` with the shim's experiment switch GCSNAP_EXPERIMENT_LIGHT_MASK=1: the event mask
 BASIC_GC | MONITOR_GC_MOVED_OBJECTS instead of MONITOR_GC; with and without background GC). Rows and runtimes are interleaved per repetition; the
 table shows medians and the ratios against "off" on the same runtime.
@@ -16,6 +16,7 @@ table shows medians and the ratios against "off" on the same runtime.
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -27,13 +28,13 @@ from web_drive import LUA, free_port, http_get, parse_wrk  # noqa: E402
 
 ROWS = {
     "off": "no profiler",
-    "off-nobgc": "no profiler, DOTNET_gcConcurrent=0",
+    "off-nobgc": "no profiler, no background GC",
     "attach": "record --pid (default policy)",
     "none": "record --policy none",
     "default": "record (default policy)",
     "noevents": "record, GCSNAP_GC_REASON_EVENTS=0",
     "light": "record --policy none, BASIC_GC|MOVED_OBJECTS mask",
-    "light-nobgc": "the same, DOTNET_gcConcurrent=0",
+    "light-nobgc": "the same, no background GC",
 }
 
 
@@ -49,10 +50,15 @@ def run_one(args, runtime, row, rep, lua):
         env["GCSNAP_GC_REASON_EVENTS"] = "0"
     if row.startswith("light"):
         env["GCSNAP_EXPERIMENT_LIGHT_MASK"] = "1"  # an experiment switch of the shim
+    app_dll = args.app_dll
     if row.endswith("-nobgc"):
+        # The app's runtimeconfig.json says System.GC.Concurrent=true, and that wins over
+        # DOTNET_gcConcurrent=0 (background GCs still ran with it); a copy of the build whose
+        # runtimeconfig says false is what turns background GC off.
         env["DOTNET_gcConcurrent"] = "0"
+        app_dll = args.nobgc_dll
     policy = {"noevents": "default", "light": "none", "light-nobgc": "none"}.get(row, row)
-    app_cmd = [f"{root}/dotnet", args.app_dll, str(port), str(args.entries), str(args.garbage_kb)]
+    app_cmd = [f"{root}/dotnet", app_dll, str(port), str(args.entries), str(args.garbage_kb)]
     base = f"{args.out}/net{major}-{row}-{rep}"
     snap = base + ".snap"
     for f in (snap,):
@@ -105,6 +111,22 @@ def run_one(args, runtime, row, rep, lua):
             "g2cmax": stats["MaxBackgroundGen2Ms"]}
 
 
+def copy_without_background_gc(app_dll, out):
+    """A copy of the app's build directory whose runtimeconfig.json turns background GC off."""
+    src = os.path.dirname(os.path.abspath(app_dll))
+    dst = os.path.join(out, "app-nobgc")
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(src, dst)
+    name = os.path.splitext(os.path.basename(app_dll))[0] + ".runtimeconfig.json"
+    path = os.path.join(dst, name)
+    with open(path) as f:
+        config = json.load(f)
+    config.setdefault("runtimeOptions", {}).setdefault("configProperties", {})["System.GC.Concurrent"] = False
+    with open(path, "w") as f:
+        json.dump(config, f, indent=2)
+    return os.path.join(dst, os.path.basename(app_dll))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -125,6 +147,7 @@ def main():
         if r not in ROWS:
             raise SystemExit(f"unknown row {r}")
     runtimes = [tuple(line.split()) for line in open(args.runtimes) if line.strip()]
+    args.nobgc_dll = copy_without_background_gc(args.app_dll, args.out)
     lua = f"{args.out}/orders.lua"
     with open(lua, "w") as f:
         f.write(LUA)
