@@ -9,6 +9,14 @@ namespace gcsnap::shim {
 
 namespace {
 
+/// The largest large chunk kept between walks (500 000 references take 9 MiB with the records).
+constexpr size_t kLargeCapBytes = size_t{64} << 20;
+
+bool is_large(const ObjectChunk& chunk) noexcept {
+  return chunk.object_capacity == ObjectChunk::kObjects &&
+         chunk.reference_capacity > ObjectChunk::kObjects * ObjectChunk::kReferencesPerObject;
+}
+
 size_t full_chunks_in(size_t bytes) noexcept {
   return bytes / ObjectChunk::bytes_for(ObjectChunk::kObjects, ObjectChunk::kObjects * ObjectChunk::kReferencesPerObject);
 }
@@ -67,8 +75,26 @@ std::unique_ptr<ObjectChunk> ChunkPool::take() noexcept {
   return chunk;
 }
 
+std::unique_ptr<ObjectChunk> ChunkPool::take_large(size_t references) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!large_ || large_->reference_capacity < references || large_->reference_capacity / 2 > references) return nullptr;
+  return std::move(large_);
+}
+
 void ChunkPool::give_back(std::unique_ptr<ObjectChunk> chunk) noexcept {
-  if (!chunk || !chunk->is_full_size()) return;  // freed here
+  if (!chunk) return;
+  if (!chunk->is_full_size()) {
+    if (!is_large(*chunk) || ObjectChunk::bytes_for(chunk->object_capacity, chunk->reference_capacity) > kLargeCapBytes) {
+      return;  // freed here
+    }
+    chunk->clear();
+    std::unique_ptr<ObjectChunk> replaced;  // the last walk's large chunk is the one kept; freed unlocked
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return;
+    replaced = std::move(large_);
+    large_ = std::move(chunk);
+    return;
+  }
   chunk->clear();
   std::vector<std::unique_ptr<ObjectChunk>> over;  // unmapped after the lock is released
   std::lock_guard<std::mutex> lock(mutex_);

@@ -36,6 +36,11 @@ class ChunkPool {
   size_t fill_before_walk(size_t chunks, std::chrono::milliseconds limit) noexcept;
   /// A ready full-size chunk (empty), or nullptr when none is ready. Never blocks on the thread's work.
   std::unique_ptr<ObjectChunk> take() noexcept;
+  /// The kept large chunk (room for a full chunk's objects and at least REFERENCES, at most
+  /// twice that), or nullptr. A walk maps one for an object with more references than a
+  /// full-size chunk holds (a big dictionary's entries); keeping the last one spares the next
+  /// walk faulting it in again on the GC thread.
+  std::unique_ptr<ObjectChunk> take_large(size_t references) noexcept;
   /// A written chunk: kept for the next walk if full-size and under the cap, else freed; ready
   /// chunks over the idle cap (a fill for a walk larger than it) are freed too once no walk wants them.
   void give_back(std::unique_ptr<ObjectChunk> chunk) noexcept;
@@ -56,6 +61,7 @@ class ChunkPool {
   std::condition_variable wake_;
   std::condition_variable filled_;  ///< a chunk was made ready (fill_before_walk waits on it)
   std::vector<std::unique_ptr<ObjectChunk>> ready_;
+  std::unique_ptr<ObjectChunk> large_;  ///< at most one, within kLargeCapBytes
   size_t ahead_ = 0;  ///< how many ready chunks the current walk wants in reserve
   bool stopping_ = false;
   std::thread thread_;

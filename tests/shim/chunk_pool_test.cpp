@@ -61,3 +61,26 @@ TEST_CASE("chunk pool: without a fill cap the idle cap bounds the fill", "[shim]
   ChunkPool pool(2 * full_chunk_bytes());
   CHECK(pool.fill_before_walk(4, std::chrono::milliseconds(20000)) == 2);
 }
+
+TEST_CASE("chunk pool: the last large chunk is kept for a walk whose big object fits it", "[shim][chunks]") {
+  ChunkPool pool(2 * full_chunk_bytes());
+  constexpr size_t kFullRefs = ObjectChunk::kObjects * ObjectChunk::kReferencesPerObject;
+  CHECK_FALSE(pool.take_large(kFullRefs + 1));
+  auto large = std::make_unique<ObjectChunk>(ObjectChunk::kObjects, 3 * kFullRefs);
+  large->objects = 5;
+  large->reference_count = 2 * kFullRefs;
+  pool.give_back(std::move(large));
+  CHECK(pool.ready_count() == 0);  // not one of the full-size chunks
+  CHECK_FALSE(pool.take_large(3 * kFullRefs + 1));  // too small
+  CHECK_FALSE(pool.take_large(kFullRefs));          // more than twice what is asked: not kept for it
+  auto again = pool.take_large(2 * kFullRefs);
+  REQUIRE(again);
+  CHECK(again->reference_capacity == 3 * kFullRefs);
+  CHECK(again->objects == 0);  // cleared
+  CHECK(again->reference_count == 0);
+  CHECK_FALSE(pool.take_large(2 * kFullRefs));  // taken: there was one
+  // A smaller chunk than full size is never kept.
+  pool.give_back(std::make_unique<ObjectChunk>(256, 512));
+  CHECK(pool.ready_count() == 0);
+  CHECK_FALSE(pool.take_large(kFullRefs + 1));
+}
