@@ -125,18 +125,21 @@ int64_t as_i64(uint64_t v) { return static_cast<int64_t>(v); }
 
 }  // namespace
 
-void read_index_addresses(const std::string& file, const std::string& path, const IndexIdentity& id,
-                          std::vector<uint64_t>& addresses, std::vector<Generation>& generations) {
+void add_index_lineage(const std::string& file, const std::string& path, const IndexIdentity& id,
+                       const Recording& rec, size_t gc_pos, ObjectLineage& lineage) {
   auto s = open_stream(file, path, id);
-  const size_t n = static_cast<size_t>(s->counts().nodes);
+  const uint64_t n = s->counts().nodes;
   Column<uint64_t> address(file, *s, IndexArray::Addresses);
   Column<uint8_t> generation(file, *s, IndexArray::Generations);
-  addresses.resize(n);
-  generations.resize(n);
-  for (size_t v = 0; v < n; ++v) {
-    addresses[v] = address.next();
-    generations[v] = static_cast<Generation>(generation.next());
-  }
+  uint64_t v = 0;
+  Status status = lineage.next_walk(rec, gc_pos, [&](uint64_t& a, Generation& g) {
+    if (v == n) return false;
+    ++v;
+    a = address.next();
+    g = static_cast<Generation>(generation.next());
+    return true;
+  });
+  if (!status.is_ok()) fail_on(file, status.error());
 }
 
 void write_index_objects(const std::string& file, const std::string& path, const IndexIdentity& id,
@@ -148,7 +151,8 @@ void write_index_objects(const std::string& file, const std::string& path, const
       retained(file, *s, IndexArray::RetainedSizes);
   Column<uint32_t> type(file, *s, IndexArray::TypeIds), idom(file, *s, IndexArray::ImmediateDominators);
   Column<uint8_t> generation(file, *s, IndexArray::Generations);
-  AddressLookup lookup(file, *s, lineage.addresses());
+  AddressLookup lookup(file, *s, {});
+  ObjectLineage::Origins origins = lineage.origins();
   std::vector<NodeIndex> dominators;
   std::vector<uint64_t> dominator_address;
   struct Row {
@@ -179,8 +183,9 @@ void write_index_objects(const std::string& file, const std::string& path, const
       w.add_int64(6, as_i64(r.idom != kNoNode ? r.retained : 0));
       // 0: held by roots directly (the virtual root dominates it) or not reachable.
       w.add_int64(7, r.idom < n ? as_i64(dominator_address[next_dominator++]) : 0);
-      w.add_int64(8, as_i64(lineage.first_gc(first + i)));
-      w.add_int64(9, as_i64(lineage.first_address(first + i)));
+      const ObjectLineage::Origin o = origins.next();
+      w.add_int64(8, as_i64(o.first_gc));
+      w.add_int64(9, as_i64(o.first_address));
       w.end_row();
     }
   }
@@ -211,8 +216,7 @@ bool is_dependent_edge(const NodeEdges& e, size_t j) {
 }  // namespace
 
 void write_index_references(const std::string& file, const std::string& path, const IndexIdentity& id,
-                            const GcHeap& heap, int64_t gc, std::span<const uint64_t> addresses,
-                            parquet::ParquetWriter& w) {
+                            const GcHeap& heap, int64_t gc, parquet::ParquetWriter& w) {
   auto s = open_stream(file, path, id);
   const IndexCounts c = s->counts();
   const size_t n = static_cast<size_t>(c.nodes);
@@ -222,7 +226,7 @@ void write_index_references(const std::string& file, const std::string& path, co
       dependent(file, *s, IndexArray::DependentEdges);
   auto offset = [&] { return c.wide_offsets ? wide.next() : uint64_t{narrow.next()}; };
   const EdgeNamer namer = heap.edge_namer();
-  AddressLookup lookup(file, *s, addresses);
+  AddressLookup lookup(file, *s, {});
   uint64_t dependent_left = c.dependent_edges;
   std::pair<NodeIndex, NodeIndex> next_dependent{kNoNode, kNoNode};
   auto pull_dependent = [&] {
