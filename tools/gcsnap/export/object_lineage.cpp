@@ -76,22 +76,36 @@ struct ObjectLineage::Moved {
 // The runs of one spill file merged in (address, node) order, a buffer per run.
 class ObjectLineage::RunMerge {
  public:
-  RunMerge(SpillFile& f, const std::vector<uint64_t>& ends) : f_(f) {
+  // ENDS: where each run ends; IN_ORDER: every run's last survivor precedes the next run's first
+  // (the GCs kept the objects' order), so the runs are read one after the other.
+  RunMerge(SpillFile& f, const std::vector<uint64_t>& ends, bool in_order) : f_(f), in_order_(in_order) {
     uint64_t begin = 0;
     for (uint64_t end : ends) {
       runs_.push_back(Run{begin, end, {}, 0});
       begin = end;
     }
+    if (in_order_) {
+      runs_.assign(1, Run{0, begin, {}, 0});
+      if (refill(runs_[0])) top_ = &runs_[0].buffer[0];
+      return;
+    }
     for (size_t r = 0; r < runs_.size(); ++r)
       if (refill(runs_[r])) heap_.push({runs_[r].buffer[0], r});
+    if (!heap_.empty()) top_ = &heap_.top().first;
   }
   // The smallest survivor not yet popped, or null.
-  const Moved* top() const { return heap_.empty() ? nullptr : &heap_.top().first; }
+  const Moved* top() const { return top_; }
   void pop() {
+    if (in_order_) {
+      Run& run = runs_[0];
+      top_ = ++run.pos < run.buffer.size() || refill(run) ? &run.buffer[run.pos] : nullptr;
+      return;
+    }
     const size_t r = heap_.top().second;
     heap_.pop();
     Run& run = runs_[r];
     if (++run.pos < run.buffer.size() || refill(run)) heap_.push({run.buffer[run.pos], r});
+    top_ = heap_.empty() ? nullptr : &heap_.top().first;
   }
 
  private:
@@ -114,6 +128,8 @@ class ObjectLineage::RunMerge {
     bool operator()(const Head& a, const Head& b) const noexcept { return b.first < a.first; }
   };
   SpillFile& f_;
+  bool in_order_;
+  const Moved* top_ = nullptr;
   std::vector<Run> runs_;
   std::priority_queue<Head, std::vector<Head>, Later> heap_;
 };
@@ -123,7 +139,7 @@ ObjectLineage::~ObjectLineage() = default;
 
 // Follow the previous walk's objects to GC_POS into sorted runs. GAP: identity starts over.
 Status ObjectLineage::follow_previous(const Recording& rec, size_t gc_pos, SpillFile& runs,
-                                      std::vector<uint64_t>& run_ends, bool& gap) {
+                                      std::vector<uint64_t>& run_ends, bool& in_order, bool& gap) {
   std::vector<GcTransition> transitions;
   for (size_t i = previous_index_ + 1; i <= gc_pos; ++i) {
     auto t = read_transition(rec, i);
@@ -136,6 +152,9 @@ Status ObjectLineage::follow_previous(const Recording& rec, size_t gc_pos, Spill
   std::vector<Kept> kept;
   std::vector<Moved> chunk;
   uint64_t written = 0;
+  Moved last{};
+  bool has_last = false;
+  in_order = true;
   for (uint64_t first = 0; first < size_; first += kChunkObjects) {
     const size_t count = static_cast<size_t>(std::min<uint64_t>(kChunkObjects, size_ - first));
     kept.resize(count);
@@ -159,7 +178,12 @@ Status ObjectLineage::follow_previous(const Recording& rec, size_t gc_pos, Spill
       }
       chunk.resize(alive);
     }
-    std::sort(chunk.begin(), chunk.end());
+    if (!std::is_sorted(chunk.begin(), chunk.end())) std::sort(chunk.begin(), chunk.end());
+    if (!chunk.empty()) {
+      if (has_last && !(last < chunk.front())) in_order = false;
+      last = chunk.back();
+      has_last = true;
+    }
     runs.write(chunk.data(), chunk.size() * sizeof(Moved));
     written += chunk.size();
     run_ends.push_back(written);
@@ -177,13 +201,14 @@ Status ObjectLineage::next_walk(const Recording& rec, size_t gc_pos, const Objec
     return make_error(ErrorCode::LimitExceeded, "too many objects to follow (2^32)");
   SpillFile runs(dir_);
   std::vector<uint64_t> run_ends;
+  bool in_order = true;
   if (complete) {
     bool gap = false;
-    Status s = follow_previous(rec, gc_pos, runs, run_ends, gap);
+    Status s = follow_previous(rec, gc_pos, runs, run_ends, in_order, gap);
     if (!s.is_ok()) return s;
     if (gap) run_ends.clear();
   }
-  RunMerge merge(runs, run_ends);
+  RunMerge merge(runs, run_ends, in_order);
   auto next = std::make_unique<SpillFile>(dir_);
   std::vector<Kept> out;
   out.reserve(kRunBuffer);

@@ -81,7 +81,7 @@ class ObjectLineage {
   struct Moved;
   class RunMerge;
   Status follow_previous(const Recording& rec, size_t gc_pos, SpillFile& runs, std::vector<uint64_t>& run_ends,
-                         bool& gap);
+                         bool& in_order, bool& gap);
 
   std::string dir_;
   bool has_previous_ = false;

@@ -142,8 +142,17 @@ void add_index_lineage(const std::string& file, const std::string& path, const I
   if (!status.is_ok()) fail_on(file, status.error());
 }
 
+std::vector<uint64_t> read_index_addresses(const std::string& file, const std::string& path, const IndexIdentity& id) {
+  auto s = open_stream(file, path, id);
+  Column<uint64_t> address(file, *s, IndexArray::Addresses);
+  std::vector<uint64_t> addresses(static_cast<size_t>(s->counts().nodes));
+  for (uint64_t& a : addresses) a = address.next();
+  return addresses;
+}
+
 void write_index_objects(const std::string& file, const std::string& path, const IndexIdentity& id,
-                         const GcHeap& heap, int64_t gc, const ObjectLineage& lineage, parquet::ParquetWriter& w) {
+                         const GcHeap& heap, int64_t gc, std::span<const uint64_t> addresses,
+                         const ObjectLineage& lineage, parquet::ParquetWriter& w) {
   auto s = open_stream(file, path, id);
   const size_t n = static_cast<size_t>(s->counts().nodes);
   if (lineage.size() != n) fail_damaged(file, "another object count than the lineage's");
@@ -151,7 +160,7 @@ void write_index_objects(const std::string& file, const std::string& path, const
       retained(file, *s, IndexArray::RetainedSizes);
   Column<uint32_t> type(file, *s, IndexArray::TypeIds), idom(file, *s, IndexArray::ImmediateDominators);
   Column<uint8_t> generation(file, *s, IndexArray::Generations);
-  AddressLookup lookup(file, *s, {});
+  AddressLookup lookup(file, *s, addresses);
   ObjectLineage::Origins origins = lineage.origins();
   std::vector<NodeIndex> dominators;
   std::vector<uint64_t> dominator_address;
@@ -216,7 +225,8 @@ bool is_dependent_edge(const NodeEdges& e, size_t j) {
 }  // namespace
 
 void write_index_references(const std::string& file, const std::string& path, const IndexIdentity& id,
-                            const GcHeap& heap, int64_t gc, parquet::ParquetWriter& w) {
+                            const GcHeap& heap, int64_t gc, std::span<const uint64_t> addresses,
+                            parquet::ParquetWriter& w) {
   auto s = open_stream(file, path, id);
   const IndexCounts c = s->counts();
   const size_t n = static_cast<size_t>(c.nodes);
@@ -226,7 +236,7 @@ void write_index_references(const std::string& file, const std::string& path, co
       dependent(file, *s, IndexArray::DependentEdges);
   auto offset = [&] { return c.wide_offsets ? wide.next() : uint64_t{narrow.next()}; };
   const EdgeNamer namer = heap.edge_namer();
-  AddressLookup lookup(file, *s, {});
+  AddressLookup lookup(file, *s, addresses);
   uint64_t dependent_left = c.dependent_edges;
   std::pair<NodeIndex, NodeIndex> next_dependent{kNoNode, kNoNode};
   auto pull_dependent = [&] {
