@@ -40,6 +40,10 @@ for f in $(cd "$work/references" && find . -name '*.parquet'); do
   cmp -s "$work/decoded/$f" "$work/references/$f" || fail "$f differs without the objects table"
 done
 [ "$files" -eq $((5 * $#)) ] || fail "expected $((5 * $#)) files, found $files"
+# Object identity is spilled to temporary files in the output directory, removed at the end.
+for out in decoded decoded-small kept no-cache kept-small; do
+  [ -z "$(find "$work/$out" -name '.gcsnap-identity-*')" ] || fail "$out: identity spill files left behind"
+done
 refs=$(find "$work/decoded" -path '*table=references*' -name '*.parquet' -size +1k | wc -l)
 [ "$refs" -ge 1 ] || fail "no references file with rows: the comparison would prove little"
 
@@ -60,4 +64,5 @@ rc=0
 [ "$(wc -l <"$work/damaged.err")" -eq 1 ] || fail "a damaged index: not one line: $(cat "$work/damaged.err")"
 grep -q "analysis index is damaged" "$work/damaged.err" || fail "a damaged index: $(cat "$work/damaged.err")"
 [ -z "$(find "$work/damaged" -name '*.parquet' 2>/dev/null)" ] || fail "a damaged index: files were written"
+[ -z "$(find "$work/damaged" -name '.gcsnap-identity-*' 2>/dev/null)" ] || fail "a damaged index: spill files left"
 echo "export_index_identity: $files files equal with and without the index; a damaged index refused"
