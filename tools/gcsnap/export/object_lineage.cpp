@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <queue>
@@ -134,7 +135,13 @@ class ObjectLineage::RunMerge {
   std::priority_queue<Head, std::vector<Head>, Later> heap_;
 };
 
-ObjectLineage::ObjectLineage(std::string dir) : dir_(std::move(dir)) {}
+ObjectLineage::ObjectLineage(std::string dir) : dir_(std::move(dir)), chunk_objects_(kChunkObjects) {
+  // Tests make chunks (and so runs) of a few objects to exercise the merge on small recordings.
+  if (const char* forced = std::getenv("GCSNAP_IDENTITY_CHUNK"); forced && *forced) {
+    const unsigned long long n = std::strtoull(forced, nullptr, 10);
+    if (n > 0 && n < kChunkObjects) chunk_objects_ = static_cast<size_t>(n);
+  }
+}
 ObjectLineage::~ObjectLineage() = default;
 
 // Follow the previous walk's objects to GC_POS into sorted runs. GAP: identity starts over.
@@ -155,8 +162,8 @@ Status ObjectLineage::follow_previous(const Recording& rec, size_t gc_pos, Spill
   Moved last{};
   bool has_last = false;
   in_order = true;
-  for (uint64_t first = 0; first < size_; first += kChunkObjects) {
-    const size_t count = static_cast<size_t>(std::min<uint64_t>(kChunkObjects, size_ - first));
+  for (uint64_t first = 0; first < size_; first += chunk_objects_) {
+    const size_t count = static_cast<size_t>(std::min<uint64_t>(chunk_objects_, size_ - first));
     kept.resize(count);
     kept_->read_at(first * sizeof(Kept), kept.data(), count * sizeof(Kept));
     chunk.resize(count);

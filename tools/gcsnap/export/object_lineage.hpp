@@ -84,6 +84,7 @@ class ObjectLineage {
                          bool& in_order, bool& gap);
 
   std::string dir_;
+  size_t chunk_objects_;  // objects followed per run
   bool has_previous_ = false;
   size_t previous_index_ = 0;
   std::unique_ptr<SpillFile> kept_;  // the last walk's objects, node order
