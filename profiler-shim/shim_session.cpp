@@ -202,7 +202,11 @@ void ShimSession::start_recording(std::unique_ptr<Writer> writer) {
   // walk, up to 256 MiB or a quarter of the budget (a 5 M-object walk uses ~230 MiB): a kept
   // chunk costs the next walk no page faults and the pool thread no work while the GC thread
   // walks (5 M objects: walk CPU -19 %, docs/performance.md). Only what walks used is kept.
-  chunk_pool_ = new ChunkPool(std::min<size_t>(size_t{256} << 20, settings_.max_memory_bytes / 4));
+  // Before an on-demand walk the pool fills up to half of the walk's budget, so that a walk
+  // larger than the idle cap (6.5 M objects fill ~50 chunks, 300 MiB) finds all of its chunks
+  // ready; what is over the idle cap is freed as the written chunks come back.
+  chunk_pool_ = new ChunkPool(std::min<size_t>(size_t{256} << 20, settings_.max_memory_bytes / 4),
+                              options.memory_budget_bytes / 2);
   writer_thread_->set_chunk_pool(chunk_pool_);
   if (statics_) writer_thread_->set_statics(statics_, statics_runtime_);
   recorder_ = new Recorder(options, *queries_, *writer_thread_, chunk_pool_);
@@ -323,8 +327,9 @@ std::string ShimSession::handle_request(const std::string& request) {
 // objects gets more chunks ready than it fills (kept for later walks, within the idle cap).
 // Waiting here delays the forced GC, not the app: mapping is much cheaper off the GC thread.
 // Before any GC has finished (the first snapshot after an attach) the heap's size is unknown:
-// the process's resident memory bounds it (fill_before_walk caps the count at the pool's idle
-// cap). Without it the GC thread faulted in every chunk of the first walk itself.
+// the process's resident memory bounds it (fill_before_walk caps the count at the pool's fill
+// cap, half the walk's memory budget). Without it the GC thread faulted in every chunk of the
+// first walk itself.
 void ShimSession::prepare_chunks_for_walk() noexcept {
   if (!chunk_pool_ || settings_.walk_only) return;  // walk-only stores nothing
   constexpr uint64_t kChunkBytes = uint64_t{48} * ObjectChunk::kObjects;
