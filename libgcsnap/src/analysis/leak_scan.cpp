@@ -122,19 +122,44 @@ void ScannedWalk::slim() {
   type = {};
 }
 
+namespace {
+
+GcHeapOptions full_options(const std::string& path, bool include_weak) {
+  GcHeapOptions options;
+  options.index = path.empty() ? IndexUse::Ignore : IndexUse::Existing;
+  // An index's dominator tree is over strong roots only: with weak roots it is computed.
+  options.parts = kIndexObjects | kIndexForward | kIndexReverse | (include_weak ? IndexParts{0} : IndexParts{kIndexDominators});
+  options.reverse = true;
+  return options;
+}
+
+}  // namespace
+
+Status reopen_walk(ScannedWalk& s, const Recording& recording, const std::string& path, bool include_weak) try {
+  auto heap = GcHeap::open(path, recording, s.gc_pos, full_options(path, include_weak));
+  if (!heap) return heap.error();
+  if (heap.value()->graph.node_count() != s.shape.size())
+    return make_error(ErrorCode::InconsistentData, "a heap walk changed while it was read");
+  s.heap = std::move(heap).value();
+  auto dom = s.heap->find_dominators(include_weak);
+  if (!dom) return dom.error();
+  s.dominators = *dom;
+  return {};
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "scanning a heap walk for leak suspects");
+}
+
 Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, const std::string& path, size_t gc_pos,
                                                uint32_t walk_index, const ScannedWalk* previous, bool* identity,
                                                TypeInterner& types, SeriesTable& series, bool full,
                                                bool include_weak) try {
   auto s = std::make_unique<ScannedWalk>();
   s->gc_pos = gc_pos;
-  GcHeapOptions options;
-  options.index = path.empty() ? IndexUse::Ignore : IndexUse::Existing;
-  // An index's dominator tree is over strong roots only: with weak roots it is computed.
-  options.parts = full ? kIndexObjects | kIndexForward | kIndexReverse |
-                             (include_weak ? IndexParts{0} : IndexParts{kIndexDominators})
-                       : IndexParts{kIndexObjects};
-  options.reverse = full;
+  GcHeapOptions options = full_options(path, include_weak);
+  if (!full) {
+    options.parts = kIndexObjects;
+    options.reverse = false;
+  }
   auto heap = GcHeap::open(path, recording, gc_pos, options);
   if (!heap) return heap.error();
   s->heap = std::move(heap).value();

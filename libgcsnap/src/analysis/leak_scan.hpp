@@ -63,6 +63,12 @@ struct ScannedWalk {
   /// Keep only what the next walk's identity needs (addresses, sizes, generations, births):
   /// about 21 B per object instead of the whole heap. Errors: OutOfMemory (std::bad_alloc).
   void slim();
+  /// Free the heap (reopen_walk opens it again) and the hops; keep shapes, births and types.
+  void release_heap() {
+    dominators = nullptr;
+    heap.reset();
+    hops = {};
+  }
 };
 
 /// Per type (global id): the count and bytes at every walk.
@@ -86,6 +92,10 @@ Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, const
 /// tree and global types, no births. Errors: as scan_walk.
 Result<std::unique_ptr<ScannedWalk>> open_walk_graph(const Recording& recording, const std::string& path, size_t gc_pos,
                                                      TypeInterner& types, bool include_weak);
+
+/// Open the heap of S (the last walk, released to spare its memory while the earlier walks are
+/// read) again as scan_walk with FULL did; its shapes, births and types are kept.
+Status reopen_walk(ScannedWalk& s, const Recording& recording, const std::string& path, bool include_weak);
 
 /// Give every reachable object of S its collapsed path shape in TRIE (S.shape, S.hops):
 /// breadth-first from the roots in root_priority order, as retention paths are found.

@@ -469,17 +469,27 @@ void add_last_retained(Analysis& a, const std::vector<uint32_t>& root_of, std::s
 // Second pass: count the candidates' members at every walk but the last, each walk's shapes in
 // a trie of its own, matched to the last walk's by their labels; add every walk's shapes with
 // members to SHAPES, to count the groups judged.
-Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& root_of,
+using PrefixMap = std::unordered_map<uint64_t, uint32_t>;
+
+// The candidates' shapes (before joining) get a slot each (SLOT_OF, by shape; ROOT_OF_SLOT:
+// the candidate), and every prefix of them an entry in PREFIXES: parent << 32 | label -> shape.
+void index_candidate_shapes(const Analysis& a, const std::vector<uint32_t>& root_of, std::vector<uint32_t>& slot_of,
+                            std::vector<uint32_t>& root_of_slot, PrefixMap& prefixes) {
+  slot_of.assign(a.trie.size(), ShapeTrie::kNone);
+  for (uint32_t g = 0; g < a.trie.size(); ++g) {
+    if (a.last_count[g] == 0 || !a.groups.count(root_of[g])) continue;
+    slot_of[g] = static_cast<uint32_t>(root_of_slot.size());
+    root_of_slot.push_back(root_of[g]);
+    for (uint32_t t = g; t != ShapeTrie::kNone; t = a.trie.parent(t))
+      if (!prefixes.emplace(static_cast<uint64_t>(a.trie.parent(t)) << 32 | a.trie.label(t), t).second) break;
+  }
+}
+
+Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& slot_of, const std::vector<uint32_t>& root_of_slot,
+                           const PrefixMap& prefixes,
                            const std::function<Result<std::unique_ptr<ScannedWalk>>(size_t)>& open_walk,
                            leaks::ShapeUnion& shapes) {
   const size_t k = a.series.walks - 1;
-  // The candidates' shapes (before joining) get a slot each.
-  std::vector<uint32_t> slot_of(a.trie.size(), ShapeTrie::kNone), root_of_slot;
-  for (uint32_t g = 0; g < a.trie.size(); ++g)
-    if (a.last_count[g] != 0 && a.groups.count(root_of[g])) {
-      slot_of[g] = static_cast<uint32_t>(root_of_slot.size());
-      root_of_slot.push_back(root_of[g]);
-    }
   for (size_t w = 0; w < k; ++w) {
     auto opened = open_walk(w);
     if (!opened) return opened.error();
@@ -500,8 +510,11 @@ Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& root_of,
       for (uint32_t t = 0; t < trie.size(); ++t) {
         const uint32_t p = trie.parent(t);
         if (p != ShapeTrie::kNone && in_last[p] == ShapeTrie::kNone) continue;
-        in_last[t] = a.trie.find_child(p == ShapeTrie::kNone ? ShapeTrie::kNone : in_last[p], trie.label(t));
-        if (in_last[t] != ShapeTrie::kNone) slot[t] = slot_of[in_last[t]];
+        const auto it = prefixes.find(static_cast<uint64_t>(p == ShapeTrie::kNone ? ShapeTrie::kNone : in_last[p]) << 32 |
+                                      trie.label(t));
+        if (it == prefixes.end()) continue;
+        in_last[t] = it->second;
+        slot[t] = slot_of[it->second];
       }
     }
     std::vector<uint32_t> slot_of_node(n, ShapeTrie::kNone);
@@ -525,19 +538,28 @@ Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& root_of,
 }
 
 Result<std::vector<LeakSuspect>> judge_groups(Analysis& a, uint64_t& judged_groups,
-                                      const std::function<Result<std::unique_ptr<ScannedWalk>>(size_t)>& open_walk) {
+                                              const std::function<Result<std::unique_ptr<ScannedWalk>>(size_t)>& open_walk,
+                                              const std::function<Status()>& reopen_last) {
   ScannedWalk& last = *a.last;
   leaks::assign_shapes(last, a.trie, a.options.include_weak);
   a.last_count.assign(a.trie.size(), 0);
   for (const uint32_t g : last.shape)
     if (g != ShapeTrie::kNone) ++a.last_count[g];
   const std::vector<uint32_t> shape_of_node = last.shape;  // before joining renames them
-  auto facts = collect_last_walk(a);
-  std::vector<uint32_t> root_of;
-  auto joined_shapes = join_linked_groups(a, facts, root_of);
+  std::unordered_map<uint32_t, LastWalkFacts> facts;  // of the candidates
+  std::map<uint32_t, std::vector<PathShape>> joined_shapes;
+  std::vector<uint32_t> slot_of, root_of_slot;
+  PrefixMap prefixes;
   uint64_t judged_at_last = 0;
-  choose_candidates(a, facts, root_of, judged_at_last);
-  add_last_retained(a, root_of, shape_of_node);
+  {
+    auto all_facts = collect_last_walk(a);
+    std::vector<uint32_t> root_of;
+    joined_shapes = join_linked_groups(a, all_facts, root_of);
+    choose_candidates(a, all_facts, root_of, judged_at_last);
+    add_last_retained(a, root_of, shape_of_node);
+    for (const auto& [g, series] : a.groups) facts[g] = all_facts[g];
+    index_candidate_shapes(a, root_of, slot_of, root_of_slot, prefixes);
+  }
   leaks::ShapeUnion shapes;
   {
     std::vector<uint8_t> has_members(a.trie.size(), 0);
@@ -547,7 +569,14 @@ Result<std::vector<LeakSuspect>> judge_groups(Analysis& a, uint64_t& judged_grou
       last_shapes += has_members[g];
     }
     shapes.add(a.trie, has_members);
-    if (Status st = count_earlier_walks(a, root_of, open_walk, shapes); !st) return st.error();
+    // From here on the last walk's shapes are only named (labels) and the candidates matched
+    // through PREFIXES; a last walk read from an index is opened again after the earlier ones.
+    a.trie.forget_children();
+    const bool release = a.last->heap->is_from_index();
+    if (release) a.last->release_heap();
+    if (Status st = count_earlier_walks(a, slot_of, root_of_slot, prefixes, open_walk, shapes); !st) return st.error();
+    if (release)
+      if (Status st = reopen_last(); !st) return st.error();
     judged_groups += shapes.members() - last_shapes + judged_at_last;
   }
   std::vector<Judged> suspects;
@@ -664,7 +693,11 @@ Result<LeakReport> find_leak_suspects(std::span<const Recording* const> recordin
     const LeakWalk& walk = report.walks[w];
     return leaks::open_walk_graph(recording_of(walk), path_of(walk), walk.gc_pos, a.types, options.include_weak);
   };
-  auto suspects = judge_groups(a, report.groups, open_walk);
+  auto reopen_last = [&]() {
+    const LeakWalk& walk = report.walks.back();
+    return leaks::reopen_walk(*a.last, recording_of(walk), path_of(walk), options.include_weak);
+  };
+  auto suspects = judge_groups(a, report.groups, open_walk, reopen_last);
   if (!suspects) return suspects.error();
   report.suspects = std::move(suspects).value();
   std::stable_sort(report.suspects.begin(), report.suspects.end(), [](const LeakSuspect& x, const LeakSuspect& y) {

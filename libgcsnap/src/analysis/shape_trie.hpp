@@ -32,6 +32,12 @@ class ShapeTrie {
   size_t size() const noexcept { return label_.size(); }
   /// Return the labels from the root's to the last type.
   std::vector<uint32_t> labels(uint32_t shape) const;
+  /// Free the lookup maps: parent(), label(), depth() and labels() still work; root(), extend()
+  /// and find_child() must not be called any more.
+  void forget_children() {
+    decltype(children_)().swap(children_);
+    decltype(extended_)().swap(extended_);
+  }
   /// Return the shape whose parent is PARENT (kNone: a root's) and whose last label is LABEL,
   /// or kNone when this trie has none.
   uint32_t find_child(uint32_t parent, uint32_t label) const noexcept {
