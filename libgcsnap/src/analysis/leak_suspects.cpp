@@ -456,14 +456,15 @@ void choose_candidates(Analysis& a, const std::vector<LastWalkFacts>& facts, con
 }
 
 // The candidates' retained bytes at the last walk: the sum over their shapes' (as the joined
-// groups' series are sums of their shapes' series).
-void add_last_retained(Analysis& a, const std::vector<uint32_t>& root_of, std::span<const uint32_t> shape_of_node) {
-  const auto retained = detail::group_retained_bytes(a.last->dom(), shape_of_node, a.trie.size());
+// groups' series are sums of their shapes' series). SLOT_OF: a candidate's shape's slot.
+void add_last_retained(Analysis& a, std::span<const uint32_t> slot_of, std::span<const uint32_t> root_of_slot,
+                       std::span<const uint32_t> shape_of_node) {
+  std::vector<uint32_t> slot_of_node(shape_of_node.size(), ShapeTrie::kNone);
+  for (size_t v = 0; v < shape_of_node.size(); ++v)
+    if (shape_of_node[v] != ShapeTrie::kNone) slot_of_node[v] = slot_of[shape_of_node[v]];
+  const auto retained = detail::group_retained_bytes(a.last->dom(), slot_of_node, root_of_slot.size());
   const size_t k = a.series.walks - 1;
-  for (uint32_t g = 0; g < a.trie.size(); ++g) {
-    const auto it = a.groups.find(root_of[g]);
-    if (it != a.groups.end()) it->second[k].retained_bytes += retained[g];
-  }
+  for (size_t i = 0; i < root_of_slot.size(); ++i) a.groups.at(root_of_slot[i])[k].retained_bytes += retained[i];
 }
 
 // Second pass: count the candidates' members at every walk but the last, each walk's shapes in
@@ -545,7 +546,7 @@ Result<std::vector<LeakSuspect>> judge_groups(Analysis& a, uint64_t& judged_grou
   a.last_count.assign(a.trie.size(), 0);
   for (const uint32_t g : last.shape)
     if (g != ShapeTrie::kNone) ++a.last_count[g];
-  const std::vector<uint32_t> shape_of_node = last.shape;  // before joining renames them
+  std::vector<uint32_t> shape_of_node = last.shape;  // before joining renames them
   std::unordered_map<uint32_t, LastWalkFacts> facts;  // of the candidates
   std::map<uint32_t, std::vector<PathShape>> joined_shapes;
   std::vector<uint32_t> slot_of, root_of_slot;
@@ -556,9 +557,11 @@ Result<std::vector<LeakSuspect>> judge_groups(Analysis& a, uint64_t& judged_grou
     std::vector<uint32_t> root_of;
     joined_shapes = join_linked_groups(a, all_facts, root_of);
     choose_candidates(a, all_facts, root_of, judged_at_last);
-    add_last_retained(a, root_of, shape_of_node);
     for (const auto& [g, series] : a.groups) facts[g] = all_facts[g];
+    all_facts = {};
     index_candidate_shapes(a, root_of, slot_of, root_of_slot, prefixes);
+    add_last_retained(a, slot_of, root_of_slot, shape_of_node);
+    shape_of_node = {};
   }
   leaks::ShapeUnion shapes;
   {
