@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "analysis/shape_trie.hpp"
+#include "analysis/shape_union.hpp"
 #include "gcsnap/analysis_index.hpp"
 #include "gcsnap/leak_suspects.hpp"
 #include "gcsnap/writer.hpp"
@@ -75,6 +77,33 @@ TEST_CASE("the shape trie collapses as collapse_repeats does", "[leaks]") {
     REQUIRE(collapsed.is_ok());
     REQUIRE(labels == *collapsed);
   }
+}
+
+TEST_CASE("the shape union counts the distinct shapes with members over every trie added", "[leaks]") {
+  std::mt19937 rng(11);
+  leaks::ShapeUnion shapes;
+  std::set<std::vector<uint32_t>> expected;
+  for (int walk = 0; walk < 6; ++walk) {
+    // Each walk a trie of its own (ids differ from walk to walk); some shapes with members,
+    // some only prefixes, some repeated from earlier walks.
+    leaks::ShapeTrie trie;
+    std::vector<uint32_t> members;
+    for (int n = 0; n < 400; ++n) {
+      std::vector<uint32_t> types(rng() % 9);
+      for (auto& t : types) t = static_cast<uint32_t>(1 + rng() % 4);
+      uint32_t shape = trie.root(static_cast<uint8_t>(1 + rng() % 2), 0);
+      for (uint32_t t : types) shape = trie.extend(shape, t);
+      if (rng() % 3 != 0) members.push_back(shape);
+    }
+    std::vector<uint8_t> has_members(trie.size(), 0);
+    for (uint32_t m : members) {
+      has_members[m] = 1;
+      expected.insert(trie.labels(m));
+    }
+    shapes.add(trie, has_members);
+    REQUIRE(shapes.members() == expected.size());
+  }
+  REQUIRE(expected.size() > 400);
 }
 
 TEST_CASE("is_growing_series wants growth in most intervals and at the end", "[leaks]") {

@@ -62,8 +62,26 @@ void intern_types(ScannedWalk& s, TypeInterner& types) {
   }
 }
 
-// Breadth-first from the roots in root_priority order (as retention paths are found), so
-// every object's shape extends its BFS parent's: one trie step per object.
+void add_type_points(const ScannedWalk& s, SeriesTable& series, uint32_t walk_index, size_t type_count) {
+  if (series.type_counts.size() < type_count) {
+    series.type_counts.resize(type_count);
+    series.type_bytes.resize(type_count);
+  }
+  for (NodeIndex v = 0; v < s.graph().node_count(); ++v) {
+    auto& counts = series.type_counts[s.type[v]];
+    auto& bytes = series.type_bytes[s.type[v]];
+    if (counts.empty()) {
+      counts.resize(series.walks);
+      bytes.resize(series.walks);
+    }
+    ++counts[walk_index];
+    bytes[walk_index] += s.graph().object_size(v);
+  }
+}
+
+}  // namespace
+
+// Every object's shape extends its BFS parent's: one trie step per object.
 void assign_shapes(ScannedWalk& s, ShapeTrie& trie, bool include_weak) {
   const auto roots = s.graph().roots();
   std::vector<uint32_t> order;
@@ -91,75 +109,6 @@ void assign_shapes(ScannedWalk& s, ShapeTrie& trie, bool include_weak) {
   }
 }
 
-// This walk's points: count and bytes of every group with members, and its retained bytes
-// (the union of its members' dominator subtrees).
-void add_group_points(const ScannedWalk& s, SeriesTable& series, uint32_t walk_index, size_t shapes) {
-  static_assert(ShapeTrie::kNone == detail::kNoGroup, "a node outside every shape is in no group");
-  if (series.by_walk.size() < series.walks) series.by_walk.resize(series.walks);
-  if (series.seen.size() < shapes) series.seen.resize(shapes, 0);
-  auto& points = series.by_walk[walk_index];
-  std::vector<uint32_t> slot(shapes, UINT32_MAX);
-  const HeapGraph& g = s.graph();
-  for (NodeIndex v = 0; v < g.node_count(); ++v) {
-    const uint32_t shape = s.shape[v];
-    if (shape == ShapeTrie::kNone) continue;
-    if (slot[shape] == UINT32_MAX) {
-      slot[shape] = static_cast<uint32_t>(points.size());
-      points.push_back(WalkPoint{shape, 0, 0, 0});
-      series.seen[shape] = 1;
-    }
-    WalkPoint& p = points[slot[shape]];
-    ++p.count;
-    p.bytes += g.object_size(v);
-  }
-  slot = {};
-  const auto retained = detail::group_retained_bytes(s.dom(), s.shape, shapes);
-  for (WalkPoint& p : points) p.retained_bytes = retained[p.shape];
-}
-
-void add_type_points(const ScannedWalk& s, SeriesTable& series, uint32_t walk_index, size_t type_count) {
-  if (series.type_counts.size() < type_count) {
-    series.type_counts.resize(type_count);
-    series.type_bytes.resize(type_count);
-  }
-  for (NodeIndex v = 0; v < s.graph().node_count(); ++v) {
-    auto& counts = series.type_counts[s.type[v]];
-    auto& bytes = series.type_bytes[s.type[v]];
-    if (counts.empty()) {
-      counts.resize(series.walks);
-      bytes.resize(series.walks);
-    }
-    ++counts[walk_index];
-    bytes[walk_index] += s.graph().object_size(v);
-  }
-}
-
-}  // namespace
-
-void SeriesTable::materialize(size_t shapes) {
-  groups.assign(shapes, {});
-  if (by_walk.size() < walks) by_walk.resize(walks);
-  uint64_t materialized = 0;
-  for (const WalkPoint& p : by_walk[walks - 1]) {
-    groups[p.shape].resize(walks);
-    ++materialized;
-  }
-  for (size_t w = 0; w < walks; ++w) {
-    for (const WalkPoint& p : by_walk[w]) {
-      auto& series = groups[p.shape];
-      if (series.empty()) continue;
-      series[w].count = p.count;
-      series[w].bytes = p.bytes;
-      series[w].retained_bytes = p.retained_bytes;
-    }
-    by_walk[w] = {};
-  }
-  uint64_t ever = 0;
-  for (const uint8_t s : seen) ever += s;
-  not_materialized = ever - materialized;
-  seen = {};
-}
-
 void ScannedWalk::slim() {
   if (!heap) return;
   const auto a = heap->graph.addresses(), z = heap->graph.sizes();
@@ -173,25 +122,53 @@ void ScannedWalk::slim() {
   type = {};
 }
 
+namespace {
+
+GcHeapOptions full_options(const std::string& path, bool include_weak) {
+  GcHeapOptions options;
+  options.index = path.empty() ? IndexUse::Ignore : IndexUse::Existing;
+  // An index's dominator tree is over strong roots only: with weak roots it is computed.
+  options.parts = kIndexObjects | kIndexForward | kIndexReverse | (include_weak ? IndexParts{0} : IndexParts{kIndexDominators});
+  options.reverse = true;
+  return options;
+}
+
+}  // namespace
+
+Status reopen_walk(ScannedWalk& s, const Recording& recording, const std::string& path, bool include_weak) try {
+  auto heap = GcHeap::open(path, recording, s.gc_pos, full_options(path, include_weak));
+  if (!heap) return heap.error();
+  if (heap.value()->graph.node_count() != s.shape.size())
+    return make_error(ErrorCode::InconsistentData, "a heap walk changed while it was read");
+  s.heap = std::move(heap).value();
+  auto dom = s.heap->find_dominators(include_weak);
+  if (!dom) return dom.error();
+  s.dominators = *dom;
+  return {};
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "scanning a heap walk for leak suspects");
+}
+
 Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, const std::string& path, size_t gc_pos,
                                                uint32_t walk_index, const ScannedWalk* previous, bool* identity,
-                                               ShapeTrie& trie, TypeInterner& types, SeriesTable& series,
+                                               TypeInterner& types, SeriesTable& series, bool full,
                                                bool include_weak) try {
   auto s = std::make_unique<ScannedWalk>();
   s->gc_pos = gc_pos;
-  GcHeapOptions options;
-  // An index's dominator tree is over strong roots only: with weak roots it is computed.
-  options.index = path.empty() ? IndexUse::Ignore : IndexUse::Existing;
-  options.parts = kIndexObjects | kIndexForward | kIndexReverse | (include_weak ? IndexParts{0} : IndexParts{kIndexDominators});
-  options.reverse = true;
+  GcHeapOptions options = full_options(path, include_weak);
+  if (!full) {
+    options.parts = kIndexObjects;
+    options.reverse = false;
+  }
   auto heap = GcHeap::open(path, recording, gc_pos, options);
   if (!heap) return heap.error();
   s->heap = std::move(heap).value();
-  auto dom = s->heap->find_dominators(include_weak);
-  if (!dom) return dom.error();
-  s->dominators = *dom;
+  if (full) {
+    auto dom = s->heap->find_dominators(include_weak);
+    if (!dom) return dom.error();
+    s->dominators = *dom;
+  }
   const size_t n = s->graph().node_count();
-
   intern_types(*s, types);
   s->birth.assign(n, walk_index);
   *identity = false;
@@ -200,10 +177,27 @@ Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, const
     if (!inherited) return inherited.error();
     *identity = *inherited;
   }
-
-  assign_shapes(*s, trie, include_weak);
-  add_group_points(*s, series, walk_index, trie.size());
   add_type_points(*s, series, walk_index, types.size());
+  return s;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "scanning a heap walk for leak suspects");
+}
+
+Result<std::unique_ptr<ScannedWalk>> open_walk_graph(const Recording& recording, const std::string& path, size_t gc_pos,
+                                                     TypeInterner& types, bool include_weak) try {
+  auto s = std::make_unique<ScannedWalk>();
+  s->gc_pos = gc_pos;
+  GcHeapOptions options;
+  options.index = path.empty() ? IndexUse::Ignore : IndexUse::Existing;
+  options.parts = kIndexObjects | kIndexForward | (include_weak ? IndexParts{0} : IndexParts{kIndexDominators});
+  auto heap = GcHeap::open(path, recording, gc_pos, options);
+  if (!heap) return heap.error();
+  s->heap = std::move(heap).value();
+  auto dom = s->heap->find_dominators(include_weak);
+  if (!dom) return dom.error();
+  s->dominators = *dom;
+  types.start_recording();
+  intern_types(*s, types);
   return s;
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "scanning a heap walk for leak suspects");

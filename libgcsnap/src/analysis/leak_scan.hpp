@@ -63,39 +63,42 @@ struct ScannedWalk {
   /// Keep only what the next walk's identity needs (addresses, sizes, generations, births):
   /// about 21 B per object instead of the whole heap. Errors: OutOfMemory (std::bad_alloc).
   void slim();
+  /// Free the heap (reopen_walk opens it again) and the hops; keep shapes, births and types.
+  void release_heap() {
+    dominators = nullptr;
+    heap.reset();
+    hops = {};
+  }
 };
 
-/// One group's point at one walk, as the walks are scanned (only groups with members).
-struct WalkPoint {
-  uint32_t shape = 0;
-  uint32_t count = 0;
-  uint64_t bytes = 0, retained_bytes = 0;
-};
-
-/// Per group (shape id) and per type (global id): the series being filled. While the walks
-/// are scanned a walk keeps only the groups it has members of (most shapes live in one or two
-/// walks); materialize() then gives full series to the groups of the last walk, the only ones
-/// that can be suspects (a suspect's count ends above where it started).
+/// Per type (global id): the count and bytes at every walk.
 struct SeriesTable {
   size_t walks = 0;
-  std::vector<std::vector<WalkPoint>> by_walk;  ///< per walk, by first appearance
-  std::vector<uint8_t> seen;                    ///< per shape: it had members at some walk
-  /// After materialize(): by shape id, empty unless the shape has members at the last walk.
-  std::vector<std::vector<LeakPoint>> groups;
-  uint64_t not_materialized = 0;  ///< groups seen but absent at the last walk (judged, never suspects)
   std::vector<std::vector<uint64_t>> type_counts, type_bytes;  ///< by global type id
-
-  /// Fill `groups` for the SHAPES of the trie from by_walk, which it frees.
-  void materialize(size_t shapes);
 };
 
 /// Read walk WALK_INDEX (GC gc_pos of RECORDING, opened from PATH; an empty PATH: decode,
-/// read no index), build its graph, shapes, dominator tree and births (PREVIOUS: the walk
-/// before in the same recording, to match objects through the ranges, or null), and add its
-/// points to SERIES. Sets *identity when PREVIOUS was matched.
+/// read no index) for the first pass of the series: its objects, their births (PREVIOUS: the
+/// walk before in the same recording, to match objects through the ranges, or null) and the
+/// types' points in SERIES. FULL: also the graph's edges both ways and the dominator tree (the
+/// last walk, where the suspects are judged); else only the objects are read where an index
+/// gives them. Sets *identity when PREVIOUS was matched.
 Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, const std::string& path, size_t gc_pos,
-                                               uint32_t walk_index,
-                                               const ScannedWalk* previous, bool* identity, ShapeTrie& trie,
-                                               TypeInterner& types, SeriesTable& series, bool include_weak);
+                                               uint32_t walk_index, const ScannedWalk* previous, bool* identity,
+                                               TypeInterner& types, SeriesTable& series, bool full,
+                                               bool include_weak);
+
+/// Read walk GC_POS of RECORDING again for the second pass: its graph (successors), dominator
+/// tree and global types, no births. Errors: as scan_walk.
+Result<std::unique_ptr<ScannedWalk>> open_walk_graph(const Recording& recording, const std::string& path, size_t gc_pos,
+                                                     TypeInterner& types, bool include_weak);
+
+/// Open the heap of S (the last walk, released to spare its memory while the earlier walks are
+/// read) again as scan_walk with FULL did; its shapes, births and types are kept.
+Status reopen_walk(ScannedWalk& s, const Recording& recording, const std::string& path, bool include_weak);
+
+/// Give every reachable object of S its collapsed path shape in TRIE (S.shape, S.hops):
+/// breadth-first from the roots in root_priority order, as retention paths are found.
+void assign_shapes(ScannedWalk& s, ShapeTrie& trie, bool include_weak);
 
 }  // namespace gcsnap::leaks

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <new>
 #include <numeric>
@@ -9,7 +10,9 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "analysis/group_retained.hpp"
 #include "analysis/leak_scan.hpp"
+#include "analysis/shape_union.hpp"
 #include "gcsnap/group_holder.hpp"
 #include "gcsnap/path_fold.hpp"
 
@@ -58,18 +61,20 @@ struct LastWalkFacts {
 
 struct Analysis {
   const LeakOptions& options;
-  ShapeTrie trie;
+  ShapeTrie trie;  // the last walk's shapes: a group is one of them
   leaks::TypeInterner types;
   leaks::SeriesTable series;
   std::unique_ptr<ScannedWalk> last;
   size_t segment_start = 0;  // first walk of the identity segment that ends at the last walk
   bool by_identity = false;
+  std::vector<uint32_t> last_count;  // per shape: members at the last walk
+  // The full series of the candidate groups (those the last walk cannot rule out), by shape.
+  std::unordered_map<uint32_t, std::vector<LeakPoint>> groups;
 };
 
 std::vector<LastWalkFacts> collect_last_walk(Analysis& a) {
   const ScannedWalk& s = *a.last;
-  const uint32_t last_index = static_cast<uint32_t>(a.series.walks - 1);
-  std::vector<LastWalkFacts> facts(a.series.groups.size());
+  std::vector<LastWalkFacts> facts(a.trie.size());
   for (NodeIndex v = 0; v < s.graph().node_count(); ++v) {
     const uint32_t g = s.shape[v];
     if (g == ShapeTrie::kNone) continue;
@@ -80,7 +85,6 @@ std::vector<LastWalkFacts> collect_last_walk(Analysis& a) {
     if (!a.by_identity || birth <= a.segment_start) continue;
     ++f.accumulated_count;
     f.accumulated_bytes += s.graph().object_size(v);
-    if (birth <= last_index) ++a.series.groups[g][birth].born_here;
     if (f.newest == kNoNode || birth > f.newest_birth) {
       f.newest = v;
       f.newest_birth = birth;
@@ -90,7 +94,7 @@ std::vector<LastWalkFacts> collect_last_walk(Analysis& a) {
 }
 
 bool is_suspect(const Analysis& a, uint32_t g, const LastWalkFacts& f) {
-  const auto& points = a.series.groups[g];
+  const auto& points = a.groups.at(g);
   // Two necessary conditions first, which most groups fail without a copy of their counts:
   // the count ends above where the judged series starts, and with identity enough members are
   // new (the full test below repeats both).
@@ -167,7 +171,7 @@ AccumulationPoint find_accumulation_point(const Analysis& a, const std::vector<u
 }
 
 AccumulationPoint find_accumulation_point(const Analysis& a, std::span<const uint32_t> groups, uint32_t type) {
-  std::vector<uint8_t> in_group(a.series.groups.size(), 0);
+  std::vector<uint8_t> in_group(a.trie.size(), 0);
   for (uint32_t g : groups) in_group[g] = 1;
   return find_accumulation_point(a, in_group, type);
 }
@@ -178,7 +182,7 @@ PathShape make_shape(const Analysis& a, uint32_t g, const LastWalkFacts& f) {
   shape.root_kind = static_cast<RootKind>((labels.front() >> 8) & 0xFF);
   shape.root_flags = static_cast<uint8_t>(labels.front() & 0xFF);
   for (size_t i = 1; i < labels.size(); ++i) shape.types.push_back(a.types.name(labels[i]));
-  shape.count = a.series.groups[g].back().count;
+  shape.count = a.last_count[g];
   shape.min_hops = f.min_hops == UINT64_MAX ? 0 : f.min_hops;
   shape.max_hops = f.max_hops;
   return shape;
@@ -223,7 +227,7 @@ std::vector<uint32_t> same_leak(const std::vector<Judged>& in, const Analysis& a
     if (!inserted) parent[find_set(parent, i)] = find_set(parent, it->second);
   }
   const ScannedWalk& w = *a.last;
-  std::vector<uint32_t> suspect_of_group(a.series.groups.size(), UINT32_MAX);
+  std::vector<uint32_t> suspect_of_group(a.trie.size(), UINT32_MAX);
   for (uint32_t i = 0; i < in.size(); ++i)
     for (uint32_t g : in[i].groups) suspect_of_group[g] = i;
   auto suspect_of = [&](NodeIndex v) { return w.shape[v] == ShapeTrie::kNone ? UINT32_MAX : suspect_of_group[w.shape[v]]; };
@@ -289,7 +293,7 @@ std::vector<Judged> merge_suspects(std::vector<Judged> in, const Analysis& a) {
 std::vector<LeakSuspect> fold_nested(std::vector<Judged> judged, const Analysis& a) {
   constexpr int kSteps = 4;
   const ScannedWalk& s = *a.last;
-  std::vector<uint32_t> suspect_of_group(a.series.groups.size(), UINT32_MAX);
+  std::vector<uint32_t> suspect_of_group(a.trie.size(), UINT32_MAX);
   for (uint32_t i = 0; i < judged.size(); ++i)
     for (uint32_t g : judged[i].groups) suspect_of_group[g] = i;
   auto suspect_of = [&](NodeIndex v) { return s.shape[v] == ShapeTrie::kNone ? UINT32_MAX : suspect_of_group[s.shape[v]]; };
@@ -351,11 +355,13 @@ std::vector<LeakSuspect> fold_nested(std::vector<Judged> judged, const Analysis&
 // reached by several shapes (a doubly linked list entered from its head and from its tail):
 // each half alone has half the count and, with identity, only the old or only the new
 // members, so they are judged as one group. The group of the lowest id takes the others'
-// series, facts and members; their shapes are returned by that id.
-std::map<uint32_t, std::vector<PathShape>> join_linked_groups(Analysis& a, std::vector<LastWalkFacts>& facts) {
+// facts and members (ROOT_OF: each shape's group); their shapes are returned by that id.
+std::map<uint32_t, std::vector<PathShape>> join_linked_groups(Analysis& a, std::vector<LastWalkFacts>& facts,
+                                                              std::vector<uint32_t>& root_of) {
   ScannedWalk& s = *a.last;
-  const uint32_t n = static_cast<uint32_t>(a.series.groups.size());
-  std::vector<uint32_t> parent(n);
+  const uint32_t n = static_cast<uint32_t>(a.trie.size());
+  std::vector<uint32_t>& parent = root_of;
+  parent.resize(n);
   std::iota(parent.begin(), parent.end(), 0u);
   for (NodeIndex v = 0; v < s.graph().node_count(); ++v) {
     const uint32_t g = s.shape[v];
@@ -367,24 +373,17 @@ std::map<uint32_t, std::vector<PathShape>> join_linked_groups(Analysis& a, std::
       if (x != y) parent[std::max(x, y)] = std::min(x, y);
     }
   }
+  for (uint32_t g = 0; g < n; ++g) parent[g] = find_set(parent, g);
   std::map<uint32_t, std::vector<PathShape>> shapes;
   for (uint32_t g = 0; g < n; ++g) {
-    const uint32_t r = find_set(parent, g);
+    const uint32_t r = parent[g];
     if (r == g) continue;
     if (shapes.find(r) == shapes.end()) shapes[r].push_back(make_shape(a, r, facts[r]));
     shapes[r].push_back(make_shape(a, g, facts[g]));
   }
   for (uint32_t g = 0; g < n; ++g) {
-    const uint32_t r = find_set(parent, g);
+    const uint32_t r = parent[g];
     if (r == g) continue;
-    auto& into = a.series.groups[r];
-    for (size_t k = 0; k < into.size(); ++k) {
-      into[k].count += a.series.groups[g][k].count;
-      into[k].bytes += a.series.groups[g][k].bytes;
-      into[k].retained_bytes += a.series.groups[g][k].retained_bytes;
-      into[k].born_here += a.series.groups[g][k].born_here;
-    }
-    a.series.groups[g].clear();
     LastWalkFacts& f = facts[r];
     const LastWalkFacts& o = facts[g];
     f.accumulated_count += o.accumulated_count;
@@ -398,19 +397,196 @@ std::map<uint32_t, std::vector<PathShape>> join_linked_groups(Analysis& a, std::
   }
   if (!shapes.empty())
     for (NodeIndex v = 0; v < s.graph().node_count(); ++v)
-      if (s.shape[v] != ShapeTrie::kNone) s.shape[v] = find_set(parent, s.shape[v]);
+      if (s.shape[v] != ShapeTrie::kNone) s.shape[v] = parent[s.shape[v]];
   return shapes;
 }
 
-std::vector<LeakSuspect> judge_groups(Analysis& a, uint64_t& judged_groups) {
-  a.series.materialize(a.trie.size());
-  judged_groups += a.series.not_materialized;
-  auto facts = collect_last_walk(a);
-  auto joined_shapes = join_linked_groups(a, facts);
-  std::vector<Judged> suspects;
-  for (uint32_t g = 0; g < a.series.groups.size(); ++g) {
-    if (a.series.groups[g].empty()) continue;
+// The groups (joined, by their root shape) that the last walk alone cannot rule out: with
+// identity enough new members born over enough intervals and still in the last ones, without
+// it a last count that can have grown by one per interval (both necessary for is_suspect).
+// Each gets its full series, the last walk's point and births filled in.
+void choose_candidates(Analysis& a, const std::vector<LastWalkFacts>& facts, const std::vector<uint32_t>& root_of,
+                       uint64_t& judged_groups) {
+  const ScannedWalk& s = *a.last;
+  const size_t walks = a.series.walks, k = walks - 1, ks = k - a.segment_start;
+  const size_t n = a.trie.size();
+  std::vector<uint64_t> count(n, 0), bytes(n, 0);
+  for (NodeIndex v = 0; v < s.graph().node_count(); ++v) {
+    if (s.shape[v] == ShapeTrie::kNone) continue;
+    ++count[s.shape[v]];  // by root: join_linked_groups renamed the members
+    bytes[s.shape[v]] += s.graph().object_size(v);
+  }
+  std::vector<uint8_t> passed(n, 0);
+  for (uint32_t r = 0; r < n; ++r) {
+    if (root_of[r] != r || count[r] == 0) continue;
     ++judged_groups;
+    passed[r] = a.by_identity ? facts[r].accumulated_count >= std::max<uint64_t>(a.options.min_accumulated, ks)
+                              : count[r] >= std::max<uint64_t>(a.options.min_accumulated, k);
+  }
+  std::unordered_map<uint32_t, std::vector<LeakPoint>> born;
+  if (a.by_identity) {
+    for (NodeIndex v = 0; v < s.graph().node_count(); ++v) {
+      const uint32_t r = s.shape[v];
+      if (r == ShapeTrie::kNone || !passed[r] || s.birth[v] <= a.segment_start) continue;
+      auto& series = born[r];
+      if (series.empty()) series.resize(walks);
+      ++series[s.birth[v]].born_here;
+    }
+    for (uint32_t r = 0; r < n; ++r) {
+      if (!passed[r]) continue;
+      const auto it = born.find(r);
+      size_t intervals = 0, recent = 0;
+      if (it != born.end())
+        for (size_t i = a.segment_start + 1; i <= k; ++i) {
+          if (it->second[i].born_here == 0) continue;
+          ++intervals;
+          if (i > k - last_third(ks)) ++recent;
+        }
+      passed[r] = intervals >= (ks + 1) / 2 && recent > 0;
+    }
+  }
+  for (uint32_t r = 0; r < n; ++r) {
+    if (!passed[r]) continue;
+    auto& series = a.groups[r];
+    if (const auto it = born.find(r); it != born.end()) series = std::move(it->second);
+    series.resize(walks);
+    series[k].count = count[r];
+    series[k].bytes = bytes[r];
+  }
+}
+
+// The candidates' retained bytes at the last walk: the sum over their shapes' (as the joined
+// groups' series are sums of their shapes' series). SLOT_OF: a candidate's shape's slot.
+void add_last_retained(Analysis& a, std::span<const uint32_t> slot_of, std::span<const uint32_t> root_of_slot,
+                       std::span<const uint32_t> shape_of_node) {
+  std::vector<uint32_t> slot_of_node(shape_of_node.size(), ShapeTrie::kNone);
+  for (size_t v = 0; v < shape_of_node.size(); ++v)
+    if (shape_of_node[v] != ShapeTrie::kNone) slot_of_node[v] = slot_of[shape_of_node[v]];
+  const auto retained = detail::group_retained_bytes(a.last->dom(), slot_of_node, root_of_slot.size());
+  const size_t k = a.series.walks - 1;
+  for (size_t i = 0; i < root_of_slot.size(); ++i) a.groups.at(root_of_slot[i])[k].retained_bytes += retained[i];
+}
+
+// Second pass: count the candidates' members at every walk but the last, each walk's shapes in
+// a trie of its own, matched to the last walk's by their labels; add every walk's shapes with
+// members to SHAPES, to count the groups judged.
+using PrefixMap = std::unordered_map<uint64_t, uint32_t>;
+
+// The candidates' shapes (before joining) get a slot each (SLOT_OF, by shape; ROOT_OF_SLOT:
+// the candidate), and every prefix of them an entry in PREFIXES: parent << 32 | label -> shape.
+void index_candidate_shapes(const Analysis& a, const std::vector<uint32_t>& root_of, std::vector<uint32_t>& slot_of,
+                            std::vector<uint32_t>& root_of_slot, PrefixMap& prefixes) {
+  slot_of.assign(a.trie.size(), ShapeTrie::kNone);
+  for (uint32_t g = 0; g < a.trie.size(); ++g) {
+    if (a.last_count[g] == 0 || !a.groups.count(root_of[g])) continue;
+    slot_of[g] = static_cast<uint32_t>(root_of_slot.size());
+    root_of_slot.push_back(root_of[g]);
+    for (uint32_t t = g; t != ShapeTrie::kNone; t = a.trie.parent(t))
+      if (!prefixes.emplace(static_cast<uint64_t>(a.trie.parent(t)) << 32 | a.trie.label(t), t).second) break;
+  }
+}
+
+Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& slot_of, const std::vector<uint32_t>& root_of_slot,
+                           const PrefixMap& prefixes,
+                           const std::function<Result<std::unique_ptr<ScannedWalk>>(size_t)>& open_walk,
+                           leaks::ShapeUnion& shapes) {
+  const size_t k = a.series.walks - 1;
+  for (size_t w = 0; w < k; ++w) {
+    auto opened = open_walk(w);
+    if (!opened) return opened.error();
+    ScannedWalk& s = **opened;
+    ShapeTrie trie;
+    leaks::assign_shapes(s, trie, a.options.include_weak);
+    const size_t n = s.graph().node_count();
+    std::vector<uint8_t> has_members(trie.size(), 0);
+    for (NodeIndex v = 0; v < n; ++v)
+      if (s.shape[v] != ShapeTrie::kNone) has_members[s.shape[v]] = 1;
+    shapes.add(trie, has_members);
+    has_members = {};
+    if (root_of_slot.empty()) continue;
+    // A shape's parent has a smaller id than it: one pass maps every shape to the last walk's.
+    std::vector<uint32_t> slot(trie.size(), ShapeTrie::kNone);
+    {
+      std::vector<uint32_t> in_last(trie.size(), ShapeTrie::kNone);
+      for (uint32_t t = 0; t < trie.size(); ++t) {
+        const uint32_t p = trie.parent(t);
+        if (p != ShapeTrie::kNone && in_last[p] == ShapeTrie::kNone) continue;
+        const auto it = prefixes.find(static_cast<uint64_t>(p == ShapeTrie::kNone ? ShapeTrie::kNone : in_last[p]) << 32 |
+                                      trie.label(t));
+        if (it == prefixes.end()) continue;
+        in_last[t] = it->second;
+        slot[t] = slot_of[it->second];
+      }
+    }
+    std::vector<uint32_t> slot_of_node(n, ShapeTrie::kNone);
+    std::vector<LeakPoint> points(root_of_slot.size());
+    for (NodeIndex v = 0; v < n; ++v) {
+      if (s.shape[v] == ShapeTrie::kNone || slot[s.shape[v]] == ShapeTrie::kNone) continue;
+      const uint32_t i = slot[s.shape[v]];
+      slot_of_node[v] = i;
+      ++points[i].count;
+      points[i].bytes += s.graph().object_size(v);
+    }
+    const auto retained = detail::group_retained_bytes(s.dom(), slot_of_node, root_of_slot.size());
+    for (size_t i = 0; i < root_of_slot.size(); ++i) {
+      LeakPoint& p = a.groups[root_of_slot[i]][w];
+      p.count += points[i].count;
+      p.bytes += points[i].bytes;
+      p.retained_bytes += retained[i];
+    }
+  }
+  return {};
+}
+
+Result<std::vector<LeakSuspect>> judge_groups(Analysis& a, uint64_t& judged_groups,
+                                              const std::function<Result<std::unique_ptr<ScannedWalk>>(size_t)>& open_walk,
+                                              const std::function<Status()>& reopen_last) {
+  ScannedWalk& last = *a.last;
+  leaks::assign_shapes(last, a.trie, a.options.include_weak);
+  a.last_count.assign(a.trie.size(), 0);
+  for (const uint32_t g : last.shape)
+    if (g != ShapeTrie::kNone) ++a.last_count[g];
+  std::vector<uint32_t> shape_of_node = last.shape;  // before joining renames them
+  std::unordered_map<uint32_t, LastWalkFacts> facts;  // of the candidates
+  std::map<uint32_t, std::vector<PathShape>> joined_shapes;
+  std::vector<uint32_t> slot_of, root_of_slot;
+  PrefixMap prefixes;
+  uint64_t judged_at_last = 0;
+  {
+    auto all_facts = collect_last_walk(a);
+    std::vector<uint32_t> root_of;
+    joined_shapes = join_linked_groups(a, all_facts, root_of);
+    choose_candidates(a, all_facts, root_of, judged_at_last);
+    for (const auto& [g, series] : a.groups) facts[g] = all_facts[g];
+    all_facts = {};
+    index_candidate_shapes(a, root_of, slot_of, root_of_slot, prefixes);
+    add_last_retained(a, slot_of, root_of_slot, shape_of_node);
+    shape_of_node = {};
+  }
+  leaks::ShapeUnion shapes;
+  {
+    std::vector<uint8_t> has_members(a.trie.size(), 0);
+    uint64_t last_shapes = 0;
+    for (uint32_t g = 0; g < a.trie.size(); ++g) {
+      has_members[g] = a.last_count[g] != 0;
+      last_shapes += has_members[g];
+    }
+    shapes.add(a.trie, has_members);
+    // From here on the last walk's shapes are only named (labels) and the candidates matched
+    // through PREFIXES; a last walk read from an index is opened again after the earlier ones.
+    a.trie.forget_children();
+    const bool release = a.last->heap->is_from_index();
+    if (release) a.last->release_heap();
+    if (Status st = count_earlier_walks(a, slot_of, root_of_slot, prefixes, open_walk, shapes); !st) return st.error();
+    if (release)
+      if (Status st = reopen_last(); !st) return st.error();
+    judged_groups += shapes.members() - last_shapes + judged_at_last;
+  }
+  std::vector<Judged> suspects;
+  std::vector<uint32_t> candidates;
+  for (const auto& [g, series] : a.groups) candidates.push_back(g);
+  std::sort(candidates.begin(), candidates.end());
+  for (const uint32_t g : candidates) {
     if (!is_suspect(a, g, facts[g])) continue;
     Judged j;
     j.groups.push_back(g);
@@ -425,7 +601,7 @@ std::vector<LeakSuspect> judge_groups(Analysis& a, uint64_t& judged_groups) {
     } else {
       s.shapes.push_back(make_shape(a, g, facts[g]));
     }
-    s.series = a.series.groups[g];
+    s.series = a.groups.at(g);
     s.by_identity = a.by_identity;
     s.accumulated_count = facts[g].accumulated_count;
     s.accumulated_bytes = facts[g].accumulated_bytes;
@@ -480,20 +656,28 @@ Result<LeakReport> find_leak_suspects(std::span<const Recording* const> recordin
   }
   if (report.walks.empty()) return make_error(ErrorCode::NotFound, "no heap walk in the recordings");
 
-  Analysis a{options, ShapeTrie{}, {}, {}, nullptr, 0, false};
+  Analysis a{options, ShapeTrie{}, {}, {}, nullptr, 0, false, {}, {}};
   a.series.walks = report.walks.size();
+  static const std::string kDecode;
+  auto path_of = [&](const LeakWalk& walk) -> const std::string& {
+    return paths.empty() ? kDecode : paths[report.recording_order[walk.recording]];
+  };
+  auto recording_of = [&](const LeakWalk& walk) -> const Recording& {
+    return *recordings[report.recording_order[walk.recording]];
+  };
+  // First pass: the objects of every walk, their births and the types' series; the last walk
+  // whole (graph, dominators), as the suspects are judged there.
   for (uint32_t w = 0; w < report.walks.size(); ++w) {
     LeakWalk& walk = report.walks[w];
     const bool same_recording = w > 0 && report.walks[w - 1].recording == walk.recording;
     if (!same_recording) a.types.start_recording();
-    const Recording& rec = *recordings[report.recording_order[walk.recording]];
     bool identity = false;
-    static const std::string kDecode;
-    const std::string& path = paths.empty() ? kDecode : paths[report.recording_order[walk.recording]];
     // The walk before is needed only for its objects' identity: free the rest first.
     if (a.last) a.last->slim();
-    auto scanned = leaks::scan_walk(rec, path, walk.gc_pos, w, same_recording ? a.last.get() : nullptr, &identity,
-                                    a.trie, a.types, a.series, options.include_weak);
+    const bool is_last = w + 1 == report.walks.size();
+    auto scanned = leaks::scan_walk(recording_of(walk), path_of(walk), walk.gc_pos, w,
+                                    same_recording ? a.last.get() : nullptr, &identity, a.types, a.series, is_last,
+                                    options.include_weak);
     if (!scanned) return scanned.error();
     a.last = std::move(scanned).value();
     walk.identity_from_previous = identity;
@@ -508,7 +692,17 @@ Result<LeakReport> find_leak_suspects(std::span<const Recording* const> recordin
     report.too_few_walks = true;
     return report;
   }
-  report.suspects = judge_groups(a, report.groups);
+  auto open_walk = [&](size_t w) {
+    const LeakWalk& walk = report.walks[w];
+    return leaks::open_walk_graph(recording_of(walk), path_of(walk), walk.gc_pos, a.types, options.include_weak);
+  };
+  auto reopen_last = [&]() {
+    const LeakWalk& walk = report.walks.back();
+    return leaks::reopen_walk(*a.last, recording_of(walk), path_of(walk), options.include_weak);
+  };
+  auto suspects = judge_groups(a, report.groups, open_walk, reopen_last);
+  if (!suspects) return suspects.error();
+  report.suspects = std::move(suspects).value();
   std::stable_sort(report.suspects.begin(), report.suspects.end(), [](const LeakSuspect& x, const LeakSuspect& y) {
     return std::tie(y.retained_growth, y.bytes_growth, x.type) < std::tie(x.retained_growth, x.bytes_growth, y.type);
   });

@@ -32,6 +32,18 @@ class ShapeTrie {
   size_t size() const noexcept { return label_.size(); }
   /// Return the labels from the root's to the last type.
   std::vector<uint32_t> labels(uint32_t shape) const;
+  /// Free the lookup maps: parent(), label(), depth() and labels() still work; root(), extend()
+  /// and find_child() must not be called any more.
+  void forget_children() {
+    decltype(children_)().swap(children_);
+    decltype(extended_)().swap(extended_);
+  }
+  /// Return the shape whose parent is PARENT (kNone: a root's) and whose last label is LABEL,
+  /// or kNone when this trie has none.
+  uint32_t find_child(uint32_t parent, uint32_t label) const noexcept {
+    const auto it = children_.find(static_cast<uint64_t>(parent) << 32 | label);
+    return it == children_.end() ? kNone : it->second;
+  }
 
  private:
   uint32_t child(uint32_t shape, uint32_t label);

@@ -1,0 +1,78 @@
+#include "analysis/shape_union.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace gcsnap::leaks {
+
+namespace {
+
+constexpr uint64_t key_of(uint64_t parent, uint32_t label) { return parent << 33 | static_cast<uint64_t>(label) << 1; }
+
+}  // namespace
+
+void ShapeUnion::add(const ShapeTrie& trie, std::span<const uint8_t> has_members) {
+  const size_t n = trie.size();
+  // The shapes with members and every prefix of them, grouped by depth (ids ascending).
+  std::vector<uint8_t> needed(n, 0);
+  size_t max_depth = 0;
+  for (uint32_t s = 0; s < n && s < has_members.size(); ++s) {
+    if (!has_members[s]) continue;
+    for (uint32_t p = s; p != ShapeTrie::kNone && !needed[p]; p = trie.parent(p)) needed[p] = 1;
+    max_depth = std::max<size_t>(max_depth, trie.depth(s));
+  }
+  std::vector<std::vector<uint32_t>> by_depth(max_depth + 1);
+  for (uint32_t s = 0; s < n; ++s)
+    if (needed[s]) by_depth[trie.depth(s)].push_back(s);
+  needed = {};
+  if (levels_.size() < by_depth.size()) levels_.resize(by_depth.size());
+
+  // Level by level: the trie's shapes are keyed by their parent's new position, the level's
+  // old entries by their parent's old position remapped (monotone, so they stay sorted).
+  std::vector<uint32_t> position(n, 0);       // trie shape -> position in its new level
+  std::vector<uint32_t> remap, next_remap;    // old position -> new position, level above
+  bool moved = false;                         // some position of the level above changed
+  std::vector<std::pair<uint64_t, uint32_t>> keys;
+  for (size_t d = 0; d < levels_.size(); ++d) {
+    std::vector<uint64_t>& old = levels_[d];
+    keys.clear();
+    if (d < by_depth.size())
+      for (const uint32_t s : by_depth[d]) {
+        const uint64_t parent = d == 0 ? 0 : position[trie.parent(s)];
+        keys.emplace_back(key_of(parent, trie.label(s)) | (s < has_members.size() && has_members[s] ? 1 : 0), s);
+      }
+    if (keys.empty() && !moved) break;
+    if (moved && d > 0)
+      for (uint64_t& e : old) e = key_of(remap[e >> 33], static_cast<uint32_t>(e >> 1)) | (e & 1);
+    std::sort(keys.begin(), keys.end());
+    std::vector<uint64_t> merged;
+    merged.reserve(old.size() + keys.size());
+    next_remap.assign(old.size(), 0);
+    bool inserted = false;
+    size_t i = 0, j = 0;
+    while (i < old.size() || j < keys.size()) {
+      const uint64_t a = i < old.size() ? old[i] >> 1 : UINT64_MAX;
+      const uint64_t b = j < keys.size() ? keys[j].first >> 1 : UINT64_MAX;
+      const auto at = static_cast<uint32_t>(merged.size());
+      if (a < b) {
+        next_remap[i] = at;
+        merged.push_back(old[i++]);
+      } else if (b < a) {
+        position[keys[j].second] = at;
+        members_ += keys[j].first & 1;
+        merged.push_back(keys[j++].first);
+        inserted = true;
+      } else {
+        members_ += (keys[j].first & 1) & ~old[i] & 1;
+        next_remap[i] = at;
+        position[keys[j].second] = at;
+        merged.push_back(old[i++] | (keys[j++].first & 1));
+      }
+    }
+    old = std::move(merged);
+    std::swap(remap, next_remap);
+    moved = inserted;
+  }
+}
+
+}  // namespace gcsnap::leaks
