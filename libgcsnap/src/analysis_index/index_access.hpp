@@ -38,6 +38,12 @@ struct AnalysisIndexAccess {
   static std::span<const uint32_t> slots(const EdgeSlots& s) noexcept { return s.slots_; }
   /// Take REVERSE (detail::make_reverse_csr of G, built on another thread) as G's reverse CSR.
   static void adopt_reverse(HeapGraph& g, ReverseCsr&& reverse) { g.adopt_reverse(std::move(reverse)); }
+  /// HeapGraph::build that gives back the pages of OBJECTS' reference targets as it reads them:
+  /// OBJECTS' references must be released after it, unread.
+  static Result<HeapGraph> build_graph_discarding(const ObjectTable& objects, const RootTable& roots,
+                                                  const DependentHandleTable* dependent) {
+    return HeapGraph::build_discarding(objects, roots, dependent, true);
+  }
   /// Free G's forward CSR (a build that has written it and has no reader left); G must not be
   /// asked for successors afterwards. Its counts, roots and dependent edges stay.
   static void release_forward(HeapGraph& g) noexcept {

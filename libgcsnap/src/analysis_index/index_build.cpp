@@ -100,7 +100,12 @@ Result<DecodedGc> decode_gc(const Recording& rec, size_t gc_pos, const IndexProg
   if (!dependent) return dependent.error();
   out.has_dependent = *has_dependent;
   if (progress) progress("building the graph");
-  auto graph = HeapGraph::build(*out.objects, *roots, out.has_dependent ? &*dependent : nullptr);
+  // The edge slots are matched to the graph through the targets when a reference is unresolved:
+  // without slots nothing reads the targets after the graph, so their pages go as it is built.
+  const DependentHandleTable* pairs = out.has_dependent ? &*dependent : nullptr;
+  auto graph = out.objects->reference_slots.empty()
+                   ? AnalysisIndexAccess::build_graph_discarding(*out.objects, *roots, pairs)
+                   : HeapGraph::build(*out.objects, *roots, pairs);
   if (!graph) return graph.error();
   auto slots = EdgeSlots::build(*out.objects, *graph);
   if (!slots) return slots.error();
