@@ -24,6 +24,15 @@ inline void advise_huge_pages(const void* data, size_t bytes) noexcept {
   if (begin < end) platform::advise_huge_pages(reinterpret_cast<void*>(begin), end - begin);
 }
 
+// Give back the whole pages of [data, data + bytes): memory that will not be read again (a
+// build consuming its input as it goes).
+inline void discard_whole_pages(const void* data, size_t bytes) noexcept {
+  const size_t page = platform::page_size();
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) & ~(page - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(page - 1);
+  if (begin < end) platform::discard_pages(reinterpret_cast<void*>(begin), end - begin);
+}
+
 // v.reserve(n), then advise the new storage (a fresh allocation: nothing written yet).
 template <typename T, typename A>
 void reserve_huge(std::vector<T, A>& v, size_t n) {

@@ -186,6 +186,35 @@ TEST_CASE("the index a build writes while it computes equals write_analysis_inde
   }
 }
 
+TEST_CASE("ensure_analysis_index writes the bytes open_analysis_index writes, and then reads them") {
+  // ensure_analysis_index frees each array once written (the index command's build); the file
+  // must not depend on which build made it (random recordings of the model, their roots mostly
+  // unresolved).
+  for (uint64_t seed : {4u, 5u, 7u}) {
+    Fixture f(seed);
+    for (size_t gc = 0; gc < f.rec->gcs().size(); ++gc) {
+      if (!f.rec->gcs()[gc].has_heap_walk()) continue;
+      auto id = identify_gc(f.snap.path(), *f.rec, gc);
+      REQUIRE(id);
+      const std::string path = analysis_index_path(f.snap.path(), id->gc_number);
+      auto built = open_analysis_index(f.snap.path(), *f.rec, gc, true);
+      REQUIRE(built);
+      REQUIRE(built->source == IndexSource::BuiltSaved);
+      const std::vector<char> expected = slurp(path);
+      REQUIRE(std::remove(path.c_str()) == 0);
+      auto ensured = ensure_analysis_index(f.snap.path(), *f.rec, gc);
+      REQUIRE(ensured);
+      CHECK(ensured->source == IndexSource::BuiltSaved);
+      CHECK(ensured->objects == built->index.graph.node_count());
+      CHECK(slurp(path) == expected);
+      auto again = ensure_analysis_index(f.snap.path(), *f.rec, gc);
+      REQUIRE(again);
+      CHECK(again->source == IndexSource::Read);
+      CHECK(again->objects == built->index.graph.node_count());
+    }
+  }
+}
+
 TEST_CASE("a damaged index is refused and rebuilt") {
   Fixture f(7);
   const size_t gc = *f.rec->last_snapshot();

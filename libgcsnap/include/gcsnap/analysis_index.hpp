@@ -209,4 +209,20 @@ struct OpenedAnalysisIndex {
                                                   size_t gc_pos, bool write, const IndexProgress& progress = {},
                                                   IndexParts parts = kIndexAll);
 
+/// What ensure_analysis_index did.
+struct EnsuredAnalysisIndex {
+  IndexSource source = IndexSource::Read;  ///< Read, BuiltSaved, or BuiltKept when the write failed
+  Error rejected;                          ///< as OpenedAnalysisIndex::rejected
+  Error write_error;                       ///< why it could not be saved (BuiltKept)
+  uint64_t objects = 0;                    ///< the GC's objects (the index's nodes)
+};
+
+/// Make the index file of GC_POS valid: use it when it is (every part checked, as
+/// open_analysis_index with kIndexAll), else compute and write it, holding each array only while
+/// the build still reads it (docs/performance.md, "The analysis index"): for callers that want
+/// the file, not the arrays. A failure to save only sets write_error. Errors: those of
+/// open_analysis_index.
+[[nodiscard]] Result<EnsuredAnalysisIndex> ensure_analysis_index(const std::string& recording_path, const Recording& rec,
+                                                                 size_t gc_pos, const IndexProgress& progress = {});
+
 }  // namespace gcsnap

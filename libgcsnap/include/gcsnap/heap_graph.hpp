@@ -133,6 +133,11 @@ class HeapGraph {
   std::span<const uint32_t> type_ids() const noexcept { return {type_ids_, node_count_}; }
 
  private:
+  // build(), giving back the pages of OBJECTS' reference targets as they are resolved (an
+  // analysis index build that releases the references next; the library's own use).
+  static Result<HeapGraph> build_discarding(const ObjectTable& objects, const RootTable& roots,
+                                            const DependentHandleTable* dependent, bool discard_targets);
+
   friend struct detail::AnalysisIndexAccess;
   friend Result<detail::ReverseCsr> detail::make_reverse_csr(const HeapGraph& graph);
   struct Storage;  // owns the arrays below (heap_graph.cpp), or keeps a mapped index alive

@@ -40,7 +40,10 @@ Status validate(const ObjectTable& objects) noexcept {
 // source, which are in cache anyway; only the far ones go through the bulk sort + merge, in
 // batches of a fixed size so that their scratch (~36 MB) does not grow with the heap: at 10 M
 // objects, collecting them all cost ~15 B per object of peak memory.
-uint64_t resolve_edges(const ObjectTable& objects, std::vector<NodeIndex>& out) {
+// OUT grows an edge at a time (its pages are first touched as it fills); with DISCARD, the
+// pages of the table's targets already read are given back every 2 MiB, so that the 8-byte
+// targets and the 4-byte edges are not both whole in memory.
+uint64_t resolve_edges(const ObjectTable& objects, std::vector<NodeIndex>& out, bool discard) {
   constexpr size_t kWindow = 64;
   constexpr size_t kFarBatch = size_t{1} << 20;
   const std::span<const uint64_t> addresses = objects.addresses;
@@ -49,6 +52,8 @@ uint64_t resolve_edges(const ObjectTable& objects, std::vector<NodeIndex>& out) 
   std::vector<uint64_t> far_positions;
   std::vector<NodeIndex> far_nodes;
   uint64_t unresolved = 0;
+  constexpr uint64_t kDiscardStep = (size_t{2} << 20) / sizeof(uint64_t);
+  uint64_t discarded = 0;  // targets before this one were given back
   auto resolve_far = [&] {
     far_nodes.resize(far_targets.size());
     unresolved += detail::resolve_addresses(addresses, far_targets, far_nodes);
@@ -65,6 +70,7 @@ uint64_t resolve_edges(const ObjectTable& objects, std::vector<NodeIndex>& out) 
       if (t < *first || t > addresses[hi - 1]) {
         far_targets.push_back(t);
         far_positions.push_back(e);
+        out.push_back(kNoNode);
         if (far_targets.size() == kFarBatch) resolve_far();
         continue;
       }
@@ -76,8 +82,13 @@ uint64_t resolve_edges(const ObjectTable& objects, std::vector<NodeIndex>& out) 
         len -= half;
       }
       const bool hit = *base == t;
-      out[e] = hit ? static_cast<NodeIndex>(base - addresses.data()) : kNoNode;
+      out.push_back(hit ? static_cast<NodeIndex>(base - addresses.data()) : kNoNode);
       unresolved += hit ? 0 : 1;
+    }
+    const uint64_t done = objects.reference_offsets[i + 1];
+    if (discard && done - discarded >= kDiscardStep) {
+      detail::discard_whole_pages(objects.reference_targets.data() + discarded, (done - discarded) * sizeof(uint64_t));
+      discarded = done;
     }
   }
   resolve_far();
@@ -118,6 +129,11 @@ void add_dependent_edges(const ObjectTable& objects, const DependentHandleTable&
 
 Result<HeapGraph> HeapGraph::build(const ObjectTable& objects, const RootTable& roots,
                                    const DependentHandleTable* dependent) {
+  return build_discarding(objects, roots, dependent, false);
+}
+
+Result<HeapGraph> HeapGraph::build_discarding(const ObjectTable& objects, const RootTable& roots,
+                                              const DependentHandleTable* dependent, bool discard_targets) {
   GCSNAP_RETURN_IF_ERROR(validate(objects));
   if (roots.kinds.size() != roots.size() || roots.flags.size() != roots.size() ||
       roots.root_ids.size() != roots.size())
@@ -136,8 +152,7 @@ Result<HeapGraph> HeapGraph::build(const ObjectTable& objects, const RootTable& 
 
     // Resolve in place, then squeeze out the unresolved edges while writing the offsets.
     detail::reserve_huge(st.forward_targets, objects.reference_targets.size());
-    st.forward_targets.resize(objects.reference_targets.size());
-    g.stats_.unresolved_references = resolve_edges(objects, st.forward_targets);
+    g.stats_.unresolved_references = resolve_edges(objects, st.forward_targets, discard_targets);
     st.forward_offsets.reset(n + 1, objects.reference_targets.size());
     uint64_t kept = 0;
     for (size_t i = 0; i < n; ++i) {

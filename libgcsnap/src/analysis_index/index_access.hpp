@@ -38,6 +38,29 @@ struct AnalysisIndexAccess {
   static std::span<const uint32_t> slots(const EdgeSlots& s) noexcept { return s.slots_; }
   /// Take REVERSE (detail::make_reverse_csr of G, built on another thread) as G's reverse CSR.
   static void adopt_reverse(HeapGraph& g, ReverseCsr&& reverse) { g.adopt_reverse(std::move(reverse)); }
+  /// HeapGraph::build that gives back the pages of OBJECTS' reference targets as it reads them:
+  /// OBJECTS' references must be released after it, unread.
+  static Result<HeapGraph> build_graph_discarding(const ObjectTable& objects, const RootTable& roots,
+                                                  const DependentHandleTable* dependent) {
+    return HeapGraph::build_discarding(objects, roots, dependent, true);
+  }
+  /// Free G's forward CSR (a build that has written it and has no reader left); G must not be
+  /// asked for successors afterwards. Its counts, roots and dependent edges stay.
+  static void release_forward(HeapGraph& g) noexcept {
+    if (g.storage_) {
+      std::vector<NodeIndex>().swap(g.storage_->forward_targets);
+      g.storage_->forward_offsets = CsrOffsets();
+    }
+    g.forward_ = HeapGraph::Csr{};
+  }
+  /// Free G's reverse CSR (the same, for predecessors).
+  static void release_reverse(HeapGraph& g) noexcept {
+    if (g.storage_) {
+      std::vector<NodeIndex>().swap(g.storage_->reverse_sources);
+      g.storage_->reverse_offsets = CsrOffsets();
+    }
+    g.reverse_ = HeapGraph::Csr{};
+  }
   /// DominatorTree::compute with AFTER_DFS called before the reverse CSR is first used.
   static Result<DominatorTree> compute_dominators(const HeapGraph& g, const std::function<Status()>& after_dfs) {
     return DominatorTree::compute_after(g, DominatorOptions{}, after_dfs);

@@ -17,6 +17,7 @@
 #include "analysis/heap_graph_storage.hpp"
 #include "gcsnap/analysis_index.hpp"
 #include "analysis_index/index_access.hpp"
+#include "analysis_index/index_build_steps.hpp"
 #include "analysis_index/index_layout.hpp"
 #include "analysis_index/index_write.hpp"
 #include "platform/file_io.hpp"
@@ -78,58 +79,12 @@ Result<IndexIdentity> identify_gc(const std::string& recording_path, const Recor
   return id;
 }
 
-namespace {
+namespace detail {
 
-// A job on a second thread, or on the caller's when none can be started (the build is then
-// sequential, and as correct). The job must outlive it; it joins on wait() and destruction.
-class SideJob {
- public:
-  SideJob() = default;
-  SideJob(const SideJob&) = delete;
-  SideJob& operator=(const SideJob&) = delete;
-  ~SideJob() { wait(); }
-  template <typename Job>
-  void start(Job& job) noexcept {
-    try {
-      thread_ = std::thread([&job] { job(); });
-    } catch (const std::system_error&) {
-      job();
-    } catch (const std::bad_alloc&) {
-      job();
-    }
-  }
-  // join fails only on a thread that is not joinable or is the caller: neither happens here.
-  void wait() noexcept {
-    if (thread_.joinable()) thread_.join();
-  }
-
- private:
-  std::thread thread_;
-};
-
-// Where a build writes its index: PATH for IDENTITY.
-struct IndexTarget {
-  const IndexIdentity& identity;
-  const std::string& path;
-};
-
-struct BuiltIndex {
-  AnalysisIndex index;
-  Status written;  // of the write to the target, if there was one
-};
-
-detail::IndexBytes offset_bytes(const detail::CsrOffsets& offsets) {
-  if (!offsets.wide().empty()) return detail::index_bytes(std::span<const uint64_t>(offsets.wide()));
-  return detail::index_bytes(std::span<const uint32_t>(offsets.narrow()));
+IndexBytes offset_bytes(const detail::CsrOffsets& offsets) {
+  if (!offsets.wide().empty()) return index_bytes(std::span<const uint64_t>(offsets.wide()));
+  return index_bytes(std::span<const uint32_t>(offsets.narrow()));
 }
-
-// The decoded GC and its forward graph: what the rest of a build starts from.
-struct DecodedGc {
-  std::shared_ptr<ObjectTable> objects;  // node columns and generations (references released)
-  HeapGraph graph;
-  EdgeSlots slots;
-  bool has_dependent = false;
-};
 
 Result<DecodedGc> decode_gc(const Recording& rec, size_t gc_pos, const IndexProgress& progress) {
   if (progress) progress("decoding objects");
@@ -145,7 +100,12 @@ Result<DecodedGc> decode_gc(const Recording& rec, size_t gc_pos, const IndexProg
   if (!dependent) return dependent.error();
   out.has_dependent = *has_dependent;
   if (progress) progress("building the graph");
-  auto graph = HeapGraph::build(*out.objects, *roots, out.has_dependent ? &*dependent : nullptr);
+  // The edge slots are matched to the graph through the targets when a reference is unresolved:
+  // without slots nothing reads the targets after the graph, so their pages go as it is built.
+  const DependentHandleTable* pairs = out.has_dependent ? &*dependent : nullptr;
+  auto graph = out.objects->reference_slots.empty()
+                   ? AnalysisIndexAccess::build_graph_discarding(*out.objects, *roots, pairs)
+                   : HeapGraph::build(*out.objects, *roots, pairs);
   if (!graph) return graph.error();
   auto slots = EdgeSlots::build(*out.objects, *graph);
   if (!slots) return slots.error();
@@ -154,6 +114,25 @@ Result<DecodedGc> decode_gc(const Recording& rec, size_t gc_pos, const IndexProg
   out.slots = std::move(slots).value();
   return out;
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::DecodedGc;
+using detail::SideJob;
+using detail::offset_bytes;
+
+// Where a build writes its index: PATH for IDENTITY.
+struct IndexTarget {
+  const IndexIdentity& identity;
+  const std::string& path;
+};
+
+struct BuiltIndex {
+  AnalysisIndex index;
+  Status written;  // of the write to the target, if there was one
+};
 
 // The index file of TARGET at PLACE, or none (no target, or WRITTEN says why not).
 std::optional<detail::IndexFile> create_index_file(const IndexTarget* target,
@@ -213,7 +192,7 @@ AnalysisIndex assemble_index(DecodedGc&& gc, DominatorTree&& dom, ShortestPathTr
 // computed all the same.
 Result<BuiltIndex> build_analysis_index(const Recording& rec, size_t gc_pos, const IndexProgress& progress,
                                   const IndexTarget* target) try {
-  auto decoded = decode_gc(rec, gc_pos, progress);
+  auto decoded = detail::decode_gc(rec, gc_pos, progress);
   if (!decoded) return decoded.error();
   DecodedGc& gc = *decoded;
   BuiltIndex out;

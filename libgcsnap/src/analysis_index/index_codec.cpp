@@ -95,25 +95,48 @@ struct DCtx {
 
 }  // namespace
 
-bool encode_array(std::span<const unsigned char> raw, ArrayCoding coding, std::vector<unsigned char>& out) {
+namespace {
+
+ZSTD_CCtx* frame_context() {
   CCtx& cctx = platform::thread_cached<CCtx>();
   if (!cctx.p) throw std::bad_alloc();
   ZSTD_CCtx_reset(cctx.p, ZSTD_reset_session_and_parameters);
   ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_compressionLevel, kLevel);
   ZSTD_CCtx_setParameter(cctx.p, ZSTD_c_checksumFlag, 1);
-  std::vector<unsigned char> planes(std::min(raw.size(), kFrameBytes));
-  for (size_t at = 0; at < raw.size(); at += kFrameBytes) {
-    const auto piece = raw.subspan(at, std::min(kFrameBytes, raw.size() - at));
-    transform(piece, at / coding.width, coding, planes.data());
-    const size_t bound = ZSTD_compressBound(piece.size());
-    const size_t start = out.size();
-    out.resize(start + 4 + bound);
-    const size_t n = ZSTD_compress2(cctx.p, out.data() + start + 4, bound, planes.data(), piece.size());
-    if (ZSTD_isError(n) || n > UINT32_MAX) return false;
-    store<uint32_t>(out.data() + start, static_cast<uint32_t>(n));
-    out.resize(start + 4 + n);
-  }
+  return cctx.p;
+}
+
+bool append_frame(ZSTD_CCtx* cctx, std::span<const unsigned char> piece, uint64_t first, ArrayCoding coding,
+                  std::vector<unsigned char>& out) {
+  auto& planes = platform::thread_cached<std::vector<unsigned char>, struct EncodePlanes>();
+  planes.resize(piece.size());
+  transform(piece, first, coding, planes.data());
+  const size_t bound = ZSTD_compressBound(piece.size());
+  const size_t start = out.size();
+  out.resize(start + 4 + bound);
+  const size_t n = ZSTD_compress2(cctx, out.data() + start + 4, bound, planes.data(), piece.size());
+  if (ZSTD_isError(n) || n > UINT32_MAX) return false;
+  store<uint32_t>(out.data() + start, static_cast<uint32_t>(n));
+  out.resize(start + 4 + n);
   return true;
+}
+
+}  // namespace
+
+bool encode_array(std::span<const unsigned char> raw, ArrayCoding coding, std::vector<unsigned char>& out) {
+  ZSTD_CCtx* cctx = frame_context();
+  for (size_t at = 0; at < raw.size(); at += kFrameBytes)
+    if (!append_frame(cctx, raw.subspan(at, std::min(kFrameBytes, raw.size() - at)), at / coding.width, coding, out))
+      return false;
+  return true;
+}
+
+bool encode_frame(std::span<const unsigned char> raw, size_t index, ArrayCoding coding,
+                  std::vector<unsigned char>& out) {
+  const size_t at = index * kFrameBytes;
+  if (at >= raw.size()) return false;
+  return append_frame(frame_context(), raw.subspan(at, std::min(kFrameBytes, raw.size() - at)), at / coding.width,
+                      coding, out);
 }
 
 std::optional<std::vector<std::span<const unsigned char>>> split_frames(std::span<const unsigned char> coded,

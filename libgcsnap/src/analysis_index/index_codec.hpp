@@ -27,6 +27,12 @@ inline constexpr size_t kFrameBytes = size_t{1} << 20;
 /// std::bad_alloc; false when zstd fails.
 bool encode_array(std::span<const unsigned char> raw, ArrayCoding coding, std::vector<unsigned char>& out);
 
+/// Append frame number INDEX of the coded form of RAW (its length prefix and zstd frame: what
+/// encode_array appends for that frame) to OUT, so that an array can be written a frame at a
+/// time. Throws std::bad_alloc; false when zstd fails or RAW has no such frame.
+bool encode_frame(std::span<const unsigned char> raw, size_t index, ArrayCoding coding,
+                  std::vector<unsigned char>& out);
+
 /// The frames of a coded array of RAW_BYTES bytes; nullopt when the frame lengths do not fit
 /// CODED exactly or a frame does not say it decodes to its share of RAW_BYTES.
 std::optional<std::vector<std::span<const unsigned char>>> split_frames(std::span<const unsigned char> coded, uint64_t raw_bytes);

@@ -12,7 +12,9 @@
 #include <xxhash.h>
 
 #include "analysis_index/index_access.hpp"
+#include "analysis_index/index_codec.hpp"
 #include "platform/file_io.hpp"
+#include "platform/thread_cache.hpp"
 
 namespace gcsnap::detail {
 
@@ -125,9 +127,8 @@ std::array<unsigned char, L::kHeaderSize> index_header(const AnalysisIndex& ix, 
 
 namespace {
 
-void write_graph_arrays_or_throw(IndexFile& file, const L::Placement& place, const HeapGraph& graph,
-                                 std::span<const Generation> generations, const EdgeSlots& slots,
-                                 IndexBytes reverse_offsets, IndexBytes reverse_sources) {
+void write_forward_arrays_or_throw(IndexFile& file, const L::Placement& place, const HeapGraph& graph,
+                                   std::span<const Generation> generations) {
   const auto fwd = AnalysisIndexAccess::forward(graph);
   const std::span<const uint64_t> addresses(AnalysisIndexAccess::addresses(graph), graph.node_count());
   file.write_array(L::kAddresses, place, index_bytes(addresses));
@@ -136,6 +137,10 @@ void write_graph_arrays_or_throw(IndexFile& file, const L::Placement& place, con
   file.write_array(L::kGenerations, place, index_bytes(generations));
   file.write_array(L::kForwardOffsets, place, fwd.wide.empty() ? index_bytes(fwd.narrow) : index_bytes(fwd.wide));
   file.write_array(L::kForwardTargets, place, index_bytes(fwd.items));
+}
+
+void write_reverse_arrays_or_throw(IndexFile& file, const L::Placement& place, const HeapGraph& graph,
+                                   const EdgeSlots& slots, IndexBytes reverse_offsets, IndexBytes reverse_sources) {
   file.write_array(L::kReverseOffsets, place, reverse_offsets);
   file.write_array(L::kReverseSources, place, reverse_sources);
   file.write_array(L::kSlots, place, index_bytes(AnalysisIndexAccess::slots(slots)));
@@ -149,8 +154,23 @@ void write_graph_arrays_or_throw(IndexFile& file, const L::Placement& place, con
 void write_graph_arrays(IndexFile& file, const L::Placement& place, const HeapGraph& graph,
                         std::span<const Generation> generations, const EdgeSlots& slots, IndexBytes reverse_offsets,
                         IndexBytes reverse_sources) noexcept {
+  write_forward_arrays(file, place, graph, generations);
+  write_reverse_arrays(file, place, graph, slots, reverse_offsets, reverse_sources);
+}
+
+void write_forward_arrays(IndexFile& file, const L::Placement& place, const HeapGraph& graph,
+                          std::span<const Generation> generations) noexcept {
   try {
-    write_graph_arrays_or_throw(file, place, graph, generations, slots, reverse_offsets, reverse_sources);
+    write_forward_arrays_or_throw(file, place, graph, generations);
+  } catch (const std::bad_alloc&) {
+    file.fail(ENOMEM);
+  }
+}
+
+void write_reverse_arrays(IndexFile& file, const L::Placement& place, const HeapGraph& graph, const EdgeSlots& slots,
+                          IndexBytes reverse_offsets, IndexBytes reverse_sources) noexcept {
+  try {
+    write_reverse_arrays_or_throw(file, place, graph, slots, reverse_offsets, reverse_sources);
   } catch (const std::bad_alloc&) {
     file.fail(ENOMEM);  // the records of the roots or the dependent edges
   }
@@ -189,19 +209,27 @@ void IndexFile::write_array(size_t which, const L::Placement& place, IndexBytes 
     error_ = EINVAL;  // the arrays do not match their counts or order: no file rather than a wrong one
     return;
   }
+  // A frame at a time through one reused buffer: the coded array is never whole in memory
+  // (it was up to 2x its coded size while the vector grew, beside the arrays being computed).
   try {
-    std::vector<unsigned char> coded;
-    if (!encode_array(bytes, L::coding(which, place.wide), coded)) {
-      error_ = EIO;
-      return;
-    }
-    if (!pwrite_all(fd_, coded.data(), coded.size(), end_)) {
-      error_ = errno != 0 ? errno : EIO;
-      return;
+    auto& coded = platform::thread_cached<std::vector<unsigned char>, struct CodedFrame>();
+    const ArrayCoding coding = L::coding(which, place.wide);
+    uint64_t at = end_;
+    for (size_t f = 0; f * kFrameBytes < bytes.size(); ++f) {
+      coded.clear();
+      if (!encode_frame(bytes, f, coding, coded)) {
+        error_ = EIO;
+        return;
+      }
+      if (!pwrite_all(fd_, coded.data(), coded.size(), at)) {
+        error_ = errno != 0 ? errno : EIO;
+        return;
+      }
+      at += coded.size();
     }
     hashes_[which] = XXH3_64bits(bytes.data(), bytes.size());
-    coded_[which] = coded.size();
-    end_ += coded.size();
+    coded_[which] = at - end_;
+    end_ = at;
     ++next_;
   } catch (const std::bad_alloc&) {
     error_ = ENOMEM;

@@ -86,6 +86,13 @@ class IndexFile {
 void write_graph_arrays(IndexFile& file, const index_layout::Placement& place, const HeapGraph& graph,
                         std::span<const Generation> generations, const EdgeSlots& slots, IndexBytes reverse_offsets,
                         IndexBytes reverse_sources) noexcept;
+/// Write arrays 1-6 (node columns and the forward CSR): the first half of write_graph_arrays.
+void write_forward_arrays(IndexFile& file, const index_layout::Placement& place, const HeapGraph& graph,
+                          std::span<const Generation> generations) noexcept;
+/// Write arrays 7-12 (reverse CSR, edge slots, roots, unresolved roots, dependent edges): the
+/// second half.
+void write_reverse_arrays(IndexFile& file, const index_layout::Placement& place, const HeapGraph& graph,
+                          const EdgeSlots& slots, IndexBytes reverse_offsets, IndexBytes reverse_sources) noexcept;
 /// Write arrays 13-15 (preorder, immediate dominators, retained sizes).
 void write_tree_arrays(IndexFile& file, const index_layout::Placement& place, const DominatorTree& tree);
 

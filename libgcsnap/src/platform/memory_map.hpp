@@ -29,6 +29,9 @@ void free_pages(void* address, size_t length) noexcept;
 [[nodiscard]] size_t page_size() noexcept;
 /// Ask for huge pages on the page-aligned range (a hint).
 void advise_huge_pages(void* address, size_t length) noexcept;
+/// Give back the memory of the page-aligned range of anonymous pages whose contents will never
+/// be read again (a hint: POSIX MADV_DONTNEED; the pages read as zeros if touched again).
+void discard_pages(void* address, size_t length) noexcept;
 /// Fault the page-aligned range in for writing now (a hint).
 void prefault_for_write(void* address, size_t length) noexcept;
 

@@ -31,7 +31,7 @@ struct IndexOptions {
   Format format = Format::Table;
 };
 
-std::string status_of(const OpenedAnalysisIndex& opened) {
+std::string status_of(const EnsuredAnalysisIndex& opened) {
   if (opened.source == IndexSource::Read) return "up to date";
   switch (opened.rejected.code) {
     case ErrorCode::Ok: return "built";
@@ -101,7 +101,7 @@ void run_index(const IndexOptions& opt) {
   if (opt.check) return check_indexes(file, *rec, gcs, opt.format);
   uint64_t total_bytes = 0;
   for (size_t gc : gcs) {
-    auto opened = open_analysis_index(file, *rec, gc, true, terminal_progress(file));
+    auto opened = ensure_analysis_index(file, *rec, gc, terminal_progress(file));
     if (!opened) fail_on(file, opened.error());
     const uint64_t number = rec->gcs()[gc].info.gc_number;
     const std::string path = analysis_index_path(file, number);
@@ -112,7 +112,7 @@ void run_index(const IndexOptions& opt) {
     const uint64_t file_bytes = std::filesystem::file_size(path, size_error);
     const uint64_t bytes = size_error ? 0 : file_bytes;
     total_bytes += bytes;
-    const uint64_t objects = opened->index.graph.node_count();
+    const uint64_t objects = opened->objects;
     table.add_row({number, objects, status_of(*opened), path, bytes,
                    // A number in JSON/CSV, rounded to 0.1 so that the table and the machine forms agree.
                    objects ? Cell::real(std::round(10.0 * static_cast<double>(bytes) / static_cast<double>(objects)) / 10.0)

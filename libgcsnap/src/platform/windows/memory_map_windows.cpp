@@ -63,6 +63,12 @@ void advise_huge_pages(void* address, size_t length) noexcept {
   (void)length;
 }
 
+// Heap blocks are not the VirtualAlloc regions that DiscardVirtualMemory takes: nothing to do.
+void discard_pages(void* address, size_t length) noexcept {
+  (void)address;
+  (void)length;
+}
+
 // Windows commits on first touch; faulting ahead is left to that.
 void prefault_for_write(void* address, size_t length) noexcept {
   (void)address;

@@ -1,0 +1,163 @@
+// Building an analysis index only to write it (format-spec.md §12): each array is written as
+// soon as it is complete and freed once no later phase reads it, so that the peak is the
+// largest phase, not the whole index (docs/performance.md, "The analysis index"). The bytes are
+// those of open_analysis_index's build: the same arrays from the same computations, in the
+// same order.
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "analysis_index/index_access.hpp"
+#include "analysis_index/index_build_steps.hpp"
+#include "analysis_index/index_layout.hpp"
+#include "analysis_index/index_write.hpp"
+#include "gcsnap/analysis_index.hpp"
+
+namespace gcsnap {
+
+namespace {
+
+using detail::AnalysisIndexAccess;
+using detail::SideJob;
+namespace L = index_layout;
+
+// What a phase's side job left: the written array counts and the block's hash.
+struct WriteOnlyBuild {
+  detail::DecodedGc gc;
+  L::Counts counts;
+  Result<uint64_t> block = make_error(ErrorCode::InvalidState, "the block was not hashed");
+};
+
+Status too_large() { return make_error(ErrorCode::LimitExceeded, "the analysis index would be too large"); }
+
+// Phases, each array written by the phase after the one that completes it, on a second thread
+// while the main one computes (SideJob):
+//   1. decode + forward graph (decode_gc): node columns, forward CSR, slots.
+//   2. write arrays 1-6 || shortest-path tree (BFS) and reverse CSR; then free the addresses.
+//   3. write arrays 7-12 || dominators' DFS, then free the forward CSR, then semi-NCA and
+//      retained sizes; then free the reverse CSR and the slots.
+//   4. write arrays 13-15 || type histogram; then arrays 16-17 and the header.
+// Returns the GC's object count, or the write's failure as the inner status.
+Result<std::pair<uint64_t, Status>> build_to_file(const Recording& rec, size_t gc_pos, const IndexProgress& progress,
+                                                  const IndexIdentity& id, detail::IndexFile& file) try {
+  auto decoded = detail::decode_gc(rec, gc_pos, progress);
+  if (!decoded) return decoded.error();
+  WriteOnlyBuild b{std::move(decoded).value(), {}, make_error(ErrorCode::InvalidState, "the block was not hashed")};
+  detail::DecodedGc& gc = b.gc;
+  const uint64_t objects = gc.graph.node_count();
+  b.counts = detail::graph_counts(gc.graph, gc.has_dependent, !gc.slots.empty());
+  auto place = L::place(b.counts);
+  if (!place) return std::make_pair(objects, too_large());
+
+  // 2. The BFS and the reverse CSR read the forward graph, as the writer does.
+  auto forward_job = [&]() noexcept {
+    detail::write_forward_arrays(file, *place, gc.graph, gc.objects->generations);
+    b.block = rec.block_hash(gc_pos);
+  };
+  Result<ShortestPathTree> path_tree = make_error(ErrorCode::InvalidState, "no shortest-path tree");
+  {
+    SideJob side;
+    side.start(forward_job);
+    if (progress) progress("building the reverse graph");
+    path_tree = ShortestPathTree::compute(gc.graph, RetentionOptions{});
+    if (!path_tree) return path_tree.error();
+    auto reverse = detail::make_reverse_csr(gc.graph);
+    if (!reverse) return reverse.error();
+    side.wait();
+    AnalysisIndexAccess::adopt_reverse(gc.graph, std::move(reverse).value());
+  }
+  if (!b.block) return b.block.error();
+  std::vector<uint64_t>().swap(gc.objects->addresses);  // nothing after the graph looks objects up
+
+  // 3. The dominators: the DFS is the forward graph's last reader.
+  const auto rev = AnalysisIndexAccess::reverse(gc.graph);
+  auto reverse_job = [&]() noexcept {
+    detail::write_reverse_arrays(file, *place, gc.graph, gc.slots,
+                                 rev.wide.empty() ? detail::index_bytes(rev.narrow) : detail::index_bytes(rev.wide),
+                                 detail::index_bytes(rev.items));
+  };
+  std::optional<Result<DominatorTree>> dom;
+  {
+    SideJob side;
+    side.start(reverse_job);
+    if (progress) progress("computing dominators");
+    dom.emplace(AnalysisIndexAccess::compute_dominators(gc.graph, [&]() -> Status {
+      AnalysisIndexAccess::release_forward(gc.graph);
+      return Status::ok();
+    }));
+    side.wait();
+  }
+  if (!*dom) return dom->error();
+  AnalysisIndexAccess::release_reverse(gc.graph);
+  gc.slots = EdgeSlots();
+
+  // 4. The histogram reads the tree the writer writes.
+  b.counts.preorder = (*dom)->preorder().size();
+  place = L::place(b.counts);  // the histogram's offset does not depend on its count
+  if (!place) return std::make_pair(objects, too_large());
+  const DominatorTree& tree = **dom;
+  auto tree_job = [&]() noexcept { detail::write_tree_arrays(file, *place, tree); };
+  Result<std::vector<TypeStats>> hist = make_error(ErrorCode::InvalidState, "no histogram");
+  {
+    SideJob side;
+    side.start(tree_job);
+    if (progress) progress("counting types");
+    hist = build_type_histogram(gc.graph, &tree, TypeHistogramOptions{}, gc.objects->generations);
+    side.wait();
+  }
+  if (!hist) return hist.error();
+  std::sort(hist->begin(), hist->end(), [](const TypeStats& a, const TypeStats& c) { return a.type_id < c.type_id; });
+
+  if (progress) progress("writing the index");
+  b.counts.types = hist->size();
+  place = L::place(b.counts);  // the path parents follow the histogram (§12.3)
+  if (!place) return std::make_pair(objects, too_large());
+  file.write_array(L::kTypes, *place, detail::encode_type_stats(*hist));
+  file.write_array(L::kPathParents, *place, detail::index_bytes(path_tree->parents()));
+  // The header reads the graph's stats, the tree's byte totals and the block hash.
+  AnalysisIndex ix;
+  ix.graph = std::move(gc.graph);
+  ix.dominators = std::move(*dom).value();
+  ix.block_hash = *b.block;
+  return std::make_pair(objects, file.finish(detail::index_header(ix, id, b.counts)));
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "out of memory computing the analysis index");
+}
+
+}  // namespace
+
+Result<EnsuredAnalysisIndex> ensure_analysis_index(const std::string& recording_path, const Recording& rec,
+                                                   size_t gc_pos, const IndexProgress& progress) {
+  auto id = identify_gc(recording_path, rec, gc_pos);
+  if (!id) return id.error();
+  const std::string path = analysis_index_path(recording_path, id->gc_number);
+  EnsuredAnalysisIndex out;
+  {
+    auto read = read_analysis_index(path, *id);
+    if (read) {
+      out.objects = read->graph.node_count();
+      return out;
+    }
+    if (read.error().code != ErrorCode::NotFound) out.rejected = read.error();
+  }
+  out.source = IndexSource::BuiltKept;
+  auto file = detail::IndexFile::create(path);
+  if (!file) {
+    // Computed all the same, as open_analysis_index does: a bad recording is the error to report.
+    auto computed = compute_analysis_index(rec, gc_pos, progress);
+    if (!computed) return computed.error();
+    out.objects = computed->graph.node_count();
+    out.write_error = file.error();
+    return out;
+  }
+  auto built = build_to_file(rec, gc_pos, progress, *id, *file);
+  if (!built) return built.error();
+  out.objects = built->first;
+  if (built->second) out.source = IndexSource::BuiltSaved;
+  else out.write_error = built->second.error();
+  return out;
+}
+
+}  // namespace gcsnap
