@@ -386,6 +386,42 @@ case_orphan() {
   snap=$file check_cli_accepts
 }
 
+# A launcher that starts the app in the background and exits at once, before the app's runtime
+# has loaded the shim: record gives the processes it left up to 5 s to report, then waits for
+# the app and records it. A launcher that leaves only a process that is not .NET ends record
+# after the grace with "nothing was recorded" (exit 4) and leaves that process running.
+case_launcher() {
+  require_dotnet
+  local rc pid file sleeper started elapsed
+  rm -f "$work/$case_name"-*.snap
+  "$gcsnap" record -o "$work/$case_name-{pid}.snap" -- sh -c 'dotnet "$1" run & exit 0' _ "$dll" \
+    >"$out" 2>"$err" </dev/null; rc=$?
+  show "$out"; show "$err"
+  [ "$rc" -eq 0 ] || fail "gcsnap record exited $rc, expected sh's 0 (the app was not recorded?)"
+  grep -q '^gcsnap-sample: done finalized=' "$out" || fail "the app did not run to its end before record ended"
+  pid=$(fact pid "$out")
+  [ -n "$pid" ] || fail "the app printed no pid"
+  grep -q "^gcsnap: sh ended; waiting for the recorded process(es) $pid to end" "$err" || fail "record does not say it waits for the app"
+  file=$work/$case_name-$pid.snap
+  grep -q "^gcsnap: recorded .* of process $pid (Gcsnap.Sample) in $file; nothing dropped$" "$err" || fail "no summary line for the app"
+  snap=$file check_cli_accepts
+  started=$(date +%s%N)
+  "$gcsnap" record -o "$work/$case_name-{pid}.snap" -- sh -c 'sleep 120 & echo $! >"$1"' _ "$work/$case_name.sleeper" \
+    >"$out" 2>"$err" </dev/null; rc=$?
+  elapsed=$((($(date +%s%N) - started) / 1000000))
+  show "$err"
+  sleeper=$(cat "$work/$case_name.sleeper")
+  local alive=0
+  [ -n "$sleeper" ] && kill -0 "$sleeper" 2>/dev/null && alive=1
+  [ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null
+  echo "record with a process that is not .NET left behind ended after $elapsed ms"
+  [ "$rc" -eq 4 ] && grep -q '^gcsnap: error: nothing was recorded: sh never started the gcsnap profiler' "$err" ||
+    fail "a launcher that left no .NET process: exit $rc, not 4 with 'nothing was recorded'"
+  [ "$elapsed" -ge 5000 ] || fail "record ended $elapsed ms after it started, before the 5 s grace"
+  [ "$elapsed" -lt 60000 ] || fail "record waited $elapsed ms for a process that never reported"
+  [ "$alive" -eq 1 ] || fail "the process left behind did not run on after record ended"
+}
+
 # `gcsnap record -- dotnet run`: the SDK's own processes (the dotnet CLI, MSBuild, the compiler)
 # are not recorded; the app `dotnet run` starts is, into a file named after it and its pid,
 # and the summary names it. A copy of the sample app's project is built by the first run.
