@@ -380,16 +380,19 @@ case_attach_container() {
   [ "$rc" -eq 0 ] || fail "the namespaced app exited $rc"
 }
 
-# walk_times FILE: the start time (ns) of every GC of FILE with an on-demand heap walk, one a line.
+# walk_times FILE: the start time (ns) of every GC of FILE with an on-demand heap walk, one a
+# line; nothing (and why on stderr) when info's gcs or heap table has no row.
 walk_times() {
-  "$gcsnap" info "$1" --format csv | tr -d '\r' |
-    awk -F, 'NF == 24 && $5 == "on-demand" { walked[$1] = 1 } NF == 9 && ($1 in walked) { print $2 }'
+  local triggers times
+  triggers=$(info_columns "$1" gcs gc trigger) && times=$(info_columns "$1" heap gc time_ns) || return 1
+  awk -F, 'NR == FNR { if ($2 == "on-demand") walked[$1] = 1; next } $1 in walked { print $2 }' \
+    <(printf '%s\n' "$triggers") <(printf '%s\n' "$times")
 }
 
 # check_walk_gaps FILE MIN_NS MAX_NS: at least 3 on-demand walks, each MIN_NS..MAX_NS after the one before.
 check_walk_gaps() {
   local times
-  times=$(walk_times "$1")
+  times=$(walk_times "$1") || fail "no GC rows to read the walks' times from in $1"
   [ "$(wc -l <<<"$times")" -ge 3 ] || fail "fewer than 3 --every walks in $1: $(tr '\n' ' ' <<<"$times")"
   awk -v lo="$2" -v hi="$3" 'NR > 1 { gap = $1 - prev; if (gap < lo || gap > hi) { print "gap " gap " ns"; bad = 1 } }
                             { prev = $1 } END { exit bad }' <<<"$times" ||
@@ -427,8 +430,7 @@ case_attach_every() {
     fail "the summary line does not count at least 3 walks"
   grep -q 'has no heap walk' "$work/$case_name.rec" && fail "a recording with walks was said to have none"
   check_cli_accepts
-  "$gcsnap" info "$snap" --format csv | tr -d '\r' | awk -F, 'NF == 24 && ($5 == "policy" || $5 == "always")' | grep . >/dev/null &&
-    fail "--policy none walked a GC"
+  check_no_policy_walk "$snap"
   # One interval (1 s) after the walk before ended, give or take the scheduler.
   check_walk_gaps "$snap" 950000000 4000000000
   text=$(csv leaks "$snap" --top 0)

@@ -467,6 +467,27 @@ case_dotnet_run() {
 
 # fact KEY FILE: a value from the sample app's facts line.
 fact() { sed -n "s/^gcsnap-sample: mode=.* $1=\([0-9]*\) .*/\1/p" "$2"; }
+# info_columns FILE TABLE COLUMN...: the named columns of `gcsnap info FILE --table TABLE
+# --format csv`, comma-separated, one row a line without the header. Returns 1, saying why on
+# stderr, when info fails, a column is not in the header or the table has no row: a check that
+# selects rows by name cannot silently match nothing when a column is added.
+info_columns() {
+  local file=$1 table=$2 text
+  shift 2
+  text=$("$gcsnap" info "$file" --table "$table" --format csv 2>&1) || { echo "info $file --table $table: $text" >&2; return 1; }
+  tr -d '\r' <<<"$text" | awk -F, -v want="$*" -v what="info $file --table $table" '
+    NR == 1 { n = split(want, names, " "); for (i = 1; i <= NF; i++) at[$i] = i
+              for (k = 1; k <= n; k++) if (!(names[k] in at)) { print what ": no column " names[k] >"/dev/stderr"; bad = 1; exit 1 }
+              next }
+    { line = $(at[names[1]]); for (k = 2; k <= n; k++) line = line "," $(at[names[k]]); print line; rows++ }
+    END { if (bad) exit 1; if (!rows) { print what ": no row" >"/dev/stderr"; exit 1 } }'
+}
+# check_no_policy_walk FILE: FILE has GCs and none of them was walked by a policy (--policy none).
+check_no_policy_walk() {
+  local rows
+  rows=$(info_columns "$1" gcs gc trigger) || fail "no GC rows to check in $1"
+  ! grep -Eq ',(policy|always)$' <<<"$rows" || { printf '%s\n' "$rows"; fail "--policy none walked a GC"; }
+}
 # csv CMD...: run gcsnap with --format csv, without CRs; fail on a non-zero exit.
 csv() {
   "$gcsnap" "$@" --format csv >"$work/analysis.csv" 2>"$work/analysis.err" ||
@@ -584,8 +605,7 @@ case_record_every() {
   record_app 0 leaks 10 600
   grep -Eq "^gcsnap: recorded [0-9]+ GCs, [3-9][0-9]* snapshots, " "$err" || fail "the summary does not count at least 3 walks"
   check_cli_accepts
-  "$gcsnap" info "$snap" --format csv | tr -d '\r' | awk -F, 'NF == 24 && ($5 == "policy" || $5 == "always")' | grep . >/dev/null &&
-    fail "--policy none walked a GC"
+  check_no_policy_walk "$snap"
   check_walk_gaps "$snap" 950000000 4000000000
   text=$(csv leaks "$snap" --top 0)
   expect_line "$text" "^[0-9]+,Gcsnap\.Sample\.LeakedSession,$(fact sessions "$out"),\+?[0-9]+,[1-9][0-9]*,.*,System\.Collections\.Generic\.List<Gcsnap\.Sample\.LeakedSession> \(via Gcsnap\.Sample\.LeakedSession\[\]\),0x" \
@@ -664,8 +684,9 @@ case_max_size() {
   grep -Eq "^note: $dropped heap walk\(s\) dropped to keep the recording under its size cap \(--max-size\): GC 1, 2, " \
     "$work/$case_name.info" || fail "info does not name the dropped walks, oldest first"
   # The oldest walks went first: every kept walk comes after every dropped one.
-  first=$(csv info "$snap" --table gcs | awk -F, 'NR > 1 && $5 == "always" && $NF == 0 && $(NF - 1) == "false" { print $1; exit }')
-  gc=$(csv info "$snap" --table gcs | awk -F, 'NR > 1 && $(NF - 1) == "true" { g = $1 } END { print g }')
+  text=$(info_columns "$snap" gcs gc trigger walk_dropped walk_dropped_bytes) || fail "no GC rows in info --table gcs"
+  first=$(awk -F, '$2 == "always" && $3 == "false" && $4 == 0 { print $1; exit }' <<<"$text")
+  gc=$(awk -F, '$3 == "true" { g = $1 } END { print g }' <<<"$text")
   [ -n "$first" ] && [ -n "$gc" ] && [ "$gc" -lt "$first" ] || fail "a dropped walk (GC $gc) is newer than a kept one (GC $first)"
   "$gcsnap" types "$snap:$gc" >"$work/types.out" 2>&1; rc=$?
   show "$work/types.out"
