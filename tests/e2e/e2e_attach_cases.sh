@@ -22,6 +22,22 @@ start_plain_app() {
   exec 3>&-; show "$out"; fail "the app never became ready"
 }
 
+# record_attached LINE ARGS...: start `gcsnap record --pid $pid -o $snap ARGS` in the background
+# (its pid in recorder, its stderr in $work/$case_name.rec) and wait (up to 30 s) until it says
+# it records with exactly LINE; fail when it does not.
+record_attached() {
+  local expected=$1
+  shift
+  "$gcsnap" record --pid "$pid" -o "$snap" "$@" >"$work/$case_name.rec" 2>&1 &
+  recorder=$!
+  for _ in $(seq 1 300); do
+    grep -qxF "$expected" "$work/$case_name.rec" && return 0
+    kill -0 "$recorder" 2>/dev/null || break
+    sleep 0.1
+  done
+  grep -qxF "$expected" "$work/$case_name.rec" || { show "$work/$case_name.rec"; fail "record --pid did not say: $expected"; }
+}
+
 # app_says CMD PATTERN: send CMD to the app and wait (up to 30 s) for a new output line
 # matching PATTERN; print that line.
 app_says() {
@@ -138,15 +154,7 @@ case_attach_snapshot() {
 case_attach_record() {
   local rc recorder line
   start_plain_app
-  "$gcsnap" record --pid "$pid" -o "$snap" --duration 300s >"$work/$case_name.rec" 2>&1 &
-  recorder=$!
-  for _ in $(seq 1 300); do
-    grep -q 'for 300 s$' "$work/$case_name.rec" && break
-    kill -0 "$recorder" 2>/dev/null || break
-    sleep 0.1
-  done
-  grep -q "^gcsnap: recording process $pid (Gcsnap.Sample) into $snap for 300 s$" "$work/$case_name.rec" ||
-    { show "$work/$case_name.rec"; fail "record --pid did not say it is recording"; }
+  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap for 300 s" --duration 300s
   expect_bgc 0 "a background GC ran while gcsnap was attached"
   "$gcsnap" snapshot "$pid" >"$work/$case_name.cmd" 2>&1 || { show "$work/$case_name.cmd"; fail "snapshot during record --pid failed"; }
   grep -q "^snapshot taken in process $pid: GC #" "$work/$case_name.cmd" || fail "snapshot during record --pid said something else"
@@ -304,9 +312,7 @@ case_attach_other_profiler() {
 case_attach_record_exit() {
   local rc recorder
   start_plain_app
-  "$gcsnap" record --pid "$pid" -o "$snap" >"$work/$case_name.rec" 2>&1 &
-  recorder=$!
-  for _ in $(seq 1 300); do grep -q '^gcsnap: recording process' "$work/$case_name.rec" && break; sleep 0.1; done
+  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap until Ctrl+C"
   app_says gc '^gcsnap-sample: gc ' >/dev/null
   stop_plain_app
   wait "$recorder"; rc=$?
@@ -407,15 +413,8 @@ case_attach_every() {
   local rc recorder line="" text none=$work/$case_name.none.snap one=$work/$case_name.one.snap
   start_plain_app
   rm -f "$none" "$one"
-  "$gcsnap" record --pid "$pid" -o "$snap" --policy none --every 1s >"$work/$case_name.rec" 2>&1 &
-  recorder=$!
-  for _ in $(seq 1 300); do
-    grep -q 'every 1 s$' "$work/$case_name.rec" && break
-    kill -0 "$recorder" 2>/dev/null || break
-    sleep 0.1
-  done
-  grep -q "^gcsnap: recording process $pid (Gcsnap.Sample) into $snap until Ctrl+C, a heap walk every 1 s$" \
-    "$work/$case_name.rec" || { show "$work/$case_name.rec"; fail "record --pid --every did not say it walks every 1 s"; }
+  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap until Ctrl+C, a heap walk every 1 s" \
+    --policy none --every 1s
   # 14 rounds 500 ms apart (7 s); the recording stops after 5 s, while the app still leaks, as
   # a service's would (walks after the leak stopped would show a flat end, not a leak).
   echo "leak 14 500" >&3
@@ -481,14 +480,7 @@ case_attach_every() {
 case_attach_heap_growth() {
   local rc recorder thresholds
   start_plain_app
-  "$gcsnap" record --pid "$pid" -o "$snap" --policy none --on-heap-growth 16M >"$work/$case_name.rec" 2>&1 &
-  recorder=$!
-  for _ in $(seq 1 300); do
-    grep -q 'until Ctrl+C$' "$work/$case_name.rec" && break
-    kill -0 "$recorder" 2>/dev/null || break
-    sleep 0.1
-  done
-  grep -q "^gcsnap: recording process $pid " "$work/$case_name.rec" || { show "$work/$case_name.rec"; fail "record --pid did not start"; }
+  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap until Ctrl+C" --policy none --on-heap-growth 16M
   app_says gc '^gcsnap-sample: gc ' >/dev/null
   app_says "heapgrow 56" '^gcsnap-sample: heapgrow arrays=56' >/dev/null
   sleep 1
