@@ -203,12 +203,33 @@ TEST_CASE("type names shorten by namespaces first, then keep their end", "[outpu
   CHECK(shorten_type_name(dict, 62) == "S.C.G.Dictionary<System.String, System.Object>+Entry[]");
   CHECK(shorten_type_name(dict, 45) == "S.C.G.Dictionary<S.String, S.Object>+Entry[]");
   CHECK(shorten_type_name(dict, 40) == "S.C.G.Dictionary<String, Object>+Entry[]");
-  CHECK(shorten_type_name(dict, 20) == "\u2026ng, Object>+Entry[]");
+  // Then the outer namespace goes, then generic arguments are elided; the end is cut last.
+  CHECK(abbreviate_type_name(dict, 4) == "Dictionary<String, Object>+Entry[]");
+  CHECK(shorten_type_name(dict, 34) == "Dictionary<String, Object>+Entry[]");
+  CHECK(shorten_type_name(dict, 33) == "Dictionary<\u2026, Object>+Entry[]");
+  CHECK(shorten_type_name(dict, 21) == "Dictionary<\u2026>+Entry[]");
+  CHECK(shorten_type_name(dict, 20) == "\u2026ctionary<\u2026>+Entry[]");
   CHECK(display_width(shorten_type_name(dict, 20)) == 20);
   // A retention path: every type in it shrinks, the arrows stay.
   CHECK(abbreviate_type_name("[handle] -> System.Object[] -> App.Cache -[ConditionalWeakTable]-> App.Item", 1) ==
         "[handle] -> S.Object[] -> A.Cache -[ConditionalWeakTable]-> A.Item");
   CHECK(abbreviate_type_name("App.Program+<>c__DisplayClass0_0", 3) == "A.Program+<>c__DisplayClass0_0");
+}
+
+TEST_CASE("generic arguments are elided deepest first, the outer name stays", "[output][width]") {
+  const std::string nested =
+      "System.Collections.Generic.Dictionary<System.String, System.Collections.Generic.List<Contoso.Shipping.StockItem>>";
+  CHECK(shorten_type_name(nested, 35) == "Dictionary<String, List<StockItem>>");
+  CHECK(shorten_type_name(nested, 30) == "Dictionary<String, List<\u2026>>");
+  CHECK(shorten_type_name(nested, 20) == "Dictionary<\u2026>");
+  // An array's owner as dominators' HELD BY names it: both names keep their readable end.
+  const std::string held = "System.Collections.Generic.List<Gcsnap.Sample.LeakyItem> (via Gcsnap.Sample.LeakyItem[])";
+  CHECK(shorten_type_name(held, 40) == "List<LeakyItem> (via LeakyItem[])");
+  CHECK(shorten_type_name(held, 30) == "List<\u2026> (via LeakyItem[])");
+  // Angle brackets that open no argument list are left alone.
+  CHECK(shorten_type_name("App.Program+<>c__DisplayClass0_0+<Run>d__1", 34) == "\u2026am+<>c__DisplayClass0_0+<Run>d__1");
+  // A path's arrows are not brackets.
+  CHECK(shorten_type_name("[handle] -> App.Holder<App.Item> -> App.Item[]", 32) == "[handle] -> Holder<\u2026> -> Item[]");
 }
 
 TEST_CASE("shortened names stay distinct", "[output][width]") {

@@ -22,6 +22,22 @@ start_plain_app() {
   exec 3>&-; show "$out"; fail "the app never became ready"
 }
 
+# record_attached LINE ARGS...: start `gcsnap record --pid $pid -o $snap ARGS` in the background
+# (its pid in recorder, its stderr in $work/$case_name.rec) and wait (up to 30 s) until it says
+# it records with exactly LINE; fail when it does not.
+record_attached() {
+  local expected=$1
+  shift
+  "$gcsnap" record --pid "$pid" -o "$snap" "$@" >"$work/$case_name.rec" 2>&1 &
+  recorder=$!
+  for _ in $(seq 1 300); do
+    grep -qxF "$expected" "$work/$case_name.rec" && return 0
+    kill -0 "$recorder" 2>/dev/null || break
+    sleep 0.1
+  done
+  grep -qxF "$expected" "$work/$case_name.rec" || { show "$work/$case_name.rec"; fail "record --pid did not say: $expected"; }
+}
+
 # app_says CMD PATTERN: send CMD to the app and wait (up to 30 s) for a new output line
 # matching PATTERN; print that line.
 app_says() {
@@ -138,15 +154,7 @@ case_attach_snapshot() {
 case_attach_record() {
   local rc recorder line
   start_plain_app
-  "$gcsnap" record --pid "$pid" -o "$snap" --duration 300s >"$work/$case_name.rec" 2>&1 &
-  recorder=$!
-  for _ in $(seq 1 300); do
-    grep -q 'for 300 s$' "$work/$case_name.rec" && break
-    kill -0 "$recorder" 2>/dev/null || break
-    sleep 0.1
-  done
-  grep -q "^gcsnap: recording process $pid (Gcsnap.Sample) into $snap for 300 s$" "$work/$case_name.rec" ||
-    { show "$work/$case_name.rec"; fail "record --pid did not say it is recording"; }
+  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap for 300 s" --duration 300s
   expect_bgc 0 "a background GC ran while gcsnap was attached"
   "$gcsnap" snapshot "$pid" >"$work/$case_name.cmd" 2>&1 || { show "$work/$case_name.cmd"; fail "snapshot during record --pid failed"; }
   grep -q "^snapshot taken in process $pid: GC #" "$work/$case_name.cmd" || fail "snapshot during record --pid said something else"
@@ -304,9 +312,7 @@ case_attach_other_profiler() {
 case_attach_record_exit() {
   local rc recorder
   start_plain_app
-  "$gcsnap" record --pid "$pid" -o "$snap" >"$work/$case_name.rec" 2>&1 &
-  recorder=$!
-  for _ in $(seq 1 300); do grep -q '^gcsnap: recording process' "$work/$case_name.rec" && break; sleep 0.1; done
+  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap until Ctrl+C"
   app_says gc '^gcsnap-sample: gc ' >/dev/null
   stop_plain_app
   wait "$recorder"; rc=$?
@@ -380,16 +386,19 @@ case_attach_container() {
   [ "$rc" -eq 0 ] || fail "the namespaced app exited $rc"
 }
 
-# walk_times FILE: the start time (ns) of every GC of FILE with an on-demand heap walk, one a line.
+# walk_times FILE: the start time (ns) of every GC of FILE with an on-demand heap walk, one a
+# line; nothing (and why on stderr) when info's gcs or heap table has no row.
 walk_times() {
-  "$gcsnap" info "$1" --format csv | tr -d '\r' |
-    awk -F, 'NF == 24 && $5 == "on-demand" { walked[$1] = 1 } NF == 9 && ($1 in walked) { print $2 }'
+  local triggers times
+  triggers=$(info_columns "$1" gcs gc trigger) && times=$(info_columns "$1" heap gc time_ns) || return 1
+  awk -F, 'NR == FNR { if ($2 == "on-demand") walked[$1] = 1; next } $1 in walked { print $2 }' \
+    <(printf '%s\n' "$triggers") <(printf '%s\n' "$times")
 }
 
 # check_walk_gaps FILE MIN_NS MAX_NS: at least 3 on-demand walks, each MIN_NS..MAX_NS after the one before.
 check_walk_gaps() {
   local times
-  times=$(walk_times "$1")
+  times=$(walk_times "$1") || fail "no GC rows to read the walks' times from in $1"
   [ "$(wc -l <<<"$times")" -ge 3 ] || fail "fewer than 3 --every walks in $1: $(tr '\n' ' ' <<<"$times")"
   awk -v lo="$2" -v hi="$3" 'NR > 1 { gap = $1 - prev; if (gap < lo || gap > hi) { print "gap " gap " ns"; bad = 1 } }
                             { prev = $1 } END { exit bad }' <<<"$times" ||
@@ -404,15 +413,8 @@ case_attach_every() {
   local rc recorder line="" text none=$work/$case_name.none.snap one=$work/$case_name.one.snap
   start_plain_app
   rm -f "$none" "$one"
-  "$gcsnap" record --pid "$pid" -o "$snap" --policy none --every 1s >"$work/$case_name.rec" 2>&1 &
-  recorder=$!
-  for _ in $(seq 1 300); do
-    grep -q 'every 1 s$' "$work/$case_name.rec" && break
-    kill -0 "$recorder" 2>/dev/null || break
-    sleep 0.1
-  done
-  grep -q "^gcsnap: recording process $pid (Gcsnap.Sample) into $snap until Ctrl+C, a heap walk every 1 s$" \
-    "$work/$case_name.rec" || { show "$work/$case_name.rec"; fail "record --pid --every did not say it walks every 1 s"; }
+  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap until Ctrl+C, a heap walk every 1 s" \
+    --policy none --every 1s
   # 14 rounds 500 ms apart (7 s); the recording stops after 5 s, while the app still leaks, as
   # a service's would (walks after the leak stopped would show a flat end, not a leak).
   echo "leak 14 500" >&3
@@ -427,8 +429,7 @@ case_attach_every() {
     fail "the summary line does not count at least 3 walks"
   grep -q 'has no heap walk' "$work/$case_name.rec" && fail "a recording with walks was said to have none"
   check_cli_accepts
-  "$gcsnap" info "$snap" --format csv | tr -d '\r' | awk -F, 'NF == 24 && ($5 == "policy" || $5 == "always")' | grep . >/dev/null &&
-    fail "--policy none walked a GC"
+  check_no_policy_walk "$snap"
   # One interval (1 s) after the walk before ended, give or take the scheduler.
   check_walk_gaps "$snap" 950000000 4000000000
   text=$(csv leaks "$snap" --top 0)
@@ -479,14 +480,7 @@ case_attach_every() {
 case_attach_heap_growth() {
   local rc recorder thresholds
   start_plain_app
-  "$gcsnap" record --pid "$pid" -o "$snap" --policy none --on-heap-growth 16M >"$work/$case_name.rec" 2>&1 &
-  recorder=$!
-  for _ in $(seq 1 300); do
-    grep -q 'until Ctrl+C$' "$work/$case_name.rec" && break
-    kill -0 "$recorder" 2>/dev/null || break
-    sleep 0.1
-  done
-  grep -q "^gcsnap: recording process $pid " "$work/$case_name.rec" || { show "$work/$case_name.rec"; fail "record --pid did not start"; }
+  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap until Ctrl+C" --policy none --on-heap-growth 16M
   app_says gc '^gcsnap-sample: gc ' >/dev/null
   app_says "heapgrow 56" '^gcsnap-sample: heapgrow arrays=56' >/dev/null
   sleep 1

@@ -386,6 +386,42 @@ case_orphan() {
   snap=$file check_cli_accepts
 }
 
+# A launcher that starts the app in the background and exits at once, before the app's runtime
+# has loaded the shim: record gives the processes it left up to 5 s to report, then waits for
+# the app and records it. A launcher that leaves only a process that is not .NET ends record
+# after the grace with "nothing was recorded" (exit 4) and leaves that process running.
+case_launcher() {
+  require_dotnet
+  local rc pid file sleeper started elapsed
+  rm -f "$work/$case_name"-*.snap
+  "$gcsnap" record -o "$work/$case_name-{pid}.snap" -- sh -c 'dotnet "$1" run & exit 0' _ "$dll" \
+    >"$out" 2>"$err" </dev/null; rc=$?
+  show "$out"; show "$err"
+  [ "$rc" -eq 0 ] || fail "gcsnap record exited $rc, expected sh's 0 (the app was not recorded?)"
+  grep -q '^gcsnap-sample: done finalized=' "$out" || fail "the app did not run to its end before record ended"
+  pid=$(fact pid "$out")
+  [ -n "$pid" ] || fail "the app printed no pid"
+  grep -q "^gcsnap: sh ended; waiting for the recorded process(es) $pid to end" "$err" || fail "record does not say it waits for the app"
+  file=$work/$case_name-$pid.snap
+  grep -q "^gcsnap: recorded .* of process $pid (Gcsnap.Sample) in $file; nothing dropped$" "$err" || fail "no summary line for the app"
+  snap=$file check_cli_accepts
+  started=$(date +%s%N)
+  "$gcsnap" record -o "$work/$case_name-{pid}.snap" -- sh -c 'sleep 120 & echo $! >"$1"' _ "$work/$case_name.sleeper" \
+    >"$out" 2>"$err" </dev/null; rc=$?
+  elapsed=$((($(date +%s%N) - started) / 1000000))
+  show "$err"
+  sleeper=$(cat "$work/$case_name.sleeper")
+  local alive=0
+  [ -n "$sleeper" ] && kill -0 "$sleeper" 2>/dev/null && alive=1
+  [ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null
+  echo "record with a process that is not .NET left behind ended after $elapsed ms"
+  [ "$rc" -eq 4 ] && grep -q '^gcsnap: error: nothing was recorded: sh never started the gcsnap profiler' "$err" ||
+    fail "a launcher that left no .NET process: exit $rc, not 4 with 'nothing was recorded'"
+  [ "$elapsed" -ge 5000 ] || fail "record ended $elapsed ms after it started, before the 5 s grace"
+  [ "$elapsed" -lt 60000 ] || fail "record waited $elapsed ms for a process that never reported"
+  [ "$alive" -eq 1 ] || fail "the process left behind did not run on after record ended"
+}
+
 # `gcsnap record -- dotnet run`: the SDK's own processes (the dotnet CLI, MSBuild, the compiler)
 # are not recorded; the app `dotnet run` starts is, into a file named after it and its pid,
 # and the summary names it. A copy of the sample app's project is built by the first run.
@@ -431,6 +467,27 @@ case_dotnet_run() {
 
 # fact KEY FILE: a value from the sample app's facts line.
 fact() { sed -n "s/^gcsnap-sample: mode=.* $1=\([0-9]*\) .*/\1/p" "$2"; }
+# info_columns FILE TABLE COLUMN...: the named columns of `gcsnap info FILE --table TABLE
+# --format csv`, comma-separated, one row a line without the header. Returns 1, saying why on
+# stderr, when info fails, a column is not in the header or the table has no row: a check that
+# selects rows by name cannot silently match nothing when a column is added.
+info_columns() {
+  local file=$1 table=$2 text
+  shift 2
+  text=$("$gcsnap" info "$file" --table "$table" --format csv 2>&1) || { echo "info $file --table $table: $text" >&2; return 1; }
+  tr -d '\r' <<<"$text" | awk -F, -v want="$*" -v what="info $file --table $table" '
+    NR == 1 { n = split(want, names, " "); for (i = 1; i <= NF; i++) at[$i] = i
+              for (k = 1; k <= n; k++) if (!(names[k] in at)) { print what ": no column " names[k] >"/dev/stderr"; bad = 1; exit 1 }
+              next }
+    { line = $(at[names[1]]); for (k = 2; k <= n; k++) line = line "," $(at[names[k]]); print line; rows++ }
+    END { if (bad) exit 1; if (!rows) { print what ": no row" >"/dev/stderr"; exit 1 } }'
+}
+# check_no_policy_walk FILE: FILE has GCs and none of them was walked by a policy (--policy none).
+check_no_policy_walk() {
+  local rows
+  rows=$(info_columns "$1" gcs gc trigger) || fail "no GC rows to check in $1"
+  ! grep -Eq ',(policy|always)$' <<<"$rows" || { printf '%s\n' "$rows"; fail "--policy none walked a GC"; }
+}
 # csv CMD...: run gcsnap with --format csv, without CRs; fail on a non-zero exit.
 csv() {
   "$gcsnap" "$@" --format csv >"$work/analysis.csv" 2>"$work/analysis.err" ||
@@ -548,8 +605,7 @@ case_record_every() {
   record_app 0 leaks 10 600
   grep -Eq "^gcsnap: recorded [0-9]+ GCs, [3-9][0-9]* snapshots, " "$err" || fail "the summary does not count at least 3 walks"
   check_cli_accepts
-  "$gcsnap" info "$snap" --format csv | tr -d '\r' | awk -F, 'NF == 24 && ($5 == "policy" || $5 == "always")' | grep . >/dev/null &&
-    fail "--policy none walked a GC"
+  check_no_policy_walk "$snap"
   check_walk_gaps "$snap" 950000000 4000000000
   text=$(csv leaks "$snap" --top 0)
   expect_line "$text" "^[0-9]+,Gcsnap\.Sample\.LeakedSession,$(fact sessions "$out"),\+?[0-9]+,[1-9][0-9]*,.*,System\.Collections\.Generic\.List<Gcsnap\.Sample\.LeakedSession> \(via Gcsnap\.Sample\.LeakedSession\[\]\),0x" \
@@ -628,8 +684,9 @@ case_max_size() {
   grep -Eq "^note: $dropped heap walk\(s\) dropped to keep the recording under its size cap \(--max-size\): GC 1, 2, " \
     "$work/$case_name.info" || fail "info does not name the dropped walks, oldest first"
   # The oldest walks went first: every kept walk comes after every dropped one.
-  first=$(csv info "$snap" --table gcs | awk -F, 'NR > 1 && $5 == "always" && $NF == 0 && $(NF - 1) == "false" { print $1; exit }')
-  gc=$(csv info "$snap" --table gcs | awk -F, 'NR > 1 && $(NF - 1) == "true" { g = $1 } END { print g }')
+  text=$(info_columns "$snap" gcs gc trigger walk_dropped walk_dropped_bytes) || fail "no GC rows in info --table gcs"
+  first=$(awk -F, '$2 == "always" && $3 == "false" && $4 == 0 { print $1; exit }' <<<"$text")
+  gc=$(awk -F, '$3 == "true" { g = $1 } END { print g }' <<<"$text")
   [ -n "$first" ] && [ -n "$gc" ] && [ "$gc" -lt "$first" ] || fail "a dropped walk (GC $gc) is newer than a kept one (GC $first)"
   "$gcsnap" types "$snap:$gc" >"$work/types.out" 2>&1; rc=$?
   show "$work/types.out"

@@ -65,6 +65,27 @@ linux_verify() {
   "$linux_gcsnap" verify "$1" >verify.out 2>&1 || { show verify.out; fail "Linux gcsnap verify fails on $1"; }
   grep -q 'ends complete: OK' verify.out || { show verify.out; fail "$1 does not end complete"; }
 }
+# start_record FILE ARGS...: gcsnap.exe record -o FILE -- ARGS in the background (rec_job),
+# stdout in rec.out, stderr in rec.err, stdin on a fifo kept open by fd 7.
+start_record() {
+  local file=$1; shift
+  mkfifo rec.in
+  "$wine_run" "$gcsnap" record -o "$(winpath "$work")\\$file" -- "$@" <rec.in >rec.out 2>rec.err &
+  rec_job=$!
+  exec 7>rec.in
+}
+# end_killed_record FILE: kill the recorded app $target_pid (taskkill /F), wait for record (its
+# exit code in $rc), and check that gcsnap finished the file the app left, with its exit code.
+end_killed_record() {
+  "$wine_run" taskkill /F /PID "$target_pid" >/dev/null 2>&1
+  rc=0
+  wait "$rec_job" || rc=$?
+  exec 7>&-
+  show rec.err
+  grep -Eq "gcsnap: process $target_pid \(Gcsnap\.Sample\) ended \(exit code [0-9]+\): gcsnap wrote the index of its [0-9]+ complete GCs" rec.err ||
+    fail "gcsnap did not finish the file of the killed app (with its exit code)"
+  linux_verify "$1"
+}
 # A file that exists and is no profiler: record starts the app, whose runtime cannot load it.
 no_profiler=$(winpath "$gcsnap")
 
@@ -171,24 +192,13 @@ case $case in
   record_killed)
     # The app is killed while gcsnap.exe records it: gcsnap writes the index of its complete GCs.
     linux_tools
-    mkfifo rec.in
-    "$wine_run" "$gcsnap" record -o "$(winpath "$work")\\killed.snap" -- "$(winpath "$app")" wait 120 \
-      <rec.in >rec.out 2>rec.err &
-    rec_job=$!
-    exec 7>rec.in
+    start_record killed.snap "$(winpath "$app")" wait 120
     for _ in $(seq 1 600); do grep -q "ready" rec.out 2>/dev/null && break; sleep 0.1; done
     target_pid=$(tr -d '\r' <rec.out | sed -n 's/.*mode=wait pid=\([0-9]*\).*/\1/p')
     [ -n "$target_pid" ] || { show rec.out; show rec.err; fail "the app did not start under gcsnap record"; }
-    "$wine_run" taskkill /F /PID "$target_pid" >/dev/null 2>&1
-    rc=0
-    wait "$rec_job" || rc=$?
-    exec 7>&-
-    show rec.err
+    end_killed_record killed.snap
     # (Wine's taskkill /F ends the app with exit code 0; Windows' with 1: not asserted.)
     [ "$rc" -lt 126 ] || fail "record exited $rc"
-    grep -Eq "gcsnap: process $target_pid \(Gcsnap\.Sample\) ended \(exit code [0-9]+\): gcsnap wrote the index of its [0-9]+ complete GCs" rec.err ||
-      fail "gcsnap did not finish the killed app's file"
-    linux_verify killed.snap
     ;;
   record_on_rss)
     # record --on-rss on Windows watches the working set (GetProcessMemoryInfo): the app grows
@@ -208,11 +218,7 @@ case $case in
     # the app it recorded (from its report), then finishes the file the killed app left; the job
     # object gcsnap runs the command in knows the app's exit code.
     linux_tools
-    mkfifo rec.in
-    "$wine_run" "$gcsnap" record -o "$(winpath "$work")\\launched.snap" -- cmd.exe /c start "" /b "$(winpath "$app")" wait 120 \
-      <rec.in >rec.out 2>rec.err &
-    rec_job=$!
-    exec 7>rec.in
+    start_record launched.snap cmd.exe /c start "" /b "$(winpath "$app")" wait 120
     # The app's pid from gcsnap's own line (start /b may give the app a console of its own).
     for _ in $(seq 1 600); do grep -q "waiting for the recorded" rec.err 2>/dev/null && break; sleep 0.1; done
     target_pid=$(tr -d '\r' <rec.err | sed -n 's/^gcsnap: recording process \([0-9]*\) (Gcsnap\.Sample).*/\1/p')
@@ -220,15 +226,8 @@ case $case in
     grep -q "^gcsnap: cmd.exe ended; waiting for the recorded process(es) $target_pid to end" rec.err ||
       { show rec.err; fail "record does not say it waits for the app after cmd.exe ended"; }
     kill -0 "$rec_job" 2>/dev/null || { show rec.err; fail "record did not wait for the app"; }
-    "$wine_run" taskkill /F /PID "$target_pid" >/dev/null 2>&1
-    rc=0
-    wait "$rec_job" || rc=$?
-    exec 7>&-
-    show rec.err
+    end_killed_record launched.snap
     [ "$rc" -eq 0 ] || fail "record exited $rc, expected cmd.exe's 0"
-    grep -Eq "gcsnap: process $target_pid \(Gcsnap\.Sample\) ended \(exit code [0-9]+\): gcsnap wrote the index of its [0-9]+ complete GCs" rec.err ||
-      fail "gcsnap did not finish the file of the app the launcher left (with its exit code)"
-    linux_verify launched.snap
     ;;
   record_cmd)
     # `cmd /c app.exe run`: the app is a grandchild of gcsnap; it is recorded and summarised.

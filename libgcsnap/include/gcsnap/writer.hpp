@@ -33,7 +33,8 @@ struct WriterOptions {
   /// Keep the file's disk usage (POSIX st_blocks) under this many bytes by dropping the oldest
   /// heap walks' sections (format-spec.md §6.17): room for a walk is made before it is written,
   /// as large as the last walk, and after each GC. 0: no cap. Needs a file system that can punch
-  /// holes (Linux fallocate); elsewhere nothing is dropped (WriterStats::drop_unsupported).
+  /// holes (Linux fallocate; NTFS sparse files); elsewhere nothing is dropped
+  /// (WriterStats::drop_unsupported).
   uint64_t max_file_bytes = 0;
 };
 

@@ -34,12 +34,14 @@ void WalkDropper::end_block() {
 }
 
 Status WalkDropper::make_room(platform::FileHandle fd, uint64_t unflushed, uint64_t ahead) {
-  if (!enabled_) return {};
+  // Once dropping is found unsupported the disk usage is still read: the shim's walk_fits
+  // skips the walks that would not fit from it.
+  if (max_bytes_ == 0) return {};
   for (;;) {
     uint64_t disk = 0;
     if (!platform::allocated_bytes(fd, disk)) return io_error("cannot read the recording's disk usage", 0);
     disk_bytes_.store(disk, std::memory_order_relaxed);
-    if (walks_.empty() || disk + unflushed + ahead <= max_bytes_) return {};
+    if (!enabled_ || walks_.empty() || disk + unflushed + ahead <= max_bytes_) return {};
     GCSNAP_RETURN_IF_ERROR(drop_walk(fd, walks_.front()));
     if (!enabled_) return {};
     droppable_bytes_.fetch_sub(walks_.front().bytes, std::memory_order_relaxed);

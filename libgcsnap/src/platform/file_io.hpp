@@ -34,7 +34,8 @@ struct FileInfo {
 };
 /// What F is and its size.
 [[nodiscard]] bool file_info(FileHandle f, FileInfo& info) noexcept;
-/// Read up to N bytes at offset AT; the count read (0 at the end), or -1.
+/// Read up to N bytes at offset AT; the count read (0 at the end), or -1. Neither this nor
+/// write_at moves the file position (pread/pwrite; Windows puts its file pointer back).
 [[nodiscard]] int64_t read_at(FileHandle f, void* out, size_t n, uint64_t at) noexcept;
 /// Write up to N bytes at offset AT; the count written, or -1.
 [[nodiscard]] int64_t write_at(FileHandle f, const void* p, size_t n, uint64_t at) noexcept;
@@ -52,10 +53,13 @@ struct FileInfo {
 /// Wait until [AT, AT + N) of F is on the disk, then drop those pages from the cache (a hint).
 /// Fails as start_write_back does.
 [[nodiscard]] bool drop_written_pages(FileHandle f, uint64_t at, uint64_t n) noexcept;
-/// Bytes of the disk F occupies (POSIX: st_blocks × 512), which a punched hole no longer counts.
+/// Bytes of the disk F occupies (POSIX: st_blocks × 512; Windows: the size GetCompressedFileSize
+/// gives, else the allocation size), which a punched hole no longer counts.
 [[nodiscard]] bool allocated_bytes(FileHandle f, uint64_t& out) noexcept;
 /// Give back the disk blocks of [AT, AT + N) of F, keeping its size; the range then reads as
-/// zeros. errno EOPNOTSUPP (or ENOSYS) when the file system or the system cannot.
+/// zeros (Linux: fallocate PUNCH_HOLE; Windows: F made sparse, FSCTL_SET_ZERO_DATA, which frees
+/// the clusters the range covers whole). errno EOPNOTSUPP (or ENOSYS) when the file system or
+/// the system cannot.
 [[nodiscard]] bool punch_hole(FileHandle f, uint64_t at, uint64_t n) noexcept;
 /// Take over FD, an open file descriptor of the C runtime (POSIX: the descriptor itself;
 /// Windows: its handle, and FD is closed). kNoFile when FD is not open.

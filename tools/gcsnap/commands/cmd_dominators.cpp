@@ -87,6 +87,9 @@ Table by_object(const LoadedHeap& heap, const DominatorTree& dom, const Dominato
 
 // Rows of `dominators --by type` that get a HELD BY (one pass over the nodes and edges each).
 constexpr size_t kHolderRows = 10;
+// The width of `dominators --by type`'s table on a pipe or file (as `leaks`' text): its two
+// columns of full type names would make lines of some 200 columns.
+constexpr size_t kPipeWidth = 120;
 
 // What holds the instances of TYPE (find_group_holder: the deepest object dominating most of
 // them, or the owner of the structure they form): "List<T> (via T[])", "Registrations (owner)".
@@ -114,7 +117,10 @@ Table by_type(LoadedHeap& heap, const DominatorTree& dom, const DominatorsOption
   const bool holders = opt.format == Format::Table;
   std::vector<uint8_t> array_types;
   if (holders) {
-    table.add_column("holder", "HELD BY", ColumnKind::TypeName).add_column("holder_address", "HELD BY ADDRESS", ColumnKind::Address);
+    // Two name columns: on a narrow terminal (or a pipe, kPipeWidth) the holder's address
+    // goes before names are cut below a readable width.
+    table.add_column("holder", "HELD BY", ColumnKind::TypeName);
+    table.add_column("holder_address", "HELD BY ADDRESS", ColumnKind::Address).drop_when_narrow(1);
     for (NodeIndex v = 0; v < heap.graph.node_count(); ++v) {
       const uint32_t t = heap.graph.type_id(v);
       if (t >= array_types.size()) array_types.resize(t + 1, 2);
@@ -168,7 +174,7 @@ void run_dominators(const DominatorsOptions& opt) {
                            "DEPTH counts the objects dominating it, DOMINATOR is the nearest one");
   for (auto& note : chain_note) report.notes.push_back(std::move(note));
   for (auto& note : heap->notes()) report.notes.push_back(std::move(note));
-  print_report(report, opt.format);
+  print_report(report, opt.format, stdout, opt.by == "type" ? kPipeWidth : 0);
 }
 
 }  // namespace

@@ -59,10 +59,10 @@ size_t text_width(std::FILE* out, size_t default_width) {
 
 bool output_table_requested() { return !command_line_output().table.empty(); }
 
-void print_report(const Report& report, Format format, std::FILE* out) {
+void print_report(const Report& report, Format format, std::FILE* out, size_t pipe_width) {
   const CommandLineOutput& cl = command_line_output();
   RenderOptions options;
-  options.width = cl.wide ? 0 : terminal_width(out);
+  options.width = pipe_width ? text_width(out, pipe_width) : cl.wide ? 0 : terminal_width(out);
   options.table = cl.table;
   stream_report(report, format, options, out);
 }

@@ -153,8 +153,10 @@ std::string render_table(const Table& table, Format format, size_t width = 0);
 /// Throws CliError(kExitUsage) when options.table names no table of the report.
 std::string render_report(const Report& report, Format format, const RenderOptions& options = {});
 /// Render with the options of the command line (--wide, --table) and the width of `out`
-/// (terminal_width), then write.
-void print_report(const Report& report, Format format, std::FILE* out = stdout);
+/// (terminal_width), then write. PIPE_WIDTH, when not 0, is the width text tables get on a
+/// pipe or file (text_width) instead of full names: for a table whose full names make lines
+/// of some 200 columns (`dominators --by type`).
+void print_report(const Report& report, Format format, std::FILE* out = stdout, size_t pipe_width = 0);
 /// Write REPORT to OUT as render_report would, each table as its rows are made (JSON/CSV are
 /// never held whole).
 void stream_report(const Report& report, Format format, const RenderOptions& options, std::FILE* out);

@@ -7,7 +7,10 @@ namespace gcsnap::cli {
 
 namespace {
 
-constexpr int kMostAbbreviated = 3;
+/// Levels of abbreviate_type_name; the one after them elides generic arguments to fit.
+constexpr int kNamespaceLevels = 4;
+constexpr int kMostAbbreviated = kNamespaceLevels + 1;
+constexpr std::string_view kEllipsis = "\u2026";
 
 bool is_name_char(char c) {
   const auto u = static_cast<unsigned char>(c);
@@ -20,7 +23,7 @@ std::string abbreviate_chain(std::string_view chain, size_t depth, int level) {
   const size_t last_dot = chain.rfind('.');
   if (level == 0 || last_dot == std::string_view::npos) return std::string(chain);
   if (depth > 0 && level == 1) return std::string(chain);
-  if (depth > 0 && level >= 3) return std::string(chain.substr(last_dot + 1));
+  if ((depth > 0 && level >= 3) || level >= 4) return std::string(chain.substr(last_dot + 1));
   std::string out;
   size_t start = 0;
   while (start < last_dot) {
@@ -65,14 +68,75 @@ std::string abbreviate_type_name(std::string_view text, int level) {
 
 namespace {
 
+/// One generic argument of a name: text[begin, end) at nesting depth `depth` (1: the outer
+/// name's own arguments).
+struct GenericArgument {
+  size_t begin, end, depth;
+};
+
+// The generic arguments of `text`, split at the commas of their list. Only a '<' right after a
+// name opens a list ("List<"): "<>c__DisplayClass" and "-[...]->" of a path are not lists.
+std::vector<GenericArgument> generic_arguments(std::string_view text) {
+  struct Open {
+    bool generic;
+    size_t arg_begin;
+  };
+  std::vector<Open> open;
+  std::vector<GenericArgument> args;
+  auto depth = [&] {
+    return static_cast<size_t>(std::count_if(open.begin(), open.end(), [](const Open& o) { return o.generic; }));
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '<') {
+      open.push_back({i > 0 && is_name_char(text[i - 1]), i + 1});
+    } else if (c == '>' && !open.empty() && !(i > 0 && text[i - 1] == '-')) {
+      if (open.back().generic && i > open.back().arg_begin) args.push_back({open.back().arg_begin, i, depth()});
+      open.pop_back();
+    } else if (c == ',' && !open.empty() && open.back().generic) {
+      args.push_back({open.back().arg_begin, i, depth()});
+      open.back().arg_begin = i + 1 < text.size() && text[i + 1] == ' ' ? i + 2 : i + 1;
+    }
+  }
+  return args;
+}
+
+// Replace generic arguments with "…" until `text` fits `max_width`: the deepest first, then
+// the longest, then the leftmost ("Dictionary<String, List<…>>", "Dictionary<…, List<…>>");
+// a list whose arguments are all elided reads "<…>". The outer name always stays.
+std::string elide_generic_arguments(std::string text, size_t max_width) {
+  while (display_width(text) > max_width) {
+    const std::vector<GenericArgument> args = generic_arguments(text);
+    const GenericArgument* pick = nullptr;
+    for (const GenericArgument& a : args) {
+      if (std::string_view(text).substr(a.begin, a.end - a.begin) == kEllipsis) continue;
+      if (!pick || a.depth > pick->depth || (a.depth == pick->depth && a.end - a.begin > pick->end - pick->begin))
+        pick = &a;
+    }
+    if (!pick) break;
+    text.replace(pick->begin, pick->end - pick->begin, kEllipsis);
+    // "<…, …>" says no more than "<…>".
+    for (size_t at; (at = text.find("\u2026, \u2026")) != std::string::npos;) text.erase(at, kEllipsis.size() + 2);
+  }
+  return text;
+}
+
+// `text` shortened to `level`: abbreviate_type_name's levels, then (kMostAbbreviated) the
+// namespace-less form with generic arguments elided to fit `max_width`.
+std::string shortened_form(std::string_view text, int level, size_t max_width) {
+  if (level == 0) return std::string(text);
+  if (level <= kNamespaceLevels) return abbreviate_type_name(text, level);
+  return elide_generic_arguments(abbreviate_type_name(text, kNamespaceLevels), max_width);
+}
+
 // The least abbreviated form of `text`, up to `max_level`, that fits `max_width`; when none
 // does, the end of the level-`max_level` form after "…".
 std::string shorten_upto(std::string_view text, size_t max_width, int max_level) {
   for (int level = 0; level <= max_level; ++level) {
-    std::string s = level == 0 ? std::string(text) : abbreviate_type_name(text, level);
+    std::string s = shortened_form(text, level, max_width);
     if (display_width(s) <= max_width) return s;
   }
-  const std::string most = max_level == 0 ? std::string(text) : abbreviate_type_name(text, max_level);
+  const std::string most = shortened_form(text, max_level, max_width);
   if (max_width == 0) return {};
   // Keep the last max_width - 1 code points after the ellipsis (never split a UTF-8 sequence).
   size_t keep = max_width - 1, start = most.size();
@@ -80,7 +144,7 @@ std::string shorten_upto(std::string_view text, size_t max_width, int max_level)
     --start;
     if ((static_cast<unsigned char>(most[start]) & 0xC0) != 0x80) --keep;
   }
-  return "\u2026" + most.substr(start);
+  return std::string(kEllipsis) + most.substr(start);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #pragma once
 // Shortening type names to fit a terminal (docs/cli.md "Output formats"), keeping what tells
 // names apart: namespaces shrink to initials (the outer name's first, then those of generic
-// arguments), then generic arguments lose theirs, and last the start of the name is cut
+// arguments), then generic arguments lose theirs, then the outer name too, then generic
+// arguments are elided ("Dictionary<String, …>"), and last the start of the name is cut
 // ("…"), keeping its end.
 
 #include <cstddef>
@@ -18,11 +19,12 @@ size_t display_width(std::string_view text);
 /// abbreviation level `level` applied to "System.Collections.Generic.List<System.String>":
 /// 0 unchanged; 1 "S.C.G.List<System.String>" (outer namespaces as initials); 2
 /// "S.C.G.List<S.String>" (those of generic arguments too); 3 "S.C.G.List<String>" (generic
-/// arguments without namespaces).
+/// arguments without namespaces); 4 "List<String>" (no namespace at all).
 std::string abbreviate_type_name(std::string_view text, int level);
 
-/// Return the least abbreviated form of `text` that fits `max_width` columns; when none does,
-/// the end of the most abbreviated one after "…".
+/// Return the least abbreviated form of `text` that fits `max_width` columns, the last of them
+/// the namespace-less form with generic arguments elided, deepest first
+/// ("Dictionary<String, List<…>>", "Dictionary<…>"); when none fits, the end of that one after "…".
 std::string shorten_type_name(std::string_view text, size_t max_width);
 
 /// Shorten every name of a column to `max_width`, keeping distinct names distinct: names

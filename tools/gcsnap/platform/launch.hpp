@@ -46,7 +46,8 @@ std::string find_shim();
 /// Throws CliError when it cannot be written.
 std::string prepare_output(const std::string& output, bool replace);
 /// Start the command, then wait as LaunchRequest says: for the command, and then for
-/// ALSO_WAIT_FOR's processes. POSIX: signals sent to gcsnap (SIGINT, SIGTERM, SIGHUP, SIGQUIT)
+/// ALSO_WAIT_FOR's processes. Processes the command started that still run when it ends (the
+/// app of a launcher that exits at once) get up to 5 s to appear in ALSO_WAIT_FOR. POSIX: signals sent to gcsnap (SIGINT, SIGTERM, SIGHUP, SIGQUIT)
 /// go to the command and to ALSO_WAIT_FOR's processes; the terminal's (Ctrl+C), which the
 /// whole process group receives, are not sent twice. Windows: Ctrl+C reaches the app through
 /// the console and gcsnap waits on. Throws CliError (exit 127, 126) when the command cannot be

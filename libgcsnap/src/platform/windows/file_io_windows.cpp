@@ -1,5 +1,6 @@
 #include <io.h>
 #include <windows.h>
+#include <winioctl.h>
 
 #include <limits>
 
@@ -18,6 +19,27 @@ OVERLAPPED at_offset(uint64_t at) noexcept {
   o.OffsetHigh = static_cast<DWORD>(at >> 32);
   return o;
 }
+
+// ReadFile and WriteFile at an offset move a synchronous handle's file pointer past what they
+// read or wrote; pread and pwrite do not. The recording's sink writes at the pointer while the
+// size cap rewrites earlier section headers at their offsets: the pointer is put back.
+class KeepFilePointer {
+ public:
+  explicit KeepFilePointer(HANDLE h) noexcept : h_(h) {
+    LARGE_INTEGER zero{};
+    kept_ = SetFilePointerEx(h_, zero, &at_, FILE_CURRENT) != 0;  // false on a pipe: nothing to keep
+  }
+  ~KeepFilePointer() {
+    if (kept_) (void)SetFilePointerEx(h_, at_, nullptr, FILE_BEGIN);
+  }
+  KeepFilePointer(const KeepFilePointer&) = delete;
+  KeepFilePointer& operator=(const KeepFilePointer&) = delete;
+
+ private:
+  HANDLE h_;
+  LARGE_INTEGER at_{};
+  bool kept_ = false;
+};
 
 }  // namespace
 
@@ -77,6 +99,7 @@ bool file_info(FileHandle f, FileInfo& info) noexcept {
 }
 
 int64_t read_at(FileHandle f, void* out, size_t n, uint64_t at) noexcept {
+  KeepFilePointer keep(to_handle(f));
   OVERLAPPED o = at_offset(at);
   DWORD got = 0;
   if (!ReadFile(to_handle(f), out, static_cast<DWORD>(n < kMaxIo ? n : kMaxIo), &got, &o)) {
@@ -88,6 +111,7 @@ int64_t read_at(FileHandle f, void* out, size_t n, uint64_t at) noexcept {
 }
 
 int64_t write_at(FileHandle f, const void* p, size_t n, uint64_t at) noexcept {
+  KeepFilePointer keep(to_handle(f));
   OVERLAPPED o = at_offset(at);
   DWORD wrote = 0;
   if (!WriteFile(to_handle(f), p, static_cast<DWORD>(n < kMaxIo ? n : kMaxIo), &wrote, &o)) {
@@ -148,19 +172,35 @@ bool drop_written_pages(FileHandle f, uint64_t at, uint64_t n) noexcept {
   return false;
 }
 
-// Windows keeps the whole size: the recording's cap (WriterOptions::max_file_bytes) then never
-// frees anything by dropping walks (a sparse file with FSCTL_SET_ZERO_DATA would; not done).
+// The bytes the file occupies: for a sparse file what FSCTL_SET_ZERO_DATA has not freed. The
+// compression information gives it on NTFS (as GetCompressedFileSize does, which reads it);
+// where it is not answered (FAT; Wine), the allocation size of the standard information.
 bool allocated_bytes(FileHandle f, uint64_t& out) noexcept {
-  LARGE_INTEGER size{};
-  if (!GetFileSizeEx(to_handle(f), &size)) return fail_with_last_error();
-  out = static_cast<uint64_t>(size.QuadPart);
+  FILE_COMPRESSION_INFO compression{};
+  if (GetFileInformationByHandleEx(to_handle(f), FileCompressionInfo, &compression, sizeof(compression))) {
+    out = static_cast<uint64_t>(compression.CompressedFileSize.QuadPart);
+    return true;
+  }
+  FILE_STANDARD_INFO standard{};
+  if (!GetFileInformationByHandleEx(to_handle(f), FileStandardInfo, &standard, sizeof(standard)))
+    return fail_with_last_error();
+  out = static_cast<uint64_t>(standard.AllocationSize.QuadPart);
   return true;
 }
 
+// Mark the file sparse (idempotent), then zero the range: NTFS then frees the clusters the
+// range covers whole. A file system without sparse files refuses either (ERROR_INVALID_FUNCTION,
+// ERROR_NOT_SUPPORTED: errno ENOSYS), and the caller stops dropping.
 bool punch_hole(FileHandle f, uint64_t at, uint64_t n) noexcept {
-  (void)f, (void)at, (void)n;
-  errno = ENOSYS;
-  return false;
+  DWORD returned = 0;
+  if (!DeviceIoControl(to_handle(f), FSCTL_SET_SPARSE, nullptr, 0, nullptr, 0, &returned, nullptr))
+    return fail_with_last_error();
+  FILE_ZERO_DATA_INFORMATION range{};
+  range.FileOffset.QuadPart = static_cast<LONGLONG>(at);
+  range.BeyondFinalZero.QuadPart = static_cast<LONGLONG>(at + n);
+  if (!DeviceIoControl(to_handle(f), FSCTL_SET_ZERO_DATA, &range, sizeof(range), nullptr, 0, &returned, nullptr))
+    return fail_with_last_error();
+  return true;
 }
 
 FileHandle adopt_descriptor(int fd) noexcept {

@@ -11,9 +11,11 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -25,6 +27,9 @@ namespace gcsnap::cli {
 namespace {
 
 constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+/// How long, after the command ended, gcsnap waits for a process the command left running to
+/// report (its runtime loads the shim some 50-100 ms after it starts, more on a loaded machine).
+constexpr std::chrono::milliseconds kReportGrace{5000};
 /// Signals someone sent to gcsnap, one bit each, for the wait loop to forward.
 std::atomic<unsigned> g_pending{0};
 
@@ -134,6 +139,42 @@ void forward_pending(pid_t child, bool child_running, const std::vector<long>& o
   }
 }
 
+/// Reap every process that ends until the command has ended and ALSO_WAIT_FOR names none,
+/// forwarding the signals gcsnap receives; then, while processes the command left behind run
+/// (gcsnap is their subreaper), give them kReportGrace to report as recorded processes.
+void wait_for_processes(const LaunchRequest& request, LaunchResult& result) {
+  bool child_running = true;
+  bool told_waiting = false;
+  std::optional<std::chrono::steady_clock::time_point> ended_at;  // when the command ended
+  for (;;) {
+    int status = 0;
+    pid_t reaped;
+    while ((reaped = ::waitpid(-1, &status, WNOHANG)) > 0) {
+      result.statuses[reaped] = status;
+      if (reaped == result.pid) child_running = false;
+    }
+    // 0: children left (processes the command left running, handed to gcsnap as subreaper).
+    const bool descendants_left = reaped == 0;
+    if (request.poll) request.poll();
+    std::vector<long> others = request.also_wait_for ? request.also_wait_for() : std::vector<long>{};
+    forward_pending(static_cast<pid_t>(result.pid), child_running, others);
+    if (!child_running) {
+      if (others.empty()) {
+        // A launcher (`sh -c 'app &'`) may end before its app's runtime has loaded the shim
+        // and reported: while processes it left run, give them a moment to report.
+        const auto now = std::chrono::steady_clock::now();
+        if (!ended_at) ended_at = now;
+        if (!descendants_left || now - *ended_at >= kReportGrace) break;
+      } else {
+        if (!told_waiting && request.on_waiting) request.on_waiting(others);
+        told_waiting = true;
+      }
+    }
+    timespec nap{0, 50 * 1000 * 1000};
+    ::nanosleep(&nap, nullptr);  // SIGCHLD ends it early
+  }
+}
+
 }  // namespace
 
 LaunchResult run_command(const LaunchRequest& request) {
@@ -168,26 +209,7 @@ LaunchResult run_command(const LaunchRequest& request) {
 
   LaunchResult result;
   result.pid = pid;
-  bool child_running = true;
-  bool told_waiting = false;
-  for (;;) {
-    int status = 0;
-    pid_t reaped;
-    while ((reaped = ::waitpid(-1, &status, WNOHANG)) > 0) {
-      result.statuses[reaped] = status;
-      if (reaped == pid) child_running = false;
-    }
-    if (request.poll) request.poll();
-    std::vector<long> others = request.also_wait_for ? request.also_wait_for() : std::vector<long>{};
-    forward_pending(pid, child_running, others);
-    if (!child_running) {
-      if (others.empty()) break;
-      if (!told_waiting && request.on_waiting) request.on_waiting(others);
-      told_waiting = true;
-    }
-    timespec nap{0, 50 * 1000 * 1000};
-    ::nanosleep(&nap, nullptr);  // SIGCHLD ends it early
-  }
+  wait_for_processes(request, result);
   if (got == static_cast<ssize_t>(sizeof(exec_errno))) {
     const std::string& cmd = request.command.front();
     if (exec_errno == ENOENT) throw CliError("command not found: " + cmd, 127);
