@@ -138,6 +138,16 @@ namespace detail {
 class IndexPieces;
 }
 
+/// One row of `dominators --by object` from an index read a piece at a time
+/// (PointIndex::top_retainers).
+struct IndexedRetainer {
+  IndexedObject object;
+  uint64_t chain = 1;     ///< RetainerChain::length
+  uint64_t retained = 0;  ///< DominatorTree::retained_size
+  uint32_t depth = 0;     ///< DominatorTree::depth
+  std::optional<IndexedObject> dominator;  ///< the immediate dominator; none under the roots
+};
+
 /// The objects of a few retention paths as a graph of their own (PointIndex::path_subgraph):
 /// node i is the i-th distinct node of the paths, its edges are the paths' hops as the whole
 /// graph holds them (reference or dependent handle, with the edge's slot), its roots the paths'
@@ -191,6 +201,19 @@ class PointIndex {
   /// own nodes (PathSubgraph). Errors: find_object's, InvalidArgument (a node, root or hop that
   /// the graph does not have).
   [[nodiscard]] Result<PathSubgraph> path_subgraph(const std::vector<RetentionPath>& paths);
+  /// Return the N (> 0) objects that retain the most among those of TYPES (sorted ids; empty:
+  /// every type), largest first: with FOLD as top_retainer_chains gives their heads and chain
+  /// lengths, else as DominatorTree::top_retainers. One pass over the retained sizes, the
+  /// immediate dominators and the type ids a piece at a time (FOLD: a second over the latter
+  /// two), holding N rows and the chains of the rows' types. Errors: find_object's.
+  [[nodiscard]] Result<std::vector<IndexedRetainer>> top_retainers(size_t n, std::span<const uint32_t> types, bool fold);
+  /// Return the ids of the heap's types, sorted (the type histogram's, decoded whole and
+  /// checked). Errors: find_object's.
+  [[nodiscard]] Result<std::vector<uint32_t>> type_ids();
+  /// Objects reachable from strong roots (the header's p) and their bytes; the bytes not reachable.
+  uint64_t reachable_count() const noexcept;
+  uint64_t reachable_bytes() const noexcept;
+  uint64_t unreachable_bytes() const noexcept;
   /// The graph build's statistics, as HeapGraph::stats of the index's graph.
   GraphBuildStats build_stats() const noexcept;
 

@@ -93,6 +93,23 @@ Result<std::span<const unsigned char>> IndexPieces::piece(size_t which, size_t i
       c.used = tick_;
       return std::span<const unsigned char>(c.bytes);
     }
+  Cached* slot = nullptr;
+  if (cache_.size() < kCachedPieces) {
+    slot = &cache_.emplace_back();
+  } else {
+    slot = &*std::min_element(cache_.begin(), cache_.end(), [](const Cached& a, const Cached& b) { return a.used < b.used; });
+  }
+  slot->which = L::kArrayCount;  // never matches until it holds the piece
+  slot->used = 0;
+  if (Status s = read_piece(which, index, slot->bytes); !s.is_ok()) return s.error();
+  slot->which = which;
+  slot->index = index;
+  slot->used = tick_;
+  return std::span<const unsigned char>(slot->bytes);
+}
+
+Status IndexPieces::read_piece(size_t which, size_t index, std::vector<unsigned char>& out) {
+  if (which >= L::kArrayCount) return damaged(ErrorCode::CorruptSection, "analysis index piece out of range");
   auto& frames = frames_[which];
   if (!frames) {
     frames = split_frames(facts_.coded[which], facts_.place.bytes[which]);
@@ -100,28 +117,11 @@ Result<std::span<const unsigned char>> IndexPieces::piece(size_t which, size_t i
   }
   if (index >= frames->size()) return damaged(ErrorCode::CorruptSection, "analysis index piece out of range");
   const uint64_t from = uint64_t{index} * kFrameBytes;
-  const size_t len = static_cast<size_t>(std::min<uint64_t>(kFrameBytes, facts_.place.bytes[which] - from));
-  Cached* slot = nullptr;
-  if (cache_.size() < kCachedPieces) {
-    slot = &cache_.emplace_back();
-  } else {
-    slot = &*std::min_element(cache_.begin(), cache_.end(), [](const Cached& a, const Cached& b) { return a.used < b.used; });
-  }
-  slot->which = which;
-  slot->index = index;
-  slot->used = tick_;
-  slot->bytes.resize(len);
-  if (!decode_frame((*frames)[index], index, L::coding(which, facts_.place.wide), slot->bytes)) {
-    slot->used = 0;
-    slot->which = L::kArrayCount;  // never matches: the slot holds nothing
+  out.resize(static_cast<size_t>(std::min<uint64_t>(kFrameBytes, facts_.place.bytes[which] - from)));
+  if (!decode_frame((*frames)[index], index, L::coding(which, facts_.place.wide), out))
     return damaged(ErrorCode::ChecksumMismatch, "analysis index array does not decode");
-  }
   ++decoded_;
-  if (Status s = check_piece(which, index, slot->bytes); !s.is_ok()) {
-    slot->which = L::kArrayCount;
-    return s.error();
-  }
-  return std::span<const unsigned char>(slot->bytes);
+  return check_piece(which, index, out);
 }
 
 Result<uint64_t> IndexPieces::element(size_t which, uint64_t i) {

@@ -88,6 +88,10 @@ class IndexPieces {
   /// nodes < n). Errors: element's, ChecksumMismatch.
   [[nodiscard]] Result<std::span<const std::pair<NodeIndex, NodeIndex>>> dependent_edges();
 
+  /// Decode piece INDEX of array WHICH into OUT, not cached (a pass over an array in order), and
+  /// check it as element's pieces are checked. Errors: element's.
+  [[nodiscard]] Status read_piece(size_t which, size_t index, std::vector<unsigned char>& out);
+
   /// PointIndex::roots.
   [[nodiscard]] Result<std::pair<std::vector<GraphRoot>, std::vector<uint32_t>>> roots();
 
