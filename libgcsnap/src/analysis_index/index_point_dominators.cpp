@@ -114,15 +114,45 @@ Result<std::vector<uint64_t>> chain_lengths(detail::IndexPieces& ix, const std::
   for (const Ranked& h : heads) by_node.push_back(h.second);
   std::sort(by_node.begin(), by_node.end());
   std::vector<uint64_t> count(by_node.size(), 0);
+  // Which kept type each object has (kNone: none; kOther: one past the first 254), then which
+  // objects fold: two passes in node order, so that neither needs a read of a dominator's type
+  // (a piece anywhere in the array) but for the 255th kept type on.
+  constexpr uint8_t kNone = 0, kOther = 255;
+  std::vector<uint8_t> kept(static_cast<size_t>(ix.nodes()), kNone);
+  {
+    InOrder type(ix, L::kTypeIds);
+    for (uint64_t v = 0; v < ix.nodes(); ++v) {
+      uint64_t t = 0;
+      if (!type.get(v, t)) return type.error();
+      const auto it = std::lower_bound(kept_types.begin(), kept_types.end(), static_cast<uint32_t>(t));
+      if (it == kept_types.end() || *it != t) continue;
+      kept[v] = static_cast<uint8_t>(std::min<size_t>(static_cast<size_t>(it - kept_types.begin()) + 1, kOther));
+    }
+  }
+  std::vector<bool> folded(static_cast<size_t>(ix.nodes()), false);
+  {
+    InOrder idom(ix, L::kIdom);
+    for (uint64_t v = 0; v < ix.nodes(); ++v) {
+      uint64_t d = 0;
+      if (!idom.get(v, d)) return idom.error();
+      if (kept[v] == kNone || d == kVirtualRoot || d == kNoNode || kept[d] != kept[v]) continue;
+      if (kept[v] == kOther) {
+        auto tv = ix.element(L::kTypeIds, v);
+        if (!tv) return tv.error();
+        auto f = folds(ix, *tv, d);
+        if (!f) return f.error();
+        if (!*f) continue;
+      }
+      folded[v] = true;
+    }
+  }
   std::unordered_map<NodeIndex, NodeIndex> head_of;  // folded objects met so far -> their head
   std::vector<NodeIndex> path;
-  InOrder idom(ix, L::kIdom), type(ix, L::kTypeIds);
+  InOrder idom(ix, L::kIdom);
   for (uint64_t v = 0; v < ix.nodes(); ++v) {
-    uint64_t d = 0, t = 0;
+    uint64_t d = 0;
     if (!idom.get(v, d)) return idom.error();
-    if (d == kNoNode) continue;
-    if (!type.get(v, t)) return type.error();
-    if (!std::binary_search(kept_types.begin(), kept_types.end(), static_cast<uint32_t>(t))) continue;
+    if (d == kNoNode || kept[v] == kNone) continue;
     NodeIndex u = static_cast<NodeIndex>(v), h = kNoNode;
     uint64_t du = d;
     path.clear();
@@ -131,9 +161,7 @@ Result<std::vector<uint64_t>> chain_lengths(detail::IndexPieces& ix, const std::
         h = it->second;
         break;
       }
-      auto f = folds(ix, t, du);  // a chain is of one type: u's is t
-      if (!f) return f.error();
-      if (!*f) {
+      if (!folded[u]) {
         h = u;
         break;
       }
