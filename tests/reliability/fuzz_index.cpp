@@ -82,6 +82,8 @@ void use_partial(const AnalysisIndex& ix) {
 // index the whole read (every part) accepted, the answers of the graph read whole.
 void use_point_queries(PointIndex& index, const AnalysisIndex* whole) {
   const uint64_t n = index.node_count();
+  // top_retainers passes over every node: a small file may claim millions of nodes in pieces of a few bytes.
+  if (!whole && n > 4096) return;
   for (NodeIndex v = 0; v < n && v < 16; ++v) {
     auto found = index.find_retention_path(v, false);
     if (whole && !found) __builtin_trap();

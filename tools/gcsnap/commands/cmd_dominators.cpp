@@ -234,7 +234,11 @@ bool run_objects_from_pieces(const DominatorsOptions& opt) {
 void run_dominators(const DominatorsOptions& opt) {
   if (opt.by != "object" && opt.by != "type")
     throw CliError(fmt::format("dominators: unknown --by '{}' (use object or type)", opt.by), kExitUsage);
-  if (opt.by == "object" && opt.top != 0 && !opt.include_weak && !opt.no_cache && run_objects_from_pieces(opt)) return;
+  // Folded chains from pieces read the dominators of every chain step at random: at 50 M objects
+  // that cost more than the index read whole (docs/performance.md), so only --no-fold uses it.
+  if (opt.by == "object" && opt.no_fold && opt.top != 0 && !opt.include_weak && !opt.no_cache &&
+      run_objects_from_pieces(opt))
+    return;
   // Over strong roots: the node columns, the tree and the histogram; no edges are read.
   // --by type in the table also names each type's holder, which may need the forward edges.
   const IndexParts holder_parts = opt.by == "type" && opt.format == Format::Table ? IndexParts{kIndexForward} : IndexParts{0};
