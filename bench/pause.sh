@@ -15,6 +15,7 @@
 # Row attach: the first snapshot of a process started without gcsnap (`gcsnap snapshot PID`
 # attaches, snapshots, detaches), a new app for every repetition; its note gives the walk's CPU
 # (the app runs with GCSNAP_WALK_TIMES=1). Row attach_b: the same with the GCSNAP_SHIM_B build.
+# Row attach_walk: the same with GCSNAP_WALK_ONLY=1 in the app (the runtime's first walk by attach).
 # Rows are interleaved: every row's app is started first, then the repetitions take turns, and
 # each one waits until the snapshot file (or trace) stops growing; the table prints the load.
 # Env: BUILD_DIR (default build-bench; Release), DOTNET_TRACE (use this dotnet-trace instead of

@@ -80,8 +80,9 @@ def thread_stats(pid, name):
 
 
 def last_walk_line(errpath):
-    """(wall ms, CPU ms, page faults, ms naming new types or None) from the shim's last 'heap walk'
-    line (GCSNAP_WALK_TIMES=1; shims before the types figure print no fourth one)."""
+    """(wall ms, CPU ms, page faults, ms naming new types or None, the GC before the walk as
+    (wall ms, CPU ms) or None) from the shim's last 'heap walk' line (GCSNAP_WALK_TIMES=1;
+    older shims print fewer figures)."""
     found = None
     try:
         with open(errpath) as f:
@@ -89,8 +90,10 @@ def last_walk_line(errpath):
                 m = re.search(r"heap walk \d+: \d+ objects, ([0-9.]+) ms wall, ([0-9.]+) ms CPU, (\d+) page faults", line)
                 if m:
                     named = re.search(r"types named in ([0-9.]+) ms", line)
+                    before = re.search(r"the GC before it ([0-9.]+) ms wall, ([0-9.]+) ms CPU", line)
                     found = (float(m.group(1)), float(m.group(2)), int(m.group(3)),
-                             float(named.group(1)) if named else None)
+                             float(named.group(1)) if named else None,
+                             (float(before.group(1)), float(before.group(2))) if before else None)
     except OSError:
         pass
     return found
@@ -235,13 +238,14 @@ class AttachRow:
     app, `gcsnap snapshot PID -o FILE` attaches the shim, forces the GC with its heap walk,
     finishes the file and detaches; the stall is the longest tick gap over all of that."""
 
-    def __init__(self, args, n, env, shim=None, tag="attach"):
+    def __init__(self, args, n, env, shim=None, tag="attach", walk_only=False):
         self.n, self.tag = n, tag
         self.env = dict(env)
         if shim:
             self.env["GCSNAP_SHIM"] = shim  # the CLI loads this build into the app
-        # The attached shim reads the measuring aid from the app's environment (docs/shim.md).
+        # The attached shim reads the measuring aids from the app's environment (docs/shim.md).
         self.env["GCSNAP_WALK_TIMES"] = "1"
+        self.env["GCSNAP_WALK_ONLY"] = "1" if walk_only else "0"
         self.err = f"{args.out}/{tag}-{n}.err"
         self.app = self.start(args)
         self.walls, self.walks = [], []
@@ -281,7 +285,12 @@ class AttachRow:
         if self.walks:
             med = lambda xs: statistics.median(xs) if xs else None
             note += (f"; walk CPU {med([w[1] for w in self.walks]):.0f} ms "
-                     f"({', '.join(fmt_ms(w[1]) for w in self.walks)}), walk faults {med([w[2] for w in self.walks]):.0f}")
+                     f"({', '.join(fmt_ms(w[1]) for w in self.walks)}), walk wall {med([w[0] for w in self.walks]):.0f} ms, "
+                     f"walk faults {med([w[2] for w in self.walks]):.0f}")
+            before = [w[4] for w in self.walks if len(w) > 4 and w[4] is not None]
+            if before:
+                note += (f"; the GC before the walk {med([b[1] for b in before]):.0f} ms CPU "
+                         f"({', '.join(fmt_ms(b[1]) for b in before)}), {med([b[0] for b in before]):.0f} ms wall")
             named = [w[3] for w in self.walks if w[3] is not None]
             if named:
                 note += f", naming new types {med(named):.0f} ms of the walk"
@@ -302,6 +311,8 @@ def make_row(name, args, n, env):
         return EventPipeRow(args, n, env)
     if name == "attach":
         return AttachRow(args, n, env)
+    if name == "attach_walk":
+        return AttachRow(args, n, env, tag="attach_walk", walk_only=True)
     if name == "attach_b":
         if not args.shim_b:
             raise RuntimeError("row attach_b needs GCSNAP_SHIM_B (another build of the shim)")
@@ -402,6 +413,7 @@ def main():
         "eventpipe": "EventPipe heap dump (dotnet-trace, gcdump keywords)",
         "attach": "first snapshot of a process, by attach (gcsnap snapshot)",
         "attach_b": "first snapshot by attach, shim B (GCSNAP_SHIM_B, A/B)",
+        "attach_walk": "first walk by attach, GCSNAP_WALK_ONLY=1 (runtime walk only)",
     }
     print(f"snapshot pause (bench/pause.sh; longest tick gap of bench/{args.app_name}, median of {args.reps}, rows "
           f"interleaved; ratios within this run)")
@@ -419,8 +431,8 @@ def main():
     # Issue 33's targets (moonshot 1.05x walk-only, 0.9x EventPipe); the attach row is the same
     # snapshot taken as the first one of a process started without gcsnap.
     print("| objects | snapshot / walk-only (target <= 1.1) | snapshot / EventPipe dump (target < 1.0) "
-          "| attach / walk-only (target <= 1.1) | walk-only / plain GC |")
-    print("|---|---|---|---|---|")
+          "| attach / walk-only (target <= 1.1) | attach / walk-only by attach | walk-only / plain GC |")
+    print("|---|---|---|---|---|---|")
     for n in sorted({k[0] for k in medians}):
         def ratio(a, b, limit=None, below=False):
             x, y = medians.get((n, a)), medians.get((n, b))
@@ -432,7 +444,7 @@ def main():
             ok = r < limit if below else r <= limit
             return f"{r:.2f} ({'holds' if ok else 'NO'})"
         print(f"| {n} | {ratio('shim', 'walk', 1.1)} | {ratio('shim', 'eventpipe', 1.0, True)} "
-              f"| {ratio('attach', 'walk', 1.1)} | {ratio('walk', 'plain')} |")
+              f"| {ratio('attach', 'walk', 1.1)} | {ratio('attach', 'attach_walk')} | {ratio('walk', 'plain')} |")
     if GC_THREAD:
         print()
         print("The GC thread (gcsnap-control, where the forced GC runs) per snapshot, medians: the whole GC's CPU,")
@@ -450,12 +462,14 @@ def main():
                   f"| {fmt(wfaults)} | {fmt(chunks)} | {rel} |")
     if ATTACH_WALK:
         print()
-        print("| objects | first snapshot by attach | walk CPU ms | / walk-only walk CPU |")
-        print("|---|---|---|---|")
+        print("| objects | first snapshot by attach | walk CPU ms | / walk-only walk CPU | / walk-only by attach |")
+        print("|---|---|---|---|---|")
         for (n, name), cpu in ATTACH_WALK.items():
             walk = GC_THREAD.get((n, "walk"))
             rel = f"{cpu / walk[5]:.2f}" if walk and walk[5] else "-"
-            print(f"| {n} | {name} | {cpu:.0f} | {rel} |")
+            by_attach = ATTACH_WALK.get((n, "attach_walk"))
+            rel_attach = f"{cpu / by_attach:.2f}" if by_attach else "-"
+            print(f"| {n} | {name} | {cpu:.0f} | {rel} | {rel_attach} |")
     if "shim_b" in rows or "attach_b" in rows:
         print()
         print("| objects | shim B / shim stall (A/B, same run) | attach B / attach stall |")

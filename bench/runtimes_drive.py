@@ -7,12 +7,16 @@ process (the net8.0 build, rolled forward) is warmed up with wrk, its pause coun
 gen0 and gen1 pauses of the window. Rows: off (no profiler), attach (`gcsnap record --pid`,
 default policy, attached after the warm-up for the window), none (`record --policy none`),
 default (`record`, default policy), noevents (`record` without .NET 8's GCTriggered session,
-GCSNAP_GC_REASON_EVENTS=0; the same as default on other runtimes). Rows and runtimes are interleaved per repetition; the
+GCSNAP_GC_REASON_EVENTS=0; the same as default on other runtimes), off-nobgc (no profiler,
+System.GC.Concurrent=false: what losing background GC costs alone), light and light-nobgc (`record
+--policy none` with the shim's experiment switch GCSNAP_EXPERIMENT_LIGHT_MASK=1: the event mask
+BASIC_GC | MONITOR_GC_MOVED_OBJECTS instead of MONITOR_GC; with and without background GC). Rows and runtimes are interleaved per repetition; the
 table shows medians and the ratios against "off" on the same runtime.
 """
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -24,10 +28,13 @@ from web_drive import LUA, free_port, http_get, parse_wrk  # noqa: E402
 
 ROWS = {
     "off": "no profiler",
+    "off-nobgc": "no profiler, no background GC",
     "attach": "record --pid (default policy)",
     "none": "record --policy none",
     "default": "record (default policy)",
     "noevents": "record, GCSNAP_GC_REASON_EVENTS=0",
+    "light": "record --policy none, BASIC_GC|MOVED_OBJECTS mask",
+    "light-nobgc": "the same, no background GC",
 }
 
 
@@ -41,14 +48,23 @@ def run_one(args, runtime, row, rep, lua):
     env = dict(os.environ, DOTNET_ROOT=root, DOTNET_ROLL_FORWARD="Major")
     if row == "noevents":
         env["GCSNAP_GC_REASON_EVENTS"] = "0"
-    policy = "default" if row == "noevents" else row
-    app_cmd = [f"{root}/dotnet", args.app_dll, str(port), str(args.entries), str(args.garbage_kb)]
+    if row.startswith("light"):
+        env["GCSNAP_EXPERIMENT_LIGHT_MASK"] = "1"  # an experiment switch of the shim
+    app_dll = args.app_dll
+    if row.endswith("-nobgc"):
+        # The app's runtimeconfig.json says System.GC.Concurrent=true, and that wins over
+        # DOTNET_gcConcurrent=0 (background GCs still ran with it); a copy of the build whose
+        # runtimeconfig says false is what turns background GC off.
+        env["DOTNET_gcConcurrent"] = "0"
+        app_dll = args.nobgc_dll
+    policy = {"noevents": "default", "light": "none", "light-nobgc": "none"}.get(row, row)
+    app_cmd = [f"{root}/dotnet", app_dll, str(port), str(args.entries), str(args.garbage_kb)]
     base = f"{args.out}/net{major}-{row}-{rep}"
     snap = base + ".snap"
     for f in (snap,):
         if os.path.exists(f):
             os.unlink(f)
-    cmd = app_cmd if row in ("off", "attach") else [args.gcsnap, "record", "-o", snap, "--policy", policy, "--"] + app_cmd
+    cmd = app_cmd if row in ("off", "off-nobgc", "attach") else [args.gcsnap, "record", "-o", snap, "--policy", policy, "--"] + app_cmd
     err = open(base + ".err", "w")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, bufsize=1, env=env)
     attached = None
@@ -89,7 +105,26 @@ def run_one(args, runtime, row, rep, lua):
         os.unlink(snap)
     return {"rps": rps, "p99": p99, "max": mx, "g0n": stats["SeenGen0"], "g0mean": stats["MeanGen0Ms"],
             "g0max": stats["MaxGen0Ms"], "g1n": stats["SeenGen1"], "g1mean": stats["MeanGen1Ms"],
-            "g1max": stats["MaxGen1Ms"], "missed": stats["Missed"]}
+            "g1max": stats["MaxGen1Ms"], "missed": stats["Missed"],
+            "g2bn": stats["SeenBlockingGen2"], "g2bmean": stats["MeanBlockingGen2Ms"], "g2bmax": stats["MaxBlockingGen2Ms"],
+            "g2cn": stats["SeenBackgroundGen2"], "g2cmean": stats["MeanBackgroundGen2Ms"],
+            "g2cmax": stats["MaxBackgroundGen2Ms"]}
+
+
+def copy_without_background_gc(app_dll, out):
+    """A copy of the app's build directory whose runtimeconfig.json turns background GC off."""
+    src = os.path.dirname(os.path.abspath(app_dll))
+    dst = os.path.join(out, "app-nobgc")
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(src, dst)
+    name = os.path.splitext(os.path.basename(app_dll))[0] + ".runtimeconfig.json"
+    path = os.path.join(dst, name)
+    with open(path) as f:
+        config = json.load(f)
+    config.setdefault("runtimeOptions", {}).setdefault("configProperties", {})["System.GC.Concurrent"] = False
+    with open(path, "w") as f:
+        json.dump(config, f, indent=2)
+    return os.path.join(dst, os.path.basename(app_dll))
 
 
 def main():
@@ -112,6 +147,7 @@ def main():
         if r not in ROWS:
             raise SystemExit(f"unknown row {r}")
     runtimes = [tuple(line.split()) for line in open(args.runtimes) if line.strip()]
+    args.nobgc_dll = copy_without_background_gc(args.app_dll, args.out)
     lua = f"{args.out}/orders.lua"
     with open(lua, "w") as f:
         f.write(LUA)
@@ -129,13 +165,17 @@ def main():
                 results[(rt[0], row)].append(res)
                 log(f"rep {rep + 1} .NET {rt[1]} {row}: {res['rps']:.0f} req/s, p99 {res['p99']:.1f} ms, "
                     f"max {res['max']:.0f} ms, gen0 {res['g0n']:.0f} x {res['g0mean']:.1f} ms (max {res['g0max']:.1f}), "
-                    f"gen1 {res['g1n']:.0f} x {res['g1mean']:.1f} ms (max {res['g1max']:.1f}), missed {res['missed']:.0f}")
+                    f"gen1 {res['g1n']:.0f} x {res['g1mean']:.1f} ms (max {res['g1max']:.1f}), "
+                    f"blocking gen2 {res['g2bn']:.0f} x {res['g2bmean']:.1f} ms (max {res['g2bmax']:.1f}), "
+                    f"background gen2 {res['g2cn']:.0f} x {res['g2cmean']:.1f} ms (max {res['g2cmax']:.1f}), "
+                    f"missed {res['missed']:.0f}")
     print(f"recording cost per runtime (bench/runtimes.sh: bench/web_app built for net8.0, {args.entries} cached "
           f"orders, {args.garbage_kb} KB of request garbage, wrk -t1 -c16 -d{args.duration}s --latency on loopback; "
           f"median of {args.reps}, rows interleaved; "
           f"load average {min(load):.1f}-{max(load):.1f} at the row starts)")
-    print("| runtime | run | req/s | vs off | p99 ms | p99 vs off | max ms | gen0 GCs, mean / max ms | gen1 GCs, mean / max ms |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| runtime | run | req/s | vs off | p99 ms | p99 vs off | max ms | gen0 GCs, mean / max ms "
+          "| gen1 GCs, mean / max ms | blocking gen2, mean / max ms | background gen2, mean / max ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for rt in runtimes:
         med = {}
         for row in rows:
@@ -151,7 +191,8 @@ def main():
             vs = f"{m['rps'] / off['rps']:.2f}x" if off else "-"
             p99 = f"{m['p99'] / off['p99']:.2f}x" if off else "-"
             print(f"| {rt[1]} | {ROWS[row]} | {m['rps']:.0f} | {vs} | {m['p99']:.1f} | {p99} | {m['max']:.0f} | "
-                  f"{m['g0n']:.0f}, {m['g0mean']:.1f} / {m['g0max']:.1f} | {m['g1n']:.0f}, {m['g1mean']:.1f} / {m['g1max']:.1f} |")
+                  f"{m['g0n']:.0f}, {m['g0mean']:.1f} / {m['g0max']:.1f} | {m['g1n']:.0f}, {m['g1mean']:.1f} / {m['g1max']:.1f} | "
+                  f"{m['g2bn']:.0f}, {m['g2bmean']:.1f} / {m['g2bmax']:.1f} | {m['g2cn']:.0f}, {m['g2cmean']:.1f} / {m['g2cmax']:.1f} |")
         if "off" in med and "default" in med:
             target = 1.2 if int(rt[0]) >= 11 else 1.5
             r = med["default"]["p99"] / med["off"]["p99"]

@@ -7,9 +7,25 @@
 
 namespace gcsnap::shim {
 
-ChunkPool::ChunkPool(size_t idle_cap_bytes)
-    : idle_cap_chunks_(idle_cap_bytes / ObjectChunk::bytes_for(ObjectChunk::kObjects,
-                                                               ObjectChunk::kObjects * ObjectChunk::kReferencesPerObject)) {
+namespace {
+
+/// The largest large chunk kept between walks (500 000 references take 9 MiB with the records).
+constexpr size_t kLargeCapBytes = size_t{64} << 20;
+
+bool is_large(const ObjectChunk& chunk) noexcept {
+  return chunk.object_capacity == ObjectChunk::kObjects &&
+         chunk.reference_capacity > ObjectChunk::kObjects * ObjectChunk::kReferencesPerObject;
+}
+
+size_t full_chunks_in(size_t bytes) noexcept {
+  return bytes / ObjectChunk::bytes_for(ObjectChunk::kObjects, ObjectChunk::kObjects * ObjectChunk::kReferencesPerObject);
+}
+
+}  // namespace
+
+ChunkPool::ChunkPool(size_t idle_cap_bytes, size_t fill_cap_bytes)
+    : idle_cap_chunks_(full_chunks_in(idle_cap_bytes)),
+      fill_cap_chunks_(std::max(idle_cap_chunks_, full_chunks_in(fill_cap_bytes))) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -35,7 +51,7 @@ void ChunkPool::prepare(size_t ahead) noexcept {
 
 size_t ChunkPool::fill_before_walk(size_t chunks, std::chrono::milliseconds limit) noexcept {
   std::unique_lock<std::mutex> lock(mutex_);
-  chunks = std::min(chunks, idle_cap_chunks_);
+  chunks = std::min(chunks, fill_cap_chunks_);
   if (stopping_ || ready_.size() >= chunks) return ready_.size();
   const size_t before = ahead_;
   ahead_ = std::max(ahead_, chunks);
@@ -59,15 +75,44 @@ std::unique_ptr<ObjectChunk> ChunkPool::take() noexcept {
   return chunk;
 }
 
-void ChunkPool::give_back(std::unique_ptr<ObjectChunk> chunk) noexcept {
-  if (!chunk || !chunk->is_full_size()) return;  // freed here
-  chunk->clear();
+std::unique_ptr<ObjectChunk> ChunkPool::take_large(size_t references) noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (ready_.size() < std::max(idle_cap_chunks_, ahead_)) {
+  if (!large_ || large_->reference_capacity < references || large_->reference_capacity / 2 > references) return nullptr;
+  return std::move(large_);
+}
+
+void ChunkPool::give_back(std::unique_ptr<ObjectChunk> chunk) noexcept {
+  if (!chunk) return;
+  if (!chunk->is_full_size()) {
+    if (!is_large(*chunk) || ObjectChunk::bytes_for(chunk->object_capacity, chunk->reference_capacity) > kLargeCapBytes) {
+      return;  // freed here
+    }
+    chunk->clear();
+    std::unique_ptr<ObjectChunk> replaced;  // the last walk's large chunk is the one kept; freed unlocked
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return;
+    replaced = std::move(large_);
+    large_ = std::move(chunk);
+    return;
+  }
+  chunk->clear();
+  std::vector<std::unique_ptr<ObjectChunk>> over;  // unmapped after the lock is released
+  std::lock_guard<std::mutex> lock(mutex_);
+  const size_t keep = std::max(idle_cap_chunks_, ahead_);
+  if (ready_.size() < keep) {
     try {
       ready_.push_back(std::move(chunk));
     } catch (...) {
     }
+    return;
+  }
+  // A fill above the idle cap that the walk did not use (the estimate is an upper bound).
+  try {
+    while (ready_.size() > keep) {
+      over.push_back(std::move(ready_.back()));
+      ready_.pop_back();
+    }
+  } catch (...) {
   }
 }
 

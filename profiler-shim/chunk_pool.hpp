@@ -19,22 +19,30 @@ namespace gcsnap::shim {
 
 class ChunkPool {
  public:
-  /// Keep up to IDLE_CAP_BYTES of chunks between walks; start the pool's thread.
-  explicit ChunkPool(size_t idle_cap_bytes);
+  /// Keep up to IDLE_CAP_BYTES of chunks between walks, and have up to FILL_CAP_BYTES ready
+  /// before an on-demand walk (at least the idle cap); start the pool's thread.
+  explicit ChunkPool(size_t idle_cap_bytes, size_t fill_cap_bytes = 0);
   ~ChunkPool();
   ChunkPool(const ChunkPool&) = delete;
   ChunkPool& operator=(const ChunkPool&) = delete;
 
   /// A walk is coming: have AHEAD full-size chunks populated and waiting. Never blocks.
   void prepare(size_t ahead) noexcept;
-  /// An on-demand walk is about to be forced: wait up to LIMIT until CHUNKS (at most the idle
+  /// An on-demand walk is about to be forced: wait up to LIMIT until CHUNKS (at most the fill
   /// cap) are populated, so that the GC thread does not fault them in during the walk (the
-  /// first snapshot of a process would otherwise: its pool is empty). Returns how many are
-  /// ready. Blocks: for the control thread only, never a runtime callback.
+  /// first snapshot of a process would otherwise: its pool is empty). What is over the idle
+  /// cap goes again as written chunks come back. Returns how many are ready. Blocks: for the
+  /// control thread only, never a runtime callback.
   size_t fill_before_walk(size_t chunks, std::chrono::milliseconds limit) noexcept;
   /// A ready full-size chunk (empty), or nullptr when none is ready. Never blocks on the thread's work.
   std::unique_ptr<ObjectChunk> take() noexcept;
-  /// A written chunk: kept for the next walk if full-size and under the cap, else freed.
+  /// The kept large chunk (room for a full chunk's objects and at least REFERENCES, at most
+  /// twice that), or nullptr. A walk maps one for an object with more references than a
+  /// full-size chunk holds (a big dictionary's entries); keeping the last one spares the next
+  /// walk faulting it in again on the GC thread.
+  std::unique_ptr<ObjectChunk> take_large(size_t references) noexcept;
+  /// A written chunk: kept for the next walk if full-size and under the cap, else freed; ready
+  /// chunks over the idle cap (a fill for a walk larger than it) are freed too once no walk wants them.
   void give_back(std::unique_ptr<ObjectChunk> chunk) noexcept;
   /// The walk is over: stop filling ahead (what is ready stays; give_back trims to the cap).
   void walk_done() noexcept;
@@ -48,10 +56,12 @@ class ChunkPool {
   void run() noexcept;
 
   const size_t idle_cap_chunks_;
+  const size_t fill_cap_chunks_;  ///< >= idle_cap_chunks_
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable filled_;  ///< a chunk was made ready (fill_before_walk waits on it)
   std::vector<std::unique_ptr<ObjectChunk>> ready_;
+  std::unique_ptr<ObjectChunk> large_;  ///< at most one, within kLargeCapBytes
   size_t ahead_ = 0;  ///< how many ready chunks the current walk wants in reserve
   bool stopping_ = false;
   std::thread thread_;

@@ -93,6 +93,10 @@ inline constexpr DWORD COR_PRF_MONITOR_GC = 0x80;
 // High event mask bit (SetEventMask2), .NET 11 and later: the runtime skips its gen0 walk for
 // ObjectsAllocatedByClass at each GC (corprof.idl of .NET 11; unknown to older runtimes).
 inline constexpr DWORD COR_PRF_HIGH_MONITOR_GC_SKIP_ALLOCATED_BY_CLASS_STATISTIC = 0x200;
+// High event mask bits (§6): GC start/finish and generation bounds for every GC with background
+// GC left on; MovedReferences at compacting GCs only. Neither brings the gen0 class walk.
+inline constexpr DWORD COR_PRF_HIGH_BASIC_GC = 0x10;
+inline constexpr DWORD COR_PRF_HIGH_MONITOR_GC_MOVED_OBJECTS = 0x20;
 // COR_PRF_STATIC_TYPE bits (GetStaticFieldInfo).
 inline constexpr COR_PRF_STATIC_TYPE COR_PRF_FIELD_APP_DOMAIN_STATIC = 0x1;
 inline constexpr COR_PRF_STATIC_TYPE COR_PRF_FIELD_THREAD_STATIC = 0x2;

@@ -419,12 +419,22 @@ bool Recorder::next_chunk(size_t references) noexcept {
   // A full chunk, or smaller ones as the budget runs out, so that the drops start close to it.
   for (size_t objects = ObjectChunk::kObjects; objects >= 256; objects /= 2) {
     size_t refs = std::max(objects * ObjectChunk::kReferencesPerObject, references);
+    // The last walk's large chunk (an object with more references than a full chunk holds),
+    // already faulted in, when it fits: charged at its own size.
+    std::unique_ptr<ObjectChunk> large;
+    if (pool_ && objects == ObjectChunk::kObjects && refs > objects * ObjectChunk::kReferencesPerObject) {
+      large = pool_->take_large(refs);
+      if (large) refs = large->reference_capacity;
+    }
     size_t bytes = ObjectChunk::bytes_for(objects, refs);
-    if (!charge(bytes)) continue;
+    if (!charge(bytes)) {
+      if (large) pool_->give_back(std::move(large));
+      continue;
+    }
     try {
       batch_->objects.reserve(batch_->objects.size() + 1);
-      std::unique_ptr<ObjectChunk> chunk;
-      if (pool_ && objects == ObjectChunk::kObjects && refs == objects * ObjectChunk::kReferencesPerObject) {
+      std::unique_ptr<ObjectChunk> chunk = std::move(large);
+      if (!chunk && pool_ && objects == ObjectChunk::kObjects && refs == objects * ObjectChunk::kReferencesPerObject) {
         chunk = pool_->take();
       }
       if (!chunk) chunk = std::make_unique<ObjectChunk>(objects, refs);

@@ -202,7 +202,11 @@ void ShimSession::start_recording(std::unique_ptr<Writer> writer) {
   // walk, up to 256 MiB or a quarter of the budget (a 5 M-object walk uses ~230 MiB): a kept
   // chunk costs the next walk no page faults and the pool thread no work while the GC thread
   // walks (5 M objects: walk CPU -19 %, docs/performance.md). Only what walks used is kept.
-  chunk_pool_ = new ChunkPool(std::min<size_t>(size_t{256} << 20, settings_.max_memory_bytes / 4));
+  // Before an on-demand walk the pool fills up to half of the walk's budget, so that a walk
+  // larger than the idle cap (6.5 M objects fill ~50 chunks, 300 MiB) finds all of its chunks
+  // ready; what is over the idle cap is freed as the written chunks come back.
+  chunk_pool_ = new ChunkPool(std::min<size_t>(size_t{256} << 20, settings_.max_memory_bytes / 4),
+                              options.memory_budget_bytes / 2);
   writer_thread_->set_chunk_pool(chunk_pool_);
   if (statics_) writer_thread_->set_statics(statics_, statics_runtime_);
   recorder_ = new Recorder(options, *queries_, *writer_thread_, chunk_pool_);
@@ -237,6 +241,17 @@ int ShimSession::runtime_major() const noexcept {
 }
 
 HRESULT ShimSession::apply_event_mask() noexcept {
+  // GCSNAP_EXPERIMENT_LIGHT_MASK=1, for measurements only (bench/runtimes.sh rows light*): no
+  // COR_PRF_MONITOR_GC, only BASIC_GC | MONITOR_GC_MOVED_OBJECTS; nothing is walked.
+  const char* light = std::getenv("GCSNAP_EXPERIMENT_LIGHT_MASK");
+  if (light && light[0] == '1' && info_version_ >= 5) {
+    auto* info5 = static_cast<ICorProfilerInfo5*>(info_);
+    DWORD low = statics_ ? COR_PRF_MONITOR_MODULE_LOADS : 0;
+    DWORD high = COR_PRF_HIGH_BASIC_GC | COR_PRF_HIGH_MONITOR_GC_MOVED_OBJECTS;
+    HRESULT hr = info5->SetEventMask2(low, high);
+    if (succeeded(hr)) mask_low_ = low, mask_high_ = high;
+    return hr;
+  }
   // Runtimes before 11 do not know the bit; one that refuses it still gets the plain mask
   // (11.0.0 refuses it to an attached profiler: CORPROF_E_UNSUPPORTED_FOR_ATTACHING_PROFILER).
   if (info_version_ >= 5 && runtime_major() >= 11) {
@@ -323,8 +338,9 @@ std::string ShimSession::handle_request(const std::string& request) {
 // objects gets more chunks ready than it fills (kept for later walks, within the idle cap).
 // Waiting here delays the forced GC, not the app: mapping is much cheaper off the GC thread.
 // Before any GC has finished (the first snapshot after an attach) the heap's size is unknown:
-// the process's resident memory bounds it (fill_before_walk caps the count at the pool's idle
-// cap). Without it the GC thread faulted in every chunk of the first walk itself.
+// the process's resident memory bounds it (fill_before_walk caps the count at the pool's fill
+// cap, half the walk's memory budget). Without it the GC thread faulted in every chunk of the
+// first walk itself.
 void ShimSession::prepare_chunks_for_walk() noexcept {
   if (!chunk_pool_ || settings_.walk_only) return;  // walk-only stores nothing
   constexpr uint64_t kChunkBytes = uint64_t{48} * ObjectChunk::kObjects;
@@ -352,9 +368,21 @@ std::string ShimSession::take_snapshot() {
   const uint64_t refused_before = recorder_->last_refused_gc();
   prepare_chunks_for_walk();
   recorder_->request_on_demand();
+  // The light-mask experiment: COR_PRF_MONITOR_GC on just for the forced GC (pitfall 4: the
+  // runtime refuses it while concurrent GC is on), the light mask again after.
+  const bool light = mask_high_ == (COR_PRF_HIGH_BASIC_GC | COR_PRF_HIGH_MONITOR_GC_MOVED_OBJECTS);
+  if (light) {
+    auto* info5 = static_cast<ICorProfilerInfo5*>(info_);
+    HRESULT on = info5->SetEventMask2(mask_low_ | COR_PRF_MONITOR_GC, mask_high_);
+    if (!succeeded(on)) return error + "SetEventMask2(MONITOR_GC) for the walk failed with " + hresult_text(on);
+  }
   // Legal here: this is a native thread of our own, not inside a callback (the profiling API
   // docs, ICorProfilerInfo::ForceGC: not from a thread that runs managed code).
   HRESULT hr = info_->ForceGC();
+  if (light) {
+    HRESULT off = static_cast<ICorProfilerInfo5*>(info_)->SetEventMask2(mask_low_, mask_high_);
+    if (!succeeded(off)) return error + "SetEventMask2 back to the light mask failed with " + hresult_text(off);
+  }
   if (!succeeded(hr)) return error + "ForceGC failed with " + hresult_text(hr);
   uint64_t after = recorder_->last_on_demand_gc();
   if (after == before && recorder_->last_refused_gc() > refused_before) {

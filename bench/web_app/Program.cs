@@ -5,9 +5,10 @@
 // then die there, so gen2 GCs happen under load) and returns it as JSON. GARBAGE_KB (default 0)
 // adds that many KB of short-lived 1 KB buffers per request (a request's temporary work), so
 // gen0 GCs come every few hundred milliseconds under load (bench/runtimes.sh).
-// GET /stats: GC counts and heap size; the ephemeral GC pauses seen since the last /stats
+// GET /stats: GC counts and heap size; the GC pauses seen since the last /stats: gen0, gen1
 // (a thread polls GC.GetGCMemoryInfo(GCKind.Ephemeral) every millisecond; Missed counts GCs
-// it did not see). GET /quit: stops the host (a normal Shutdown, so a
+// it did not see), blocking gen2 (GCKind.FullBlocking) and background gen2 (GCKind.Background,
+// its two short pauses summed). GET /quit: stops the host (a normal Shutdown, so a
 // profiler's file is finished). Prints "web-app: ready pid=PID port=PORT entries=N" on stdout.
 using System.Collections.Concurrent;
 using System.Diagnostics;
@@ -38,7 +39,8 @@ app.MapGet("/stats", () =>
     var p = pauses.TakeAndReset();
     return Results.Json(new Stats(
         GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2),
-        GC.GetTotalMemory(false), cache.Count, p[0], p[1], p[2], p[3], p[4], p[5], p[6]), WebJson.Default.Stats);
+        GC.GetTotalMemory(false), cache.Count, p[0], p[1], p[2], p[3], p[4], p[5], p[6],
+        p[7], p[8], p[9], p[10], p[11], p[12]), WebJson.Default.Stats);
 });
 app.MapGet("/quit", (IHostApplicationLifetime life) => { life.StopApplication(); return "bye\n"; });
 
@@ -105,18 +107,23 @@ static class Scratch
 }
 
 public sealed record Stats(int Gen0, int Gen1, int Gen2, long HeapBytes, int CacheEntries,
-    double SeenGen0, double MeanGen0Ms, double MaxGen0Ms, double SeenGen1, double MeanGen1Ms, double MaxGen1Ms, double Missed);
+    double SeenGen0, double MeanGen0Ms, double MaxGen0Ms, double SeenGen1, double MeanGen1Ms, double MaxGen1Ms, double Missed,
+    double SeenBlockingGen2, double MeanBlockingGen2Ms, double MaxBlockingGen2Ms,
+    double SeenBackgroundGen2, double MeanBackgroundGen2Ms, double MaxBackgroundGen2Ms);
 
 sealed class PauseMonitor
 {
+    // Slots: 0 gen0, 1 gen1 (GCKind.Ephemeral), 2 blocking gen2, 3 background gen2.
     private readonly object _lock = new();
-    private readonly double[] _sum = new double[2], _max = new double[2];
-    private readonly long[] _count = new long[2];
-    private long _lastIndex, _missed;
+    private readonly double[] _sum = new double[4], _max = new double[4];
+    private readonly long[] _count = new long[4];
+    private long _lastIndex, _missed, _lastBlocking, _lastBackground;
 
     public PauseMonitor()
     {
         _lastIndex = GC.GetGCMemoryInfo(GCKind.Ephemeral).Index;
+        _lastBlocking = GC.GetGCMemoryInfo(GCKind.FullBlocking).Index;
+        _lastBackground = GC.GetGCMemoryInfo(GCKind.Background).Index;
         new Thread(Poll) { IsBackground = true, Name = "pause-monitor" }.Start();
     }
 
@@ -126,27 +133,51 @@ sealed class PauseMonitor
         {
             Thread.Sleep(1);
             var info = GC.GetGCMemoryInfo(GCKind.Ephemeral);
-            if (info.Index == 0 || info.Generation > 1) continue;
             lock (_lock)
             {
-                if (info.Index <= _lastIndex) continue;
-                _missed += info.Index - _lastIndex - 1;  // includes full GCs in between
-                _lastIndex = info.Index;
-                double ms = info.PauseDurations[0].TotalMilliseconds;
-                _sum[info.Generation] += ms;
-                _count[info.Generation]++;
-                _max[info.Generation] = Math.Max(_max[info.Generation], ms);
+                if (info.Index != 0 && info.Generation <= 1 && info.Index > _lastIndex)
+                {
+                    _missed += info.Index - _lastIndex - 1;  // includes full GCs in between
+                    _lastIndex = info.Index;
+                    Add(info.Generation, info.PauseDurations[0].TotalMilliseconds);
+                }
+                // A full GC is the last of its kind until the next one: its index moves on.
+                var blocking = GC.GetGCMemoryInfo(GCKind.FullBlocking);
+                if (blocking.Index > _lastBlocking)
+                {
+                    _lastBlocking = blocking.Index;
+                    Add(2, blocking.PauseDurations[0].TotalMilliseconds);
+                }
+                var background = GC.GetGCMemoryInfo(GCKind.Background);
+                if (background.Index > _lastBackground)
+                {
+                    _lastBackground = background.Index;
+                    Add(3, background.PauseDurations[0].TotalMilliseconds + background.PauseDurations[1].TotalMilliseconds);
+                }
             }
         }
+    }
+
+    private void Add(int slot, double ms)
+    {
+        _sum[slot] += ms;
+        _count[slot]++;
+        _max[slot] = Math.Max(_max[slot], ms);
     }
 
     public double[] TakeAndReset()
     {
         lock (_lock)
         {
-            var r = new double[] {
-                _count[0], _count[0] > 0 ? _sum[0] / _count[0] : 0, _max[0],
-                _count[1], _count[1] > 0 ? _sum[1] / _count[1] : 0, _max[1], _missed };
+            var r = new double[13];
+            for (int slot = 0; slot < 4; slot++)
+            {
+                int at = slot < 2 ? slot * 3 : slot * 3 + 1;  // Missed sits at 6
+                r[at] = _count[slot];
+                r[at + 1] = _count[slot] > 0 ? _sum[slot] / _count[slot] : 0;
+                r[at + 2] = _max[slot];
+            }
+            r[6] = _missed;
             Array.Clear(_sum); Array.Clear(_max); Array.Clear(_count);
             _missed = 0;
             return r;

@@ -60,10 +60,10 @@ void check_bulk(const HeapSim& sim, Pick p, bool with_bounds) {
     }
   }
   // The same objects given in reverse address order (the mapper then keeps a permutation from
-  // the start) get the same answers.
+  // the start), as vectors it takes, get the same answers.
   std::vector<uint64_t> reversed(walk.addresses.rbegin(), walk.addresses.rend());
   std::vector<Generation> reversed_gens(walk.generations.rbegin(), walk.generations.rend());
-  auto other = BulkMapper::create(reversed, reversed_gens);
+  auto other = BulkMapper::create(std::move(reversed), std::move(reversed_gens));
   REQUIRE(other.is_ok());
   for (uint64_t n = p.a + 1; n <= p.b; ++n) REQUIRE(other->apply(transition(sim, n, with_bounds)).is_ok());
   const size_t count = walk.addresses.size();

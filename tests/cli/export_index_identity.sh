@@ -25,6 +25,9 @@ for rec in "$@"; do "$g" index "$rec" --all >/dev/null; done
 "$g" export "$@" --to parquet --tables $tables -o "$work/kept" 2>/dev/null
 "$g" export "$@" --to parquet --tables $tables --no-cache -o "$work/no-cache" 2>/dev/null
 "$g" export "$@" --to parquet --tables $tables --row-group-rows 7 -o "$work/kept-small" 2>/dev/null
+# Object identity followed in runs of 5 objects: the runs' merge gives the same first_gc and
+# first_address as one run per walk.
+GCSNAP_IDENTITY_CHUNK=5 "$g" export "$@" --to parquet --tables objects -o "$work/small-runs" 2>/dev/null
 # Without the objects table the targets' addresses are looked up in the index's pieces.
 "$g" export "$@" --to parquet --tables references -o "$work/references" 2>/dev/null
 
@@ -36,10 +39,18 @@ for f in $(cd "$work/decoded" && find . -name '*.parquet'); do
   cmp -s "$work/decoded/$f" "$work/no-cache/$f" || fail "$f differs with --no-cache"
   cmp -s "$work/decoded-small/$f" "$work/kept-small/$f" || fail "$f differs in small row groups"
 done
+for f in $(cd "$work/small-runs" && find . -name '*.parquet'); do
+  cmp -s "$work/decoded/$f" "$work/small-runs/$f" || fail "$f differs with identity in runs of 5 objects"
+done
+[ -n "$(find "$work/small-runs" -name '*.parquet')" ] || fail "no objects written in runs of 5"
 for f in $(cd "$work/references" && find . -name '*.parquet'); do
   cmp -s "$work/decoded/$f" "$work/references/$f" || fail "$f differs without the objects table"
 done
 [ "$files" -eq $((5 * $#)) ] || fail "expected $((5 * $#)) files, found $files"
+# Object identity is spilled to temporary files in the output directory, removed at the end.
+for out in decoded decoded-small kept no-cache kept-small; do
+  [ -z "$(find "$work/$out" -name '.gcsnap-identity-*')" ] || fail "$out: identity spill files left behind"
+done
 refs=$(find "$work/decoded" -path '*table=references*' -name '*.parquet' -size +1k | wc -l)
 [ "$refs" -ge 1 ] || fail "no references file with rows: the comparison would prove little"
 
@@ -60,4 +71,5 @@ rc=0
 [ "$(wc -l <"$work/damaged.err")" -eq 1 ] || fail "a damaged index: not one line: $(cat "$work/damaged.err")"
 grep -q "analysis index is damaged" "$work/damaged.err" || fail "a damaged index: $(cat "$work/damaged.err")"
 [ -z "$(find "$work/damaged" -name '*.parquet' 2>/dev/null)" ] || fail "a damaged index: files were written"
+[ -z "$(find "$work/damaged" -name '.gcsnap-identity-*' 2>/dev/null)" ] || fail "a damaged index: spill files left"
 echo "export_index_identity: $files files equal with and without the index; a damaged index refused"

@@ -1,5 +1,6 @@
 // The chunk pool's fill before an on-demand walk: chunks are made ready before the GC, up to
-// the idle cap, stay ready afterwards, and the wait ends when the pool stops.
+// the fill cap, stay ready afterwards, go back down to the idle cap as written chunks return,
+// and the wait ends when the pool stops.
 #include "chunk_pool.hpp"
 
 #include <catch2/catch.hpp>
@@ -38,4 +39,48 @@ TEST_CASE("chunk pool: fill_before_walk returns at once when enough are ready or
   CHECK(pool.fill_before_walk(1, std::chrono::milliseconds(0)) == 1);
   pool.stop();
   CHECK(pool.fill_before_walk(2, std::chrono::milliseconds(20000)) == 1);  // no thread to fill: no wait
+}
+
+TEST_CASE("chunk pool: a fill above the idle cap goes back to the cap as written chunks return", "[shim][chunks]") {
+  ChunkPool pool(2 * full_chunk_bytes(), 5 * full_chunk_bytes());
+  CHECK(pool.fill_before_walk(4, std::chrono::milliseconds(20000)) == 4);
+  CHECK(pool.fill_before_walk(10, std::chrono::milliseconds(20000)) == 5);  // the fill cap
+  auto first = pool.take();
+  auto second = pool.take();
+  REQUIRE(first);
+  REQUIRE(second);
+  pool.walk_done();
+  CHECK(pool.ready_count() == 3);
+  pool.give_back(std::move(first));  // over the idle cap: freed, and the ready ones trimmed to it
+  CHECK(pool.ready_count() == 2);
+  pool.give_back(std::move(second));
+  CHECK(pool.ready_count() == 2);
+}
+
+TEST_CASE("chunk pool: without a fill cap the idle cap bounds the fill", "[shim][chunks]") {
+  ChunkPool pool(2 * full_chunk_bytes());
+  CHECK(pool.fill_before_walk(4, std::chrono::milliseconds(20000)) == 2);
+}
+
+TEST_CASE("chunk pool: the last large chunk is kept for a walk whose big object fits it", "[shim][chunks]") {
+  ChunkPool pool(2 * full_chunk_bytes());
+  constexpr size_t kFullRefs = ObjectChunk::kObjects * ObjectChunk::kReferencesPerObject;
+  CHECK_FALSE(pool.take_large(kFullRefs + 1));
+  auto large = std::make_unique<ObjectChunk>(ObjectChunk::kObjects, 3 * kFullRefs);
+  large->objects = 5;
+  large->reference_count = 2 * kFullRefs;
+  pool.give_back(std::move(large));
+  CHECK(pool.ready_count() == 0);  // not one of the full-size chunks
+  CHECK_FALSE(pool.take_large(3 * kFullRefs + 1));  // too small
+  CHECK_FALSE(pool.take_large(kFullRefs));          // more than twice what is asked: not kept for it
+  auto again = pool.take_large(2 * kFullRefs);
+  REQUIRE(again);
+  CHECK(again->reference_capacity == 3 * kFullRefs);
+  CHECK(again->objects == 0);  // cleared
+  CHECK(again->reference_count == 0);
+  CHECK_FALSE(pool.take_large(2 * kFullRefs));  // taken: there was one
+  // A smaller chunk than full size is never kept.
+  pool.give_back(std::make_unique<ObjectChunk>(256, 512));
+  CHECK(pool.ready_count() == 0);
+  CHECK_FALSE(pool.take_large(kFullRefs + 1));
 }

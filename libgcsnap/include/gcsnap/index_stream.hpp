@@ -30,6 +30,7 @@ enum class IndexArray : uint8_t {
   DependentEdges = 11,
   ImmediateDominators = 13,
   RetainedSizes = 14,
+  PathParents = 16,
 };
 
 /// The counts of the index's header (format-spec.md §12.2).

@@ -56,6 +56,17 @@ struct WalkView {
   /// Optional, with `graph`: its full shortest-path tree over strong roots (an index's), so the
   /// diff runs no search for the paths of the new objects.
   std::shared_ptr<const ShortestPathTree> paths;
+  /// Optional, with `paths` over a graph read without its forward CSR (IndexedPathTree): tells
+  /// how each hop FROM -> TO of the new objects' paths holds its object, in place of the graph.
+  std::function<Result<EdgeKind>(NodeIndex from, NodeIndex to)> hop_kind;
+  /// Optional, with `graph` and no `paths`: reads the tree when the diff first needs it, after
+  /// it has matched the objects and freed its object mapper (so the two are not held together).
+  std::function<Result<std::shared_ptr<const ShortestPathTree>>()> read_paths;
+  /// Optional, on the earlier GC of a diff: the vectors `addresses` and `generations` view. The
+  /// diff moves them into its object mapper instead of copying them (9 B per object) and frees
+  /// them with it: after the diff the view's addresses and generations must not be read.
+  std::vector<uint64_t>* movable_addresses = nullptr;
+  std::vector<Generation>* movable_generations = nullptr;
 };
 
 /// Return WALK's view (no graph: the diff builds one from WALK if it needs it).

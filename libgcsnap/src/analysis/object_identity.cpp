@@ -180,12 +180,22 @@ Result<BulkMapper> BulkMapper::create(std::span<const uint64_t> addresses,
                                       std::span<const Generation> generations) try {
   if (addresses.size() >= UINT32_MAX)
     return make_error(ErrorCode::LimitExceeded, "too many objects to follow (2^32)");
+  std::vector<Generation> own_generations;
+  if (generations.size() == addresses.size()) own_generations.assign(generations.begin(), generations.end());
+  return create(std::vector<uint64_t>(addresses.begin(), addresses.end()), std::move(own_generations));
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "out of memory creating an object mapper");
+}
+
+Result<BulkMapper> BulkMapper::create(std::vector<uint64_t>&& addresses, std::vector<Generation>&& generations) try {
+  if (addresses.size() >= UINT32_MAX)
+    return make_error(ErrorCode::LimitExceeded, "too many objects to follow (2^32)");
   BulkMapper m;
-  m.addresses_.assign(addresses.begin(), addresses.end());
-  m.died_at_.assign(addresses.size(), 0);
-  if (generations.size() == addresses.size()) m.generations_.assign(generations.begin(), generations.end());
-  else m.generations_.assign(addresses.size(), Generation::Unknown);
-  m.alive_ = addresses.size();
+  m.addresses_ = std::move(addresses);
+  m.died_at_.assign(m.addresses_.size(), 0);
+  if (generations.size() == m.addresses_.size()) m.generations_ = std::move(generations);
+  else m.generations_.assign(m.addresses_.size(), Generation::Unknown);
+  m.alive_ = m.addresses_.size();
   const auto& a = m.addresses_;
   // Callers often pass a sorted table (a walk's objects): then no permutation is needed.
   const size_t prefix = static_cast<size_t>(std::is_sorted_until(a.begin(), a.end()) - a.begin());
@@ -193,7 +203,7 @@ Result<BulkMapper> BulkMapper::create(std::span<const uint64_t> addresses,
     m.in_own_order_ = true;
     return m;
   }
-  m.order_.resize(addresses.size());
+  m.order_.resize(a.size());
   std::iota(m.order_.begin(), m.order_.end(), uint32_t{0});
   // Sort only the unsorted tail and merge it in (a sorted table followed by a few others).
   auto by_address = [&](uint32_t x, uint32_t y) { return a[x] < a[y]; };

@@ -148,6 +148,23 @@ Result<std::shared_ptr<const HeapGraph>> graph_of(const WalkView& b) {
   return std::shared_ptr<const HeapGraph>(std::make_shared<HeapGraph>(std::move(graph).value()));
 }
 
+// The hops of the paths, told by the view (its graph has no forward CSR to tell them).
+Status tell_hops(const WalkView& b, std::vector<GroupPath>& paths) {
+  auto tell = [&](RetentionPath& path) -> Status {
+    for (size_t h = 0; h < path.edges.size(); ++h) {
+      auto kind = b.hop_kind(path.nodes[h], path.nodes[h + 1]);
+      if (!kind) return kind.error();
+      path.edges[h].kind = *kind;
+    }
+    return Status::ok();
+  };
+  for (GroupPath& p : paths) {
+    GCSNAP_RETURN_IF_ERROR(tell(p.path));
+    for (GroupShape& shape : p.more_shapes) GCSNAP_RETURN_IF_ERROR(tell(shape.path));
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const WalkView& b,
@@ -164,10 +181,16 @@ Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const
   // mappers: the objects are in address order, which spares their mapper a permutation).
   const RootTable& early_roots = *early.roots;
   if (early_roots.size() >= UINT32_MAX) return make_error(ErrorCode::LimitExceeded, "too many roots to follow");
-  auto objects = BulkMapper::create(early.addresses, early.generations);
-  if (!objects) return objects.error();
+  // The roots' hints read the early columns: before the objects' mapper may take them.
   auto root_objects = BulkMapper::create(early_roots.object_ids, generation_hints(early, early_roots.object_ids));
   if (!root_objects) return root_objects.error();
+  const bool movable = early.movable_addresses && early.movable_generations &&
+                       early.movable_addresses->data() == early.addresses.data() &&
+                       early.movable_addresses->size() == early.addresses.size() &&
+                       early.movable_generations->size() == early.generations.size();
+  auto objects = movable ? BulkMapper::create(std::move(*early.movable_addresses), std::move(*early.movable_generations))
+                         : BulkMapper::create(early.addresses, early.generations);
+  if (!objects) return objects.error();
   BulkMapper* mappers[] = {&*objects, &*root_objects};
   GCSNAP_RETURN_IF_ERROR(map_objects(recording, early.gc_pos, late.gc_pos, mappers));
 
@@ -182,6 +205,7 @@ Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const
   auto diff = diff_objects(early.sizes, late.addresses, late.sizes, objects->addresses(), objects->died_at(),
                            false);
   if (!diff) return diff.error();
+  { const BulkMapper done = std::move(*objects); }  // 17 B per object of the earlier GC, not needed from here
   // In A-to-B terms: "new" are in B and not in A, "dead" in A and not in B.
   const auto& new_in_b = out.reversed ? diff->dead_objects : diff->new_objects;
   const auto& dead_in_a = out.reversed ? diff->new_objects : diff->dead_objects;
@@ -201,10 +225,17 @@ Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const
     auto graph = graph_of(b);
     if (!graph) return graph.error();
     out.graph_b = std::move(graph).value();
+    std::shared_ptr<const ShortestPathTree> tree = b.graph ? b.paths : nullptr;
+    if (b.graph && !tree && b.read_paths) {
+      auto read = b.read_paths();
+      if (!read) return read.error();
+      tree = std::move(read).value();
+    }
     auto paths = find_group_paths(*out.graph_b, out.new_groups, 4096, std::max<size_t>(1, options.max_shapes),
-                                  b.graph ? b.paths.get() : nullptr);
+                                  tree.get());
     if (!paths) return paths.error();
     out.new_paths = std::move(paths).value();
+    if (tree && b.hop_kind) GCSNAP_RETURN_IF_ERROR(tell_hops(b, out.new_paths));
   }
   auto dead = group_by_type(a.type_ids, a.sizes, *a.names, dead_in_a, selection);
   if (!dead) return dead.error();

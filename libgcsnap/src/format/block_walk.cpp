@@ -19,8 +19,9 @@ constexpr uint8_t kFlagMustUnderstand = 0x01;  // §4: unknown type with this fl
 
 }  // namespace
 
-Status load_section(std::span<const uint8_t> file, const SectionRef& ref, const ReaderLimits& limits,
-                    std::vector<uint8_t>& out) {
+namespace {
+
+Status check_section_header(const SectionRef& ref, const ReaderLimits& limits) {
   const SectionHeader& h = ref.header;
   if (h.type == static_cast<uint16_t>(SectionType::Dropped))  // §6.17: its payload means nothing
     return make_error(ErrorCode::WalkDropped, "the section was dropped", ref.offset);
@@ -29,8 +30,24 @@ Status load_section(std::span<const uint8_t> file, const SectionRef& ref, const 
   // Every item takes at least one byte, so a count above the decoded size is a lie.
   if (h.item_count > h.decoded_size)
     return make_error(ErrorCode::CorruptSection, "section count larger than its data", ref.offset);
-  auto stored = file.subspan(static_cast<size_t>(ref.offset + kSectionHeaderSize), static_cast<size_t>(h.stored_size));
-  return decode_payload(h, stored, ref.offset, out);
+  return {};
+}
+
+std::span<const uint8_t> stored_payload(std::span<const uint8_t> file, const SectionRef& ref) {
+  return file.subspan(static_cast<size_t>(ref.offset + kSectionHeaderSize), static_cast<size_t>(ref.header.stored_size));
+}
+
+}  // namespace
+
+Status load_section(std::span<const uint8_t> file, const SectionRef& ref, const ReaderLimits& limits,
+                    std::vector<uint8_t>& out) {
+  GCSNAP_RETURN_IF_ERROR(check_section_header(ref, limits));
+  return decode_payload(ref.header, stored_payload(file, ref), ref.offset, out);
+}
+
+Status check_section(std::span<const uint8_t> file, const SectionRef& ref, const ReaderLimits& limits) {
+  GCSNAP_RETURN_IF_ERROR(check_section_header(ref, limits));
+  return check_payload_frame(ref.header, stored_payload(file, ref), ref.offset);
 }
 
 Result<std::vector<SectionRef>> walk_block(std::span<const uint8_t> file, const GcSummary& summary,

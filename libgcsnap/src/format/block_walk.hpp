@@ -26,4 +26,7 @@ Result<std::vector<SectionRef>> walk_block(std::span<const uint8_t> file, const 
 Status load_section(std::span<const uint8_t> file, const SectionRef& ref, const ReaderLimits& limits,
                     std::vector<uint8_t>& out);
 
+/// Check the section as load_section does, short of decompressing its payload.
+Status check_section(std::span<const uint8_t> file, const SectionRef& ref, const ReaderLimits& limits);
+
 }  // namespace gcsnap::format

@@ -151,8 +151,7 @@ void build_section(uint16_t type, uint64_t item_count, std::span<const uint8_t> 
   out.insert(out.end(), b.data(), b.data() + b.size());
 }
 
-Status decode_payload(const SectionHeader& h, std::span<const uint8_t> stored, uint64_t file_offset,
-                      std::vector<uint8_t>& out) noexcept {
+Status check_payload_frame(const SectionHeader& h, std::span<const uint8_t> stored, uint64_t file_offset) noexcept {
   if (stored.size() != h.stored_size) return make_error(ErrorCode::Truncated, "section payload cut short", file_offset);
   if (checksum64(stored) != h.payload_checksum)
     return make_error(ErrorCode::ChecksumMismatch, "section payload checksum", file_offset);
@@ -166,6 +165,12 @@ Status decode_payload(const SectionHeader& h, std::span<const uint8_t> stored, u
     if (ZSTD_isError(frame) || frame != stored.size())
       return make_error(ErrorCode::DecompressionFailed, "zstd frame size", file_offset);
   }
+  return {};
+}
+
+Status decode_payload(const SectionHeader& h, std::span<const uint8_t> stored, uint64_t file_offset,
+                      std::vector<uint8_t>& out) noexcept {
+  GCSNAP_RETURN_IF_ERROR(check_payload_frame(h, stored, file_offset));
   try {
     out.resize(static_cast<size_t>(h.decoded_size));
   } catch (const std::bad_alloc&) {

@@ -44,4 +44,9 @@ void build_section(uint16_t type, uint64_t item_count, std::span<const uint8_t> 
 Status decode_payload(const SectionHeader& header, std::span<const uint8_t> stored, uint64_t file_offset,
                       std::vector<uint8_t>& out) noexcept;
 
+/// Check what decode_payload checks before it decompresses: the payload checksum and, for zstd,
+/// that one frame fills the payload and declares decoded_size. Nothing is allocated.
+/// Errors: Truncated, ChecksumMismatch, DecompressionFailed.
+Status check_payload_frame(const SectionHeader& header, std::span<const uint8_t> stored, uint64_t file_offset) noexcept;
+
 }  // namespace gcsnap::format

@@ -27,7 +27,47 @@ std::vector<TypeTotal> DiffSide::type_totals() const {
                        selected.file);
 }
 
-void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexParts parts) {
+namespace {
+
+// The shortest-path tree of HEAP's index (read with the node columns and no forward graph), or
+// null when it cannot be used: the side is then decoded, as with no index.
+std::unique_ptr<IndexedPathTree> read_path_tree(const std::string& file, const Recording& rec, size_t gc,
+                                                const GcHeap& heap) {
+  auto id = identify_gc(file, rec, gc);
+  if (!id) return nullptr;
+  auto stream = IndexStream::open(analysis_index_path(file, id->gc_number), *id);
+  if (!stream || !heap.indexed_unreachable) return nullptr;
+  const uint64_t reached = heap.graph.node_count() - heap.indexed_unreachable->first;
+  auto tree = IndexedPathTree::read(std::move(stream).value(), heap.graph, reached);
+  if (!tree && tree.error().code == ErrorCode::OutOfMemory) fail_on(file, tree.error());
+  if (!tree) return nullptr;
+  return std::make_unique<IndexedPathTree>(std::move(tree).value());
+}
+
+// The columns of SIDE's index into SIDE.columns; false when they cannot be used (the side is
+// then decoded, as with no index).
+bool read_columns(DiffSide& side, const Recording& rec) {
+  const std::string& file = side.selected.file;
+  auto id = identify_gc(file, rec, side.selected.index);
+  if (!id) return false;
+  auto stream = IndexStream::open(analysis_index_path(file, id->gc_number), *id);
+  if (!stream) return false;
+  auto columns = read_index_columns(**stream);
+  if (!columns && columns.error().code == ErrorCode::OutOfMemory) fail_on(file, columns.error());
+  if (!columns) return false;
+  side.columns = std::move(columns).value();
+  side.column_stream = std::move(stream).value();
+  return true;
+}
+
+}  // namespace
+
+uint64_t DiffSide::address_of(size_t i) const {
+  if (!column_stream || !columns.addresses.empty()) return view.addresses[i];
+  return value_or_fail(read_index_address(*column_stream, i), selected.file);
+}
+
+void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexParts parts, DiffLoad load) {
   const std::string& file = side.selected.file;
   const size_t gc = side.selected.index;
   std::unique_ptr<GcHeap> heap;
@@ -37,6 +77,10 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
     options.parts = parts;
     heap = value_or_fail(GcHeap::open(file, rec, gc, options), file);
   }
+  // The tree is checked now and read again when the diff needs it (after matching the
+  // objects): a failure then means the index changed in between, an error.
+  if (heap && load == DiffLoad::PathTree && !read_path_tree(file, rec, gc, *heap)) heap.reset();
+  if (heap && load == DiffLoad::Movable && !read_columns(side, rec)) heap.reset();
   if (!heap) {
     side.walk = value_or_fail(read_heap_walk(rec, gc), file);
     side.view = view_of(side.walk);
@@ -57,11 +101,30 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
   v.sizes = graph.sizes();
   v.type_ids = graph.type_ids();
   v.generations = index->generations;
+  if (side.column_stream) {
+    v.addresses = side.columns.addresses;
+    v.sizes = side.columns.sizes;
+    v.generations = side.columns.generations;
+    v.movable_addresses = &side.columns.addresses;
+    v.movable_generations = &side.columns.generations;
+  }
   v.roots = &walk.roots;
   v.names = &walk.names;
   // The graph and the tree live as long as the heap they point into.
   if (parts & (kIndexForward | kIndexPathTree)) v.graph = std::shared_ptr<const HeapGraph>(index, &graph);
   if (index->indexed_paths) v.paths = std::shared_ptr<const ShortestPathTree>(index, &*index->indexed_paths);
+  if (load == DiffLoad::PathTree) {
+    DiffSide* s = &side;
+    const Recording* r = &rec;
+    v.graph = std::shared_ptr<const HeapGraph>(index, &graph);
+    v.read_paths = [s, r]() -> Result<std::shared_ptr<const ShortestPathTree>> {
+      s->path_tree = read_path_tree(s->selected.file, *r, s->selected.index, *s->index);
+      if (!s->path_tree)
+        return make_error(ErrorCode::CorruptSection, "the analysis index changed while diff read it");
+      return std::shared_ptr<const ShortestPathTree>(s->index, &s->path_tree->tree());
+    };
+    v.hop_kind = [s](NodeIndex from, NodeIndex to) { return s->path_tree->hop_kind(from, to); };
+  }
   side.index = std::move(index);
 }
 
@@ -203,7 +266,7 @@ ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, con
                                   b.walk.gc_number));
   }
   for (const auto& g : diff->dead_groups)
-    out.dead_groups.add_row({g.name, g.count, g.bytes, a.view.addresses[g.members.front()]});
+    out.dead_groups.add_row({g.name, g.count, g.bytes, a.address_of(g.members.front())});
   return out;
 }
 

@@ -13,6 +13,8 @@
 #include "gcsnap/analysis_index.hpp"
 #include "gcsnap/gc_heap.hpp"
 #include "gcsnap/heap_diff.hpp"
+#include "gcsnap/index_columns.hpp"
+#include "gcsnap/index_path_tree.hpp"
 #include "gcsnap/reader.hpp"
 #include "gcsnap/walk_diff.hpp"
 #include "output/output.hpp"
@@ -29,6 +31,13 @@ struct DiffSide {
   /// Set when the side answers from its analysis index (the graph, generations, histogram and
   /// shortest-path tree; its roots and names are moved into `walk`).
   std::shared_ptr<const GcHeap> index;
+  /// With an index read without its forward graph: its shortest-path tree, read when the diff
+  /// asks for it (view.read_paths) and telling the paths' hops (view.hop_kind).
+  std::unique_ptr<IndexedPathTree> path_tree;
+  /// The earlier GC of a diff from its index: its columns in vectors the diff takes for its
+  /// object mapper (view.movable_*), and the index's pieces to read an address back after.
+  IndexColumns columns;
+  std::unique_ptr<IndexStream> column_stream;
   WalkView view;
 
   DiffSide() = default;
@@ -36,14 +45,27 @@ struct DiffSide {
   DiffSide& operator=(const DiffSide&) = delete;
 
   size_t object_count() const noexcept { return view.addresses.size(); }
+  /// Return object I's address at this GC (after a diff that took the columns, from the index's
+  /// pieces); throws CliError naming the file.
+  uint64_t address_of(size_t i) const;
   uint64_t total_bytes() const noexcept;
   /// Objects and bytes per type name, sorted by name (count_by_type); throws CliError.
   std::vector<TypeTotal> type_totals() const;
 };
 
+/// What load_diff_side reads of an index beyond PARTS.
+enum class DiffLoad : uint8_t {
+  Parts = 0,    ///< the parts alone
+  PathTree,     ///< and the shortest-path tree, without the forward graph (IndexedPathTree)
+  Movable,      ///< the columns into vectors a diff may take (the earlier GC): PARTS' node columns aside
+};
+
 /// Load SIDE's GC (REC): from its analysis index when USE_INDEX and a valid one with PARTS
-/// exists (never built here), else by decoding the heap walk. Throws CliError naming the file.
-void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexParts parts);
+/// exists (never built here), else by decoding the heap walk; LOAD says what more is read of
+/// the index (an index whose extra arrays fail their checks is not used). Throws CliError
+/// naming the file.
+void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexParts parts,
+                    DiffLoad load = DiffLoad::Parts);
 
 struct ObjectLevel {
   /// Roots matched through the ranges (A's objects followed to B, or B's to A when A is the

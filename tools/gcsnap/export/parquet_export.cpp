@@ -91,13 +91,7 @@ bool add_walk_from_index(const std::string& file, const Recording& rec, size_t i
   const std::string path = analysis_index_path(file, gc);
   const IndexIdentity id = value_or_fail(identify_gc(file, rec, i), file);
   if (!heap || !heap->is_from_index() || !IndexStream::open(path, id)) return false;
-  if (tables.has_table(kTableObjects)) {
-    std::vector<uint64_t> addresses;
-    std::vector<Generation> generations;
-    read_index_addresses(file, path, id, addresses, generations);
-    Status s = lineage.next_walk(rec, i, std::move(addresses), std::move(generations));
-    if (!s.is_ok()) fail_on(file, s.error());
-  }
+  if (tables.has_table(kTableObjects)) add_index_lineage(file, path, id, rec, i, lineage);
   tables.add_indexed_heap(file, *heap, static_cast<int64_t>(gc), path, id, lineage);
   return true;
 }
@@ -108,7 +102,13 @@ void add_walk_decoded(const std::string& file, const Recording& rec, size_t i, R
   auto heap = load_heap(file, rec.gcs()[i].info.gc_number, true, true);
   if (tables.has_table(kTableObjects)) {
     const auto a = heap->graph.addresses();
-    Status s = lineage.next_walk(rec, i, {a.begin(), a.end()}, {heap->generations.begin(), heap->generations.end()});
+    size_t v = 0;
+    Status s = lineage.next_walk(rec, i, [&](uint64_t& address, Generation& generation) {
+      if (v == a.size()) return false;
+      address = a[v];
+      generation = heap->generations[v++];
+      return true;
+    });
     if (!s.is_ok()) fail_on(file, s.error());
   }
   tables.add_heap(*heap, lineage);
@@ -119,7 +119,7 @@ void export_one(const ParquetExportOptions& opt, const std::string& file, const 
   auto rec = open_recording(file);
   RecordingTables tables(table_paths(opt, file), wopt);
   size_t walks = 0;
-  ObjectLineage lineage;
+  ObjectLineage lineage(opt.dir);
   for (size_t i = 0; i < rec->gcs().size(); ++i) {
     tables.add_gc(file, *rec, i);
     if (!rec->gcs()[i].has_heap_walk()) continue;

@@ -125,22 +125,34 @@ int64_t as_i64(uint64_t v) { return static_cast<int64_t>(v); }
 
 }  // namespace
 
-void read_index_addresses(const std::string& file, const std::string& path, const IndexIdentity& id,
-                          std::vector<uint64_t>& addresses, std::vector<Generation>& generations) {
+void add_index_lineage(const std::string& file, const std::string& path, const IndexIdentity& id,
+                       const Recording& rec, size_t gc_pos, ObjectLineage& lineage) {
   auto s = open_stream(file, path, id);
-  const size_t n = static_cast<size_t>(s->counts().nodes);
+  const uint64_t n = s->counts().nodes;
   Column<uint64_t> address(file, *s, IndexArray::Addresses);
   Column<uint8_t> generation(file, *s, IndexArray::Generations);
-  addresses.resize(n);
-  generations.resize(n);
-  for (size_t v = 0; v < n; ++v) {
-    addresses[v] = address.next();
-    generations[v] = static_cast<Generation>(generation.next());
-  }
+  uint64_t v = 0;
+  Status status = lineage.next_walk(rec, gc_pos, [&](uint64_t& a, Generation& g) {
+    if (v == n) return false;
+    ++v;
+    a = address.next();
+    g = static_cast<Generation>(generation.next());
+    return true;
+  });
+  if (!status.is_ok()) fail_on(file, status.error());
+}
+
+std::vector<uint64_t> read_index_addresses(const std::string& file, const std::string& path, const IndexIdentity& id) {
+  auto s = open_stream(file, path, id);
+  Column<uint64_t> address(file, *s, IndexArray::Addresses);
+  std::vector<uint64_t> addresses(static_cast<size_t>(s->counts().nodes));
+  for (uint64_t& a : addresses) a = address.next();
+  return addresses;
 }
 
 void write_index_objects(const std::string& file, const std::string& path, const IndexIdentity& id,
-                         const GcHeap& heap, int64_t gc, const ObjectLineage& lineage, parquet::ParquetWriter& w) {
+                         const GcHeap& heap, int64_t gc, std::span<const uint64_t> addresses,
+                         const ObjectLineage& lineage, parquet::ParquetWriter& w) {
   auto s = open_stream(file, path, id);
   const size_t n = static_cast<size_t>(s->counts().nodes);
   if (lineage.size() != n) fail_damaged(file, "another object count than the lineage's");
@@ -148,7 +160,8 @@ void write_index_objects(const std::string& file, const std::string& path, const
       retained(file, *s, IndexArray::RetainedSizes);
   Column<uint32_t> type(file, *s, IndexArray::TypeIds), idom(file, *s, IndexArray::ImmediateDominators);
   Column<uint8_t> generation(file, *s, IndexArray::Generations);
-  AddressLookup lookup(file, *s, lineage.addresses());
+  AddressLookup lookup(file, *s, addresses);
+  ObjectLineage::Origins origins = lineage.origins();
   std::vector<NodeIndex> dominators;
   std::vector<uint64_t> dominator_address;
   struct Row {
@@ -179,8 +192,9 @@ void write_index_objects(const std::string& file, const std::string& path, const
       w.add_int64(6, as_i64(r.idom != kNoNode ? r.retained : 0));
       // 0: held by roots directly (the virtual root dominates it) or not reachable.
       w.add_int64(7, r.idom < n ? as_i64(dominator_address[next_dominator++]) : 0);
-      w.add_int64(8, as_i64(lineage.first_gc(first + i)));
-      w.add_int64(9, as_i64(lineage.first_address(first + i)));
+      const ObjectLineage::Origin o = origins.next();
+      w.add_int64(8, as_i64(o.first_gc));
+      w.add_int64(9, as_i64(o.first_address));
       w.end_row();
     }
   }

@@ -15,19 +15,26 @@
 
 namespace gcsnap::cli {
 
-/// Read every object's address and generation from the index at PATH (for ObjectLineage).
-/// Throws CliError naming FILE.
-void read_index_addresses(const std::string& file, const std::string& path, const IndexIdentity& id,
-                          std::vector<uint64_t>& addresses, std::vector<Generation>& generations);
+/// Give LINEAGE walk GC_POS of REC, its objects' addresses and generations read from the index
+/// at PATH piece by piece. Throws CliError naming FILE.
+void add_index_lineage(const std::string& file, const std::string& path, const IndexIdentity& id,
+                       const Recording& rec, size_t gc_pos, ObjectLineage& lineage);
+
+/// Read every object's address from the index at PATH, for the dominators' and targets'
+/// addresses (8 bytes an object: looking them up in the pieces instead decodes every piece once
+/// per batch of rows, a cost that grows with the square of the heap). Throws CliError naming FILE.
+std::vector<uint64_t> read_index_addresses(const std::string& file, const std::string& path, const IndexIdentity& id);
 
 /// Write the objects table's rows of walk GC from the index at PATH: the type names from
-/// HEAP's names, the identity from LINEAGE (this walk's). Throws CliError naming FILE.
+/// HEAP's names, the dominators' addresses from ADDRESSES (every object's), the identity from
+/// LINEAGE (this walk's). Throws CliError naming FILE.
 void write_index_objects(const std::string& file, const std::string& path, const IndexIdentity& id,
-                         const GcHeap& heap, int64_t gc, const ObjectLineage& lineage, parquet::ParquetWriter& w);
+                         const GcHeap& heap, int64_t gc, std::span<const uint64_t> addresses,
+                         const ObjectLineage& lineage, parquet::ParquetWriter& w);
 
 /// Write the references table's rows of walk GC from the index at PATH: the field names from
 /// HEAP's names and statics; the targets' addresses from ADDRESSES when it holds every object's
-/// (else from the index). Throws CliError naming FILE.
+/// (else from the index's pieces). Throws CliError naming FILE.
 void write_index_references(const std::string& file, const std::string& path, const IndexIdentity& id,
                             const GcHeap& heap, int64_t gc, std::span<const uint64_t> addresses,
                             parquet::ParquetWriter& w);

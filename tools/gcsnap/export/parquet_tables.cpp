@@ -110,12 +110,11 @@ void RecordingTables::add_heap(LoadedHeap& heap, const ObjectLineage& lineage) {
 void RecordingTables::add_indexed_heap(const std::string& file, GcHeap& heap, int64_t gc,
                                        const std::string& index_path, const IndexIdentity& id,
                                        const ObjectLineage& lineage) {
-  // With the objects table the lineage holds this walk's addresses: the targets' come from it.
-  std::span<const uint64_t> addresses;
-  if (files_[kTableObjects].writer) {
-    write_index_objects(file, index_path, id, heap, gc, lineage, *files_[kTableObjects].writer);
-    addresses = lineage.addresses();
-  }
+  std::vector<uint64_t> addresses;
+  if (files_[kTableObjects].writer || files_[kTableReferences].writer)
+    addresses = read_index_addresses(file, index_path, id);
+  if (files_[kTableObjects].writer)
+    write_index_objects(file, index_path, id, heap, gc, addresses, lineage, *files_[kTableObjects].writer);
   if (files_[kTableReferences].writer)
     write_index_references(file, index_path, id, heap, gc, addresses, *files_[kTableReferences].writer);
   add_roots(heap, gc);
@@ -126,6 +125,7 @@ void RecordingTables::add_objects(LoadedHeap& heap, const DominatorTree& dom, co
   parquet::ParquetWriter& w = *files_[kTableObjects].writer;
   const int64_t gc = as_i64(heap.sel.number());
   const HeapGraph& g = heap.graph;
+  ObjectLineage::Origins origins = lineage.origins();
   for (NodeIndex v = 0; v < g.node_count(); ++v) {
     const NodeIndex d = dom.immediate_dominator(v);
     w.add_int64(0, gc);
@@ -137,8 +137,9 @@ void RecordingTables::add_objects(LoadedHeap& heap, const DominatorTree& dom, co
     w.add_int64(6, as_i64(dom.is_reachable(v) ? dom.retained_size(v) : 0));
     // 0: held by roots directly (the virtual root dominates it) or not reachable.
     w.add_int64(7, d == kNoNode || d == kVirtualRoot ? 0 : as_i64(g.address(d)));
-    w.add_int64(8, as_i64(lineage.first_gc(v)));
-    w.add_int64(9, as_i64(lineage.first_address(v)));
+    const ObjectLineage::Origin o = origins.next();
+    w.add_int64(8, as_i64(o.first_gc));
+    w.add_int64(9, as_i64(o.first_address));
     w.end_row();
   }
 }
