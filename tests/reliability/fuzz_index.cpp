@@ -15,6 +15,7 @@
 #include <xxhash.h>
 
 #include "gcsnap/analysis_index.hpp"
+#include "gcsnap/retainer_chains.hpp"
 #include "gcsnap/retention.hpp"
 #include "analysis_index/index_layout.hpp"
 
@@ -76,6 +77,46 @@ void use_partial(const AnalysisIndex& ix) {
   (void)keep;
 }
 
+// What path ADDR and dominators --top use: the backward search and the top retainers read a
+// piece at a time. Hostile pieces give an error or an answer, never a crash or a hang; from an
+// index the whole read (every part) accepted, the answers of the graph read whole.
+void use_point_queries(PointIndex& index, const AnalysisIndex* whole) {
+  const uint64_t n = index.node_count();
+  // top_retainers passes over every node: a small file may claim millions of nodes in pieces of a few bytes.
+  if (!whole && n > 4096) return;
+  for (NodeIndex v = 0; v < n && v < 16; ++v) {
+    auto found = index.find_retention_path(v, false);
+    if (whole && !found) __builtin_trap();
+    if (!found) continue;
+    if (whole) {
+      auto expected = find_retention_paths(whole->graph, v, RetentionOptions{});
+      if (!expected || expected->reachability != found->reachability || expected->paths.size() != found->paths.size())
+        __builtin_trap();
+      for (size_t p = 0; p < found->paths.size(); ++p)
+        if (expected->paths[p].nodes != found->paths[p].nodes || expected->paths[p].root != found->paths[p].root)
+          __builtin_trap();
+    }
+    auto sub = index.path_subgraph(found->paths);
+    if (whole && !sub) __builtin_trap();
+  }
+  for (bool fold : {true, false}) {
+    auto top = index.top_retainers(5, {}, fold);
+    if (whole && !top) __builtin_trap();
+    if (!whole || !top) continue;
+    std::vector<NodeIndex> heads;
+    if (fold) {
+      auto chains = top_retainer_chains(whole->graph, whole->dominators, 5, {});
+      if (!chains) __builtin_trap();
+      for (const RetainerChain& c : *chains) heads.push_back(c.head);
+    } else {
+      heads = whole->dominators.top_retainers(5);
+    }
+    if (heads.size() != top->size()) __builtin_trap();
+    for (size_t i = 0; i < heads.size(); ++i)
+      if ((*top)[i].object.node != heads[i] || (*top)[i].depth != whole->dominators.depth(heads[i])) __builtin_trap();
+  }
+}
+
 // What where uses: a point lookup that decodes only the pieces it reads. It may accept an
 // index whose other pieces are damaged; when the whole read accepted it (WHOLE), it must give
 // the same answer as the whole read's graph.
@@ -116,7 +157,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto* bytes = reinterpret_cast<unsigned char*>(storage.data());
   if (size) std::memcpy(bytes, data, size);
   const std::span<const std::byte> view(reinterpret_cast<const std::byte*>(bytes), size);
-  if (auto ix = analysis_index_from_bytes(view, nullptr)) use(*ix);
+  auto whole = analysis_index_from_bytes(view, nullptr);
+  if (whole) use(*whole);
+  if (auto index = PointIndex::from_bytes(view, nullptr, nullptr)) use_point_queries(*index, whole ? &*whole : nullptr);
   // Partial reads (what types, dominators and where ask for) check only their arrays.
   if (auto ix = analysis_index_from_bytes(view, nullptr, kIndexTypes)) (void)ix->type_stats.size();
   if (auto ix = analysis_index_from_bytes(view, nullptr, kIndexObjects | kIndexDominators)) {
@@ -143,7 +186,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     const uint64_t header = XXH3_64bits(bytes, L::kOffHeaderHash);
     std::memcpy(bytes + L::kOffHeaderHash, &header, 8);
-    if (auto ix = analysis_index_from_bytes(view, nullptr)) use(*ix);
+    auto all = analysis_index_from_bytes(view, nullptr);
+  if (all) use(*all);
+  if (auto index = PointIndex::from_bytes(view, nullptr, nullptr)) use_point_queries(*index, all ? &*all : nullptr);
     if (auto ix = analysis_index_from_bytes(view, nullptr, kIndexObjects | kIndexDominators)) use_partial(*ix);
     if (auto ix = analysis_index_from_bytes(view, nullptr, kIndexObjects | kIndexPathTree)) use_paths(*ix);
   }

@@ -138,6 +138,27 @@ namespace detail {
 class IndexPieces;
 }
 
+/// One row of `dominators --by object` from an index read a piece at a time
+/// (PointIndex::top_retainers).
+struct IndexedRetainer {
+  IndexedObject object;
+  uint64_t chain = 1;     ///< RetainerChain::length
+  uint64_t retained = 0;  ///< DominatorTree::retained_size
+  uint32_t depth = 0;     ///< DominatorTree::depth
+  std::optional<IndexedObject> dominator;  ///< the immediate dominator; none under the roots
+};
+
+/// The objects of a few retention paths as a graph of their own (PointIndex::path_subgraph):
+/// node i is the i-th distinct node of the paths, its edges are the paths' hops as the whole
+/// graph holds them (reference or dependent handle, with the edge's slot), its roots the paths'
+/// roots. Names, kinds, sizes and generations read from it as from the whole graph.
+struct PathSubgraph {
+  HeapGraph graph;
+  EdgeSlots slots;                     ///< empty when the index has no edge slots
+  std::vector<Generation> generations;  ///< per node of graph
+  std::vector<RetentionPath> paths;     ///< the paths given, in graph's nodes and roots
+};
+
 /// An analysis index opened for point queries (format-spec.md §12.4 item 7): the header and
 /// directory are checked at open, and each query then decodes and checks only the 1 MiB pieces
 /// it reads (a few are cached), so that its cost follows the answer, not the heap. Move-only;
@@ -167,6 +188,34 @@ class PointIndex {
   /// Return the resolved roots (GraphRoot, as HeapGraph::roots) and the unresolved roots' positions,
   /// their arrays decoded whole and checked (checksum and rules). Errors: find_object's.
   [[nodiscard]] Result<std::pair<std::vector<GraphRoot>, std::vector<uint32_t>>> roots();
+
+  /// Return node V's columns and reachability, as find_object does. Errors: find_object's,
+  /// CorruptSection (V out of range).
+  [[nodiscard]] Result<IndexedObject> object(NodeIndex v);
+  /// Return what find_retention_paths(graph, TARGET, {INCLUDE_WEAK, 1}) returns for the index's
+  /// graph (which has its reverse CSR: the same backward search, reading the pieces of the
+  /// reverse graph it visits), in the whole graph's nodes and roots. Errors: find_object's,
+  /// InvalidArgument (TARGET out of range).
+  [[nodiscard]] Result<RetentionResult> find_retention_path(NodeIndex target, bool include_weak);
+  /// Return PATHS (of this index's graph, as find_retention_path gives them) as a graph of their
+  /// own nodes (PathSubgraph). Errors: find_object's, InvalidArgument (a node, root or hop that
+  /// the graph does not have).
+  [[nodiscard]] Result<PathSubgraph> path_subgraph(const std::vector<RetentionPath>& paths);
+  /// Return the N (> 0) objects that retain the most among those of TYPES (sorted ids; empty:
+  /// every type), largest first: with FOLD as top_retainer_chains gives their heads and chain
+  /// lengths, else as DominatorTree::top_retainers. One pass over the retained sizes, the
+  /// immediate dominators and the type ids a piece at a time (FOLD: a second over the latter
+  /// two), holding N rows and the chains of the rows' types. Errors: find_object's.
+  [[nodiscard]] Result<std::vector<IndexedRetainer>> top_retainers(size_t n, std::span<const uint32_t> types, bool fold);
+  /// Return the ids of the heap's types, sorted (the type histogram's, decoded whole and
+  /// checked). Errors: find_object's.
+  [[nodiscard]] Result<std::vector<uint32_t>> type_ids();
+  /// Objects reachable from strong roots (the header's p) and their bytes; the bytes not reachable.
+  uint64_t reachable_count() const noexcept;
+  uint64_t reachable_bytes() const noexcept;
+  uint64_t unreachable_bytes() const noexcept;
+  /// The graph build's statistics, as HeapGraph::stats of the index's graph.
+  GraphBuildStats build_stats() const noexcept;
 
   /// How many pieces the queries so far decoded.
   size_t pieces_decoded() const noexcept;

@@ -10,6 +10,7 @@
 
 #include "analysis_index/index_codec.hpp"
 #include "gcsnap/dominators.hpp"
+#include "gcsnap/retention.hpp"
 
 namespace gcsnap::detail {
 
@@ -55,6 +56,30 @@ Status IndexPieces::check_piece(size_t which, size_t index, std::span<const unsi
       }
       if (!ok) return damaged(ErrorCode::CorruptSection, "analysis index dominators do not match the preorder");
       break;
+    case L::kForwardOffsets:
+    case L::kReverseOffsets: {
+      const size_t w = width(which);
+      uint64_t last = 0;
+      for (size_t at = 0; at + w <= bytes.size(); at += w) {
+        const uint64_t o = load_width(&bytes[at], w);
+        ok = ok && o >= last && o <= facts_.counts.edges;
+        last = o;
+      }
+      if (!ok) return damaged(ErrorCode::CorruptSection, "analysis index offsets out of order");
+      break;
+    }
+    case L::kForwardTargets:
+    case L::kReverseSources:
+      for (size_t at = 0; at < bytes.size(); at += 4) ok = ok && L::load<uint32_t>(&bytes[at]) < n;
+      if (!ok) return damaged(ErrorCode::CorruptSection, "analysis index edge out of range");
+      break;
+    case L::kPathParents:
+      for (size_t at = 0; at < bytes.size(); at += 4) {
+        const uint32_t p = L::load<uint32_t>(&bytes[at]);
+        ok = ok && (p < n || p == ShortestPathTree::kRootMark || p == kNoNode);
+      }
+      if (!ok) return damaged(ErrorCode::CorruptSection, "analysis index shortest-path parent out of range");
+      break;
     default: break;
   }
   (void)index;
@@ -68,6 +93,23 @@ Result<std::span<const unsigned char>> IndexPieces::piece(size_t which, size_t i
       c.used = tick_;
       return std::span<const unsigned char>(c.bytes);
     }
+  Cached* slot = nullptr;
+  if (cache_.size() < kCachedPieces) {
+    slot = &cache_.emplace_back();
+  } else {
+    slot = &*std::min_element(cache_.begin(), cache_.end(), [](const Cached& a, const Cached& b) { return a.used < b.used; });
+  }
+  slot->which = L::kArrayCount;  // never matches until it holds the piece
+  slot->used = 0;
+  if (Status s = read_piece(which, index, slot->bytes); !s.is_ok()) return s.error();
+  slot->which = which;
+  slot->index = index;
+  slot->used = tick_;
+  return std::span<const unsigned char>(slot->bytes);
+}
+
+Status IndexPieces::read_piece(size_t which, size_t index, std::vector<unsigned char>& out) {
+  if (which >= L::kArrayCount) return damaged(ErrorCode::CorruptSection, "analysis index piece out of range");
   auto& frames = frames_[which];
   if (!frames) {
     frames = split_frames(facts_.coded[which], facts_.place.bytes[which]);
@@ -75,28 +117,11 @@ Result<std::span<const unsigned char>> IndexPieces::piece(size_t which, size_t i
   }
   if (index >= frames->size()) return damaged(ErrorCode::CorruptSection, "analysis index piece out of range");
   const uint64_t from = uint64_t{index} * kFrameBytes;
-  const size_t len = static_cast<size_t>(std::min<uint64_t>(kFrameBytes, facts_.place.bytes[which] - from));
-  Cached* slot = nullptr;
-  if (cache_.size() < kCachedPieces) {
-    slot = &cache_.emplace_back();
-  } else {
-    slot = &*std::min_element(cache_.begin(), cache_.end(), [](const Cached& a, const Cached& b) { return a.used < b.used; });
-  }
-  slot->which = which;
-  slot->index = index;
-  slot->used = tick_;
-  slot->bytes.resize(len);
-  if (!decode_frame((*frames)[index], index, L::coding(which, facts_.place.wide), slot->bytes)) {
-    slot->used = 0;
-    slot->which = L::kArrayCount;  // never matches: the slot holds nothing
+  out.resize(static_cast<size_t>(std::min<uint64_t>(kFrameBytes, facts_.place.bytes[which] - from)));
+  if (!decode_frame((*frames)[index], index, L::coding(which, facts_.place.wide), out))
     return damaged(ErrorCode::ChecksumMismatch, "analysis index array does not decode");
-  }
   ++decoded_;
-  if (Status s = check_piece(which, index, slot->bytes); !s.is_ok()) {
-    slot->which = L::kArrayCount;
-    return s.error();
-  }
-  return std::span<const unsigned char>(slot->bytes);
+  return check_piece(which, index, out);
 }
 
 Result<uint64_t> IndexPieces::element(size_t which, uint64_t i) {
@@ -109,6 +134,35 @@ Result<uint64_t> IndexPieces::element(size_t which, uint64_t i) {
   const size_t at = static_cast<size_t>(byte % kFrameBytes);
   if (at + w > bytes->size()) return damaged(ErrorCode::CorruptSection, "analysis index element out of range");
   return load_width(bytes->data() + at, w);
+}
+
+Result<std::pair<uint64_t, uint64_t>> IndexPieces::edge_range(bool forward, uint64_t v) {
+  const size_t which = forward ? L::kForwardOffsets : L::kReverseOffsets;
+  auto from = element(which, v);
+  if (!from) return from.error();
+  auto to = element(which, v + 1);
+  if (!to) return to.error();
+  // Each piece is checked in order; two pieces meet here.
+  if (*from > *to) return damaged(ErrorCode::CorruptSection, "analysis index offsets out of order");
+  return std::pair{*from, *to};
+}
+
+Result<std::span<const std::pair<NodeIndex, NodeIndex>>> IndexPieces::dependent_edges() {
+  if (!dependent_) {
+    auto records = whole_array(L::kDependentEdges);
+    if (!records) return records.error();
+    std::vector<std::pair<NodeIndex, NodeIndex>> edges;
+    edges.reserve(records->size() / L::kDependentRecord);
+    for (size_t at = 0; at + L::kDependentRecord <= records->size(); at += L::kDependentRecord) {
+      const std::pair<NodeIndex, NodeIndex> e{L::load<uint32_t>(records->data() + at + L::kDependentPrimary),
+                                              L::load<uint32_t>(records->data() + at + L::kDependentSecondary)};
+      if (e.first >= nodes() || e.second >= nodes() || (!edges.empty() && !(edges.back() < e)))
+        return damaged(ErrorCode::CorruptSection, "analysis index dependent edges out of order");
+      edges.push_back(e);
+    }
+    dependent_ = std::move(edges);
+  }
+  return std::span<const std::pair<NodeIndex, NodeIndex>>(*dependent_);
 }
 
 Result<uint64_t> IndexPieces::first_address(size_t piece_index) {
@@ -156,22 +210,28 @@ Result<std::optional<IndexedObject>> IndexPieces::find_object(uint64_t address) 
   auto node = find_containing(address);
   if (!node) return node.error();
   if (!*node) return std::optional<IndexedObject>();
+  auto o = object(**node);
+  if (!o) return o.error();
+  return std::optional<IndexedObject>(*o);
+}
+
+Result<IndexedObject> IndexPieces::object(NodeIndex v) {
   IndexedObject o;
-  o.node = **node;
+  o.node = v;
   // One piece of each node column and of the dominators, in the order of §12.3.
   const size_t arrays[] = {L::kAddresses, L::kSizes, L::kTypeIds, L::kGenerations, L::kIdom};
-  uint64_t v[5] = {};
+  uint64_t e[5] = {};
   for (size_t k = 0; k < 5; ++k) {
-    auto e = element(arrays[k], o.node);
-    if (!e) return e.error();
-    v[k] = *e;
+    auto got = element(arrays[k], v);
+    if (!got) return got.error();
+    e[k] = *got;
   }
-  o.address = v[0];
-  o.size = v[1];
-  o.type_id = static_cast<uint32_t>(v[2]);
-  o.generation = static_cast<Generation>(v[3]);
-  o.reachable = v[4] != kNoNode;
-  return std::optional<IndexedObject>(o);
+  o.address = e[0];
+  o.size = e[1];
+  o.type_id = static_cast<uint32_t>(e[2]);
+  o.generation = static_cast<Generation>(e[3]);
+  o.reachable = e[4] != kNoNode;
+  return o;
 }
 
 Result<std::vector<unsigned char>> IndexPieces::whole_array(size_t which) {

@@ -28,6 +28,9 @@ struct IndexHeaderFacts {
   std::array<uint64_t, index_layout::kArrayCount> hashes{};  ///< each array's XXH3-64 (§12.2)
   uint64_t root_entries = 0;
   bool has_dependent_handles = false;
+  GraphBuildStats stats;          ///< the graph build's (§12.2 offset 136)
+  uint64_t reachable_bytes = 0;   ///< from strong roots (§12.2 offset 120)
+  uint64_t unreachable_bytes = 0;
 };
 
 /// Check BYTES' header and directory (format-spec.md §12.4 items 1-3) against EXPECTED (null:
@@ -50,7 +53,7 @@ struct MappedIndex {
 /// Not thread-safe. An error (a damaged piece) means the whole index must not be used.
 class IndexPieces {
  public:
-  static constexpr size_t kCachedPieces = 8;
+  static constexpr size_t kCachedPieces = 32;
 
   /// Pieces of the index BYTES (kept alive by KEEP) whose header FACTS were checked.
   IndexPieces(IndexHeaderFacts facts, std::shared_ptr<const void> keep) noexcept
@@ -71,9 +74,23 @@ class IndexPieces {
 
   /// PointIndex::find_object.
   [[nodiscard]] Result<std::optional<IndexedObject>> find_object(uint64_t address);
+  /// PointIndex::object: node V's columns and whether it is reachable. Errors: element's.
+  [[nodiscard]] Result<IndexedObject> object(NodeIndex v);
 
   /// Array WHICH decoded whole, its checksum (§12.2) checked. Errors: element's, ChecksumMismatch.
   [[nodiscard]] Result<std::vector<unsigned char>> whole_array(size_t which);
+
+  /// Return the first and one-past-last edge of node V (< n) in the forward (FORWARD) or reverse
+  /// CSR: one piece of the offsets, checked to be ordered and at most m. Errors: element's.
+  [[nodiscard]] Result<std::pair<uint64_t, uint64_t>> edge_range(bool forward, uint64_t v);
+
+  /// The dependent edges (primary, secondary), decoded whole once and checked (sorted, distinct,
+  /// nodes < n). Errors: element's, ChecksumMismatch.
+  [[nodiscard]] Result<std::span<const std::pair<NodeIndex, NodeIndex>>> dependent_edges();
+
+  /// Decode piece INDEX of array WHICH into OUT, not cached (a pass over an array in order), and
+  /// check it as element's pieces are checked. Errors: element's.
+  [[nodiscard]] Status read_piece(size_t which, size_t index, std::vector<unsigned char>& out);
 
   /// PointIndex::roots.
   [[nodiscard]] Result<std::pair<std::vector<GraphRoot>, std::vector<uint32_t>>> roots();
@@ -96,6 +113,7 @@ class IndexPieces {
   std::shared_ptr<const void> keep_;
   std::array<std::optional<std::vector<std::span<const unsigned char>>>, index_layout::kArrayCount> frames_{};
   std::vector<Cached> cache_;
+  std::optional<std::vector<std::pair<NodeIndex, NodeIndex>>> dependent_;
   uint64_t tick_ = 0;
   size_t decoded_ = 0;
 };

@@ -207,6 +207,11 @@ class IndexParse {
     f.root_entries = root_total_;
     f.has_dependent_handles = (c_.flags & L::kFlagDependent) != 0;
     for (size_t a = 0; a < L::kArrayCount; ++a) f.hashes[a] = L::load<uint64_t>(h_ + L::hash_offset(a));
+    uint64_t stats[7];
+    std::memcpy(stats, h_ + L::kOffStats, sizeof stats);
+    f.stats = GraphBuildStats{stats[0], stats[1], stats[2], stats[3], stats[4], stats[5], stats[6]};
+    f.reachable_bytes = L::load<uint64_t>(h_ + L::kOffReachableBytes);
+    f.unreachable_bytes = L::load<uint64_t>(h_ + L::kOffUnreachableBytes);
     return f;
   }
 

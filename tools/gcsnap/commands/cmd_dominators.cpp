@@ -13,6 +13,7 @@
 #include "gcsnap/group_holder.hpp"
 #include "gcsnap/retainer_chains.hpp"
 #include "gcsnap/type_histogram.hpp"
+#include "commands/gc_select.hpp"
 #include "commands/heap_load.hpp"
 #include "output/output.hpp"
 #include "commands/type_filter.hpp"
@@ -44,9 +45,9 @@ std::vector<uint32_t> filtered_types(const LoadedHeap& heap, const std::string& 
                          fmt::format("{}: no type in GC {} contains", heap.sel.file, heap.sel.number()));
 }
 
-Table by_object(const LoadedHeap& heap, const DominatorTree& dom, const DominatorsOptions& opt,
-                std::vector<std::string>& notes) {
-  Table table("dominators", fmt::format("Objects that retain the most in GC {}", heap.sel.number()));
+// The table of `--by object` (its rows: object_row).
+Table object_table(uint64_t gc_number) {
+  Table table("dominators", fmt::format("Objects that retain the most in GC {}", gc_number));
   table.add_column("rank", "#", ColumnKind::Count).add_column("address", "OBJECT", ColumnKind::Address);
   table.add_column("type", "TYPE", ColumnKind::TypeName).add_column("chain", "CHAIN", ColumnKind::Count);
   // On a narrow terminal the depth, then the dominator's address, then the shallow size go
@@ -56,6 +57,30 @@ Table by_object(const LoadedHeap& heap, const DominatorTree& dom, const Dominato
   table.add_column("depth", "DEPTH", ColumnKind::Count).drop_when_narrow(3);
   table.add_column("dominator", "DOMINATOR", ColumnKind::Address).drop_when_narrow(2);
   table.add_column("dominator_type", "DOMINATOR TYPE", ColumnKind::TypeName);
+  return table;
+}
+
+// One object's row; DOMINATOR: its immediate dominator's address and type (none under the roots).
+struct ObjectRow {
+  uint64_t address = 0;
+  std::string_view type;
+  uint64_t chain = 1, size = 0, retained = 0;
+  uint32_t depth = 0;
+  std::optional<std::pair<uint64_t, std::string_view>> dominator;
+};
+
+std::vector<Cell> object_row(size_t rank, const ObjectRow& r, uint64_t reachable_bytes) {
+  return {rank, r.address, r.type, r.chain, r.size, r.retained, share(r.retained, reachable_bytes), r.depth,
+          r.dominator ? Cell(r.dominator->first) : Cell(), r.dominator ? Cell(r.dominator->second) : Cell("(roots)")};
+}
+
+const char* const kChainNote =
+    "CHAIN: the objects a row stands for: it and the objects of its type it dominates through "
+    "objects of that type (a linked list's nodes); --no-fold lists them one by one";
+
+Table by_object(const LoadedHeap& heap, const DominatorTree& dom, const DominatorsOptions& opt,
+                std::vector<std::string>& notes) {
+  Table table = object_table(heap.sel.number());
   const std::vector<uint32_t> types = filtered_types(heap, opt.filter);
   std::vector<RetainerChain> rows;
   if (opt.no_fold) {
@@ -69,18 +94,17 @@ Table by_object(const LoadedHeap& heap, const DominatorTree& dom, const Dominato
     rows = value_or_fail(top_retainer_chains(heap.graph, dom, opt.top, types), heap.sel.file);
   }
   if (std::any_of(rows.begin(), rows.end(), [](const RetainerChain& r) { return r.length > 1; }))
-    notes.push_back("CHAIN: the objects a row stands for: it and the objects of its type it dominates through "
-                    "objects of that type (a linked list's nodes); --no-fold lists them one by one");
+    notes.push_back(kChainNote);
   // Rows are made as they are printed: `--top 0` lists every object (millions), and a stored
   // row costs ~1 KB. HEAP and DOM outlive the printing (run_dominators).
   auto chains = std::make_shared<const std::vector<RetainerChain>>(std::move(rows));
   table.set_row_source(chains->size(), [&heap, &dom, chains](size_t i) -> std::vector<Cell> {
     const NodeIndex v = (*chains)[i].head;
     const NodeIndex d = dom.immediate_dominator(v);
-    const bool under_root = d == kVirtualRoot;
-    return {i + 1, heap.graph.address(v), heap.type_name(v), (*chains)[i].length, heap.graph.object_size(v),
-            dom.retained_size(v), share(dom.retained_size(v), dom.reachable_bytes()), dom.depth(v),
-            under_root ? Cell() : Cell(heap.graph.address(d)), under_root ? Cell("(roots)") : Cell(heap.type_name(d))};
+    ObjectRow r{heap.graph.address(v), heap.type_name(v), (*chains)[i].length, heap.graph.object_size(v),
+                dom.retained_size(v), dom.depth(v), std::nullopt};
+    if (d != kVirtualRoot) r.dominator.emplace(heap.graph.address(d), heap.type_name(d));
+    return object_row(i + 1, r, dom.reachable_bytes());
   });
   return table;
 }
@@ -147,9 +171,80 @@ Table by_type(LoadedHeap& heap, const DominatorTree& dom, const DominatorsOption
   return table;
 }
 
+// The notes under the table: what is reachable, then OBJECT_NOTES, then the heap's.
+void add_notes(Report& report, const DominatorsOptions& opt, uint64_t reachable, uint64_t reachable_bytes,
+               uint64_t unreachable, uint64_t unreachable_bytes, std::vector<std::string> object_notes,
+               std::vector<std::string> heap_notes) {
+  report.notes.push_back(fmt::format("reachable from {}roots: {} objects, {}; not reachable: {} objects, {}",
+                                     opt.include_weak ? "" : "strong ", reachable, format_bytes(reachable_bytes),
+                                     unreachable, format_bytes(unreachable_bytes)));
+  if (opt.by == "type" && opt.format == Format::Table)
+    report.notes.push_back(fmt::format("HELD BY (first {} rows): the deepest object that dominates most of the type's "
+                                       "objects, or (owner) when none does, the object with an edge into their "
+                                       "structure that most of them reference back", kHolderRows));
+  if (opt.by == "object")
+    report.notes.push_back("an object's retained size includes those it dominates, so nested entries overlap; "
+                           "DEPTH counts the objects dominating it, DOMINATOR is the nearest one");
+  for (auto& note : object_notes) report.notes.push_back(std::move(note));
+  for (auto& note : heap_notes) report.notes.push_back(std::move(note));
+}
+
+// `--by object --top N` from a valid index, reading its arrays a piece at a time in one pass
+// (two when folding) and the rows' objects by point reads (format-spec.md §12.4 item 7): the
+// same rows as by_object over the index read whole, in memory that does not grow with the
+// heap. False when there is no valid index or a piece is damaged: the caller loads the heap
+// (and rebuilds the index) as before.
+bool run_objects_from_pieces(const DominatorsOptions& opt) {
+  auto heap = std::make_unique<LoadedHeap>();
+  heap->sel = open_selected_gc(opt.file, opt.gc, GcNeed::HeapWalk);
+  const SelectedGc& sel = heap->sel;
+  auto ix = open_point_index(sel.file, *sel.recording, sel.index);
+  if (!ix) return false;
+  auto names = sel.recording->read_names(sel.index);
+  if (!names) fail_on(sel.file, names.error());
+  heap->names = std::move(names).value();
+  std::vector<uint32_t> types;
+  if (!opt.filter.empty()) {
+    auto ids = ix->type_ids();
+    if (!ids) return false;
+    types = filter_type_ids(heap->names, *ids, opt.filter,
+                            fmt::format("{}: no type in GC {} contains", sel.file, sel.number()));
+  }
+  auto rows = ix->top_retainers(opt.top, types, !opt.no_fold);
+  if (!rows) return false;
+  // A graph of no objects with the index's build statistics, for the heap's notes.
+  auto empty = ix->path_subgraph({});
+  if (!empty) return false;
+  heap->graph = std::move(empty->graph);
+  heap->has_dependent = ix->has_dependent_handles();
+  Table table = object_table(sel.number());
+  bool chained = false;
+  for (size_t i = 0; i < rows->size(); ++i) {
+    const IndexedRetainer& x = (*rows)[i];
+    ObjectRow r{x.object.address, heap->names.type_name(x.object.type_id), x.chain, x.object.size, x.retained,
+                x.depth, std::nullopt};
+    if (x.dominator) r.dominator.emplace(x.dominator->address, heap->names.type_name(x.dominator->type_id));
+    table.add_row(object_row(i + 1, r, ix->reachable_bytes()));
+    chained = chained || x.chain > 1;
+  }
+  Report report;
+  report.tables.push_back(std::move(table));
+  std::vector<std::string> object_notes;
+  if (chained) object_notes.push_back(kChainNote);
+  add_notes(report, opt, ix->reachable_count(), ix->reachable_bytes(), ix->node_count() - ix->reachable_count(),
+            ix->unreachable_bytes(), std::move(object_notes), heap->notes());
+  print_report(report, opt.format);
+  return true;
+}
+
 void run_dominators(const DominatorsOptions& opt) {
   if (opt.by != "object" && opt.by != "type")
     throw CliError(fmt::format("dominators: unknown --by '{}' (use object or type)", opt.by), kExitUsage);
+  // Folded chains from pieces read the dominators of every chain step at random: at 50 M objects
+  // that cost more than the index read whole (docs/performance.md), so only --no-fold uses it.
+  if (opt.by == "object" && opt.no_fold && opt.top != 0 && !opt.include_weak && !opt.no_cache &&
+      run_objects_from_pieces(opt))
+    return;
   // Over strong roots: the node columns, the tree and the histogram; no edges are read.
   // --by type in the table also names each type's holder, which may need the forward edges.
   const IndexParts holder_parts = opt.by == "type" && opt.format == Format::Table ? IndexParts{kIndexForward} : IndexParts{0};
@@ -161,19 +256,8 @@ void run_dominators(const DominatorsOptions& opt) {
   Report report;
   std::vector<std::string> chain_note;
   report.tables.push_back(opt.by == "object" ? by_object(*heap, *dom, opt, chain_note) : by_type(*heap, *dom, opt));
-  report.notes.push_back(fmt::format("reachable from {}roots: {} objects, {}; not reachable: {} objects, {}",
-                                     opt.include_weak ? "" : "strong ", dom->reachable_count(),
-                                     format_bytes(dom->reachable_bytes()), dom->unreachable_count(),
-                                     format_bytes(dom->unreachable_bytes())));
-  if (opt.by == "type" && opt.format == Format::Table)
-    report.notes.push_back(fmt::format("HELD BY (first {} rows): the deepest object that dominates most of the type's "
-                                       "objects, or (owner) when none does, the object with an edge into their "
-                                       "structure that most of them reference back", kHolderRows));
-  if (opt.by == "object")
-    report.notes.push_back("an object's retained size includes those it dominates, so nested entries overlap; "
-                           "DEPTH counts the objects dominating it, DOMINATOR is the nearest one");
-  for (auto& note : chain_note) report.notes.push_back(std::move(note));
-  for (auto& note : heap->notes()) report.notes.push_back(std::move(note));
+  add_notes(report, opt, dom->reachable_count(), dom->reachable_bytes(), dom->unreachable_count(),
+            dom->unreachable_bytes(), std::move(chain_note), heap->notes());
   print_report(report, opt.format, stdout, opt.by == "type" ? kPipeWidth : 0);
 }
 

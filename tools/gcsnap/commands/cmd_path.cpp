@@ -19,6 +19,7 @@
 #include "gcsnap/path_fold.hpp"
 #include "gcsnap/retention.hpp"
 #include "gcsnap/root_summary.hpp"
+#include "commands/gc_select.hpp"
 #include "commands/heap_load.hpp"
 #include "commands/path_text.hpp"
 #include "output/output.hpp"
@@ -152,26 +153,75 @@ size_t max_paths(const PathOptions& opt) {
   return opt.limit ? opt.limit : 1;
 }
 
+// Print RESULT, the paths to TARGET (WHAT names it), and fail as the reachability says.
+void report_object(const LoadedHeap& heap, const RetentionResult& result, const std::string& what,
+                   const PathOptions& opt) {
+  std::vector<FoundPath> found;
+  for (const auto& p : result.paths) found.push_back({p, result.reachability});
+  Report report = make_report(heap, found, what, fold_hops(opt));
+  if (max_paths(opt) != 1 && result.reachability == Reachability::Strong)
+    report.notes.push_back(fmt::format("{} distinct direct retainers (roots or objects) hold it; {} shown",
+                                       result.retainer_count, found.size()));
+  print_report(report, opt.format);
+  if (result.reachability == Reachability::WeakOnly)
+    throw CliError(fmt::format("{}: {} is only weakly reachable in GC {}: weak roots do not keep it alive "
+                               "(the paths shown start at weak roots)", heap.sel.file, what, heap.sel.number()),
+                   kExitProblems);
+  if (result.reachability == Reachability::Unreachable)
+    throw CliError(fmt::format("{}: {} is not reachable from any root in GC {}: it was garbage at this GC "
+                               "(or its roots were not recorded)", heap.sel.file, what, heap.sel.number()),
+                   kExitProblems);
+}
+
 void run_object(const LoadedHeap& heap, const PathOptions& opt) {
   const NodeIndex target = find_object_or_fail(heap, parse_address(opt.object));
   auto result = find_retention_paths(heap.graph, target, RetentionOptions{opt.include_weak, max_paths(opt)});
   if (!result) fail_on(heap.sel.file, result.error());
-  std::vector<FoundPath> found;
-  for (auto& p : result->paths) found.push_back({std::move(p), result->reachability});
   const std::string what = fmt::format("{} ({})", format_address(heap.graph.address(target)), heap.type_name(target));
-  Report report = make_report(heap, found, what, fold_hops(opt));
-  if (max_paths(opt) != 1 && result->reachability == Reachability::Strong)
-    report.notes.push_back(fmt::format("{} distinct direct retainers (roots or objects) hold it; {} shown",
-                                       result->retainer_count, found.size()));
-  print_report(report, opt.format);
-  if (result->reachability == Reachability::WeakOnly)
-    throw CliError(fmt::format("{}: {} is only weakly reachable in GC {}: weak roots do not keep it alive "
-                               "(the paths shown start at weak roots)", heap.sel.file, what, heap.sel.number()),
-                   kExitProblems);
-  if (result->reachability == Reachability::Unreachable)
-    throw CliError(fmt::format("{}: {} is not reachable from any root in GC {}: it was garbage at this GC "
-                               "(or its roots were not recorded)", heap.sel.file, what, heap.sel.number()),
-                   kExitProblems);
+  report_object(heap, *result, what, opt);
+}
+
+// One path to one object from a valid index, reading only the pieces the search and the
+// path's objects touch (format-spec.md §12.4 item 7): the same answer as run_object on the
+// index's graph, which has the reverse CSR. False when there is no valid index or a piece
+// is damaged: the caller loads the heap (and rebuilds the index) as before.
+bool run_object_from_pieces(const PathOptions& opt) {
+  auto heap = std::make_unique<LoadedHeap>();
+  heap->sel = open_selected_gc(opt.file, opt.gc, GcNeed::HeapWalk);
+  const SelectedGc& sel = heap->sel;
+  auto ix = open_point_index(sel.file, *sel.recording, sel.index);
+  if (!ix) return false;
+  const uint64_t address = parse_address(opt.object);
+  auto found = ix->find_object(address);
+  if (!found) return false;
+  auto names = sel.recording->read_names(sel.index);
+  if (!names) fail_on(sel.file, names.error());
+  heap->names = std::move(names).value();
+  if (!*found || (*found)->address != address) {
+    std::string hint;
+    if (*found)  // as find_object_or_fail: inside an object
+      hint = fmt::format(" (it is inside {} {} at offset +0x{:x})", format_address((*found)->address),
+                         heap->names.type_name((*found)->type_id), address - (*found)->address);
+    throw CliError(fmt::format("{}: {} is not the address of an object in GC {}{}", sel.file,
+                               format_address(address), sel.number(), hint),
+                   kExitUsage);
+  }
+  auto result = ix->find_retention_path((*found)->node, opt.include_weak);
+  if (!result) return false;
+  auto sub = ix->path_subgraph(result->paths);
+  if (!sub) return false;
+  auto statics = sel.recording->read_static_slots(sel.index, heap->static_names);
+  if (!statics) fail_on(sel.file, statics.error());
+  heap->statics = std::move(statics).value();
+  heap->graph = std::move(sub->graph);
+  heap->edge_slots = std::move(sub->slots);
+  heap->generations = sub->generations;
+  heap->has_dependent = ix->has_dependent_handles();
+  result->paths = std::move(sub->paths);
+  const std::string what =
+      fmt::format("{} ({})", format_address(address), heap->names.type_name((*found)->type_id));
+  report_object(*heap, *result, what, opt);
+  return true;
 }
 
 // The instances of a type grouped by the folded shape of their shortest path (hop key: the
@@ -298,6 +348,7 @@ void run_path(const PathOptions& opt) {
     throw CliError("path: give either an OBJECT address or --type TYPE", kExitUsage);
   if (opt.all && opt.limit)
     throw CliError("path: --all and --limit cannot be used together", kExitUsage);
+  if (!opt.object.empty() && max_paths(opt) == 1 && !opt.no_cache && run_object_from_pieces(opt)) return;
   // Reverse CSR either way: with it a single-path query searches backward from the target,
   // and the answer must not depend on whether an index was used (retention.hpp).
   // --type also maps the shortest-path tree: the paths to every instance, already searched.
