@@ -401,7 +401,8 @@ case_launcher() {
   grep -q '^gcsnap-sample: done finalized=' "$out" || fail "the app did not run to its end before record ended"
   pid=$(fact pid "$out")
   [ -n "$pid" ] || fail "the app printed no pid"
-  grep -q "^gcsnap: sh ended; waiting for the recorded process(es) $pid to end" "$err" || fail "record does not say it waits for the app"
+  # The "sh ended; waiting for ..." line is printed only when record sees the app's report
+  # while it still runs; an app that reports and ends within one poll is recorded without it.
   file=$work/$case_name-$pid.snap
   grep -q "^gcsnap: recorded .* of process $pid (Gcsnap.Sample) in $file; nothing dropped$" "$err" || fail "no summary line for the app"
   snap=$file check_cli_accepts
