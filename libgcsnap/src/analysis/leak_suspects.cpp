@@ -496,7 +496,11 @@ Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& slot_of, co
     if (!opened) return opened.error();
     ScannedWalk& s = **opened;
     ShapeTrie trie;
-    leaks::assign_shapes(s, trie, a.options.include_weak);
+    if (a.options.include_weak || !leaks::assign_shapes_from_tree(s, trie)) {
+      trie = ShapeTrie{};
+      leaks::assign_shapes(s, trie, a.options.include_weak);
+    }
+    trie.forget_children();  // only named from here on: its map is most of its memory
     const size_t n = s.graph().node_count();
     std::vector<uint8_t> has_members(trie.size(), 0);
     for (NodeIndex v = 0; v < n; ++v)
@@ -543,6 +547,9 @@ Result<std::vector<LeakSuspect>> judge_groups(Analysis& a, uint64_t& judged_grou
                                               const std::function<Status()>& reopen_last) {
   ScannedWalk& last = *a.last;
   leaks::assign_shapes(last, a.trie, a.options.include_weak);
+  // From here on the last walk's shapes are only named (labels) and the candidates matched
+  // through their prefixes (index_candidate_shapes): the lookup map is not needed.
+  a.trie.forget_children();
   a.last_count.assign(a.trie.size(), 0);
   for (const uint32_t g : last.shape)
     if (g != ShapeTrie::kNone) ++a.last_count[g];
@@ -572,9 +579,7 @@ Result<std::vector<LeakSuspect>> judge_groups(Analysis& a, uint64_t& judged_grou
       last_shapes += has_members[g];
     }
     shapes.add(a.trie, has_members);
-    // From here on the last walk's shapes are only named (labels) and the candidates matched
-    // through PREFIXES; a last walk read from an index is opened again after the earlier ones.
-    a.trie.forget_children();
+    // A last walk read from an index is opened again after the earlier ones.
     const bool release = a.last->heap->is_from_index();
     if (release) a.last->release_heap();
     if (Status st = count_earlier_walks(a, slot_of, root_of_slot, prefixes, open_walk, shapes); !st) return st.error();
