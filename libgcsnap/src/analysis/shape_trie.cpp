@@ -6,6 +6,9 @@ namespace gcsnap::leaks {
 
 void ShapeTrie::reserve(size_t shapes) {
   nodes_.reserve(shapes);
+  // Robin Hood probing stays short when full: at the default 0.5 a 10 M-object walk's map
+  // took 2^25 buckets of 24 B (800 MB), here 2^24.
+  steps_.max_load_factor(0.9f);
   steps_.reserve(shapes);
 }
 
