@@ -187,8 +187,10 @@ namespace {
 GcHeapOptions full_options(const std::string& path, bool include_weak) {
   GcHeapOptions options;
   options.index = path.empty() ? IndexUse::Ignore : IndexUse::Existing;
-  // An index's dominator tree is over strong roots only: with weak roots it is computed.
-  options.parts = kIndexObjects | kIndexForward | kIndexReverse | (include_weak ? IndexParts{0} : IndexParts{kIndexDominators});
+  // An index's dominator tree is over strong roots only: with weak roots it is computed, which
+  // needs the predecessors (nothing else here does: without them a 10 M-object walk is 160 MB
+  // smaller).
+  options.parts = kIndexObjects | kIndexForward | (include_weak ? IndexParts{kIndexReverse} : IndexParts{kIndexDominators});
   options.reverse = true;
   return options;
 }
