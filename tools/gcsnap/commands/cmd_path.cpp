@@ -353,6 +353,9 @@ void run_type(const LoadedHeap& heap, const PathOptions& opt) {
   report_type(heap, found, instances.size(), reachable, opt);
 }
 
+// The most paths run_type_from_pieces is asked for.
+constexpr size_t kPiecesMaxPaths = 64;
+
 // --type without groups from a valid index (format-spec.md §12.4 item 7): the instances from
 // one pass over the type ids, the nearest ones' paths from the shortest-path tree's parents,
 // their objects as a graph of their own: the same answer as run_type on the index read whole.
@@ -396,7 +399,11 @@ void run_path(const PathOptions& opt) {
   if (opt.all && opt.limit)
     throw CliError("path: --all and --limit cannot be used together", kExitUsage);
   if (!opt.object.empty() && max_paths(opt) == 1 && !opt.no_cache && run_object_from_pieces(opt)) return;
-  if (!opt.type.empty() && !opt.include_weak && !opt.no_cache && !group_paths(opt) && run_type_from_pieces(opt)) return;
+  // From pieces each hop of a path shown reads a few pieces of the forward graph: a few dozen
+  // paths cost less than the whole index, thousands (--all) more.
+  if (!opt.type.empty() && !opt.include_weak && !opt.no_cache && !group_paths(opt) && max_paths(opt) != 0 &&
+      max_paths(opt) <= kPiecesMaxPaths && run_type_from_pieces(opt))
+    return;
   // Reverse CSR either way: with it a single-path query searches backward from the target,
   // and the answer must not depend on whether an index was used (retention.hpp).
   // --type also maps the shortest-path tree: the paths to every instance, already searched.
