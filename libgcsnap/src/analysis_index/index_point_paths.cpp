@@ -118,20 +118,39 @@ Result<std::vector<NodeIndex>> PointIndex::nodes_of_types(std::span<const uint32
   std::vector<NodeIndex> out;
   if (types.empty()) return out;
   constexpr size_t kPerPiece = detail::kFrameBytes / 4;
-  std::vector<unsigned char> buffer;
+  // One byte per id up to the largest asked for when that is small (writers number their types
+  // from 1), else a search per object of another type than the one before.
+  constexpr uint32_t kTableIds = uint32_t{1} << 22;
+  const uint32_t largest = *std::max_element(types.begin(), types.end());
+  std::vector<unsigned char> wanted(largest < kTableIds ? size_t{largest} + 1 : 0, 0);
+  for (uint32_t t : types)
+    if (t < wanted.size()) wanted[t] = 1;
   uint32_t last_id = 0;
   bool last_match = std::binary_search(types.begin(), types.end(), last_id);
+  auto is_wanted = [&](uint32_t id) {
+    if (id != last_id) {
+      last_id = id;
+      last_match = std::binary_search(types.begin(), types.end(), id);
+    }
+    return last_match;
+  };
+  std::vector<unsigned char> buffer;
   for (size_t k = 0; uint64_t{k} * kPerPiece < ix.nodes(); ++k) {
     if (Status s = ix.read_piece(L::kTypeIds, k, buffer); !s.is_ok()) return s.error();
     const NodeIndex first = static_cast<NodeIndex>(k * kPerPiece);
-    for (size_t i = 0; i + 4 <= buffer.size(); i += 4) {
-      const uint32_t id = L::load<uint32_t>(buffer.data() + i);
-      if (id != last_id) {  // objects of a type come in runs
-        last_id = id;
-        last_match = std::binary_search(types.begin(), types.end(), id);
+    const size_t count = buffer.size() / 4;
+    const unsigned char* ids = buffer.data();
+    if (!wanted.empty()) {  // the common case, branch-light
+      const unsigned char* table = wanted.data();
+      const uint32_t table_size = static_cast<uint32_t>(wanted.size());
+      for (size_t i = 0; i < count; ++i) {
+        const uint32_t id = L::load<uint32_t>(ids + 4 * i);
+        if (id < table_size && table[id]) out.push_back(first + static_cast<NodeIndex>(i));
       }
-      if (last_match) out.push_back(first + static_cast<NodeIndex>(i / 4));
+      continue;
     }
+    for (size_t i = 0; i < count; ++i)
+      if (is_wanted(L::load<uint32_t>(ids + 4 * i))) out.push_back(first + static_cast<NodeIndex>(i));
   }
   return out;
 } catch (const std::bad_alloc&) {
