@@ -375,7 +375,7 @@ bool run_type_from_pieces(const PathOptions& opt) {
       heap->names, *present, opt.type,
       fmt::format("{}: no object in GC {} has a type named or containing", sel.file, sel.number()));
   auto instances = ix->nodes_of_types(types);
-  if (!instances) return false;
+  if (!instances || instances->empty()) return false;  // none: a histogram the type ids do not match
   auto nearest = ix->nearest_tree_paths(*instances, max_paths(opt));
   if (!nearest) return false;
   auto sub = ix->path_subgraph(nearest->paths);
