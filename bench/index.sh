@@ -52,7 +52,7 @@ mem_limit_kb() {
   awk '/^MemAvailable:/ { printf "%d\n", $2 * 0.8 }' /proc/meminfo
 }
 
-# measure ARGS...: the median of REPS runs of `gcsnap ARGS...` -> "wall rss_kb cpu"
+# measure ARGS...: the medians of REPS runs of `gcsnap ARGS...` -> "wall rss_kb cpu"
 # (with BEFORE_EACH set, that command runs before each of them, untimed)
 BEFORE_EACH=
 measure() {
@@ -163,7 +163,7 @@ run_size() {
   echo
   echo "## gcsnap analysis index, $N objects per GC (2 GCs), median of $REPS, load average $load"
   echo
-  echo "| command | without index: wall | peak RSS | with index: wall | peak RSS | B/object (RSS / objects of one GC) | with index: CPU |"
+  echo "| command | without index: wall | peak RSS | with index: wall | CPU | peak RSS | B/object (RSS / objects of one GC) |"
   echo "|---|---|---|---|---|---|---|"
   local types_w=0 types_c=0
   for i in "${!commands[@]}"; do
@@ -172,7 +172,7 @@ run_size() {
         -v ac="${after_c[i]}" -v N="$N" \
       'BEGIN { if (bm == 0) b = "| - | -"; else if (bm < 0) b = "| skipped | -"; else b = sprintf("| %.2f s | %.0f MB", bw, bm/1024)
                if (am == 0) a = "| skipped | - | - | -"
-               else a = sprintf("| %.2f s | %.0f MB | %.0f | %.2f s", aw, am/1024, am*1024/N, ac)
+               else a = sprintf("| %.2f s | %.2f s | %.0f MB | %.0f", aw, ac, am/1024, am*1024/N)
                printf "| `%s` %s %s |\n", n, b, a }'
     [[ $name == "types --top 10" ]] && types_w=${before_w[i]} types_c=${before_c[i]}
     GROWTH["$N,$name"]="${after_w[i]} ${after_m[i]} ${after_c[i]}"
