@@ -3,6 +3,7 @@
 // member when removing it leaves the member unreachable); the owner when none does.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -77,6 +78,21 @@ TEST_CASE("find_group_holder: the deepest majority dominator, by brute force", "
       if (types[v] == 2) marks[v] = all[v] && rng() % 4 ? HolderMark::Counted : HolderMark::Member;
     auto holder = find_group_holder(*graph, *dom, marks, {});
     REQUIRE(holder.is_ok());
+    // The form that visits the members' dominators only gives the same answer.
+    std::vector<NodeIndex> counted;
+    for (NodeIndex v = 0; v < n; ++v)
+      if (marks[v] == HolderMark::Counted) counted.push_back(v);
+    std::shuffle(counted.begin(), counted.end(), rng);
+    std::vector<uint32_t> position(n, 0);
+    for (uint32_t i = 0; i < dom->preorder().size(); ++i) position[dom->preorder()[i]] = i;
+    auto sparse = find_group_holder(*graph, *dom, marks, counted, position, {});
+    REQUIRE(sparse.is_ok());
+    CHECK(sparse->found == holder->found);
+    CHECK(sparse->node == holder->node);
+    CHECK(sparse->is_owner == holder->is_owner);
+    CHECK(sparse->members_dominated == holder->members_dominated);
+    CHECK(sparse->entries == holder->entries);
+    CHECK(sparse->via_array == holder->via_array);
     // Oracle: for every Outside reachable d, the counted members it dominates.
     uint64_t total = 0;
     for (NodeIndex v = 0; v < n; ++v) total += marks[v] == HolderMark::Counted;
@@ -152,6 +168,8 @@ TEST_CASE("find_group_holder: a list held at both ends is held by its owner", "[
   // Wrong sizes are refused.
   std::vector<HolderMark> short_marks(3, HolderMark::Outside);
   CHECK(find_group_holder(*graph, *dom, short_marks, {}).error().code == ErrorCode::InvalidArgument);
+  const std::vector<uint32_t> short_positions(1, 0);
+  CHECK(find_group_holder(*graph, *dom, marks, {}, short_positions, {}).error().code == ErrorCode::InvalidArgument);
 }
 
 }  // namespace gcsnap

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/leak_scan.hpp"
 #include "analysis/shape_trie.hpp"
 #include "analysis/shape_union.hpp"
 #include "gcsnap/analysis_index.hpp"
@@ -339,6 +340,44 @@ TEST_CASE("leak suspects from the walks' analysis indexes are those from the dec
 
   const std::vector<std::string> two = {file.path(), file.path()};
   CHECK(find_leak_suspects(recs, two).error().code == ErrorCode::InvalidArgument);
+}
+
+TEST_CASE("shapes from an index's shortest-path tree are the BFS's", "[leaks]") {
+  test::TempFile file("leaks_tree_shapes");
+  REQUIRE(test::write_leak_rounds(file.path()).is_ok());
+  auto rec = Recording::open(file.path());
+  REQUIRE(rec.is_ok());
+  size_t walks = 0;
+  for (size_t g = 0; g < (*rec)->gcs().size(); ++g) {
+    if (!(*rec)->gcs()[g].has_heap_walk()) continue;
+    auto index = compute_analysis_index(**rec, g);
+    REQUIRE(index.is_ok());
+    auto id = identify_gc(file.path(), **rec, g);
+    REQUIRE(id.is_ok());
+    const std::string written = analysis_index_path(file.path(), (*rec)->gcs()[g].info.gc_number);
+    REQUIRE(write_analysis_index(*index, *id, written).is_ok());
+    leaks::TypeInterner types;
+    auto walk = leaks::open_walk_graph(**rec, file.path(), g, types, false);
+    std::filesystem::remove(written);
+    REQUIRE(walk.is_ok());
+    leaks::ScannedWalk& s = **walk;
+    REQUIRE(s.heap->is_from_index());
+    leaks::ShapeTrie from_tree, from_bfs;
+    REQUIRE(leaks::assign_shapes_from_tree(s, from_tree));
+    const std::vector<uint32_t> tree_shapes = s.shape;
+    leaks::assign_shapes(s, from_bfs, false);
+    REQUIRE(tree_shapes.size() == s.shape.size());
+    size_t reached = 0;
+    for (size_t v = 0; v < s.shape.size(); ++v) {
+      REQUIRE((tree_shapes[v] == leaks::ShapeTrie::kNone) == (s.shape[v] == leaks::ShapeTrie::kNone));
+      if (s.shape[v] == leaks::ShapeTrie::kNone) continue;
+      ++reached;
+      REQUIRE(from_tree.labels(tree_shapes[v]) == from_bfs.labels(s.shape[v]));
+    }
+    CHECK(reached > 50);
+    ++walks;
+  }
+  CHECK(walks == 7);
 }
 
 }  // namespace gcsnap

@@ -43,4 +43,17 @@ struct GroupHolder {
                                                     std::span<const HolderMark> marks,
                                                     std::span<const uint8_t> array_types);
 
+/// Find the holder as find_group_holder does, when the caller knows the group's COUNTED
+/// members (the nodes marked Counted, any order) and PREORDER_POSITION (per node of GRAPH, its
+/// position in DOM.preorder()): the dominating holder is then found from the members'
+/// dominator ancestors alone, in time near their number and not the graph's (the owner
+/// search, when no node dominates more than half of them, still reads every edge). The same
+/// answer as find_group_holder. Errors: InvalidArgument (MARKS or PREORDER_POSITION not one
+/// per node), OutOfMemory.
+[[nodiscard]] Result<GroupHolder> find_group_holder(const HeapGraph& graph, const DominatorTree& dom,
+                                                    std::span<const HolderMark> marks,
+                                                    std::span<const NodeIndex> counted,
+                                                    std::span<const uint32_t> preorder_position,
+                                                    std::span<const uint8_t> array_types);
+
 }  // namespace gcsnap

@@ -1,5 +1,6 @@
 #include "gcsnap/group_holder.hpp"
 
+#include <algorithm>
 #include <new>
 #include <unordered_map>
 #include <utility>
@@ -45,6 +46,11 @@ GroupHolder find_owner(const HeapGraph& graph, const DominatorTree& dom, std::sp
   return holder;
 }
 
+// The holder BEST, which dominates DOMINATED counted members; a collection's array names
+// the collection, and the array.
+GroupHolder dominating_holder(const HeapGraph& graph, const DominatorTree& dom, std::span<const HolderMark> marks,
+                              NodeIndex best, uint64_t dominated, std::span<const uint8_t> array_types);
+
 }  // namespace
 
 Result<GroupHolder> find_group_holder(const HeapGraph& graph, const DominatorTree& dom,
@@ -69,10 +75,66 @@ Result<GroupHolder> find_group_holder(const HeapGraph& graph, const DominatorTre
   for (NodeIndex v : preorder)
     if (2 * uint64_t{below[v]} > total && marks[v] == HolderMark::Outside) best = v;
   if (best == kNoNode) return find_owner(graph, dom, marks);
+  return dominating_holder(graph, dom, marks, best, below[best], array_types);
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "finding the holder of a group");
+}
+
+Result<GroupHolder> find_group_holder(const HeapGraph& graph, const DominatorTree& dom,
+                                      std::span<const HolderMark> marks, std::span<const NodeIndex> counted,
+                                      std::span<const uint32_t> preorder_position,
+                                      std::span<const uint8_t> array_types) try {
+  if (marks.size() != graph.node_count() || preorder_position.size() != graph.node_count())
+    return make_error(ErrorCode::InvalidArgument, "one mark and one preorder position per node expected");
+  // The nodes with counted members below them are the members' dominator ancestors: collect
+  // them (each once), then sum the counts up the tree deepest first (by preorder position,
+  // backwards), as the full pass does over every node.
+  std::unordered_map<NodeIndex, uint32_t> slot;  // ancestor -> position in `nodes`
+  std::vector<NodeIndex> nodes;
+  uint64_t total = 0;
+  for (const NodeIndex m : counted) {
+    if (m >= marks.size() || marks[m] != HolderMark::Counted || !is_reached(dom, m)) continue;
+    ++total;
+    for (NodeIndex x = m; x != kVirtualRoot && x != kNoNode && slot.try_emplace(x, nodes.size()).second;
+         x = dom.immediate_dominator(x))
+      nodes.push_back(x);
+  }
+  std::vector<uint32_t> order(nodes.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return preorder_position[nodes[a]] > preorder_position[nodes[b]];
+  });
+  std::vector<uint32_t> below(nodes.size(), 0);
+  NodeIndex best = kNoNode;
+  uint32_t best_below = 0;
+  for (const uint32_t i : order) {  // deepest first: a node's count is whole when it is reached
+    const NodeIndex v = nodes[i];
+    if (marks[v] == HolderMark::Counted) ++below[i];
+    const NodeIndex p = dom.immediate_dominator(v);
+    if (p != kVirtualRoot && p != kNoNode) below[slot.at(p)] += below[i];
+  }
+  // The full pass keeps the last node in preorder that qualifies.
+  for (const uint32_t i : order) {
+    if (2 * uint64_t{below[i]} > total && marks[nodes[i]] == HolderMark::Outside) {
+      best = nodes[i];
+      best_below = below[i];
+      break;
+    }
+  }
+  if (best == kNoNode) return find_owner(graph, dom, marks);
+  return dominating_holder(graph, dom, marks, best, best_below, array_types);
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "finding the holder of a group");
+}
+
+namespace {
+
+GroupHolder dominating_holder(const HeapGraph& graph, const DominatorTree& dom, std::span<const HolderMark> marks,
+                              NodeIndex best, uint64_t dominated, std::span<const uint8_t> array_types) {
   GroupHolder holder;
   holder.found = true;
   holder.node = best;
-  holder.members_dominated = below[best];
+  holder.members_dominated = dominated;
   // A collection holds its members through an array: name the collection, and the array.
   const uint32_t type = graph.type_id(best);
   if (type < array_types.size() && array_types[type]) {
@@ -83,8 +145,8 @@ Result<GroupHolder> find_group_holder(const HeapGraph& graph, const DominatorTre
     }
   }
   return holder;
-} catch (const std::bad_alloc&) {
-  return make_error(ErrorCode::OutOfMemory, "finding the holder of a group");
 }
+
+}  // namespace
 
 }  // namespace gcsnap

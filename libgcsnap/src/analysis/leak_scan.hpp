@@ -101,4 +101,10 @@ Status reopen_walk(ScannedWalk& s, const Recording& recording, const std::string
 /// breadth-first from the roots in root_priority order, as retention paths are found.
 void assign_shapes(ScannedWalk& s, ShapeTrie& trie, bool include_weak);
 
+/// Give every reachable object of S its shape as assign_shapes with strong roots does, from
+/// the shortest-path tree of S's analysis index (S.hops left empty). False, with S.shape to be
+/// assigned again, when S has no such tree or it is not one (a forged index); TRIE may then
+/// hold shapes no object has.
+bool assign_shapes_from_tree(ScannedWalk& s, ShapeTrie& trie);
+
 }  // namespace gcsnap::leaks

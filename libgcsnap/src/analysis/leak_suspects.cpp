@@ -70,6 +70,10 @@ struct Analysis {
   std::vector<uint32_t> last_count;  // per shape: members at the last walk
   // The full series of the candidate groups (those the last walk cannot rule out), by shape.
   std::unordered_map<uint32_t, std::vector<LeakPoint>> groups;
+  // The last walk's, for the holder searches (prepare_holder_search): by type id whether it
+  // is an array, and each node's position in the dominator tree's preorder.
+  std::vector<uint8_t> array_types;
+  std::vector<uint32_t> preorder_position;
 };
 
 std::vector<LastWalkFacts> collect_last_walk(Analysis& a) {
@@ -136,23 +140,37 @@ bool is_array_name(std::string_view name) { return !name.empty() && name.back() 
 
 // The holder of the groups' accumulated members (all members without identity) at the last
 // walk: find_group_holder, with the members' type excluded from being the holder.
+// Once per last walk (the holder is searched for every suspect): which types are arrays, and
+// the preorder positions that let each search visit the members' dominators only.
+void prepare_holder_search(Analysis& a) {
+  const ScannedWalk& s = *a.last;
+  const size_t n = s.graph().node_count();
+  a.array_types.clear();
+  for (NodeIndex v = 0; v < n; ++v) {
+    const uint32_t t = s.graph().type_id(v);
+    if (t >= a.array_types.size()) a.array_types.resize(t + 1, 2);
+    if (a.array_types[t] == 2) a.array_types[t] = is_array_name(s.names().type_name(t));
+  }
+  a.preorder_position.assign(n, 0);
+  const auto preorder = s.dom().preorder();
+  for (uint32_t i = 0; i < preorder.size(); ++i) a.preorder_position[preorder[i]] = i;
+}
+
 AccumulationPoint find_accumulation_point(const Analysis& a, const std::vector<uint8_t>& in_group, uint32_t type) {
   const ScannedWalk& s = *a.last;
   const size_t n = s.graph().node_count();
   std::vector<HolderMark> marks(n, HolderMark::Outside);
+  std::vector<NodeIndex> counted;
   for (NodeIndex v = 0; v < n; ++v) {
-    if (s.shape[v] != ShapeTrie::kNone && in_group[s.shape[v]])
-      marks[v] = !a.by_identity || s.birth[v] > a.segment_start ? HolderMark::Counted : HolderMark::Member;
-    else if (s.type[v] == type)
+    if (s.shape[v] != ShapeTrie::kNone && in_group[s.shape[v]]) {
+      const bool is_counted = !a.by_identity || s.birth[v] > a.segment_start;
+      marks[v] = is_counted ? HolderMark::Counted : HolderMark::Member;
+      if (is_counted) counted.push_back(v);
+    } else if (s.type[v] == type) {
       marks[v] = HolderMark::Excluded;
+    }
   }
-  std::vector<uint8_t> array_types;
-  for (NodeIndex v = 0; v < n; ++v) {
-    const uint32_t t = s.graph().type_id(v);
-    if (t >= array_types.size()) array_types.resize(t + 1, 2);
-    if (array_types[t] == 2) array_types[t] = is_array_name(s.names().type_name(t));
-  }
-  auto holder = find_group_holder(s.graph(), s.dom(), marks, array_types);
+  auto holder = find_group_holder(s.graph(), s.dom(), marks, counted, a.preorder_position, a.array_types);
   if (!holder) throw std::bad_alloc();  // its only other error is a marks size mismatch
   AccumulationPoint point;
   if (!holder->found) return point;
@@ -496,7 +514,11 @@ Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& slot_of, co
     if (!opened) return opened.error();
     ScannedWalk& s = **opened;
     ShapeTrie trie;
-    leaks::assign_shapes(s, trie, a.options.include_weak);
+    if (a.options.include_weak || !leaks::assign_shapes_from_tree(s, trie)) {
+      trie = ShapeTrie{};
+      leaks::assign_shapes(s, trie, a.options.include_weak);
+    }
+    trie.forget_children();  // only named from here on: its map is most of its memory
     const size_t n = s.graph().node_count();
     std::vector<uint8_t> has_members(trie.size(), 0);
     for (NodeIndex v = 0; v < n; ++v)
@@ -543,6 +565,9 @@ Result<std::vector<LeakSuspect>> judge_groups(Analysis& a, uint64_t& judged_grou
                                               const std::function<Status()>& reopen_last) {
   ScannedWalk& last = *a.last;
   leaks::assign_shapes(last, a.trie, a.options.include_weak);
+  // From here on the last walk's shapes are only named (labels) and the candidates matched
+  // through their prefixes (index_candidate_shapes): the lookup map is not needed.
+  a.trie.forget_children();
   a.last_count.assign(a.trie.size(), 0);
   for (const uint32_t g : last.shape)
     if (g != ShapeTrie::kNone) ++a.last_count[g];
@@ -572,9 +597,7 @@ Result<std::vector<LeakSuspect>> judge_groups(Analysis& a, uint64_t& judged_grou
       last_shapes += has_members[g];
     }
     shapes.add(a.trie, has_members);
-    // From here on the last walk's shapes are only named (labels) and the candidates matched
-    // through PREFIXES; a last walk read from an index is opened again after the earlier ones.
-    a.trie.forget_children();
+    // A last walk read from an index is opened again after the earlier ones.
     const bool release = a.last->heap->is_from_index();
     if (release) a.last->release_heap();
     if (Status st = count_earlier_walks(a, slot_of, root_of_slot, prefixes, open_walk, shapes); !st) return st.error();
@@ -582,6 +605,7 @@ Result<std::vector<LeakSuspect>> judge_groups(Analysis& a, uint64_t& judged_grou
       if (Status st = reopen_last(); !st) return st.error();
     judged_groups += shapes.members() - last_shapes + judged_at_last;
   }
+  prepare_holder_search(a);
   std::vector<Judged> suspects;
   std::vector<uint32_t> candidates;
   for (const auto& [g, series] : a.groups) candidates.push_back(g);
@@ -656,7 +680,7 @@ Result<LeakReport> find_leak_suspects(std::span<const Recording* const> recordin
   }
   if (report.walks.empty()) return make_error(ErrorCode::NotFound, "no heap walk in the recordings");
 
-  Analysis a{options, ShapeTrie{}, {}, {}, nullptr, 0, false, {}, {}};
+  Analysis a{options, ShapeTrie{}, {}, {}, nullptr, 0, false, {}, {}, {}, {}};
   a.series.walks = report.walks.size();
   static const std::string kDecode;
   auto path_of = [&](const LeakWalk& walk) -> const std::string& {

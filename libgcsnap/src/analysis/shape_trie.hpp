@@ -19,41 +19,38 @@ class ShapeTrie {
 
   explicit ShapeTrie(size_t max_period = 4) : max_period_(max_period) {}
 
+  /// Make room for about SHAPES shapes (one per object of a walk, at most), so that the
+  /// lookup map is not rehashed while a walk is read. Throws std::bad_alloc.
+  void reserve(size_t shapes);
   /// Return the shape made of a root alone (its kind and flags).
   uint32_t root(uint8_t kind, uint8_t flags);
   /// Return SHAPE extended by one hop to an object of TYPE (< kRootLabel), collapsed: when
   /// the last p types (p <= max_period) repeat the p before them, the repeat is dropped.
   uint32_t extend(uint32_t shape, uint32_t type);
 
-  uint32_t parent(uint32_t shape) const noexcept { return parent_[shape]; }
-  uint32_t label(uint32_t shape) const noexcept { return label_[shape]; }
+  uint32_t parent(uint32_t shape) const noexcept { return nodes_[shape].parent; }
+  uint32_t label(uint32_t shape) const noexcept { return nodes_[shape].label; }
   /// Types in the shape (the root label not counted).
-  uint32_t depth(uint32_t shape) const noexcept { return depth_[shape]; }
-  size_t size() const noexcept { return label_.size(); }
+  uint32_t depth(uint32_t shape) const noexcept { return nodes_[shape].depth; }
+  size_t size() const noexcept { return nodes_.size(); }
   /// Return the labels from the root's to the last type.
   std::vector<uint32_t> labels(uint32_t shape) const;
-  /// Free the lookup maps: parent(), label(), depth() and labels() still work; root(), extend()
-  /// and find_child() must not be called any more.
-  void forget_children() {
-    decltype(children_)().swap(children_);
-    decltype(extended_)().swap(extended_);
-  }
-  /// Return the shape whose parent is PARENT (kNone: a root's) and whose last label is LABEL,
-  /// or kNone when this trie has none.
-  uint32_t find_child(uint32_t parent, uint32_t label) const noexcept {
-    const auto it = children_.find(static_cast<uint64_t>(parent) << 32 | label);
-    return it == children_.end() ? kNone : it->second;
-  }
+  /// Free the lookup map: parent(), label(), depth() and labels() still work; root() and
+  /// extend() must not be called any more.
+  void forget_children() { decltype(steps_)().swap(steps_); }
 
  private:
-  uint32_t child(uint32_t shape, uint32_t label);
-  uint32_t ancestor(uint32_t shape, uint32_t levels) const noexcept;
-  bool repeats(uint32_t shape, uint32_t period) const noexcept;
+  // One record per shape: a walk up the parents (the collapse test) touches one cache line
+  // per level, not one per array.
+  struct Node {
+    uint32_t parent, label, depth;
+  };
+  uint32_t add_node(uint32_t parent, uint32_t label);
+  // The shape that SHAPE extended by TYPE collapses to, or kNone when it does not collapse.
+  uint32_t collapsed(uint32_t shape, uint32_t type) const noexcept;
 
   size_t max_period_;
-  std::vector<uint32_t> parent_, label_, depth_;
-  // Open addressing: a million-shape trie in node-based maps spent a quarter of `gcsnap
-  // leaks` in rehashing, allocating and freeing nodes.
+  std::vector<Node> nodes_;
   // The map keeps the low bits of the hash (power-of-two buckets) and std::hash of an integer
   // is the integer, whose low bits are only the label: mix them all in first.
   struct KeyHash {
@@ -63,10 +60,11 @@ class ShapeTrie {
       return key ^ key >> 33;
     }
   };
-  tsl::robin_map<uint64_t, uint32_t, KeyHash> children_;  // parent << 32 | label -> shape
-  // shape << 32 | type -> collapsed shape, for the extensions that collapsed only (the others
-  // are children_'s entries: one map entry per shape, not two).
-  tsl::robin_map<uint64_t, uint32_t, KeyHash> extended_;
+  // parent << 32 | label -> the shape it leads to: the child, or for an extension that
+  // collapsed the shorter shape it collapsed to (that child is never made: no object has it).
+  // One open-addressing map and one probe per step: node-based maps spent a quarter of
+  // `gcsnap leaks` in rehashing, allocating and freeing nodes.
+  tsl::robin_map<uint64_t, uint32_t, KeyHash> steps_;
 };
 
 }  // namespace gcsnap::leaks

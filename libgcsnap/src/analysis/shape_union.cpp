@@ -9,6 +9,29 @@ namespace {
 
 constexpr uint64_t key_of(uint64_t parent, uint32_t label) { return parent << 33 | static_cast<uint64_t>(label) << 1; }
 
+using Keys = std::vector<std::pair<uint64_t, uint32_t>>;
+
+// Sort KEYS (parent position < PARENTS, then label): bucketed by parent in one pass, then each
+// parent's few children by label, instead of a comparison sort of the whole level.
+void sort_keys(Keys& keys, size_t parents, Keys& scratch, std::vector<uint32_t>& start) {
+  if (keys.size() < 256 || parents / 4 > keys.size()) {
+    std::sort(keys.begin(), keys.end());
+    return;
+  }
+  start.assign(parents + 1, 0);
+  for (const auto& k : keys) ++start[(k.first >> 33) + 1];
+  for (size_t i = 1; i <= parents; ++i) start[i] += start[i - 1];
+  scratch.resize(keys.size());
+  for (const auto& k : keys) scratch[start[k.first >> 33]++] = k;
+  for (size_t i = 0; i < scratch.size();) {
+    size_t j = i + 1;
+    while (j < scratch.size() && scratch[j].first >> 33 == scratch[i].first >> 33) ++j;
+    if (j - i > 1) std::sort(scratch.begin() + static_cast<ptrdiff_t>(i), scratch.begin() + static_cast<ptrdiff_t>(j));
+    i = j;
+  }
+  keys.swap(scratch);
+}
+
 }  // namespace
 
 void ShapeUnion::add(const ShapeTrie& trie, std::span<const uint8_t> has_members) {
@@ -32,7 +55,8 @@ void ShapeUnion::add(const ShapeTrie& trie, std::span<const uint8_t> has_members
   std::vector<uint32_t> position(n, 0);       // trie shape -> position in its new level
   std::vector<uint32_t> remap, next_remap;    // old position -> new position, level above
   bool moved = false;                         // some position of the level above changed
-  std::vector<std::pair<uint64_t, uint32_t>> keys;
+  Keys keys, scratch;
+  std::vector<uint32_t> start;
   for (size_t d = 0; d < levels_.size(); ++d) {
     std::vector<uint64_t>& old = levels_[d];
     keys.clear();
@@ -44,7 +68,7 @@ void ShapeUnion::add(const ShapeTrie& trie, std::span<const uint8_t> has_members
     if (keys.empty() && !moved) break;
     if (moved && d > 0)
       for (uint64_t& e : old) e = key_of(remap[e >> 33], static_cast<uint32_t>(e >> 1)) | (e & 1);
-    std::sort(keys.begin(), keys.end());
+    sort_keys(keys, d == 0 ? 1 : levels_[d - 1].size(), scratch, start);
     std::vector<uint64_t> merged;
     merged.reserve(old.size() + keys.size());
     next_remap.assign(old.size(), 0);
