@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <new>
-#include <utility>
 #include <optional>
 #include <span>
 #include <vector>
@@ -56,20 +55,6 @@ Status check_attested(const Recording::TypeIdPieces& next_piece, TypeCheck& type
   return {};
 }
 
-// The whole pages of the map that GC_POS's block touches, or {0, 0} (no map, no such block).
-std::pair<uintptr_t, uintptr_t> block_pages(const Recording::Impl& impl, size_t gc_pos) {
-  if (!impl.map_address || gc_pos >= impl.gcs.size()) return {0, 0};
-  const GcEntry& e = impl.gcs[gc_pos];
-  if (e.block_offset >= impl.map_length) return {0, 0};
-  const uintptr_t page = platform::page_size();
-  const uintptr_t map = reinterpret_cast<uintptr_t>(impl.map_address);
-  const uintptr_t begin = (map + static_cast<uintptr_t>(e.block_offset)) / page * page;
-  const uint64_t end_offset = std::min<uint64_t>(e.block_offset + e.block_size, impl.map_length);
-  const uintptr_t end = std::min<uintptr_t>((map + static_cast<uintptr_t>(end_offset) + page - 1) / page * page,
-                                            (map + impl.map_length + page - 1) / page * page);
-  return {begin, std::max(begin, end)};
-}
-
 }  // namespace
 
 Result<uint64_t> Recording::block_hash(size_t gc_pos) const {
@@ -77,15 +62,20 @@ Result<uint64_t> Recording::block_hash(size_t gc_pos) const {
   const GcEntry& e = impl_->gcs[gc_pos];
   if (e.block_offset > impl_->data.size() || e.block_size > impl_->data.size() - e.block_offset)
     return make_error(ErrorCode::Truncated, "block extends past the end of the file", e.block_offset);
-  // Read whole: mapped in one call, not a fault every few pages (a third of verify's time at 50 M).
-  const auto [begin, end] = block_pages(*impl_, gc_pos);
-  if (begin < end) platform::prefault_for_read(reinterpret_cast<void*>(begin), end - begin);
   return static_cast<uint64_t>(XXH3_64bits(impl_->data.data() + e.block_offset, static_cast<size_t>(e.block_size)));
 }
 
 void Recording::release_block_pages(size_t gc_pos) const noexcept {
-  // A neighbour's pages that share the first or last page are read again if used.
-  const auto [begin, end] = block_pages(*impl_, gc_pos);
+  if (!impl_->map_address || gc_pos >= impl_->gcs.size()) return;
+  const GcEntry& e = impl_->gcs[gc_pos];
+  if (e.block_offset >= impl_->map_length) return;
+  // The whole pages the block touches, within the map (a neighbour's pages read again if used).
+  const uintptr_t page = platform::page_size();
+  const uintptr_t map = reinterpret_cast<uintptr_t>(impl_->map_address);
+  const uintptr_t begin = (map + static_cast<uintptr_t>(e.block_offset)) / page * page;
+  const uint64_t end_offset = std::min<uint64_t>(e.block_offset + e.block_size, impl_->map_length);
+  const uintptr_t end = std::min<uintptr_t>((map + static_cast<uintptr_t>(end_offset) + page - 1) / page * page,
+                                            (map + impl_->map_length + page - 1) / page * page);
   if (begin < end) platform::release_file_pages(reinterpret_cast<void*>(begin), end - begin);
 }
 

@@ -35,9 +35,6 @@ void discard_pages(void* address, size_t length) noexcept;
 /// Give back the resident pages of the page-aligned range of a map_file map (a hint: they are
 /// read from the file again if touched; POSIX MADV_DONTNEED, Windows VirtualUnlock).
 void release_file_pages(void* address, size_t length) noexcept;
-/// Map the page-aligned range of a map_file map in for reading now, in one call rather than a
-/// fault every few pages (a hint).
-void prefault_for_read(void* address, size_t length) noexcept;
 /// Fault the page-aligned range in for writing now (a hint).
 void prefault_for_write(void* address, size_t length) noexcept;
 

@@ -41,12 +41,6 @@ void discard_pages(void* address, size_t length) noexcept { (void)::madvise(addr
 // On a read-only file map MADV_DONTNEED drops the pages from the process; the page cache keeps them.
 void release_file_pages(void* address, size_t length) noexcept { (void)::madvise(address, length, MADV_DONTNEED); }
 
-// MADV_POPULATE_READ (Linux 5.14): older kernels refuse it and the pages fault in on first use.
-void prefault_for_read(void* address, size_t length) noexcept {
-  constexpr int kPopulateRead = 22;  // MADV_POPULATE_READ, absent from older headers
-  (void)::madvise(address, length, kPopulateRead);
-}
-
 // MADV_POPULATE_WRITE (Linux 5.14): older kernels refuse it and the pages fault in on first use.
 void prefault_for_write(void* address, size_t length) noexcept {
   constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE, absent from older headers

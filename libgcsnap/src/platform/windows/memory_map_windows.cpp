@@ -73,12 +73,6 @@ void discard_pages(void* address, size_t length) noexcept {
 // reports ERROR_NOT_LOCKED, which is expected).
 void release_file_pages(void* address, size_t length) noexcept { (void)VirtualUnlock(address, length); }
 
-// The pages of a view fault in on first use; faulting ahead is left to that.
-void prefault_for_read(void* address, size_t length) noexcept {
-  (void)address;
-  (void)length;
-}
-
 // Windows commits on first touch; faulting ahead is left to that.
 void prefault_for_write(void* address, size_t length) noexcept {
   (void)address;
