@@ -403,6 +403,35 @@ TEST_CASE("an index records the hash of the block it was built from, and verify 
   forged[forged.size() / 2] = 0x7FFFFFF0u;  // no such type
   const std::span<const uint32_t> forged_span(forged);
   CHECK(f.rec->verify_gc(gc, &forged_span).error().code == ErrorCode::InconsistentData);
+
+  // The same a piece at a time (verify_gc_attested), as `gcsnap verify` reads the index's pieces.
+  const auto pieces_of = [](std::span<const uint32_t> ids, size_t size) {
+    return [ids, size, at = size_t{0}]() mutable -> Result<std::span<const uint32_t>> {
+      const std::span<const uint32_t> piece = ids.subspan(at, std::min(size, ids.size() - at));
+      at += piece.size();
+      return piece;
+    };
+  };
+  REQUIRE(types.size() > 3);
+  const size_t piece = types.size() / 3;
+  CHECK(f.rec->verify_gc_attested(gc, pieces_of(types, piece)).is_ok());
+  CHECK(f.rec->verify_gc_attested(gc, pieces_of(short_by_one, piece)).error().code == ErrorCode::InvalidArgument);
+  CHECK(f.rec->verify_gc_attested(gc, pieces_of(forged_span, piece)).error().code == ErrorCode::InconsistentData);
+  std::vector<uint32_t> longer(types.begin(), types.end());
+  longer.push_back(types[0]);
+  CHECK(f.rec->verify_gc_attested(gc, pieces_of(longer, piece)).error().code == ErrorCode::InvalidArgument);
+  // The source's own error is told as is.
+  int calls = 0;
+  const Status failed = f.rec->verify_gc_attested(gc, [&]() -> Result<std::span<const uint32_t>> {
+    if (calls++ == 0) return types.first(piece);
+    return make_error(ErrorCode::ChecksumMismatch, "piece");
+  });
+  CHECK(failed.error().code == ErrorCode::ChecksumMismatch);
+  // Its mapped pages given back, the block reads again from the file.
+  f.rec->release_block_pages(gc);
+  f.rec->release_block_pages(f.rec->gcs().size());  // no such GC: nothing
+  CHECK(f.rec->verify_gc(gc).is_ok());
+  CHECK(*f.rec->block_hash(gc) == *now);
 }
 
 TEST_CASE("the type ids can be read alone, with the roots") {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -238,6 +239,18 @@ class Recording {
   /// block hash matches block_hash()): the object sections are then not decoded again, and the
   /// given type ids are checked against the declared types instead.
   Status verify_gc(size_t gc_pos, const std::span<const uint32_t>* attested_type_ids = nullptr) const;
+  /// The attested type ids of verify_gc handed over a piece at a time: each call returns the
+  /// next piece (in address order), an empty span after the last, or an error (told as is).
+  using TypeIdPieces = std::function<Result<std::span<const uint32_t>>()>;
+  /// Same as verify_gc with attested type ids, read from NEXT_PIECE a piece at a time, so that
+  /// the check holds one piece, not one id per object (an empty NEXT_PIECE: nothing attested,
+  /// the objects decoded). Errors: as verify_gc, InvalidArgument when the pieces hold another
+  /// count than the GC's objects, and NEXT_PIECE's.
+  Status verify_gc_attested(size_t gc_pos, const TypeIdPieces& next_piece) const;
+  /// Give back the memory of GC_POS's block in the mapped file (a hint: the pages are read
+  /// from the file again if used), so that a pass over every GC does not hold the whole file.
+  /// Does nothing for a recording opened from bytes.
+  void release_block_pages(size_t gc_pos) const noexcept;
   /// XXH3-64 of the GC's whole block as it is in the file. Errors: NotFound (no such GC), Truncated.
   Result<uint64_t> block_hash(size_t gc_pos) const;
 

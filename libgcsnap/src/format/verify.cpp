@@ -1,5 +1,7 @@
 // Recording::verify_gc: decode every section of one GC and check the invariants of
 // format-spec.md §9.3.
+#include <algorithm>
+#include <cstdint>
 #include <new>
 #include <optional>
 #include <span>
@@ -10,22 +12,46 @@
 
 #include "format/chunk_decoder.hpp"
 #include "format/reader_impl.hpp"
+#include "platform/memory_map.hpp"
 
 namespace gcsnap {
 namespace {
 
-Status check_types_known(std::span<const uint32_t> type_ids, const NameTable& names, uint64_t offset) {
-  // A small direct-mapped cache of ids already found: objects of a few thousand types in any
-  // order cost one compare each, not a search of the type table each (verify of 10 M objects
-  // spent ~0.5 s here).
-  constexpr size_t kSlots = 4096;
-  std::vector<uint32_t> known(kSlots, 0);  // 0 is never cached: it is always allowed
-  for (uint32_t id : type_ids) {
-    uint32_t& slot = known[(id ^ (id >> 12)) % kSlots];
-    if (id == 0 || slot == id) continue;
-    if (!names.find_type(id)) return make_error(ErrorCode::InconsistentData, "object of an undeclared type", offset);
-    slot = id;
+// Whether objects' type ids are declared. A small direct-mapped cache of ids already found:
+// objects of a few thousand types in any order cost one compare each, not a search of the type
+// table each (verify of 10 M objects spent ~0.5 s there).
+class TypeCheck {
+ public:
+  TypeCheck(const NameTable& names, uint64_t offset) : names_(names), offset_(offset), known_(kSlots, 0) {}
+  Status check(std::span<const uint32_t> type_ids) {
+    for (uint32_t id : type_ids) {
+      uint32_t& slot = known_[(id ^ (id >> 12)) % kSlots];
+      if (id == 0 || slot == id) continue;  // 0 is never cached: it is always allowed
+      if (!names_.find_type(id)) return make_error(ErrorCode::InconsistentData, "object of an undeclared type", offset_);
+      slot = id;
+    }
+    return {};
   }
+
+ private:
+  static constexpr size_t kSlots = 4096;
+  const NameTable& names_;
+  uint64_t offset_;
+  std::vector<uint32_t> known_;
+};
+
+// Check every attested type id from NEXT_PIECE against TYPES, and their count against COUNT.
+Status check_attested(const Recording::TypeIdPieces& next_piece, TypeCheck& types, uint64_t count) {
+  uint64_t seen = 0;
+  for (;;) {
+    auto piece = next_piece();
+    if (!piece) return piece.error();
+    if (piece->empty()) break;
+    seen += piece->size();
+    if (seen > count) break;
+    GCSNAP_RETURN_IF_ERROR(types.check(*piece));
+  }
+  if (seen != count) return make_error(ErrorCode::InvalidArgument, "attested objects do not match the GC's object count");
   return {};
 }
 
@@ -39,7 +65,32 @@ Result<uint64_t> Recording::block_hash(size_t gc_pos) const {
   return static_cast<uint64_t>(XXH3_64bits(impl_->data.data() + e.block_offset, static_cast<size_t>(e.block_size)));
 }
 
+void Recording::release_block_pages(size_t gc_pos) const noexcept {
+  if (!impl_->map_address || gc_pos >= impl_->gcs.size()) return;
+  const GcEntry& e = impl_->gcs[gc_pos];
+  if (e.block_offset >= impl_->map_length) return;
+  // The whole pages the block touches, within the map (a neighbour's pages read again if used).
+  const uintptr_t page = platform::page_size();
+  const uintptr_t map = reinterpret_cast<uintptr_t>(impl_->map_address);
+  const uintptr_t begin = (map + static_cast<uintptr_t>(e.block_offset)) / page * page;
+  const uint64_t end_offset = std::min<uint64_t>(e.block_offset + e.block_size, impl_->map_length);
+  const uintptr_t end = std::min<uintptr_t>((map + static_cast<uintptr_t>(end_offset) + page - 1) / page * page,
+                                            (map + impl_->map_length + page - 1) / page * page);
+  if (begin < end) platform::release_file_pages(reinterpret_cast<void*>(begin), end - begin);
+}
+
 Status Recording::verify_gc(size_t gc_pos, const std::span<const uint32_t>* attested_type_ids) const {
+  if (!attested_type_ids) return verify_gc_attested(gc_pos, {});
+  bool given = false;
+  return verify_gc_attested(gc_pos, [&]() -> Result<std::span<const uint32_t>> {
+    if (given) return std::span<const uint32_t>();
+    given = true;
+    return *attested_type_ids;
+  });
+}
+
+Status Recording::verify_gc_attested(size_t gc_pos, const TypeIdPieces& next_piece) const {
+  const bool attested = static_cast<bool>(next_piece);
   try {
     GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
     const GcEntry& e = impl_->gcs[gc_pos];
@@ -60,7 +111,7 @@ Status Recording::verify_gc(size_t gc_pos, const std::span<const uint32_t>* atte
       // An attested objects section was decompressed whole when the index was built from these
       // very bytes: its checksum and frame are checked, its payload (the block's largest, ~20 B
       // an object) is not decompressed again, so verify's memory does not grow with the heap.
-      if (attested_type_ids && ref.header.type == static_cast<uint16_t>(format::SectionType::Objects))
+      if (attested && ref.header.type == static_cast<uint16_t>(format::SectionType::Objects))
         GCSNAP_RETURN_IF_ERROR(format::check_section(impl_->data, ref, impl_->limits));
       else
         GCSNAP_RETURN_IF_ERROR(format::load_section(impl_->data, ref, impl_->limits, payload));
@@ -78,18 +129,17 @@ Status Recording::verify_gc(size_t gc_pos, const std::span<const uint32_t>* atte
       // The sections' checksums were checked above; the decode of the objects (the bulk of
       // the work) is what an attestation saves.
       std::optional<ObjectTable> objects;
-      if (!attested_type_ids) {
+      if (!attested) {
         auto read = read_objects(gc_pos, ObjectReadOptions{true});
         if (!read) return read.error();
         objects = std::move(read).value();
-      } else if (attested_type_ids->size() != e.object_count) {
-        return make_error(ErrorCode::InvalidArgument, "attested objects do not match the GC's object count");
       }
       // Type names are cumulative, so only GCs with objects pay for reading all earlier blocks.
       auto names = read_names(gc_pos);
       if (!names) return names.error();
-      GCSNAP_RETURN_IF_ERROR(check_types_known(objects ? std::span<const uint32_t>(objects->type_ids) : *attested_type_ids,
-                                               *names, e.block_offset));
+      TypeCheck types(*names, e.block_offset);
+      if (objects) GCSNAP_RETURN_IF_ERROR(types.check(objects->type_ids));
+      else GCSNAP_RETURN_IF_ERROR(check_attested(next_piece, types, e.object_count));
     } else {
       // The block's own types and methods must still decode.
       auto names = read_block_names(gc_pos);

@@ -10,6 +10,7 @@
 #include "output/cli_error.hpp"
 #include "commands/commands.hpp"
 #include "commands/gc_select.hpp"
+#include "commands/gc_verify.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/analysis_index.hpp"
 #include "gcsnap/reader.hpp"
@@ -22,17 +23,6 @@ struct VerifyOptions {
   std::string file;
   bool no_cache = false;
 };
-
-// A valid analysis index of GC I whose block hash equals the block's hash now: it was built
-// by decoding exactly these bytes, so the objects passed the reader's checks then and need not
-// be decoded again (format-spec.md §12.2, docs/design.md). Never builds an index.
-std::optional<AnalysisIndex> vouching_index(const std::string& file, const Recording& r, size_t i, bool no_cache) {
-  // The type ids are all verify takes from it (the declared-type check).
-  if (no_cache) return std::nullopt;
-  auto index = find_analysis_index(file, r, i, kIndexTypeIds);
-  if (!index || !index_vouches_for_block(*index, r, i)) return std::nullopt;
-  return index;
-}
 
 // Exit kExitProblems when the file opens but is not sound; kExitBadInput when it cannot be opened.
 void run_verify(const VerifyOptions& o) {
@@ -58,9 +48,8 @@ void run_verify(const VerifyOptions& o) {
       break;
   }
   for (size_t i = 0; i < r.gcs().size(); ++i) {
-    const auto index = vouching_index(o.file, r, i, o.no_cache);
-    const std::span<const uint32_t> type_ids = index ? index->graph.type_ids() : std::span<const uint32_t>();
-    Status s = r.verify_gc(i, index ? &type_ids : nullptr);
+    // An index that vouches for the block spares the decode of its objects (gc_verify.hpp).
+    Status s = verify_recording_gc(o.file, r, i, o.no_cache);
     if (!s.is_ok()) problem(describe_error(fmt::format("{}: GC {}", o.file, r.gcs()[i].info.gc_number), s.error()));
   }
   fmt::print("{}: {} GCs checked, {} bytes, ends {}: {}\n", o.file, r.gcs().size(), r.file_size(),

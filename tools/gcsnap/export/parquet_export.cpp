@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "commands/gc_select.hpp"
+#include "commands/gc_verify.hpp"
 #include "commands/heap_load.hpp"
 #include "commands/leak_load.hpp"
 #include "export/parquet_streamed.hpp"
@@ -46,13 +47,7 @@ void verify_or_fail(const std::string& file, bool no_cache) {
   if (rec->end() != FileEnd::Complete)
     nothing(fmt::format("the recording ends {} after {} complete GCs", file_end_name(rec->end()), rec->gcs().size()));
   for (size_t i = 0; i < rec->gcs().size(); ++i) {
-    std::optional<AnalysisIndex> index;
-    if (!no_cache && rec->gcs()[i].has_heap_walk()) {
-      index = find_analysis_index(file, *rec, i, kIndexTypeIds);
-      if (index && !index_vouches_for_block(*index, *rec, i)) index.reset();
-    }
-    const std::span<const uint32_t> type_ids = index ? index->graph.type_ids() : std::span<const uint32_t>();
-    Status s = rec->verify_gc(i, index ? &type_ids : nullptr);
+    Status s = verify_recording_gc(file, *rec, i, no_cache);
     if (!s.is_ok()) nothing(describe_error(fmt::format("GC {}", rec->gcs()[i].info.gc_number), s.error()));
   }
 }
@@ -126,6 +121,7 @@ void export_one(const ParquetExportOptions& opt, const std::string& file, const 
     ++walks;
     if (opt.no_cache || !add_walk_from_index(file, *rec, i, tables, lineage))
       add_walk_decoded(file, *rec, i, tables, lineage);
+    rec->release_block_pages(i);  // the recording's pages do not pile up walk after walk
   }
   // The suspects of this recording alone, with `gcsnap leaks`'s default options.
   if (walks && tables.has_table(kTableSuspects)) tables.add_suspects(load_leaks({file}, LeakOptions{})->report);

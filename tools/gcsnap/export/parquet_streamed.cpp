@@ -2,7 +2,8 @@
 // columns that follow node order (addresses, sizes, types, generations, dominators, retained
 // sizes; offsets, targets, slots) are read in order one piece after another; the addresses of
 // dominators and targets, which point anywhere, are looked up a batch at a time in node
-// order, so that each piece of the addresses is decoded at most once per batch.
+// order: from every address packed in about 2 bytes an object (PackedAddresses), or failing
+// that a batch at a time from the pieces, each piece decoded at most once per batch.
 #include "export/parquet_streamed.hpp"
 
 #include <algorithm>
@@ -75,15 +76,15 @@ class Column {
 // Set OUT[i] to the address of node NODES[i] (every node < the node count), decoding the
 // pieces of the addresses in order, each once: the rows are bucketed by piece (a counting sort,
 // cheaper than sorting them by node), and a piece is decoded when its bucket is not empty.
-// With KNOWN (every node's address, when the caller holds them anyway) no piece is decoded.
+// With KNOWN (every node's address, packed) no piece is decoded.
 class AddressLookup {
  public:
-  AddressLookup(const std::string& file, IndexStream& s, std::span<const uint64_t> known)
-      : file_(file), s_(s), known_(known.size() == s.counts().nodes ? known : std::span<const uint64_t>()) {}
+  AddressLookup(const std::string& file, IndexStream& s, const PackedAddresses& known)
+      : file_(file), s_(s), known_(known.size() == s.counts().nodes ? &known : nullptr) {}
   void find(const std::vector<NodeIndex>& nodes, std::vector<uint64_t>& out) {
-    if (!known_.empty()) {
+    if (known_) {
       out.resize(nodes.size());
-      for (size_t i = 0; i < nodes.size(); ++i) out[i] = known_[nodes[i]];
+      for (size_t i = 0; i < nodes.size(); ++i) out[i] = (*known_)[nodes[i]];
       return;
     }
     constexpr size_t kPerPiece = kIndexPieceBytes / sizeof(uint64_t);
@@ -114,7 +115,7 @@ class AddressLookup {
  private:
   const std::string& file_;
   IndexStream& s_;
-  std::span<const uint64_t> known_;
+  const PackedAddresses* known_;
   std::vector<size_t> start_, fill_;  // per piece: where its rows begin in rows_
   std::vector<uint32_t> rows_;
   std::vector<std::byte> buffer_;
@@ -142,16 +143,29 @@ void add_index_lineage(const std::string& file, const std::string& path, const I
   if (!status.is_ok()) fail_on(file, status.error());
 }
 
-std::vector<uint64_t> read_index_addresses(const std::string& file, const std::string& path, const IndexIdentity& id) {
+PackedAddresses read_index_addresses(const std::string& file, const std::string& path, const IndexIdentity& id) {
   auto s = open_stream(file, path, id);
-  Column<uint64_t> address(file, *s, IndexArray::Addresses);
-  std::vector<uint64_t> addresses(static_cast<size_t>(s->counts().nodes));
-  for (uint64_t& a : addresses) a = address.next();
+  const uint64_t n = s->counts().nodes;
+  PackedAddresses addresses;
+  for (;;) {
+    auto piece = s->next_piece(IndexArray::Addresses);
+    if (!piece) fail_reading(file, piece.error());
+    if (piece->empty()) break;
+    if (piece->size() % sizeof(uint64_t) != 0 || addresses.size() + piece->size() / sizeof(uint64_t) > n)
+      fail_damaged(file, "another address count than the header's");
+    for (size_t at = 0; at < piece->size(); at += sizeof(uint64_t)) {
+      uint64_t a;
+      std::memcpy(&a, piece->data() + at, sizeof a);
+      addresses.push_back(a);
+    }
+  }
+  if (addresses.size() != n) fail_damaged(file, "another address count than the header's");
+  addresses.finish();
   return addresses;
 }
 
 void write_index_objects(const std::string& file, const std::string& path, const IndexIdentity& id,
-                         const GcHeap& heap, int64_t gc, std::span<const uint64_t> addresses,
+                         const GcHeap& heap, int64_t gc, const PackedAddresses& addresses,
                          const ObjectLineage& lineage, parquet::ParquetWriter& w) {
   auto s = open_stream(file, path, id);
   const size_t n = static_cast<size_t>(s->counts().nodes);
@@ -225,7 +239,7 @@ bool is_dependent_edge(const NodeEdges& e, size_t j) {
 }  // namespace
 
 void write_index_references(const std::string& file, const std::string& path, const IndexIdentity& id,
-                            const GcHeap& heap, int64_t gc, std::span<const uint64_t> addresses,
+                            const GcHeap& heap, int64_t gc, const PackedAddresses& addresses,
                             parquet::ParquetWriter& w) {
   auto s = open_stream(file, path, id);
   const IndexCounts c = s->counts();

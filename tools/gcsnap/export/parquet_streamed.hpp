@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "export/object_lineage.hpp"
+#include "export/packed_addresses.hpp"
 #include "export/parquet/parquet_writer.hpp"
 #include "gcsnap/gc_heap.hpp"
 #include "gcsnap/index_stream.hpp"
@@ -20,23 +21,24 @@ namespace gcsnap::cli {
 void add_index_lineage(const std::string& file, const std::string& path, const IndexIdentity& id,
                        const Recording& rec, size_t gc_pos, ObjectLineage& lineage);
 
-/// Read every object's address from the index at PATH, for the dominators' and targets'
-/// addresses (8 bytes an object: looking them up in the pieces instead decodes every piece once
-/// per batch of rows, a cost that grows with the square of the heap). Throws CliError naming FILE.
-std::vector<uint64_t> read_index_addresses(const std::string& file, const std::string& path, const IndexIdentity& id);
+/// Read every object's address from the index at PATH piece by piece, packed (about 2 bytes an
+/// object), for the dominators' and targets' addresses: looking them up in the pieces instead
+/// decodes every piece once per batch of rows, a cost that grows with the square of the heap.
+/// Throws CliError naming FILE.
+PackedAddresses read_index_addresses(const std::string& file, const std::string& path, const IndexIdentity& id);
 
 /// Write the objects table's rows of walk GC from the index at PATH: the type names from
 /// HEAP's names, the dominators' addresses from ADDRESSES (every object's), the identity from
 /// LINEAGE (this walk's). Throws CliError naming FILE.
 void write_index_objects(const std::string& file, const std::string& path, const IndexIdentity& id,
-                         const GcHeap& heap, int64_t gc, std::span<const uint64_t> addresses,
+                         const GcHeap& heap, int64_t gc, const PackedAddresses& addresses,
                          const ObjectLineage& lineage, parquet::ParquetWriter& w);
 
 /// Write the references table's rows of walk GC from the index at PATH: the field names from
 /// HEAP's names and statics; the targets' addresses from ADDRESSES when it holds every object's
 /// (else from the index's pieces). Throws CliError naming FILE.
 void write_index_references(const std::string& file, const std::string& path, const IndexIdentity& id,
-                            const GcHeap& heap, int64_t gc, std::span<const uint64_t> addresses,
+                            const GcHeap& heap, int64_t gc, const PackedAddresses& addresses,
                             parquet::ParquetWriter& w);
 
 }  // namespace gcsnap::cli

@@ -110,7 +110,7 @@ void RecordingTables::add_heap(LoadedHeap& heap, const ObjectLineage& lineage) {
 void RecordingTables::add_indexed_heap(const std::string& file, GcHeap& heap, int64_t gc,
                                        const std::string& index_path, const IndexIdentity& id,
                                        const ObjectLineage& lineage) {
-  std::vector<uint64_t> addresses;
+  PackedAddresses addresses;
   if (files_[kTableObjects].writer || files_[kTableReferences].writer)
     addresses = read_index_addresses(file, index_path, id);
   if (files_[kTableObjects].writer)

@@ -69,6 +69,10 @@ void discard_pages(void* address, size_t length) noexcept {
   (void)length;
 }
 
+// VirtualUnlock on pages that are not locked takes them out of the working set (it then
+// reports ERROR_NOT_LOCKED, which is expected).
+void release_file_pages(void* address, size_t length) noexcept { (void)VirtualUnlock(address, length); }
+
 // Windows commits on first touch; faulting ahead is left to that.
 void prefault_for_write(void* address, size_t length) noexcept {
   (void)address;
