@@ -234,14 +234,12 @@ Result<IndexedObject> IndexPieces::object(NodeIndex v) {
   return o;
 }
 
-Result<std::vector<unsigned char>> IndexPieces::whole_array(size_t which) {
-  const uint64_t total = facts_.place.bytes[which];
+Status IndexPieces::decode_whole(size_t which, std::span<unsigned char> out) {
   auto& frames = frames_[which];
   if (!frames) {
-    frames = split_frames(facts_.coded[which], total);
+    frames = split_frames(facts_.coded[which], facts_.place.bytes[which]);
     if (!frames) return damaged(ErrorCode::CorruptSection, "analysis index array frames do not match its length");
   }
-  std::vector<unsigned char> out(static_cast<size_t>(total));
   for (size_t f = 0; f < frames->size(); ++f) {
     const size_t from = f * kFrameBytes;
     const std::span<unsigned char> piece(out.data() + from, std::min(kFrameBytes, out.size() - from));
@@ -251,6 +249,25 @@ Result<std::vector<unsigned char>> IndexPieces::whole_array(size_t which) {
   }
   if (XXH3_64bits(out.data(), out.size()) != facts_.hashes[which])
     return damaged(ErrorCode::ChecksumMismatch, "analysis index array checksum");
+  return Status();
+}
+
+Result<std::vector<unsigned char>> IndexPieces::whole_array(size_t which) {
+  std::vector<unsigned char> out(static_cast<size_t>(facts_.place.bytes[which]));
+  if (Status s = decode_whole(which, out); !s.is_ok()) return s.error();
+  return out;
+}
+
+Result<std::vector<uint32_t>> IndexPieces::whole_u32(size_t which) {
+  if (which >= L::kArrayCount || width(which) != 4)
+    return damaged(ErrorCode::InvalidArgument, "analysis index array is not of 32-bit values");
+  const uint64_t total = facts_.place.bytes[which];
+  if (total % 4 != 0) return damaged(ErrorCode::CorruptSection, "analysis index array length");
+  std::vector<uint32_t> out(static_cast<size_t>(total / 4));
+  // Decoded in place (indexes are read on little-endian hosts only, index_layout.hpp).
+  const std::span<unsigned char> bytes(reinterpret_cast<unsigned char*>(out.data()), out.size() * 4);
+  if (Status s = decode_whole(which, bytes); !s.is_ok()) return s.error();
+  if (Status s = check_piece(which, 0, bytes); !s.is_ok()) return s.error();
   return out;
 }
 

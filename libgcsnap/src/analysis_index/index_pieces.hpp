@@ -79,6 +79,9 @@ class IndexPieces {
 
   /// Array WHICH decoded whole, its checksum (§12.2) checked. Errors: element's, ChecksumMismatch.
   [[nodiscard]] Result<std::vector<unsigned char>> whole_array(size_t which);
+  /// Array WHICH (of 4-byte values) decoded whole into values, checked as whole_array checks it
+  /// and by the rules element's pieces are checked by. Errors: whole_array's, InvalidArgument.
+  [[nodiscard]] Result<std::vector<uint32_t>> whole_u32(size_t which);
 
   /// Return the first and one-past-last edge of node V (< n) in the forward (FORWARD) or reverse
   /// CSR: one piece of the offsets, checked to be ordered and at most m. Errors: element's.
@@ -105,6 +108,7 @@ class IndexPieces {
     std::vector<unsigned char> bytes;
   };
   [[nodiscard]] Result<std::span<const unsigned char>> piece(size_t which, size_t index);
+  [[nodiscard]] Status decode_whole(size_t which, std::span<unsigned char> out);
   [[nodiscard]] Status check_piece(size_t which, size_t index, std::span<const unsigned char> bytes) const;
   [[nodiscard]] Result<uint64_t> first_address(size_t piece_index);
   size_t width(size_t which) const noexcept;

@@ -1,10 +1,11 @@
 // The objects that retain the most, from an analysis index read a piece at a time (PointIndex,
-// format-spec.md §12.4 item 7): a pass over the retained sizes, immediate dominators and type
-// ids in node order with a bounded top-N, then the rows' columns by point reads. The same rows
-// as top_retainer_chains and DominatorTree::top_retainers over the index read whole.
+// format-spec.md §12.4 item 7): a pass over the retained sizes in node order with a bounded
+// top-N, then the rows' columns by point reads. The same rows as top_retainer_chains and
+// DominatorTree::top_retainers over the index read whole. Unfolded, the immediate dominators
+// and type ids pass by a piece at a time too; folded, they are held whole, as a chain's steps
+// go anywhere in the arrays.
 #include <algorithm>
 #include <new>
-#include <unordered_map>
 #include <utility>
 
 #include "analysis_index/index_pieces.hpp"
@@ -59,121 +60,103 @@ using Ranked = std::pair<uint64_t, NodeIndex>;  // (retained size, node)
 
 bool larger(const Ranked& a, const Ranked& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; }
 
-// Whether V (of type TYPE, immediate dominator D) folds into D: both of one type.
-Result<bool> folds(detail::IndexPieces& ix, uint64_t type, uint64_t d) {
-  if (d == kVirtualRoot || d == kNoNode) return false;
-  auto td = ix.element(L::kTypeIds, d);
-  if (!td) return td.error();
-  return *td == type;
+// Offer X to HEADS, the N largest so far (a heap whose front is the smallest kept).
+void offer(std::vector<Ranked>& heads, size_t n, const Ranked& x) {
+  if (heads.size() < n) {
+    heads.push_back(x);
+    std::push_heap(heads.begin(), heads.end(), larger);
+  } else if (larger(x, heads.front())) {
+    std::pop_heap(heads.begin(), heads.end(), larger);
+    heads.back() = x;
+    std::push_heap(heads.begin(), heads.end(), larger);
+  }
 }
 
-// The N largest heads (FOLD: nodes that do not fold into their dominator) of TYPES, largest first.
-Result<std::vector<Ranked>> largest_heads(detail::IndexPieces& ix, size_t n, std::span<const uint32_t> types, bool fold) {
+// The N largest objects of TYPES, largest first (--no-fold: every object is a row).
+Result<std::vector<Ranked>> largest_objects(detail::IndexPieces& ix, size_t n, std::span<const uint32_t> types) {
   InOrder retained(ix, L::kRetained), idom(ix, L::kIdom), type(ix, L::kTypeIds);
-  std::vector<Ranked> heads;  // a heap whose front is the smallest kept
+  std::vector<Ranked> heads;
   for (uint64_t v = 0; v < ix.nodes(); ++v) {
     uint64_t d = 0, r = 0, t = 0;
     if (!idom.get(v, d)) return idom.error();
     if (d == kNoNode) continue;
     if (!retained.get(v, r)) return retained.error();
     const Ranked x{r, static_cast<NodeIndex>(v)};
-    // Smaller than the smallest of N kept: no result, whatever it folds into.
     if (heads.size() == n && !larger(x, heads.front())) continue;
     if (!type.get(v, t)) return type.error();
-    if (fold) {
-      auto f = folds(ix, t, d);
-      if (!f) return f.error();
-      if (*f) continue;
-    }
     if (!types.empty() && !std::binary_search(types.begin(), types.end(), static_cast<uint32_t>(t))) continue;
-    if (heads.size() < n) {
-      heads.push_back(x);
-      std::push_heap(heads.begin(), heads.end(), larger);
-    } else {
-      std::pop_heap(heads.begin(), heads.end(), larger);
-      heads.back() = x;
-      std::push_heap(heads.begin(), heads.end(), larger);
-    }
+    offer(heads, n, x);
+  }
+  std::sort(heads.begin(), heads.end(), larger);
+  return heads;
+}
+
+// The type ids and immediate dominators held whole (4 B per object each): whether an object
+// folds into its dominator (both of one type), and where a chain's head is, are then read from
+// memory, never from a piece anywhere in an array.
+struct ChainColumns {
+  std::vector<uint32_t> type, idom;
+};
+
+// The N largest heads (objects that do not fold into their dominator) of TYPES, largest first:
+// the retained sizes pass by a piece at a time in node order.
+Result<std::vector<Ranked>> largest_heads(detail::IndexPieces& ix, const ChainColumns& c, size_t n,
+                                          std::span<const uint32_t> types) {
+  InOrder retained(ix, L::kRetained);
+  std::vector<Ranked> heads;
+  const uint64_t nodes = c.idom.size();
+  for (uint64_t v = 0; v < nodes; ++v) {
+    const uint32_t d = c.idom[v];
+    if (d == kNoNode) continue;
+    uint64_t r = 0;
+    if (!retained.get(v, r)) return retained.error();
+    const Ranked x{r, static_cast<NodeIndex>(v)};
+    // Smaller than the smallest of N kept: no result, whatever it folds into.
+    if (heads.size() == n && !larger(x, heads.front())) continue;
+    const uint32_t t = c.type[v];
+    if (d < nodes && c.type[d] == t) continue;  // folds (d: a node, not the roots)
+    if (!types.empty() && !std::binary_search(types.begin(), types.end(), t)) continue;
+    offer(heads, n, x);
   }
   std::sort(heads.begin(), heads.end(), larger);
   return heads;
 }
 
 // How many objects each head's chain holds (top_retainer_chains): every reachable object of a
-// head's type walks up the dominators while they fold; the folded objects met are remembered.
-Result<std::vector<uint64_t>> chain_lengths(detail::IndexPieces& ix, const std::vector<Ranked>& heads) {
+// head's type walks up the dominators while they fold, to its head, and the dominator of each
+// object walked over is then set to that head (path compression: it still folds into an object
+// of its type, of the same chain), so that each object is walked over about once. Changes IDOM.
+Result<std::vector<uint64_t>> chain_lengths(ChainColumns& c, const std::vector<Ranked>& heads) {
+  const std::vector<uint32_t>& type = c.type;
+  std::vector<uint32_t>& idom = c.idom;
+  const uint64_t nodes = idom.size();
   std::vector<uint32_t> kept_types;
-  for (const Ranked& h : heads) {
-    auto t = ix.element(L::kTypeIds, h.second);
-    if (!t) return t.error();
-    kept_types.push_back(static_cast<uint32_t>(*t));
-  }
+  for (const Ranked& h : heads) kept_types.push_back(type[h.second]);
   std::sort(kept_types.begin(), kept_types.end());
   kept_types.erase(std::unique(kept_types.begin(), kept_types.end()), kept_types.end());
+  // A first look by the low 16 bits of the type id: most objects are of no kept type.
+  std::vector<uint64_t> maybe(1024, 0);
+  for (uint32_t t : kept_types) maybe[(t & 0xFFFF) >> 6] |= uint64_t{1} << (t & 63);
   std::vector<NodeIndex> by_node;
   for (const Ranked& h : heads) by_node.push_back(h.second);
   std::sort(by_node.begin(), by_node.end());
   std::vector<uint64_t> count(by_node.size(), 0);
-  // Which kept type each object has (kNone: none; kOther: one past the first 254), then which
-  // objects fold: two passes in node order, so that neither needs a read of a dominator's type
-  // (a piece anywhere in the array) but for the 255th kept type on.
-  constexpr uint8_t kNone = 0, kOther = 255;
-  std::vector<uint8_t> kept(static_cast<size_t>(ix.nodes()), kNone);
-  {
-    InOrder type(ix, L::kTypeIds);
-    for (uint64_t v = 0; v < ix.nodes(); ++v) {
-      uint64_t t = 0;
-      if (!type.get(v, t)) return type.error();
-      const auto it = std::lower_bound(kept_types.begin(), kept_types.end(), static_cast<uint32_t>(t));
-      if (it == kept_types.end() || *it != t) continue;
-      kept[v] = static_cast<uint8_t>(std::min<size_t>(static_cast<size_t>(it - kept_types.begin()) + 1, kOther));
+  for (uint64_t v = 0; v < nodes; ++v) {
+    if (idom[v] == kNoNode) continue;
+    const uint32_t t = type[v];
+    if (((maybe[(t & 0xFFFF) >> 6] >> (t & 63)) & 1) == 0) continue;
+    if (!std::binary_search(kept_types.begin(), kept_types.end(), t)) continue;
+    uint64_t h = v, steps = 0;
+    for (uint32_t up = idom[h]; up < nodes && type[up] == t; up = idom[h]) {
+      h = up;
+      if (++steps > nodes) return make_error(ErrorCode::CorruptSection, "analysis index dominators form a cycle");
     }
-  }
-  std::vector<bool> folded(static_cast<size_t>(ix.nodes()), false);
-  {
-    InOrder idom(ix, L::kIdom);
-    for (uint64_t v = 0; v < ix.nodes(); ++v) {
-      uint64_t d = 0;
-      if (!idom.get(v, d)) return idom.error();
-      if (kept[v] == kNone || d == kVirtualRoot || d == kNoNode || kept[d] != kept[v]) continue;
-      if (kept[v] == kOther) {
-        auto tv = ix.element(L::kTypeIds, v);
-        if (!tv) return tv.error();
-        auto f = folds(ix, *tv, d);
-        if (!f) return f.error();
-        if (!*f) continue;
-      }
-      folded[v] = true;
+    for (uint64_t w = v; w != h;) {
+      const uint32_t next = idom[w];
+      idom[w] = static_cast<uint32_t>(h);
+      w = next;
     }
-  }
-  std::unordered_map<NodeIndex, NodeIndex> head_of;  // folded objects met so far -> their head
-  std::vector<NodeIndex> path;
-  InOrder idom(ix, L::kIdom);
-  for (uint64_t v = 0; v < ix.nodes(); ++v) {
-    uint64_t d = 0;
-    if (!idom.get(v, d)) return idom.error();
-    if (d == kNoNode || kept[v] == kNone) continue;
-    NodeIndex u = static_cast<NodeIndex>(v), h = kNoNode;
-    uint64_t du = d;
-    path.clear();
-    while (true) {
-      if (auto it = head_of.find(u); it != head_of.end()) {
-        h = it->second;
-        break;
-      }
-      if (!folded[u]) {
-        h = u;
-        break;
-      }
-      if (path.size() >= ix.nodes()) return make_error(ErrorCode::CorruptSection, "analysis index dominators form a cycle");
-      path.push_back(u);
-      u = static_cast<NodeIndex>(du);
-      auto next = ix.element(L::kIdom, u);
-      if (!next) return next.error();
-      du = *next;
-    }
-    for (NodeIndex w : path) head_of.emplace(w, h);
-    const auto it = std::lower_bound(by_node.begin(), by_node.end(), h);
+    const auto it = std::lower_bound(by_node.begin(), by_node.end(), static_cast<NodeIndex>(h));
     if (it != by_node.end() && *it == h) ++count[static_cast<size_t>(it - by_node.begin())];
   }
   std::vector<uint64_t> out;
@@ -182,19 +165,25 @@ Result<std::vector<uint64_t>> chain_lengths(detail::IndexPieces& ix, const std::
   return out;
 }
 
-// HEAD's row: its columns, depth and immediate dominator (DominatorTree::depth's bounded walk).
-Result<IndexedRetainer> retainer_row(detail::IndexPieces& ix, const Ranked& head, uint64_t chain) {
+// HEAD's row: its columns, depth and immediate dominator (DominatorTree::depth's bounded walk),
+// the dominators read from IDOM when it is given (held whole), else from pieces.
+Result<IndexedRetainer> retainer_row(detail::IndexPieces& ix, const Ranked& head, uint64_t chain,
+                                     std::span<const uint32_t> idom) {
+  auto dominator_of = [&](uint64_t x) -> Result<uint64_t> {
+    if (!idom.empty()) return uint64_t{idom[x]};
+    return ix.element(L::kIdom, x);
+  };
   IndexedRetainer row;
   auto o = ix.object(head.second);
   if (!o) return o.error();
   row.object = *o;
   row.chain = chain;
   row.retained = head.first;
-  auto d = ix.element(L::kIdom, head.second);
+  auto d = dominator_of(head.second);
   if (!d) return d.error();
   for (uint64_t x = *d; x != kVirtualRoot && x != kNoNode && x < ix.nodes() && row.depth < ix.nodes();) {
     ++row.depth;
-    auto up = ix.element(L::kIdom, x);
+    auto up = dominator_of(x);
     if (!up) return up.error();
     x = *up;
   }
@@ -206,6 +195,31 @@ Result<IndexedRetainer> retainer_row(detail::IndexPieces& ix, const Ranked& head
   return row;
 }
 
+// The folded rows: heads ranked, their rows read (before chain_lengths changes the dominators),
+// then the chains counted.
+Result<std::vector<IndexedRetainer>> folded_rows(detail::IndexPieces& ix, size_t n, std::span<const uint32_t> types) {
+  ChainColumns c;
+  auto type = ix.whole_u32(L::kTypeIds);
+  if (!type) return type.error();
+  c.type = std::move(type).value();
+  auto idom = ix.whole_u32(L::kIdom);
+  if (!idom) return idom.error();
+  c.idom = std::move(idom).value();
+  if (c.type.size() != c.idom.size()) return make_error(ErrorCode::CorruptSection, "analysis index array length");
+  auto heads = largest_heads(ix, c, n, types);
+  if (!heads) return heads.error();
+  std::vector<IndexedRetainer> rows;
+  for (const Ranked& h : *heads) {
+    auto row = retainer_row(ix, h, 1, c.idom);
+    if (!row) return row.error();
+    rows.push_back(*row);
+  }
+  auto lengths = chain_lengths(c, *heads);
+  if (!lengths) return lengths.error();
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].chain = (*lengths)[i];
+  return rows;
+}
+
 }  // namespace
 
 uint64_t PointIndex::reachable_count() const noexcept { return pieces_->facts().counts.preorder; }
@@ -215,17 +229,12 @@ uint64_t PointIndex::unreachable_bytes() const noexcept { return pieces_->facts(
 Result<std::vector<IndexedRetainer>> PointIndex::top_retainers(size_t n, std::span<const uint32_t> types, bool fold) try {
   if (n == 0) return make_error(ErrorCode::InvalidArgument, "top_retainers needs a count");
   detail::IndexPieces& ix = *pieces_;
-  auto heads = largest_heads(ix, n, types, fold);
+  if (fold) return folded_rows(ix, n, types);
+  auto heads = largest_objects(ix, n, types);
   if (!heads) return heads.error();
-  std::vector<uint64_t> chains(heads->size(), 1);
-  if (fold) {
-    auto lengths = chain_lengths(ix, *heads);
-    if (!lengths) return lengths.error();
-    chains = std::move(lengths).value();
-  }
   std::vector<IndexedRetainer> rows;
-  for (size_t i = 0; i < heads->size(); ++i) {
-    auto row = retainer_row(ix, (*heads)[i], chains[i]);
+  for (const Ranked& h : *heads) {
+    auto row = retainer_row(ix, h, 1, {});
     if (!row) return row.error();
     rows.push_back(*row);
   }
