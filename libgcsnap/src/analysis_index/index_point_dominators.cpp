@@ -5,7 +5,12 @@
 // and type ids pass by a piece at a time too; folded, they are held whole, as a chain's steps
 // go anywhere in the arrays.
 #include <algorithm>
+#include <bit>
+#include <memory>
+#include <functional>
 #include <new>
+#include <system_error>
+#include <thread>
 #include <utility>
 
 #include "analysis_index/index_pieces.hpp"
@@ -95,17 +100,33 @@ Result<std::vector<Ranked>> largest_objects(detail::IndexPieces& ix, size_t n, s
 // folds into its dominator (both of one type), and where a chain's head is, are then read from
 // memory, never from a piece anywhere in an array.
 struct ChainColumns {
-  std::vector<uint32_t> type, idom;
+  std::unique_ptr<uint32_t[]> type_values, idom_values;  // not zeroed: every element is decoded
+  std::span<uint32_t> type, idom;
+  std::vector<uint64_t> kept, folds;  // bit V: reachable V of a kept type; and it folds
 };
 
-// The N largest heads (objects that do not fold into their dominator) of TYPES, largest first:
-// the retained sizes pass by a piece at a time in node order.
-Result<std::vector<Ranked>> largest_heads(detail::IndexPieces& ix, const ChainColumns& c, size_t n,
-                                          std::span<const uint32_t> types) {
+bool has_bit(const std::vector<uint64_t>& bits, uint64_t v) { return ((bits[v >> 6] >> (v & 63)) & 1) != 0; }
+
+// Run FIRST on a second thread, if one can be had, while SECOND runs on this one. Neither throws.
+template <typename First, typename Second>
+void run_both(First& first, Second& second) {
+  std::thread helper;
+  try {
+    helper = std::thread(std::ref(first));
+  } catch (const std::system_error&) {
+  }
+  second();
+  if (helper.joinable()) helper.join();
+  else first();
+}
+
+// Nodes [FROM, TO): the N largest heads (nodes that do not fold into their dominator) of TYPES
+// into HEADS. The retained sizes pass by a piece at a time in node order.
+Status rank_heads(detail::IndexPieces& ix, const ChainColumns& c, uint64_t from, uint64_t to, size_t n,
+                  std::span<const uint32_t> types, std::vector<Ranked>& heads) try {
   InOrder retained(ix, L::kRetained);
-  std::vector<Ranked> heads;
   const uint64_t nodes = c.idom.size();
-  for (uint64_t v = 0; v < nodes; ++v) {
+  for (uint64_t v = from; v < to; ++v) {
     const uint32_t d = c.idom[v];
     if (d == kNoNode) continue;
     uint64_t r = 0;
@@ -118,51 +139,93 @@ Result<std::vector<Ranked>> largest_heads(detail::IndexPieces& ix, const ChainCo
     if (!types.empty() && !std::binary_search(types.begin(), types.end(), t)) continue;
     offer(heads, n, x);
   }
-  std::sort(heads.begin(), heads.end(), larger);
-  return heads;
+  return Status();
+} catch (const std::bad_alloc&) {
+  return out_of_memory();
+}
+
+// The N largest heads of TYPES, largest first: the nodes in two halves on two threads (split at
+// a piece of the retained sizes, so that no piece is decoded twice).
+Result<std::vector<Ranked>> largest_heads(detail::IndexPieces& ix, const ChainColumns& c, size_t n,
+                                          std::span<const uint32_t> types) try {
+  const uint64_t nodes = c.idom.size();
+  if (Status s = ix.locate(L::kRetained); !s.is_ok()) return s.error();
+  constexpr uint64_t kPerPiece = detail::kFrameBytes / 8;
+  const uint64_t mid = std::min(nodes, (nodes / 2 + kPerPiece / 2) / kPerPiece * kPerPiece);
+  std::vector<Ranked> low, high;
+  Status low_status, high_status;
+  auto first = [&] { high_status = rank_heads(ix, c, mid, nodes, n, types, high); };
+  auto second = [&] { low_status = rank_heads(ix, c, 0, mid, n, types, low); };
+  run_both(first, second);
+  if (!low_status.is_ok()) return low_status.error();
+  if (!high_status.is_ok()) return high_status.error();
+  low.insert(low.end(), high.begin(), high.end());
+  std::sort(low.begin(), low.end(), larger);
+  if (low.size() > n) low.resize(n);
+  return low;
+} catch (const std::bad_alloc&) {
+  return out_of_memory();
+}
+
+// Nodes [FROM, TO) (FROM a multiple of 64): the bits of C.kept and C.folds. A dominator's type
+// is read at random, as loads independent of each other that the processor overlaps.
+void mark_kept(ChainColumns& c, uint64_t from, uint64_t to, const std::vector<uint32_t>& kept_types,
+               const std::vector<uint64_t>& maybe) {
+  const uint64_t nodes = c.idom.size();
+  for (uint64_t v = from; v < to; ++v) {
+    const uint32_t d = c.idom[v], t = c.type[v];
+    if (d == kNoNode || !has_bit(maybe, t & 0xFFFF)) continue;
+    if (!std::binary_search(kept_types.begin(), kept_types.end(), t)) continue;
+    c.kept[v >> 6] |= uint64_t{1} << (v & 63);
+    if (d < nodes && c.type[d] == t) c.folds[v >> 6] |= uint64_t{1} << (v & 63);  // d: a node, not the roots
+  }
 }
 
 // How many objects each head's chain holds (top_retainer_chains): every reachable object of a
-// head's type walks up the dominators while they fold, to its head, and the dominator of each
-// object walked over is then set to that head (path compression: it still folds into an object
-// of its type, of the same chain), so that each object is walked over about once. Changes IDOM.
-Result<std::vector<uint64_t>> chain_lengths(ChainColumns& c, const std::vector<Ranked>& heads) {
-  const std::vector<uint32_t>& type = c.type;
-  std::vector<uint32_t>& idom = c.idom;
-  const uint64_t nodes = idom.size();
+// head's type (marked on two threads) walks up the dominators while they fold, to its head, and
+// the dominator of each object walked over is then set to that head (path compression: it still
+// folds into an object of its type, of the same chain), so that each is walked over about once.
+// Changes C.idom.
+Result<std::vector<uint64_t>> chain_lengths(ChainColumns& c, const std::vector<Ranked>& heads) try {
+  const uint64_t nodes = c.idom.size();
   std::vector<uint32_t> kept_types;
-  for (const Ranked& h : heads) kept_types.push_back(type[h.second]);
+  for (const Ranked& h : heads) kept_types.push_back(c.type[h.second]);
   std::sort(kept_types.begin(), kept_types.end());
   kept_types.erase(std::unique(kept_types.begin(), kept_types.end()), kept_types.end());
   // A first look by the low 16 bits of the type id: most objects are of no kept type.
   std::vector<uint64_t> maybe(1024, 0);
   for (uint32_t t : kept_types) maybe[(t & 0xFFFF) >> 6] |= uint64_t{1} << (t & 63);
+  c.kept.assign(static_cast<size_t>((nodes + 63) / 64), 0);
+  c.folds.assign(c.kept.size(), 0);
+  const uint64_t mid = nodes / 2 / 64 * 64;
+  auto first = [&]() noexcept { mark_kept(c, mid, nodes, kept_types, maybe); };
+  auto second = [&]() noexcept { mark_kept(c, 0, mid, kept_types, maybe); };
+  run_both(first, second);
   std::vector<NodeIndex> by_node;
   for (const Ranked& h : heads) by_node.push_back(h.second);
   std::sort(by_node.begin(), by_node.end());
   std::vector<uint64_t> count(by_node.size(), 0);
-  for (uint64_t v = 0; v < nodes; ++v) {
-    if (idom[v] == kNoNode) continue;
-    const uint32_t t = type[v];
-    if (((maybe[(t & 0xFFFF) >> 6] >> (t & 63)) & 1) == 0) continue;
-    if (!std::binary_search(kept_types.begin(), kept_types.end(), t)) continue;
-    uint64_t h = v, steps = 0;
-    for (uint32_t up = idom[h]; up < nodes && type[up] == t; up = idom[h]) {
-      h = up;
-      if (++steps > nodes) return make_error(ErrorCode::CorruptSection, "analysis index dominators form a cycle");
+  for (size_t word = 0; word < c.kept.size(); ++word) {
+    for (uint64_t bits = c.kept[word]; bits != 0; bits &= bits - 1) {
+      const uint64_t v = uint64_t{word} * 64 + static_cast<uint64_t>(std::countr_zero(bits));
+      uint64_t h = v;
+      for (uint64_t steps = 0; has_bit(c.folds, h); h = c.idom[h])  // a folding node's dominator is a node
+        if (++steps > nodes) return make_error(ErrorCode::CorruptSection, "analysis index dominators form a cycle");
+      for (uint64_t w = v; w != h;) {
+        const uint32_t next = c.idom[w];
+        c.idom[w] = static_cast<uint32_t>(h);
+        w = next;
+      }
+      const auto it = std::lower_bound(by_node.begin(), by_node.end(), static_cast<NodeIndex>(h));
+      if (it != by_node.end() && *it == h) ++count[static_cast<size_t>(it - by_node.begin())];
     }
-    for (uint64_t w = v; w != h;) {
-      const uint32_t next = idom[w];
-      idom[w] = static_cast<uint32_t>(h);
-      w = next;
-    }
-    const auto it = std::lower_bound(by_node.begin(), by_node.end(), static_cast<NodeIndex>(h));
-    if (it != by_node.end() && *it == h) ++count[static_cast<size_t>(it - by_node.begin())];
   }
   std::vector<uint64_t> out;
   for (const Ranked& h : heads)
     out.push_back(count[static_cast<size_t>(std::lower_bound(by_node.begin(), by_node.end(), h.second) - by_node.begin())]);
   return out;
+} catch (const std::bad_alloc&) {
+  return out_of_memory();
 }
 
 // HEAD's row: its columns, depth and immediate dominator (DominatorTree::depth's bounded walk),
@@ -199,13 +262,40 @@ Result<IndexedRetainer> retainer_row(detail::IndexPieces& ix, const Ranked& head
 // then the chains counted.
 Result<std::vector<IndexedRetainer>> folded_rows(detail::IndexPieces& ix, size_t n, std::span<const uint32_t> types) {
   ChainColumns c;
-  auto type = ix.whole_u32(L::kTypeIds);
-  if (!type) return type.error();
-  c.type = std::move(type).value();
-  auto idom = ix.whole_u32(L::kIdom);
-  if (!idom) return idom.error();
-  c.idom = std::move(idom).value();
-  if (c.type.size() != c.idom.size()) return make_error(ErrorCode::CorruptSection, "analysis index array length");
+  const uint64_t nodes = ix.nodes();
+  const size_t arrays[2] = {L::kTypeIds, L::kIdom};
+  for (size_t which : arrays) {
+    if (Status s = ix.locate(which); !s.is_ok()) return s.error();
+    if (ix.facts().place.bytes[which] != 4 * nodes) return make_error(ErrorCode::CorruptSection, "analysis index array length");
+  }
+  c.type_values = std::make_unique_for_overwrite<uint32_t[]>(static_cast<size_t>(nodes));
+  c.idom_values = std::make_unique_for_overwrite<uint32_t[]>(static_cast<size_t>(nodes));
+  c.type = {c.type_values.get(), static_cast<size_t>(nodes)};
+  c.idom = {c.idom_values.get(), static_cast<size_t>(nodes)};
+  auto bytes = [&](size_t which) {  // decoded in place: indexes are read on little-endian hosts only
+    return std::span<unsigned char>(reinterpret_cast<unsigned char*>(which == L::kIdom ? c.idom.data() : c.type.data()),
+                                    static_cast<size_t>(4 * nodes));
+  };
+  // Both arrays decoded on two threads, each the first or the second half of each array's
+  // pieces, then each array checked on a thread of its own.
+  Status part[2];
+  auto decode = [&](int half) noexcept {
+    for (size_t which : arrays) {
+      const size_t pieces = ix.piece_count(which), split = pieces / 2;
+      if (part[half].is_ok())
+        part[half] = ix.decode_pieces(which, half == 0 ? 0 : split, half == 0 ? split : pieces, bytes(which));
+    }
+  };
+  auto decode_high = [&]() noexcept { decode(1); };
+  auto decode_low = [&]() noexcept { decode(0); };
+  run_both(decode_high, decode_low);
+  for (const Status& s : part)
+    if (!s.is_ok()) return s.error();
+  auto check_type = [&]() noexcept { part[1] = ix.check_whole(L::kTypeIds, bytes(L::kTypeIds)); };
+  auto check_idom = [&]() noexcept { part[0] = ix.check_whole(L::kIdom, bytes(L::kIdom)); };
+  run_both(check_type, check_idom);
+  for (const Status& s : part)
+    if (!s.is_ok()) return s.error();
   auto heads = largest_heads(ix, c, n, types);
   if (!heads) return heads.error();
   std::vector<IndexedRetainer> rows;
