@@ -17,6 +17,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "gcsnap/retainer_chains.hpp"
 #include "gcsnap/retention.hpp"
 #include "analysis_index/index_codec.hpp"
 #include "analysis_index/index_layout.hpp"
@@ -729,4 +730,60 @@ TEST_CASE("a point lookup decodes only the pieces it reads and answers as a whol
   IndexIdentity other = *id;
   other.mtime_ns += 1;
   CHECK(find_object_in_analysis_index(path, other, g.address(0)).error().code == ErrorCode::InconsistentData);
+}
+
+TEST_CASE("folded top retainers read from pieces equal top_retainer_chains over the whole index") {
+  // Random recordings whose objects have two types (and every root holds an object), so that
+  // chains of one type are common; the rows with N and a type filter, head by head.
+  size_t chained = 0, compared = 0;
+  for (uint64_t seed = 301; seed < 341; ++seed) {
+    TempFile snap{"fold"};
+    auto model = make_random_gcs(seed, 3, ModelOptions{400, 30});
+    for (ModelGc& gc : model) {
+      for (uint32_t& t : gc.objects.type_ids) t %= 2;
+      for (size_t k = 0; k < gc.roots.object_ids.size() && gc.objects.size() != 0; ++k)
+        gc.roots.object_ids[k] = gc.objects.addresses[(k * 7919) % gc.objects.size()];
+    }
+    REQUIRE(write_model(snap.path(), model, WriterOptions{}).is_ok());
+    auto rec = Recording::open(snap.path());
+    REQUIRE(rec);
+    if (!(*rec)->last_snapshot()) continue;
+    const size_t gc = *(*rec)->last_snapshot();
+    REQUIRE(open_analysis_index(snap.path(), **rec, gc, true));
+    const std::string path = analysis_index_path(snap.path(), (*rec)->gcs()[gc].info.gc_number);
+    struct RemoveIndex {
+      std::string path;
+      ~RemoveIndex() { std::remove(path.c_str()); }
+    } remove_index{path};
+    auto id = identify_gc(snap.path(), **rec, gc);
+    REQUIRE(id);
+    auto whole = read_analysis_index(path, *id, kIndexObjects | kIndexDominators);
+    REQUIRE(whole);
+    auto point = PointIndex::open(path, *id);
+    REQUIRE(point);
+    const std::vector<uint32_t> no_filter, type_one = {1};
+    for (size_t n : {size_t{1}, size_t{3}, size_t{50}}) {
+      for (const auto* filter : {&no_filter, &type_one}) {
+        auto want = top_retainer_chains(whole->graph, whole->dominators, n, *filter);
+        REQUIRE(want);
+        auto got = point->top_retainers(n, *filter, true);
+        REQUIRE(got);
+        REQUIRE(got->size() == want->size());
+        for (size_t i = 0; i < want->size(); ++i) {
+          const NodeIndex h = (*want)[i].head;
+          CHECK((*got)[i].object.node == h);
+          CHECK((*got)[i].chain == (*want)[i].length);
+          CHECK((*got)[i].retained == whole->dominators.retained_size(h));
+          CHECK((*got)[i].depth == whole->dominators.depth(h));
+          const NodeIndex d = whole->dominators.immediate_dominator(h);
+          REQUIRE((*got)[i].dominator.has_value() == (d != kVirtualRoot));
+          if (d != kVirtualRoot) CHECK((*got)[i].dominator->node == d);
+          chained += (*want)[i].length > 1;
+          ++compared;
+        }
+      }
+    }
+  }
+  CHECK(compared > 100);
+  CHECK(chained > 20);  // the recordings do exercise folding
 }

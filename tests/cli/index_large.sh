@@ -27,6 +27,11 @@ same() {  # same ARGS...: the output with the index equals the output from the r
 same types "$snap" --top 10
 same dominators "$snap" --top 10
 same dominators "$snap" --top 10 --no-fold
+# Folded from pieces (the type ids and dominators decoded whole, the retained sizes in pieces).
+same dominators "$snap" --top 50 --format json
+same dominators "$snap" --top 3 --format csv --filter Item
+folded=$("$g" dominators "$snap" --top 200 --format csv | awk -F, 'NR > 1 && $4 > 1' | wc -l)
+[ "$folded" -gt 0 ] || fail "no folded chain in the first 200 rows: the folded case is not exercised"
 same where "$snap" "$addr"
 same path "$snap" "$addr"
 same path "$snap" --type "$type" --limit 2

@@ -210,9 +210,10 @@ class PointIndex {
   [[nodiscard]] Result<PathSubgraph> path_subgraph(const std::vector<RetentionPath>& paths);
   /// Return the N (> 0) objects that retain the most among those of TYPES (sorted ids; empty:
   /// every type), largest first: with FOLD as top_retainer_chains gives their heads and chain
-  /// lengths, else as DominatorTree::top_retainers. One pass over the retained sizes, the
-  /// immediate dominators and the type ids a piece at a time (FOLD: a second over the latter
-  /// two), holding N rows and the chains of the rows' types. Errors: find_object's.
+  /// lengths, else as DominatorTree::top_retainers. One pass over the retained sizes a piece at
+  /// a time; the immediate dominators and type ids a piece at a time too, or with FOLD decoded
+  /// whole (8 B per object held) for a second pass that counts the chains of the rows' types.
+  /// Errors: find_object's.
   [[nodiscard]] Result<std::vector<IndexedRetainer>> top_retainers(size_t n, std::span<const uint32_t> types, bool fold);
   /// Return the nodes whose type id is one of TYPES (sorted), in node order: one pass over the
   /// type ids a piece at a time. Errors: find_object's.

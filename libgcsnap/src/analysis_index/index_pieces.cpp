@@ -108,13 +108,19 @@ Result<std::span<const unsigned char>> IndexPieces::piece(size_t which, size_t i
   return std::span<const unsigned char>(slot->bytes);
 }
 
-Status IndexPieces::read_piece(size_t which, size_t index, std::vector<unsigned char>& out) {
+Status IndexPieces::locate(size_t which) {
   if (which >= L::kArrayCount) return damaged(ErrorCode::CorruptSection, "analysis index piece out of range");
   auto& frames = frames_[which];
   if (!frames) {
     frames = split_frames(facts_.coded[which], facts_.place.bytes[which]);
     if (!frames) return damaged(ErrorCode::CorruptSection, "analysis index array frames do not match its length");
   }
+  return Status();
+}
+
+Status IndexPieces::read_piece(size_t which, size_t index, std::vector<unsigned char>& out) {
+  if (Status s = locate(which); !s.is_ok()) return s;
+  const auto& frames = frames_[which];
   if (index >= frames->size()) return damaged(ErrorCode::CorruptSection, "analysis index piece out of range");
   const uint64_t from = uint64_t{index} * kFrameBytes;
   out.resize(static_cast<size_t>(std::min<uint64_t>(kFrameBytes, facts_.place.bytes[which] - from)));
@@ -234,21 +240,37 @@ Result<IndexedObject> IndexPieces::object(NodeIndex v) {
   return o;
 }
 
-Result<std::vector<unsigned char>> IndexPieces::whole_array(size_t which) {
-  const uint64_t total = facts_.place.bytes[which];
-  auto& frames = frames_[which];
-  if (!frames) {
-    frames = split_frames(facts_.coded[which], total);
-    if (!frames) return damaged(ErrorCode::CorruptSection, "analysis index array frames do not match its length");
-  }
-  std::vector<unsigned char> out(static_cast<size_t>(total));
-  for (size_t f = 0; f < frames->size(); ++f) {
+Status IndexPieces::decode_pieces(size_t which, size_t first, size_t last, std::span<unsigned char> out) {
+  if (Status s = locate(which); !s.is_ok()) return s;
+  const auto& frames = frames_[which];
+  if (out.size() != facts_.place.bytes[which] || last > frames->size())
+    return damaged(ErrorCode::InvalidArgument, "analysis index pieces out of range");
+  for (size_t f = first; f < last; ++f) {
     const size_t from = f * kFrameBytes;
     const std::span<unsigned char> piece(out.data() + from, std::min(kFrameBytes, out.size() - from));
     if (!decode_frame((*frames)[f], f, L::coding(which, facts_.place.wide), piece))
       return damaged(ErrorCode::ChecksumMismatch, "analysis index array does not decode");
-    ++decoded_;
+    decoded_.fetch_add(1, std::memory_order_relaxed);
   }
+  return Status();
+}
+
+Status IndexPieces::check_whole(size_t which, std::span<const unsigned char> out) const {
+  if (which >= L::kArrayCount || out.size() != facts_.place.bytes[which])
+    return damaged(ErrorCode::InvalidArgument, "analysis index array out of range");
+  if (XXH3_64bits(out.data(), out.size()) != facts_.hashes[which])
+    return damaged(ErrorCode::ChecksumMismatch, "analysis index array checksum");
+  return check_piece(which, 0, out);
+}
+
+size_t IndexPieces::piece_count(size_t which) const noexcept {
+  return which < L::kArrayCount ? static_cast<size_t>((facts_.place.bytes[which] + kFrameBytes - 1) / kFrameBytes) : 0;
+}
+
+Result<std::vector<unsigned char>> IndexPieces::whole_array(size_t which) {
+  if (which >= L::kArrayCount) return damaged(ErrorCode::CorruptSection, "analysis index piece out of range");
+  std::vector<unsigned char> out(static_cast<size_t>(facts_.place.bytes[which]));
+  if (Status s = decode_pieces(which, 0, piece_count(which), out); !s.is_ok()) return s.error();
   if (XXH3_64bits(out.data(), out.size()) != facts_.hashes[which])
     return damaged(ErrorCode::ChecksumMismatch, "analysis index array checksum");
   return out;

@@ -6,6 +6,7 @@
 // Internal to the library; the public face is PointIndex.
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -79,6 +80,15 @@ class IndexPieces {
 
   /// Array WHICH decoded whole, its checksum (§12.2) checked. Errors: element's, ChecksumMismatch.
   [[nodiscard]] Result<std::vector<unsigned char>> whole_array(size_t which);
+  /// Decode pieces [FIRST, LAST) of array WHICH into their place in OUT, the whole array's
+  /// bytes; not checked (check_whole checks the array once all its pieces are in). Errors:
+  /// element's, InvalidArgument (OUT not the array's length, LAST past its pieces).
+  [[nodiscard]] Status decode_pieces(size_t which, size_t first, size_t last, std::span<unsigned char> out);
+  /// Check OUT, array WHICH decoded whole: its checksum (§12.2) and the rules its pieces are
+  /// checked by. Errors: ChecksumMismatch, CorruptSection, InvalidArgument.
+  [[nodiscard]] Status check_whole(size_t which, std::span<const unsigned char> out) const;
+  /// How many pieces array WHICH has.
+  size_t piece_count(size_t which) const noexcept;
 
   /// Return the first and one-past-last edge of node V (< n) in the forward (FORWARD) or reverse
   /// CSR: one piece of the offsets, checked to be ordered and at most m. Errors: element's.
@@ -96,7 +106,12 @@ class IndexPieces {
   [[nodiscard]] Result<std::pair<std::vector<GraphRoot>, std::vector<uint32_t>>> roots();
 
   /// How many pieces were decoded so far (each decode counts, cached or evicted).
-  size_t pieces_decoded() const noexcept { return decoded_; }
+  size_t pieces_decoded() const noexcept { return decoded_.load(std::memory_order_relaxed); }
+
+  /// Locate array WHICH's frames, so that read_piece and decode_pieces of it may then run on
+  /// several threads at once (each thread its own pieces; nothing else of this object meanwhile).
+  /// Errors: CorruptSection.
+  [[nodiscard]] Status locate(size_t which);
 
  private:
   struct Cached {
@@ -115,7 +130,7 @@ class IndexPieces {
   std::vector<Cached> cache_;
   std::optional<std::vector<std::pair<NodeIndex, NodeIndex>>> dependent_;
   uint64_t tick_ = 0;
-  size_t decoded_ = 0;
+  std::atomic<size_t> decoded_{0};
 };
 
 }  // namespace gcsnap::detail

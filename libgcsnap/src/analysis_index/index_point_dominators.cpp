@@ -1,10 +1,16 @@
 // The objects that retain the most, from an analysis index read a piece at a time (PointIndex,
-// format-spec.md §12.4 item 7): a pass over the retained sizes, immediate dominators and type
-// ids in node order with a bounded top-N, then the rows' columns by point reads. The same rows
-// as top_retainer_chains and DominatorTree::top_retainers over the index read whole.
+// format-spec.md §12.4 item 7): a pass over the retained sizes in node order with a bounded
+// top-N, then the rows' columns by point reads. The same rows as top_retainer_chains and
+// DominatorTree::top_retainers over the index read whole. Unfolded, the immediate dominators
+// and type ids pass by a piece at a time too; folded, they are held whole, as a chain's steps
+// go anywhere in the arrays.
 #include <algorithm>
+#include <bit>
+#include <memory>
+#include <functional>
 #include <new>
-#include <unordered_map>
+#include <system_error>
+#include <thread>
 #include <utility>
 
 #include "analysis_index/index_pieces.hpp"
@@ -59,142 +65,188 @@ using Ranked = std::pair<uint64_t, NodeIndex>;  // (retained size, node)
 
 bool larger(const Ranked& a, const Ranked& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; }
 
-// Whether V (of type TYPE, immediate dominator D) folds into D: both of one type.
-Result<bool> folds(detail::IndexPieces& ix, uint64_t type, uint64_t d) {
-  if (d == kVirtualRoot || d == kNoNode) return false;
-  auto td = ix.element(L::kTypeIds, d);
-  if (!td) return td.error();
-  return *td == type;
+// Offer X to HEADS, the N largest so far (a heap whose front is the smallest kept).
+void offer(std::vector<Ranked>& heads, size_t n, const Ranked& x) {
+  if (heads.size() < n) {
+    heads.push_back(x);
+    std::push_heap(heads.begin(), heads.end(), larger);
+  } else if (larger(x, heads.front())) {
+    std::pop_heap(heads.begin(), heads.end(), larger);
+    heads.back() = x;
+    std::push_heap(heads.begin(), heads.end(), larger);
+  }
 }
 
-// The N largest heads (FOLD: nodes that do not fold into their dominator) of TYPES, largest first.
-Result<std::vector<Ranked>> largest_heads(detail::IndexPieces& ix, size_t n, std::span<const uint32_t> types, bool fold) {
+// The N largest objects of TYPES, largest first (--no-fold: every object is a row).
+Result<std::vector<Ranked>> largest_objects(detail::IndexPieces& ix, size_t n, std::span<const uint32_t> types) {
   InOrder retained(ix, L::kRetained), idom(ix, L::kIdom), type(ix, L::kTypeIds);
-  std::vector<Ranked> heads;  // a heap whose front is the smallest kept
+  std::vector<Ranked> heads;
   for (uint64_t v = 0; v < ix.nodes(); ++v) {
     uint64_t d = 0, r = 0, t = 0;
     if (!idom.get(v, d)) return idom.error();
     if (d == kNoNode) continue;
     if (!retained.get(v, r)) return retained.error();
     const Ranked x{r, static_cast<NodeIndex>(v)};
-    // Smaller than the smallest of N kept: no result, whatever it folds into.
     if (heads.size() == n && !larger(x, heads.front())) continue;
     if (!type.get(v, t)) return type.error();
-    if (fold) {
-      auto f = folds(ix, t, d);
-      if (!f) return f.error();
-      if (*f) continue;
-    }
     if (!types.empty() && !std::binary_search(types.begin(), types.end(), static_cast<uint32_t>(t))) continue;
-    if (heads.size() < n) {
-      heads.push_back(x);
-      std::push_heap(heads.begin(), heads.end(), larger);
-    } else {
-      std::pop_heap(heads.begin(), heads.end(), larger);
-      heads.back() = x;
-      std::push_heap(heads.begin(), heads.end(), larger);
-    }
+    offer(heads, n, x);
   }
   std::sort(heads.begin(), heads.end(), larger);
   return heads;
 }
 
-// How many objects each head's chain holds (top_retainer_chains): every reachable object of a
-// head's type walks up the dominators while they fold; the folded objects met are remembered.
-Result<std::vector<uint64_t>> chain_lengths(detail::IndexPieces& ix, const std::vector<Ranked>& heads) {
-  std::vector<uint32_t> kept_types;
-  for (const Ranked& h : heads) {
-    auto t = ix.element(L::kTypeIds, h.second);
-    if (!t) return t.error();
-    kept_types.push_back(static_cast<uint32_t>(*t));
+// The type ids and immediate dominators held whole (4 B per object each): whether an object
+// folds into its dominator (both of one type), and where a chain's head is, are then read from
+// memory, never from a piece anywhere in an array.
+struct ChainColumns {
+  std::unique_ptr<uint32_t[]> type_values, idom_values;  // not zeroed: every element is decoded
+  std::span<uint32_t> type, idom;
+  std::vector<uint64_t> kept, folds;  // bit V: reachable V of a kept type; and it folds
+};
+
+bool has_bit(const std::vector<uint64_t>& bits, uint64_t v) { return ((bits[v >> 6] >> (v & 63)) & 1) != 0; }
+
+// Run FIRST on a second thread, if one can be had, while SECOND runs on this one. Neither throws.
+template <typename First, typename Second>
+void run_both(First& first, Second& second) {
+  std::thread helper;
+  try {
+    helper = std::thread(std::ref(first));
+  } catch (const std::system_error&) {
   }
+  second();
+  if (helper.joinable()) helper.join();
+  else first();
+}
+
+// Nodes [FROM, TO): the N largest heads (nodes that do not fold into their dominator) of TYPES
+// into HEADS. The retained sizes pass by a piece at a time in node order.
+Status rank_heads(detail::IndexPieces& ix, const ChainColumns& c, uint64_t from, uint64_t to, size_t n,
+                  std::span<const uint32_t> types, std::vector<Ranked>& heads) try {
+  InOrder retained(ix, L::kRetained);
+  const uint64_t nodes = c.idom.size();
+  for (uint64_t v = from; v < to; ++v) {
+    const uint32_t d = c.idom[v];
+    if (d == kNoNode) continue;
+    uint64_t r = 0;
+    if (!retained.get(v, r)) return retained.error();
+    const Ranked x{r, static_cast<NodeIndex>(v)};
+    // Smaller than the smallest of N kept: no result, whatever it folds into.
+    if (heads.size() == n && !larger(x, heads.front())) continue;
+    const uint32_t t = c.type[v];
+    if (d < nodes && c.type[d] == t) continue;  // folds (d: a node, not the roots)
+    if (!types.empty() && !std::binary_search(types.begin(), types.end(), t)) continue;
+    offer(heads, n, x);
+  }
+  return Status();
+} catch (const std::bad_alloc&) {
+  return out_of_memory();
+}
+
+// The N largest heads of TYPES, largest first: the nodes in two halves on two threads (split at
+// a piece of the retained sizes, so that no piece is decoded twice).
+Result<std::vector<Ranked>> largest_heads(detail::IndexPieces& ix, const ChainColumns& c, size_t n,
+                                          std::span<const uint32_t> types) try {
+  const uint64_t nodes = c.idom.size();
+  if (Status s = ix.locate(L::kRetained); !s.is_ok()) return s.error();
+  constexpr uint64_t kPerPiece = detail::kFrameBytes / 8;
+  const uint64_t mid = std::min(nodes, (nodes / 2 + kPerPiece / 2) / kPerPiece * kPerPiece);
+  std::vector<Ranked> low, high;
+  Status low_status, high_status;
+  auto first = [&] { high_status = rank_heads(ix, c, mid, nodes, n, types, high); };
+  auto second = [&] { low_status = rank_heads(ix, c, 0, mid, n, types, low); };
+  run_both(first, second);
+  if (!low_status.is_ok()) return low_status.error();
+  if (!high_status.is_ok()) return high_status.error();
+  low.insert(low.end(), high.begin(), high.end());
+  std::sort(low.begin(), low.end(), larger);
+  if (low.size() > n) low.resize(n);
+  return low;
+} catch (const std::bad_alloc&) {
+  return out_of_memory();
+}
+
+// Nodes [FROM, TO) (FROM a multiple of 64): the bits of C.kept and C.folds. A dominator's type
+// is read at random, as loads independent of each other that the processor overlaps.
+void mark_kept(ChainColumns& c, uint64_t from, uint64_t to, const std::vector<uint32_t>& kept_types,
+               const std::vector<uint64_t>& maybe) {
+  const uint64_t nodes = c.idom.size();
+  for (uint64_t v = from; v < to; ++v) {
+    const uint32_t d = c.idom[v], t = c.type[v];
+    if (d == kNoNode || !has_bit(maybe, t & 0xFFFF)) continue;
+    if (!std::binary_search(kept_types.begin(), kept_types.end(), t)) continue;
+    c.kept[v >> 6] |= uint64_t{1} << (v & 63);
+    if (d < nodes && c.type[d] == t) c.folds[v >> 6] |= uint64_t{1} << (v & 63);  // d: a node, not the roots
+  }
+}
+
+// How many objects each head's chain holds (top_retainer_chains): every reachable object of a
+// head's type (marked on two threads) walks up the dominators while they fold, to its head, and
+// the dominator of each object walked over is then set to that head (path compression: it still
+// folds into an object of its type, of the same chain), so that each is walked over about once.
+// Changes C.idom.
+Result<std::vector<uint64_t>> chain_lengths(ChainColumns& c, const std::vector<Ranked>& heads) try {
+  const uint64_t nodes = c.idom.size();
+  std::vector<uint32_t> kept_types;
+  for (const Ranked& h : heads) kept_types.push_back(c.type[h.second]);
   std::sort(kept_types.begin(), kept_types.end());
   kept_types.erase(std::unique(kept_types.begin(), kept_types.end()), kept_types.end());
+  // A first look by the low 16 bits of the type id: most objects are of no kept type.
+  std::vector<uint64_t> maybe(1024, 0);
+  for (uint32_t t : kept_types) maybe[(t & 0xFFFF) >> 6] |= uint64_t{1} << (t & 63);
+  c.kept.assign(static_cast<size_t>((nodes + 63) / 64), 0);
+  c.folds.assign(c.kept.size(), 0);
+  const uint64_t mid = nodes / 2 / 64 * 64;
+  auto first = [&]() noexcept { mark_kept(c, mid, nodes, kept_types, maybe); };
+  auto second = [&]() noexcept { mark_kept(c, 0, mid, kept_types, maybe); };
+  run_both(first, second);
   std::vector<NodeIndex> by_node;
   for (const Ranked& h : heads) by_node.push_back(h.second);
   std::sort(by_node.begin(), by_node.end());
   std::vector<uint64_t> count(by_node.size(), 0);
-  // Which kept type each object has (kNone: none; kOther: one past the first 254), then which
-  // objects fold: two passes in node order, so that neither needs a read of a dominator's type
-  // (a piece anywhere in the array) but for the 255th kept type on.
-  constexpr uint8_t kNone = 0, kOther = 255;
-  std::vector<uint8_t> kept(static_cast<size_t>(ix.nodes()), kNone);
-  {
-    InOrder type(ix, L::kTypeIds);
-    for (uint64_t v = 0; v < ix.nodes(); ++v) {
-      uint64_t t = 0;
-      if (!type.get(v, t)) return type.error();
-      const auto it = std::lower_bound(kept_types.begin(), kept_types.end(), static_cast<uint32_t>(t));
-      if (it == kept_types.end() || *it != t) continue;
-      kept[v] = static_cast<uint8_t>(std::min<size_t>(static_cast<size_t>(it - kept_types.begin()) + 1, kOther));
-    }
-  }
-  std::vector<bool> folded(static_cast<size_t>(ix.nodes()), false);
-  {
-    InOrder idom(ix, L::kIdom);
-    for (uint64_t v = 0; v < ix.nodes(); ++v) {
-      uint64_t d = 0;
-      if (!idom.get(v, d)) return idom.error();
-      if (kept[v] == kNone || d == kVirtualRoot || d == kNoNode || kept[d] != kept[v]) continue;
-      if (kept[v] == kOther) {
-        auto tv = ix.element(L::kTypeIds, v);
-        if (!tv) return tv.error();
-        auto f = folds(ix, *tv, d);
-        if (!f) return f.error();
-        if (!*f) continue;
+  for (size_t word = 0; word < c.kept.size(); ++word) {
+    for (uint64_t bits = c.kept[word]; bits != 0; bits &= bits - 1) {
+      const uint64_t v = uint64_t{word} * 64 + static_cast<uint64_t>(std::countr_zero(bits));
+      uint64_t h = v;
+      for (uint64_t steps = 0; has_bit(c.folds, h); h = c.idom[h])  // a folding node's dominator is a node
+        if (++steps > nodes) return make_error(ErrorCode::CorruptSection, "analysis index dominators form a cycle");
+      for (uint64_t w = v; w != h;) {
+        const uint32_t next = c.idom[w];
+        c.idom[w] = static_cast<uint32_t>(h);
+        w = next;
       }
-      folded[v] = true;
+      const auto it = std::lower_bound(by_node.begin(), by_node.end(), static_cast<NodeIndex>(h));
+      if (it != by_node.end() && *it == h) ++count[static_cast<size_t>(it - by_node.begin())];
     }
-  }
-  std::unordered_map<NodeIndex, NodeIndex> head_of;  // folded objects met so far -> their head
-  std::vector<NodeIndex> path;
-  InOrder idom(ix, L::kIdom);
-  for (uint64_t v = 0; v < ix.nodes(); ++v) {
-    uint64_t d = 0;
-    if (!idom.get(v, d)) return idom.error();
-    if (d == kNoNode || kept[v] == kNone) continue;
-    NodeIndex u = static_cast<NodeIndex>(v), h = kNoNode;
-    uint64_t du = d;
-    path.clear();
-    while (true) {
-      if (auto it = head_of.find(u); it != head_of.end()) {
-        h = it->second;
-        break;
-      }
-      if (!folded[u]) {
-        h = u;
-        break;
-      }
-      if (path.size() >= ix.nodes()) return make_error(ErrorCode::CorruptSection, "analysis index dominators form a cycle");
-      path.push_back(u);
-      u = static_cast<NodeIndex>(du);
-      auto next = ix.element(L::kIdom, u);
-      if (!next) return next.error();
-      du = *next;
-    }
-    for (NodeIndex w : path) head_of.emplace(w, h);
-    const auto it = std::lower_bound(by_node.begin(), by_node.end(), h);
-    if (it != by_node.end() && *it == h) ++count[static_cast<size_t>(it - by_node.begin())];
   }
   std::vector<uint64_t> out;
   for (const Ranked& h : heads)
     out.push_back(count[static_cast<size_t>(std::lower_bound(by_node.begin(), by_node.end(), h.second) - by_node.begin())]);
   return out;
+} catch (const std::bad_alloc&) {
+  return out_of_memory();
 }
 
-// HEAD's row: its columns, depth and immediate dominator (DominatorTree::depth's bounded walk).
-Result<IndexedRetainer> retainer_row(detail::IndexPieces& ix, const Ranked& head, uint64_t chain) {
+// HEAD's row: its columns, depth and immediate dominator (DominatorTree::depth's bounded walk),
+// the dominators read from IDOM when it is given (held whole), else from pieces.
+Result<IndexedRetainer> retainer_row(detail::IndexPieces& ix, const Ranked& head, uint64_t chain,
+                                     std::span<const uint32_t> idom) {
+  auto dominator_of = [&](uint64_t x) -> Result<uint64_t> {
+    if (!idom.empty()) return uint64_t{idom[x]};
+    return ix.element(L::kIdom, x);
+  };
   IndexedRetainer row;
   auto o = ix.object(head.second);
   if (!o) return o.error();
   row.object = *o;
   row.chain = chain;
   row.retained = head.first;
-  auto d = ix.element(L::kIdom, head.second);
+  auto d = dominator_of(head.second);
   if (!d) return d.error();
   for (uint64_t x = *d; x != kVirtualRoot && x != kNoNode && x < ix.nodes() && row.depth < ix.nodes();) {
     ++row.depth;
-    auto up = ix.element(L::kIdom, x);
+    auto up = dominator_of(x);
     if (!up) return up.error();
     x = *up;
   }
@@ -206,6 +258,58 @@ Result<IndexedRetainer> retainer_row(detail::IndexPieces& ix, const Ranked& head
   return row;
 }
 
+// The folded rows: heads ranked, their rows read (before chain_lengths changes the dominators),
+// then the chains counted.
+Result<std::vector<IndexedRetainer>> folded_rows(detail::IndexPieces& ix, size_t n, std::span<const uint32_t> types) {
+  ChainColumns c;
+  const uint64_t nodes = ix.nodes();
+  const size_t arrays[2] = {L::kTypeIds, L::kIdom};
+  for (size_t which : arrays) {
+    if (Status s = ix.locate(which); !s.is_ok()) return s.error();
+    if (ix.facts().place.bytes[which] != 4 * nodes) return make_error(ErrorCode::CorruptSection, "analysis index array length");
+  }
+  c.type_values = std::make_unique_for_overwrite<uint32_t[]>(static_cast<size_t>(nodes));
+  c.idom_values = std::make_unique_for_overwrite<uint32_t[]>(static_cast<size_t>(nodes));
+  c.type = {c.type_values.get(), static_cast<size_t>(nodes)};
+  c.idom = {c.idom_values.get(), static_cast<size_t>(nodes)};
+  auto bytes = [&](size_t which) {  // decoded in place: indexes are read on little-endian hosts only
+    return std::span<unsigned char>(reinterpret_cast<unsigned char*>(which == L::kIdom ? c.idom.data() : c.type.data()),
+                                    static_cast<size_t>(4 * nodes));
+  };
+  // Both arrays decoded on two threads, each the first or the second half of each array's
+  // pieces, then each array checked on a thread of its own.
+  Status part[2];
+  auto decode = [&](int half) noexcept {
+    for (size_t which : arrays) {
+      const size_t pieces = ix.piece_count(which), split = pieces / 2;
+      if (part[half].is_ok())
+        part[half] = ix.decode_pieces(which, half == 0 ? 0 : split, half == 0 ? split : pieces, bytes(which));
+    }
+  };
+  auto decode_high = [&]() noexcept { decode(1); };
+  auto decode_low = [&]() noexcept { decode(0); };
+  run_both(decode_high, decode_low);
+  for (const Status& s : part)
+    if (!s.is_ok()) return s.error();
+  auto check_type = [&]() noexcept { part[1] = ix.check_whole(L::kTypeIds, bytes(L::kTypeIds)); };
+  auto check_idom = [&]() noexcept { part[0] = ix.check_whole(L::kIdom, bytes(L::kIdom)); };
+  run_both(check_type, check_idom);
+  for (const Status& s : part)
+    if (!s.is_ok()) return s.error();
+  auto heads = largest_heads(ix, c, n, types);
+  if (!heads) return heads.error();
+  std::vector<IndexedRetainer> rows;
+  for (const Ranked& h : *heads) {
+    auto row = retainer_row(ix, h, 1, c.idom);
+    if (!row) return row.error();
+    rows.push_back(*row);
+  }
+  auto lengths = chain_lengths(c, *heads);
+  if (!lengths) return lengths.error();
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].chain = (*lengths)[i];
+  return rows;
+}
+
 }  // namespace
 
 uint64_t PointIndex::reachable_count() const noexcept { return pieces_->facts().counts.preorder; }
@@ -215,17 +319,12 @@ uint64_t PointIndex::unreachable_bytes() const noexcept { return pieces_->facts(
 Result<std::vector<IndexedRetainer>> PointIndex::top_retainers(size_t n, std::span<const uint32_t> types, bool fold) try {
   if (n == 0) return make_error(ErrorCode::InvalidArgument, "top_retainers needs a count");
   detail::IndexPieces& ix = *pieces_;
-  auto heads = largest_heads(ix, n, types, fold);
+  if (fold) return folded_rows(ix, n, types);
+  auto heads = largest_objects(ix, n, types);
   if (!heads) return heads.error();
-  std::vector<uint64_t> chains(heads->size(), 1);
-  if (fold) {
-    auto lengths = chain_lengths(ix, *heads);
-    if (!lengths) return lengths.error();
-    chains = std::move(lengths).value();
-  }
   std::vector<IndexedRetainer> rows;
-  for (size_t i = 0; i < heads->size(); ++i) {
-    auto row = retainer_row(ix, (*heads)[i], chains[i]);
+  for (const Ranked& h : *heads) {
+    auto row = retainer_row(ix, h, 1, {});
     if (!row) return row.error();
     rows.push_back(*row);
   }

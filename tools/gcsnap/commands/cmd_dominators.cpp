@@ -189,11 +189,12 @@ void add_notes(Report& report, const DominatorsOptions& opt, uint64_t reachable,
   for (auto& note : heap_notes) report.notes.push_back(std::move(note));
 }
 
-// `--by object --top N` from a valid index, reading its arrays a piece at a time in one pass
-// (two when folding) and the rows' objects by point reads (format-spec.md §12.4 item 7): the
-// same rows as by_object over the index read whole, in memory that does not grow with the
-// heap. False when there is no valid index or a piece is damaged: the caller loads the heap
-// (and rebuilds the index) as before.
+// `--by object --top N` from a valid index (PointIndex::top_retainers, format-spec.md §12.4
+// item 7): the retained sizes a piece at a time, the type ids and dominators a piece at a time
+// too (--no-fold) or decoded whole (folded: 8 B per object, as a chain's steps go anywhere),
+// the rows' objects by point reads; the same rows as by_object over the index read whole.
+// False when there is no valid index or a piece is damaged: the caller loads the heap (and
+// rebuilds the index) as before.
 bool run_objects_from_pieces(const DominatorsOptions& opt) {
   auto heap = std::make_unique<LoadedHeap>();
   heap->sel = open_selected_gc(opt.file, opt.gc, GcNeed::HeapWalk);
@@ -240,10 +241,7 @@ bool run_objects_from_pieces(const DominatorsOptions& opt) {
 void run_dominators(const DominatorsOptions& opt) {
   if (opt.by != "object" && opt.by != "type")
     throw CliError(fmt::format("dominators: unknown --by '{}' (use object or type)", opt.by), kExitUsage);
-  // Folded chains from pieces read the dominators of every chain step at random: at 50 M objects
-  // that cost more than the index read whole (docs/performance.md), so only --no-fold uses it.
-  if (opt.by == "object" && opt.no_fold && opt.top != 0 && !opt.include_weak && !opt.no_cache &&
-      run_objects_from_pieces(opt))
+  if (opt.by == "object" && opt.top != 0 && !opt.include_weak && !opt.no_cache && run_objects_from_pieces(opt))
     return;
   // Over strong roots: the node columns, the tree and the histogram; no edges are read.
   // --by type in the table also names each type's holder, which may need the forward edges.
