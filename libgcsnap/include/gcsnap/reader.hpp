@@ -240,6 +240,10 @@ class Recording {
   Status verify_gc(size_t gc_pos, const std::span<const uint32_t>* attested_type_ids = nullptr) const;
   /// XXH3-64 of the GC's whole block as it is in the file. Errors: NotFound (no such GC), Truncated.
   Result<uint64_t> block_hash(size_t gc_pos) const;
+  /// Give back the memory holding the GC's block of the mapped file (a hint for a caller done
+  /// with it: read again, its bytes come from the file again). Does nothing for a recording
+  /// read from bytes or a GC that does not exist.
+  void release_block_pages(size_t gc_pos) const noexcept;
 
   struct Impl;
 

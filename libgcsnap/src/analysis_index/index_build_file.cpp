@@ -35,9 +35,13 @@ Status too_large() { return make_error(ErrorCode::LimitExceeded, "the analysis i
 // Phases, each array written by the phase after the one that completes it, on a second thread
 // while the main one computes (SideJob):
 //   1. decode + forward graph (decode_gc): node columns, forward CSR, slots.
-//   2. write arrays 1-6 || shortest-path tree (BFS) and reverse CSR; then free the addresses.
-//   3. write arrays 7-12 || dominators' DFS, then free the forward CSR, then semi-NCA and
-//      retained sizes; then free the reverse CSR and the slots.
+//   2. write arrays 1-6 || shortest-path tree (BFS); then free the addresses and give back
+//      the recording's pages (nothing reads the block again).
+//   3. the dominators' DFS, the forward CSR's last reader; then the reverse CSR, built from
+//      the forward one while its pages are given back, and the forward CSR freed; then write
+//      arrays 7-12 || semi-NCA and retained sizes; then free the reverse CSR and the slots.
+//      Built here rather than beside the BFS, the reverse CSR never coexists with the forward
+//      one nor with the DFS's stack, which was the build's peak (docs/performance.md).
 //   4. write arrays 13-15 || type histogram; then arrays 16-17 and the header.
 // Returns the GC's object count, or the write's failure as the inner status.
 Result<std::pair<uint64_t, Status>> build_to_file(const Recording& rec, size_t gc_pos, const IndexProgress& progress,
@@ -51,7 +55,7 @@ Result<std::pair<uint64_t, Status>> build_to_file(const Recording& rec, size_t g
   auto place = L::place(b.counts);
   if (!place) return std::make_pair(objects, too_large());
 
-  // 2. The BFS and the reverse CSR read the forward graph, as the writer does.
+  // 2. The BFS reads the forward graph, as the writer does.
   auto forward_job = [&]() noexcept {
     detail::write_forward_arrays(file, *place, gc.graph, gc.objects->generations);
     b.block = rec.block_hash(gc_pos);
@@ -60,20 +64,18 @@ Result<std::pair<uint64_t, Status>> build_to_file(const Recording& rec, size_t g
   {
     SideJob side;
     side.start(forward_job);
-    if (progress) progress("building the reverse graph");
     path_tree = ShortestPathTree::compute(gc.graph, RetentionOptions{});
-    if (!path_tree) return path_tree.error();
-    auto reverse = detail::make_reverse_csr(gc.graph);
-    if (!reverse) return reverse.error();
     side.wait();
-    AnalysisIndexAccess::adopt_reverse(gc.graph, std::move(reverse).value());
   }
+  if (!path_tree) return path_tree.error();
   if (!b.block) return b.block.error();
   std::vector<uint64_t>().swap(gc.objects->addresses);  // nothing after the graph looks objects up
+  rec.release_block_pages(gc_pos);
 
-  // 3. The dominators: the DFS is the forward graph's last reader.
-  const auto rev = AnalysisIndexAccess::reverse(gc.graph);
+  // 3. The dominators: the DFS is the forward graph's last reader, the reverse graph's first
+  // reader is the semidominators' pass.
   auto reverse_job = [&]() noexcept {
+    const auto rev = AnalysisIndexAccess::reverse(gc.graph);
     detail::write_reverse_arrays(file, *place, gc.graph, gc.slots,
                                  rev.wide.empty() ? detail::index_bytes(rev.narrow) : detail::index_bytes(rev.wide),
                                  detail::index_bytes(rev.items));
@@ -81,10 +83,14 @@ Result<std::pair<uint64_t, Status>> build_to_file(const Recording& rec, size_t g
   std::optional<Result<DominatorTree>> dom;
   {
     SideJob side;
-    side.start(reverse_job);
     if (progress) progress("computing dominators");
     dom.emplace(AnalysisIndexAccess::compute_dominators(gc.graph, [&]() -> Status {
+      if (progress) progress("building the reverse graph");
+      auto reverse = detail::make_reverse_csr(gc.graph, true);
       AnalysisIndexAccess::release_forward(gc.graph);
+      if (!reverse) return reverse.error();
+      AnalysisIndexAccess::adopt_reverse(gc.graph, std::move(reverse).value());
+      side.start(reverse_job);
       return Status::ok();
     }));
     side.wait();

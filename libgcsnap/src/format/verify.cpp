@@ -1,5 +1,6 @@
 // Recording::verify_gc: decode every section of one GC and check the invariants of
 // format-spec.md §9.3.
+#include <cstdint>
 #include <new>
 #include <optional>
 #include <span>
@@ -10,6 +11,7 @@
 
 #include "format/chunk_decoder.hpp"
 #include "format/reader_impl.hpp"
+#include "platform/memory_map.hpp"
 
 namespace gcsnap {
 namespace {
@@ -37,6 +39,18 @@ Result<uint64_t> Recording::block_hash(size_t gc_pos) const {
   if (e.block_offset > impl_->data.size() || e.block_size > impl_->data.size() - e.block_offset)
     return make_error(ErrorCode::Truncated, "block extends past the end of the file", e.block_offset);
   return static_cast<uint64_t>(XXH3_64bits(impl_->data.data() + e.block_offset, static_cast<size_t>(e.block_size)));
+}
+
+void Recording::release_block_pages(size_t gc_pos) const noexcept {
+  if (impl_->map_address == nullptr || gc_pos >= impl_->gcs.size()) return;
+  const GcEntry& e = impl_->gcs[gc_pos];
+  if (e.block_offset > impl_->data.size() || e.block_size > impl_->data.size() - e.block_offset) return;
+  // Only the pages wholly inside the block: its neighbours' bytes stay where they are.
+  const uintptr_t page = platform::page_size();
+  const auto start = reinterpret_cast<uintptr_t>(impl_->data.data() + e.block_offset);
+  const uintptr_t begin = (start + page - 1) & ~(page - 1);
+  const uintptr_t end = (start + static_cast<uintptr_t>(e.block_size)) & ~(page - 1);
+  if (begin < end) platform::release_file_pages(reinterpret_cast<void*>(begin), end - begin);
 }
 
 Status Recording::verify_gc(size_t gc_pos, const std::span<const uint32_t>* attested_type_ids) const {

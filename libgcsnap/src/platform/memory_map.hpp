@@ -32,6 +32,9 @@ void advise_huge_pages(void* address, size_t length) noexcept;
 /// Give back the memory of the page-aligned range of anonymous pages whose contents will never
 /// be read again (a hint: POSIX MADV_DONTNEED; the pages read as zeros if touched again).
 void discard_pages(void* address, size_t length) noexcept;
+/// Drop the resident pages of the page-aligned range of a read-only file map (a hint: POSIX
+/// MADV_DONTNEED; touched again, they are read from the file again).
+void release_file_pages(void* address, size_t length) noexcept;
 /// Fault the page-aligned range in for writing now (a hint).
 void prefault_for_write(void* address, size_t length) noexcept;
 

@@ -38,6 +38,8 @@ void advise_huge_pages(void* address, size_t length) noexcept {
 
 void discard_pages(void* address, size_t length) noexcept { (void)::madvise(address, length, MADV_DONTNEED); }
 
+void release_file_pages(void* address, size_t length) noexcept { (void)::madvise(address, length, MADV_DONTNEED); }
+
 // MADV_POPULATE_WRITE (Linux 5.14): older kernels refuse it and the pages fault in on first use.
 void prefault_for_write(void* address, size_t length) noexcept {
   constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE, absent from older headers

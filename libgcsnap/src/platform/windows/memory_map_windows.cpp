@@ -69,6 +69,12 @@ void discard_pages(void* address, size_t length) noexcept {
   (void)length;
 }
 
+// A view's pages leave the working set as Windows needs them; nothing to ask.
+void release_file_pages(void* address, size_t length) noexcept {
+  (void)address;
+  (void)length;
+}
+
 // Windows commits on first touch; faulting ahead is left to that.
 void prefault_for_write(void* address, size_t length) noexcept {
   (void)address;
