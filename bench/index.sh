@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The commands that answer from the analysis index on the synthetic recording (gcsnap_bench
 # write N, two GCs), each run cold from the shell with the file in the page cache, measured by
-# /usr/bin/time (wall, peak RSS): first from the recording alone (--no-cache, what every
+# /usr/bin/time (wall, CPU = user + sys, peak RSS): first from the recording alone (--no-cache, what every
 # command did before the index), then after `gcsnap index --all`, from the index. Also the
 # index's build time, peak RSS and size per object. Prints one Markdown table per size and,
 # given several sizes, how each figure from the index grows from the first size to each other
@@ -32,20 +32,22 @@ log() { echo "index.sh: $*" >&2; }
 source "$ROOT/bench/bench_build.sh"
 bench_build_tools
 
-# measure NAME ARGS...: the median of REPS runs of `gcsnap ARGS...` -> "wall rss_kb"
+# measure NAME ARGS...: the medians of REPS runs of `gcsnap ARGS...` -> "wall rss_kb cpu"
 # (with BEFORE_EACH set, that command runs before each of them, untimed)
 BEFORE_EACH=
 measure() {
-  local walls=() rss=()
+  local walls=() rss=() cpus=()
   for _ in $(seq 1 "$REPS"); do
     [ -z "$BEFORE_EACH" ] || eval "$BEFORE_EACH"
-    /usr/bin/time -f "%e %M" -o "$OUT/time.txt" "$GCSNAP" "$@" >"$OUT/stdout.txt" 2>"$OUT/stderr.txt" || true
-    read -r w m <"$OUT/time.txt"
+    /usr/bin/time -f "%e %M %U %S" -o "$OUT/time.txt" "$GCSNAP" "$@" >"$OUT/stdout.txt" 2>"$OUT/stderr.txt" || true
+    read -r w m u k <"$OUT/time.txt"
     walls+=("$w")
     rss+=("$m")
+    cpus+=("$(awk -v u="$u" -v k="$k" 'BEGIN { printf "%.2f", u + k }')")
   done
   local mid=$(( (REPS + 1) / 2 ))
-  echo "$(printf '%s\n' "${walls[@]}" | sort -n | sed -n "${mid}p") $(printf '%s\n' "${rss[@]}" | sort -n | sed -n "${mid}p")"
+  echo "$(printf '%s\n' "${walls[@]}" | sort -n | sed -n "${mid}p") $(printf '%s\n' "${rss[@]}" | sort -n | sed -n "${mid}p")" \
+       "$(printf '%s\n' "${cpus[@]}" | sort -n | sed -n "${mid}p")"
 }
 
 declare -A GROWTH  # "N,command" -> "wall rss_kb" from the index; "N,bytes" -> "index_bytes objects"
@@ -81,7 +83,7 @@ run_size() {
     "types --top 10|types $SNAP --top 10"
   )
   local index_aware=" types dominators path "
-  local before_w=() before_m=() after_w=() after_m=() i entry args extra
+  local before_w=() before_m=() after_w=() after_m=() after_c=() i entry args extra
   for i in "${!commands[@]}"; do
     entry=${commands[$i]}
     read -r -a args <<<"${entry#*|}"
@@ -92,14 +94,14 @@ run_size() {
       continue
     fi
     log "without index: ${entry%%|*}"
-    read -r before_w[i] before_m[i] < <(measure "${args[@]}" "${extra[@]}")
+    read -r before_w[i] before_m[i] _ < <(measure "${args[@]}" "${extra[@]}")
   done
 
   log "gcsnap index --all"
   # Each run builds from nothing (a second run would find the indexes up to date).
   BEFORE_EACH='rm -f "$SNAP".*.gcidx'
   local build_w build_m
-  read -r build_w build_m < <(measure index "$SNAP" --all)
+  read -r build_w build_m _ < <(measure index "$SNAP" --all)
   BEFORE_EACH=
   local index_bytes objects
   index_bytes=$(cat "$SNAP".*.gcidx | wc -c)
@@ -109,7 +111,7 @@ run_size() {
     entry=${commands[$i]}
     read -r -a args <<<"${entry#*|}"
     log "with index: ${entry%%|*}"
-    read -r after_w[i] after_m[i] < <(measure "${args[@]}")
+    read -r after_w[i] after_m[i] after_c[i] < <(measure "${args[@]}")
   done
 
   local load
@@ -117,14 +119,15 @@ run_size() {
   echo
   echo "## gcsnap analysis index, $N objects per GC (2 GCs), median of $REPS, load average $load"
   echo
-  echo "| command | without index: wall | peak RSS | with index: wall | peak RSS | B/object (RSS / objects of one GC) |"
-  echo "|---|---|---|---|---|---|"
+  echo "| command | without index: wall | peak RSS | with index: wall | CPU | peak RSS | B/object (RSS / objects of one GC) |"
+  echo "|---|---|---|---|---|---|---|"
   local name types_w=0
   for i in "${!commands[@]}"; do
     name=${commands[$i]%%|*}
-    awk -v n="$name" -v bw="${before_w[i]}" -v bm="${before_m[i]}" -v aw="${after_w[i]}" -v am="${after_m[i]}" -v N="$N" \
+    awk -v n="$name" -v bw="${before_w[i]}" -v bm="${before_m[i]}" -v aw="${after_w[i]}" -v am="${after_m[i]}" \
+        -v ac="${after_c[i]}" -v N="$N" \
       'BEGIN { if (bm == 0) b = "| - | -"; else b = sprintf("| %.2f s | %.0f MB", bw, bm/1024)
-               printf "| `%s` %s | %.2f s | %.0f MB | %.0f |\n", n, b, aw, am/1024, am*1024/N }'
+               printf "| `%s` %s | %.2f s | %.2f s | %.0f MB | %.0f |\n", n, b, aw, ac, am/1024, am*1024/N }'
     [[ $name == "types --top 10" ]] && types_w=${before_w[i]}
     GROWTH["$N,$name"]="${after_w[i]} ${after_m[i]}"
   done

@@ -629,6 +629,61 @@ TEST_CASE("a point lookup decodes only the pieces it reads and answers as a whol
   CHECK(point->pieces_decoded() - before == (4 * n + detail::kFrameBytes - 1) / detail::kFrameBytes);
   CHECK_FALSE(point->type_id(static_cast<NodeIndex>(n)));
 
+  // The nearest objects of some types and their tree paths, as the whole read's tree gives
+  // them (run_type's ranking: fewest hops, node order among equals), through the pieces (a
+  // few targets) and through the parents decoded whole (many).
+  {
+    auto full = read_analysis_index(path, *id, kIndexObjects | kIndexForward | kIndexPathTree);
+    REQUIRE(full);
+    auto tree = kept_path_tree(*full, full->graph);
+    REQUIRE(tree);
+    auto types = point->type_ids();
+    REQUIRE(types);
+    REQUIRE(types->size() >= 2);
+    const std::vector<std::vector<uint32_t>> asks = {{types->front()}, {(*types)[types->size() / 2]}, *types,
+                                                     {types->back() + 1}};
+    bool saw_few = false, saw_many = false;
+    for (const auto& ask : asks) {
+      auto nodes = point->nodes_of_types(ask);
+      REQUIRE(nodes);
+      std::vector<NodeIndex> expected_nodes;
+      for (NodeIndex v = 0; v < n; ++v)
+        if (std::binary_search(ask.begin(), ask.end(), full->graph.type_id(v))) expected_nodes.push_back(v);
+      REQUIRE(*nodes == expected_nodes);
+      std::vector<std::pair<size_t, NodeIndex>> ranked;
+      for (NodeIndex v : expected_nodes)
+        if (const size_t hops = tree->hops_to(v); hops != SIZE_MAX) ranked.emplace_back(hops, v);
+      std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      // Sub-ranges of the targets cross the threshold between the two ways of reading parents.
+      for (size_t count : {std::min<size_t>(expected_nodes.size(), 200), std::min<size_t>(expected_nodes.size(), 3000),
+                           expected_nodes.size()}) {
+        const std::span<const NodeIndex> targets(expected_nodes.data(), count);
+        (count > PointIndex::kChaseThroughPieces ? saw_many : saw_few) = true;
+        std::vector<std::pair<size_t, NodeIndex>> want;
+        for (const auto& r : ranked)
+          if (std::binary_search(targets.begin(), targets.end(), r.second)) want.push_back(r);
+        for (size_t limit : {size_t{0}, size_t{1}, size_t{3}, size_t{50}}) {
+          if (limit == 0 && count > 3000) continue;  // every path of 300,000 objects: slow, and no new case
+          auto got = point->nearest_tree_paths(targets, limit);
+          REQUIRE(got);
+          CHECK(got->reached == want.size());
+          const size_t shown = limit == 0 ? want.size() : std::min(limit, want.size());
+          REQUIRE(got->paths.size() == shown);
+          for (size_t i = 0; i < shown; ++i) {
+            const RetentionPath expected = tree->path_to(want[i].second);
+            CHECK(got->paths[i].nodes == expected.nodes);
+            CHECK(got->paths[i].root == expected.root);
+            REQUIRE(got->paths[i].edges.size() == expected.edges.size());
+            for (size_t e = 0; e < expected.edges.size(); ++e) CHECK(got->paths[i].edges[e].kind == expected.edges[e].kind);
+          }
+        }
+      }
+    }
+    CHECK(saw_few);
+    CHECK(saw_many);
+    CHECK_FALSE(point->nearest_tree_paths(std::vector<NodeIndex>{static_cast<NodeIndex>(n)}, 1));
+  }
+
   // A damaged piece stops the lookups that read it, not the ones that do not.
   const std::vector<char> good = slurp(path);
   std::vector<char> bad = good;

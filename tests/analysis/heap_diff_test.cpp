@@ -226,6 +226,31 @@ TEST_CASE("object diff reports survivors missing from B's walk", "[diff][objects
   CHECK(!diff_objects(a, b, std::vector<uint64_t>{1}, died).is_ok());
 }
 
+TEST_CASE("object diff matches one survivor per B object, lists the rest of B as new in order", "[diff][objects]") {
+  // A's objects 0 and 1 both followed to 0x1100 (damaged ranges): the first matches, the second
+  // is missing; B's objects before, between and after the survivors are new, in B's order.
+  const std::vector<uint64_t> a_sizes = {16, 16, 32, 8};
+  const std::vector<uint64_t> b_addresses = {0x1000, 0x1100, 0x1180, 0x1200, 0x1300, 0x1400};
+  const std::vector<uint64_t> b_sizes = {1, 2, 4, 8, 16, 32};
+  for (const auto& at_b : {std::vector<uint64_t>{0x1100, 0x1100, 0x1200, 0x1250},
+                           std::vector<uint64_t>{0x1200, 0x1100, 0x1100, 0x1250}}) {
+    const std::vector<uint64_t> died = {0, 0, 0, 0};
+    auto diff = diff_objects(a_sizes, b_addresses, b_sizes, at_b, died);
+    REQUIRE(diff.is_ok());
+    CHECK(diff->surviving_count == 2);
+    CHECK(diff->surviving_bytes_b == 2 + 8);
+    CHECK(diff->missing_in_b.size() == 2);
+    CHECK(diff->new_objects == std::vector<size_t>{0, 2, 4, 5});
+    CHECK(diff->new_bytes == 1 + 4 + 16 + 32);
+    // Each B object is matched at most once.
+    std::vector<size_t> matched;
+    for (size_t k : diff->b_index_of_a)
+      if (k != kNoObject) matched.push_back(k);
+    std::sort(matched.begin(), matched.end());
+    CHECK(matched == std::vector<size_t>{1, 3});
+  }
+}
+
 TEST_CASE("object diff on columns matches survivors whose order changed, groups select before listing", "[diff][objects]") {
   // A's objects 0 and 2 swapped places at B (a compaction that reordered them), 1 died.
   const std::vector<uint64_t> a_sizes = {16, 16, 32};

@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "gcsnap/analysis_index.hpp"
+#include "gcsnap/index_columns.hpp"
 #include "random_recording.hpp"
 #include "temp_path.hpp"
 
@@ -141,5 +142,26 @@ TEST_CASE("a stale or damaged index is refused piece by piece") {
     auto piece = (*s)->next_piece(IndexArray::Addresses);
     REQUIRE(piece);
     if (piece->empty()) break;
+  }
+}
+
+TEST_CASE("the object columns read into vectors equal the index read whole") {
+  Indexed f;
+  auto whole = read_analysis_index(f.path, f.id, kIndexObjects);
+  REQUIRE(whole);
+  const HeapGraph& g = whole->graph;
+  auto s = IndexStream::open(f.path, f.id);
+  REQUIRE(s);
+  auto columns = read_index_columns(**s);
+  REQUIRE(columns);
+  // More than one piece of addresses and sizes: the order rule crosses the pieces' edges.
+  REQUIRE(g.node_count() * 8 > kIndexPieceBytes);
+  REQUIRE(columns->addresses.size() == g.node_count());
+  REQUIRE(columns->sizes.size() == g.node_count());
+  REQUIRE(columns->generations.size() == g.node_count());
+  for (NodeIndex v = 0; v < g.node_count(); ++v) {
+    REQUIRE(columns->addresses[v] == g.address(v));
+    REQUIRE(columns->sizes[v] == g.sizes()[v]);
+    REQUIRE(columns->generations[v] == whole->generations[v]);
   }
 }

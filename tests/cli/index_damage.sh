@@ -52,4 +52,19 @@ flip $(($(array_at 15) + 8))
 if "$g" index "$snap" --check >/dev/null 2>&1; then fail "--check missed a damaged histogram"; fi
 [ "$("$g" types "$snap")" = "$types" ] || fail "types differs after the rebuild"
 "$g" index "$snap" --check >/dev/null || fail "types did not rebuild the damaged index"
+# path --type --limit N reads pieces (format-spec.md §12.4 item 7): the type ids, the shortest-path
+# tree, the node columns and forward graph of the paths' objects, never the reverse graph. A bit
+# flipped in the reverse sources (array 8) leaves its answer the same and the damage in place
+# (nothing read it); `gcsnap index` then rebuilds the index.
+path_type=$("$g" path "$snap" --type ListNode --limit 2 --format csv --no-cache)
+flip $(($(array_at 7) + 8))
+[ "$("$g" path "$snap" --type ListNode --limit 2 --format csv)" = "$path_type" ] ||
+  fail "path --type differs with damage in an array it does not read"
+if "$g" index "$snap" --check >/dev/null 2>&1; then fail "path --type read the reverse graph (the index was rebuilt)"; fi
+# Damage in the tree it reads: the answer is the same, from the index rebuilt.
+"$g" index "$snap" | grep -q "rebuilt (damaged)" || fail "gcsnap index did not rebuild damaged reverse sources"
+flip $(($(wc -c <"$ix") - 1))
+[ "$("$g" path "$snap" --type ListNode --limit 2 --format csv)" = "$path_type" ] ||
+  fail "path --type differs with damage in the shortest-path tree"
+"$g" index "$snap" --check >/dev/null || fail "path --type did not rebuild a damaged shortest-path tree"
 echo "index_damage: ok"

@@ -30,6 +30,14 @@ same dominators "$snap" --top 10 --no-fold
 same where "$snap" "$addr"
 same path "$snap" "$addr"
 same path "$snap" --type "$type" --limit 2
+# path --type from the index's pieces (a type of many instances, several types by one name,
+# none, each format; more than 64 paths from the index read whole) against the recording's answer.
+same path "$snap" --type System.String --limit 1
+same path "$snap" --type String --limit 64 --format csv
+same path "$snap" --type Item1 --limit 3 --format json
+same path "$snap" --type Type3 --limit 65 --format csv
+same path "$snap" --type "$type" --no-group
+same path "$snap" --type NoSuchTypeAnywhere --limit 1
 same roots "$snap" --kind handle
 same roots "$snap" --type Item1
 # diff from both indexes (B's paths from its shortest-path tree), from one (A decoded), from none;

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -98,6 +99,28 @@ void use_point_queries(PointIndex& index, const AnalysisIndex* whole) {
     }
     auto sub = index.path_subgraph(found->paths);
     if (whole && !sub) __builtin_trap();
+  }
+  // What path --type uses: the type ids in one pass, the tree's parents a piece at a time or
+  // whole. A tree the whole read accepts may still hold a hop that is no edge (an error here:
+  // the CLI then reads the index whole); any path given must be the whole tree's.
+  if (auto types = index.type_ids(); types && !types->empty()) {
+    auto nodes = index.nodes_of_types(*types);
+    if (whole && !nodes) __builtin_trap();
+    if (nodes) {
+      std::optional<ShortestPathTree> tree;
+      if (whole)
+        if (auto t = kept_path_tree(*whole, whole->graph)) tree = std::move(t).value();
+      for (size_t limit : {size_t{1}, size_t{4}}) {
+        auto nearest = index.nearest_tree_paths(*nodes, limit);
+        if (!nearest || !tree) continue;
+        size_t previous = 0;
+        for (const RetentionPath& p : nearest->paths) {
+          const RetentionPath expected = tree->path_to(p.nodes.back());
+          if (expected.nodes != p.nodes || expected.root != p.root || p.hops() < previous) __builtin_trap();
+          previous = p.hops();
+        }
+      }
+    }
   }
   for (bool fold : {true, false}) {
     auto top = index.top_retainers(5, {}, fold);

@@ -148,6 +148,13 @@ struct IndexedRetainer {
   std::optional<IndexedObject> dominator;  ///< the immediate dominator; none under the roots
 };
 
+/// The paths of the shortest-path tree to the nearest of some objects
+/// (PointIndex::nearest_tree_paths).
+struct IndexedTreePaths {
+  std::vector<RetentionPath> paths;  ///< fewest hops first, in the whole graph's nodes and roots
+  uint64_t reached = 0;              ///< how many of the objects the tree reaches
+};
+
 /// The objects of a few retention paths as a graph of their own (PointIndex::path_subgraph):
 /// node i is the i-th distinct node of the paths, its edges are the paths' hops as the whole
 /// graph holds them (reference or dependent handle, with the edge's slot), its roots the paths'
@@ -207,6 +214,18 @@ class PointIndex {
   /// immediate dominators and the type ids a piece at a time (FOLD: a second over the latter
   /// two), holding N rows and the chains of the rows' types. Errors: find_object's.
   [[nodiscard]] Result<std::vector<IndexedRetainer>> top_retainers(size_t n, std::span<const uint32_t> types, bool fold);
+  /// Return the nodes whose type id is one of TYPES (sorted), in node order: one pass over the
+  /// type ids a piece at a time. Errors: find_object's.
+  [[nodiscard]] Result<std::vector<NodeIndex>> nodes_of_types(std::span<const uint32_t> types);
+  /// Return the paths of the index's shortest-path tree (format-spec.md §12.3 array 17; what
+  /// ShortestPathTree::path_to gives on the index read whole, edge kinds included) to the N
+  /// nearest of TARGETS (node indices, increasing; N 0: all that it reaches), fewest hops first
+  /// and in TARGETS' order among equals, and how many of TARGETS it reaches. A few targets read
+  /// their parents a piece at a time; more than kChaseThroughPieces decode the parents whole
+  /// (4 bytes per object). A target's parent chain is followed only as far as it can still be
+  /// among the N. Errors: find_object's, InvalidArgument (a target out of range).
+  [[nodiscard]] Result<IndexedTreePaths> nearest_tree_paths(std::span<const NodeIndex> targets, size_t n);
+  static constexpr size_t kChaseThroughPieces = 256;
   /// Return the ids of the heap's types, sorted (the type histogram's, decoded whole and
   /// checked). Errors: find_object's.
   [[nodiscard]] Result<std::vector<uint32_t>> type_ids();

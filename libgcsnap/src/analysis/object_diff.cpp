@@ -40,13 +40,20 @@ Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, std::span<con
     if (alive_count++ != 0 && a_at_b[i] < previous) sorted = false;
     previous = a_at_b[i];
   }
-  std::vector<bool> matched(nb, false);
-  size_t j = 0;
+  // The survivors come in the order of their address at B and J only moves forward, so the
+  // only B object already matched is the last one matched (two survivors at one address: the
+  // second is missing). The B objects J passes unmatched are new, listed in order as it goes.
+  size_t j = 0, last_matched = SIZE_MAX;
+  auto add_new = [&](size_t k) {
+    diff.new_objects.push_back(k);
+    diff.new_bytes += b_sizes[k];
+  };
   auto match = [&](size_t i) {
     const uint64_t x = a_at_b[i];
-    while (j < nb && b_addresses[j] < x) ++j;
-    if (j < nb && b_addresses[j] == x && !matched[j]) {
-      matched[j] = true;
+    for (; j < nb && b_addresses[j] < x; ++j)
+      if (j != last_matched) add_new(j);
+    if (j < nb && b_addresses[j] == x && j != last_matched) {
+      last_matched = j;
       if (match_index) diff.b_index_of_a[i] = j;
       ++diff.surviving_count;
       diff.surviving_bytes_a += a_sizes[i];
@@ -67,11 +74,8 @@ Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, std::span<con
     for (size_t i : alive) match(i);
   }
   std::sort(diff.missing_in_b.begin(), diff.missing_in_b.end());
-  for (size_t k = 0; k < nb; ++k) {
-    if (matched[k]) continue;
-    diff.new_objects.push_back(k);
-    diff.new_bytes += b_sizes[k];
-  }
+  for (; j < nb; ++j)
+    if (j != last_matched) add_new(j);
   return diff;
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "diffing objects");

@@ -2,11 +2,13 @@
 // §12.4 item 7): the backward search of find_retention_paths over the reverse graph's pieces,
 // and the few objects of the paths found as a graph of their own for the printing code.
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <new>
 #include <unordered_map>
 
 #include "analysis/backward_search.hpp"
+#include "analysis_index/index_codec.hpp"
 #include "analysis_index/index_access.hpp"
 #include "analysis_index/index_pieces.hpp"
 #include "gcsnap/analysis_index.hpp"
@@ -107,6 +109,148 @@ Result<RetentionResult> PointIndex::find_retention_path(NodeIndex target, bool i
     }
   }
   return result;
+} catch (const std::bad_alloc&) {
+  return out_of_memory();
+}
+
+Result<std::vector<NodeIndex>> PointIndex::nodes_of_types(std::span<const uint32_t> types) try {
+  detail::IndexPieces& ix = *pieces_;
+  std::vector<NodeIndex> out;
+  if (types.empty()) return out;
+  constexpr size_t kPerPiece = detail::kFrameBytes / 4;
+  // One byte per id up to the largest asked for when that is small (writers number their types
+  // from 1), else a search per object of another type than the one before.
+  constexpr uint32_t kTableIds = uint32_t{1} << 22;
+  const uint32_t largest = *std::max_element(types.begin(), types.end());
+  std::vector<unsigned char> wanted(largest < kTableIds ? size_t{largest} + 1 : 0, 0);
+  for (uint32_t t : types)
+    if (t < wanted.size()) wanted[t] = 1;
+  uint32_t last_id = 0;
+  bool last_match = std::binary_search(types.begin(), types.end(), last_id);
+  auto is_wanted = [&](uint32_t id) {
+    if (id != last_id) {
+      last_id = id;
+      last_match = std::binary_search(types.begin(), types.end(), id);
+    }
+    return last_match;
+  };
+  std::vector<unsigned char> buffer;
+  for (size_t k = 0; uint64_t{k} * kPerPiece < ix.nodes(); ++k) {
+    if (Status s = ix.read_piece(L::kTypeIds, k, buffer); !s.is_ok()) return s.error();
+    const NodeIndex first = static_cast<NodeIndex>(k * kPerPiece);
+    const size_t count = buffer.size() / 4;
+    const unsigned char* ids = buffer.data();
+    if (!wanted.empty()) {  // the common case, branch-light
+      const unsigned char* table = wanted.data();
+      const uint32_t table_size = static_cast<uint32_t>(wanted.size());
+      for (size_t i = 0; i < count; ++i) {
+        const uint32_t id = L::load<uint32_t>(ids + 4 * i);
+        if (id < table_size && table[id]) out.push_back(first + static_cast<NodeIndex>(i));
+      }
+      continue;
+    }
+    for (size_t i = 0; i < count; ++i)
+      if (is_wanted(L::load<uint32_t>(ids + 4 * i))) out.push_back(first + static_cast<NodeIndex>(i));
+  }
+  return out;
+} catch (const std::bad_alloc&) {
+  return out_of_memory();
+}
+
+Result<IndexedTreePaths> PointIndex::nearest_tree_paths(std::span<const NodeIndex> targets, size_t n) try {
+  detail::IndexPieces& ix = *pieces_;
+  const uint64_t nodes = ix.nodes();
+  constexpr NodeIndex kRootMark = ShortestPathTree::kRootMark;
+  // Many targets would touch most pieces of the parents, over and over: decode them once.
+  std::vector<unsigned char> whole;
+  const bool use_whole = targets.size() > kChaseThroughPieces;
+  if (use_whole) {
+    auto parents = ix.whole_array(L::kPathParents);
+    if (!parents) return parents.error();
+    whole = std::move(parents).value();
+  }
+  auto parent = [&](NodeIndex v) -> Result<NodeIndex> {
+    NodeIndex p = 0;
+    if (use_whole) {
+      p = L::load<uint32_t>(whole.data() + size_t{v} * 4);
+    } else {
+      auto e = ix.element(L::kPathParents, v);
+      if (!e) return e.error();
+      p = static_cast<NodeIndex>(*e);
+    }
+    if (p >= nodes && p != kRootMark && p != kNoNode)  // §12.3: a node or a mark
+      return make_error(ErrorCode::CorruptSection, "analysis index shortest-path parent out of range");
+    return p;
+  };
+  // V's hops to its root's object (ShortestPathTree::hops_to), or SIZE_MAX when it has none or
+  // more than LIMIT (at most n: a forged cycle ends there).
+  auto hops_to = [&](NodeIndex v, size_t limit) -> Result<size_t> {
+    for (size_t hops = 0;; ++hops) {
+      auto p = parent(v);
+      if (!p) return p.error();
+      if (*p == kRootMark) return hops;
+      if (*p == kNoNode || hops >= limit) return SIZE_MAX;
+      v = *p;
+    }
+  };
+  IndexedTreePaths out;
+  std::vector<std::pair<size_t, NodeIndex>> best;  // (hops, node); a max-heap of N when N > 0
+  for (NodeIndex t : targets) {
+    if (t >= nodes) return make_error(ErrorCode::InvalidArgument, "node index out of range");
+    auto p = parent(t);
+    if (!p) return p.error();
+    if (*p == kNoNode) continue;
+    ++out.reached;
+    // Full: only fewer hops than the farthest kept displaces it (targets come in order).
+    size_t limit = static_cast<size_t>(nodes);
+    if (n != 0 && best.size() == n) {
+      if (best.front().first == 0) continue;
+      limit = best.front().first - 1;
+    }
+    auto hops = hops_to(t, limit);
+    if (!hops) return hops.error();
+    if (*hops == SIZE_MAX) continue;
+    best.emplace_back(*hops, t);
+    if (n == 0) continue;
+    std::push_heap(best.begin(), best.end());
+    if (best.size() > n) {
+      std::pop_heap(best.begin(), best.end());
+      best.pop_back();
+    }
+  }
+  std::sort(best.begin(), best.end());
+  auto all_roots = ix.roots();
+  if (!all_roots) return all_roots.error();
+  const std::vector<GraphRoot>& roots = all_roots->first;
+  for (const auto& [hops, t] : best) {
+    RetentionPath path;
+    path.nodes.resize(hops + 1);
+    NodeIndex v = t;
+    for (size_t i = hops; i > 0; --i) {
+      path.nodes[i] = v;
+      auto p = parent(v);
+      if (!p) return p.error();
+      v = *p;
+    }
+    path.nodes[0] = v;
+    // The first strong root in priority order (then root table order) whose object it is.
+    uint32_t root = 0;
+    bool have = false;
+    for (uint32_t r = 0; r < roots.size(); ++r) {
+      if (roots[r].is_weak() || roots[r].node != v) continue;
+      if (!have || root_priority(roots[r]) < root_priority(roots[root])) root = r;
+      have = true;
+    }
+    path.root = root;
+    path.edges.assign(path.hops(), PathHop{});
+    for (size_t i = 0; i + 1 < path.nodes.size(); ++i) {
+      auto hop = hop_facts(ix, path.nodes[i], path.nodes[i + 1]);
+      if (!hop) return hop.error();
+      path.edges[i].kind = hop->kind;
+    }
+    out.paths.push_back(std::move(path));
+  }
+  return out;
 } catch (const std::bad_alloc&) {
   return out_of_memory();
 }

@@ -2,9 +2,12 @@
 // (two files or one); object by object (new / dead / surviving, matched through the ranges
 // of every GC in between) when both GCs are in the same recording.
 #include <algorithm>
+#include <exception>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <system_error>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -83,6 +86,34 @@ void select_sides(const DiffOptions& opt, DiffSide& a, DiffSide& b) {
   }
 }
 
+// Run LOAD_A on a thread of its own while this one runs LOAD_B (both on this one when no thread
+// can be had); then rethrow A's exception, else B's.
+template <typename LoadA, typename LoadB>
+void load_both_sides(LoadA&& load_a, LoadB&& load_b) {
+  std::exception_ptr failed_a, failed_b;
+  auto run_a = [&]() noexcept {
+    try {
+      load_a();
+    } catch (...) {
+      failed_a = std::current_exception();
+    }
+  };
+  std::thread helper;
+  try {
+    helper = std::thread(run_a);
+  } catch (const std::system_error&) {
+    run_a();
+  }
+  try {
+    load_b();
+  } catch (...) {
+    failed_b = std::current_exception();
+  }
+  if (helper.joinable()) helper.join();
+  if (failed_a) std::rethrow_exception(failed_a);
+  if (failed_b) std::rethrow_exception(failed_b);
+}
+
 Table summary_table(const DiffSide& a, const DiffSide& b) {
   Table t("summary", "Compared heap walks");
   t.add_column("side", "SIDE").add_column("file", "FILE").add_column("gc", "GC", ColumnKind::Count);
@@ -156,13 +187,20 @@ void run_diff(const DiffOptions& opt) {
   // One recording, A the earlier GC: its addresses and generations go to the diff's object
   // mapper rather than being copied there (A's type ids from the index, the rest read apart).
   const bool a_movable = same_recording && a.selected.index < b.selected.index;
-  if (a_movable) load_diff_side(a, rec_a, use_index, kIndexTypeIds | kIndexTypes, DiffLoad::Movable);
-  else load_diff_side(a, rec_a, use_index, kIndexObjects | kIndexTypes | a_paths);
   // One recording: B's tree without its forward graph (the paths of a few new objects read
   // the successors of the hops that hold dependent handles, not 14 B per object).
   const IndexParts b_paths = same_recording ? IndexParts{} : IndexParts{kIndexPathTree};
-  load_diff_side(b, rec_b, use_index, kIndexObjects | kIndexTypes | b_paths,
-                 same_recording ? DiffLoad::PathTree : DiffLoad::Parts);
+  // The two sides load at once (each reads only its own GC and the recording); A's failure is
+  // reported first, as if they had loaded one after the other.
+  load_both_sides(
+      [&] {
+        if (a_movable) load_diff_side(a, rec_a, use_index, kIndexTypeIds | kIndexTypes, DiffLoad::Movable);
+        else load_diff_side(a, rec_a, use_index, kIndexObjects | kIndexTypes | a_paths);
+      },
+      [&] {
+        load_diff_side(b, rec_b, use_index, kIndexObjects | kIndexTypes | b_paths,
+                       same_recording ? DiffLoad::PathTree : DiffLoad::Parts);
+      });
 
   Report report;
   // As path/types/dominators say: without the pairs, ConditionalWeakTable values look dead.

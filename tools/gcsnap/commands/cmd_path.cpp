@@ -148,6 +148,12 @@ Report make_report(const LoadedHeap& heap, const std::vector<FoundPath>& found, 
 // The table format folds repeated hops; CSV and JSON list every hop for tools (or --no-fold).
 bool fold_hops(const PathOptions& opt) { return opt.format == Format::Table && !opt.no_fold; }
 
+// --group, or by default in the table when no count of paths is asked for (and the instances
+// turn out to be held in more than one way).
+bool group_paths(const PathOptions& opt) {
+  return opt.group || (opt.format == Format::Table && !opt.all && !opt.limit && !opt.no_group);
+}
+
 size_t max_paths(const PathOptions& opt) {
   if (opt.all) return 0;
   return opt.limit ? opt.limit : 1;
@@ -283,14 +289,26 @@ std::optional<Report> group_report(const LoadedHeap& heap, const ShortestPathTre
   return report;
 }
 
+// Print FOUND, the paths to the nearest of INSTANCES objects of --type (REACHABLE of them
+// reachable), and fail when none is reachable.
+void report_type(const LoadedHeap& heap, const std::vector<FoundPath>& found, size_t instances, size_t reachable,
+                 const PathOptions& opt) {
+  Report report = make_report(heap, found, fmt::format("objects of type '{}'", opt.type), fold_hops(opt));
+  report.notes.push_back(fmt::format("{} objects match '{}'; {} reachable from {}roots; {} shown, nearest first",
+                                     instances, opt.type, reachable, opt.include_weak ? "" : "strong ",
+                                     found.size()));
+  print_report(report, opt.format);
+  if (reachable == 0)
+    throw CliError(fmt::format("{}: none of the {} objects matching '{}' is reachable from a {}root in GC {}",
+                               heap.sel.file, instances, opt.type, opt.include_weak ? "" : "strong ",
+                               heap.sel.number()), kExitProblems);
+}
+
 void run_type(const LoadedHeap& heap, const PathOptions& opt) {
   const std::vector<NodeIndex> instances = objects_of_type(
       heap.graph, heap.names, opt.type,
       fmt::format("{}: no object in GC {} has a type named or containing", heap.sel.file, heap.sel.number()));
-  // --group, or by default in the table when no count of paths is asked for and the
-  // instances are held in more than one way.
-  const bool default_group = opt.format == Format::Table && !opt.all && !opt.limit && !opt.no_group;
-  if (opt.group || default_group) {
+  if (group_paths(opt)) {
     std::optional<ShortestPathTree> computed;
     const ShortestPathTree* tree = !opt.include_weak && heap.indexed_paths ? &*heap.indexed_paths : nullptr;
     if (!tree) {
@@ -332,15 +350,47 @@ void run_type(const LoadedHeap& heap, const PathOptions& opt) {
     reachable = found.size();
   }
   if (max_paths(opt) != 0 && found.size() > max_paths(opt)) found.resize(max_paths(opt));
-  Report report = make_report(heap, found, fmt::format("objects of type '{}'", opt.type), fold_hops(opt));
-  report.notes.push_back(fmt::format("{} objects match '{}'; {} reachable from {}roots; {} shown, nearest first",
-                                     instances.size(), opt.type, reachable, opt.include_weak ? "" : "strong ",
-                                     found.size()));
-  print_report(report, opt.format);
-  if (reachable == 0)
-    throw CliError(fmt::format("{}: none of the {} objects matching '{}' is reachable from a {}root in GC {}",
-                               heap.sel.file, instances.size(), opt.type, opt.include_weak ? "" : "strong ",
-                               heap.sel.number()), kExitProblems);
+  report_type(heap, found, instances.size(), reachable, opt);
+}
+
+// The most paths run_type_from_pieces is asked for.
+constexpr size_t kPiecesMaxPaths = 64;
+
+// --type without groups from a valid index (format-spec.md §12.4 item 7): the instances from
+// one pass over the type ids, the nearest ones' paths from the shortest-path tree's parents,
+// their objects as a graph of their own: the same answer as run_type on the index read whole.
+// False when there is no valid index or a piece is damaged: the caller loads the heap.
+bool run_type_from_pieces(const PathOptions& opt) {
+  auto heap = std::make_unique<LoadedHeap>();
+  heap->sel = open_selected_gc(opt.file, opt.gc, GcNeed::HeapWalk);
+  const SelectedGc& sel = heap->sel;
+  auto ix = open_point_index(sel.file, *sel.recording, sel.index);
+  if (!ix) return false;
+  auto present = ix->type_ids();
+  if (!present) return false;
+  auto names = sel.recording->read_names(sel.index);
+  if (!names) fail_on(sel.file, names.error());
+  heap->names = std::move(names).value();
+  const std::vector<uint32_t> types = type_ids_of_type(
+      heap->names, *present, opt.type,
+      fmt::format("{}: no object in GC {} has a type named or containing", sel.file, sel.number()));
+  auto instances = ix->nodes_of_types(types);
+  if (!instances || instances->empty()) return false;  // none: a histogram the type ids do not match
+  auto nearest = ix->nearest_tree_paths(*instances, max_paths(opt));
+  if (!nearest) return false;
+  auto sub = ix->path_subgraph(nearest->paths);
+  if (!sub) return false;
+  auto statics = sel.recording->read_static_slots(sel.index, heap->static_names);
+  if (!statics) fail_on(sel.file, statics.error());
+  heap->statics = std::move(statics).value();
+  heap->graph = std::move(sub->graph);
+  heap->edge_slots = std::move(sub->slots);
+  heap->generations = sub->generations;
+  heap->has_dependent = ix->has_dependent_handles();
+  std::vector<FoundPath> found;
+  for (RetentionPath& p : sub->paths) found.push_back({std::move(p), Reachability::Strong});
+  report_type(*heap, found, instances->size(), static_cast<size_t>(nearest->reached), opt);
+  return true;
 }
 
 void run_path(const PathOptions& opt) {
@@ -349,6 +399,11 @@ void run_path(const PathOptions& opt) {
   if (opt.all && opt.limit)
     throw CliError("path: --all and --limit cannot be used together", kExitUsage);
   if (!opt.object.empty() && max_paths(opt) == 1 && !opt.no_cache && run_object_from_pieces(opt)) return;
+  // From pieces each hop of a path shown reads a few pieces of the forward graph: a few dozen
+  // paths cost less than the whole index, thousands (--all) more.
+  if (!opt.type.empty() && !opt.include_weak && !opt.no_cache && !group_paths(opt) && max_paths(opt) != 0 &&
+      max_paths(opt) <= kPiecesMaxPaths && run_type_from_pieces(opt))
+    return;
   // Reverse CSR either way: with it a single-path query searches backward from the target,
   // and the answer must not depend on whether an index was used (retention.hpp).
   // --type also maps the shortest-path tree: the paths to every instance, already searched.

@@ -96,22 +96,44 @@ std::string_view simple_name(std::string_view name) {
   return cut == std::string_view::npos ? name : name.substr(cut + 1);
 }
 
+// How well NAME matches --type TYPE, best first: the full name, the name without namespace,
+// the same two ignoring case (as --filter ignores it), a part, a part ignoring case; kNoMatch.
+constexpr int kNoMatch = 6;
+int type_match_rank(std::string_view name, std::string_view type) {
+  const std::string_view simple = simple_name(name);
+  if (name == type) return 0;
+  if (simple == type) return 1;
+  if (equals_ignore_case(name, type)) return 2;
+  if (equals_ignore_case(simple, type)) return 3;
+  if (name.find(type) != std::string_view::npos) return 4;
+  return contains_ignore_case(name, type) ? 5 : kNoMatch;
+}
+
 }  // namespace
+
+std::vector<uint32_t> type_ids_of_type(const NameTable& names, std::span<const uint32_t> ids, std::string_view type,
+                                       std::string_view what) {
+  // NameTable::type_name names the ids it does not declare as objects_of_type ranks them.
+  std::vector<uint32_t> out;
+  int best = kNoMatch;
+  for (uint32_t id : ids) {
+    const int r = type_match_rank(names.type_name(id), type);
+    if (r == kNoMatch || r > best) continue;
+    if (r < best) out.clear();
+    best = r;
+    out.push_back(id);
+  }
+  if (best == kNoMatch) {
+    std::vector<std::string_view> all;
+    for (uint32_t id : ids) all.push_back(names.type_name(id));
+    fail_no_match(what, type, all);
+  }
+  return out;
+}
 
 std::vector<NodeIndex> objects_of_type(const HeapGraph& graph, const NameTable& names, std::string_view type,
                                        std::string_view what) {
-  // How well a name matches, best first: the full name, the name without namespace, the
-  // same two ignoring case (as --filter ignores it), a part, a part ignoring case; kNoMatch.
-  constexpr int kNoMatch = 6;
-  auto rank = [&](std::string_view name) {
-    const std::string_view simple = simple_name(name);
-    if (name == type) return 0;
-    if (simple == type) return 1;
-    if (equals_ignore_case(name, type)) return 2;
-    if (equals_ignore_case(simple, type)) return 3;
-    if (name.find(type) != std::string_view::npos) return 4;
-    return contains_ignore_case(name, type) ? 5 : kNoMatch;
-  };
+  auto rank = [&](std::string_view name) { return type_match_rank(name, type); };
   // Each type's rank once (a few thousand names), not each object's (millions): the declared
   // types that match, by id, and the ranks of the two names an undeclared id gets.
   std::vector<std::pair<uint32_t, int>> matched;

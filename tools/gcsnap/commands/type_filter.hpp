@@ -53,4 +53,10 @@ std::vector<uint32_t> filter_type_ids(const NameTable& names, std::span<const ui
 std::vector<NodeIndex> objects_of_type(const HeapGraph& graph, const NameTable& names, std::string_view type,
                                        std::string_view what);
 
+/// Return the ids among IDS (the distinct type ids of a heap's objects, sorted) whose objects
+/// objects_of_type would return for `type` (the best match only), sorted. When none, the same
+/// fail_no_match.
+std::vector<uint32_t> type_ids_of_type(const NameTable& names, std::span<const uint32_t> ids, std::string_view type,
+                                       std::string_view what);
+
 }  // namespace gcsnap::cli
