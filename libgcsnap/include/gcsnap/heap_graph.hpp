@@ -54,7 +54,7 @@ class HeapGraph;
 namespace detail {
 struct AnalysisIndexAccess;
 struct ReverseCsr;
-Result<ReverseCsr> make_reverse_csr(const HeapGraph& graph);
+Result<ReverseCsr> make_reverse_csr(const HeapGraph& graph, bool discard_forward);
 }
 
 /// The heap graph: forward CSR always, reverse CSR on demand.
@@ -139,7 +139,7 @@ class HeapGraph {
                                             const DependentHandleTable* dependent, bool discard_targets);
 
   friend struct detail::AnalysisIndexAccess;
-  friend Result<detail::ReverseCsr> detail::make_reverse_csr(const HeapGraph& graph);
+  friend Result<detail::ReverseCsr> detail::make_reverse_csr(const HeapGraph& graph, bool discard_forward);
   struct Storage;  // owns the arrays below (heap_graph.cpp), or keeps a mapped index alive
 
   // One CSR direction: exactly one of narrow/wide is set while it exists (32-bit offsets

@@ -207,9 +207,10 @@ namespace {
 
 // Counting sort of the forward edges by target into offsets/sources. The offsets double as
 // the scatter cursors and are shifted back afterwards, so no extra per-node array is needed.
+// With DISCARD, the scatter gives back the targets' pages every 2 MiB it has read.
 template <typename Offset>
 void reverse_edges(const HeapGraph& graph, std::span<const NodeIndex> targets, std::vector<Offset>& offsets,
-                   std::vector<NodeIndex>& sources) {
+                   std::vector<NodeIndex>& sources, bool discard) {
   const size_t node_count = graph.node_count();
   for (NodeIndex t : targets) ++offsets[t];
   Offset sum = 0;
@@ -219,23 +220,32 @@ void reverse_edges(const HeapGraph& graph, std::span<const NodeIndex> targets, s
     sum += c;
   }
   offsets[node_count] = sum;
-  for (size_t s = 0; s < node_count; ++s)
-    for (NodeIndex t : graph.successors(static_cast<NodeIndex>(s))) sources[offsets[t]++] = static_cast<NodeIndex>(s);
+  constexpr size_t kDiscardStep = (size_t{2} << 20) / sizeof(NodeIndex);
+  size_t read = 0, discarded = 0;  // targets before `discarded` were given back
+  for (size_t s = 0; s < node_count; ++s) {
+    const auto successors = graph.successors(static_cast<NodeIndex>(s));
+    for (NodeIndex t : successors) sources[offsets[t]++] = static_cast<NodeIndex>(s);
+    read += successors.size();
+    if (discard && read - discarded >= kDiscardStep) {
+      detail::discard_whole_pages(targets.data() + discarded, (read - discarded) * sizeof(NodeIndex));
+      discarded = read;
+    }
+  }
   for (size_t i = node_count; i > 0; --i) offsets[i] = offsets[i - 1];
   offsets[0] = 0;
 }
 
 }  // namespace
 
-Result<detail::ReverseCsr> detail::make_reverse_csr(const HeapGraph& graph) {
+Result<detail::ReverseCsr> detail::make_reverse_csr(const HeapGraph& graph, bool discard_forward) {
   try {
     ReverseCsr out;
     out.offsets.reset(graph.node_count() + 1, graph.edge_count());
     detail::reserve_huge(out.sources, graph.edge_count());
     out.sources.resize(graph.edge_count());
     const std::span<const NodeIndex> targets(graph.forward_.items, graph.edge_count_);
-    if (!out.offsets.narrow().empty()) reverse_edges(graph, targets, out.offsets.narrow(), out.sources);
-    else reverse_edges(graph, targets, out.offsets.wide(), out.sources);
+    if (!out.offsets.narrow().empty()) reverse_edges(graph, targets, out.offsets.narrow(), out.sources, discard_forward);
+    else reverse_edges(graph, targets, out.offsets.wide(), out.sources, discard_forward);
     return out;
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::OutOfMemory, "out of memory building the reverse graph");
@@ -266,7 +276,7 @@ void HeapGraph::adopt_reverse(detail::ReverseCsr&& reverse) {
 
 Status HeapGraph::build_reverse() {
   if (has_reverse()) return Status::ok();
-  auto reverse = detail::make_reverse_csr(*this);
+  auto reverse = detail::make_reverse_csr(*this, false);
   if (!reverse) return reverse.error();
   try {
     adopt_reverse(std::move(reverse).value());

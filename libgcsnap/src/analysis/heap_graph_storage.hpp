@@ -31,10 +31,12 @@ struct ReverseCsr {
   std::vector<NodeIndex> sources;
 };
 
-/// Build GRAPH's reverse CSR without changing GRAPH: it reads only the forward CSR, so it can
-/// run on one thread while others read the graph (the analysis index builds it during the
-/// dominators' DFS). Errors: OutOfMemory.
-[[nodiscard]] Result<ReverseCsr> make_reverse_csr(const HeapGraph& graph);
+/// Build GRAPH's reverse CSR: it reads only the forward CSR, so it can run on one thread while
+/// others read the graph. With DISCARD_FORWARD the pages of the forward targets are given back
+/// as the scatter consumes them (a build whose forward CSR has no reader left: they read as
+/// zeros afterwards), so that the two graphs' edges are not both whole in memory.
+/// Errors: OutOfMemory.
+[[nodiscard]] Result<ReverseCsr> make_reverse_csr(const HeapGraph& graph, bool discard_forward);
 
 }  // namespace detail
 }  // namespace gcsnap

@@ -92,6 +92,7 @@ Result<DecodedGc> decode_gc(const Recording& rec, size_t gc_pos, const IndexProg
   if (!objects) return objects.error();
   DecodedGc out;
   out.objects = std::make_shared<ObjectTable>(std::move(objects).value());
+  rec.release_block_pages(gc_pos);  // decoded: what reads the block again reads the file again
   auto roots = rec.read_roots(gc_pos);
   if (!roots) return roots.error();
   auto has_dependent = rec.has_dependent_handle_section(gc_pos);
@@ -209,7 +210,7 @@ Result<BuiltIndex> build_analysis_index(const Recording& rec, size_t gc_pos, con
     // The BFS first: its queue (up to 64 MB) then lives beside the DFS's arrays, not beside the
     // semidominators' larger ones (after the reverse CSR it raised peak RSS by 12 MB).
     path_tree = ShortestPathTree::compute(gc.graph, RetentionOptions{});
-    auto reverse = detail::make_reverse_csr(gc.graph);
+    auto reverse = detail::make_reverse_csr(gc.graph, false);
     // Taken before the hand-over: moving the vectors into the graph keeps their buffers.
     std::optional<std::pair<detail::IndexBytes, detail::IndexBytes>> bytes;
     if (reverse)

@@ -5,6 +5,8 @@
 // same order.
 
 #include <algorithm>
+#include <cstddef>
+#include <span>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "analysis_index/index_build_steps.hpp"
 #include "analysis_index/index_layout.hpp"
 #include "analysis_index/index_write.hpp"
+#include "huge_pages.hpp"
 #include "gcsnap/analysis_index.hpp"
 
 namespace gcsnap {
@@ -35,9 +38,14 @@ Status too_large() { return make_error(ErrorCode::LimitExceeded, "the analysis i
 // Phases, each array written by the phase after the one that completes it, on a second thread
 // while the main one computes (SideJob):
 //   1. decode + forward graph (decode_gc): node columns, forward CSR, slots.
-//   2. write arrays 1-6 || shortest-path tree (BFS) and reverse CSR; then free the addresses.
-//   3. write arrays 7-12 || dominators' DFS, then free the forward CSR, then semi-NCA and
-//      retained sizes; then free the reverse CSR and the slots.
+//   2. write arrays 1-6 || shortest-path tree (BFS); then free the addresses and give back
+//      the recording's pages (nothing reads the block again).
+//   3. the dominators' DFS, the forward CSR's last reader, || coding the path parents (the last
+//      array) in memory, the tree then freed; then the reverse CSR, built from
+//      the forward one while its pages are given back, and the forward CSR freed; then write
+//      arrays 7-12 || semi-NCA and retained sizes; then free the reverse CSR and the slots.
+//      Built beside the BFS, the reverse CSR was whole beside the forward one and the DFS's
+//      arrays: the build's peak (docs/performance.md, "The build's peak, phase by phase").
 //   4. write arrays 13-15 || type histogram; then arrays 16-17 and the header.
 // Returns the GC's object count, or the write's failure as the inner status.
 Result<std::pair<uint64_t, Status>> build_to_file(const Recording& rec, size_t gc_pos, const IndexProgress& progress,
@@ -51,7 +59,7 @@ Result<std::pair<uint64_t, Status>> build_to_file(const Recording& rec, size_t g
   auto place = L::place(b.counts);
   if (!place) return std::make_pair(objects, too_large());
 
-  // 2. The BFS and the reverse CSR read the forward graph, as the writer does.
+  // 2. The BFS reads the forward graph, as the writer does.
   auto forward_job = [&]() noexcept {
     detail::write_forward_arrays(file, *place, gc.graph, gc.objects->generations);
     b.block = rec.block_hash(gc_pos);
@@ -60,31 +68,51 @@ Result<std::pair<uint64_t, Status>> build_to_file(const Recording& rec, size_t g
   {
     SideJob side;
     side.start(forward_job);
-    if (progress) progress("building the reverse graph");
     path_tree = ShortestPathTree::compute(gc.graph, RetentionOptions{});
-    if (!path_tree) return path_tree.error();
-    auto reverse = detail::make_reverse_csr(gc.graph);
-    if (!reverse) return reverse.error();
     side.wait();
-    AnalysisIndexAccess::adopt_reverse(gc.graph, std::move(reverse).value());
   }
+  if (!path_tree) return path_tree.error();
   if (!b.block) return b.block.error();
   std::vector<uint64_t>().swap(gc.objects->addresses);  // nothing after the graph looks objects up
+  rec.release_block_pages(gc_pos);
 
-  // 3. The dominators: the DFS is the forward graph's last reader.
-  const auto rev = AnalysisIndexAccess::reverse(gc.graph);
+  // 3. The dominators: the DFS is the forward graph's last reader, the reverse graph's first
+  // reader is the semidominators' pass.
   auto reverse_job = [&]() noexcept {
+    const auto rev = AnalysisIndexAccess::reverse(gc.graph);
     detail::write_reverse_arrays(file, *place, gc.graph, gc.slots,
                                  rev.wide.empty() ? detail::index_bytes(rev.narrow) : detail::index_bytes(rev.wide),
                                  detail::index_bytes(rev.items));
   };
+  // During the DFS the path parents (the last array written) are coded for writing, and the
+  // type ids and generations (read again only by the histogram) for decoding back; all three
+  // give their memory back after it, over the reverse CSR's build and the semidominators.
+  detail::IndexFile::CodedArray parents, type_ids, generations;
+  auto parents_job = [&]() noexcept {
+    parents = detail::IndexFile::code_array(L::kPathParents, *place, detail::index_bytes(path_tree->parents()));
+    type_ids = detail::IndexFile::code_array(L::kTypeIds, *place, detail::index_bytes(gc.graph.type_ids()));
+    generations = detail::IndexFile::code_array(L::kGenerations, *place,
+                                                detail::index_bytes(std::span<const Generation>(gc.objects->generations)));
+  };
   std::optional<Result<DominatorTree>> dom;
   {
     SideJob side;
-    side.start(reverse_job);
+    SideJob coding;
+    coding.start(parents_job);
     if (progress) progress("computing dominators");
     dom.emplace(AnalysisIndexAccess::compute_dominators(gc.graph, [&]() -> Status {
+      coding.wait();
+      path_tree = make_error(ErrorCode::InvalidState, "the shortest-path tree was written");
+      if (type_ids.error == 0 && generations.error == 0) {
+        detail::discard_whole_pages(gc.objects->type_ids.data(), gc.objects->type_ids.size() * sizeof(uint32_t));
+        detail::discard_whole_pages(gc.objects->generations.data(), gc.objects->generations.size() * sizeof(Generation));
+      }
+      if (progress) progress("building the reverse graph");
+      auto reverse = detail::make_reverse_csr(gc.graph, true);
       AnalysisIndexAccess::release_forward(gc.graph);
+      if (!reverse) return reverse.error();
+      AnalysisIndexAccess::adopt_reverse(gc.graph, std::move(reverse).value());
+      side.start(reverse_job);
       return Status::ok();
     }));
     side.wait();
@@ -92,6 +120,18 @@ Result<std::pair<uint64_t, Status>> build_to_file(const Recording& rec, size_t g
   if (!*dom) return dom->error();
   AnalysisIndexAccess::release_reverse(gc.graph);
   gc.slots = EdgeSlots();
+
+  if (type_ids.error == 0 && generations.error == 0) {
+    auto bytes = [](auto& v) { return std::as_writable_bytes(std::span(v)); };
+    auto restore = [&](size_t which, const detail::IndexFile::CodedArray& coded, std::span<std::byte> out) {
+      return detail::IndexFile::decode_coded(which, *place, coded,
+                                             {reinterpret_cast<unsigned char*>(out.data()), out.size()});
+    };
+    if (!restore(L::kTypeIds, type_ids, bytes(gc.objects->type_ids)) ||
+        !restore(L::kGenerations, generations, bytes(gc.objects->generations)))
+      return make_error(ErrorCode::InvalidState, "the type ids or generations did not decode back");
+  }
+  type_ids = generations = detail::IndexFile::CodedArray();
 
   // 4. The histogram reads the tree the writer writes.
   b.counts.preorder = (*dom)->preorder().size();
@@ -115,7 +155,7 @@ Result<std::pair<uint64_t, Status>> build_to_file(const Recording& rec, size_t g
   place = L::place(b.counts);  // the path parents follow the histogram (§12.3)
   if (!place) return std::make_pair(objects, too_large());
   file.write_array(L::kTypes, *place, detail::encode_type_stats(*hist));
-  file.write_array(L::kPathParents, *place, detail::index_bytes(path_tree->parents()));
+  file.write_coded(L::kPathParents, *place, parents);
   // The header reads the graph's stats, the tree's byte totals and the block hash.
   AnalysisIndex ix;
   ix.graph = std::move(gc.graph);

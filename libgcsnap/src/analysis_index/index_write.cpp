@@ -236,6 +236,55 @@ void IndexFile::write_array(size_t which, const L::Placement& place, IndexBytes 
   }
 }
 
+IndexFile::CodedArray IndexFile::code_array(size_t which, const L::Placement& place, IndexBytes bytes) noexcept {
+  CodedArray out;
+  out.raw_bytes = bytes.size();
+  if (bytes.size() != place.bytes[which]) {
+    out.error = EINVAL;
+    return out;
+  }
+  try {
+    if (!encode_array(bytes, L::coding(which, place.wide), out.coded)) out.error = EIO;
+    out.hash = XXH3_64bits(bytes.data(), bytes.size());
+  } catch (const std::bad_alloc&) {
+    out.error = ENOMEM;
+  }
+  return out;
+}
+
+bool IndexFile::decode_coded(size_t which, const L::Placement& place, const CodedArray& array,
+                             std::span<unsigned char> out) {
+  if (array.error != 0 || array.raw_bytes != out.size()) return false;
+  auto frames = split_frames(array.coded, array.raw_bytes);
+  if (!frames) return false;
+  const ArrayCoding coding = L::coding(which, place.wide);
+  for (size_t f = 0; f < frames->size(); ++f) {
+    const size_t at = f * kFrameBytes;
+    if (!decode_frame((*frames)[f], f, coding, out.subspan(at, std::min(kFrameBytes, out.size() - at)))) return false;
+  }
+  return XXH3_64bits(out.data(), out.size()) == array.hash;
+}
+
+void IndexFile::write_coded(size_t which, const L::Placement& place, const CodedArray& array) {
+  if (error_ != 0) return;
+  if (array.error != 0) {
+    error_ = array.error;
+    return;
+  }
+  if (array.raw_bytes != place.bytes[which] || which != next_) {
+    error_ = EINVAL;
+    return;
+  }
+  if (!pwrite_all(fd_, array.coded.data(), array.coded.size(), end_)) {
+    error_ = errno != 0 ? errno : EIO;
+    return;
+  }
+  hashes_[which] = array.hash;
+  coded_[which] = array.coded.size();
+  end_ += array.coded.size();
+  ++next_;
+}
+
 Status IndexFile::fail_and_remove(const char* detail, int error) {
   if (fd_ != platform::kNoFile) platform::close_file(fd_);
   fd_ = platform::kNoFile;

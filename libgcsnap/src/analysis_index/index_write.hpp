@@ -57,6 +57,24 @@ class IndexFile {
   /// PLACE says, and WHICH the array after the last one written. After a failed write the
   /// others are skipped: finish() reports it.
   void write_array(size_t which, const index_layout::Placement& place, IndexBytes bytes);
+  /// An array coded ahead of its turn (code_array), for a build that frees the array long
+  /// before the arrays in front of it are written.
+  struct CodedArray {
+    std::vector<unsigned char> coded;
+    uint64_t raw_bytes = 0;
+    uint64_t hash = 0;
+    int error = 0;  ///< errno of a failed coding, 0 when it went well
+  };
+  /// Code BYTES as array WHICH would be written: write_coded then appends exactly the bytes
+  /// write_array would have. Safe on any thread (touches no file state).
+  static CodedArray code_array(size_t which, const index_layout::Placement& place, IndexBytes bytes) noexcept;
+  /// Decode ARRAY, coded by code_array for WHICH, into OUT (its raw bytes: a build that gave
+  /// the array's memory back while it was not needed). False unless OUT gets exactly the bytes
+  /// that were coded (their XXH3 checked). Throws std::bad_alloc.
+  static bool decode_coded(size_t which, const index_layout::Placement& place, const CodedArray& array,
+                           std::span<unsigned char> out);
+  /// Append ARRAY, coded by code_array for WHICH, as write_array would have appended it.
+  void write_coded(size_t which, const index_layout::Placement& place, const CodedArray& array);
   /// Mark the file failed with ERROR (an errno value): finish() reports it.
   void fail(int error) noexcept {
     if (error_ == 0) error_ = error;

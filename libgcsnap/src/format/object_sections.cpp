@@ -12,14 +12,16 @@
 
 #include "huge_pages.hpp"
 #include "format/chunk_decoder.hpp"
+#include "format/format_constants.hpp"
 #include "platform/memory_map.hpp"
 
 // Why two passes: the table is sized once and every section decodes straight into its slice,
 // so no section's columns are copied. Sizing it needs each section's reference count, which
-// only its decompressed payload tells; the payloads are kept between the passes (~15 B per
-// object at 10 M objects, less than copying the columns would cost), and each is freed as
-// soon as its section is decoded. The table is only sized from checked, decompressed data,
-// so a header that lies about its counts costs no memory (format-spec.md §7).
+// only its decompressed payload tells; each payload is decompressed again in the second pass
+// rather than kept between them: kept, the payloads (~15 B per object) were whole in memory
+// beside the whole table, the decode's peak, and decompressing twice costs ~1% of a build's
+// CPU. The table is only sized from checked, decompressed data, so a header that lies about
+// its counts costs no memory (format-spec.md §7).
 
 namespace gcsnap::format {
 namespace {
@@ -75,6 +77,15 @@ void prefault(std::initializer_list<std::pair<void*, size_t>> regions, unsigned 
   });
 }
 
+// Give back the whole pages of section REF's bytes in the map FILE (already checked to hold them).
+void release_section_pages(std::span<const uint8_t> file, const SectionRef& ref) {
+  const uintptr_t page = platform::page_size();
+  const auto start = reinterpret_cast<uintptr_t>(file.data() + ref.offset);
+  const uintptr_t begin = (start + page - 1) & ~(page - 1);
+  const uintptr_t end = (start + kSectionHeaderSize + ref.header.stored_size) & ~(page - 1);
+  if (begin < end) platform::release_file_pages(reinterpret_cast<void*>(begin), end - begin);
+}
+
 unsigned thread_count(unsigned asked, const std::vector<Job>& jobs, uint64_t objects) {
   constexpr uint64_t kMinObjectsPerThread = 1u << 18;  // below this, starting a thread costs more
   unsigned n = asked ? asked : std::min(4u, std::max(1u, std::thread::hardware_concurrency()));
@@ -85,7 +96,7 @@ unsigned thread_count(unsigned asked, const std::vector<Job>& jobs, uint64_t obj
 }  // namespace
 
 Status decode_object_sections(std::span<const uint8_t> file, std::span<const SectionRef> sections,
-                              const ReaderLimits& limits, unsigned threads, ObjectTable& out) {
+                              const ReaderLimits& limits, unsigned threads, bool mapped, ObjectTable& out) {
   std::vector<Job> jobs(sections.size());
   uint64_t objects = 0;
   for (size_t k = 0; k < sections.size(); ++k) {
@@ -109,6 +120,8 @@ Status decode_object_sections(std::span<const uint8_t> file, std::span<const Sec
         if (refs) job.references = *refs;
         else job.status = refs.error();
       }
+      std::vector<uint8_t>().swap(job.payload);
+      if (job.status && mapped) release_section_pages(file, sections[k]);
     } catch (const std::bad_alloc&) {
       job.status = make_error(ErrorCode::OutOfMemory, "decoding objects", sections[k].offset);
     }
@@ -149,12 +162,15 @@ Status decode_object_sections(std::span<const uint8_t> file, std::span<const Sec
     ObjectSlots slots{out.addresses.data() + i, out.type_ids.data() + i, out.sizes.data() + i,
                       out.generations.data() + i, out.reference_offsets.data() + i + 1};
     try {
-      job.status = decode_objects_into(context(k), slots,
-                                       {out.reference_targets.data() + job.first_reference, job.references});
+      job.status = load_section(file, sections[k], limits, job.payload);
+      if (job.status)
+        job.status = decode_objects_into(context(k), slots,
+                                         {out.reference_targets.data() + job.first_reference, job.references});
     } catch (const std::bad_alloc&) {
       job.status = make_error(ErrorCode::OutOfMemory, "decoding objects", sections[k].offset);
     }
     if (!job.status) failed.store(true, std::memory_order_relaxed);
+    else if (mapped) release_section_pages(file, sections[k]);
     for (uint64_t j = 0; j < sections[k].header.item_count; ++j) slots.end_offsets[j] += job.first_reference;
     std::vector<uint8_t>().swap(job.payload);
   });

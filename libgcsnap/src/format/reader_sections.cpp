@@ -224,7 +224,8 @@ Result<ObjectTable> Recording::read_objects(size_t gc_pos, const ObjectReadOptio
     if (!refs) return refs.error();
     ObjectTable out;
     GCSNAP_RETURN_IF_ERROR(
-        format::decode_object_sections(impl_->data, *refs, impl_->limits, impl_->options.object_decode_threads, out));
+        format::decode_object_sections(impl_->data, *refs, impl_->limits, impl_->options.object_decode_threads,
+                                       impl_->map_address != nullptr, out));
     if (out.reference_targets.size() != e.reference_count)
       return make_error(ErrorCode::InconsistentData, "reference count disagrees with the block end", e.block_offset);
     if (options.reference_slots) GCSNAP_RETURN_IF_ERROR(decode_reference_slots(*impl_, gc_pos, *refs, out));
