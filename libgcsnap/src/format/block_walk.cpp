@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "format/format_constants.hpp"
+#include "platform/memory_map.hpp"
 #include "format/walk_dropper.hpp"
 
 namespace gcsnap::format {
@@ -105,6 +106,14 @@ Result<std::vector<SectionRef>> walk_block(std::span<const uint8_t> file, const 
   if (!ended || pos != end || count != summary.section_count)
     return make_error(ErrorCode::CorruptSection, "block does not end where its summary says", pos);
   return out;
+}
+
+void release_section_pages(std::span<const uint8_t> file, const SectionRef& ref) noexcept {
+  const uintptr_t page = platform::page_size();
+  const auto start = reinterpret_cast<uintptr_t>(file.data() + ref.offset);
+  const uintptr_t begin = (start + page - 1) & ~(page - 1);
+  const uintptr_t end = (start + kSectionHeaderSize + ref.header.stored_size) & ~(page - 1);
+  if (begin < end) platform::release_file_pages(reinterpret_cast<void*>(begin), end - begin);
 }
 
 }  // namespace gcsnap::format

@@ -29,4 +29,8 @@ Status load_section(std::span<const uint8_t> file, const SectionRef& ref, const 
 /// Check the section as load_section does, short of decompressing its payload.
 Status check_section(std::span<const uint8_t> file, const SectionRef& ref, const ReaderLimits& limits);
 
+/// Give back the whole pages of section REF's bytes in FILE, a read-only map of the recording
+/// that holds them (a hint: read again, they come from the file again).
+void release_section_pages(std::span<const uint8_t> file, const SectionRef& ref) noexcept;
+
 }  // namespace gcsnap::format

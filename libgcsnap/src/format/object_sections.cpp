@@ -77,15 +77,6 @@ void prefault(std::initializer_list<std::pair<void*, size_t>> regions, unsigned 
   });
 }
 
-// Give back the whole pages of section REF's bytes in the map FILE (already checked to hold them).
-void release_section_pages(std::span<const uint8_t> file, const SectionRef& ref) {
-  const uintptr_t page = platform::page_size();
-  const auto start = reinterpret_cast<uintptr_t>(file.data() + ref.offset);
-  const uintptr_t begin = (start + page - 1) & ~(page - 1);
-  const uintptr_t end = (start + kSectionHeaderSize + ref.header.stored_size) & ~(page - 1);
-  if (begin < end) platform::release_file_pages(reinterpret_cast<void*>(begin), end - begin);
-}
-
 unsigned thread_count(unsigned asked, const std::vector<Job>& jobs, uint64_t objects) {
   constexpr uint64_t kMinObjectsPerThread = 1u << 18;  // below this, starting a thread costs more
   unsigned n = asked ? asked : std::min(4u, std::max(1u, std::thread::hardware_concurrency()));

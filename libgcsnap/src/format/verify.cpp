@@ -2,6 +2,7 @@
 // format-spec.md §9.3.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <optional>
 #include <span>
@@ -62,7 +63,25 @@ Result<uint64_t> Recording::block_hash(size_t gc_pos) const {
   const GcEntry& e = impl_->gcs[gc_pos];
   if (e.block_offset > impl_->data.size() || e.block_size > impl_->data.size() - e.block_offset)
     return make_error(ErrorCode::Truncated, "block extends past the end of the file", e.block_offset);
-  return static_cast<uint64_t>(XXH3_64bits(impl_->data.data() + e.block_offset, static_cast<size_t>(e.block_size)));
+  const uint8_t* block = impl_->data.data() + e.block_offset;
+  const auto size = static_cast<size_t>(e.block_size);
+  if (!impl_->map_address) return static_cast<uint64_t>(XXH3_64bits(block, size));
+  // Mapped: hashed a slice at a time, each slice's whole pages given back once hashed, so that
+  // checking a block against its index does not leave the block resident (hundreds of MB at
+  // 50 M objects).
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(), &XXH3_freeState);
+  if (!state || XXH3_64bits_reset(state.get()) != XXH_OK)
+    return make_error(ErrorCode::OutOfMemory, "hashing a GC's block");
+  constexpr size_t kSlice = size_t{8} << 20;
+  const uintptr_t page = platform::page_size();
+  for (size_t at = 0; at < size; at += kSlice) {
+    const size_t n = std::min(kSlice, size - at);
+    (void)XXH3_64bits_update(state.get(), block + at, n);
+    const uintptr_t begin = (reinterpret_cast<uintptr_t>(block + at) + page - 1) & ~(page - 1);
+    const uintptr_t end = reinterpret_cast<uintptr_t>(block + at + n) & ~(page - 1);
+    if (begin < end) platform::release_file_pages(reinterpret_cast<void*>(begin), end - begin);
+  }
+  return static_cast<uint64_t>(XXH3_64bits_digest(state.get()));
 }
 
 void Recording::release_block_pages(size_t gc_pos) const noexcept {
@@ -115,6 +134,9 @@ Status Recording::verify_gc_attested(size_t gc_pos, const TypeIdPieces& next_pie
         GCSNAP_RETURN_IF_ERROR(format::check_section(impl_->data, ref, impl_->limits));
       else
         GCSNAP_RETURN_IF_ERROR(format::load_section(impl_->data, ref, impl_->limits, payload));
+      // Checked: its pages go back, so that the block is never resident whole (the few
+      // sections read again below come from the page cache).
+      if (impl_->map_address) format::release_section_pages(impl_->data, ref);
     }
 
     GCSNAP_RETURN_IF_ERROR(read_generation_bounds(gc_pos).status());
