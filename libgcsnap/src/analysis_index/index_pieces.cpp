@@ -269,6 +269,8 @@ size_t IndexPieces::piece_count(size_t which) const noexcept {
 
 Result<std::vector<unsigned char>> IndexPieces::whole_array(size_t which) {
   if (which >= L::kArrayCount) return damaged(ErrorCode::CorruptSection, "analysis index piece out of range");
+  // Its frames found first: a length no frames in the file can hold is damage, not an allocation.
+  if (Status s = locate(which); !s.is_ok()) return s.error();
   std::vector<unsigned char> out(static_cast<size_t>(facts_.place.bytes[which]));
   if (Status s = decode_pieces(which, 0, piece_count(which), out); !s.is_ok()) return s.error();
   if (XXH3_64bits(out.data(), out.size()) != facts_.hashes[which])
