@@ -756,13 +756,14 @@ case_memory_native() {
   grep -Eq '"series":\[\[[0-9]+,[0-9]+,[0-9]+,-?[0-9]+\],\[' "$work/$case_name.html" || fail "the report has no RSS series"
 }
 # 256 MiB of 64 KiB arrays: live objects grow by it (+0..+2 %: array headers and the list),
-# the managed heap's resident part by at least 95 % of it, native and other by less than 32 MiB
-# (the GC's bookkeeping for the new regions).
+# the managed heap's resident part by at least 95 % of it, native and other by less than 48 MiB
+# (the GC's bookkeeping for the new regions, and the stacks of threads started meanwhile: up to
+# 35.6 MiB seen on a loaded machine; a leak counted on the wrong side would move it by 256).
 case_memory_managed() {
   memory_case managed 256
   within "$d_live" "$held" $((held * 102 / 100)) "live objects did not grow by the managed leak"
   within "$d_managed" $((held * 95 / 100)) $((held * 120 / 100)) "the managed heap did not grow by the managed leak"
-  within "$d_native" $((-32 * mib)) $((32 * mib)) "native and other moved with a managed leak"
+  within "$d_native" $((-48 * mib)) $((48 * mib)) "native and other moved with a managed leak"
   if grep -q 'is not the managed heap' "$work/$case_name.info"; then fail "info calls a managed leak native"; fi
 }
 # 128 MiB of 8 KiB arrays with one in 16 pinned: the pinned 8 MiB are live, and at least half of
