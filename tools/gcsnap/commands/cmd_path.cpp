@@ -190,6 +190,18 @@ void run_object(const LoadedHeap& heap, const PathOptions& opt) {
 // One path to one object from a valid index, reading only the pieces the search and the
 // path's objects touch (format-spec.md §12.4 item 7): the same answer as run_object on the
 // index's graph, which has the reverse CSR. False when there is no valid index or a piece
+// HEAP takes the paths' objects as its graph (PointIndex::path_subgraph), with the GC's statics.
+void adopt_subgraph(LoadedHeap& heap, PathSubgraph& sub, PointIndex& ix) {
+  const SelectedGc& sel = heap.sel;
+  auto statics = sel.recording->read_static_slots(sel.index, heap.static_names);
+  if (!statics) fail_on(sel.file, statics.error());
+  heap.statics = std::move(statics).value();
+  heap.graph = std::move(sub.graph);
+  heap.edge_slots = std::move(sub.slots);
+  heap.generations = sub.generations;
+  heap.has_dependent = ix.has_dependent_handles();
+}
+
 // is damaged: the caller loads the heap (and rebuilds the index) as before.
 bool run_object_from_pieces(const PathOptions& opt) {
   auto heap = std::make_unique<LoadedHeap>();
@@ -216,13 +228,7 @@ bool run_object_from_pieces(const PathOptions& opt) {
   if (!result) return false;
   auto sub = ix->path_subgraph(result->paths);
   if (!sub) return false;
-  auto statics = sel.recording->read_static_slots(sel.index, heap->static_names);
-  if (!statics) fail_on(sel.file, statics.error());
-  heap->statics = std::move(statics).value();
-  heap->graph = std::move(sub->graph);
-  heap->edge_slots = std::move(sub->slots);
-  heap->generations = sub->generations;
-  heap->has_dependent = ix->has_dependent_handles();
+  adopt_subgraph(*heap, *sub, *ix);
   result->paths = std::move(sub->paths);
   const std::string what =
       fmt::format("{} ({})", format_address(address), heap->names.type_name((*found)->type_id));
@@ -380,13 +386,7 @@ bool run_type_from_pieces(const PathOptions& opt) {
   if (!nearest) return false;
   auto sub = ix->path_subgraph(nearest->paths);
   if (!sub) return false;
-  auto statics = sel.recording->read_static_slots(sel.index, heap->static_names);
-  if (!statics) fail_on(sel.file, statics.error());
-  heap->statics = std::move(statics).value();
-  heap->graph = std::move(sub->graph);
-  heap->edge_slots = std::move(sub->slots);
-  heap->generations = sub->generations;
-  heap->has_dependent = ix->has_dependent_handles();
+  adopt_subgraph(*heap, *sub, *ix);
   std::vector<FoundPath> found;
   for (RetentionPath& p : sub->paths) found.push_back({std::move(p), Reachability::Strong});
   report_type(*heap, found, instances->size(), static_cast<size_t>(nearest->reached), opt);
