@@ -40,6 +40,9 @@ struct Analysis {
   std::vector<uint32_t> last_count;  // per shape: members at the last walk
   // The full series of the candidate groups (those the last walk cannot rule out), by shape.
   std::unordered_map<uint32_t, std::vector<LeakPoint>> groups;
+  // With identity, per candidate: the bytes of its last-walk members born at each walk (as
+  // its series' born_here counts them), from which its members alive at each walk follow.
+  std::unordered_map<uint32_t, std::vector<uint64_t>> born_bytes;
   // The last walk's, for the holder searches (prepare_holder_search): by type id whether it
   // is an array, and each node's position in the dominator tree's preorder.
   std::vector<uint8_t> array_types;
@@ -80,6 +83,7 @@ void index_candidate_shapes(const Analysis& a, const std::vector<uint32_t>& root
                             std::vector<uint32_t>& root_of_slot, PrefixMap& prefixes);
 Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& slot_of, const std::vector<uint32_t>& root_of_slot,
                            const PrefixMap& prefixes, const OpenWalk& open_walk, ShapeUnion& shapes);
+void count_members_alive(Analysis& a);
 
 // leak_judge.cpp
 void prepare_holder_search(Analysis& a);

@@ -87,6 +87,48 @@ std::map<uint32_t, std::vector<PathShape>> join_linked_groups(Analysis& a, std::
   return shapes;
 }
 
+namespace {
+
+// A group's last-walk members by the walk they were born at (after the segment's first).
+struct Births {
+  std::vector<LeakPoint> points;  // born_here
+  std::vector<uint64_t> bytes;
+};
+
+// With identity: the births of the groups that PASSED the last walk's counts, and which of
+// them were born over enough intervals and still in the last ones (PASSED cleared if not).
+std::unordered_map<uint32_t, Births> judge_births(const Analysis& a, std::vector<uint8_t>& passed) {
+  const ScannedWalk& s = *a.last;
+  const size_t walks = a.series.walks, k = walks - 1, ks = k - a.segment_start;
+  std::unordered_map<uint32_t, Births> born;
+  for (NodeIndex v = 0; v < s.graph().node_count(); ++v) {
+    const uint32_t r = s.shape[v];
+    if (r == ShapeTrie::kNone || !passed[r] || s.birth[v] <= a.segment_start) continue;
+    Births& b = born[r];
+    if (b.points.empty()) {
+      b.points.resize(walks);
+      b.bytes.resize(walks);
+    }
+    ++b.points[s.birth[v]].born_here;
+    b.bytes[s.birth[v]] += s.graph().object_size(v);
+  }
+  for (uint32_t r = 0; r < passed.size(); ++r) {
+    if (!passed[r]) continue;
+    const auto it = born.find(r);
+    size_t intervals = 0, recent = 0;
+    if (it != born.end())
+      for (size_t i = a.segment_start + 1; i <= k; ++i) {
+        if (it->second.points[i].born_here == 0) continue;
+        ++intervals;
+        if (i > k - last_third(ks)) ++recent;
+      }
+    passed[r] = intervals >= (ks + 1) / 2 && recent > 0;
+  }
+  return born;
+}
+
+}  // namespace
+
 // The groups (joined, by their root shape) that the last walk alone cannot rule out: with
 // identity enough new members born over enough intervals and still in the last ones, without
 // it a last count that can have grown by one per interval (both necessary for is_suspect).
@@ -109,32 +151,15 @@ void choose_candidates(Analysis& a, const std::vector<LastWalkFacts>& facts, con
     passed[r] = a.by_identity ? facts[r].accumulated_count >= std::max<uint64_t>(a.options.min_accumulated, ks)
                               : count[r] >= std::max<uint64_t>(a.options.min_accumulated, k);
   }
-  std::unordered_map<uint32_t, std::vector<LeakPoint>> born;
-  if (a.by_identity) {
-    for (NodeIndex v = 0; v < s.graph().node_count(); ++v) {
-      const uint32_t r = s.shape[v];
-      if (r == ShapeTrie::kNone || !passed[r] || s.birth[v] <= a.segment_start) continue;
-      auto& series = born[r];
-      if (series.empty()) series.resize(walks);
-      ++series[s.birth[v]].born_here;
-    }
-    for (uint32_t r = 0; r < n; ++r) {
-      if (!passed[r]) continue;
-      const auto it = born.find(r);
-      size_t intervals = 0, recent = 0;
-      if (it != born.end())
-        for (size_t i = a.segment_start + 1; i <= k; ++i) {
-          if (it->second[i].born_here == 0) continue;
-          ++intervals;
-          if (i > k - last_third(ks)) ++recent;
-        }
-      passed[r] = intervals >= (ks + 1) / 2 && recent > 0;
-    }
-  }
+  std::unordered_map<uint32_t, Births> born;
+  if (a.by_identity) born = judge_births(a, passed);
   for (uint32_t r = 0; r < n; ++r) {
     if (!passed[r]) continue;
     auto& series = a.groups[r];
-    if (const auto it = born.find(r); it != born.end()) series = std::move(it->second);
+    if (const auto it = born.find(r); it != born.end()) {
+      series = std::move(it->second.points);
+      a.born_bytes[r] = std::move(it->second.bytes);
+    }
     series.resize(walks);
     series[k].count = count[r];
     series[k].bytes = bytes[r];

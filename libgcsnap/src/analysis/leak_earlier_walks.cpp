@@ -96,4 +96,27 @@ Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& slot_of, co
   return {};
 }
 
+// A candidate's members at the last walk are followed back by identity: one born at walk b
+// was alive at every walk from b on. At a walk where some of them were reached through
+// another shape (the shortest path started at another root or took other first hops), the
+// shape's count misses them; the count is raised to the members known alive, so that a
+// group neither vanishes nor splits when its path changes before its holder.
+void count_members_alive(Analysis& a) {
+  if (!a.by_identity) return;
+  const size_t k = a.series.walks - 1;
+  for (auto& [g, series] : a.groups) {
+    const auto it = a.born_bytes.find(g);
+    uint64_t count = series[k].count, bytes = series[k].bytes;
+    for (size_t w = k; w-- > a.segment_start;) {
+      count -= series[w + 1].born_here;
+      if (it != a.born_bytes.end()) bytes -= it->second[w + 1];
+      LeakPoint& p = series[w];
+      if (count <= p.count) continue;
+      p.count = count;
+      p.bytes = std::max(p.bytes, bytes);
+      p.retained_bytes = std::max(p.retained_bytes, p.bytes);  // they retain their own bytes at least
+    }
+  }
+}
+
 }  // namespace gcsnap::leaks

@@ -177,6 +177,7 @@ Status count_all_walks(Analysis& a, const LastWalkPlan& plan, const OpenWalk& op
     return st.error();
   if (release)
     if (Status st = reopen_last(); !st) return st.error();
+  count_members_alive(a);
   judged_groups += shapes.members() - last_shapes + plan.judged_groups;
   return {};
 }
