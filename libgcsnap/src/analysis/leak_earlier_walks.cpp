@@ -96,24 +96,37 @@ Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& slot_of, co
   return {};
 }
 
+namespace {
+
+uint64_t growth(const std::vector<uint64_t>& v, size_t from, size_t to) {
+  return v[to] > v[from] ? v[to] - v[from] : 0;
+}
+
+}  // namespace
+
 // A candidate's members at the last walk are followed back by identity: one born at walk b
 // was alive at every walk from b on. At a walk where some of them were reached through
 // another shape (the shortest path started at another root or took other first hops), the
-// shape's count misses them; the count is raised to the members known alive, so that a
-// group neither vanishes nor splits when its path changes before its holder.
+// shape's count misses them, and the count is raised to the members known alive then, so
+// that a group neither vanishes nor splits when its path changes before its holder. Only
+// where the type itself grew since that walk by at least the members born since: on a heap
+// that churns, the survivors of any group are its recent members, and counted back alone
+// they would make every group whose shapes drift look as if it grew.
 void count_members_alive(Analysis& a) {
   if (!a.by_identity) return;
   const size_t k = a.series.walks - 1;
   for (auto& [g, series] : a.groups) {
+    const auto& type_counts = a.series.type_counts[a.trie.label(g)];
     const auto it = a.born_bytes.find(g);
-    uint64_t count = series[k].count, bytes = series[k].bytes;
+    uint64_t born = 0, born_bytes = 0;  // members born after walk w
     for (size_t w = k; w-- > a.segment_start;) {
-      count -= series[w + 1].born_here;
-      if (it != a.born_bytes.end()) bytes -= it->second[w + 1];
+      born += series[w + 1].born_here;
+      if (it != a.born_bytes.end()) born_bytes += it->second[w + 1];
       LeakPoint& p = series[w];
-      if (count <= p.count) continue;
-      p.count = count;
-      p.bytes = std::max(p.bytes, bytes);
+      const uint64_t alive = series[k].count - born;
+      if (alive <= p.count || growth(type_counts, w, k) < born) continue;
+      p.count = alive;
+      p.bytes = std::max(p.bytes, series[k].bytes - born_bytes);
       p.retained_bytes = std::max(p.retained_bytes, p.bytes);  // they retain their own bytes at least
     }
   }
