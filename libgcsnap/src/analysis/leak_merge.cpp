@@ -86,10 +86,11 @@ std::vector<Judged> merge_suspects(std::vector<Judged> in, const Analysis& a) {
   return out;
 }
 
-// A suspect whose members are mostly each held (within a few dominator steps) by a member of
-// another suspect accumulates only because that one does (a session's name and payload): it
-// is folded into that one's `holds` instead of being ranked apart.
-std::vector<LeakSuspect> fold_nested(std::vector<Judged> judged, const Analysis& a) {
+namespace {
+
+// Per suspect, the suspect whose members hold (within a few dominator steps) most of its
+// accumulated members, or UINT32_MAX.
+std::vector<uint32_t> holding_suspects(const std::vector<Judged>& judged, const Analysis& a) {
   constexpr int kSteps = 4;
   const ScannedWalk& s = *a.last;
   std::vector<uint32_t> suspect_of_group(a.trie.size(), UINT32_MAX);
@@ -116,8 +117,13 @@ std::vector<LeakSuspect> fold_nested(std::vector<Judged> judged, const Analysis&
   for (uint32_t b = 0; b < judged.size(); ++b)
     for (const auto& [owner, count] : held_by[b])
       if (2 * count > members[b]) parent[b] = owner;
-  // Each suspect goes to its outermost holder; a cycle (not expected of dominators) keeps all.
-  const size_t n = judged.size();
+  return parent;
+}
+
+// Each suspect's outermost holder (itself when none holds it); a cycle (not expected of
+// dominators) keeps all.
+std::vector<uint32_t> outermost_holders(const std::vector<uint32_t>& parent) {
+  const size_t n = parent.size();
   std::vector<uint32_t> top(n);
   for (uint32_t i = 0; i < n; ++i) {
     uint32_t t = i;
@@ -128,6 +134,17 @@ std::vector<LeakSuspect> fold_nested(std::vector<Judged> judged, const Analysis&
     }
     top[i] = steps > n ? i : t;
   }
+  return top;
+}
+
+}  // namespace
+
+// A suspect whose members are mostly each held (within a few dominator steps) by a member of
+// another suspect accumulates only because that one does (a session's name and payload): it
+// is folded into that one's `holds` instead of being ranked apart.
+std::vector<LeakSuspect> fold_nested(std::vector<Judged> judged, const Analysis& a) {
+  const std::vector<uint32_t> top = outermost_holders(holding_suspects(judged, a));
+  const size_t n = judged.size();
   std::vector<LeakSuspect> out;
   std::vector<uint32_t> position(n, UINT32_MAX);
   for (uint32_t i = 0; i < n; ++i)
