@@ -91,4 +91,48 @@ TEST_CASE("leak suspects: a leak reached from another root at some walks is coun
   CHECK(s.accumulation.type == "App.Registry");
 }
 
+// A bounded list of 10 App.Items (each round its 3 oldest go, 3 new ones come) held through a
+// handle's object at six walks and by a stack root at the last: the type stays at 10. The
+// last walk's members are all recent, so counted back by identity alone they would rise
+// (0 0 0 1 4 7 10) as a leak's do; the type did not grow, so they are not counted back.
+TEST_CASE("leak suspects: a bounded list that changes root is not counted back into a leak", "[leaks]") {
+  test::TempFile file("leaks_root_switch_bounded");
+  {
+    auto created = Writer::create(file.path());
+    REQUIRE(created.is_ok());
+    Writer& w = **created;
+    test::RoundHeap h({"App.Statics", "App.Registry", "App.Item[]", "App.Item"});
+    const size_t statics = h.add(Statics), registry = h.add(Registry), array = h.add(ItemArray, 96);
+    h.root(statics);
+    h.ref(registry, array);
+    std::vector<size_t> items;
+    for (int i = 0; i < 10; ++i) items.push_back(h.add(Item));
+    for (int round = 0; round < 7; ++round) {
+      if (round > 0)
+        for (int i = 0; i < 3; ++i) {
+          h.kill(items.front());
+          items.erase(items.begin());
+          items.push_back(h.add(Item));
+        }
+      h.clear_refs(array);
+      for (const size_t item : items) h.ref(array, item);
+      h.clear_refs(statics);
+      if (round == 6) h.root(registry, RootKind::Stack);
+      else h.ref(statics, registry);
+      REQUIRE(h.write_gc(w).is_ok());
+    }
+    REQUIRE(w.close().is_ok());
+  }
+  auto rec = Recording::open(file.path());
+  REQUIRE(rec.is_ok());
+  const Recording* recs[] = {rec->get()};
+  auto report = find_leak_suspects(recs);
+  REQUIRE(report.is_ok());
+  const auto item = std::find_if(report->types.begin(), report->types.end(),
+                                 [](const TypeSeries& t) { return t.type == "App.Item"; });
+  REQUIRE(item != report->types.end());
+  CHECK(item->counts == std::vector<uint64_t>(7, 10));
+  for (const auto& s : report->suspects) CHECK(s.type != "App.Item");
+}
+
 }  // namespace gcsnap
