@@ -1,9 +1,9 @@
 #!/bin/sh
 # `gcsnap leaks` over a synthetic series (gcsnap_bench series: 10 heap walks of about 100 k
 # objects with churn and a planted leak) gives the answer recorded in golden/leaks_series_100k.*
-# (made when every path shape of every walk was kept in one trie, before the last walk chose
-# the candidates): the same suspects, ranks, series and group count, byte for byte, from the
-# recording alone and from the walks' analysis indexes.
+# (rewritten when a suspect's members came to be followed by identity at every walk, issue
+# 46): the same suspects, ranks, series and group count, byte for byte, from the recording
+# alone and from the walks' analysis indexes.
 # Usage: leaks_series.sh GCSNAP BENCH_SMOKE WORK_DIR GOLDEN_DIR
 set -eu
 g=$1

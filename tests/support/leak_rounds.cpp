@@ -25,10 +25,10 @@ Status RoundHeap::write_gc(Writer& w, uint64_t time_base) {
   }
   std::vector<uint64_t> root_ids, ids;
   std::vector<uint8_t> kinds, flags;
-  for (size_t r : roots_) {
+  for (const auto& [r, kind] : roots_) {
     if (!objects_[r].alive) continue;
     ids.push_back(objects_[r].address);
-    kinds.push_back(static_cast<uint8_t>(RootKind::Handle));
+    kinds.push_back(static_cast<uint8_t>(kind));
     flags.push_back(0);
     root_ids.push_back(0x1000 + r);
   }

@@ -6,8 +6,10 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "gcsnap/model.hpp"
 #include "gcsnap/status.hpp"
 #include "gcsnap/writer.hpp"
 
@@ -24,8 +26,12 @@ class RoundHeap {
   void ref(size_t from, size_t to) { objects_[from].refs.push_back(to); }
   void clear_refs(size_t from) { objects_[from].refs.clear(); }
   void kill(size_t id) { objects_[id].alive = false; }
-  /// Hold ID by a strong handle root.
-  void root(size_t id) { roots_.push_back(id); }
+  /// Hold ID by a strong root of KIND (a handle by default).
+  void root(size_t id, RootKind kind = RootKind::Handle) { roots_.push_back({id, kind}); }
+  /// Drop every root of ID.
+  void unroot(size_t id) {
+    std::erase_if(roots_, [&](const auto& r) { return r.first == id; });
+  }
   /// Write the next GC (full, sweeping, with a heap walk) at TIME_BASE + its number in ms.
   Status write_gc(Writer& w, uint64_t time_base = 1'700'000'000'000'000'000ull);
 
@@ -40,7 +46,7 @@ class RoundHeap {
   std::vector<std::string> names_;
   std::string module_;
   std::vector<Obj> objects_;
-  std::vector<size_t> roots_;
+  std::vector<std::pair<size_t, RootKind>> roots_;
   uint64_t next_ = 0x10000;
   uint64_t gc_ = 0;
 };

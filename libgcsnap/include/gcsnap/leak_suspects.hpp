@@ -57,6 +57,8 @@ struct PathShape {
 
 /// A group's size at one walk.
 struct LeakPoint {
+  /// The group's members at this walk by path shape, and with object identity at least its
+  /// members of the last walk alive at this one, whichever root their path started from then.
   uint64_t count = 0, bytes = 0;
   /// Bytes freed if every member went away: the union of their dominator subtrees.
   uint64_t retained_bytes = 0;

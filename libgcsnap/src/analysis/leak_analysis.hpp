@@ -1,0 +1,99 @@
+#pragma once
+// The state of one leak-suspect analysis (find_leak_suspects) and its steps, one file each:
+// the candidates at the last walk (leak_candidates.cpp), the pass over the earlier walks
+// (leak_earlier_walks.cpp), the judging (leak_judge.cpp) and the merging and folding of the
+// suspects (leak_merge.cpp).
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/leak_scan.hpp"
+#include "analysis/shape_trie.hpp"
+#include "analysis/shape_union.hpp"
+#include "gcsnap/leak_suspects.hpp"
+
+namespace gcsnap::leaks {
+
+// What the last walk says about one group's members.
+struct LastWalkFacts {
+  uint64_t accumulated_count = 0, accumulated_bytes = 0;
+  NodeIndex newest = kNoNode;
+  uint32_t newest_birth = 0;
+  uint64_t min_hops = UINT64_MAX, max_hops = 0;
+};
+
+struct Analysis {
+  const LeakOptions& options;
+  ShapeTrie trie;  // the last walk's shapes: a group is one of them
+  TypeInterner types;
+  SeriesTable series;
+  std::unique_ptr<ScannedWalk> last;
+  size_t segment_start = 0;  // first walk of the identity segment that ends at the last walk
+  bool by_identity = false;
+  std::vector<uint32_t> last_count;  // per shape: members at the last walk
+  // The full series of the candidate groups (those the last walk cannot rule out), by shape.
+  std::unordered_map<uint32_t, std::vector<LeakPoint>> groups;
+  // With identity, per candidate: the bytes of its last-walk members born at each walk (as
+  // its series' born_here counts them), from which its members alive at each walk follow.
+  std::unordered_map<uint32_t, std::vector<uint64_t>> born_bytes;
+  // The last walk's, for the holder searches (prepare_holder_search): by type id whether it
+  // is an array, and each node's position in the dominator tree's preorder.
+  std::vector<uint8_t> array_types;
+  std::vector<uint32_t> preorder_position;
+};
+
+// A suspect and the groups (shape ids) it is made of.
+struct Judged {
+  LeakSuspect suspect;
+  std::vector<uint32_t> groups;
+};
+
+// A candidate shape's prefixes: parent << 32 | label -> shape (index_candidate_shapes).
+using PrefixMap = std::unordered_map<uint64_t, uint32_t>;
+
+using OpenWalk = std::function<Result<std::unique_ptr<ScannedWalk>>(size_t)>;
+
+// The last third of N intervals, at least one.
+inline size_t last_third(size_t n) { return std::max<size_t>(1, (n + 2) / 3); }
+
+inline uint32_t find_set(std::vector<uint32_t>& parent, uint32_t x) {
+  while (parent[x] != x) x = parent[x] = parent[parent[x]];
+  return x;
+}
+
+// leak_candidates.cpp
+std::vector<LastWalkFacts> collect_last_walk(Analysis& a);
+PathShape make_shape(const Analysis& a, uint32_t g, const LastWalkFacts& f);
+std::map<uint32_t, std::vector<PathShape>> join_linked_groups(Analysis& a, std::vector<LastWalkFacts>& facts,
+                                                              std::vector<uint32_t>& root_of);
+void choose_candidates(Analysis& a, const std::vector<LastWalkFacts>& facts, const std::vector<uint32_t>& root_of,
+                       uint64_t& judged_groups);
+
+// leak_earlier_walks.cpp
+void add_last_retained(Analysis& a, std::span<const uint32_t> slot_of, std::span<const uint32_t> root_of_slot,
+                       std::span<const uint32_t> shape_of_node);
+void index_candidate_shapes(const Analysis& a, const std::vector<uint32_t>& root_of, std::vector<uint32_t>& slot_of,
+                            std::vector<uint32_t>& root_of_slot, PrefixMap& prefixes);
+Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& slot_of, const std::vector<uint32_t>& root_of_slot,
+                           const PrefixMap& prefixes, const OpenWalk& open_walk, ShapeUnion& shapes);
+void count_members_alive(Analysis& a);
+
+// leak_judge.cpp
+void prepare_holder_search(Analysis& a);
+AccumulationPoint find_accumulation_point(const Analysis& a, std::span<const uint32_t> groups, uint32_t type);
+void summarize(LeakSuspect& s, size_t segment_start);
+Result<std::vector<LeakSuspect>> judge_groups(Analysis& a, uint64_t& judged_groups, const OpenWalk& open_walk,
+                                              const std::function<Status()>& reopen_last);
+
+// leak_merge.cpp
+std::vector<Judged> merge_suspects(std::vector<Judged> in, const Analysis& a);
+std::vector<LeakSuspect> fold_nested(std::vector<Judged> judged, const Analysis& a);
+
+}  // namespace gcsnap::leaks

@@ -1,0 +1,138 @@
+// A leak whose shortest retention path starts at another root from one walk to the next
+// (issue 46): its members are followed by identity, so the suspect's series counts every one
+// alive at every walk, as the type's own series does, whichever root reaches them then.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "gcsnap/leak_suspects.hpp"
+#include "gcsnap/writer.hpp"
+#include "leak_rounds.hpp"
+#include "temp_path.hpp"
+
+namespace gcsnap {
+namespace {
+
+enum : uint32_t { Statics = 1, Registry, ItemArray, Item };
+
+// Seven walks of a Registry whose App.Item[] gains 5 App.Items a round (none ever dies). At the
+// walks of ROOTS' 'k' the Registry is a stack root's object; at its 's' walks only a handle's
+// App.Statics holds it: the items' shape starts at [stack] at some walks and at [handle] at
+// others. Returns the report.
+LeakReport leak_with_roots(const std::string& roots) {
+  test::TempFile file("leaks_root_switch");
+  {
+    auto created = Writer::create(file.path());
+    REQUIRE(created.is_ok());
+    Writer& w = **created;
+    test::RoundHeap h({"App.Statics", "App.Registry", "App.Item[]", "App.Item"});
+    const size_t statics = h.add(Statics), registry = h.add(Registry);
+    h.root(statics);
+    size_t array = h.add(ItemArray);
+    h.ref(registry, array);
+    std::vector<size_t> items;
+    for (const char root : roots) {
+      for (int i = 0; i < 5; ++i) items.push_back(h.add(Item));
+      h.kill(array);  // the list grows into a new array, as List<T> does
+      array = h.add(ItemArray, 16 + 8 * items.size());
+      for (const size_t item : items) h.ref(array, item);
+      h.clear_refs(registry);
+      h.ref(registry, array);
+      h.clear_refs(statics);
+      h.unroot(registry);
+      if (root == 'k') h.root(registry, RootKind::Stack);
+      else h.ref(statics, registry);
+      REQUIRE(h.write_gc(w).is_ok());
+    }
+    REQUIRE(w.close().is_ok());
+  }
+  auto rec = Recording::open(file.path());
+  REQUIRE(rec.is_ok());
+  const Recording* recs[] = {rec->get()};
+  auto report = find_leak_suspects(recs);
+  REQUIRE(report.is_ok());
+  return std::move(report).value();
+}
+
+}  // namespace
+
+TEST_CASE("leak suspects: a leak reached from another root at some walks is counted at every walk", "[leaks]") {
+  // Both orders: stack then handle, handle then stack; the last walk at either root.
+  const std::string roots = GENERATE(std::string("kkssksk"), std::string("sskkssk"), std::string("kskkkss"));
+  INFO("roots by walk: " << roots);
+  const LeakReport report = leak_with_roots(roots);
+  REQUIRE(report.walks.size() == roots.size());
+  for (size_t w = 1; w < report.walks.size(); ++w) REQUIRE(report.walks[w].identity_from_previous);
+  std::vector<std::string> types;
+  for (const auto& s : report.suspects) types.push_back(s.type);
+  INFO("suspects: " << ::Catch::Detail::stringify(types));
+  REQUIRE(report.suspects.size() == 1);
+  const LeakSuspect& s = report.suspects[0];
+  CHECK(s.type == "App.Item");
+  REQUIRE(s.shapes.size() == 1);
+  CHECK(s.shapes[0].root_kind == (roots.back() == 'k' ? RootKind::Stack : RootKind::Handle));
+  const auto item =
+      std::find_if(report.types.begin(), report.types.end(), [](const TypeSeries& t) { return t.type == "App.Item"; });
+  REQUIRE(item != report.types.end());
+  REQUIRE(s.series.size() == roots.size());
+  for (size_t w = 0; w < s.series.size(); ++w) {
+    INFO("walk " << w << " (root " << roots[w] << ")");
+    CHECK(item->counts[w] == 5 * (w + 1));
+    CHECK(s.series[w].count == item->counts[w]);
+    CHECK(s.series[w].bytes == item->bytes[w]);
+    CHECK(s.series[w].retained_bytes >= s.series[w].bytes);
+  }
+  CHECK(s.count_growth == static_cast<int64_t>(s.accumulated_count));
+  CHECK(s.accumulated_count == 5 * (roots.size() - 1));
+  CHECK(s.growth_intervals == roots.size() - 1);
+  REQUIRE(s.accumulation.found);
+  CHECK(s.accumulation.type == "App.Registry");
+}
+
+// A bounded list of 10 App.Items (each round its 3 oldest go, 3 new ones come) held through a
+// handle's object at six walks and by a stack root at the last: the type stays at 10. The
+// last walk's members are all recent, so counted back by identity alone they would rise
+// (0 0 0 1 4 7 10) as a leak's do; the type did not grow, so they are not counted back.
+TEST_CASE("leak suspects: a bounded list that changes root is not counted back into a leak", "[leaks]") {
+  test::TempFile file("leaks_root_switch_bounded");
+  {
+    auto created = Writer::create(file.path());
+    REQUIRE(created.is_ok());
+    Writer& w = **created;
+    test::RoundHeap h({"App.Statics", "App.Registry", "App.Item[]", "App.Item"});
+    const size_t statics = h.add(Statics), registry = h.add(Registry), array = h.add(ItemArray, 96);
+    h.root(statics);
+    h.ref(registry, array);
+    std::vector<size_t> items;
+    for (int i = 0; i < 10; ++i) items.push_back(h.add(Item));
+    for (int round = 0; round < 7; ++round) {
+      if (round > 0)
+        for (int i = 0; i < 3; ++i) {
+          h.kill(items.front());
+          items.erase(items.begin());
+          items.push_back(h.add(Item));
+        }
+      h.clear_refs(array);
+      for (const size_t item : items) h.ref(array, item);
+      h.clear_refs(statics);
+      if (round == 6) h.root(registry, RootKind::Stack);
+      else h.ref(statics, registry);
+      REQUIRE(h.write_gc(w).is_ok());
+    }
+    REQUIRE(w.close().is_ok());
+  }
+  auto rec = Recording::open(file.path());
+  REQUIRE(rec.is_ok());
+  const Recording* recs[] = {rec->get()};
+  auto report = find_leak_suspects(recs);
+  REQUIRE(report.is_ok());
+  const auto item = std::find_if(report->types.begin(), report->types.end(),
+                                 [](const TypeSeries& t) { return t.type == "App.Item"; });
+  REQUIRE(item != report->types.end());
+  CHECK(item->counts == std::vector<uint64_t>(7, 10));
+  for (const auto& s : report->suspects) CHECK(s.type != "App.Item");
+}
+
+}  // namespace gcsnap
