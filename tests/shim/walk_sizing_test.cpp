@@ -25,7 +25,7 @@ TEST_CASE("walk sizing: the heap in use is every generation's in-use length", "[
   CHECK(heap_in_use_bytes({}) == 0);
 }
 
-TEST_CASE("walk sizing: the bound is 64 MiB plus half the heap; a cgroup gives a quarter of its headroom",
+TEST_CASE("walk sizing: the bound is 64 MiB plus half the heap and a cgroup gives a quarter of its headroom",
           "[shim][walk_sizing]") {
   CHECK(walk_bound_bytes(0) == 64 * kMiB);
   CHECK(walk_bound_bytes(48 * kMiB) == 88 * kMiB);
