@@ -126,6 +126,14 @@ size_t ChunkPool::ready_count() const {
   return ready_.size();
 }
 
+uint64_t ChunkPool::held_bytes() const noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  uint64_t bytes = 0;
+  for (const auto& chunk : ready_) bytes += ObjectChunk::bytes_for(chunk->object_capacity, chunk->reference_capacity);
+  if (large_) bytes += ObjectChunk::bytes_for(large_->object_capacity, large_->reference_capacity);
+  return bytes;
+}
+
 void ChunkPool::run() noexcept {
   platform::set_thread_name("gcsnap-chunks");
   std::unique_lock<std::mutex> lock(mutex_);

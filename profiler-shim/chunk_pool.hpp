@@ -48,6 +48,9 @@ class ChunkPool {
   void walk_done() noexcept;
 
   size_t ready_count() const;
+  /// Bytes of the chunks the pool holds now (ready and the large one): part of what the shim
+  /// holds in the process (the memory record's recorder_bytes, format-spec.md §6.16).
+  uint64_t held_bytes() const noexcept;
   /// End the pool's thread (detach wants no thread of ours running). take() and give_back()
   /// still work; nothing is populated ahead any more. Idempotent.
   void stop() noexcept;
