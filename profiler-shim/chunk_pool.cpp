@@ -41,10 +41,11 @@ void ChunkPool::stop() noexcept {
   if (thread_.joinable()) thread_.join();
 }
 
-void ChunkPool::prepare(size_t ahead) noexcept {
+void ChunkPool::prepare(size_t ahead, size_t grow_to) noexcept {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     ahead_ = ahead;
+    grow_to_ = std::max(ahead, grow_to);
   }
   wake_.notify_one();
 }
@@ -70,6 +71,7 @@ std::unique_ptr<ObjectChunk> ChunkPool::take() noexcept {
       chunk = std::move(ready_.back());
       ready_.pop_back();
     }
+    if (ahead_ != 0 && ahead_ < grow_to_) ++ahead_;
   }
   wake_.notify_one();  // refill behind the walk
   return chunk;
@@ -118,7 +120,7 @@ void ChunkPool::give_back(std::unique_ptr<ObjectChunk> chunk) noexcept {
 
 void ChunkPool::walk_done() noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
-  ahead_ = 0;  // nothing is unmapped here: this runs on the GC thread, inside the pause
+  ahead_ = grow_to_ = 0;  // nothing is unmapped here: this runs on the GC thread, inside the pause
 }
 
 size_t ChunkPool::ready_count() const {

@@ -26,8 +26,10 @@ class ChunkPool {
   ChunkPool(const ChunkPool&) = delete;
   ChunkPool& operator=(const ChunkPool&) = delete;
 
-  /// A walk is coming: have AHEAD full-size chunks populated and waiting. Never blocks.
-  void prepare(size_t ahead) noexcept;
+  /// A walk is coming: have AHEAD full-size chunks populated and waiting, and let the reserve
+  /// grow by one with each chunk the walk takes, up to GROW_TO (a walk that keeps taking chunks
+  /// is a large one: the reserve grows on demand, not by a guess). Never blocks.
+  void prepare(size_t ahead, size_t grow_to = 0) noexcept;
   /// An on-demand walk is about to be forced: wait up to LIMIT until CHUNKS (at most the fill
   /// cap) are populated, so that the GC thread does not fault them in during the walk (the
   /// first snapshot of a process would otherwise: its pool is empty). What is over the idle
@@ -66,6 +68,7 @@ class ChunkPool {
   std::vector<std::unique_ptr<ObjectChunk>> ready_;
   std::unique_ptr<ObjectChunk> large_;  ///< at most one, within kLargeCapBytes
   size_t ahead_ = 0;  ///< how many ready chunks the current walk wants in reserve
+  size_t grow_to_ = 0;  ///< the most ahead_ may grow to while the walk takes chunks
   bool stopping_ = false;
   std::thread thread_;
 };

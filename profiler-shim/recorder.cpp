@@ -205,7 +205,8 @@ bool Recorder::on_gc_started(uint8_t generations_mask, bool induced, uint64_t no
   if (walk && pool_) {
     // No more than the walk is expected to fill: a small heap gets one chunk ahead, not four.
     const uint64_t chunk = kFullChunkBytes, estimate = estimated_walk_bytes();
-    pool_->prepare(chunks_ahead_for(estimate > chunk ? estimate - chunk : 0, walk_share_bytes_, chunk));
+    pool_->prepare(chunks_ahead_for(estimate > chunk ? estimate - chunk : 0, walk_share_bytes_, chunk),
+                   reserve_limit(heap_bytes_, walk_share_bytes_, chunk));
   }
   batch_->dependent_handles_captured = walk && options_.dependent_handles;
   batch_->has_reference_slots = walk && options_.capture_slots;

@@ -36,6 +36,12 @@ size_t chunks_ahead_within(uint64_t share, uint64_t chunk_bytes) noexcept {
   return static_cast<size_t>(std::min<uint64_t>(kChunksAhead, share / 2 / chunk_bytes));
 }
 
+size_t reserve_limit(uint64_t heap_bytes, uint64_t share, uint64_t chunk_bytes) noexcept {
+  if (chunk_bytes == 0) return 0;
+  if (share != UINT64_MAX) return chunks_ahead_within(share, chunk_bytes);
+  return static_cast<size_t>(walk_bound_bytes(heap_bytes) / 2 / chunk_bytes);
+}
+
 size_t chunks_ahead_for(uint64_t expected, uint64_t share, uint64_t chunk_bytes) noexcept {
   if (chunk_bytes == 0) return 0;
   const uint64_t wanted = std::max<uint64_t>(1, expected / chunk_bytes + (expected % chunk_bytes != 0));

@@ -44,6 +44,9 @@ size_t chunks_to_prepare(const WalkSizingInput& in) noexcept;
 /// Chunks the pool keeps ahead of the walk when it may take SHARE bytes (UINT64_MAX: no cgroup):
 /// kChunksAhead, fewer when they would use more than half of the share.
 size_t chunks_ahead_within(uint64_t share, uint64_t chunk_bytes) noexcept;
+/// The most chunks the reserve may grow to during a walk over HEAP_BYTES with SHARE (UINT64_MAX:
+/// no cgroup): half the bound; inside a cgroup the reserve does not grow (chunks_ahead_within).
+size_t reserve_limit(uint64_t heap_bytes, uint64_t share, uint64_t chunk_bytes) noexcept;
 /// Chunks the pool keeps ahead of a walk expected to store EXPECTED bytes: enough for it (at
 /// least one), at most chunks_ahead_within(SHARE); the pool refills behind the walk.
 size_t chunks_ahead_for(uint64_t expected, uint64_t share, uint64_t chunk_bytes) noexcept;

@@ -3,6 +3,9 @@
 // and the wait ends when the pool stops.
 #include "chunk_pool.hpp"
 
+#include <chrono>
+#include <thread>
+
 #include <catch2/catch.hpp>
 
 using gcsnap::shim::ChunkPool;
@@ -83,4 +86,35 @@ TEST_CASE("chunk pool: the last large chunk is kept for a walk whose big object 
   pool.give_back(std::make_unique<ObjectChunk>(256, 512));
   CHECK(pool.ready_count() == 0);
   CHECK_FALSE(pool.take_large(kFullRefs + 1));
+}
+
+namespace {
+// Wait up to 20 s for the pool's thread to have COUNT chunks ready.
+bool ready_within(const ChunkPool& pool, size_t count) {
+  for (int i = 0; i < 2000 && pool.ready_count() < count; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return pool.ready_count() == count;
+}
+}  // namespace
+
+TEST_CASE("chunk pool: the reserve grows with each chunk a walk takes, up to its limit", "[shim][chunks]") {
+  ChunkPool pool(0);
+  pool.prepare(1, 3);
+  REQUIRE(ready_within(pool, 1));
+  auto a = pool.take();  // the walk takes one: the reserve becomes 2
+  REQUIRE(a);
+  CHECK(ready_within(pool, 2));
+  auto b = pool.take();  // 3, the limit
+  auto c = pool.take();
+  REQUIRE(b);
+  REQUIRE(c);
+  CHECK(ready_within(pool, 3));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(pool.ready_count() == 3);  // never past the limit
+  pool.walk_done();
+  // A walk that takes nothing more: the reserve stays where it was asked.
+  pool.prepare(1);
+  auto d = pool.take();
+  REQUIRE(d);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(pool.ready_count() == 2);  // nothing new: 2 of the 3 remain, above the reserve of 1
 }

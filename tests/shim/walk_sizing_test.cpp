@@ -90,3 +90,9 @@ TEST_CASE("walk sizing: the reserve during a walk follows what it is expected to
   CHECK(chunks_ahead_for(1024 * kMiB, UINT64_MAX, kFullChunkBytes) == kChunksAhead);
   CHECK(chunks_ahead_for(1024 * kMiB, 5 * kFullChunkBytes, kFullChunkBytes) == 2);
 }
+
+TEST_CASE("walk sizing: the reserve grows to half the bound, and not at all inside a cgroup", "[shim][walk_sizing]") {
+  CHECK(reserve_limit(0, UINT64_MAX, kFullChunkBytes) == 32 * kMiB / kFullChunkBytes);
+  CHECK(reserve_limit(1024 * kMiB, UINT64_MAX, kFullChunkBytes) == (64 + 512) * kMiB / 2 / kFullChunkBytes);
+  CHECK(reserve_limit(1024 * kMiB, 5 * kFullChunkBytes, kFullChunkBytes) == 2);
+}
