@@ -67,11 +67,13 @@ std::unique_ptr<ObjectChunk> ChunkPool::take() noexcept {
   std::unique_ptr<ObjectChunk> chunk;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    // The walk is outrunning the pool's thread (half the reserve or less left): one more in
+    // reserve. A walk that fits in what was made ready never deepens it.
+    if (ahead_ != 0 && ahead_ < grow_to_ && ready_.size() * 2 <= ahead_) ++ahead_;
     if (!ready_.empty()) {
       chunk = std::move(ready_.back());
       ready_.pop_back();
     }
-    if (ahead_ != 0 && ahead_ < grow_to_) ++ahead_;
   }
   wake_.notify_one();  // refill behind the walk
   return chunk;
@@ -121,6 +123,11 @@ void ChunkPool::give_back(std::unique_ptr<ObjectChunk> chunk) noexcept {
 void ChunkPool::walk_done() noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
   ahead_ = grow_to_ = 0;  // nothing is unmapped here: this runs on the GC thread, inside the pause
+}
+
+size_t ChunkPool::reserve() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return ahead_;
 }
 
 size_t ChunkPool::ready_count() const {

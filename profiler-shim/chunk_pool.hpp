@@ -27,8 +27,9 @@ class ChunkPool {
   ChunkPool& operator=(const ChunkPool&) = delete;
 
   /// A walk is coming: have AHEAD full-size chunks populated and waiting, and let the reserve
-  /// grow by one with each chunk the walk takes, up to GROW_TO (a walk that keeps taking chunks
-  /// is a large one: the reserve grows on demand, not by a guess). Never blocks.
+  /// grow by one each time the walk takes a chunk with half the reserve or less ready, up to
+  /// GROW_TO (the walk outruns the pool's thread: the reserve grows on demand, not by a
+  /// guess). Never blocks.
   void prepare(size_t ahead, size_t grow_to = 0) noexcept;
   /// An on-demand walk is about to be forced: wait up to LIMIT until CHUNKS (at most the fill
   /// cap) are populated, so that the GC thread does not fault them in during the walk (the
@@ -50,6 +51,8 @@ class ChunkPool {
   void walk_done() noexcept;
 
   size_t ready_count() const;
+  /// How many ready chunks the current walk wants in reserve (0 between walks).
+  size_t reserve() const;
   /// Bytes of the chunks the pool holds now (ready and the large one): part of what the shim
   /// holds in the process (the memory record's recorder_bytes, format-spec.md §6.16).
   uint64_t held_bytes() const noexcept;

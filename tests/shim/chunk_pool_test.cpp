@@ -96,25 +96,24 @@ bool ready_within(const ChunkPool& pool, size_t count) {
 }
 }  // namespace
 
-TEST_CASE("chunk pool: the reserve grows with each chunk a walk takes, up to its limit", "[shim][chunks]") {
+TEST_CASE("chunk pool: the reserve grows when a walk outruns the pool, up to its limit", "[shim][chunks]") {
   ChunkPool pool(0);
-  pool.prepare(1, 3);
-  REQUIRE(ready_within(pool, 1));
-  auto a = pool.take();  // the walk takes one: the reserve becomes 2
+  pool.prepare(2, 3);
+  REQUIRE(ready_within(pool, 2));
+  // A walk that takes what is ready while it is ready does not deepen the reserve.
+  auto a = pool.take();
   REQUIRE(a);
-  CHECK(ready_within(pool, 2));
-  auto b = pool.take();  // 3, the limit
-  auto c = pool.take();
-  REQUIRE(b);
-  REQUIRE(c);
-  CHECK(ready_within(pool, 3));
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  CHECK(pool.ready_count() == 3);  // never past the limit
+  CHECK(pool.reserve() == 2);
+  REQUIRE(ready_within(pool, 2));
+  // Without the pool's thread nothing is refilled: the walk runs the reserve down and deepens it.
+  pool.stop();
+  auto b = pool.take();  // 2 ready of 2: no
+  CHECK(pool.reserve() == 2);
+  auto c = pool.take();  // 1 ready of 2: the walk is outrunning the pool
+  CHECK(pool.reserve() == 3);
+  auto d = pool.take();  // none ready: the limit, 3
+  CHECK_FALSE(d);
+  CHECK(pool.reserve() == 3);
   pool.walk_done();
-  // A walk that takes nothing more: the reserve stays where it was asked.
-  pool.prepare(1);
-  auto d = pool.take();
-  REQUIRE(d);
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  CHECK(pool.ready_count() == 2);  // nothing new: 2 of the 3 remain, above the reserve of 1
+  CHECK(pool.reserve() == 0);
 }
