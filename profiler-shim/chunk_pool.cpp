@@ -41,10 +41,11 @@ void ChunkPool::stop() noexcept {
   if (thread_.joinable()) thread_.join();
 }
 
-void ChunkPool::prepare(size_t ahead) noexcept {
+void ChunkPool::prepare(size_t ahead, size_t grow_to) noexcept {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     ahead_ = ahead;
+    grow_to_ = std::max(ahead, grow_to);
   }
   wake_.notify_one();
 }
@@ -66,6 +67,9 @@ std::unique_ptr<ObjectChunk> ChunkPool::take() noexcept {
   std::unique_ptr<ObjectChunk> chunk;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    // The walk is outrunning the pool's thread (half the reserve or less left): one more in
+    // reserve. A walk that fits in what was made ready never deepens it.
+    if (ahead_ != 0 && ahead_ < grow_to_ && ready_.size() * 2 <= ahead_) ++ahead_;
     if (!ready_.empty()) {
       chunk = std::move(ready_.back());
       ready_.pop_back();
@@ -118,12 +122,25 @@ void ChunkPool::give_back(std::unique_ptr<ObjectChunk> chunk) noexcept {
 
 void ChunkPool::walk_done() noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
-  ahead_ = 0;  // nothing is unmapped here: this runs on the GC thread, inside the pause
+  ahead_ = grow_to_ = 0;  // nothing is unmapped here: this runs on the GC thread, inside the pause
+}
+
+size_t ChunkPool::reserve() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return ahead_;
 }
 
 size_t ChunkPool::ready_count() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return ready_.size();
+}
+
+uint64_t ChunkPool::held_bytes() const noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  uint64_t bytes = 0;
+  for (const auto& chunk : ready_) bytes += ObjectChunk::bytes_for(chunk->object_capacity, chunk->reference_capacity);
+  if (large_) bytes += ObjectChunk::bytes_for(large_->object_capacity, large_->reference_capacity);
+  return bytes;
 }
 
 void ChunkPool::run() noexcept {

@@ -26,8 +26,11 @@ class ChunkPool {
   ChunkPool(const ChunkPool&) = delete;
   ChunkPool& operator=(const ChunkPool&) = delete;
 
-  /// A walk is coming: have AHEAD full-size chunks populated and waiting. Never blocks.
-  void prepare(size_t ahead) noexcept;
+  /// A walk is coming: have AHEAD full-size chunks populated and waiting, and let the reserve
+  /// grow by one each time the walk takes a chunk with half the reserve or less ready, up to
+  /// GROW_TO (the walk outruns the pool's thread: the reserve grows on demand, not by a
+  /// guess). Never blocks.
+  void prepare(size_t ahead, size_t grow_to = 0) noexcept;
   /// An on-demand walk is about to be forced: wait up to LIMIT until CHUNKS (at most the fill
   /// cap) are populated, so that the GC thread does not fault them in during the walk (the
   /// first snapshot of a process would otherwise: its pool is empty). What is over the idle
@@ -48,6 +51,11 @@ class ChunkPool {
   void walk_done() noexcept;
 
   size_t ready_count() const;
+  /// How many ready chunks the current walk wants in reserve (0 between walks).
+  size_t reserve() const;
+  /// Bytes of the chunks the pool holds now (ready and the large one): part of what the shim
+  /// holds in the process (the memory record's recorder_bytes, format-spec.md §6.16).
+  uint64_t held_bytes() const noexcept;
   /// End the pool's thread (detach wants no thread of ours running). take() and give_back()
   /// still work; nothing is populated ahead any more. Idempotent.
   void stop() noexcept;
@@ -63,6 +71,7 @@ class ChunkPool {
   std::vector<std::unique_ptr<ObjectChunk>> ready_;
   std::unique_ptr<ObjectChunk> large_;  ///< at most one, within kLargeCapBytes
   size_t ahead_ = 0;  ///< how many ready chunks the current walk wants in reserve
+  size_t grow_to_ = 0;  ///< the most ahead_ may grow to while the walk takes chunks
   bool stopping_ = false;
   std::thread thread_;
 };

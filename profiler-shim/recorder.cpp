@@ -10,6 +10,7 @@
 
 #include "shim_log.hpp"
 #include "slot_search.hpp"
+#include "walk_sizing.hpp"
 #include "writer_thread.hpp"
 
 namespace gcsnap::shim {
@@ -48,10 +49,6 @@ void append(std::vector<T>& column, std::span<const T> values) {
   column.insert(column.end(), values.begin(), values.end());
 }
 
-}  // namespace
-
-namespace {
-constexpr size_t kChunksAhead = 4;  ///< populated chunks kept in reserve during a walk (24 MiB: 6 MiB each with the slots)
 }  // namespace
 
 Recorder::Recorder(const RecorderOptions& options, RuntimeQueries& queries, BatchSink& sink, ChunkPool* pool)
@@ -95,9 +92,14 @@ bool Recorder::has_headroom_for_walk() noexcept {
   const uint64_t estimate = estimated_walk_bytes();
   const uint64_t queued = sink_.queued_bytes();
   const uint64_t need = estimate > UINT64_MAX - queued ? UINT64_MAX : estimate + queued;
-  const uint64_t headroom = limit > usage ? limit - usage : 0;
-  if (headroom >= need) return true;
-  batch_->walk_skip = cgroup_headroom_skip(usage, limit, need);
+  // A walk takes at most a quarter of the headroom (docs/shim.md "Memory"): the app keeps the
+  // rest, and the walk is held to it while it runs (charge).
+  const uint64_t share = cgroup_walk_share(usage, limit);
+  if (share >= need) {
+    walk_share_bytes_ = share;
+    return true;
+  }
+  batch_->walk_skip = cgroup_headroom_skip(usage, limit, need > UINT64_MAX / 4 ? UINT64_MAX : need * 4);
   ++stats_.guard_skips;
   last_refused_gc_.store(batch_->info.gc_number);
   log_once(told_headroom_,
@@ -181,6 +183,7 @@ bool Recorder::on_gc_started(uint8_t generations_mask, bool induced, uint64_t no
   info.reason = induced ? GcReason::Induced : GcReason::Other;
   info.start_time_ns = now_ns;
   info.trigger = decide_trigger(generations_mask, induced, now_ns);
+  walk_share_bytes_ = UINT64_MAX;
   if (info.trigger != SnapshotTrigger::None && !has_headroom_for_walk()) {
     if (info.trigger != SnapshotTrigger::OnDemand) --policy_snapshots_;
     info.trigger = SnapshotTrigger::None;
@@ -199,7 +202,12 @@ bool Recorder::on_gc_started(uint8_t generations_mask, bool induced, uint64_t no
   frozen_span_ = 0;
   bool walk = info.trigger != SnapshotTrigger::None;
   // The walk comes at the end of this GC: the pool populates chunks meanwhile.
-  if (walk && pool_) pool_->prepare(kChunksAhead);
+  if (walk && pool_) {
+    // No more than the walk is expected to fill: a small heap gets one chunk ahead, not four.
+    const uint64_t chunk = kFullChunkBytes, estimate = estimated_walk_bytes();
+    pool_->prepare(chunks_ahead_for(estimate > chunk ? estimate - chunk : 0, walk_share_bytes_, chunk),
+                   reserve_limit(heap_bytes_, walk_share_bytes_, chunk));
+  }
   batch_->dependent_handles_captured = walk && options_.dependent_handles;
   batch_->has_reference_slots = walk && options_.capture_slots;
   walking_.store(walk);
@@ -223,6 +231,12 @@ void Recorder::set_non_gc_ranges(std::span<const AddressRange> ranges) {
 
 bool Recorder::charge(size_t bytes) noexcept {
   if (batch_->accounted_bytes + sink_.queued_bytes() + bytes > options_.memory_budget_bytes) return false;
+  // Inside a memory cgroup the walk's buffers and the chunks kept ahead of it stay within the
+  // walk's share of the headroom.
+  if (walk_share_bytes_ != UINT64_MAX &&
+      batch_->accounted_bytes + bytes + chunks_ahead_within(walk_share_bytes_, kFullChunkBytes) * kFullChunkBytes >
+          walk_share_bytes_)
+    return false;
   batch_->accounted_bytes += bytes;
   return true;
 }
@@ -265,7 +279,9 @@ void Recorder::discard_abandoned_walk() noexcept {
   b.has_reference_slots = false;
   if (b.info.trigger != SnapshotTrigger::OnDemand && policy_snapshots_ > 0) --policy_snapshots_;
   b.info.trigger = SnapshotTrigger::None;
-  b.walk_skip = memory_cap_skip(options_.memory_budget_bytes, abandoned_held_bytes_, abandoned_objects_);
+  // The cap that stopped it: the memory budget, or the walk's share of the cgroup's headroom.
+  const uint64_t cap = std::min<uint64_t>(options_.memory_budget_bytes, walk_share_bytes_);
+  b.walk_skip = memory_cap_skip(cap, abandoned_held_bytes_, abandoned_objects_);
   ++stats_.walks_abandoned;
   last_refused_gc_.store(b.info.gc_number);
 }
@@ -487,6 +503,22 @@ bool Recorder::store_object(uint64_t address, uint32_t type_id, uint64_t size, s
 uint64_t Recorder::heap_bytes_now() const noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
   return heap_known_ ? heap_bytes_ : 0;
+}
+
+void Recorder::note_heap_bytes(uint64_t heap_bytes) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (heap_known_ || heap_bytes == 0) return;
+  heap_bytes_ = heap_bytes;
+  heap_known_ = true;
+}
+
+uint64_t Recorder::expected_walk_bytes(uint64_t heap_bytes) const noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!walked_before_) return 0;
+  if (last_walk_heap_bytes_ == 0) return last_walk_bytes_;
+  const double scaled = static_cast<double>(last_walk_bytes_) * static_cast<double>(heap_bytes) /
+                        static_cast<double>(last_walk_heap_bytes_);
+  return scaled >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(scaled) + 1;
 }
 
 bool Recorder::on_object_references(uint64_t object_id, uint64_t class_id, std::span<const uint64_t> references) {

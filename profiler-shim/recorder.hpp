@@ -59,6 +59,10 @@ class RuntimeQueries {
   ~RuntimeQueries() = default;
 };
 
+/// Bytes of one full heap-walk chunk (with its reference slots).
+inline const size_t kFullChunkBytes =
+    ObjectChunk::bytes_for(ObjectChunk::kObjects, ObjectChunk::kObjects * ObjectChunk::kReferencesPerObject);
+
 struct RecorderOptions {
   SnapshotPolicy policy = SnapshotPolicy::Default;
   uint64_t max_snapshots = UINT64_MAX;
@@ -137,6 +141,12 @@ class Recorder {
   uint64_t last_on_demand_gc() const noexcept { return last_on_demand_gc_.load(); }
   /// The heap's bytes after the last GC (0 before the first): what a walk forced now will visit.
   uint64_t heap_bytes_now() const noexcept;
+  /// Before any GC has finished (an attach): the heap's in-use bytes as the runtime reports them
+  /// now, so that the first walk's estimates start from the heap. Ignored once a GC has finished.
+  void note_heap_bytes(uint64_t heap_bytes) noexcept;
+  /// What a walk over a heap of HEAP_BYTES would store: the last walk's records scaled by the
+  /// heap's growth since; 0 before any walk (unknown).
+  uint64_t expected_walk_bytes(uint64_t heap_bytes) const noexcept;
   bool is_walking() const noexcept { return walking_.load(std::memory_order_relaxed); }
 
   /// Stop recording for good: callbacks become no-ops, an open GC is discarded.
@@ -191,6 +201,9 @@ class Recorder {
   std::atomic<bool> told_memory_limit_{false};
 
   std::unique_ptr<GcBatch> batch_;
+  /// Inside a memory cgroup: the bytes this GC's walk may take (a quarter of the headroom at
+  /// its start); UINT64_MAX otherwise.
+  uint64_t walk_share_bytes_ = UINT64_MAX;
   uint64_t gc_count_ = 0;
   uint64_t policy_snapshots_ = 0;
   RecorderStats stats_;

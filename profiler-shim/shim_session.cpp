@@ -202,9 +202,9 @@ void ShimSession::start_recording(std::unique_ptr<Writer> writer) {
   // walk, up to 256 MiB or a quarter of the budget (a 5 M-object walk uses ~230 MiB): a kept
   // chunk costs the next walk no page faults and the pool thread no work while the GC thread
   // walks (5 M objects: walk CPU -19 %, docs/performance.md). Only what walks used is kept.
-  // Before an on-demand walk the pool fills up to half of the walk's budget, so that a walk
-  // larger than the idle cap (6.5 M objects fill ~50 chunks, 300 MiB) finds all of its chunks
-  // ready; what is over the idle cap is freed as the written chunks come back.
+  // Before an on-demand walk the pool fills what walk_sizing.hpp allows from the managed heap
+  // and the last walk (never over half of the walk's budget); what is over the idle cap is
+  // freed as the written chunks come back.
   chunk_pool_ = new ChunkPool(std::min<size_t>(size_t{256} << 20, settings_.max_memory_bytes / 4),
                               options.memory_budget_bytes / 2);
   writer_thread_->set_chunk_pool(chunk_pool_);
@@ -334,32 +334,6 @@ std::string ShimSession::handle_request(const std::string& request) {
   return std::string(kReplyError) + " unknown request";
 }
 
-// A chunk per 128 Ki objects (6 MiB), guessing 48 heap bytes per object: a heap of larger
-// objects gets more chunks ready than it fills (kept for later walks, within the idle cap).
-// Waiting here delays the forced GC, not the app: mapping is much cheaper off the GC thread.
-// Before any GC has finished (the first snapshot after an attach) the heap's size is unknown:
-// the process's resident memory bounds it (fill_before_walk caps the count at the pool's fill
-// cap, half the walk's memory budget). Without it the GC thread faulted in every chunk of the
-// first walk itself.
-void ShimSession::prepare_chunks_for_walk() noexcept {
-  if (!chunk_pool_ || settings_.walk_only) return;  // walk-only stores nothing
-  constexpr uint64_t kChunkBytes = uint64_t{48} * ObjectChunk::kObjects;
-  uint64_t heap = recorder_->heap_bytes_now();
-  if (heap == 0) heap = os::resident_bytes();
-  if (heap == 0) return;
-  size_t chunks = static_cast<size_t>((heap + kChunkBytes - 1) / kChunkBytes);
-  // The OOM guard decides at the GC's start; filling the pool now must not spend the headroom
-  // first: at most half of it goes to chunks made ready ahead.
-  if (uint64_t usage = 0, limit = 0; read_cgroup_limit(usage, limit)) {
-    const uint64_t room = limit > usage ? (limit - usage) / 2 : 0;
-    const uint64_t chunk_bytes = ObjectChunk::bytes_for(ObjectChunk::kObjects,
-                                                        ObjectChunk::kObjects * ObjectChunk::kReferencesPerObject);
-    chunks = std::min<size_t>(chunks, static_cast<size_t>(room / chunk_bytes));
-  }
-  if (chunks == 0) return;
-  chunk_pool_->fill_before_walk(chunks, std::chrono::milliseconds(2000));
-}
-
 std::string ShimSession::take_snapshot() {
   std::string error = std::string(kReplyError) + " ";
   if (detaching_.load()) return error + "gcsnap is detaching";
@@ -429,6 +403,10 @@ void ShimSession::read_non_gc_ranges() {
 }
 
 void ShimSession::on_gc_started(int generation_count, const BOOL* collected, COR_PRF_GC_REASON reason) {
+  // Until a GC has finished the recorder does not know the heap's size, and after an attach the
+  // runtime has no bounds to give before a GC starts (E_FAIL: its table is made at GC start and
+  // end). Here it has them: the first walk's reserve of chunks is sized from the heap it walks.
+  if (recorder_->heap_bytes_now() == 0) recorder_->note_heap_bytes(read_heap_in_use());
   uint8_t mask = 0;
   for (int g = 0; g < generation_count && g < 8 && collected; ++g) {
     if (collected[g]) mask = static_cast<uint8_t>(mask | (1u << g));

@@ -94,6 +94,8 @@ class ShimSession {
   /// runs (gives up when detaching or shutting down).
   std::string take_growth_snapshot();
   void prepare_chunks_for_walk() noexcept;
+  /// The managed heap's in-use bytes now (GetGenerationBounds), 0 when the runtime does not say.
+  uint64_t read_heap_in_use() noexcept;
   void read_non_gc_ranges();
   // Attach (shim_attach.cpp).
   std::string accept_output();

@@ -233,7 +233,9 @@ std::optional<MemoryAccounting> WriterThread::sample_memory(const GcBatch& batch
   const uint64_t after = wall_clock_ns();
   last_memory_cost_ns_ = after > now ? after - now : 0;
   m.sample_delay_ns = after > batch.info.end_time_ns && batch.info.end_time_ns ? after - batch.info.end_time_ns : 0;
-  m.recorder_bytes = queued_bytes_.load(std::memory_order_relaxed);
+  // Everything the shim holds in chunks and buffers: the batches queued (this one included) and
+  // the pool's chunks, so that readers do not count them as the app's native memory.
+  m.recorder_bytes = queued_bytes_.load(std::memory_order_relaxed) + (pool_ ? pool_->held_bytes() : 0);
   return m;
 }
 

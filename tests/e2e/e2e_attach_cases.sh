@@ -495,3 +495,48 @@ case_attach_heap_growth() {
   [ "$(gcs_rows | grep -Ec '"trigger": "(policy|always)"')" -eq 0 ] || fail "--policy none walked a GC"
   app_err_lines=3 stop_plain_app
 }
+
+# status_kib PID FIELD: FIELD of /proc/PID/status (VmRSS, VmHWM) in KiB.
+status_kib() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
+
+# What a snapshot adds to a process whose memory is mostly native (docs/shim.md "Memory"): with
+# 48 MiB of large managed arrays (a few dozen objects for their bytes) and 320 MiB of touched
+# AllocHGlobal, `gcsnap snapshot PID` raises the peak RSS (VmHWM, reset to the resident size
+# just before) by at most 64 MiB + half the live managed bytes; and info puts what the shim
+# held in gcsnap's own figure, so "native and other" is the app's: at least the 320 MiB, at
+# most what the app had outside its heap before the snapshot plus 24 MiB (the shim's library,
+# threads and the runtime's profiling state).
+case_attach_native_bound() {
+  local rc rss0 hwm added row live bound native own managed rss held
+  start_plain_app
+  app_says "heapgrow 48" '^gcsnap-sample: heapgrow arrays=48' >/dev/null
+  held=$(app_says "native 320" '^gcsnap-sample: native bytes=' | sed -E 's/.*bytes=([0-9]+).*/\1/')
+  [ "$held" = $((320 * 1048576)) ] || fail "the app does not hold the 320 MiB of native memory ($held)"
+  [ -w "/proc/$pid/clear_refs" ] || fail "cannot reset the app's peak RSS: /proc/$pid/clear_refs is not writable"
+  echo 5 >"/proc/$pid/clear_refs"  # VmHWM := VmRSS
+  rss0=$(status_kib "$pid" VmRSS)
+  "$gcsnap" snapshot "$pid" -o "$snap" >"$work/$case_name.cmd" 2>&1; rc=$?
+  hwm=$(status_kib "$pid" VmHWM)
+  [ "$rc" -eq 0 ] || { show "$work/$case_name.cmd"; fail "gcsnap snapshot $pid exited $rc"; }
+  added=$(((hwm - rss0) * 1024))
+  "$gcsnap" info "$snap" --format json --table memory >"$work/$case_name.json" 2>&1 ||
+    { show "$work/$case_name.json"; fail "info --format json --table memory failed"; }
+  row=$(grep '"live_object_bytes": [0-9]' "$work/$case_name.json" | tail -1)
+  [ -n "$row" ] || { show "$work/$case_name.json"; fail "the snapshot has no memory record with live bytes"; }
+  live=$(memory_field "$row" live_object_bytes)
+  bound=$((64 * 1048576 + live / 2))
+  echo "attach_native_bound: resident $((rss0 / 1024)) MiB before, peak +$((added >> 20)) MiB (bound $((bound >> 20)) MiB, live $((live >> 20)) MiB)"
+  [ "$live" -ge $((48 * 1048576)) ] || fail "the walk did not see the 48 MiB of arrays (live $live)"
+  [ "$added" -le "$bound" ] || fail "the snapshot raised the peak RSS by $added bytes, over the bound $bound"
+  own=$(memory_field "$row" gcsnap_bytes)
+  [ -n "$own" ] && [ "$own" -gt 0 ] || fail "info has no gcsnap figure: $row"
+  native=$(memory_field "$row" native_and_other_bytes)
+  managed=$(memory_field "$row" gc_resident_bytes)
+  rss=$(memory_field "$row" rss_bytes)
+  [ "$((native + own + managed))" -eq "$rss" ] || fail "native and other + gcsnap + managed is not the resident size: $row"
+  within "$native" "$held" $((rss0 * 1024 - managed + 24 * 1048576)) "native and other is not the app's own native memory"
+  "$gcsnap" info "$snap" >"$work/$case_name.info" 2>&1 || fail "info failed"
+  grep -Eq "^GC [0-9]+: managed heap .* native and other; .* held by gcsnap( \(cgroup .*\))?$" "$work/$case_name.info" ||
+    { show "$work/$case_name.info"; fail "info's summary does not name what gcsnap held"; }
+  stop_plain_app
+}

@@ -751,7 +751,7 @@ case_memory_native() {
     "$work/$case_name.info" || fail "info does not open with the memory summary"
   # The report carries the same summary, the parts of its bar, the advice and the RSS series.
   "$gcsnap" report "$snap" -o "$work/$case_name.html" >/dev/null 2>&1 || fail "gcsnap report failed"
-  grep -Eq '"memory":\{"gc":[0-9]+,"summary":"managed heap [^"]* native and other","parts":\[[0-9]+,[0-9]+,[0-9]+\],"advice":\["most of the resident memory' \
+  grep -Eq '"memory":\{"gc":[0-9]+,"summary":"managed heap [^"]* native and other[^"]*","parts":\[[0-9]+,[0-9]+,[0-9]+,[0-9]+\],"advice":\["most of the resident memory' \
     "$work/$case_name.html" || fail "the report does not carry the memory summary and advice"
   grep -Eq '"series":\[\[[0-9]+,[0-9]+,[0-9]+,-?[0-9]+\],\[' "$work/$case_name.html" || fail "the report has no RSS series"
 }

@@ -206,6 +206,38 @@ case_service_record() {
   kill "$pid" 2>/dev/null
 }
 
+# memory: a snapshot of the loaded service raises its peak RSS (VmHWM, reset to the resident size
+# just before) by at most 64 MiB + half the live managed bytes (docs/shim.md "Memory"), and info
+# names what the shim held as gcsnap's, apart from the service's native memory.
+case_service_memory() {
+  local s1=$work/$case_name.1.snap rss0 hwm added row live bound own native managed rss
+  field() { sed -nE "s/.*\"$2\": ([0-9]+).*/\1/p" <<<"$1"; }
+  start_service
+  load 1500; load 1500
+  [ -w "/proc/$pid/clear_refs" ] || fail "cannot reset the service's peak RSS: /proc/$pid/clear_refs is not writable"
+  echo 5 >"/proc/$pid/clear_refs"  # VmHWM := VmRSS
+  rss0=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$pid/status")
+  snap "$s1"
+  hwm=$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$pid/status")
+  added=$(((hwm - rss0) * 1024))
+  "$gcsnap" info "$s1" --format json --table memory >"$work/$case_name.json" 2>&1 ||
+    { show "$work/$case_name.json"; fail "info --format json --table memory failed"; }
+  row=$(grep '"live_object_bytes": [0-9]' "$work/$case_name.json" | tail -1)
+  [ -n "$row" ] || { show "$work/$case_name.json"; fail "the snapshot has no memory record with live bytes"; }
+  live=$(field "$row" live_object_bytes)
+  bound=$((64 * 1048576 + live / 2))
+  echo "service_memory: resident $((rss0 / 1024)) MiB before, peak +$((added >> 20)) MiB (bound $((bound >> 20)) MiB, live $((live >> 20)) MiB)"
+  [ "$live" -gt 0 ] || fail "the walk saw no live bytes"
+  [ "$added" -le "$bound" ] || fail "the snapshot raised the peak RSS by $added bytes, over the bound $bound"
+  own=$(field "$row" gcsnap_bytes) native=$(field "$row" native_and_other_bytes)
+  managed=$(field "$row" gc_resident_bytes) rss=$(field "$row" rss_bytes)
+  [ -n "$own" ] && [ "$own" -gt 0 ] || fail "info has no gcsnap figure: $row"
+  [ "$((native + own + managed))" -eq "$rss" ] || fail "native and other + gcsnap + managed is not the resident size: $row"
+  [ "$native" -le $((rss0 * 1024 - managed + 24 * 1048576)) ] ||
+    fail "native and other ($native) is more than the service had outside its heap before the snapshot, plus 24 MiB"
+  kill "$pid" 2>/dev/null
+}
+
 fn=case_${case_name//-/_}
 declare -F "$fn" >/dev/null || fail "unknown case '$case_name'"
 "$fn"

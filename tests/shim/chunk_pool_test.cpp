@@ -3,6 +3,9 @@
 // and the wait ends when the pool stops.
 #include "chunk_pool.hpp"
 
+#include <chrono>
+#include <thread>
+
 #include <catch2/catch.hpp>
 
 using gcsnap::shim::ChunkPool;
@@ -83,4 +86,34 @@ TEST_CASE("chunk pool: the last large chunk is kept for a walk whose big object 
   pool.give_back(std::make_unique<ObjectChunk>(256, 512));
   CHECK(pool.ready_count() == 0);
   CHECK_FALSE(pool.take_large(kFullRefs + 1));
+}
+
+namespace {
+// Wait up to 20 s for the pool's thread to have COUNT chunks ready.
+bool ready_within(const ChunkPool& pool, size_t count) {
+  for (int i = 0; i < 2000 && pool.ready_count() < count; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return pool.ready_count() == count;
+}
+}  // namespace
+
+TEST_CASE("chunk pool: the reserve grows when a walk outruns the pool, up to its limit", "[shim][chunks]") {
+  ChunkPool pool(0);
+  pool.prepare(2, 3);
+  REQUIRE(ready_within(pool, 2));
+  // A walk that takes what is ready while it is ready does not deepen the reserve.
+  auto a = pool.take();
+  REQUIRE(a);
+  CHECK(pool.reserve() == 2);
+  REQUIRE(ready_within(pool, 2));
+  // Without the pool's thread nothing is refilled: the walk runs the reserve down and deepens it.
+  pool.stop();
+  auto b = pool.take();  // 2 ready of 2: no
+  CHECK(pool.reserve() == 2);
+  auto c = pool.take();  // 1 ready of 2: the walk is outrunning the pool
+  CHECK(pool.reserve() == 3);
+  auto d = pool.take();  // none ready: the limit, 3
+  CHECK_FALSE(d);
+  CHECK(pool.reserve() == 3);
+  pool.walk_done();
+  CHECK(pool.reserve() == 0);
 }

@@ -321,13 +321,54 @@ TEST_CASE("recorder: the OOM guard skips a walk the cgroup's headroom cannot hol
   CHECK((*skip)->budget_per_mille == 0);
   CHECK((*skip)->last_walk_ns == usage);
   CHECK((*skip)->since_last_walk_ns == limit);
-  // The need that did not fit: the one object stored (24 bytes), scaled by the heap, and a
-  // chunk, plus what the writer thread had not written yet (GC 1's chunk, if still queued).
+  // The headroom the walk needed: four times its buffers (a walk takes at most a quarter of the
+  // headroom): the one object stored (24 bytes), scaled by the heap, and a chunk, plus what the
+  // writer thread had not written yet (GC 1's chunk, if still queued).
   const uint64_t chunk = ObjectChunk::bytes_for(ObjectChunk::kObjects, 2 * ObjectChunk::kObjects);
-  CHECK((*skip)->estimated_walk_ns >= 24 + chunk);
-  CHECK((*skip)->estimated_walk_ns <= 24 + 2 * chunk + 64 * 1024);
+  CHECK((*skip)->estimated_walk_ns >= 4 * (24 + chunk));
+  CHECK((*skip)->estimated_walk_ns <= 4 * (24 + 2 * chunk + 64 * 1024));
   CHECK(h.recorder->stats().guard_skips == 1);
   CHECK(h.recorder->last_refused_gc() == 2);
+}
+
+TEST_CASE("recorder: a walk takes at most a quarter of the cgroup's headroom", "[shim][recorder]") {
+  RecorderOptions options = with_policy(SnapshotPolicy::All);
+  const uint64_t chunk = ObjectChunk::bytes_for(ObjectChunk::kObjects, 2 * ObjectChunk::kObjects);
+  const uint64_t usage = 1ull << 30;
+  uint64_t headroom = 2 * chunk;
+  options.read_cgroup = [&](uint64_t& u, uint64_t& l) {
+    u = usage, l = usage + headroom;
+    return true;
+  };
+  Harness h(options);
+  // GC 1: the walk's estimate (a chunk) fits the headroom but not a quarter of it: skipped.
+  CHECK_FALSE(h.recorder->on_gc_started(kFull, true, 1));
+  h.finish_gc();
+  // GC 2: a quarter of the headroom holds a chunk and a little more: walked, and held to that
+  // share while it runs, so a walk that outgrows it is abandoned with the share as its cap.
+  headroom = 4 * chunk + 4 * 64 * 1024;
+  REQUIRE(h.recorder->on_gc_started(kFull, true, 3000));
+  uint64_t stored = 0;
+  for (uint64_t i = 0; i < 4 * ObjectChunk::kObjects; ++i) {
+    if (!h.recorder->on_object_references(0x100000 + i * 24, 0xA, {})) break;
+    ++stored;
+  }
+  CHECK(stored >= ObjectChunk::kObjects);
+  CHECK(stored < 2 * ObjectChunk::kObjects);
+  h.finish_gc();
+  auto rec = h.finish();
+  REQUIRE(rec->gcs().size() == 2);
+  auto first = rec->read_walk_skip(0);
+  REQUIRE(first.is_ok());
+  REQUIRE(first->has_value());
+  CHECK((*first)->reason == walk_skip_reason::kCgroupHeadroom);
+  CHECK((*first)->estimated_walk_ns > 2 * chunk);  // the headroom needed: four times the buffers
+  auto second = rec->read_walk_skip(1);
+  REQUIRE(second.is_ok());
+  REQUIRE(second->has_value());
+  CHECK((*second)->reason == walk_skip_reason::kMemoryCap);
+  CHECK((*second)->last_walk_ns == headroom / 4);  // cap_bytes: the walk's share
+  CHECK((*second)->estimated_walk_ns == stored);
 }
 
 TEST_CASE("recorder: the OOM guard's skip does not count against --max-snapshots", "[shim][recorder]") {

@@ -140,9 +140,21 @@ struct MemoryAccounting {
   bool has(uint32_t bits) const noexcept { return (present & bits) == bits; }
   /// Whether pss_bytes and swap_bytes hold figures (kProcess without kPssSwapUnread).
   bool has_pss_swap() const noexcept { return has(memory_present::kProcess) && !has(memory_present::kPssSwapUnread); }
-  /// Resident bytes that are not the GC heap's (rss - gc_resident, 0 when negative).
+  /// The recorder's own resident share: recorder_bytes, at most what is not the GC heap's
+  /// (format-spec.md §6.16 "gcsnap"); 0 when the record has no such figure.
+  uint64_t gcsnap_bytes() const noexcept {
+    const uint64_t outside = rss_bytes > gc_resident_bytes ? rss_bytes - gc_resident_bytes : 0;
+    return recorder_bytes < outside ? recorder_bytes : outside;
+  }
+  /// Resident bytes that are neither the GC heap's nor the recorder's (rss - gc_resident -
+  /// gcsnap, 0 when negative).
   uint64_t native_and_other_bytes() const noexcept {
-    return rss_bytes > gc_resident_bytes ? rss_bytes - gc_resident_bytes : 0;
+    const uint64_t outside = rss_bytes > gc_resident_bytes ? rss_bytes - gc_resident_bytes : 0;
+    return outside - gcsnap_bytes();
+  }
+  /// anonymous_bytes without the recorder's part of it (0 when negative).
+  uint64_t app_anonymous_bytes() const noexcept {
+    return anonymous_bytes > recorder_bytes ? anonymous_bytes - recorder_bytes : 0;
   }
   /// Resident GC heap bytes not taken by live objects (0 when negative).
   uint64_t free_or_fragmented_bytes() const noexcept {

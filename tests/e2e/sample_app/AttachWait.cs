@@ -9,6 +9,9 @@
 //   leak N MS
 //          N rounds of the leaks mode's work (its planted leaks and look-alikes, no induced
 //          GC), MS milliseconds apart: heap growth for `record --pid --every` to walk
+//   native MIB
+//          MIB MiB more of native memory (Marshal.AllocHGlobal, every page written), kept: a
+//          process whose memory is mostly not managed, for the snapshot's memory bound
 //   quit   leave the loop and finish as run does (exit code 0)
 // End of stdin also quits.
 using System;
@@ -51,6 +54,11 @@ public static class AttachWait
                     Grown.AddRange(MemoryShapes.LargeArrays(int.Parse(grow.Substring(9))));
                     Console.WriteLine($"gcsnap-sample: heapgrow arrays={Grown.Count}");
                     break;
+                case var native when native.StartsWith("native "):
+                    (long held, object blocks) = MemoryShapes.Native(int.Parse(native.Substring(7)));
+                    NativeHeld.Add(blocks);
+                    Console.WriteLine($"gcsnap-sample: native bytes={held}");
+                    break;
                 case var leak when leak.StartsWith("leak "):
                     RunLeakRounds(leak);
                     break;
@@ -66,6 +74,7 @@ public static class AttachWait
     }
 
     private static readonly List<byte[]> Grown = new();
+    private static readonly List<object> NativeHeld = new();
 
     /// <summary>"leak N MS": N plain leak rounds, MS ms apart.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]

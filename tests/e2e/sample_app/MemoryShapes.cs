@@ -52,7 +52,7 @@ public static class MemoryShapes
         return 0;
     }
 
-    private static unsafe (long, object) Native(int mib, int perPause = 0, int pauseMs = 0)
+    public static unsafe (long, object) Native(int mib, int perPause = 0, int pauseMs = 0)
     {
         var blocks = new List<IntPtr>(mib);
         for (int i = 0; i < mib; i++)

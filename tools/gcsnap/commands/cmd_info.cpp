@@ -231,6 +231,7 @@ Table memory_table(const Recording& r, const std::vector<size_t>& listed, std::v
   t.add_column("live_object_bytes", "LIVE", ColumnKind::Bytes);
   t.add_column("free_or_fragmented_bytes", "FREE/FRAG", ColumnKind::Bytes);
   t.add_column("native_and_other_bytes", "NATIVE+OTHER", ColumnKind::Bytes);
+  t.add_column("gcsnap_bytes", "GCSNAP", ColumnKind::Bytes);
   t.add_column("anonymous_bytes", "ANON", ColumnKind::Bytes).add_column("code_bytes", "CODE", ColumnKind::Bytes);
   t.add_column("mapped_file_bytes", "FILES", ColumnKind::Bytes).add_column("stack_bytes", "STACKS", ColumnKind::Bytes);
   t.add_column("cgroup_usage_bytes", "CGROUP", ColumnKind::Bytes).add_column("cgroup_limit_bytes", "LIMIT", ColumnKind::Bytes);
@@ -249,7 +250,8 @@ Table memory_table(const Recording& r, const std::vector<size_t>& listed, std::v
     const bool gc = m.has(memory_present::kGcMappings);
     t.add_row({r.gcs()[i].info.gc_number, when(process, m.rss_bytes), when(gc, m.gc_resident_bytes),
                when(live, m.live_object_bytes), when(live && gc, m.free_or_fragmented_bytes()),
-               when(process && gc, m.native_and_other_bytes()), when(process, m.anonymous_bytes),
+               when(process && gc, m.native_and_other_bytes()), when(process && m.recorder_bytes, m.gcsnap_bytes()),
+               when(process, m.app_anonymous_bytes()),
                when(process, m.code_bytes), when(process, m.mapped_file_bytes), when(process, m.stack_bytes),
                when(m.has(memory_present::kCgroupUsage), m.cgroup_usage_bytes),
                when(m.has(memory_present::kCgroupLimit), m.cgroup_limit_bytes), when(m.has_pss_swap(), m.pss_bytes),

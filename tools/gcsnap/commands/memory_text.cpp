@@ -22,7 +22,7 @@ std::string percent(uint64_t part, uint64_t whole) { return fmt::format("{:.0f} 
 
 // The kinds of non-managed memory, largest first: "anonymous 1.2 GiB, code 80.0 MiB, ...".
 std::string native_parts(const MemoryAccounting& m) {
-  std::vector<std::pair<uint64_t, const char*>> parts = {{m.anonymous_bytes, "anonymous (native allocations)"},
+  std::vector<std::pair<uint64_t, const char*>> parts = {{m.app_anonymous_bytes(), "anonymous (native allocations)"},
                                                         {m.code_bytes, "code"},
                                                         {m.mapped_file_bytes, "mapped files"},
                                                         {m.stack_bytes, "thread stacks"}};
@@ -76,6 +76,8 @@ std::string memory_summary(const MemoryAccounting& m) {
     s += fmt::format(": {} live objects, {} free or fragmented", format_bytes(m.live_object_bytes),
                      format_bytes(m.free_or_fragmented_bytes()));
   s += fmt::format("; {} native and other", format_bytes(m.native_and_other_bytes()));
+  // The recorder's own chunks and buffers are not the app's (format §6.16 "gcsnap").
+  if (m.gcsnap_bytes()) s += fmt::format("; {} held by gcsnap", format_bytes(m.gcsnap_bytes()));
   if (m.has(memory_present::kCgroupLimit))
     s += fmt::format(" (cgroup {} of {} limit)", format_bytes(m.cgroup_usage_bytes), format_bytes(m.cgroup_limit_bytes));
   return s;
@@ -85,35 +87,38 @@ std::string memory_bar(const MemoryAccounting& m, size_t width) {
   const uint64_t total = std::max(m.rss_bytes, m.gc_resident_bytes);
   const bool live_known = m.has(memory_present::kLiveObjects);
   const uint64_t live = live_known ? std::min(m.live_object_bytes, m.gc_resident_bytes) : 0;
-  const uint64_t parts[3] = {live, m.gc_resident_bytes - live, total - m.gc_resident_bytes};
-  size_t cells[3];
+  const uint64_t gcsnap = m.gcsnap_bytes();
+  const uint64_t parts[4] = {live, m.gc_resident_bytes - live, total - m.gc_resident_bytes - gcsnap, gcsnap};
+  size_t cells[4];
   size_t used = 0;
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < 4; ++k) {
     cells[k] = static_cast<size_t>(share(parts[k], total) * static_cast<double>(width) + 0.5);
     if (parts[k] && cells[k] == 0) cells[k] = 1;
     used += cells[k];
   }
   // Rounding: the largest part gives or takes the difference.
-  int largest = static_cast<int>(std::max_element(parts, parts + 3) - parts);
+  int largest = static_cast<int>(std::max_element(parts, parts + 4) - parts);
   if (used > width) cells[largest] -= std::min(cells[largest], used - width);
   else cells[largest] += width - used;
-  const char marks[3] = {'#', live_known ? '=' : '+', '.'};
+  const char marks[4] = {'#', live_known ? '=' : '+', '.', '~'};
   std::string bar = "[";
-  for (int k = 0; k < 3; ++k) bar.append(cells[k], marks[k]);
+  for (int k = 0; k < 4; ++k) bar.append(cells[k], marks[k]);
   bar += "]";
   bar += live_known ? "  # live objects  = free or fragmented  . native and other" : "  + managed heap  . native and other";
+  if (gcsnap) bar += "  ~ gcsnap";
   return bar;
 }
 
 std::vector<std::string> memory_advice(const Recording& r, size_t i, const MemoryAccounting& m) {
   std::vector<std::string> out;
-  const uint64_t native = m.native_and_other_bytes();
-  if (m.rss_bytes && share(native, m.rss_bytes) > kMostlyNative) {
+  // The app's resident memory: without what gcsnap itself held (format §6.16).
+  const uint64_t native = m.native_and_other_bytes(), app_rss = m.rss_bytes - m.gcsnap_bytes();
+  if (app_rss && share(native, app_rss) > kMostlyNative) {
     out.push_back(fmt::format(
         "most of the resident memory ({}) is not the managed heap: {}; gcsnap sees the GC heap only: "
         "find native allocations with heaptrack (heaptrack --pid PID) or Valgrind's massif, and the mappings "
         "with pmap -X PID",
-        percent(native, m.rss_bytes), native_parts(m)));
+        percent(native, app_rss), native_parts(m)));
   }
   const uint64_t free = m.free_or_fragmented_bytes();
   if (m.has(memory_present::kLiveObjects) && free >= kWorthSaying && share(free, m.gc_resident_bytes) > kMostlyFree) {

@@ -14,11 +14,13 @@
 namespace gcsnap::cli {
 
 /// "managed heap 700.0 MiB of 2.1 GiB resident: 500.0 MiB live objects, 200.0 MiB free or
-/// fragmented; 1.4 GiB native and other" (the live part only when the GC had a walk).
+/// fragmented; 1.4 GiB native and other; 12.0 MiB held by gcsnap" (the live part only when the
+/// GC had a walk, gcsnap's only when the record says what the recorder held).
 std::string memory_summary(const MemoryAccounting& m);
 
-/// "[###===........]  # live objects  = free or fragmented  . native and other": WIDTH cells
-/// between the brackets, each part at least one cell when it is not zero.
+/// "[###===........~]  # live objects  = free or fragmented  . native and other  ~ gcsnap": WIDTH
+/// cells between the brackets, each part at least one cell when it is not zero (gcsnap's part
+/// and legend only when the record says what the recorder held).
 std::string memory_bar(const MemoryAccounting& m, size_t width = 50);
 
 /// Advice lines: most of the resident memory is not the managed heap (which kinds, and the

@@ -82,18 +82,19 @@ std::string timeline_json(const Recording& rec, const std::string& file) {
   return out + "]";
 }
 
-// "memory": the last walked GC's summary line, its three parts (live, free or fragmented,
-// native and other; live -1 without a walk), the advice, and per GC with a record [gc number,
+// "memory": the last walked GC's summary line, its four parts (live, free or fragmented,
+// native and other, held by gcsnap; live -1 without a walk), the advice, and per GC with a record [gc number,
 // rss, managed, live or -1]; null when the recording has no memory records (format §6.16).
 std::string memory_json(const Recording& rec) {
   const auto at = memory_summary_gc(rec);
   if (!at) return "null";
   const MemoryAccounting m = **rec.read_memory_accounting(*at);
   const bool live = m.has(memory_present::kLiveObjects);
-  std::string out = fmt::format("{{\"gc\":{},\"summary\":\"{}\",\"parts\":[{},{},{}],\"advice\":[",
+  std::string out = fmt::format("{{\"gc\":{},\"summary\":\"{}\",\"parts\":[{},{},{},{}],\"advice\":[",
                                 rec.gcs()[*at].info.gc_number, json_escape(memory_summary(m)),
                                 live ? static_cast<int64_t>(std::min(m.live_object_bytes, m.gc_resident_bytes)) : -1,
-                                live ? m.free_or_fragmented_bytes() : m.gc_resident_bytes, m.native_and_other_bytes());
+                                live ? m.free_or_fragmented_bytes() : m.gc_resident_bytes, m.native_and_other_bytes(),
+                                m.gcsnap_bytes());
   const std::vector<std::string> advice = memory_advice(rec, *at, m);
   for (size_t k = 0; k < advice.size(); ++k) out += fmt::format("{}\"{}\"", k ? "," : "", json_escape(advice[k]));
   out += "],\"series\":[";

@@ -48,14 +48,16 @@
 
   // ---- memory: where the process's memory is (the last walked GC's record) ---------------
   const MEMORY_PARTS = [['live objects', 'var(--g2)'], ['free or fragmented', 'var(--g1)'],
-                        ['native and other', '#9aa1ad']];
+                        ['native and other', '#9aa1ad'], ['held by gcsnap', '#d9b26f']];
   function drawMemory() {
     const m = rec.memory, box = document.getElementById('memory');
     box.hidden = !m;
     if (!m) return;
     document.getElementById('memory-summary').textContent = `GC ${m.gc}: ${m.summary}`;
-    const parts = m.parts[0] < 0 ? [[m.parts[1], 'managed heap', 'var(--g2)'], [m.parts[2], ...MEMORY_PARTS[2]]]
-                                 : m.parts.map((v, k) => [v, ...MEMORY_PARTS[k]]);
+    // parts[3], what gcsnap itself held, is 0 (not shown) when the record does not say.
+    const parts = (m.parts[0] < 0 ? [[m.parts[1], 'managed heap', 'var(--g2)'], [m.parts[2], ...MEMORY_PARTS[2]]]
+                                  : m.parts.slice(0, 3).map((v, k) => [v, ...MEMORY_PARTS[k]]))
+                    .concat(m.parts[3] > 0 ? [[m.parts[3], ...MEMORY_PARTS[3]]] : []);
     const total = Math.max(1, parts.reduce((a, p) => a + p[0], 0));
     document.getElementById('memory-bar').replaceChildren(...parts.filter(p => p[0] > 0).map(([v, name, color]) =>
       el('span', {class: 'memory-part', 'data-part': name, title: `${name}: ${bytes(v)}`,
