@@ -512,7 +512,8 @@ case_analysis() {
   text=$(csv roots "$s:$to" --kind handle --flags pinning)
   expect_line "$text" '^0x[0-9a-f]+,System\.Byte\[\],handle,pinning,0x[0-9a-f]+,$' "roots: no pinned handle to a byte[]"
   text=$(csv roots "$s:$to" --flags weak --type Gcsnap.Sample.WeakTarget)
-  expect_line "$text" '^handle,weak,1,1,0$' "roots: not exactly one weak handle to WeakTarget"
+  expect_line "$text" '^handle,weak,1,1,0,--flags weak --type Gcsnap\.Sample\.WeakTarget$' \
+    "roots: not exactly one weak handle to WeakTarget (the summary naming its filter)"
   text=$(csv diff "$s" --from "$from" --to "$to")
   expect_line "$text" "^Gcsnap\.Sample\.Survivor2,0,$(fact survivor2 "$work/run.out"),\+?$(fact survivor2 "$work/run.out")," \
     "diff: the Survivor2 count does not grow by the number the app allocated"
