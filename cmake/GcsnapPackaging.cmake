@@ -2,13 +2,14 @@
 # `cmake --install BUILD --component runtime` (scripts/install.sh) and the packages
 # (scripts/package.sh: cpack -G "TGZ;DEB") hold the same files:
 #   bin/gcsnap, lib/gcsnap/libgcsnap_profiler.so (where `gcsnap` looks for it),
-#   share/man/man1/gcsnap.1, share/doc/gcsnap/ (README.md, format-spec.md, docs/*.md).
+#   share/man/man1/gcsnap.1, share/doc/gcsnap/ (README.md, format-spec.md, docs/*.md and the
+#   images they show, docs/*.png).
 # The library, its headers and its CMake package are the "development" component.
 install(FILES ${PROJECT_SOURCE_DIR}/docs/gcsnap.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT runtime)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/format-spec.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT runtime)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs COMPONENT runtime
-        FILES_MATCHING PATTERN "*.md")
+        FILES_MATCHING PATTERN "*.md" PATTERN "*.png")
 
 set(GCSNAP_DESCRIPTION "Record the .NET GC heap at every garbage collection, then ask why an object is still alive and what changed between two moments of the heap")
 set(CPACK_PACKAGE_NAME gcsnap)

@@ -3,7 +3,7 @@
 #   PREFIX/bin/gcsnap                          the command (on PATH for /usr/local and /usr)
 #   PREFIX/lib/gcsnap/libgcsnap_profiler.so    the profiler, where gcsnap looks for it
 #   PREFIX/share/man/man1/gcsnap.1             `man gcsnap`
-#   PREFIX/share/doc/gcsnap/                   README.md, format-spec.md, docs/*.md
+#   PREFIX/share/doc/gcsnap/                   README.md, format-spec.md, docs/*.md, docs/*.png
 # Builds only those two targets, in build/ (or $GCSNAP_BUILD_DIR), then runs
 # `cmake --install BUILD --component runtime --prefix PREFIX`; asks sudo for a prefix the user
 # cannot write. Uninstall: delete the files listed in BUILD/install_manifest_runtime.txt.

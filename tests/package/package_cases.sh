@@ -100,8 +100,14 @@ case $case_name in
              share/doc/gcsnap/docs/cli.md share/doc/gcsnap/docs/containers.md share/doc/gcsnap/docs/install.md; do
       [ -f "$pkg/$f" ] || fail "the tarball has no $f"
     done
-    find "$pkg" -type f | sed "s|^$pkg/||" | grep -Ev '^(bin/gcsnap|lib/gcsnap/libgcsnap_profiler\.so|share/man/man1/gcsnap\.1|share/doc/gcsnap/.*\.md)$' >"$work/unexpected"
+    find "$pkg" -type f | sed "s|^$pkg/||" | grep -Ev '^(bin/gcsnap|lib/gcsnap/libgcsnap_profiler\.so|share/man/man1/gcsnap\.1|share/doc/gcsnap/.*\.(md|png))$' >"$work/unexpected"
     [ -s "$work/unexpected" ] && { show "$work/unexpected"; fail "the tarball holds files it should not"; }
+    # Every relative link of the installed pages (another page, an image) is installed too.
+    for page in "$pkg"/share/doc/gcsnap/*.md "$pkg"/share/doc/gcsnap/docs/*.md; do
+      for target in $(grep -o '](\([^):# ]*\.\(md\|png\)\)' "$page" | sed 's/^](//'); do
+        [ -f "$(dirname "$page")/$target" ] || fail "${page#"$pkg"/} links to $target, which is not installed"
+      done
+    done
     out=$("${minimal[@]}" "$pkg/bin/gcsnap" --version 2>&1) || fail "gcsnap --version failed: $out"
     [ "$out" = "gcsnap $version" ] || fail "gcsnap --version said '$out', expected 'gcsnap $version'"
     check_binaries "$pkg/bin/gcsnap" "$pkg/lib/gcsnap/libgcsnap_profiler.so"

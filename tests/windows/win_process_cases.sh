@@ -187,7 +187,8 @@ case $case in
       { show path.csv; fail "the Survivor2s are not held through Scenario.s_survivors"; }
     "$linux_gcsnap" roots run.snap --type Gcsnap.Sample.StackHeld --format csv 2>&1 | tr -d '\r' >roots.csv ||
       { show roots.csv; fail "roots failed"; }
-    grep -q '^stack,,1,1,0$' roots.csv || { show roots.csv; fail "StackHeld is not held by exactly one stack root"; }
+    grep -q '^stack,,1,1,0,--type Gcsnap\.Sample\.StackHeld$' roots.csv ||
+      { show roots.csv; fail "StackHeld is not held by exactly one stack root"; }
     ;;
   record_killed)
     # The app is killed while gcsnap.exe records it: gcsnap writes the index of its complete GCs.

@@ -269,7 +269,8 @@ void add_record_command(CLI::App& app) {
               "Costs: while attached (--pid) background GC is off and every GC is longer (a root scan each:\n"
               "tens of ms on a 300 k-object heap); each heap walk (policy, --every) stops the app ~0.4-0.5 s\n"
               "per million objects; the shim's memory is capped by --max-memory; the analysis index later\n"
-              "written beside FILE can be 20-30x a small recording (docs/cli.md \"What attaching costs\").");
+              "written beside FILE is about as large as a small recording and 2.5-3x each heap walk of a\n"
+              "large heap (docs/cli.md \"What attaching costs\").");
   cmd->callback([options] { run_record(*options); });
 }
 

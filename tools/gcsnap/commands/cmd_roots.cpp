@@ -184,7 +184,23 @@ std::vector<size_t> select_roots(const RootsInput& in, const RootsOptions& opt) 
   return rows;
 }
 
-Table summary_table(const RootsInput& in, const std::vector<size_t>& rows) {
+// The options that filtered the roots, as typed ("--kind stack --type Order"); empty when none.
+std::string filter_text(const RootsOptions& opt) {
+  std::string s;
+  auto add = [&](const char* option, const std::vector<std::string>& values) {
+    if (values.empty()) return;
+    s += fmt::format("{}{} ", s.empty() ? "" : " ", option);
+    for (size_t k = 0; k < values.size(); ++k) s += (k ? "," : "") + values[k];
+  };
+  add("--kind", opt.kinds);
+  add("--flags", opt.flags);
+  if (!opt.type.empty()) add("--type", {opt.type});
+  return s;
+}
+
+// The summary counts the roots that match the filters (all of them when there are none): the
+// title and, for JSON/CSV, each row's `filter` say which.
+Table summary_table(const RootsInput& in, const std::vector<size_t>& rows, const std::string& filter) {
   RootTable selected;
   for (size_t i : rows) {
     selected.object_ids.push_back(in.roots.object_ids[i]);
@@ -192,11 +208,16 @@ Table summary_table(const RootsInput& in, const std::vector<size_t>& rows) {
     selected.flags.push_back(in.roots.flags[i]);
     selected.root_ids.push_back(in.roots.root_ids[i]);
   }
-  Table summary("summary", fmt::format("Roots of GC {} by kind and flags", in.sel.number()));
+  Table summary("summary", filter.empty() ? fmt::format("Roots of GC {} by kind and flags", in.sel.number())
+                                          : fmt::format("Roots of GC {} that match {}, by kind and flags ({} of {} roots)",
+                                                        in.sel.number(), filter, rows.size(), in.roots.size()));
   summary.add_column("kind", "KIND").add_column("flags", "FLAGS").add_column("count", "ROOTS", ColumnKind::Count);
   summary.add_column("distinct_objects", "OBJECTS", ColumnKind::Count).add_column("null_objects", "NULL", ColumnKind::Count);
+  summary.add_column("filter", "", ColumnKind::Text, Shown::MachineOnly);
+  const Cell filter_cell = filter.empty() ? Cell() : Cell(filter);
   for (const auto& g : value_or_fail(summarize_roots(selected), in.sel.file))
-    summary.add_row({root_kind_name(g.kind), root_flags_text(g.flags), g.count, g.distinct_objects, g.null_objects});
+    summary.add_row(
+        {root_kind_name(g.kind), root_flags_text(g.flags), g.count, g.distinct_objects, g.null_objects, filter_cell});
   return summary;
 }
 
@@ -224,7 +245,7 @@ void run_roots(const RootsOptions& opt) {
   const RootsInput in = load_roots(opt);
   const std::vector<size_t> rows = select_roots(in, opt);
   Report report;
-  report.tables.push_back(summary_table(in, rows));  // counts every match, before --top
+  report.tables.push_back(summary_table(in, rows, filter_text(opt)));  // counts every match, before --top
   const size_t shown = opt.top ? std::min(opt.top, rows.size()) : rows.size();
   report.tables.push_back(list_table(in, std::span<const size_t>(rows).first(shown), rows.size()));
   if (!in.has_walk()) report.notes.push_back(fmt::format("GC {} has no heap walk: no type names", in.sel.number()));

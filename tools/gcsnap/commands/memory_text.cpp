@@ -15,10 +15,20 @@ constexpr double kMostlyNative = 0.5;
 constexpr double kMostlyFree = 0.5;
 constexpr uint64_t kWorthSaying = 16ull << 20;  // below this, free space is not a problem
 constexpr size_t kNamedHolders = 5;
+// Native and other memory is the .NET runtime's own (code, mapped files, its heaps) up to this
+// much: 50-86 MiB measured in the e2e sample app on .NET 8-11 under record, 130 MiB in the e2e
+// ASP.NET Core service (docs/cli.md "gcsnap info").
+constexpr uint64_t kRuntimeBaseline = 192ull << 20;
+// Growth of native and other memory that points at native allocations: small apps grow it by
+// up to 30 MiB between their first and last GC (startup, gcsnap's buffers), and the GC's own
+// bookkeeping grows with the managed heap (+17 to +36 MiB beside a 256 MiB managed leak).
+constexpr uint64_t kNativeGrowth = 64ull << 20;
 
 double share(uint64_t part, uint64_t whole) { return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0; }
 
 std::string percent(uint64_t part, uint64_t whole) { return fmt::format("{:.0f} %", 100 * share(part, whole)); }
+
+int64_t delta(uint64_t from, uint64_t to) { return static_cast<int64_t>(to) - static_cast<int64_t>(from); }
 
 // The kinds of non-managed memory, largest first: "anonymous 1.2 GiB, code 80.0 MiB, ...".
 std::string native_parts(const MemoryAccounting& m) {
@@ -68,6 +78,65 @@ std::vector<std::string> fragmentation_holders(const Recording& r, size_t i, uin
   return out;
 }
 
+// The resident bytes of each kind of non-managed memory that grew from A to B, largest first:
+// "anonymous (native allocations) +250.0 MiB, code +1.0 MiB".
+std::string native_growth_parts(const MemoryAccounting& a, const MemoryAccounting& b) {
+  std::vector<std::pair<int64_t, const char*>> parts = {
+      {delta(a.app_anonymous_bytes(), b.app_anonymous_bytes()), "anonymous (native allocations)"},
+      {delta(a.code_bytes, b.code_bytes), "code"},
+      {delta(a.mapped_file_bytes, b.mapped_file_bytes), "mapped files"},
+      {delta(a.stack_bytes, b.stack_bytes), "thread stacks"}};
+  std::stable_sort(parts.begin(), parts.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  std::string s;
+  for (const auto& [bytes, name] : parts)
+    if (bytes > 0) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", name, format_delta_bytes(bytes));
+  return s;
+}
+
+// The first GC before AT whose record has the process's and the GC's figures: where the
+// growth of native and other memory is measured from.
+std::optional<size_t> first_memory_gc(const Recording& r, size_t at) {
+  for (size_t i = 0; i < at; ++i) {
+    auto m = r.read_memory_accounting(i);
+    if (m && *m && (*m)->has(memory_present::kProcess | memory_present::kGcMappings)) return i;
+  }
+  return std::nullopt;
+}
+
+constexpr const char* kNativeTools =
+    "gcsnap sees the GC heap only: find native allocations with heaptrack (heaptrack --pid PID) or Valgrind's "
+    "massif, and the mappings with pmap -X PID";
+
+// The note on native and other memory at GC AT (docs/cli.md "gcsnap info"): by what grew since
+// the first GC with a record when that growth is native (>= kNativeGrowth, and at least half the
+// managed heap's growth: the GC's bookkeeping grows with the heap); else, when most memory is not
+// managed, whether it is within the runtime's own footprint. The native tools are named unless
+// it is that footprint.
+std::optional<std::string> native_advice(const Recording& r, size_t at, const MemoryAccounting& m) {
+  // The app's resident memory: without what gcsnap itself held (format §6.16).
+  const uint64_t native = m.native_and_other_bytes(), app_rss = m.rss_bytes - m.gcsnap_bytes();
+  const std::optional<size_t> from = first_memory_gc(r, at);
+  const MemoryAccounting first = from ? **r.read_memory_accounting(*from) : m;
+  const std::string span =
+      from ? fmt::format("from GC {} to GC {}", r.gcs()[*from].info.gc_number, r.gcs()[at].info.gc_number) : "";
+  const int64_t grown = delta(first.native_and_other_bytes(), native);
+  const int64_t managed_grown = delta(first.gc_resident_bytes, m.gc_resident_bytes);
+  if (grown >= static_cast<int64_t>(kNativeGrowth) && grown >= managed_grown / 2)
+    return fmt::format(
+        "native and other memory grew by {} {} (to {}, {} of the resident memory; the managed heap {}): {}; {}",
+        format_bytes(static_cast<uint64_t>(grown)), span, format_bytes(native), percent(native, app_rss),
+        format_delta_bytes(managed_grown), native_growth_parts(first, m), kNativeTools);
+  if (!app_rss || share(native, app_rss) <= kMostlyNative) return std::nullopt;
+  const std::string head = fmt::format("most of the resident memory ({}) is not the managed heap: {}",
+                                       percent(native, app_rss), native_parts(m));
+  const std::string growth = from ? fmt::format("it changed by {} {}", format_delta_bytes(grown), span)
+                                  : "no earlier GC has a memory record to tell whether it grows";
+  if (native > kRuntimeBaseline) return fmt::format("{}; {}; {}", head, growth, kNativeTools);
+  return fmt::format("{}; {} is within the .NET runtime's own footprint in a small app (50-130 MiB measured: its code, "
+                     "mapped files and own heaps), and {}{}",
+                     head, format_bytes(native), growth, from ? ": no sign of a native leak" : "");
+}
+
 }  // namespace
 
 std::string memory_summary(const MemoryAccounting& m) {
@@ -111,15 +180,7 @@ std::string memory_bar(const MemoryAccounting& m, size_t width) {
 
 std::vector<std::string> memory_advice(const Recording& r, size_t i, const MemoryAccounting& m) {
   std::vector<std::string> out;
-  // The app's resident memory: without what gcsnap itself held (format §6.16).
-  const uint64_t native = m.native_and_other_bytes(), app_rss = m.rss_bytes - m.gcsnap_bytes();
-  if (app_rss && share(native, app_rss) > kMostlyNative) {
-    out.push_back(fmt::format(
-        "most of the resident memory ({}) is not the managed heap: {}; gcsnap sees the GC heap only: "
-        "find native allocations with heaptrack (heaptrack --pid PID) or Valgrind's massif, and the mappings "
-        "with pmap -X PID",
-        percent(native, app_rss), native_parts(m)));
-  }
+  if (auto line = native_advice(r, i, m)) out.push_back(std::move(*line));
   const uint64_t free = m.free_or_fragmented_bytes();
   if (m.has(memory_present::kLiveObjects) && free >= kWorthSaying && share(free, m.gc_resident_bytes) > kMostlyFree) {
     uint64_t pinned_roots = 0;

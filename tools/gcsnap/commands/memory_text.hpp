@@ -23,9 +23,11 @@ std::string memory_summary(const MemoryAccounting& m);
 /// and legend only when the record says what the recorder held).
 std::string memory_bar(const MemoryAccounting& m, size_t width = 50);
 
-/// Advice lines: most of the resident memory is not the managed heap (which kinds, and the
-/// tools that see native memory), or most of the heap is free space (what the recording shows
-/// holding it: pinned handles, pinned-object-heap and large objects, from GC I's walk).
+/// Advice lines: native and other memory grew since the first GC with a record (which kinds,
+/// and the tools that see native memory), or most of the resident memory is not the managed
+/// heap (the runtime's own footprint, or the tools when it is larger); most of the heap is free
+/// space (what the recording shows holding it: pinned handles, pinned-object-heap and large
+/// objects, from GC I's walk).
 std::vector<std::string> memory_advice(const Recording& r, size_t i, const MemoryAccounting& m);
 
 /// The last GC with a memory record, preferring the last one with a heap walk (its live
