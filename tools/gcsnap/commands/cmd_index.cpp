@@ -12,10 +12,10 @@
 
 #include "output/cli_error.hpp"
 #include "commands/commands.hpp"
-#include "commands/gc_select.hpp"
+#include "loading/gc_select.hpp"
 #include "gcsnap/analysis_index.hpp"
 #include "gcsnap/enum_names.hpp"
-#include "commands/heap_load.hpp"
+#include "loading/heap_load.hpp"
 #include "commands/summary_line.hpp"
 #include "output/output.hpp"
 

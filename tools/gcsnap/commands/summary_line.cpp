@@ -9,7 +9,7 @@
 #include "gcsnap/analysis_index.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/reader.hpp"
-#include "commands/heap_load.hpp"
+#include "loading/heap_load.hpp"
 #include "output/output.hpp"
 
 namespace gcsnap::cli {

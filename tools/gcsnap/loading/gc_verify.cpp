@@ -1,4 +1,4 @@
-#include "commands/gc_verify.hpp"
+#include "loading/gc_verify.hpp"
 
 #include <cstdint>
 #include <cstring>
