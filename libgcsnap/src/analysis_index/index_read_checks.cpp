@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis_index/index_array_rules.hpp"
 #include "analysis_index/index_parse.hpp"
 
 namespace gcsnap::detail {
@@ -18,7 +19,7 @@ constexpr const char* kGraphRule = "analysis index graph arrays out of range";
 
 void IndexParse::add_root_checks(CheckJobs& jobs) {
   parts_.roots.reserve(static_cast<size_t>(c_.roots));
-  jobs.add("analysis index root out of range", [this](Source& src) {
+  jobs.add(index_rules::kRootRule, [this](Source& src) {
     return each<uint32_t>(src, place_, L::kRoots, L::kRootRecord, [&](uint32_t node, const std::byte* at, uint64_t) {
       GraphRoot r;
       r.node = node;
@@ -34,7 +35,7 @@ void IndexParse::add_root_checks(CheckJobs& jobs) {
     });
   });
   parts_.unresolved_roots.reserve(static_cast<size_t>(c_.unresolved));
-  jobs.add("analysis index unresolved root out of range", [this](Source& src) {
+  jobs.add(index_rules::kUnresolvedRootRule, [this](Source& src) {
     return each<uint32_t>(src, place_, L::kUnresolved, L::kUnresolvedRecord, [&](uint32_t r, const std::byte*, uint64_t) {
       parts_.unresolved_roots.push_back(r);
       return r < root_total_;
@@ -44,20 +45,19 @@ void IndexParse::add_root_checks(CheckJobs& jobs) {
 
 void IndexParse::add_object_checks(CheckJobs& jobs) {
   if (wanted(kIndexObjects)) {
-    jobs.add("analysis index addresses not increasing", [this](Source& src) {
+    jobs.add(index_rules::kAddressRule, [this](Source& src) {
       uint64_t previous = 0;
       return typed<uint64_t>(src, place_, L::kAddresses, [&](const uint64_t* a, size_t count, uint64_t first) {
-        bool bad = first > 0 && a[0] <= previous;
-        for (size_t i = 1; i < count; ++i) bad |= a[i] <= a[i - 1];
+        const bool ok = index_rules::addresses_rise(a, count, previous, first);
         previous = a[count - 1];
-        return !bad;
+        return ok;
       });
     });
     jobs.add("", [this](Source& src) { return typed<uint64_t>(src, place_, L::kSizes, any); });
-    jobs.add("analysis index generation out of range", [this](Source& src) {
+    jobs.add(index_rules::kGenerationRule, [this](Source& src) {
       return typed<uint8_t>(src, place_, L::kGenerations, [](const uint8_t* g, size_t count, uint64_t) {
         bool bad = false;
-        for (size_t i = 0; i < count; ++i) bad |= g[i] > 5 && g[i] != 0xFF;
+        for (size_t i = 0; i < count; ++i) bad |= !index_rules::is_generation(g[i]);
         return !bad;
       });
     });
@@ -130,7 +130,7 @@ void IndexParse::add_dominator_checks(CheckJobs& jobs) {
         });
         return idom == ArrayCheck::BadElement ? ArrayCheck::BadSecondElement : idom;
       },
-      "analysis index dominators do not match the preorder");
+      index_rules::kDominatorRule);
   jobs.add("", [this](Source& src) { return typed<uint64_t>(src, place_, L::kRetained, any); });
 }
 
@@ -145,7 +145,7 @@ void IndexParse::add_path_tree_checks(CheckJobs& jobs) {
             root_marks_.push_back(static_cast<NodeIndex>(v));
           }
           reached += parent != kNoNode;
-          return parent < n_ || parent == ShortestPathTree::kRootMark || parent == kNoNode;
+          return index_rules::is_path_parent(parent, n_);
         });
     if (parents != ArrayCheck::Ok) return parents;
     return reached == c_.preorder ? ArrayCheck::Ok : ArrayCheck::BadElement;
