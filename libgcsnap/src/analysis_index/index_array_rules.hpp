@@ -34,6 +34,7 @@ inline constexpr const char* kDominatorRule = "analysis index dominators do not 
 constexpr bool is_dominator(uint32_t d, uint64_t nodes) { return d < nodes || d == kVirtualRoot || d == kNoNode; }
 
 /// Array 17: a shortest-path parent is a node, a root's mark, or none (not reached).
+inline constexpr const char* kPathParentRule = "analysis index shortest-path parent out of range";
 constexpr bool is_path_parent(uint32_t p, uint64_t nodes) {
   return p < nodes || p == ShortestPathTree::kRootMark || p == kNoNode;
 }

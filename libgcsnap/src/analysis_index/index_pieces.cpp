@@ -79,7 +79,7 @@ Status IndexPieces::check_piece(size_t which, size_t index, std::span<const unsi
         const uint32_t p = L::load<uint32_t>(&bytes[at]);
         ok = ok && index_rules::is_path_parent(p, n);
       }
-      if (!ok) return damaged(ErrorCode::CorruptSection, "analysis index shortest-path parent out of range");
+      if (!ok) return damaged(ErrorCode::CorruptSection, index_rules::kPathParentRule);
       break;
     default: break;
   }
