@@ -17,7 +17,7 @@
 #include "gcsnap/type_histogram.hpp"
 #include "loading/heap_load.hpp"
 #include "loading/leak_load.hpp"
-#include "commands/memory_text.hpp"
+#include "output/memory_text.hpp"
 #include "output/output.hpp"
 
 namespace gcsnap::cli {
