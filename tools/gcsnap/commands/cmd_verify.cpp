@@ -12,7 +12,6 @@
 #include "loading/gc_select.hpp"
 #include "loading/gc_verify.hpp"
 #include "gcsnap/enum_names.hpp"
-#include "gcsnap/analysis_index.hpp"
 #include "gcsnap/reader.hpp"
 #include "loading/heap_load.hpp"
 

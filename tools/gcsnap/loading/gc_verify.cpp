@@ -1,55 +1,13 @@
 #include "loading/gc_verify.hpp"
 
-#include <cstdint>
-#include <cstring>
-#include <optional>
-#include <span>
-#include <vector>
-
-#include "gcsnap/analysis_index.hpp"
 #include "gcsnap/gc_heap.hpp"
-#include "gcsnap/index_stream.hpp"
 
 namespace gcsnap::cli {
-namespace {
-
-// GC I verified with its index's type ids as the attestation, or nullopt when no index vouches
-// for the block or the check fails (the decode then decides: a damaged index is not a damaged
-// recording).
-std::optional<Status> verify_attested(const std::string& file, const Recording& r, size_t i) {
-  if (!r.gcs()[i].has_heap_walk()) return std::nullopt;
-  // The header and roots alone: the block hash it was built from, and its roots matching the GC's.
-  const auto index = find_analysis_index(file, r, i, IndexParts{0});
-  if (!index || !index_vouches_for_block(*index, r, i)) return std::nullopt;
-  auto id = identify_gc(file, r, i);
-  if (!id) return std::nullopt;
-  auto stream = IndexStream::open(analysis_index_path(file, id->gc_number), *id);
-  if (!stream || (*stream)->counts().nodes != r.gcs()[i].object_count) return std::nullopt;
-  std::vector<uint32_t> copy;  // a piece whose bytes are not aligned for uint32_t
-  Status s = r.verify_gc_attested(i, [&]() -> Result<std::span<const uint32_t>> {
-    auto piece = (*stream)->next_piece(IndexArray::TypeIds);
-    if (!piece) return piece.error();
-    const size_t n = piece->size() / sizeof(uint32_t);
-    if (piece->size() % sizeof(uint32_t) != 0)
-      return make_error(ErrorCode::CorruptSection, "analysis index type ids are not whole");
-    if (reinterpret_cast<uintptr_t>(piece->data()) % alignof(uint32_t) == 0)
-      return std::span<const uint32_t>(reinterpret_cast<const uint32_t*>(piece->data()), n);
-    copy.resize(n);
-    std::memcpy(copy.data(), piece->data(), piece->size());
-    return std::span<const uint32_t>(copy);
-  });
-  if (!s.is_ok()) return std::nullopt;
-  return s;
-}
-
-}  // namespace
 
 Status verify_recording_gc(const std::string& file, const Recording& r, size_t i, bool no_cache) {
-  std::optional<Status> s;
-  if (!no_cache) s = verify_attested(file, r, i);
-  if (!s) s = r.verify_gc(i);
+  Status s = verify_heap_gc(file, r, i, no_cache ? IndexUse::Ignore : IndexUse::Existing);
   r.release_block_pages(i);
-  return *s;
+  return s;
 }
 
 }  // namespace gcsnap::cli
