@@ -295,4 +295,14 @@ Result<AnalysisIndex> read_analysis_index(const std::string& path, const IndexId
   return parse(mapped->bytes, &expected, parts);  // decodes what it needs: the mapping goes after
 }
 
+Result<CheckedAnalysisIndex> check_analysis_index(const std::string& recording_path, const Recording& rec,
+                                                  size_t gc_pos) {
+  auto id = identify_gc(recording_path, rec, gc_pos);
+  if (!id) return id.error();
+  CheckedAnalysisIndex out;
+  auto read = read_analysis_index(analysis_index_path(recording_path, id->gc_number), *id);
+  if (!read) out.problem = read.error();
+  return out;
+}
+
 }  // namespace gcsnap
