@@ -278,6 +278,19 @@ struct OpenedAnalysisIndex {
                                                   size_t gc_pos, bool write, const IndexProgress& progress = {},
                                                   IndexParts parts = kIndexAll);
 
+/// What check_analysis_index found.
+struct CheckedAnalysisIndex {
+  /// Why the index is not valid (code Ok when it is): NotFound (none), InconsistentData (stale),
+  /// UnsupportedVersion, or the damage read_analysis_index reports.
+  Error problem;
+};
+
+/// Check every byte of the index file of GC_POS of REC, opened from RECORDING_PATH (every
+/// array's checksum and rules, the padding: read_analysis_index with kIndexAll), building
+/// nothing. Errors: those of identify_gc.
+[[nodiscard]] Result<CheckedAnalysisIndex> check_analysis_index(const std::string& recording_path, const Recording& rec,
+                                                                size_t gc_pos);
+
 /// What ensure_analysis_index did.
 struct EnsuredAnalysisIndex {
   IndexSource source = IndexSource::Read;  ///< Read, BuiltSaved, or BuiltKept when the write failed

@@ -149,6 +149,15 @@ std::optional<AnalysisIndex> find_analysis_index(const std::string& recording_pa
 /// then fails (a damaged piece) means the caller answers from the recording.
 std::optional<PointIndex> open_point_index(const std::string& recording_path, const Recording& rec, size_t gc_pos);
 
+/// Verify GC GC_POS of REC, opened from RECORDING_PATH, as Recording::verify_gc does. With USE
+/// other than IndexUse::Ignore, a valid analysis index of the GC that vouches for its block
+/// (index_vouches_for_block) spares the decode of its objects: the index's type ids are checked
+/// instead, one piece at a time (Recording::verify_gc_attested), so that the check holds no
+/// array as long as the heap. An index that fails on the way is not trusted: the GC is then
+/// decoded. Never builds an index. Errors: those of Recording::verify_gc.
+[[nodiscard]] Status verify_heap_gc(const std::string& recording_path, const Recording& rec, size_t gc_pos,
+                                    IndexUse use);
+
 /// Whether INDEX vouches for the block of GC_INDEX of REC: it records the hash of the block
 /// it was built from (minor version 1) and that equals the block's hash now, so the block's
 /// objects decoded and passed the reader's checks when it was built and need not be decoded

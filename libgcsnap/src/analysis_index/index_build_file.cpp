@@ -26,17 +26,10 @@ using detail::AnalysisIndexAccess;
 using detail::SideJob;
 namespace L = index_layout;
 
-// What a phase's side job left: the written array counts and the block's hash.
-struct WriteOnlyBuild {
-  detail::DecodedGc gc;
-  L::Counts counts;
-  Result<uint64_t> block = make_error(ErrorCode::InvalidState, "the block was not hashed");
-};
-
 Status too_large() { return make_error(ErrorCode::LimitExceeded, "the analysis index would be too large"); }
 
-// Phases, each array written by the phase after the one that completes it, on a second thread
-// while the main one computes (SideJob):
+// One build written as it goes, in phases; each array is written by the phase after the one
+// that completes it, on a second thread while the main one computes (SideJob):
 //   1. decode + forward graph (decode_gc): node columns, forward CSR, slots.
 //   2. write arrays 1-6 || shortest-path tree (BFS); then free the addresses and give back
 //      the recording's pages (nothing reads the block again).
@@ -47,121 +40,170 @@ Status too_large() { return make_error(ErrorCode::LimitExceeded, "the analysis i
 //      Built beside the BFS, the reverse CSR was whole beside the forward one and the DFS's
 //      arrays: the build's peak (docs/performance.md, "The build's peak, phase by phase").
 //   4. write arrays 13-15 || type histogram; then arrays 16-17 and the header.
-// Returns the GC's object count, or the write's failure as the inner status.
-Result<std::pair<uint64_t, Status>> build_to_file(const Recording& rec, size_t gc_pos, const IndexProgress& progress,
-                                                  const IndexIdentity& id, detail::IndexFile& file) try {
-  auto decoded = detail::decode_gc(rec, gc_pos, progress);
-  if (!decoded) return decoded.error();
-  WriteOnlyBuild b{std::move(decoded).value(), {}, make_error(ErrorCode::InvalidState, "the block was not hashed")};
-  detail::DecodedGc& gc = b.gc;
-  const uint64_t objects = gc.graph.node_count();
-  b.counts = detail::graph_counts(gc.graph, gc.has_dependent, !gc.slots.empty());
-  auto place = L::place(b.counts);
-  if (!place) return std::make_pair(objects, too_large());
+class FileBuild {
+ public:
+  FileBuild(const Recording& rec, size_t gc_pos, const IndexProgress& progress, const IndexIdentity& id,
+            detail::IndexFile& file)
+      : rec_(rec), gc_pos_(gc_pos), progress_(progress), id_(id), file_(file) {}
 
-  // 2. The BFS reads the forward graph, as the writer does.
-  auto forward_job = [&]() noexcept {
-    detail::write_forward_arrays(file, *place, gc.graph, gc.objects->generations);
-    b.block = rec.block_hash(gc_pos);
-  };
-  Result<ShortestPathTree> path_tree = make_error(ErrorCode::InvalidState, "no shortest-path tree");
-  {
-    SideJob side;
-    side.start(forward_job);
-    path_tree = ShortestPathTree::compute(gc.graph, RetentionOptions{});
-    side.wait();
+  // The GC's object count, or the write's failure as the inner status.
+  Result<std::pair<uint64_t, Status>> run() {
+    auto decoded = detail::decode_gc(rec_, gc_pos_, progress_);
+    if (!decoded) return decoded.error();
+    gc_ = std::move(decoded).value();
+    const uint64_t objects = gc_.graph.node_count();
+    counts_ = detail::graph_counts(gc_.graph, gc_.has_dependent, !gc_.slots.empty());
+    place_ = L::place(counts_);
+    if (!place_) return std::make_pair(objects, too_large());
+    GCSNAP_RETURN_IF_ERROR(write_forward_beside_paths());
+    GCSNAP_RETURN_IF_ERROR(write_reverse_beside_dominators());
+    GCSNAP_RETURN_IF_ERROR(restore_columns());
+    counts_.preorder = (*dom_)->preorder().size();
+    place_ = L::place(counts_);  // the histogram's offset does not depend on its count
+    if (!place_) return std::make_pair(objects, too_large());
+    auto hist = write_tree_beside_histogram();
+    if (!hist) return hist.error();
+    if (progress_) progress_("writing the index");
+    counts_.types = hist->size();
+    place_ = L::place(counts_);  // the path parents follow the histogram (§12.3)
+    if (!place_) return std::make_pair(objects, too_large());
+    return std::make_pair(objects, write_last(*hist));
   }
-  if (!path_tree) return path_tree.error();
-  if (!b.block) return b.block.error();
-  std::vector<uint64_t>().swap(gc.objects->addresses);  // nothing after the graph looks objects up
-  rec.release_block_pages(gc_pos);
+
+ private:
+  // 2. The BFS reads the forward graph, as the writer does.
+  Status write_forward_beside_paths() {
+    auto forward_job = [&]() noexcept {
+      detail::write_forward_arrays(file_, *place_, gc_.graph, gc_.objects->generations);
+      block_ = rec_.block_hash(gc_pos_);
+    };
+    {
+      SideJob side;
+      side.start(forward_job);
+      path_tree_ = ShortestPathTree::compute(gc_.graph, RetentionOptions{});
+      side.wait();
+    }
+    if (!path_tree_) return path_tree_.error();
+    if (!block_) return block_.error();
+    std::vector<uint64_t>().swap(gc_.objects->addresses);  // nothing after the graph looks objects up
+    rec_.release_block_pages(gc_pos_);
+    return Status::ok();
+  }
 
   // 3. The dominators: the DFS is the forward graph's last reader, the reverse graph's first
   // reader is the semidominators' pass.
-  auto reverse_job = [&]() noexcept {
-    const auto rev = AnalysisIndexAccess::reverse(gc.graph);
-    detail::write_reverse_arrays(file, *place, gc.graph, gc.slots,
-                                 rev.wide.empty() ? detail::index_bytes(rev.narrow) : detail::index_bytes(rev.wide),
-                                 detail::index_bytes(rev.items));
-  };
+  Status write_reverse_beside_dominators() {
+    auto reverse_job = [&]() noexcept {
+      const auto rev = AnalysisIndexAccess::reverse(gc_.graph);
+      detail::write_reverse_arrays(file_, *place_, gc_.graph, gc_.slots,
+                                   rev.wide.empty() ? detail::index_bytes(rev.narrow) : detail::index_bytes(rev.wide),
+                                   detail::index_bytes(rev.items));
+    };
+    auto parents_job = [&]() noexcept { code_during_dfs(); };
+    {
+      SideJob side;
+      SideJob coding;
+      coding.start(parents_job);
+      if (progress_) progress_("computing dominators");
+      dom_.emplace(AnalysisIndexAccess::compute_dominators(gc_.graph, [&]() -> Status {
+        coding.wait();
+        path_tree_ = make_error(ErrorCode::InvalidState, "the shortest-path tree was written");
+        if (type_ids_.error == 0 && generations_.error == 0) {
+          detail::discard_whole_pages(gc_.objects->type_ids.data(), gc_.objects->type_ids.size() * sizeof(uint32_t));
+          detail::discard_whole_pages(gc_.objects->generations.data(),
+                                      gc_.objects->generations.size() * sizeof(Generation));
+        }
+        if (progress_) progress_("building the reverse graph");
+        auto reverse = detail::make_reverse_csr(gc_.graph, true);
+        AnalysisIndexAccess::release_forward(gc_.graph);
+        if (!reverse) return reverse.error();
+        AnalysisIndexAccess::adopt_reverse(gc_.graph, std::move(reverse).value());
+        side.start(reverse_job);
+        return Status::ok();
+      }));
+      side.wait();
+    }
+    if (!*dom_) return dom_->error();
+    AnalysisIndexAccess::release_reverse(gc_.graph);
+    gc_.slots = EdgeSlots();
+    return Status::ok();
+  }
+
   // During the DFS the path parents (the last array written) are coded for writing, and the
   // type ids and generations (read again only by the histogram) for decoding back; all three
   // give their memory back after it, over the reverse CSR's build and the semidominators.
-  detail::IndexFile::CodedArray parents, type_ids, generations;
-  auto parents_job = [&]() noexcept {
-    parents = detail::IndexFile::code_array(L::kPathParents, *place, detail::index_bytes(path_tree->parents()));
-    type_ids = detail::IndexFile::code_array(L::kTypeIds, *place, detail::index_bytes(gc.graph.type_ids()));
-    generations = detail::IndexFile::code_array(L::kGenerations, *place,
-                                                detail::index_bytes(std::span<const Generation>(gc.objects->generations)));
-  };
-  std::optional<Result<DominatorTree>> dom;
-  {
-    SideJob side;
-    SideJob coding;
-    coding.start(parents_job);
-    if (progress) progress("computing dominators");
-    dom.emplace(AnalysisIndexAccess::compute_dominators(gc.graph, [&]() -> Status {
-      coding.wait();
-      path_tree = make_error(ErrorCode::InvalidState, "the shortest-path tree was written");
-      if (type_ids.error == 0 && generations.error == 0) {
-        detail::discard_whole_pages(gc.objects->type_ids.data(), gc.objects->type_ids.size() * sizeof(uint32_t));
-        detail::discard_whole_pages(gc.objects->generations.data(), gc.objects->generations.size() * sizeof(Generation));
-      }
-      if (progress) progress("building the reverse graph");
-      auto reverse = detail::make_reverse_csr(gc.graph, true);
-      AnalysisIndexAccess::release_forward(gc.graph);
-      if (!reverse) return reverse.error();
-      AnalysisIndexAccess::adopt_reverse(gc.graph, std::move(reverse).value());
-      side.start(reverse_job);
-      return Status::ok();
-    }));
-    side.wait();
+  void code_during_dfs() noexcept {
+    parents_ = detail::IndexFile::code_array(L::kPathParents, *place_, detail::index_bytes(path_tree_->parents()));
+    type_ids_ = detail::IndexFile::code_array(L::kTypeIds, *place_, detail::index_bytes(gc_.graph.type_ids()));
+    generations_ = detail::IndexFile::code_array(
+        L::kGenerations, *place_, detail::index_bytes(std::span<const Generation>(gc_.objects->generations)));
   }
-  if (!*dom) return dom->error();
-  AnalysisIndexAccess::release_reverse(gc.graph);
-  gc.slots = EdgeSlots();
 
-  if (type_ids.error == 0 && generations.error == 0) {
-    auto bytes = [](auto& v) { return std::as_writable_bytes(std::span(v)); };
-    auto restore = [&](size_t which, const detail::IndexFile::CodedArray& coded, std::span<std::byte> out) {
-      return detail::IndexFile::decode_coded(which, *place, coded,
-                                             {reinterpret_cast<unsigned char*>(out.data()), out.size()});
-    };
-    if (!restore(L::kTypeIds, type_ids, bytes(gc.objects->type_ids)) ||
-        !restore(L::kGenerations, generations, bytes(gc.objects->generations)))
-      return make_error(ErrorCode::InvalidState, "the type ids or generations did not decode back");
+  // The type ids and generations, given back during the DFS, decoded back for the histogram.
+  Status restore_columns() {
+    if (type_ids_.error == 0 && generations_.error == 0) {
+      auto bytes = [](auto& v) { return std::as_writable_bytes(std::span(v)); };
+      auto restore = [&](size_t which, const detail::IndexFile::CodedArray& coded, std::span<std::byte> out) {
+        return detail::IndexFile::decode_coded(which, *place_, coded,
+                                               {reinterpret_cast<unsigned char*>(out.data()), out.size()});
+      };
+      if (!restore(L::kTypeIds, type_ids_, bytes(gc_.objects->type_ids)) ||
+          !restore(L::kGenerations, generations_, bytes(gc_.objects->generations)))
+        return make_error(ErrorCode::InvalidState, "the type ids or generations did not decode back");
+    }
+    type_ids_ = generations_ = detail::IndexFile::CodedArray();
+    return Status::ok();
   }
-  type_ids = generations = detail::IndexFile::CodedArray();
 
   // 4. The histogram reads the tree the writer writes.
-  b.counts.preorder = (*dom)->preorder().size();
-  place = L::place(b.counts);  // the histogram's offset does not depend on its count
-  if (!place) return std::make_pair(objects, too_large());
-  const DominatorTree& tree = **dom;
-  auto tree_job = [&]() noexcept { detail::write_tree_arrays(file, *place, tree); };
-  Result<std::vector<TypeStats>> hist = make_error(ErrorCode::InvalidState, "no histogram");
-  {
-    SideJob side;
-    side.start(tree_job);
-    if (progress) progress("counting types");
-    hist = build_type_histogram(gc.graph, &tree, TypeHistogramOptions{}, gc.objects->generations);
-    side.wait();
+  Result<std::vector<TypeStats>> write_tree_beside_histogram() {
+    const DominatorTree& tree = **dom_;
+    auto tree_job = [&]() noexcept { detail::write_tree_arrays(file_, *place_, tree); };
+    Result<std::vector<TypeStats>> hist = make_error(ErrorCode::InvalidState, "no histogram");
+    {
+      SideJob side;
+      side.start(tree_job);
+      if (progress_) progress_("counting types");
+      hist = build_type_histogram(gc_.graph, &tree, TypeHistogramOptions{}, gc_.objects->generations);
+      side.wait();
+    }
+    if (!hist) return hist.error();
+    std::sort(hist->begin(), hist->end(), [](const TypeStats& a, const TypeStats& c) { return a.type_id < c.type_id; });
+    return hist;
   }
-  if (!hist) return hist.error();
-  std::sort(hist->begin(), hist->end(), [](const TypeStats& a, const TypeStats& c) { return a.type_id < c.type_id; });
 
-  if (progress) progress("writing the index");
-  b.counts.types = hist->size();
-  place = L::place(b.counts);  // the path parents follow the histogram (§12.3)
-  if (!place) return std::make_pair(objects, too_large());
-  file.write_array(L::kTypes, *place, detail::encode_type_stats(*hist));
-  file.write_coded(L::kPathParents, *place, parents);
-  // The header reads the graph's stats, the tree's byte totals and the block hash.
-  AnalysisIndex ix;
-  ix.graph = std::move(gc.graph);
-  ix.dominators = std::move(*dom).value();
-  ix.block_hash = *b.block;
-  return std::make_pair(objects, file.finish(detail::index_header(ix, id, b.counts)));
+  // The histogram, the path parents and the header, which reads the graph's stats, the tree's
+  // byte totals and the block hash.
+  Status write_last(const std::vector<TypeStats>& hist) {
+    file_.write_array(L::kTypes, *place_, detail::encode_type_stats(hist));
+    file_.write_coded(L::kPathParents, *place_, parents_);
+    AnalysisIndex ix;
+    ix.graph = std::move(gc_.graph);
+    ix.dominators = std::move(*dom_).value();
+    ix.block_hash = *block_;
+    return file_.finish(detail::index_header(ix, id_, counts_));
+  }
+
+  const Recording& rec_;
+  size_t gc_pos_;
+  const IndexProgress& progress_;
+  const IndexIdentity& id_;
+  detail::IndexFile& file_;
+  detail::DecodedGc gc_;
+  L::Counts counts_;
+  std::optional<L::Placement> place_;
+  Result<uint64_t> block_ = make_error(ErrorCode::InvalidState, "the block was not hashed");
+  Result<ShortestPathTree> path_tree_ = make_error(ErrorCode::InvalidState, "no shortest-path tree");
+  std::optional<Result<DominatorTree>> dom_;
+  detail::IndexFile::CodedArray parents_, type_ids_, generations_;
+};
+
+// Build GC_POS of REC into FILE (FileBuild). Returns the GC's object count, or the write's
+// failure as the inner status.
+Result<std::pair<uint64_t, Status>> build_to_file(const Recording& rec, size_t gc_pos, const IndexProgress& progress,
+                                                  const IndexIdentity& id, detail::IndexFile& file) try {
+  FileBuild build(rec, gc_pos, progress, id, file);
+  return build.run();
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "out of memory computing the analysis index");
 }

@@ -4,6 +4,7 @@
 
 #include <new>
 
+#include "analysis_index/index_array_rules.hpp"
 #include "analysis_index/index_layout.hpp"
 
 namespace gcsnap {
@@ -45,19 +46,15 @@ Result<IndexColumns> read_index_columns(IndexStream& stream) try {
   // The rules are branch-free reductions over a piece, which the compiler can vectorize.
   GCSNAP_RETURN_IF_ERROR(read_array(stream, IndexArray::Addresses, out.addresses,
                                     [](const uint64_t* a, size_t count, uint64_t previous, size_t first) {
-                                      bool bad = first > 0 && a[0] <= previous;
-                                      for (size_t k = 1; k < count; ++k) bad |= a[k] <= a[k - 1];
-                                      return !bad;
+                                      return index_rules::addresses_rise(a, count, previous, first);
                                     }));
   GCSNAP_RETURN_IF_ERROR(read_array(stream, IndexArray::Sizes, out.sizes,
                                     [](const uint64_t*, size_t, uint64_t, size_t) { return true; }));
   GCSNAP_RETURN_IF_ERROR(read_array(stream, IndexArray::Generations, out.generations,
                                     [](const Generation* g, size_t count, uint8_t, size_t) {
                                       bool bad = false;
-                                      for (size_t k = 0; k < count; ++k) {
-                                        const auto v = static_cast<uint8_t>(g[k]);
-                                        bad |= v > 5 && v != 0xFF;
-                                      }
+                                      for (size_t k = 0; k < count; ++k)
+                                        bad |= !index_rules::is_generation(static_cast<uint8_t>(g[k]));
                                       return !bad;
                                     }));
   if (out.addresses.size() != n || out.sizes.size() != n || out.generations.size() != n)

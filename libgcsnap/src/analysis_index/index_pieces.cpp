@@ -8,6 +8,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "analysis_index/index_array_rules.hpp"
 #include "analysis_index/index_codec.hpp"
 #include "gcsnap/dominators.hpp"
 #include "gcsnap/retention.hpp"
@@ -42,19 +43,19 @@ Status IndexPieces::check_piece(size_t which, size_t index, std::span<const unsi
   switch (which) {
     case L::kAddresses: {
       for (size_t at = 8; at < bytes.size(); at += 8) ok = ok && L::load<uint64_t>(&bytes[at]) > L::load<uint64_t>(&bytes[at - 8]);
-      if (!ok) return damaged(ErrorCode::CorruptSection, "analysis index addresses not increasing");
+      if (!ok) return damaged(ErrorCode::CorruptSection, index_rules::kAddressRule);
       break;
     }
     case L::kGenerations:
-      for (unsigned char g : bytes) ok = ok && (g <= 5 || g == 0xFF);
-      if (!ok) return damaged(ErrorCode::CorruptSection, "analysis index generation out of range");
+      for (unsigned char g : bytes) ok = ok && index_rules::is_generation(g);
+      if (!ok) return damaged(ErrorCode::CorruptSection, index_rules::kGenerationRule);
       break;
     case L::kIdom:
       for (size_t at = 0; at < bytes.size(); at += 4) {
         const uint32_t d = L::load<uint32_t>(&bytes[at]);
-        ok = ok && (d < n || d == kVirtualRoot || d == kNoNode);
+        ok = ok && index_rules::is_dominator(d, n);
       }
-      if (!ok) return damaged(ErrorCode::CorruptSection, "analysis index dominators do not match the preorder");
+      if (!ok) return damaged(ErrorCode::CorruptSection, index_rules::kDominatorRule);
       break;
     case L::kForwardOffsets:
     case L::kReverseOffsets: {
@@ -76,9 +77,9 @@ Status IndexPieces::check_piece(size_t which, size_t index, std::span<const unsi
     case L::kPathParents:
       for (size_t at = 0; at < bytes.size(); at += 4) {
         const uint32_t p = L::load<uint32_t>(&bytes[at]);
-        ok = ok && (p < n || p == ShortestPathTree::kRootMark || p == kNoNode);
+        ok = ok && index_rules::is_path_parent(p, n);
       }
-      if (!ok) return damaged(ErrorCode::CorruptSection, "analysis index shortest-path parent out of range");
+      if (!ok) return damaged(ErrorCode::CorruptSection, index_rules::kPathParentRule);
       break;
     default: break;
   }
@@ -278,7 +279,7 @@ Result<std::vector<unsigned char>> IndexPieces::whole_array(size_t which) {
   return out;
 }
 
-// The roots with the rules of §12.3 (the whole read's, index_read.cpp), decoded whole: they
+// The roots with the rules of §12.3 (the whole read's, index_read_checks.cpp), decoded whole: they
 // are few, and their count ties the index to the GC's root table.
 Result<std::pair<std::vector<GraphRoot>, std::vector<uint32_t>>> IndexPieces::roots() {
   auto records = whole_array(L::kRoots);
@@ -298,13 +299,13 @@ Result<std::pair<std::vector<GraphRoot>, std::vector<uint32_t>>> IndexPieces::ro
     bool ok = root.node < nodes() && kind <= static_cast<uint8_t>(RootKind::Handle) &&
               root.root_index < facts_.root_entries;
     for (size_t k = L::kRootZeroFrom; k < L::kRootRecord; ++k) ok = ok && r[k] == 0;
-    if (!ok) return damaged(ErrorCode::CorruptSection, "analysis index root out of range");
+    if (!ok) return damaged(ErrorCode::CorruptSection, index_rules::kRootRule);
     root.kind = static_cast<RootKind>(kind);
     out.first.push_back(root);
   }
   for (size_t at = 0; at + 4 <= unresolved->size(); at += 4) {
     const uint32_t r = L::load<uint32_t>(unresolved->data() + at);
-    if (r >= facts_.root_entries) return damaged(ErrorCode::CorruptSection, "analysis index unresolved root out of range");
+    if (r >= facts_.root_entries) return damaged(ErrorCode::CorruptSection, index_rules::kUnresolvedRootRule);
     out.second.push_back(r);
   }
   return out;

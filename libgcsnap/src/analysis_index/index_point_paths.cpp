@@ -10,6 +10,7 @@
 #include "analysis/backward_search.hpp"
 #include "analysis_index/index_codec.hpp"
 #include "analysis_index/index_access.hpp"
+#include "analysis_index/index_array_rules.hpp"
 #include "analysis_index/index_pieces.hpp"
 #include "gcsnap/analysis_index.hpp"
 
@@ -157,57 +158,77 @@ Result<std::vector<NodeIndex>> PointIndex::nodes_of_types(std::span<const uint32
   return out_of_memory();
 }
 
-Result<IndexedTreePaths> PointIndex::nearest_tree_paths(std::span<const NodeIndex> targets, size_t n) try {
-  detail::IndexPieces& ix = *pieces_;
-  const uint64_t nodes = ix.nodes();
-  constexpr NodeIndex kRootMark = ShortestPathTree::kRootMark;
-  // Many targets would touch most pieces of the parents, over and over: decode them once.
-  std::vector<unsigned char> whole;
-  const bool use_whole = targets.size() > kChaseThroughPieces;
-  if (use_whole) {
-    auto parents = ix.whole_array(L::kPathParents);
+namespace {
+
+// The parents of the index's shortest-path tree (§12.3 array 17), each checked as it is read:
+// a piece at a time, or decoded whole (4 bytes per object) for many targets, which would touch
+// most pieces over and over.
+class TreeParents {
+ public:
+  explicit TreeParents(detail::IndexPieces& ix) : ix_(ix), nodes_(ix.nodes()) {}
+
+  Status read_whole() {
+    auto parents = ix_.whole_array(L::kPathParents);
     if (!parents) return parents.error();
-    whole = std::move(parents).value();
+    whole_ = std::move(parents).value();
+    use_whole_ = true;
+    return Status::ok();
   }
-  auto parent = [&](NodeIndex v) -> Result<NodeIndex> {
+
+  uint64_t nodes() const noexcept { return nodes_; }
+
+  Result<NodeIndex> of(NodeIndex v) {
     NodeIndex p = 0;
-    if (use_whole) {
-      p = L::load<uint32_t>(whole.data() + size_t{v} * 4);
+    if (use_whole_) {
+      p = L::load<uint32_t>(whole_.data() + size_t{v} * 4);
     } else {
-      auto e = ix.element(L::kPathParents, v);
+      auto e = ix_.element(L::kPathParents, v);
       if (!e) return e.error();
       p = static_cast<NodeIndex>(*e);
     }
-    if (p >= nodes && p != kRootMark && p != kNoNode)  // §12.3: a node or a mark
-      return make_error(ErrorCode::CorruptSection, "analysis index shortest-path parent out of range");
+    if (!index_rules::is_path_parent(p, nodes_))
+      return make_error(ErrorCode::CorruptSection, index_rules::kPathParentRule);
     return p;
-  };
+  }
+
   // V's hops to its root's object (ShortestPathTree::hops_to), or SIZE_MAX when it has none or
-  // more than LIMIT (at most n: a forged cycle ends there).
-  auto hops_to = [&](NodeIndex v, size_t limit) -> Result<size_t> {
+  // more than LIMIT (at most the node count: a forged cycle ends there).
+  Result<size_t> hops_to(NodeIndex v, size_t limit) {
     for (size_t hops = 0;; ++hops) {
-      auto p = parent(v);
+      auto p = of(v);
       if (!p) return p.error();
-      if (*p == kRootMark) return hops;
+      if (*p == ShortestPathTree::kRootMark) return hops;
       if (*p == kNoNode || hops >= limit) return SIZE_MAX;
       v = *p;
     }
-  };
-  IndexedTreePaths out;
+  }
+
+ private:
+  detail::IndexPieces& ix_;
+  uint64_t nodes_;
+  std::vector<unsigned char> whole_;
+  bool use_whole_ = false;
+};
+
+// The N nearest of TARGETS that the tree reaches (all with N 0) as (hops, node), fewest hops
+// first and in TARGETS' order among equals; *REACHED counts the targets it reaches.
+Result<std::vector<std::pair<size_t, NodeIndex>>> nearest_targets(TreeParents& parents,
+                                                                  std::span<const NodeIndex> targets, size_t n,
+                                                                  uint64_t* reached) {
   std::vector<std::pair<size_t, NodeIndex>> best;  // (hops, node); a max-heap of N when N > 0
   for (NodeIndex t : targets) {
-    if (t >= nodes) return make_error(ErrorCode::InvalidArgument, "node index out of range");
-    auto p = parent(t);
+    if (t >= parents.nodes()) return make_error(ErrorCode::InvalidArgument, "node index out of range");
+    auto p = parents.of(t);
     if (!p) return p.error();
     if (*p == kNoNode) continue;
-    ++out.reached;
+    ++*reached;
     // Full: only fewer hops than the farthest kept displaces it (targets come in order).
-    size_t limit = static_cast<size_t>(nodes);
+    size_t limit = static_cast<size_t>(parents.nodes());
     if (n != 0 && best.size() == n) {
       if (best.front().first == 0) continue;
       limit = best.front().first - 1;
     }
-    auto hops = hops_to(t, limit);
+    auto hops = parents.hops_to(t, limit);
     if (!hops) return hops.error();
     if (*hops == SIZE_MAX) continue;
     best.emplace_back(*hops, t);
@@ -219,62 +240,88 @@ Result<IndexedTreePaths> PointIndex::nearest_tree_paths(std::span<const NodeInde
     }
   }
   std::sort(best.begin(), best.end());
+  return best;
+}
+
+// The tree's path of HOPS hops to T, from the first strong root in priority order (then root
+// table order) whose object its first node is, with the kinds of its hops.
+Result<RetentionPath> tree_path(detail::IndexPieces& ix, TreeParents& parents, const std::vector<GraphRoot>& roots,
+                                size_t hops, NodeIndex t) {
+  RetentionPath path;
+  path.nodes.resize(hops + 1);
+  NodeIndex v = t;
+  for (size_t i = hops; i > 0; --i) {
+    path.nodes[i] = v;
+    auto p = parents.of(v);
+    if (!p) return p.error();
+    v = *p;
+  }
+  path.nodes[0] = v;
+  uint32_t root = 0;
+  bool have = false;
+  for (uint32_t r = 0; r < roots.size(); ++r) {
+    if (roots[r].is_weak() || roots[r].node != v) continue;
+    if (!have || root_priority(roots[r]) < root_priority(roots[root])) root = r;
+    have = true;
+  }
+  path.root = root;
+  path.edges.assign(path.hops(), PathHop{});
+  for (size_t i = 0; i + 1 < path.nodes.size(); ++i) {
+    auto hop = hop_facts(ix, path.nodes[i], path.nodes[i + 1]);
+    if (!hop) return hop.error();
+    path.edges[i].kind = hop->kind;
+  }
+  return path;
+}
+
+}  // namespace
+
+Result<IndexedTreePaths> PointIndex::nearest_tree_paths(std::span<const NodeIndex> targets, size_t n) try {
+  detail::IndexPieces& ix = *pieces_;
+  TreeParents parents(ix);
+  if (targets.size() > kChaseThroughPieces) GCSNAP_RETURN_IF_ERROR(parents.read_whole());
+  IndexedTreePaths out;
+  auto best = nearest_targets(parents, targets, n, &out.reached);
+  if (!best) return best.error();
   auto all_roots = ix.roots();
   if (!all_roots) return all_roots.error();
-  const std::vector<GraphRoot>& roots = all_roots->first;
-  for (const auto& [hops, t] : best) {
-    RetentionPath path;
-    path.nodes.resize(hops + 1);
-    NodeIndex v = t;
-    for (size_t i = hops; i > 0; --i) {
-      path.nodes[i] = v;
-      auto p = parent(v);
-      if (!p) return p.error();
-      v = *p;
-    }
-    path.nodes[0] = v;
-    // The first strong root in priority order (then root table order) whose object it is.
-    uint32_t root = 0;
-    bool have = false;
-    for (uint32_t r = 0; r < roots.size(); ++r) {
-      if (roots[r].is_weak() || roots[r].node != v) continue;
-      if (!have || root_priority(roots[r]) < root_priority(roots[root])) root = r;
-      have = true;
-    }
-    path.root = root;
-    path.edges.assign(path.hops(), PathHop{});
-    for (size_t i = 0; i + 1 < path.nodes.size(); ++i) {
-      auto hop = hop_facts(ix, path.nodes[i], path.nodes[i + 1]);
-      if (!hop) return hop.error();
-      path.edges[i].kind = hop->kind;
-    }
-    out.paths.push_back(std::move(path));
+  for (const auto& [hops, t] : *best) {
+    auto path = tree_path(ix, parents, all_roots->first, hops, t);
+    if (!path) return path.error();
+    out.paths.push_back(std::move(path).value());
   }
   return out;
 } catch (const std::bad_alloc&) {
   return out_of_memory();
 }
 
-Result<PathSubgraph> PointIndex::path_subgraph(const std::vector<RetentionPath>& paths) try {
-  detail::IndexPieces& ix = *pieces_;
-  auto all_roots = ix.roots();
-  if (!all_roots) return all_roots.error();
-  const std::vector<GraphRoot>& roots = all_roots->first;
-  PathSubgraph out;
+namespace {
+
+// A hop of the paths between two subgraph nodes, as the whole graph holds it.
+struct SubgraphHop {
+  NodeIndex from, to;
+  HopFacts facts;
+};
+
+// Some paths renumbered into a subgraph's nodes and roots, with their distinct hops.
+struct SubgraphPaths {
   std::vector<NodeIndex> nodes;  // subgraph node -> node of the whole graph
+  std::vector<GraphRoot> roots;
+  std::vector<SubgraphHop> hops;
+  std::vector<RetentionPath> paths;
+};
+
+// PATHS in nodes and roots of their own, in the order they first appear (ROOTS: the index's).
+Result<SubgraphPaths> renumber_paths(detail::IndexPieces& ix, const std::vector<GraphRoot>& roots,
+                                     const std::vector<RetentionPath>& paths) {
+  SubgraphPaths out;
   std::unordered_map<NodeIndex, NodeIndex> local;
   auto local_of = [&](NodeIndex v) {
-    auto [it, added] = local.try_emplace(v, static_cast<NodeIndex>(nodes.size()));
-    if (added) nodes.push_back(v);
+    auto [it, added] = local.try_emplace(v, static_cast<NodeIndex>(out.nodes.size()));
+    if (added) out.nodes.push_back(v);
     return it->second;
   };
   std::unordered_map<uint32_t, uint32_t> local_root;
-  std::vector<GraphRoot> sub_roots;
-  struct Hop {
-    NodeIndex from, to;
-    HopFacts facts;
-  };
-  std::vector<Hop> hops;
   for (const RetentionPath& path : paths) {
     if (path.root >= roots.size()) return make_error(ErrorCode::InvalidArgument, "path root out of range");
     RetentionPath sub;
@@ -282,40 +329,49 @@ Result<PathSubgraph> PointIndex::path_subgraph(const std::vector<RetentionPath>&
       if (v >= ix.nodes()) return make_error(ErrorCode::InvalidArgument, "path node out of range");
       sub.nodes.push_back(local_of(v));
     }
-    auto [it, added] = local_root.try_emplace(path.root, static_cast<uint32_t>(sub_roots.size()));
+    auto [it, added] = local_root.try_emplace(path.root, static_cast<uint32_t>(out.roots.size()));
     if (added) {
       GraphRoot r = roots[path.root];
       r.node = local_of(r.node);
-      sub_roots.push_back(r);
+      out.roots.push_back(r);
     }
     sub.root = it->second;
     sub.edges = path.edges;
+    auto& hops = out.hops;
     for (size_t i = 0; i + 1 < path.nodes.size(); ++i) {
       const NodeIndex a = sub.nodes[i], b = sub.nodes[i + 1];
-      if (std::any_of(hops.begin(), hops.end(), [&](const Hop& h) { return h.from == a && h.to == b; })) continue;
+      if (std::any_of(hops.begin(), hops.end(), [&](const SubgraphHop& h) { return h.from == a && h.to == b; }))
+        continue;
       auto facts = hop_facts(ix, path.nodes[i], path.nodes[i + 1]);
       if (!facts) return facts.error();
       hops.push_back({a, b, *facts});
     }
     out.paths.push_back(std::move(sub));
   }
-  // The forward CSR of the hops: each node's references, then its dependent edges (§12.3).
-  std::stable_sort(hops.begin(), hops.end(), [](const Hop& x, const Hop& y) {
+  return out;
+}
+
+// The graph of SP: the forward CSR of its hops (each node's references, then its dependent
+// edges, §12.3), its nodes' columns read from the index, its roots.
+Result<PathSubgraph> make_subgraph(detail::IndexPieces& ix, SubgraphPaths& sp) {
+  PathSubgraph out;
+  out.paths = std::move(sp.paths);
+  std::stable_sort(sp.hops.begin(), sp.hops.end(), [](const SubgraphHop& x, const SubgraphHop& y) {
     return std::pair{x.from, x.facts.kind == EdgeKind::DependentHandle} <
            std::pair{y.from, y.facts.kind == EdgeKind::DependentHandle};
   });
   auto arrays = std::make_shared<SubgraphArrays>();
   detail::AnalysisIndexAccess::GraphParts parts;
-  arrays->offsets.assign(nodes.size() + 1, 0);
-  for (const Hop& h : hops) {
+  arrays->offsets.assign(sp.nodes.size() + 1, 0);
+  for (const SubgraphHop& h : sp.hops) {
     ++arrays->offsets[h.from + 1];
     arrays->targets.push_back(h.to);
     arrays->slots.push_back(h.facts.slot);
     if (h.facts.kind == EdgeKind::DependentHandle) parts.dependent_edges.emplace_back(h.from, h.to);
   }
   std::sort(parts.dependent_edges.begin(), parts.dependent_edges.end());
-  for (size_t v = 0; v < nodes.size(); ++v) arrays->offsets[v + 1] += arrays->offsets[v];
-  for (NodeIndex v : nodes) {
+  for (size_t v = 0; v < sp.nodes.size(); ++v) arrays->offsets[v + 1] += arrays->offsets[v];
+  for (NodeIndex v : sp.nodes) {
     auto o = ix.object(v);
     if (!o) return o.error();
     arrays->addresses.push_back(o->address);
@@ -323,20 +379,31 @@ Result<PathSubgraph> PointIndex::path_subgraph(const std::vector<RetentionPath>&
     arrays->type_ids.push_back(o->type_id);
     out.generations.push_back(o->generation);
   }
-  parts.nodes = nodes.size();
-  parts.edges = hops.size();
+  parts.nodes = sp.nodes.size();
+  parts.edges = sp.hops.size();
   parts.addresses = arrays->addresses.data();
   parts.sizes = arrays->sizes.data();
   parts.type_ids = arrays->type_ids.data();
   parts.forward.narrow = arrays->offsets;
   parts.forward.items = arrays->targets;
-  parts.roots = std::move(sub_roots);
+  parts.roots = std::move(sp.roots);
   parts.has_dependent = ix.facts().has_dependent_handles;
   parts.stats = ix.facts().stats;
   if (ix.facts().counts.flags & L::kFlagSlots)
     out.slots = detail::AnalysisIndexAccess::make_slots(arrays->slots, arrays);
   out.graph = detail::AnalysisIndexAccess::make_graph(std::move(parts), arrays);
   return out;
+}
+
+}  // namespace
+
+Result<PathSubgraph> PointIndex::path_subgraph(const std::vector<RetentionPath>& paths) try {
+  detail::IndexPieces& ix = *pieces_;
+  auto all_roots = ix.roots();
+  if (!all_roots) return all_roots.error();
+  auto sp = renumber_paths(ix, all_roots->first, paths);
+  if (!sp) return sp.error();
+  return make_subgraph(ix, *sp);
 } catch (const std::bad_alloc&) {
   return out_of_memory();
 }

@@ -12,7 +12,7 @@
 
 #include "output/cli_error.hpp"
 #include "commands/commands.hpp"
-#include "commands/leak_load.hpp"
+#include "loading/leak_load.hpp"
 #include "output/output.hpp"
 
 namespace gcsnap::cli {

@@ -13,8 +13,8 @@
 #include "gcsnap/group_holder.hpp"
 #include "gcsnap/retainer_chains.hpp"
 #include "gcsnap/type_histogram.hpp"
-#include "commands/gc_select.hpp"
-#include "commands/heap_load.hpp"
+#include "loading/gc_select.hpp"
+#include "loading/heap_load.hpp"
 #include "output/output.hpp"
 #include "commands/type_filter.hpp"
 

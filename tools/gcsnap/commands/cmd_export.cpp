@@ -15,7 +15,7 @@
 #include "commands/commands.hpp"
 #include "export/dot_export.hpp"
 #include "gcsnap/retention.hpp"
-#include "commands/heap_load.hpp"
+#include "loading/heap_load.hpp"
 #include "export/heapsnapshot_export.hpp"
 #include "export/parquet_export.hpp"
 #include "export/pprof_export.hpp"

@@ -12,10 +12,10 @@
 
 #include "output/cli_error.hpp"
 #include "commands/commands.hpp"
-#include "commands/gc_select.hpp"
+#include "loading/gc_select.hpp"
 #include "gcsnap/analysis_index.hpp"
 #include "gcsnap/enum_names.hpp"
-#include "commands/heap_load.hpp"
+#include "loading/heap_load.hpp"
 #include "commands/summary_line.hpp"
 #include "output/output.hpp"
 
@@ -51,17 +51,16 @@ void check_indexes(const std::string& file, const Recording& rec, const std::vec
   for (size_t gc : gcs) {
     const uint64_t number = rec.gcs()[gc].info.gc_number;
     const std::string path = analysis_index_path(file, number);
-    auto id = identify_gc(file, rec, gc);
-    if (!id) fail_on(file, id.error());
-    auto read = read_analysis_index(path, *id);
+    auto checked = check_analysis_index(file, rec, gc);
+    if (!checked) fail_on(file, checked.error());
     std::string status = "valid";
-    if (!read) {
+    if (checked->problem.code != ErrorCode::Ok) {
       ++bad;
-      switch (read.error().code) {
+      switch (checked->problem.code) {
         case ErrorCode::NotFound: status = "missing"; break;
         case ErrorCode::InconsistentData: status = "stale"; break;
         case ErrorCode::UnsupportedVersion: status = "other version"; break;
-        default: status = fmt::format("damaged ({})", read.error().detail);
+        default: status = fmt::format("damaged ({})", checked->problem.detail);
       }
     }
     table.add_row({number, status, path});

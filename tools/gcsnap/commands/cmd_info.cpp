@@ -10,9 +10,9 @@
 
 #include "output/cli_error.hpp"
 #include "commands/commands.hpp"
-#include "commands/gc_select.hpp"
+#include "loading/gc_select.hpp"
 #include "commands/walk_skip_text.hpp"
-#include "commands/memory_text.hpp"
+#include "output/memory_text.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/reader.hpp"
 #include "output/output.hpp"

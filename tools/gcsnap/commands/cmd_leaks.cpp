@@ -11,9 +11,9 @@
 
 #include "output/cli_error.hpp"
 #include "commands/commands.hpp"
-#include "commands/heap_load.hpp"
-#include "commands/gc_select.hpp"
-#include "commands/leak_load.hpp"
+#include "loading/heap_load.hpp"
+#include "loading/gc_select.hpp"
+#include "loading/leak_load.hpp"
 #include "commands/leaks_text.hpp"
 #include "commands/path_text.hpp"
 #include "output/output.hpp"

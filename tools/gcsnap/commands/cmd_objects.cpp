@@ -14,7 +14,7 @@
 #include "gcsnap/dominators.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/object_age.hpp"
-#include "commands/heap_load.hpp"
+#include "loading/heap_load.hpp"
 #include "output/output.hpp"
 #include "commands/type_filter.hpp"
 

@@ -19,8 +19,8 @@
 #include "gcsnap/path_fold.hpp"
 #include "gcsnap/retention.hpp"
 #include "gcsnap/root_summary.hpp"
-#include "commands/gc_select.hpp"
-#include "commands/heap_load.hpp"
+#include "loading/gc_select.hpp"
+#include "loading/heap_load.hpp"
 #include "commands/path_text.hpp"
 #include "output/output.hpp"
 #include "commands/type_filter.hpp"
@@ -187,9 +187,6 @@ void run_object(const LoadedHeap& heap, const PathOptions& opt) {
   report_object(heap, *result, what, opt);
 }
 
-// One path to one object from a valid index, reading only the pieces the search and the
-// path's objects touch (format-spec.md §12.4 item 7): the same answer as run_object on the
-// index's graph, which has the reverse CSR. False when there is no valid index or a piece
 // HEAP takes the paths' objects as its graph (PointIndex::path_subgraph), with the GC's statics.
 void adopt_subgraph(LoadedHeap& heap, PathSubgraph& sub, PointIndex& ix) {
   const SelectedGc& sel = heap.sel;
@@ -202,6 +199,9 @@ void adopt_subgraph(LoadedHeap& heap, PathSubgraph& sub, PointIndex& ix) {
   heap.has_dependent = ix.has_dependent_handles();
 }
 
+// One path to one object from a valid index, reading only the pieces the search and the
+// path's objects touch (format-spec.md §12.4 item 7): the same answer as run_object on the
+// index's graph, which has the reverse CSR. False when there is no valid index or a piece
 // is damaged: the caller loads the heap (and rebuilds the index) as before.
 bool run_object_from_pieces(const PathOptions& opt) {
   auto heap = std::make_unique<LoadedHeap>();

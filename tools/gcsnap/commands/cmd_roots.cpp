@@ -13,10 +13,10 @@
 
 #include "output/cli_error.hpp"
 #include "commands/commands.hpp"
-#include "commands/gc_select.hpp"
+#include "loading/gc_select.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/root_summary.hpp"
-#include "commands/heap_load.hpp"
+#include "loading/heap_load.hpp"
 #include "commands/type_filter.hpp"
 #include "output/output.hpp"
 

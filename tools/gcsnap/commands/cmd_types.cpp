@@ -12,7 +12,7 @@
 #include "commands/commands.hpp"
 #include "gcsnap/dominators.hpp"
 #include "gcsnap/type_histogram.hpp"
-#include "commands/heap_load.hpp"
+#include "loading/heap_load.hpp"
 #include "output/output.hpp"
 #include "commands/type_filter.hpp"
 

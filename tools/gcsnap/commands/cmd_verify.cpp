@@ -9,12 +9,11 @@
 
 #include "output/cli_error.hpp"
 #include "commands/commands.hpp"
-#include "commands/gc_select.hpp"
-#include "commands/gc_verify.hpp"
+#include "loading/gc_select.hpp"
+#include "loading/gc_verify.hpp"
 #include "gcsnap/enum_names.hpp"
-#include "gcsnap/analysis_index.hpp"
 #include "gcsnap/reader.hpp"
-#include "commands/heap_load.hpp"
+#include "loading/heap_load.hpp"
 
 namespace gcsnap::cli {
 namespace {

@@ -10,12 +10,12 @@
 
 #include "output/cli_error.hpp"
 #include "commands/commands.hpp"
-#include "commands/gc_select.hpp"
+#include "loading/gc_select.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/heap_graph.hpp"
 #include "gcsnap/object_identity.hpp"
 #include "gcsnap/retention.hpp"
-#include "commands/heap_load.hpp"
+#include "loading/heap_load.hpp"
 #include "output/output.hpp"
 
 namespace gcsnap::cli {

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "output/cli_error.hpp"
-#include "commands/heap_load.hpp"
+#include "loading/heap_load.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/gc_heap.hpp"
 #include "gcsnap/path_fold.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "commands/gc_select.hpp"
+#include "loading/gc_select.hpp"
 #include "gcsnap/analysis_index.hpp"
 #include "gcsnap/gc_heap.hpp"
 #include "gcsnap/heap_diff.hpp"

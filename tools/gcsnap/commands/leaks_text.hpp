@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "commands/leak_load.hpp"
+#include "loading/leak_load.hpp"
 #include "commands/path_text.hpp"
 
 namespace gcsnap::cli {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "commands/heap_load.hpp"
+#include "loading/heap_load.hpp"
 #include "gcsnap/edge_names.hpp"
 #include "gcsnap/path_fold.hpp"
 #include "gcsnap/retention.hpp"

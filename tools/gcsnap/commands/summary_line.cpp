@@ -9,7 +9,7 @@
 #include "gcsnap/analysis_index.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/reader.hpp"
-#include "commands/heap_load.hpp"
+#include "loading/heap_load.hpp"
 #include "output/output.hpp"
 
 namespace gcsnap::cli {
@@ -28,7 +28,8 @@ std::string build_indexes(const std::string& path, const Recording& recording) {
   for (size_t gc = 0; gc < recording.gcs().size(); ++gc) {
     if (!recording.gcs()[gc].has_heap_walk()) continue;
     ++snapshots;
-    auto opened = open_analysis_index(path, recording, gc, true, terminal_progress(path));
+    // The write-only build, as `gcsnap index`: each array is held only while the build reads it.
+    auto opened = ensure_analysis_index(path, recording, gc, terminal_progress(path));
     if (opened && opened->source != IndexSource::BuiltKept) {
       ++built;
     } else if (first_error.empty()) {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "gcsnap/retention.hpp"
-#include "commands/heap_load.hpp"
+#include "loading/heap_load.hpp"
 #include "output/output_file.hpp"
 
 namespace gcsnap::cli {

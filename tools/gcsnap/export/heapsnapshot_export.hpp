@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "commands/heap_load.hpp"
+#include "loading/heap_load.hpp"
 #include "output/output_file.hpp"
 
 namespace gcsnap::cli {

@@ -14,10 +14,10 @@
 
 #include <fmt/format.h>
 
-#include "commands/gc_select.hpp"
-#include "commands/gc_verify.hpp"
-#include "commands/heap_load.hpp"
-#include "commands/leak_load.hpp"
+#include "loading/gc_select.hpp"
+#include "loading/gc_verify.hpp"
+#include "loading/heap_load.hpp"
+#include "loading/leak_load.hpp"
 #include "export/parquet_streamed.hpp"
 #include "export/parquet_tables.hpp"
 #include "gcsnap/index_stream.hpp"

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "commands/leak_load.hpp"
+#include "loading/leak_load.hpp"
 #include "export/parquet_streamed.hpp"
 #include "output/cli_error.hpp"
 

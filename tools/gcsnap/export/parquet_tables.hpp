@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "commands/heap_load.hpp"
+#include "loading/heap_load.hpp"
 #include "export/object_lineage.hpp"
 #include "export/parquet/parquet_writer.hpp"
 #include "gcsnap/leak_suspects.hpp"

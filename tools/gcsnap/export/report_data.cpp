@@ -8,16 +8,16 @@
 #include <fmt/format.h>
 
 #include "output/cli_error.hpp"
-#include "commands/gc_select.hpp"
+#include "loading/gc_select.hpp"
 #include "gcsnap/dominators.hpp"
 #include "gcsnap/edge_names.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/path_fold.hpp"
 #include "gcsnap/retention.hpp"
 #include "gcsnap/type_histogram.hpp"
-#include "commands/heap_load.hpp"
-#include "commands/leak_load.hpp"
-#include "commands/memory_text.hpp"
+#include "loading/heap_load.hpp"
+#include "loading/leak_load.hpp"
+#include "output/memory_text.hpp"
 #include "output/output.hpp"
 
 namespace gcsnap::cli {

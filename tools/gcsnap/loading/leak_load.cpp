@@ -1,9 +1,9 @@
-#include "commands/leak_load.hpp"
+#include "loading/leak_load.hpp"
 
 #include <fmt/format.h>
 
 #include "output/cli_error.hpp"
-#include "commands/gc_select.hpp"
+#include "loading/gc_select.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/root_summary.hpp"
 

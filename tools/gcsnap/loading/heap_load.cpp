@@ -1,4 +1,4 @@
-#include "commands/heap_load.hpp"
+#include "loading/heap_load.hpp"
 
 #include <cstdio>
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "commands/gc_select.hpp"
+#include "loading/gc_select.hpp"
 #include "gcsnap/analysis_index.hpp"
 #include "gcsnap/gc_heap.hpp"
 #include "gcsnap/dominators.hpp"

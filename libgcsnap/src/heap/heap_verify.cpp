@@ -1,5 +1,5 @@
-#include "commands/gc_verify.hpp"
-
+// Verifying a GC with its analysis index as the attestation of its objects (format-spec.md
+// §12.2): the index-or-decode choice of `gcsnap verify`, beside GcHeap's.
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -10,7 +10,8 @@
 #include "gcsnap/gc_heap.hpp"
 #include "gcsnap/index_stream.hpp"
 
-namespace gcsnap::cli {
+namespace gcsnap {
+
 namespace {
 
 // GC I verified with its index's type ids as the attestation, or nullopt when no index vouches
@@ -44,12 +45,11 @@ std::optional<Status> verify_attested(const std::string& file, const Recording& 
 
 }  // namespace
 
-Status verify_recording_gc(const std::string& file, const Recording& r, size_t i, bool no_cache) {
+Status verify_heap_gc(const std::string& recording_path, const Recording& rec, size_t gc_pos, IndexUse use) {
   std::optional<Status> s;
-  if (!no_cache) s = verify_attested(file, r, i);
-  if (!s) s = r.verify_gc(i);
-  r.release_block_pages(i);
+  if (use != IndexUse::Ignore) s = verify_attested(recording_path, rec, gc_pos);
+  if (!s) s = rec.verify_gc(gc_pos);
   return *s;
 }
 
-}  // namespace gcsnap::cli
+}  // namespace gcsnap

@@ -1,4 +1,4 @@
-#include "commands/memory_text.hpp"
+#include "output/memory_text.hpp"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "commands/gc_select.hpp"
+#include "loading/gc_select.hpp"
 
 #include <algorithm>
 #include <filesystem>
