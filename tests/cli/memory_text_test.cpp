@@ -1,9 +1,9 @@
-// The memory summary and bar (commands/memory_text.hpp) with and without what gcsnap's shim held
+// The memory summary and bar (output/memory_text.hpp) with and without what gcsnap's shim held
 // (format-spec.md §6.16 "gcsnap"): a record whose recorder_bytes is 0 (nothing said) shows no
 // gcsnap part and counts everything outside the heap as native and other.
 #include <catch2/catch.hpp>
 
-#include "commands/memory_text.hpp"
+#include "output/memory_text.hpp"
 
 using namespace gcsnap;
 
