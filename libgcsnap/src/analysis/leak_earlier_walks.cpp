@@ -99,6 +99,35 @@ std::vector<uint32_t> members_at(const Analysis& a, size_t w, const ScannedWalk&
 
 }  // namespace
 
+namespace {
+
+// The candidates' points at walk W (S, its shapes' slots SLOT): each object of a candidate's
+// shapes counts, but a member of that candidate (MEMBER_SLOT), which count_members_alive
+// counts; the members retain as part of their candidate's group whatever their shape.
+void add_points(Analysis& a, size_t w, const ScannedWalk& s, std::span<const uint32_t> slot,
+                std::span<const uint32_t> member_slot, std::span<const uint32_t> root_of_slot) {
+  const size_t n = s.graph().node_count();
+  std::vector<uint32_t> slot_of_node(n, ShapeTrie::kNone);
+  std::vector<LeakPoint> points(root_of_slot.size());
+  for (NodeIndex v = 0; v < n; ++v) {
+    const uint32_t m = member_slot[v];
+    const uint32_t i = s.shape[v] == ShapeTrie::kNone ? ShapeTrie::kNone : slot[s.shape[v]];
+    slot_of_node[v] = m != ShapeTrie::kNone ? m : i;
+    if (i == ShapeTrie::kNone || (m != ShapeTrie::kNone && root_of_slot[m] == root_of_slot[i])) continue;
+    ++points[i].count;
+    points[i].bytes += s.graph().object_size(v);
+  }
+  const auto retained = detail::group_retained_bytes(s.dom(), slot_of_node, root_of_slot.size());
+  for (size_t i = 0; i < root_of_slot.size(); ++i) {
+    LeakPoint& p = a.groups[root_of_slot[i]][w];
+    p.count += points[i].count;
+    p.bytes += points[i].bytes;
+    p.retained_bytes += retained[i];
+  }
+}
+
+}  // namespace
+
 // Second pass: count the candidates' members at every walk but the last, each walk's shapes in
 // a trie of its own, matched to the last walk's by their labels; add every walk's shapes with
 // members to SHAPES, to count the groups judged. In the identity segment a candidate's last-walk
@@ -124,30 +153,14 @@ Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& slot_of, co
       if (s.shape[v] != ShapeTrie::kNone) has_members[s.shape[v]] = 1;
     shapes.add(trie, has_members);
     has_members = {};
-    if (root_of_slot.empty()) continue;
-    if (a.by_identity && w >= a.segment_start && a.last_node[w].size() != n)
-      return make_error(ErrorCode::InconsistentData, "a heap walk changed while it was read");
-    std::vector<uint32_t> slot = candidate_slots(trie, slot_of, prefixes);
-    const std::vector<uint32_t> member_slot = members_at(a, w, s, slot, first_slot);
-    std::vector<uint32_t> slot_of_node(n, ShapeTrie::kNone);
-    std::vector<LeakPoint> points(root_of_slot.size());
-    for (NodeIndex v = 0; v < n; ++v) {
-      const uint32_t m = member_slot[v];
-      const uint32_t i = s.shape[v] == ShapeTrie::kNone ? ShapeTrie::kNone : slot[s.shape[v]];
-      slot_of_node[v] = m != ShapeTrie::kNone ? m : i;
-      // A member of the candidate is counted by identity; of another one, as an object here.
-      if (i == ShapeTrie::kNone || (m != ShapeTrie::kNone && root_of_slot[m] == root_of_slot[i])) continue;
-      ++points[i].count;
-      points[i].bytes += s.graph().object_size(v);
+    if (!root_of_slot.empty()) {
+      if (a.by_identity && w >= a.segment_start && a.last_node[w].size() != n)
+        return make_error(ErrorCode::InconsistentData, "a heap walk changed while it was read");
+      std::vector<uint32_t> slot = candidate_slots(trie, slot_of, prefixes);
+      const std::vector<uint32_t> member_slot = members_at(a, w, s, slot, first_slot);
+      add_points(a, w, s, slot, member_slot, root_of_slot);
     }
-    const auto retained = detail::group_retained_bytes(s.dom(), slot_of_node, root_of_slot.size());
-    for (size_t i = 0; i < root_of_slot.size(); ++i) {
-      LeakPoint& p = a.groups[root_of_slot[i]][w];
-      p.count += points[i].count;
-      p.bytes += points[i].bytes;
-      p.retained_bytes += retained[i];
-    }
-    if (w >= a.segment_start) a.last_node[w] = {};  // read once
+    a.last_node[w] = {};  // read once
   }
   return {};
 }
