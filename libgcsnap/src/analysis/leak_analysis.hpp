@@ -47,6 +47,9 @@ struct Analysis {
   // is an array, and each node's position in the dominator tree's preorder.
   std::vector<uint8_t> array_types;
   std::vector<uint32_t> preorder_position;
+  // With identity, per walk of the segment but the last: each object's node at the last walk,
+  // or kNoBirth where it died before (compose_identity); empty for the other walks.
+  std::vector<std::vector<uint32_t>> last_node;
 };
 
 // A suspect and the groups (shape ids) it is made of.
@@ -77,6 +80,7 @@ void choose_candidates(Analysis& a, const std::vector<LastWalkFacts>& facts, con
                        uint64_t& judged_groups);
 
 // leak_earlier_walks.cpp
+void compose_identity(Analysis& a);
 void add_last_retained(Analysis& a, std::span<const uint32_t> slot_of, std::span<const uint32_t> root_of_slot,
                        std::span<const uint32_t> shape_of_node);
 void index_candidate_shapes(const Analysis& a, const std::vector<uint32_t>& root_of, std::vector<uint32_t>& slot_of,

@@ -52,12 +52,91 @@ std::vector<uint32_t> candidate_slots(const ShapeTrie& trie, const std::vector<u
 
 }  // namespace
 
+// Each walk's map to the next (scan_walks) composed, from the last walk backwards, into the
+// objects' nodes at the last walk; the walks before the identity segment know none.
+void compose_identity(Analysis& a) {
+  const size_t k = a.series.walks - 1;
+  for (size_t w = 0; w < a.segment_start && w < a.last_node.size(); ++w) a.last_node[w] = {};
+  if (!a.by_identity) return;
+  for (size_t w = k - 1; w-- > a.segment_start;) {
+    const std::vector<uint32_t>& next = a.last_node[w + 1];
+    for (uint32_t& x : a.last_node[w])
+      if (x != kNoBirth) x = next[x];
+  }
+}
+
+namespace {
+
+// The candidate slot (one of its shapes') of each candidate group, by group id.
+std::vector<uint32_t> first_slots(const Analysis& a, std::span<const uint32_t> root_of_slot) {
+  std::vector<uint32_t> slot(a.trie.size(), ShapeTrie::kNone);
+  for (uint32_t i = static_cast<uint32_t>(root_of_slot.size()); i-- > 0;) slot[root_of_slot[i]] = i;
+  return slot;
+}
+
+// At walk W of the identity segment, per node: the slot of the candidate whose last-walk
+// member it is (MEMBER_SLOT, from FIRST_SLOT), else kNone. A shape of the walk that matches
+// no candidate's (SLOT) is given to the candidate of the first member found in it: the shape
+// the members had then, from the holder on as from the root, with their kind's other objects.
+std::vector<uint32_t> members_at(const Analysis& a, size_t w, const ScannedWalk& s, std::vector<uint32_t>& slot,
+                                 std::span<const uint32_t> first_slot) {
+  const size_t n = s.graph().node_count();
+  std::vector<uint32_t> member_slot(n, ShapeTrie::kNone);
+  if (!a.by_identity || w < a.segment_start) return member_slot;
+  const std::vector<uint32_t>& last_node = a.last_node[w];
+  const std::vector<uint32_t>& last_shape = a.last->shape;
+  for (NodeIndex v = 0; v < n; ++v) {
+    const uint32_t u = last_node[v];
+    if (u == kNoBirth || last_shape[u] == ShapeTrie::kNone) continue;
+    const uint32_t i = first_slot[last_shape[u]];
+    if (i == ShapeTrie::kNone) continue;
+    member_slot[v] = i;
+    const uint32_t t = s.shape[v];
+    if (t != ShapeTrie::kNone && slot[t] == ShapeTrie::kNone) slot[t] = i;
+  }
+  return member_slot;
+}
+
+}  // namespace
+
+namespace {
+
+// The candidates' points at walk W (S, its shapes' slots SLOT): each object of a candidate's
+// shapes counts, but a member of that candidate (MEMBER_SLOT), which count_members_alive
+// counts; the members retain as part of their candidate's group whatever their shape.
+void add_points(Analysis& a, size_t w, const ScannedWalk& s, std::span<const uint32_t> slot,
+                std::span<const uint32_t> member_slot, std::span<const uint32_t> root_of_slot) {
+  const size_t n = s.graph().node_count();
+  std::vector<uint32_t> slot_of_node(n, ShapeTrie::kNone);
+  std::vector<LeakPoint> points(root_of_slot.size());
+  for (NodeIndex v = 0; v < n; ++v) {
+    const uint32_t m = member_slot[v];
+    const uint32_t i = s.shape[v] == ShapeTrie::kNone ? ShapeTrie::kNone : slot[s.shape[v]];
+    slot_of_node[v] = m != ShapeTrie::kNone ? m : i;
+    if (i == ShapeTrie::kNone || (m != ShapeTrie::kNone && root_of_slot[m] == root_of_slot[i])) continue;
+    ++points[i].count;
+    points[i].bytes += s.graph().object_size(v);
+  }
+  const auto retained = detail::group_retained_bytes(s.dom(), slot_of_node, root_of_slot.size());
+  for (size_t i = 0; i < root_of_slot.size(); ++i) {
+    LeakPoint& p = a.groups[root_of_slot[i]][w];
+    p.count += points[i].count;
+    p.bytes += points[i].bytes;
+    p.retained_bytes += retained[i];
+  }
+}
+
+}  // namespace
+
 // Second pass: count the candidates' members at every walk but the last, each walk's shapes in
 // a trie of its own, matched to the last walk's by their labels; add every walk's shapes with
-// members to SHAPES, to count the groups judged.
+// members to SHAPES, to count the groups judged. In the identity segment a candidate's last-walk
+// members are counted by count_members_alive, whatever their shape then: here only its other
+// objects, those of its shapes and of the shapes its members had then (members_at).
 Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& slot_of, const std::vector<uint32_t>& root_of_slot,
                            const PrefixMap& prefixes, const OpenWalk& open_walk, ShapeUnion& shapes) {
   const size_t k = a.series.walks - 1;
+  const std::vector<uint32_t> first_slot = first_slots(a, root_of_slot);
   for (size_t w = 0; w < k; ++w) {
     auto opened = open_walk(w);
     if (!opened) return opened.error();
@@ -74,59 +153,37 @@ Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& slot_of, co
       if (s.shape[v] != ShapeTrie::kNone) has_members[s.shape[v]] = 1;
     shapes.add(trie, has_members);
     has_members = {};
-    if (root_of_slot.empty()) continue;
-    const std::vector<uint32_t> slot = candidate_slots(trie, slot_of, prefixes);
-    std::vector<uint32_t> slot_of_node(n, ShapeTrie::kNone);
-    std::vector<LeakPoint> points(root_of_slot.size());
-    for (NodeIndex v = 0; v < n; ++v) {
-      if (s.shape[v] == ShapeTrie::kNone || slot[s.shape[v]] == ShapeTrie::kNone) continue;
-      const uint32_t i = slot[s.shape[v]];
-      slot_of_node[v] = i;
-      ++points[i].count;
-      points[i].bytes += s.graph().object_size(v);
+    if (!root_of_slot.empty()) {
+      if (a.by_identity && w >= a.segment_start && a.last_node[w].size() != n)
+        return make_error(ErrorCode::InconsistentData, "a heap walk changed while it was read");
+      std::vector<uint32_t> slot = candidate_slots(trie, slot_of, prefixes);
+      const std::vector<uint32_t> member_slot = members_at(a, w, s, slot, first_slot);
+      add_points(a, w, s, slot, member_slot, root_of_slot);
     }
-    const auto retained = detail::group_retained_bytes(s.dom(), slot_of_node, root_of_slot.size());
-    for (size_t i = 0; i < root_of_slot.size(); ++i) {
-      LeakPoint& p = a.groups[root_of_slot[i]][w];
-      p.count += points[i].count;
-      p.bytes += points[i].bytes;
-      p.retained_bytes += retained[i];
-    }
+    a.last_node[w] = {};  // read once
   }
   return {};
 }
 
-namespace {
-
-uint64_t growth(const std::vector<uint64_t>& v, size_t from, size_t to) {
-  return v[to] > v[from] ? v[to] - v[from] : 0;
-}
-
-}  // namespace
-
 // A candidate's members at the last walk are followed back by identity: one born at walk b
-// was alive at every walk from b on. At a walk where some of them were reached through
-// another shape (the shortest path started at another root or took other first hops), the
-// shape's count misses them, and the count is raised to the members known alive then, so
-// that a group neither vanishes nor splits when its path changes before its holder. Only
-// where the type itself grew since that walk by at least the members born since: on a heap
-// that churns, the survivors of any group are its recent members, and counted back alone
-// they would make every group whose shapes drift look as if it grew.
+// was alive at every walk from b on. Its count at an earlier walk of the segment is the union
+// of those members and its kind's other objects then (count_earlier_walks): the members are
+// counted whatever shape they had then (the shortest path started at another root or took other
+// first hops), so that a group neither vanishes nor splits when its path changes before its
+// holder; and the objects that shared the members' shape then and died since are counted too,
+// so that a bounded collection whose survivors are its recent objects stays flat.
 void count_members_alive(Analysis& a) {
   if (!a.by_identity) return;
   const size_t k = a.series.walks - 1;
   for (auto& [g, series] : a.groups) {
-    const auto& type_counts = a.series.type_counts[a.trie.label(g)];
     const auto it = a.born_bytes.find(g);
     uint64_t born = 0, born_bytes = 0;  // members born after walk w
     for (size_t w = k; w-- > a.segment_start;) {
       born += series[w + 1].born_here;
       if (it != a.born_bytes.end()) born_bytes += it->second[w + 1];
       LeakPoint& p = series[w];
-      const uint64_t alive = series[k].count - born;
-      if (alive <= p.count || growth(type_counts, w, k) < born) continue;
-      p.count = alive;
-      p.bytes = std::max(p.bytes, series[k].bytes - born_bytes);
+      p.count += series[k].count - born;
+      p.bytes += series[k].bytes - born_bytes;
       p.retained_bytes = std::max(p.retained_bytes, p.bytes);  // they retain their own bytes at least
     }
   }

@@ -28,9 +28,11 @@ uint32_t TypeInterner::intern(const NameTable& names, uint32_t type_id) {
 namespace {
 
 // Match the previous walk's objects to this one's through the ranges of every GC in between
-// and give the survivors their birth walk. False when a GC in between has no ranges: then
-// nothing is known and every object counts as born now.
-Result<bool> inherit_births(const Recording& recording, const ScannedWalk& previous, ScannedWalk& current) {
+// and give the survivors their birth walk; NEXT (if not null): each previous object's index
+// here, or kNoBirth where it died. False when a GC in between has no ranges: then nothing is
+// known and every object counts as born now.
+Result<bool> inherit_births(const Recording& recording, const ScannedWalk& previous, ScannedWalk& current,
+                            std::vector<uint32_t>* next) {
   for (size_t i = previous.gc_pos + 1; i <= current.gc_pos; ++i)
     if (!has_complete_transition(recording, i)) return false;
   auto mapper = map_objects(recording, previous.gc_pos, current.gc_pos, previous.addresses(), previous.generations());
@@ -38,9 +40,12 @@ Result<bool> inherit_births(const Recording& recording, const ScannedWalk& previ
   auto diff = diff_objects(previous.sizes(), current.graph().addresses(), current.graph().sizes(), mapper->addresses(),
                            mapper->died_at());
   if (!diff) return diff.error();
+  if (next) next->assign(diff->b_index_of_a.size(), kNoBirth);
   for (size_t i = 0; i < diff->b_index_of_a.size(); ++i) {
     const size_t b = diff->b_index_of_a[i];
-    if (b != kNoObject) current.birth[b] = previous.birth[i];
+    if (b == kNoObject) continue;
+    current.birth[b] = previous.birth[i];
+    if (next) (*next)[i] = static_cast<uint32_t>(b);
   }
   return true;
 }
@@ -214,7 +219,7 @@ Status reopen_walk(ScannedWalk& s, const Recording& recording, const std::string
 Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, const std::string& path, size_t gc_pos,
                                                uint32_t walk_index, const ScannedWalk* previous, bool* identity,
                                                TypeInterner& types, SeriesTable& series, bool full,
-                                               bool include_weak) try {
+                                               bool include_weak, std::vector<uint32_t>* next_of_previous) try {
   auto s = std::make_unique<ScannedWalk>();
   s->gc_pos = gc_pos;
   GcHeapOptions options = full_options(path, include_weak);
@@ -235,7 +240,7 @@ Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, const
   detail::assign_huge(s->birth, n, walk_index);
   *identity = false;
   if (previous) {
-    auto inherited = inherit_births(recording, *previous, *s);
+    auto inherited = inherit_births(recording, *previous, *s, next_of_previous);
     if (!inherited) return inherited.error();
     *identity = *inherited;
   }

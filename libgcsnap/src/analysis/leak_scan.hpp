@@ -82,11 +82,12 @@ struct SeriesTable {
 /// walk before in the same recording, to match objects through the ranges, or null) and the
 /// types' points in SERIES. FULL: also the graph's edges both ways and the dominator tree (the
 /// last walk, where the suspects are judged); else only the objects are read where an index
-/// gives them. Sets *identity when PREVIOUS was matched.
+/// gives them. Sets *identity when PREVIOUS was matched, and then NEXT_OF_PREVIOUS (if not
+/// null) to each of PREVIOUS' objects' index in this walk (kNoBirth: it died).
 Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, const std::string& path, size_t gc_pos,
                                                uint32_t walk_index, const ScannedWalk* previous, bool* identity,
                                                TypeInterner& types, SeriesTable& series, bool full,
-                                               bool include_weak);
+                                               bool include_weak, std::vector<uint32_t>* next_of_previous = nullptr);
 
 /// Read walk GC_POS of RECORDING again for the second pass: its graph (successors), dominator
 /// tree and global types, no births. Errors: as scan_walk.

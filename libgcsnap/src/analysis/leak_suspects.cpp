@@ -83,6 +83,7 @@ struct WalkSource {
 // First pass: the objects of every walk, their births and the types' series; the last walk
 // whole (graph, dominators), as the suspects are judged there.
 Status scan_walks(Analysis& a, LeakReport& report, const WalkSource& source) {
+  a.last_node.assign(report.walks.size(), {});
   for (uint32_t w = 0; w < report.walks.size(); ++w) {
     LeakWalk& walk = report.walks[w];
     const bool same_recording = w > 0 && report.walks[w - 1].recording == walk.recording;
@@ -91,9 +92,10 @@ Status scan_walks(Analysis& a, LeakReport& report, const WalkSource& source) {
     // The walk before is needed only for its objects' identity: free the rest first.
     if (a.last) a.last->slim();
     const bool is_last = w + 1 == report.walks.size();
+    std::vector<uint32_t>* next = w > 0 ? &a.last_node[w - 1] : nullptr;
     auto scanned = leaks::scan_walk(source.recording(walk), source.path(walk), walk.gc_pos, w,
                                     same_recording ? a.last.get() : nullptr, &identity, a.types, a.series, is_last,
-                                    a.options.include_weak);
+                                    a.options.include_weak, next);
     if (!scanned) return scanned.error();
     a.last = std::move(scanned).value();
     walk.identity_from_previous = identity;
@@ -103,6 +105,7 @@ Status scan_walks(Analysis& a, LeakReport& report, const WalkSource& source) {
   a.segment_start = report.walks.size() - 1;
   while (a.segment_start > 0 && report.walks[a.segment_start].identity_from_previous) --a.segment_start;
   a.by_identity = a.segment_start + 1 < report.walks.size();
+  leaks::compose_identity(a);
   return {};
 }
 
@@ -128,7 +131,7 @@ Result<LeakReport> find_leak_suspects(std::span<const Recording* const> recordin
   list_walks(recordings, report);
   if (report.walks.empty()) return make_error(ErrorCode::NotFound, "no heap walk in the recordings");
 
-  Analysis a{options, leaks::ShapeTrie{}, {}, {}, nullptr, 0, false, {}, {}, {}, {}, {}};
+  Analysis a{options, leaks::ShapeTrie{}, {}, {}, nullptr, 0, false, {}, {}, {}, {}, {}, {}};
   a.series.walks = report.walks.size();
   const WalkSource source{recordings, paths, report};
   if (Status st = scan_walks(a, report, source); !st) return st.error();
