@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "commands/gc_select.hpp"
 #include "output/output.hpp"
 #include "output/short_names.hpp"

@@ -9,7 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "commands/commands.hpp"
 #include "commands/heap_load.hpp"
 #include "commands/gc_select.hpp"

@@ -7,7 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "commands/commands.hpp"
 #include "commands/gc_select.hpp"
 #include "commands/gc_verify.hpp"

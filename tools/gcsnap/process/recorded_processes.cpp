@@ -12,7 +12,7 @@
 
 #include <fmt/core.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "gcsnap/finish_recording.hpp"
 #include "output/output.hpp"
 #include "platform/files.hpp"

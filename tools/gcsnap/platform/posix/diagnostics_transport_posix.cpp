@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "platform/diagnostics_transport.hpp"
 
 namespace gcsnap::cli {

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "gcsnap_shim/shim_protocol.hpp"
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "platform/files.hpp"
 
 namespace gcsnap::cli {

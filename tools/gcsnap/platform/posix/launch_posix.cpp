@@ -19,7 +19,7 @@
 
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
 #include "process/record_launch.hpp"
 

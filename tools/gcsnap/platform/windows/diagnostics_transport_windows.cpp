@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "platform/diagnostics_transport.hpp"
 #include "platform/windows/windows_text.hpp"
 

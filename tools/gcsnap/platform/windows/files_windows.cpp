@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "platform/files.hpp"
 #include "platform/windows/windows_text.hpp"
 

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "gcsnap_shim/shim_protocol.hpp"
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "platform/launch.hpp"
 #include "platform/windows/windows_text.hpp"
 #include "process/record_launch.hpp"
