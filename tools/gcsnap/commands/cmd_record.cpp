@@ -161,8 +161,9 @@ bool diagnostics_disabled() {
   // The shim expands the pattern in each process: {name} from its main assembly (process_role.hpp).
   std::string output = prepare_output(options.output.empty() ? "gcsnap-{name}-{pid}.snap" : options.output, options.force);
   RecordedProcesses processes;
-  processes.build_indexes(options.index);
-  processes.set_policy(options.policy);
+  processes.set_summarize([&options](const std::string& path, const std::string& label, long pid) {
+    if (print_summary(path, label, options.index) == 0) print_no_walk_hint(path, options.policy, pid);
+  });
   std::optional<PeriodicSnapshots> periodic;
   if (every) periodic.emplace(every, kWalkTimeoutS);
   std::optional<RssTrigger> on_rss;
@@ -170,9 +171,6 @@ bool diagnostics_disabled() {
   LaunchRequest request;
   request.command = options.command;
   request.environment = profiler_environment(std::string(shim::kClsidText), shim_path);
-  for (auto& variable : system_profiler_environment(std::string(shim::kClsidText), shim_path)) {
-    request.environment.push_back(std::move(variable));
-  }
   request.environment.insert(request.environment.end(), {
       {shim::kEnvOutput, output},
       {shim::kEnvPolicy, options.policy},
