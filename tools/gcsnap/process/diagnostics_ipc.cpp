@@ -1,5 +1,6 @@
 #include "process/diagnostics_ipc.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -126,6 +127,24 @@ std::string header_only(uint8_t command_set, uint8_t command) {
   return message;
 }
 
+/// Send MESSAGE to the runtime at ENDPOINT and return its reply: the header and the payload
+/// the header's size announces (its u16 at offset 14 is the size of the whole message).
+std::string exchange(const std::string& endpoint, std::string_view message, int timeout_s) {
+  DiagnosticsChannel channel(endpoint, timeout_s);
+  channel.send(message);
+  std::string reply;
+  size_t want = kHeaderSize;
+  char buffer[4096];
+  while (reply.size() < want) {
+    reply.append(buffer, channel.receive(buffer, std::min(sizeof(buffer), want - reply.size())));
+    if (want == kHeaderSize && reply.size() == kHeaderSize) {
+      const size_t total = static_cast<unsigned char>(reply[14]) | size_t{static_cast<unsigned char>(reply[15])} << 8;
+      if (total > kHeaderSize) want = total;
+    }
+  }
+  return reply;
+}
+
 bool is_reply(const std::string& reply) {
   return reply.size() >= kHeaderSize && std::memcmp(reply.data(), kMagic, sizeof(kMagic)) == 0 &&
          static_cast<uint8_t>(reply[16]) == kCommandSetServer;
@@ -151,7 +170,7 @@ std::string encode_attach_profiler(const AttachProfilerRequest& request) {
 }
 
 uint32_t attach_profiler(const std::string& endpoint, const AttachProfilerRequest& request, int io_timeout_s) {
-  std::string reply = diagnostics_exchange(endpoint, encode_attach_profiler(request), io_timeout_s);
+  std::string reply = exchange(endpoint, encode_attach_profiler(request), io_timeout_s);
   if (!is_reply(reply) || reply.size() < kHeaderSize + 4) {
     throw CliError("the diagnostics endpoint " + endpoint + " answered something that is not a runtime reply",
                    kExitProblems);
@@ -163,7 +182,7 @@ uint32_t attach_profiler(const std::string& endpoint, const AttachProfilerReques
 }
 
 RuntimeProcessInfo query_process_info(const std::string& endpoint, int io_timeout_s) {
-  std::string reply = diagnostics_exchange(endpoint, header_only(kCommandSetProcess, kCommandProcessInfo), io_timeout_s);
+  std::string reply = exchange(endpoint, header_only(kCommandSetProcess, kCommandProcessInfo), io_timeout_s);
   RuntimeProcessInfo info;
   size_t at = kHeaderSize + 8 + 16;  // pid, then the runtime cookie (a GUID)
   if (!is_reply(reply) || static_cast<uint8_t>(reply[17]) != kServerOk || reply.size() < at ||
