@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "errors/cli_error.hpp"
+#include "gcsnap_utf16_text.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
 #include "platform/diagnostics_transport.hpp"
 
@@ -56,63 +58,28 @@ void put_clsid(std::string& out, std::string_view text) {
 /// A UTF-16LE string: u32 count of code units including the terminating NUL, then the units.
 /// Paths are UTF-8 on Linux; code points above U+FFFF become surrogate pairs.
 void put_utf16(std::string& out, const std::string& utf8) {
-  std::u16string units;
-  for (size_t i = 0; i < utf8.size();) {
-    unsigned char c = static_cast<unsigned char>(utf8[i]);
-    uint32_t cp = c;
-    size_t extra = c < 0x80 ? 0 : c < 0xE0 ? 1 : c < 0xF0 ? 2 : 3;
-    if (c >= 0x80) cp = c & (0x3F >> extra);
-    if (i + extra >= utf8.size()) throw CliError("profiler path is not UTF-8", kExitUsage);
-    for (size_t k = 1; k <= extra; ++k) cp = cp << 6 | (static_cast<unsigned char>(utf8[i + k]) & 0x3F);
-    i += extra + 1;
-    if (cp >= 0x10000) {
-      cp -= 0x10000;
-      units.push_back(static_cast<char16_t>(0xD800 + (cp >> 10)));
-      units.push_back(static_cast<char16_t>(0xDC00 + (cp & 0x3FF)));
-    } else {
-      units.push_back(static_cast<char16_t>(cp));
-    }
-  }
-  units.push_back(u'\0');
-  put_u32(out, static_cast<uint32_t>(units.size()));
-  for (char16_t u : units) put_u16(out, static_cast<uint16_t>(u));
+  std::optional<std::u16string> units = gcsnap::text::utf16_from_utf8(utf8);
+  if (!units) throw CliError("profiler path is not UTF-8", kExitUsage);
+  units->push_back(u'\0');
+  put_u32(out, static_cast<uint32_t>(units->size()));
+  for (char16_t u : *units) put_u16(out, static_cast<uint16_t>(u));
 }
 
 /// A UTF-16LE string of a reply at AT (u32 count of units with the NUL, then the units), as
-/// UTF-8; AT moves past it. False when it runs past the end.
+/// UTF-8 up to its first NUL; AT moves past it. False when it runs past the end.
 bool get_utf16(const std::string& reply, size_t& at, std::string& out) {
   if (at + 4 > reply.size()) return false;
   uint32_t count = get_u32(reinterpret_cast<const unsigned char*>(reply.data() + at));
   at += 4;
   if (count > (reply.size() - at) / 2) return false;
-  out.clear();
+  std::u16string units;
   for (uint32_t i = 0; i < count; ++i) {
-    uint32_t cp = static_cast<unsigned char>(reply[at + 2 * i]) | uint32_t{static_cast<unsigned char>(reply[at + 2 * i + 1])} << 8;
-    if (cp == 0) break;
-    if (cp >= 0xD800 && cp < 0xDC00 && i + 1 < count) {
-      uint32_t low = static_cast<unsigned char>(reply[at + 2 * i + 2]) |
-                     uint32_t{static_cast<unsigned char>(reply[at + 2 * i + 3])} << 8;
-      if (low >= 0xDC00 && low < 0xE000) {
-        cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-        ++i;
-      }
-    }
-    if (cp < 0x80) {
-      out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-      out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
+    const auto unit = static_cast<char16_t>(static_cast<unsigned char>(reply[at + 2 * i]) |
+                                            static_cast<unsigned char>(reply[at + 2 * i + 1]) << 8);
+    if (unit == 0) break;
+    units.push_back(unit);
   }
+  out = gcsnap::text::utf8_from_utf16(std::u16string_view(units));
   at += size_t{count} * 2;
   return true;
 }
