@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "format/section_table.hpp"
+#include "gcsnap/reader.hpp"
 
 using namespace gcsnap::format;
 
@@ -64,4 +65,40 @@ TEST_CASE("section table: the walk keeps the data sections, the size cap drops a
     if (is_droppable_section(static_cast<uint16_t>(facts.type))) droppable.insert(facts.type);
   CHECK(droppable == std::set<SectionType>{SectionType::Objects, SectionType::DependentHandles,
                                            SectionType::ReferenceSlots, SectionType::StaticSlots});
+}
+
+TEST_CASE("section table: a known section reads through read_section_payloads as its read_* does") {
+  auto rec = gcsnap::Recording::open(std::string(GCSNAP_GOLDEN_DIR) + "/memory-valid.snap");
+  REQUIRE(rec);
+  const gcsnap::Recording& r = **rec;
+  REQUIRE(r.gcs().size() >= 2);
+  const auto type = static_cast<uint16_t>(SectionType::MemoryAccounting);
+  for (size_t i = 0; i < r.gcs().size(); ++i) {
+    INFO("GC at " << i);
+    auto payloads = r.read_section_payloads(i, type);
+    REQUIRE(payloads);
+    auto memory = r.read_memory_accounting(i);
+    REQUIRE(memory);
+    REQUIRE(payloads->size() == (memory->has_value() ? 1u : 0u));
+    if (!memory->has_value()) continue;
+    const std::vector<uint8_t>& p = payloads->front();
+    REQUIRE(p.size() >= 16);
+    const uint32_t present = uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+    CHECK(present == (*memory)->present);
+    uint64_t rss = 0;
+    for (int k = 7; k >= 0; --k) rss = rss << 8 | p[16 + static_cast<size_t>(k)];
+    CHECK(rss == (*memory)->rss_bytes);
+  }
+  // Roots come in chunks: a GC with roots has its sections, one without has none.
+  for (size_t i = 0; i < r.gcs().size(); ++i) {
+    auto roots = r.read_section_payloads(i, static_cast<uint16_t>(SectionType::Roots));
+    REQUIRE(roots);
+    CHECK(roots->empty() == (r.gcs()[i].root_count == 0));
+  }
+  // A type the library does not know is skipped by the block walk.
+  auto unknown = r.read_section_payloads(0, 0x001E);
+  REQUIRE(unknown);
+  CHECK(unknown->empty());
+  auto beyond = r.read_section_payloads(r.gcs().size(), type);
+  CHECK_FALSE(static_cast<bool>(beyond));
 }
