@@ -153,7 +153,7 @@ else
   name=$name-no-shim
 fi
 cp "$root/README.md" "$stage/"
-cp "$root/docs/windows.md" "$root/docs/cli.md" "$root/docs/shim.md" "$root/format-spec.md" "$stage/docs/"
+cp "$root/docs/windows.md" "$root/docs/cli.md" "$root/docs/guide.md" "$root/docs/shim.md" "$root/format-spec.md" "$stage/docs/"
 rm -f "$build"/gcsnap-*-windows-x64*.zip
 [ "$name" = "gcsnap-$version-windows-x64" ] || mv "$stage" "$build/zip/$name"
 (cd "$build/zip" && zip -qr "$build/$name.zip" "$name")

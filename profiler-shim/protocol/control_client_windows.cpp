@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gcsnap_shim/control_client.hpp"
+#include "gcsnap_utf16_text.hpp"
 #include "reply_line.hpp"
 
 namespace gcsnap::shim {
@@ -12,11 +13,9 @@ namespace {
 
 ControlReply failed(std::string why) { return ControlReply{false, std::move(why)}; }
 
-std::wstring widen(const std::string& text) {
-  int n = MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0);
-  std::wstring out(static_cast<size_t>(n > 0 ? n : 0), L'\0');
-  if (n > 0) MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), out.data(), n);
-  return out;
+/// PATH as UTF-16; "" when it is not UTF-8 (then no pipe has the name).
+std::wstring widen(const std::string& path) {
+  return gcsnap::text::utf16_from_utf8<wchar_t>(path).value_or(std::wstring());
 }
 
 struct Handle {

@@ -6,23 +6,17 @@
 #include <string>
 #include <string_view>
 
+#include "gcsnap_utf16_text.hpp"
+
 namespace gcsnap::shim::os {
 
+/// TEXT as UTF-16; "" when it is not UTF-8 (then the system finds no such name).
 inline std::wstring widen(std::string_view text) {
-  if (text.empty()) return {};
-  int n = MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0);
-  std::wstring out(static_cast<size_t>(n > 0 ? n : 0), L'\0');
-  if (n > 0) MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), out.data(), n);
-  return out;
+  return gcsnap::text::utf16_from_utf8<wchar_t>(text).value_or(std::wstring());
 }
 
-inline std::string narrow(std::wstring_view text) {
-  if (text.empty()) return {};
-  int n = WideCharToMultiByte(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0, nullptr, nullptr);
-  std::string out(static_cast<size_t>(n > 0 ? n : 0), '\0');
-  if (n > 0) WideCharToMultiByte(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), out.data(), n, nullptr, nullptr);
-  return out;
-}
+/// TEXT as UTF-8 (an unpaired surrogate becomes U+FFFD).
+inline std::string narrow(std::wstring_view text) { return gcsnap::text::utf8_from_utf16<wchar_t>(text); }
 
 /// The system's message for error CODE, on one line.
 inline std::string error_text(DWORD code) {

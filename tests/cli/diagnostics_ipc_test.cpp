@@ -13,7 +13,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "process/diagnostics_ipc.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
 #include "temp_path.hpp"

@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "loading/gc_select.hpp"
 #include "output/output.hpp"
 #include "output/short_names.hpp"

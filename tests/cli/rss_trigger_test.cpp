@@ -3,7 +3,7 @@
 
 #include <unistd.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "platform/process_memory.hpp"
 #include "process/rss_trigger.hpp"
 

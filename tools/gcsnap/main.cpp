@@ -8,7 +8,7 @@
 #include <fmt/core.h>
 #include <gcsnap/version.hpp>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "commands/commands.hpp"
 #include "platform/console.hpp"
 

@@ -229,6 +229,13 @@ class Recording {
   /// What the process's memory was made of after this GC (§6.16, since 1.2), or nullopt when
   /// the block has no such record. Errors: CorruptSection for a malformed record.
   Result<std::optional<MemoryAccounting>> read_memory_accounting(size_t gc_pos) const;
+  /// The payloads of GC_POS's sections of section type TYPE (format-spec.md §4.2), in file
+  /// order, each checked (checksum, limits) and decompressed; empty when the block has none. The
+  /// general read beneath the typed ones above: a section the library knows (a row of its
+  /// section table) can be read this way before, or instead of, a read_* of its own. A type the
+  /// library does not know is skipped by the block walk and gives none. Errors: as reading the
+  /// block; WalkDropped for a section the size cap dropped.
+  Result<std::vector<std::vector<uint8_t>>> read_section_payloads(size_t gc_pos, uint16_t type) const;
   /// Types and methods declared by blocks 0..gc_pos (inclusive).
   Result<NameTable> read_names(size_t gc_pos) const;
   /// Types and methods declared by block gc_pos alone (the types new in that GC).

@@ -3,19 +3,13 @@
 #include <cstring>
 
 #include "format/format_constants.hpp"
+#include "format/section_table.hpp"
 #include "platform/memory_map.hpp"
 #include "format/walk_dropper.hpp"
 
 namespace gcsnap::format {
 namespace {
 
-// §4.2: the data sections this reader decodes (1.0's, then 1.1's); others are skipped.
-bool is_known_data_section(uint16_t type) {
-  return (type >= static_cast<uint16_t>(SectionType::GenerationBounds) &&
-          type <= static_cast<uint16_t>(SectionType::StaticSlots)) ||
-         type == static_cast<uint16_t>(SectionType::WalkSkipped) ||
-         type == static_cast<uint16_t>(SectionType::MemoryAccounting);
-}
 constexpr uint8_t kFlagMustUnderstand = 0x01;  // §4: unknown type with this flag cannot be skipped
 
 }  // namespace

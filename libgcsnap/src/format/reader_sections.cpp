@@ -279,56 +279,97 @@ Result<std::optional<uint64_t>> Recording::dependent_handle_count(size_t gc_pos)
   });
 }
 
+namespace {
+
+// The one section of TYPE a block may hold (walk skipped, memory accounting: "at most one" in
+// format-spec.md §4.2), checked and decompressed into PAYLOAD; false when the block has none.
+// TWO_OF_THEM names the error of a block with two.
+Result<bool> load_single_section(const Recording::Impl& impl, size_t gc_pos, SectionType type,
+                                 const char* two_of_them, std::vector<uint8_t>& payload, format::SectionRef& ref) {
+  auto refs = impl.sections_of(gc_pos, type);
+  if (!refs) return refs.error();
+  if (refs->empty()) return false;
+  if (refs->size() > 1) return make_error(ErrorCode::CorruptSection, two_of_them, (*refs)[1].offset);
+  ref = refs->front();
+  GCSNAP_RETURN_IF_ERROR(format::load_section(impl.data, ref, impl.limits, payload));
+  return true;
+}
+
+// §6.15.
+Result<WalkSkip> decode_walk_skip(const std::vector<uint8_t>& payload, const format::SectionRef& r) {
+  if (payload.size() != format::kWalkSkippedSize || r.header.item_count != 1)
+    return make_error(ErrorCode::CorruptSection, "walk-skipped section of the wrong size", r.offset);
+  WalkSkip skip;
+  skip.reason = payload[0];
+  skip.budget_per_mille = format::load_le32(payload.data() + 4);
+  skip.last_walk_ns = format::load_le64(payload.data() + 8);
+  skip.since_last_walk_ns = format::load_le64(payload.data() + 16);
+  skip.estimated_walk_ns = format::load_le64(payload.data() + 24);
+  return skip;
+}
+
+// §6.16: later minors may append fields; only a short or ragged payload is malformed.
+Result<MemoryAccounting> decode_memory_accounting(const std::vector<uint8_t>& payload, const format::SectionRef& r) {
+  if (payload.size() < format::kMemoryAccountingSize || payload.size() % 8 != 0 || r.header.item_count != 1)
+    return make_error(ErrorCode::CorruptSection, "memory-accounting section of the wrong size", r.offset);
+  const uint8_t* p = payload.data();
+  MemoryAccounting m;
+  m.present = format::load_le32(p);
+  uint64_t* fields[] = {&m.sample_delay_ns,   &m.rss_bytes,       &m.pss_bytes,         &m.swap_bytes,
+                        &m.gc_committed_bytes, &m.gc_resident_bytes, &m.gc_in_use_bytes, &m.live_object_bytes,
+                        &m.code_bytes,        &m.mapped_file_bytes, &m.stack_bytes,     &m.anonymous_bytes,
+                        &m.recorder_bytes,    &m.cgroup_usage_bytes, &m.cgroup_limit_bytes};
+  for (size_t k = 0; k < std::size(fields); ++k) *fields[k] = format::load_le64(p + 8 + 8 * k);
+  if (m.has(memory_present::kPrivate)) {
+    if (payload.size() < format::kMemoryAccountingPrivateSize)
+      return make_error(ErrorCode::CorruptSection, "memory-accounting section without its private bytes", r.offset);
+    m.private_bytes = format::load_le64(p + format::kMemoryAccountingSize);
+  }
+  return m;
+}
+
+// A single section's value through DECODE, or nullopt when the block has none.
+template <typename T, typename Decode>
+Result<std::optional<T>> read_single_section(const Recording::Impl& impl, size_t gc_pos, SectionType type,
+                                             const char* two_of_them, Decode&& decode) {
+  GCSNAP_RETURN_IF_ERROR(impl.check_index(gc_pos));
+  std::vector<uint8_t> payload;
+  format::SectionRef ref{};
+  auto found = load_single_section(impl, gc_pos, type, two_of_them, payload, ref);
+  if (!found) return found.error();
+  if (!*found) return std::optional<T>{};
+  auto value = decode(payload, ref);
+  if (!value) return value.error();
+  return std::optional<T>(std::move(value).value());
+}
+
+}  // namespace
+
 Result<std::optional<WalkSkip>> Recording::read_walk_skip(size_t gc_pos) const {
   return guarded<std::optional<WalkSkip>>([&]() -> Result<std::optional<WalkSkip>> {
-    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
-    auto refs = impl_->sections_of(gc_pos, SectionType::WalkSkipped);
-    if (!refs) return refs.error();
-    if (refs->empty()) return std::optional<WalkSkip>{};
-    if (refs->size() > 1) return make_error(ErrorCode::CorruptSection, "two walk-skipped sections in one block", (*refs)[1].offset);
-    const format::SectionRef& r = refs->front();
-    std::vector<uint8_t> payload;
-    GCSNAP_RETURN_IF_ERROR(format::load_section(impl_->data, r, impl_->limits, payload));
-    if (payload.size() != format::kWalkSkippedSize || r.header.item_count != 1)
-      return make_error(ErrorCode::CorruptSection, "walk-skipped section of the wrong size", r.offset);
-    WalkSkip skip;
-    skip.reason = payload[0];
-    skip.budget_per_mille = format::load_le32(payload.data() + 4);
-    skip.last_walk_ns = format::load_le64(payload.data() + 8);
-    skip.since_last_walk_ns = format::load_le64(payload.data() + 16);
-    skip.estimated_walk_ns = format::load_le64(payload.data() + 24);
-    return std::optional<WalkSkip>(skip);
+    return read_single_section<WalkSkip>(*impl_, gc_pos, SectionType::WalkSkipped,
+                                         "two walk-skipped sections in one block", decode_walk_skip);
   });
 }
 
 Result<std::optional<MemoryAccounting>> Recording::read_memory_accounting(size_t gc_pos) const {
   return guarded<std::optional<MemoryAccounting>>([&]() -> Result<std::optional<MemoryAccounting>> {
+    return read_single_section<MemoryAccounting>(*impl_, gc_pos, SectionType::MemoryAccounting,
+                                                 "two memory-accounting sections in one block",
+                                                 decode_memory_accounting);
+  });
+}
+
+Result<std::vector<std::vector<uint8_t>>> Recording::read_section_payloads(size_t gc_pos, uint16_t type) const {
+  using Payloads = std::vector<std::vector<uint8_t>>;
+  return guarded<Payloads>([&]() -> Result<Payloads> {
     GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
-    auto refs = impl_->sections_of(gc_pos, SectionType::MemoryAccounting);
+    auto refs = impl_->sections_of(gc_pos, static_cast<SectionType>(type));
     if (!refs) return refs.error();
-    if (refs->empty()) return std::optional<MemoryAccounting>{};
-    if (refs->size() > 1)
-      return make_error(ErrorCode::CorruptSection, "two memory-accounting sections in one block", (*refs)[1].offset);
-    const format::SectionRef& r = refs->front();
-    std::vector<uint8_t> payload;
-    GCSNAP_RETURN_IF_ERROR(format::load_section(impl_->data, r, impl_->limits, payload));
-    // §6.16: later minors may append fields; only a short or ragged payload is malformed.
-    if (payload.size() < format::kMemoryAccountingSize || payload.size() % 8 != 0 || r.header.item_count != 1)
-      return make_error(ErrorCode::CorruptSection, "memory-accounting section of the wrong size", r.offset);
-    const uint8_t* p = payload.data();
-    MemoryAccounting m;
-    m.present = format::load_le32(p);
-    uint64_t* fields[] = {&m.sample_delay_ns,   &m.rss_bytes,       &m.pss_bytes,         &m.swap_bytes,
-                          &m.gc_committed_bytes, &m.gc_resident_bytes, &m.gc_in_use_bytes, &m.live_object_bytes,
-                          &m.code_bytes,        &m.mapped_file_bytes, &m.stack_bytes,     &m.anonymous_bytes,
-                          &m.recorder_bytes,    &m.cgroup_usage_bytes, &m.cgroup_limit_bytes};
-    for (size_t k = 0; k < std::size(fields); ++k) *fields[k] = format::load_le64(p + 8 + 8 * k);
-    if (m.has(memory_present::kPrivate)) {
-      if (payload.size() < format::kMemoryAccountingPrivateSize)
-        return make_error(ErrorCode::CorruptSection, "memory-accounting section without its private bytes", r.offset);
-      m.private_bytes = format::load_le64(p + format::kMemoryAccountingSize);
-    }
-    return std::optional<MemoryAccounting>(m);
+    Payloads out(refs->size());
+    for (size_t k = 0; k < refs->size(); ++k)
+      GCSNAP_RETURN_IF_ERROR(format::load_section(impl_->data, (*refs)[k], impl_->limits, out[k]));
+    return out;
   });
 }
 

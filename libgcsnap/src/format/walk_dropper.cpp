@@ -13,11 +13,6 @@ Error io_error(const char* what, uint64_t at) {
 }
 }  // namespace
 
-bool is_droppable_section(uint64_t type) noexcept {
-  return type == type_of(SectionType::Objects) || type == type_of(SectionType::ReferenceSlots) ||
-         type == type_of(SectionType::DependentHandles) || type == type_of(SectionType::StaticSlots);
-}
-
 void WalkDropper::note_section(uint64_t offset, const SectionHeader& header) {
   if (enabled_ && is_droppable_section(header.type)) pending_.push_back({offset, header});
 }

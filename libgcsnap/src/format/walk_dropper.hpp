@@ -8,13 +8,11 @@
 #include <vector>
 
 #include "format/section.hpp"
+#include "format/section_table.hpp"  // is_droppable_section
 #include "gcsnap/status.hpp"
 #include "platform/file_io.hpp"
 
 namespace gcsnap::format {
-
-/// §6.17: the section types of a heap walk that a writer may drop.
-bool is_droppable_section(uint64_t type) noexcept;
 
 class WalkDropper {
  public:

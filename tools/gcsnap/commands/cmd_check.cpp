@@ -10,7 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "commands/commands.hpp"
 #include "loading/leak_load.hpp"
 #include "output/output.hpp"

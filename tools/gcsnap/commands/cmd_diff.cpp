@@ -12,7 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "commands/commands.hpp"
 #include "commands/diff_growth_paths.hpp"
 #include "commands/diff_objects_report.hpp"

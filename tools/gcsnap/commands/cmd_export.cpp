@@ -11,7 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "commands/commands.hpp"
 #include "export/dot_export.hpp"
 #include "gcsnap/retention.hpp"

@@ -8,7 +8,7 @@
 #include <fmt/core.h>
 
 #include "commands/commands.hpp"
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "platform/console.hpp"
 #include "platform/processes.hpp"
 #include "process/diagnostics_ipc.hpp"

@@ -18,7 +18,7 @@
 #include <fmt/core.h>
 
 #include "process/attach_client.hpp"
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "commands/commands.hpp"
 #include "gcsnap/reader.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
@@ -140,7 +140,8 @@ bool diagnostics_disabled() {
   return false;
 }
 
-[[noreturn]] void run_record(const RecordOptions& options) {
+/// Refuse, before anything runs, options that do not fit together or do not parse.
+void check_record_options(const RecordOptions& options) {
   const std::string& p = options.policy;
   if (p != "default" && p != "all" && p != "gen2" && p != "induced" && p != "none") {
     throw CliError("--policy must be one of default, all, gen2, induced, none", kExitUsage);
@@ -151,6 +152,53 @@ bool diagnostics_disabled() {
   if (options.pid != 0 && !options.command.empty()) {
     throw CliError("record: give either --pid PID or a command after --, not both", kExitUsage);
   }
+}
+
+/// The variables the command runs with: the profiler's, the shim's settings (OUTPUT, the report
+/// folder RECORD_DIR), and the SDK's that keep build servers from outliving the command.
+std::vector<std::pair<std::string, std::string>> record_environment(const RecordOptions& options,
+                                                                    const std::string& shim_path,
+                                                                    const std::string& output,
+                                                                    const std::string& record_dir) {
+  auto environment = profiler_environment(std::string(shim::kClsidText), shim_path);
+  environment.insert(environment.end(), {
+      {shim::kEnvOutput, output},
+      {shim::kEnvPolicy, options.policy},
+      {shim::kEnvRecordDir, record_dir},
+  });
+  if (options.max_snapshots >= 0) environment.emplace_back(shim::kEnvMaxSnapshots, std::to_string(options.max_snapshots));
+  if (options.max_memory_mb > 0) environment.emplace_back(shim::kEnvMaxMemoryMb, std::to_string(options.max_memory_mb));
+  if (!options.on_heap_growth.empty())
+    environment.emplace_back(shim::kEnvOnHeapGrowth, std::to_string(parse_size(options.on_heap_growth, "--on-heap-growth")));
+  if (!options.max_size.empty())
+    environment.emplace_back(shim::kEnvMaxSize, std::to_string(parse_size(options.max_size, "--max-size")));
+  // `dotnet run/test/watch` build first: no MSBuild node or build server may outlive the
+  // command with the profiler variables in its environment (the user's own settings win).
+  for (const auto& [name, value] : {std::pair<const char*, const char*>{"MSBUILDDISABLENODEREUSE", "1"},
+                                    std::pair<const char*, const char*>{"DOTNET_CLI_USE_MSBUILD_SERVER", "0"}}) {
+    if (!std::getenv(name)) environment.emplace_back(name, value);
+  }
+  return environment;
+}
+
+/// Throw the error of a command that recorded no process, saying why as far as gcsnap can tell.
+[[noreturn]] void fail_nothing_recorded(const RecordOptions& options, const RecordedProcesses& processes,
+                                        int exit_code) {
+  const std::string& program = options.command.front();
+  std::string why =
+      diagnostics_disabled()
+          ? program + " never started the gcsnap profiler: profiling is disabled in this environment "
+                      "(DOTNET_EnableDiagnostics=0)"
+      : processes.sdk_count() > 0
+          ? program + " ran only processes of the .NET SDK (the dotnet CLI, MSBuild, the compiler), which gcsnap "
+                      "does not record, and no app"
+          : program + " never started the gcsnap profiler: it is not a .NET app, or the runtime did not load the "
+                      "profiler (see any 'gcsnap:' line above)";
+  throw CliError("nothing was recorded: " + why, exit_code != 0 ? exit_code : kExitNotRecorded);
+}
+
+[[noreturn]] void run_record(const RecordOptions& options) {
+  check_record_options(options);
   if (options.pid != 0) run_record_attached(options);
   if (!options.duration.empty()) throw CliError("record: --duration goes with --pid", kExitUsage);
   const unsigned long long every = options.every.empty() ? 0 : parse_duration(options.every, "--every");
@@ -161,35 +209,16 @@ bool diagnostics_disabled() {
   // The shim expands the pattern in each process: {name} from its main assembly (process_role.hpp).
   std::string output = prepare_output(options.output.empty() ? "gcsnap-{name}-{pid}.snap" : options.output, options.force);
   RecordedProcesses processes;
-  processes.build_indexes(options.index);
-  processes.set_policy(options.policy);
+  processes.set_summarize([&options](const std::string& path, const std::string& label, long pid) {
+    if (print_summary(path, label, options.index) == 0) print_no_walk_hint(path, options.policy, pid);
+  });
   std::optional<PeriodicSnapshots> periodic;
   if (every) periodic.emplace(every, kWalkTimeoutS);
   std::optional<RssTrigger> on_rss;
   start_rss_trigger(options, on_rss);
   LaunchRequest request;
   request.command = options.command;
-  request.environment = profiler_environment(std::string(shim::kClsidText), shim_path);
-  for (auto& variable : system_profiler_environment(std::string(shim::kClsidText), shim_path)) {
-    request.environment.push_back(std::move(variable));
-  }
-  request.environment.insert(request.environment.end(), {
-      {shim::kEnvOutput, output},
-      {shim::kEnvPolicy, options.policy},
-      {shim::kEnvRecordDir, processes.directory()},
-  });
-  if (options.max_snapshots >= 0) request.environment.emplace_back(shim::kEnvMaxSnapshots, std::to_string(options.max_snapshots));
-  if (options.max_memory_mb > 0) request.environment.emplace_back(shim::kEnvMaxMemoryMb, std::to_string(options.max_memory_mb));
-  if (!options.on_heap_growth.empty())
-    request.environment.emplace_back(shim::kEnvOnHeapGrowth, std::to_string(parse_size(options.on_heap_growth, "--on-heap-growth")));
-  if (!options.max_size.empty())
-    request.environment.emplace_back(shim::kEnvMaxSize, std::to_string(parse_size(options.max_size, "--max-size")));
-  // `dotnet run/test/watch` build first: no MSBuild node or build server may outlive the
-  // command with the profiler variables in its environment (the user's own settings win).
-  for (const auto& [name, value] : {std::pair<const char*, const char*>{"MSBUILDDISABLENODEREUSE", "1"},
-                                    std::pair<const char*, const char*>{"DOTNET_CLI_USE_MSBUILD_SERVER", "0"}}) {
-    if (!std::getenv(name)) request.environment.emplace_back(name, value);
-  }
+  request.environment = record_environment(options, shim_path, output, processes.directory());
   request.poll = [&] {
     processes.poll();
     if (periodic) periodic->set_targets(processes.running_controls());
@@ -215,19 +244,7 @@ bool diagnostics_disabled() {
   if (on_rss) on_rss->stop();
   processes.finish(result.statuses);
   processes.remove_directory();
-  if (processes.recorded_count() == 0) {
-    const std::string& program = options.command.front();
-    std::string why =
-        diagnostics_disabled()
-            ? program + " never started the gcsnap profiler: profiling is disabled in this environment "
-                        "(DOTNET_EnableDiagnostics=0)"
-        : processes.sdk_count() > 0
-            ? program + " ran only processes of the .NET SDK (the dotnet CLI, MSBuild, the compiler), which gcsnap "
-                        "does not record, and no app"
-            : program + " never started the gcsnap profiler: it is not a .NET app, or the runtime did not load the "
-                        "profiler (see any 'gcsnap:' line above)";
-    throw CliError("nothing was recorded: " + why, result.exit_code != 0 ? result.exit_code : kExitNotRecorded);
-  }
+  if (processes.recorded_count() == 0) fail_nothing_recorded(options, processes, result.exit_code);
   std::fflush(stdout);
   std::exit(result.exit_code);
 }

@@ -9,7 +9,7 @@
 #include <fmt/core.h>
 
 #include "process/attach_client.hpp"
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "commands/commands.hpp"
 #include "gcsnap/reader.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"

@@ -12,7 +12,7 @@
 #include "gcsnap/group_paths.hpp"
 #include "gcsnap/heap_graph.hpp"
 #include "gcsnap/retention.hpp"
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 
 namespace gcsnap::cli {
 namespace {

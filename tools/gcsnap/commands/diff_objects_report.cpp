@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "loading/heap_load.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/gc_heap.hpp"

@@ -5,7 +5,7 @@
 
 #include <fmt/core.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "gcsnap/analysis_index.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/reader.hpp"

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 
 namespace gcsnap::cli {
 

@@ -70,80 +70,97 @@ bool plain_index(std::string_view text, uint64_t& index) {
   return true;
 }
 
-}  // namespace
+// The nodes and edges arrays, one line per node or edge, with the strings they name.
+class SnapshotArrays {
+ public:
+  explicit SnapshotArrays(OutputFile& out) : out_(out) {}
+  Strings& strings() { return strings_; }
 
-HeapSnapshotCounts write_heapsnapshot(const LoadedHeap& heap, OutputFile& out) {
-  const HeapGraph& graph = heap.graph;
+  // A node: type, name, id, self_size, edge_count, trace_node_id, detachedness.
+  void node(int type, uint32_t name, uint64_t size, uint64_t edges) {
+    line_.clear();
+    fmt::format_to(std::back_inserter(line_), "{}{},{},{},{},{},0,0", nodes_ ? ",\n" : "", type, name,
+                   2 * nodes_ + 1, size, edges);
+    out_.write(std::string_view(line_.data(), line_.size()));
+    ++nodes_;
+  }
+  // An edge: type, name_or_index, to_node (the target's position times the node field count).
+  void edge(int type, uint64_t name_or_index, uint64_t to_position) {
+    line_.clear();
+    fmt::format_to(std::back_inserter(line_), "{}{},{},{}", edges_ ? ",\n" : "", type, name_or_index,
+                   to_position * kNodeFields);
+    out_.write(std::string_view(line_.data(), line_.size()));
+    ++edges_;
+  }
+
+ private:
+  OutputFile& out_;
+  Strings strings_;
+  fmt::memory_buffer line_;
+  uint64_t nodes_ = 0;
+  uint64_t edges_ = 0;
+};
+
+// The synthetic nodes: "(GC roots)" at position 0, then one per root kind that has roots.
+struct RootKinds {
+  std::array<uint64_t, 4> per_kind{};
+  std::vector<RootKind> present;
+};
+
+RootKinds root_kinds(const HeapGraph& graph) {
   constexpr std::array<RootKind, 4> kinds = {RootKind::Stack, RootKind::Handle, RootKind::Finalizer,
                                              RootKind::Other};
-  // Synthetic nodes: "(GC roots)" at position 0, then one per root kind that has roots.
-  std::array<uint64_t, 4> per_kind{};
-  for (const GraphRoot& r : graph.roots()) ++per_kind[static_cast<size_t>(r.kind)];
-  std::vector<RootKind> present;
+  RootKinds out;
+  for (const GraphRoot& r : graph.roots()) ++out.per_kind[static_cast<size_t>(r.kind)];
   for (RootKind k : kinds)
-    if (per_kind[static_cast<size_t>(k)]) present.push_back(k);
-  const uint64_t synthetic = 1 + present.size();
-  HeapSnapshotCounts counts;
-  counts.synthetic_nodes = synthetic;
-  counts.nodes = synthetic + graph.node_count();
-  counts.root_edges = present.size() + graph.roots().size();
-  counts.edges = counts.root_edges + graph.edge_count();
+    if (out.per_kind[static_cast<size_t>(k)]) out.present.push_back(k);
+  return out;
+}
 
-  Strings strings;
-  out.write(kMeta);
-  out.write(fmt::format("\"node_count\":{},\"edge_count\":{},\"trace_function_count\":0}},\n", counts.nodes,
-                        counts.edges));
-  // Nodes: type, name, id, self_size, edge_count, trace_node_id, detachedness.
-  out.write("\"nodes\":[");
-  fmt::memory_buffer line;
-  uint64_t position = 0;
-  auto node = [&](int type, uint32_t name, uint64_t size, uint64_t edges) {
-    line.clear();
-    fmt::format_to(std::back_inserter(line), "{}{},{},{},{},{},0,0", position ? ",\n" : "", type, name,
-                   2 * position + 1, size, edges);
-    out.write(std::string_view(line.data(), line.size()));
-    ++position;
-  };
-  node(kNodeSynthetic, strings.intern("(GC roots)"), 0, present.size());
-  for (RootKind k : present)
-    node(kNodeSynthetic, strings.intern(fmt::format("({} roots)", root_kind_name(k))), 0, per_kind[static_cast<size_t>(k)]);
+void write_nodes(const LoadedHeap& heap, const RootKinds& roots, SnapshotArrays& arrays) {
+  const HeapGraph& graph = heap.graph;
+  Strings& strings = arrays.strings();
+  arrays.node(kNodeSynthetic, strings.intern("(GC roots)"), 0, roots.present.size());
+  for (RootKind k : roots.present) {
+    arrays.node(kNodeSynthetic, strings.intern(fmt::format("({} roots)", root_kind_name(k))), 0,
+                roots.per_kind[static_cast<size_t>(k)]);
+  }
   std::vector<uint32_t> type_strings;  // type id -> string index + 1 (0: not interned yet)
   for (NodeIndex v = 0; v < graph.node_count(); ++v) {
     const uint32_t type = graph.type_id(v);
     if (type >= type_strings.size()) type_strings.resize(type + 1, 0);
     if (!type_strings[type]) type_strings[type] = strings.intern(heap.names.type_name(type)) + 1;
-    node(kNodeObject, type_strings[type] - 1, graph.object_size(v), graph.successors(v).size());
+    arrays.node(kNodeObject, type_strings[type] - 1, graph.object_size(v), graph.successors(v).size());
   }
-  out.write("],\n\"edges\":[");
+}
 
-  // Edges: type, name_or_index, to_node (the target's position times the node field count).
-  bool first_edge = true;
-  auto edge = [&](int type, uint64_t name_or_index, uint64_t to_position) {
-    line.clear();
-    fmt::format_to(std::back_inserter(line), "{}{},{},{}", first_edge ? "" : ",\n", type, name_or_index,
-                   to_position * kNodeFields);
-    out.write(std::string_view(line.data(), line.size()));
-    first_edge = false;
-  };
-  for (size_t i = 0; i < present.size(); ++i) edge(kEdgeElement, i + 1, 1 + i);
-  for (RootKind k : present) {
+// The edges of the synthetic nodes: "(GC roots)" to each kind, each kind to its roots' objects.
+void write_root_edges(const LoadedHeap& heap, const RootKinds& roots, uint64_t synthetic, SnapshotArrays& arrays) {
+  for (size_t i = 0; i < roots.present.size(); ++i) arrays.edge(kEdgeElement, i + 1, 1 + i);
+  for (RootKind k : roots.present) {
     uint64_t index = 0;
-    for (const GraphRoot& r : graph.roots()) {
+    for (const GraphRoot& r : heap.graph.roots()) {
       if (r.kind != k) continue;
       ++index;
       const uint64_t to = synthetic + r.node;
       // A weak handle does not keep its object alive: a weak edge, which DevTools and memlab
       // leave out of retainer paths, as gcsnap path does without --include-weak.
       if (r.is_weak()) {
-        edge(kEdgeWeak, strings.intern(fmt::format("weak handle {}", index)), to);
+        arrays.edge(kEdgeWeak, arrays.strings().intern(fmt::format("weak handle {}", index)), to);
         continue;
       }
       const MethodRecord* method = k == RootKind::Stack ? heap.names.find_method(r.root_id) : nullptr;
-      if (method) edge(kEdgeProperty, strings.intern(method->name), to);
-      else edge(kEdgeElement, index, to);
+      if (method) arrays.edge(kEdgeProperty, arrays.strings().intern(method->name), to);
+      else arrays.edge(kEdgeElement, index, to);
     }
   }
+}
+
+// The objects' references, named by their fields; return how many have a name.
+uint64_t write_object_edges(const LoadedHeap& heap, uint64_t synthetic, SnapshotArrays& arrays) {
+  const HeapGraph& graph = heap.graph;
   const EdgeNamer namer = heap.edge_namer();
+  uint64_t named = 0;
   for (NodeIndex v = 0; v < graph.node_count(); ++v) {
     const auto targets = graph.successors(v);
     for (size_t j = 0; j < targets.size(); ++j) {
@@ -152,16 +169,40 @@ HeapSnapshotCounts write_heapsnapshot(const LoadedHeap& heap, OutputFile& out) {
       uint64_t index = 0;
       if (f.kind == EdgeNameKind::Unknown) {
         const bool dependent = graph.edge_kind(v, targets[j]) == EdgeKind::DependentHandle;
-        edge(kEdgeProperty, strings.intern(dependent ? "(ConditionalWeakTable value)" : "(unnamed)"), to);
+        arrays.edge(kEdgeProperty, arrays.strings().intern(dependent ? "(ConditionalWeakTable value)" : "(unnamed)"), to);
         continue;
       }
-      ++counts.named_edges;
-      if (f.kind == EdgeNameKind::Element && plain_index(f.text, index)) edge(kEdgeElement, index, to);
-      else edge(kEdgeProperty, strings.intern(f.text), to);
+      ++named;
+      if (f.kind == EdgeNameKind::Element && plain_index(f.text, index)) arrays.edge(kEdgeElement, index, to);
+      else arrays.edge(kEdgeProperty, arrays.strings().intern(f.text), to);
     }
   }
+  return named;
+}
+
+}  // namespace
+
+HeapSnapshotCounts write_heapsnapshot(const LoadedHeap& heap, OutputFile& out) {
+  const HeapGraph& graph = heap.graph;
+  const RootKinds roots = root_kinds(graph);
+  const uint64_t synthetic = 1 + roots.present.size();
+  HeapSnapshotCounts counts;
+  counts.synthetic_nodes = synthetic;
+  counts.nodes = synthetic + graph.node_count();
+  counts.root_edges = roots.present.size() + graph.roots().size();
+  counts.edges = counts.root_edges + graph.edge_count();
+
+  SnapshotArrays arrays(out);
+  out.write(kMeta);
+  out.write(fmt::format("\"node_count\":{},\"edge_count\":{},\"trace_function_count\":0}},\n", counts.nodes,
+                        counts.edges));
+  out.write("\"nodes\":[");
+  write_nodes(heap, roots, arrays);
+  out.write("],\n\"edges\":[");
+  write_root_edges(heap, roots, synthetic, arrays);
+  counts.named_edges = write_object_edges(heap, synthetic, arrays);
   out.write("],\n\"trace_function_infos\":[],\n\"trace_tree\":[],\n\"samples\":[],\n\"locations\":[],\n");
-  strings.write(out);
+  arrays.strings().write(out);
   return counts;
 }
 

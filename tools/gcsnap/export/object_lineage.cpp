@@ -18,7 +18,7 @@
 #include <fmt/format.h>
 
 #include "gcsnap/object_identity.hpp"
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 
 namespace gcsnap::cli {
 

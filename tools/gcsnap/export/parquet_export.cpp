@@ -22,7 +22,7 @@
 #include "export/parquet_tables.hpp"
 #include "gcsnap/index_stream.hpp"
 #include "gcsnap/version.hpp"
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 
 namespace gcsnap::cli {
 

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "gcsnap/dominators.hpp"
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 
 namespace gcsnap::cli {
 

@@ -6,7 +6,7 @@
 
 #include "loading/leak_load.hpp"
 #include "export/parquet_streamed.hpp"
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 
 namespace gcsnap::cli {
 

@@ -10,7 +10,7 @@
 #include <protozero/pbf_writer.hpp>
 #include <zlib.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 
 namespace gcsnap::cli {
 

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "loading/gc_select.hpp"
 #include "gcsnap/dominators.hpp"
 #include "gcsnap/edge_names.hpp"

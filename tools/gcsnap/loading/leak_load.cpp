@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "loading/gc_select.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/root_summary.hpp"

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "platform/console.hpp"
 
 namespace gcsnap::cli {

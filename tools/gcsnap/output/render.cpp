@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "output/short_names.hpp"
 
 namespace gcsnap::cli {

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "output/output.hpp"
 
 namespace gcsnap::cli {

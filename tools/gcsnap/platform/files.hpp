@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace gcsnap::cli {
@@ -17,6 +18,25 @@ std::filesystem::path path_of(const std::string& text);
 std::string utf8(const std::filesystem::path& path);
 /// Whether anything (a file, a folder, a dangling link) has the name PATH.
 bool path_taken(const std::string& path);
+
+// What prepare_output (process/record_launch.hpp) asks of the file system: the answers only,
+// its rules and messages are its own.
+/// Whether C separates folders in a path: '/' (POSIX); '/' or '\\' (Windows).
+bool is_path_separator(char c) noexcept;
+/// PATH made absolute against the current folder; nullopt when that folder cannot be told.
+std::optional<std::string> absolute_path(const std::string& path);
+/// The folder part of the absolute PATH.
+std::string parent_directory(const std::string& path);
+/// Whether PATH names a folder (a link to one counts).
+bool is_directory(const std::string& path);
+/// Why a new file cannot be made in folder DIR, in the system's words; "" when it can.
+std::string why_not_writable(const std::string& dir);
+/// What has the name PATH: nothing, a folder, or anything else (on POSIX a link is not
+/// followed: a link is Other).
+enum class NameKind { None, Directory, Other };
+NameKind name_kind(const std::string& path);
+/// Remove the file PATH: "" when done, otherwise why not, in the system's words.
+std::string remove_file(const std::string& path);
 /// Create a folder only this user can use, named PREFIX plus a unique tail, in the temporary
 /// folder ($TMPDIR or /tmp; %TEMP%); return its name. Throws CliError (kExitNotRecorded).
 std::string make_private_directory(const std::string& prefix);

@@ -2,8 +2,9 @@
 // Starting the command of `gcsnap record -- COMMAND` and waiting for it, one implementation
 // per operating system: fork and exec, signal forwarding and a subreaper on Linux
 // (posix/launch_posix.cpp); CreateProcessW with an environment block and the console's
-// Ctrl+C on Windows (windows/launch_windows.cpp). Also where the shim is and whether an output
-// path can be written, which the systems name differently.
+// Ctrl+C on Windows (windows/launch_windows.cpp). Also where the shim is, which the systems
+// name differently. What is the same on both (the profiler variables, the output path's rules)
+// is process/record_launch.hpp's.
 
 #include <functional>
 #include <map>
@@ -40,11 +41,6 @@ struct LaunchResult {
 /// Return the shim next to this executable (build tree, the Windows zip), in
 /// <prefix>/<libdir>/gcsnap (installed), or $GCSNAP_SHIM. Throws CliError when none exists.
 std::string find_shim();
-/// Make OUTPUT absolute and check its directory is writable. A "{pid}" or "{name}" pattern
-/// may appear in the file name only (the shim expands it). An existing file of a name
-/// without a pattern is removed when REPLACE is set and refused otherwise ("add --force").
-/// Throws CliError when it cannot be written.
-std::string prepare_output(const std::string& output, bool replace);
 /// Start the command, then wait as LaunchRequest says: for the command, and then for
 /// ALSO_WAIT_FOR's processes. Processes the command started that still run when it ends (the
 /// app of a launcher that exits at once) get up to 5 s to appear in ALSO_WAIT_FOR. POSIX: signals sent to gcsnap (SIGINT, SIGTERM, SIGHUP, SIGQUIT)
@@ -58,9 +54,8 @@ LaunchResult run_command(const LaunchRequest& request);
 /// unfinished" (POSIX), "ended (exit code 1)" (Windows), or "ended before finishing its file"
 /// when gcsnap did not see it end.
 std::string describe_end(long pid, const std::map<long, int>& statuses);
-/// The profiler variables besides profiler_environment's that this system's runtimes read:
-/// none on Linux; on Windows the .NET Framework's (framework_profiler_environment).
-std::vector<std::pair<std::string, std::string>> system_profiler_environment(const std::string& clsid,
-                                                                             const std::string& shim_path);
+/// Whether this system runs .NET Framework 4.x apps, whose runtime reads profiler variables of
+/// its own (COR_PROFILER ...): false on Linux, true on Windows.
+bool has_dotnet_framework() noexcept;
 
 }  // namespace gcsnap::cli

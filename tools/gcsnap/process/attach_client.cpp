@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "process/diagnostics_ipc.hpp"
 #include "gcsnap_shim/control_client.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"

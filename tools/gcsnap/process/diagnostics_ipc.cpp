@@ -1,10 +1,13 @@
 #include "process/diagnostics_ipc.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
+#include "gcsnap_utf16_text.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
 #include "platform/diagnostics_transport.hpp"
 
@@ -55,63 +58,28 @@ void put_clsid(std::string& out, std::string_view text) {
 /// A UTF-16LE string: u32 count of code units including the terminating NUL, then the units.
 /// Paths are UTF-8 on Linux; code points above U+FFFF become surrogate pairs.
 void put_utf16(std::string& out, const std::string& utf8) {
-  std::u16string units;
-  for (size_t i = 0; i < utf8.size();) {
-    unsigned char c = static_cast<unsigned char>(utf8[i]);
-    uint32_t cp = c;
-    size_t extra = c < 0x80 ? 0 : c < 0xE0 ? 1 : c < 0xF0 ? 2 : 3;
-    if (c >= 0x80) cp = c & (0x3F >> extra);
-    if (i + extra >= utf8.size()) throw CliError("profiler path is not UTF-8", kExitUsage);
-    for (size_t k = 1; k <= extra; ++k) cp = cp << 6 | (static_cast<unsigned char>(utf8[i + k]) & 0x3F);
-    i += extra + 1;
-    if (cp >= 0x10000) {
-      cp -= 0x10000;
-      units.push_back(static_cast<char16_t>(0xD800 + (cp >> 10)));
-      units.push_back(static_cast<char16_t>(0xDC00 + (cp & 0x3FF)));
-    } else {
-      units.push_back(static_cast<char16_t>(cp));
-    }
-  }
-  units.push_back(u'\0');
-  put_u32(out, static_cast<uint32_t>(units.size()));
-  for (char16_t u : units) put_u16(out, static_cast<uint16_t>(u));
+  std::optional<std::u16string> units = gcsnap::text::utf16_from_utf8(utf8);
+  if (!units) throw CliError("profiler path is not UTF-8", kExitUsage);
+  units->push_back(u'\0');
+  put_u32(out, static_cast<uint32_t>(units->size()));
+  for (char16_t u : *units) put_u16(out, static_cast<uint16_t>(u));
 }
 
 /// A UTF-16LE string of a reply at AT (u32 count of units with the NUL, then the units), as
-/// UTF-8; AT moves past it. False when it runs past the end.
+/// UTF-8 up to its first NUL; AT moves past it. False when it runs past the end.
 bool get_utf16(const std::string& reply, size_t& at, std::string& out) {
   if (at + 4 > reply.size()) return false;
   uint32_t count = get_u32(reinterpret_cast<const unsigned char*>(reply.data() + at));
   at += 4;
   if (count > (reply.size() - at) / 2) return false;
-  out.clear();
+  std::u16string units;
   for (uint32_t i = 0; i < count; ++i) {
-    uint32_t cp = static_cast<unsigned char>(reply[at + 2 * i]) | uint32_t{static_cast<unsigned char>(reply[at + 2 * i + 1])} << 8;
-    if (cp == 0) break;
-    if (cp >= 0xD800 && cp < 0xDC00 && i + 1 < count) {
-      uint32_t low = static_cast<unsigned char>(reply[at + 2 * i + 2]) |
-                     uint32_t{static_cast<unsigned char>(reply[at + 2 * i + 3])} << 8;
-      if (low >= 0xDC00 && low < 0xE000) {
-        cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-        ++i;
-      }
-    }
-    if (cp < 0x80) {
-      out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-      out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
+    const auto unit = static_cast<char16_t>(static_cast<unsigned char>(reply[at + 2 * i]) |
+                                            static_cast<unsigned char>(reply[at + 2 * i + 1]) << 8);
+    if (unit == 0) break;
+    units.push_back(unit);
   }
+  out = gcsnap::text::utf8_from_utf16(std::u16string_view(units));
   at += size_t{count} * 2;
   return true;
 }
@@ -124,6 +92,24 @@ std::string header_only(uint8_t command_set, uint8_t command) {
   message.push_back(static_cast<char>(command));
   put_u16(message, 0);
   return message;
+}
+
+/// Send MESSAGE to the runtime at ENDPOINT and return its reply: the header and the payload
+/// the header's size announces (its u16 at offset 14 is the size of the whole message).
+std::string exchange(const std::string& endpoint, std::string_view message, int timeout_s) {
+  DiagnosticsChannel channel(endpoint, timeout_s);
+  channel.send(message);
+  std::string reply;
+  size_t want = kHeaderSize;
+  char buffer[4096];
+  while (reply.size() < want) {
+    reply.append(buffer, channel.receive(buffer, std::min(sizeof(buffer), want - reply.size())));
+    if (want == kHeaderSize && reply.size() == kHeaderSize) {
+      const size_t total = static_cast<unsigned char>(reply[14]) | size_t{static_cast<unsigned char>(reply[15])} << 8;
+      if (total > kHeaderSize) want = total;
+    }
+  }
+  return reply;
 }
 
 bool is_reply(const std::string& reply) {
@@ -151,7 +137,7 @@ std::string encode_attach_profiler(const AttachProfilerRequest& request) {
 }
 
 uint32_t attach_profiler(const std::string& endpoint, const AttachProfilerRequest& request, int io_timeout_s) {
-  std::string reply = diagnostics_exchange(endpoint, encode_attach_profiler(request), io_timeout_s);
+  std::string reply = exchange(endpoint, encode_attach_profiler(request), io_timeout_s);
   if (!is_reply(reply) || reply.size() < kHeaderSize + 4) {
     throw CliError("the diagnostics endpoint " + endpoint + " answered something that is not a runtime reply",
                    kExitProblems);
@@ -163,7 +149,7 @@ uint32_t attach_profiler(const std::string& endpoint, const AttachProfilerReques
 }
 
 RuntimeProcessInfo query_process_info(const std::string& endpoint, int io_timeout_s) {
-  std::string reply = diagnostics_exchange(endpoint, header_only(kCommandSetProcess, kCommandProcessInfo), io_timeout_s);
+  std::string reply = exchange(endpoint, header_only(kCommandSetProcess, kCommandProcessInfo), io_timeout_s);
   RuntimeProcessInfo info;
   size_t at = kHeaderSize + 8 + 16;  // pid, then the runtime cookie (a GUID)
   if (!is_reply(reply) || static_cast<uint8_t>(reply[17]) != kServerOk || reply.size() < at ||

@@ -7,7 +7,7 @@
 
 #include "gcsnap_shim/control_client.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "platform/processes.hpp"
 
 namespace gcsnap::cli {

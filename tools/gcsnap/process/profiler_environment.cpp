@@ -1,5 +1,4 @@
-// The parts of record_launch.hpp that are the same on every system: the profiler variables and
-// output name patterns.
+// The profiler variables of record_launch.hpp and the output name patterns.
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +20,9 @@ std::vector<std::pair<std::string, std::string>> profiler_environment(const std:
     variables.emplace_back(p + "PROFILER", clsid);
     variables.emplace_back(p + "PROFILER_PATH", shim_path);
     variables.emplace_back(p + "PROFILER_PATH_64", shim_path);
+  }
+  if (has_dotnet_framework()) {
+    for (auto& variable : framework_profiler_environment(clsid, shim_path)) variables.push_back(std::move(variable));
   }
   return variables;
 }

@@ -12,13 +12,12 @@
 
 #include <fmt/core.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "gcsnap/finish_recording.hpp"
 #include "output/output.hpp"
 #include "platform/files.hpp"
 #include "platform/launch.hpp"
 #include "platform/processes.hpp"
-#include "commands/summary_line.hpp"
 
 namespace gcsnap::cli {
 namespace {
@@ -133,7 +132,7 @@ void RecordedProcesses::finish_one(const Entry& entry, const std::map<long, int>
     fmt::print(stderr, "gcsnap: {} {}: gcsnap wrote the index of its {} complete GCs{}\n",
                label, describe_end(r.pid, statuses), finished->gcs, dropped);
   }
-  if (print_summary(r.output, label, build_indexes_) == 0) print_no_walk_hint(r.output, policy_, r.pid);
+  if (summarize_) summarize_(r.output, label, r.pid);
 }
 
 }  // namespace gcsnap::cli

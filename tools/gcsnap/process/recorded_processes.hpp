@@ -3,8 +3,10 @@
 // in each of them leaves a report (shim_protocol.hpp ProcessReport) in a private directory
 // (GCSNAP_RECORD_DIR); this reads the reports, tells which recorded processes still run,
 // and, once they have all ended, finishes what a killed one left: its stale control socket
-// goes, its file gets its index (gcsnap::finish_recording), and each file gets its summary.
+// goes, its file gets its index (gcsnap::finish_recording), and each file gets its summary
+// (the caller's: the summary line is the commands' business, not the process layer's).
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -39,10 +41,10 @@ class RecordedProcesses {
   /// for each one not recorded because its file existed, say so. STATUSES: LaunchResult::statuses,
   /// how the processes gcsnap saw end ended (platform/launch.hpp describe_end).
   void finish(const std::map<long, int>& statuses);
-  /// record --index: finish() also builds each file's analysis indexes (the summary says so).
-  void build_indexes(bool on) noexcept { build_indexes_ = on; }
-  /// The snapshot policy, named when a file ends without a heap walk.
-  void set_policy(std::string policy) { policy_ = std::move(policy); }
+  /// How finish() sums up a finished file: called with its path, "process PID (NAME)" and the
+  /// pid (cmd_record prints the summary line).
+  using Summarize = std::function<void(const std::string& path, const std::string& label, long pid)>;
+  void set_summarize(Summarize summarize) { summarize_ = std::move(summarize); }
   /// Remove the report directory (also done by the destructor; call it before std::exit).
   void remove_directory() noexcept;
 
@@ -55,8 +57,7 @@ class RecordedProcesses {
 
   std::string dir_;
   std::vector<Entry> entries_;  ///< in the order the reports were read
-  bool build_indexes_ = false;
-  std::string policy_ = "default";
+  Summarize summarize_;
   std::set<long> seen_;
 };
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "process/rss_trigger.hpp"
 
 namespace gcsnap::cli {

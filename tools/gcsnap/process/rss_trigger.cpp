@@ -5,7 +5,7 @@
 
 #include <fmt/core.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "platform/process_memory.hpp"
 #include "process/periodic_snapshots.hpp"
 

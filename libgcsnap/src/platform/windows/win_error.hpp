@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <string>
 
+#include "gcsnap_utf16_text.hpp"
+
 namespace gcsnap::platform {
 
 // Map GetLastError() (or CODE) onto the nearest errno value, store it in errno, and return false.
@@ -38,12 +40,7 @@ inline bool fail_with_last_error(DWORD code = GetLastError()) noexcept {
 
 // PATH (UTF-8) as UTF-16 for the W functions; empty when PATH is not valid UTF-8.
 inline std::wstring widen(const std::string& path) {
-  if (path.empty()) return {};
-  const int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path.data(), static_cast<int>(path.size()), nullptr, 0);
-  if (n <= 0) return {};
-  std::wstring out(static_cast<size_t>(n), L'\0');
-  MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path.data(), static_cast<int>(path.size()), out.data(), n);
-  return out;
+  return gcsnap::text::utf16_from_utf8<wchar_t>(path).value_or(std::wstring());
 }
 
 inline HANDLE to_handle(intptr_t f) noexcept { return reinterpret_cast<HANDLE>(f); }

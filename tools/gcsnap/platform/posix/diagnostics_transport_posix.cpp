@@ -3,20 +3,17 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "platform/diagnostics_transport.hpp"
 
 namespace gcsnap::cli {
 namespace {
-
-constexpr size_t kHeaderSize = 20;
 
 /// Wait for FD to be ready for EVENTS until DEADLINE; false on timeout.
 bool wait_ready(int fd, short events, std::chrono::steady_clock::time_point deadline) {
@@ -32,7 +29,7 @@ bool wait_ready(int fd, short events, std::chrono::steady_clock::time_point dead
 
 }  // namespace
 
-std::string diagnostics_exchange(const std::string& socket_path, std::string_view message, int timeout_s) {
+DiagnosticsChannel::DiagnosticsChannel(const std::string& socket_path, int timeout_s) : timeout_s_(timeout_s) {
   sockaddr_un address{};
   if (socket_path.size() >= sizeof(address.sun_path)) {
     throw CliError("diagnostics socket path too long: " + socket_path, kExitProblems);
@@ -41,12 +38,10 @@ std::string diagnostics_exchange(const std::string& socket_path, std::string_vie
   std::memcpy(address.sun_path, socket_path.c_str(), socket_path.size() + 1);
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw CliError(std::string("cannot create a socket: ") + std::strerror(errno), kExitProblems);
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
+  handle_ = fd;
   if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
     int err = errno;
+    ::close(fd);
     if (err == EACCES || err == EPERM) {
       throw CliError("no permission to connect to " + socket_path + " (the process belongs to another user; "
                      "run gcsnap as that user or as root)", kExitProblems);
@@ -54,33 +49,34 @@ std::string diagnostics_exchange(const std::string& socket_path, std::string_vie
     throw CliError(fmt::format("cannot connect to the runtime's diagnostics socket {}: {} (is the process "
                                "still running?)", socket_path, std::strerror(err)), kExitProblems);
   }
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+}
+
+DiagnosticsChannel::~DiagnosticsChannel() { ::close(static_cast<int>(handle_)); }
+
+void DiagnosticsChannel::send(std::string_view message) {
+  const int fd = static_cast<int>(handle_);
   size_t sent = 0;
   while (sent < message.size()) {
-    if (!wait_ready(fd, POLLOUT, deadline)) throw CliError("the runtime did not take the request", kExitProblems);
+    if (!wait_ready(fd, POLLOUT, deadline_)) throw CliError("the runtime did not take the request", kExitProblems);
     ssize_t n = ::send(fd, message.data() + sent, message.size() - sent, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) throw CliError(std::string("sending the request failed: ") + std::strerror(errno), kExitProblems);
     sent += static_cast<size_t>(n);
   }
-  std::string reply;
-  size_t want = kHeaderSize;
-  while (reply.size() < want) {
-    if (!wait_ready(fd, POLLIN, deadline)) {
-      throw CliError(fmt::format("the runtime did not answer within {} s", timeout_s), kExitProblems);
+}
+
+size_t DiagnosticsChannel::receive(char* data, size_t size) {
+  const int fd = static_cast<int>(handle_);
+  for (;;) {
+    if (!wait_ready(fd, POLLIN, deadline_)) {
+      throw CliError(fmt::format("the runtime did not answer within {} s", timeout_s_), kExitProblems);
     }
-    char buffer[4096];
-    ssize_t n = ::recv(fd, buffer, std::min(sizeof(buffer), want - reply.size()), 0);
+    ssize_t n = ::recv(fd, data, size, 0);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) throw CliError("the runtime closed the diagnostics connection without an answer", kExitProblems);
-    reply.append(buffer, static_cast<size_t>(n));
-    if (want == kHeaderSize && reply.size() == kHeaderSize) {
-      // The header's u16 at offset 14 is the size of the whole message.
-      size_t total = static_cast<unsigned char>(reply[14]) | static_cast<size_t>(static_cast<unsigned char>(reply[15])) << 8;
-      if (total > kHeaderSize) want = total;
-    }
+    return static_cast<size_t>(n);
   }
-  return reply;
 }
 
 }  // namespace gcsnap::cli

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -10,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "gcsnap_shim/shim_protocol.hpp"
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "platform/files.hpp"
 
 namespace gcsnap::cli {
@@ -22,6 +23,40 @@ std::string utf8(const std::filesystem::path& path) { return path.string(); }
 bool path_taken(const std::string& path) {
   struct stat st{};
   return ::lstat(path.c_str(), &st) == 0;
+}
+
+bool is_path_separator(char c) noexcept { return c == '/'; }
+
+std::optional<std::string> absolute_path(const std::string& path) {
+  if (!path.empty() && path.front() == '/') return path;
+  char cwd[PATH_MAX];
+  if (!::getcwd(cwd, sizeof(cwd))) return std::nullopt;
+  return std::string(cwd) + "/" + path;
+}
+
+std::string parent_directory(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+bool is_directory(const std::string& path) {
+  struct stat st{};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string why_not_writable(const std::string& dir) {
+  return ::access(dir.c_str(), W_OK | X_OK) == 0 ? std::string() : std::strerror(errno);
+}
+
+NameKind name_kind(const std::string& path) {
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) != 0) return NameKind::None;
+  return S_ISDIR(st.st_mode) ? NameKind::Directory : NameKind::Other;
+}
+
+std::string remove_file(const std::string& path) {
+  return ::unlink(path.c_str()) == 0 ? std::string() : std::strerror(errno);
 }
 
 std::string make_private_directory(const std::string& prefix) {

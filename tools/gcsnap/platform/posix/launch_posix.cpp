@@ -19,9 +19,8 @@
 
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
-#include "process/record_launch.hpp"
 
 namespace gcsnap::cli {
 namespace {
@@ -92,37 +91,6 @@ std::string find_shim() {
   throw CliError("shim not found: no " + name + " next to " + here + " nor in ../" GCSNAP_INSTALL_LIBDIR
                  "/gcsnap (set GCSNAP_SHIM=/path/to/" + name + ")",
                  kExitNotRecorded);
-}
-
-std::string prepare_output(const std::string& output, bool replace) {
-  std::string path = output;
-  if (path.empty() || path.back() == '/') throw CliError("output path '" + output + "' names no file", kExitUsage);
-  if (path.front() != '/') {
-    char cwd[PATH_MAX];
-    if (!::getcwd(cwd, sizeof(cwd))) throw CliError("cannot tell the current directory", kExitNotRecorded);
-    path = std::string(cwd) + "/" + path;
-  }
-  std::string dir = directory_of(path);
-  if (has_output_pattern(dir)) {
-    throw CliError("output path '" + output + "': {pid} and {name} may appear in the file name only", kExitUsage);
-  }
-  struct stat st{};
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    throw CliError("output path not writable: directory " + dir + " does not exist", kExitNotRecorded);
-  }
-  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-    throw CliError("output path not writable: " + dir + ": " + std::strerror(errno), kExitNotRecorded);
-  }
-  if (!has_output_pattern(path) && ::lstat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) throw CliError("output path not writable: " + path + " is a directory", kExitNotRecorded);
-    if (!replace) throw CliError(path + " exists; add --force to replace it", kExitNotRecorded);
-    // The shim creates the file exclusively (so child processes cannot clobber it): replace here.
-    if (::unlink(path.c_str()) != 0) {
-      throw CliError("output path not writable: cannot replace " + path + ": " + std::strerror(errno),
-                     kExitNotRecorded);
-    }
-  }
-  return path;
 }
 
 namespace {
@@ -235,8 +203,6 @@ std::string describe_end(long pid, const std::map<long, int>& statuses) {
   return "ended before finishing its file";
 }
 
-std::vector<std::pair<std::string, std::string>> system_profiler_environment(const std::string&, const std::string&) {
-  return {};
-}
+bool has_dotnet_framework() noexcept { return false; }
 
 }  // namespace gcsnap::cli

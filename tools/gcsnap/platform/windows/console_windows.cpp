@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "platform/console.hpp"
+#include "platform/windows/windows_text.hpp"
 
 namespace gcsnap::cli {
 namespace {
@@ -13,13 +14,6 @@ namespace {
 HANDLE handle_of(std::FILE* stream) noexcept {
   const int fd = _fileno(stream);
   return fd < 0 ? INVALID_HANDLE_VALUE : reinterpret_cast<HANDLE>(_get_osfhandle(fd));
-}
-
-std::wstring widen(const std::string& text) {
-  const int n = MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0);
-  std::wstring out(static_cast<size_t>(n > 0 ? n : 0), L'\0');
-  if (n > 0) MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), out.data(), n);
-  return out;
 }
 
 std::atomic<bool>* g_stop = nullptr;

@@ -5,21 +5,14 @@
 
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "platform/diagnostics_transport.hpp"
 #include "platform/windows/windows_text.hpp"
 
 namespace gcsnap::cli {
 namespace {
 
-constexpr size_t kHeaderSize = 20;
-
-struct Handle {
-  HANDLE h = INVALID_HANDLE_VALUE;
-  ~Handle() {
-    if (h != INVALID_HANDLE_VALUE && h != nullptr) CloseHandle(h);
-  }
-};
+HANDLE as_handle(intptr_t h) { return reinterpret_cast<HANDLE>(h); }
 
 /// One overlapped ReadFile or WriteFile on PIPE, waited for until DEADLINE; the bytes moved,
 /// or -1 (timed out: the I/O is cancelled) or -2 (failed).
@@ -43,16 +36,13 @@ long transfer(HANDLE pipe, HANDLE event, bool write, char* data, DWORD size,
   return static_cast<long>(moved);
 }
 
-}  // namespace
-
-std::string diagnostics_exchange(const std::string& pipe_name, std::string_view message, int timeout_s) {
+/// Open the pipe PIPE_NAME, waiting while every instance is busy until DEADLINE.
+HANDLE open_pipe(const std::string& pipe_name, std::chrono::steady_clock::time_point deadline) {
   const std::wstring name = widen(pipe_name);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
-  Handle pipe;
   for (;;) {
-    pipe.h = CreateFileW(name.c_str(), GENERIC_READ | GENERIC_WRITE, 0, nullptr, OPEN_EXISTING, FILE_FLAG_OVERLAPPED,
-                         nullptr);
-    if (pipe.h != INVALID_HANDLE_VALUE) break;
+    HANDLE pipe = CreateFileW(name.c_str(), GENERIC_READ | GENERIC_WRITE, 0, nullptr, OPEN_EXISTING,
+                              FILE_FLAG_OVERLAPPED, nullptr);
+    if (pipe != INVALID_HANDLE_VALUE) return pipe;
     DWORD err = GetLastError();
     // Every instance busy: the runtime makes a new one after each connection; wait a little.
     if (err == ERROR_PIPE_BUSY && std::chrono::steady_clock::now() < deadline) {
@@ -66,32 +56,45 @@ std::string diagnostics_exchange(const std::string& pipe_name, std::string_view 
     throw CliError(fmt::format("cannot open the runtime's diagnostics pipe {}: {} (is the process still running?)",
                                pipe_name, system_message(err)), kExitProblems);
   }
-  Handle event;
-  event.h = CreateEventW(nullptr, TRUE, FALSE, nullptr);
-  if (!event.h) throw CliError("cannot create an event: " + system_message(GetLastError()), kExitProblems);
+}
+
+}  // namespace
+
+DiagnosticsChannel::DiagnosticsChannel(const std::string& pipe_name, int timeout_s)
+    : deadline_(std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s)), timeout_s_(timeout_s) {
+  HANDLE pipe = open_pipe(pipe_name, deadline_);
+  HANDLE event = CreateEventW(nullptr, TRUE, FALSE, nullptr);
+  if (!event) {
+    const DWORD err = GetLastError();
+    CloseHandle(pipe);
+    throw CliError("cannot create an event: " + system_message(err), kExitProblems);
+  }
+  handle_ = reinterpret_cast<intptr_t>(pipe);
+  event_ = reinterpret_cast<intptr_t>(event);
+}
+
+DiagnosticsChannel::~DiagnosticsChannel() {
+  CloseHandle(as_handle(event_));
+  CloseHandle(as_handle(handle_));
+}
+
+void DiagnosticsChannel::send(std::string_view message) {
   std::string out(message);
   size_t sent = 0;
   while (sent < out.size()) {
-    long n = transfer(pipe.h, event.h, true, out.data() + sent, static_cast<DWORD>(out.size() - sent), deadline);
+    long n = transfer(as_handle(handle_), as_handle(event_), true, out.data() + sent,
+                      static_cast<DWORD>(out.size() - sent), deadline_);
     if (n == -1) throw CliError("the runtime did not take the request", kExitProblems);
     if (n <= 0) throw CliError("sending the request failed: " + system_message(GetLastError()), kExitProblems);
     sent += static_cast<size_t>(n);
   }
-  std::string reply;
-  size_t want = kHeaderSize;
-  char buffer[4096];
-  while (reply.size() < want) {
-    DWORD ask = static_cast<DWORD>(std::min(sizeof(buffer), want - reply.size()));
-    long n = transfer(pipe.h, event.h, false, buffer, ask, deadline);
-    if (n == -1) throw CliError(fmt::format("the runtime did not answer within {} s", timeout_s), kExitProblems);
-    if (n <= 0) throw CliError("the runtime closed the diagnostics pipe without an answer", kExitProblems);
-    reply.append(buffer, static_cast<size_t>(n));
-    if (want == kHeaderSize && reply.size() == kHeaderSize) {
-      size_t total = static_cast<unsigned char>(reply[14]) | static_cast<size_t>(static_cast<unsigned char>(reply[15])) << 8;
-      if (total > kHeaderSize) want = total;
-    }
-  }
-  return reply;
+}
+
+size_t DiagnosticsChannel::receive(char* data, size_t size) {
+  long n = transfer(as_handle(handle_), as_handle(event_), false, data, static_cast<DWORD>(size), deadline_);
+  if (n == -1) throw CliError(fmt::format("the runtime did not answer within {} s", timeout_s_), kExitProblems);
+  if (n <= 0) throw CliError("the runtime closed the diagnostics pipe without an answer", kExitProblems);
+  return static_cast<size_t>(n);
 }
 
 }  // namespace gcsnap::cli

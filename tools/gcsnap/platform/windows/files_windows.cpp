@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "platform/files.hpp"
 #include "platform/windows/windows_text.hpp"
 
@@ -15,6 +15,40 @@ std::string utf8(const std::filesystem::path& path) { return narrow(path.wstring
 
 bool path_taken(const std::string& path) {
   return GetFileAttributesW(widen(path).c_str()) != INVALID_FILE_ATTRIBUTES;
+}
+
+bool is_path_separator(char c) noexcept { return c == '/' || c == '\\'; }
+
+std::optional<std::string> absolute_path(const std::string& path) {
+  return utf8(std::filesystem::absolute(path_of(path)));
+}
+
+std::string parent_directory(const std::string& path) { return utf8(path_of(path).parent_path()); }
+
+bool is_directory(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_directory(path_of(path), ec);
+}
+
+std::string why_not_writable(const std::string& dir) {
+  // Whether the folder takes a new file is known only by making one.
+  std::filesystem::path probe = path_of(dir) / fmt::format(".gcsnap-probe-{}", GetCurrentProcessId());
+  HANDLE h = CreateFileW(probe.wstring().c_str(), GENERIC_WRITE, 0, nullptr, CREATE_NEW,
+                         FILE_ATTRIBUTE_TEMPORARY | FILE_FLAG_DELETE_ON_CLOSE, nullptr);
+  if (h == INVALID_HANDLE_VALUE) return system_message(GetLastError());
+  CloseHandle(h);
+  return {};
+}
+
+NameKind name_kind(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path p = path_of(path);
+  if (!std::filesystem::exists(p, ec)) return NameKind::None;
+  return std::filesystem::is_directory(p, ec) ? NameKind::Directory : NameKind::Other;
+}
+
+std::string remove_file(const std::string& path) {
+  return DeleteFileW(widen(path).c_str()) ? std::string() : system_message(GetLastError());
 }
 
 std::string make_private_directory(const std::string& prefix) {

@@ -13,10 +13,9 @@
 #include <fmt/format.h>
 
 #include "gcsnap_shim/shim_protocol.hpp"
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 #include "platform/launch.hpp"
 #include "platform/windows/windows_text.hpp"
-#include "process/record_launch.hpp"
 
 namespace gcsnap::cli {
 namespace {
@@ -168,42 +167,6 @@ std::string find_shim() {
                  kExitNotRecorded);
 }
 
-std::string prepare_output(const std::string& output, bool replace) {
-  if (output.empty() || output.back() == '/' || output.back() == '\\') {
-    throw CliError("output path '" + output + "' names no file", kExitUsage);
-  }
-  std::filesystem::path path = std::filesystem::absolute(path_of(output));
-  std::filesystem::path dir = path.parent_path();
-  if (has_output_pattern(utf8(dir))) {
-    throw CliError("output path '" + output + "': {pid} and {name} may appear in the file name only", kExitUsage);
-  }
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) {
-    throw CliError("output path not writable: directory " + utf8(dir) + " does not exist", kExitNotRecorded);
-  }
-  // Whether the folder takes a new file is known only by making one.
-  std::filesystem::path probe = dir / fmt::format(".gcsnap-probe-{}", GetCurrentProcessId());
-  HANDLE h = CreateFileW(probe.wstring().c_str(), GENERIC_WRITE, 0, nullptr, CREATE_NEW,
-                         FILE_ATTRIBUTE_TEMPORARY | FILE_FLAG_DELETE_ON_CLOSE, nullptr);
-  if (h == INVALID_HANDLE_VALUE) {
-    throw CliError("output path not writable: " + utf8(dir) + ": " + system_message(GetLastError()),
-                   kExitNotRecorded);
-  }
-  CloseHandle(h);
-  if (!has_output_pattern(utf8(path)) && std::filesystem::exists(path, ec)) {
-    if (std::filesystem::is_directory(path, ec)) {
-      throw CliError("output path not writable: " + utf8(path) + " is a directory", kExitNotRecorded);
-    }
-    if (!replace) throw CliError(utf8(path) + " exists; add --force to replace it", kExitNotRecorded);
-    if (!DeleteFileW(path.wstring().c_str())) {
-      throw CliError("output path not writable: cannot replace " + utf8(path) + ": " +
-                         system_message(GetLastError()),
-                     kExitNotRecorded);
-    }
-  }
-  return utf8(path);
-}
-
 LaunchResult run_command(const LaunchRequest& request) {
   std::wstring command_line;
   for (const std::string& arg : request.command) {
@@ -271,9 +234,6 @@ std::string describe_end(long pid, const std::map<long, int>& statuses) {
   return fmt::format("ended (exit code {})", static_cast<unsigned>(found->second));
 }
 
-std::vector<std::pair<std::string, std::string>> system_profiler_environment(const std::string& clsid,
-                                                                             const std::string& shim_path) {
-  return framework_profiler_environment(clsid, shim_path);
-}
+bool has_dotnet_framework() noexcept { return true; }
 
 }  // namespace gcsnap::cli

@@ -101,7 +101,7 @@ std::string missing_endpoint_reason(const ProcessInfo& p) { return "no diagnosti
 
 std::string no_dotnet_process_text() { return "no .NET process is running (none with a diagnostics pipe)"; }
 
-// An elevated process refuses the pipe itself: diagnostics_exchange says so.
+// An elevated process refuses the pipe itself: DiagnosticsChannel says so.
 std::string access_problem(const ProcessInfo&) { return ""; }
 
 std::string control_endpoint_of(const ProcessInfo& p) { return shim::control_socket_path(p.pid); }

@@ -4,25 +4,18 @@
 
 #include <string>
 
+#include "gcsnap_utf16_text.hpp"
 #include "platform/files.hpp"  // utf8(), path_of()
 
 namespace gcsnap::cli {
 
-/// UTF-8 to UTF-16 ("" for text that is not UTF-8).
+/// UTF-8 to UTF-16 ("" for text that is not UTF-8: the system then finds no such name).
 inline std::wstring widen(const std::string& text) {
-  const int n = MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0);
-  std::wstring out(static_cast<size_t>(n > 0 ? n : 0), L'\0');
-  if (n > 0) MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), out.data(), n);
-  return out;
+  return gcsnap::text::utf16_from_utf8<wchar_t>(text).value_or(std::wstring());
 }
 
 /// UTF-16 to UTF-8.
-inline std::string narrow(const std::wstring& text) {
-  const int n = WideCharToMultiByte(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0, nullptr, nullptr);
-  std::string out(static_cast<size_t>(n > 0 ? n : 0), '\0');
-  if (n > 0) WideCharToMultiByte(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), out.data(), n, nullptr, nullptr);
-  return out;
-}
+inline std::string narrow(const std::wstring& text) { return gcsnap::text::utf8_from_utf16<wchar_t>(text); }
 
 /// The system's text for error ERR, without the trailing line break.
 inline std::string system_message(DWORD err) {

@@ -1,4 +1,4 @@
-#include "output/cli_error.hpp"
+#include "errors/cli_error.hpp"
 
 
 namespace gcsnap::cli {
