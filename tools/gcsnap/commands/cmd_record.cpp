@@ -46,6 +46,7 @@ struct RecordOptions {
   std::string on_rss;        ///< a heap walk each time the resident size grew by this; "" = none
   std::string on_heap_growth;  ///< a heap walk each time gen2 + LOH + POH grew by this; "" = none
   std::string max_size;      ///< cap on each recording's disk usage; "" = none
+  std::string source;        ///< --source: events | profiler; "" = the default (source_for)
   std::vector<std::string> command;
   bool index = false;        ///< --index: build the snapshots' analysis indexes at the end
 };
@@ -63,6 +64,12 @@ void start_rss_trigger(const RecordOptions& options, std::optional<RssTrigger>& 
     out.emplace(parse_size(options.on_rss, "--on-rss"), options.max_snapshots, kRssPollMs, kWalkTimeoutS);
 }
 
+/// Where the GC facts come from: --source, else the default of this kind of recording.
+std::string source_for(const RecordOptions& options) {
+  if (!options.source.empty()) return options.source;
+  return "profiler";
+}
+
 /// record --pid: attach, wait for the duration, Ctrl+C or the process's end, detach.
 [[noreturn]] void run_record_attached(const RecordOptions& options) {
   unsigned long long seconds = options.duration.empty() ? 0 : parse_duration(options.duration, "--duration");
@@ -76,6 +83,7 @@ void start_rss_trigger(const RecordOptions& options, std::optional<RssTrigger>& 
   AttachOptions attach;
   attach.mode = "record";
   attach.policy = options.policy;
+  attach.source = source_for(options);
   attach.output = options.output;
   attach.replace_output = options.force;
   attach.max_memory_mb = options.max_memory_mb;
@@ -145,6 +153,9 @@ bool diagnostics_disabled() {
   if (p != "default" && p != "all" && p != "gen2" && p != "induced" && p != "none") {
     throw CliError("--policy must be one of default, all, gen2, induced, none", kExitUsage);
   }
+  if (!options.source.empty() && options.source != "events" && options.source != "profiler") {
+    throw CliError("--source must be one of events, profiler", kExitUsage);
+  }
   if (!options.on_rss.empty()) (void)parse_size(options.on_rss, "--on-rss");  // a usage error before anything runs
   if (!options.on_heap_growth.empty()) (void)parse_size(options.on_heap_growth, "--on-heap-growth");
   if (!options.max_size.empty()) (void)parse_size(options.max_size, "--max-size");
@@ -176,6 +187,7 @@ bool diagnostics_disabled() {
   request.environment.insert(request.environment.end(), {
       {shim::kEnvOutput, output},
       {shim::kEnvPolicy, options.policy},
+      {shim::kEnvSource, source_for(options)},
       {shim::kEnvRecordDir, processes.directory()},
   });
   if (options.max_snapshots >= 0) request.environment.emplace_back(shim::kEnvMaxSnapshots, std::to_string(options.max_snapshots));
@@ -242,6 +254,10 @@ void add_record_command(CLI::App& app) {
                   "with --pid gcsnap-<name>-<pid>-<yyyymmdd-hhmmss>.snap)");
   cmd->add_flag("--force", options->force, "Replace the output file if it exists");
   cmd->add_option("--policy", options->policy, "Which GCs get a heap walk: default (gen2 and induced), all, gen2, induced, none");
+  cmd->add_option("--source", options->source,
+                  "Where the GC facts come from: profiler (the profiling API's GC callbacks; background GC is off) "
+                  "or events (the runtime's own event stream; background GC stays on, roots only at walks). "
+                  "Default: profiler");
   cmd->add_option("--max-snapshots", options->max_snapshots, "Stop taking policy snapshots after N (and --on-rss, --on-heap-growth walks after N each)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-memory", options->max_memory_mb, "Memory cap of the shim in MB (default 1024); a heap walk that would exceed it is abandoned")->check(CLI::PositiveNumber);
   cmd->add_option("--max-size", options->max_size,
