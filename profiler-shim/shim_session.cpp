@@ -164,12 +164,14 @@ HRESULT ShimSession::on_initialize(IUnknown* info_unknown) {
   set_up_statics();
   // MONITOR_GC set here, in Initialize, is what makes the runtime deliver the heap walk;
   // as a side effect the runtime turns background GC off for the life of the process.
-  HRESULT hr = apply_event_mask();
+  const bool events = settings_.source == RecordSource::Events;
+  HRESULT hr = events ? start_event_source() : apply_event_mask();
   if (!succeeded(hr)) {
     (void)pending_writer_->close();
     os::remove_file(settings_.output);
     say(kStateFailed);
-    return cancel("SetEventMask(COR_PRF_MONITOR_GC) failed with " + hresult_text(hr));
+    return cancel(std::string(events ? "the events source (SetEventMask2, EventPipeStartSession)"
+                                     : "SetEventMask(COR_PRF_MONITOR_GC)") + " failed with " + hresult_text(hr));
   }
   start_gc_reason_events();
   if (settings_.diagnostics) say_diagnostics();
@@ -189,7 +191,8 @@ void ShimSession::start_recording(std::unique_ptr<Writer> writer) {
   // Must agree with ProfilerCallback::QueryInterface (GCSNAP_NO_CALLBACK5, for measurements).
   const char* no5 = std::getenv("GCSNAP_NO_CALLBACK5");
   options.dependent_handles = !(no5 && no5[0] == '1');
-  options.policy = settings_.policy;
+  // The events source walks only on demand: a walk needs its session before the GC starts.
+  options.policy = settings_.source == RecordSource::Events ? SnapshotPolicy::None : settings_.policy;
   options.max_snapshots = settings_.max_snapshots;
   options.max_file_bytes = settings_.max_file_bytes;
   options.memory_budget_bytes = settings_.max_memory_bytes - settings_.max_memory_bytes / 4;
@@ -364,6 +367,7 @@ std::string ShimSession::take_snapshot() {
   std::string error = std::string(kReplyError) + " ";
   if (detaching_.load()) return error + "gcsnap is detaching";
   if (!is_recording() || shut_down_.load()) return error + "recording is off";
+  if (event_stream_) return take_event_snapshot();
   uint64_t before = recorder_->last_on_demand_gc();
   const uint64_t refused_before = recorder_->last_refused_gc();
   prepare_chunks_for_walk();
@@ -411,6 +415,7 @@ void ShimSession::on_shutdown() noexcept {
   writer_thread_->finish();
   if (settings_.diagnostics) {
     log_line("diagnostics: " + std::to_string(allocated_by_class_calls_.load()) + " ObjectsAllocatedByClass callbacks");
+    if (event_stream_) say_event_counts();
   }
   if (settings_.verify_sizes && recorder_) {
     RecorderStats stats = recorder_->stats();
