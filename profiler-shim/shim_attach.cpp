@@ -96,6 +96,7 @@ std::string ShimSession::accept_output() {
   }
   WriterOptions options;
   options.max_queued_bytes = settings_.max_memory_bytes / 4;
+  if (settings_.source == RecordSource::Events) options.required_features = kFeatureEventsSource;
   options.max_file_bytes = settings_.max_file_bytes;
   auto writer = Writer::from_handle(file, options);
   if (!writer.is_ok()) return error_reply(std::string("cannot write the output: ") + writer.error().detail);

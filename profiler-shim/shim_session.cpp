@@ -121,6 +121,7 @@ bool ShimSession::open_output() {
   }
   WriterOptions options;
   options.max_queued_bytes = settings_.max_memory_bytes / 4;
+  if (settings_.source == RecordSource::Events) options.required_features = kFeatureEventsSource;
   options.max_file_bytes = settings_.max_file_bytes;
   auto writer = Writer::from_handle(file, options);
   if (!writer.is_ok()) {

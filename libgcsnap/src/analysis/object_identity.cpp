@@ -65,7 +65,7 @@ bool is_condemned(const GcInfo& info, Generation g) noexcept {
   const bool gen2 = (info.generations_collected & generation_bit(Generation::Gen2)) != 0;
   // A background GC (format-spec.md §5.2: gen2 collected, gen0 not) condemns neither young
   // generation: they are collected by the GCs that run inside it, recorded before it.
-  const bool background = gen2 && (info.generations_collected & generation_bit(Generation::Gen0)) == 0;
+  const bool background = info.background();
   switch (g) {
     case Generation::Gen0:
     case Generation::Gen1: return !background && static_cast<int>(g) <= info.condemned_generation();
