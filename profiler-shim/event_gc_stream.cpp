@@ -84,14 +84,16 @@ void GcEventStream::end_gc(uint32_t count) {
 
 void GcEventStream::hand_over_whole(OpenGc& gc) {
   (void)sink_.gc_started(collected_mask(gc.start), is_induced_gc_reason(gc.start.reason), false, gc.start_ns);
-  sink_.surviving(gc.surviving.starts, gc.surviving.lengths);
-  sink_.moved(gc.moved.old_starts, gc.moved.new_starts, gc.moved.lengths);
+  // Only batches with rows: the recorder marks a GC compacted at its first moved batch.
+  if (!gc.surviving.starts.empty()) sink_.surviving(gc.surviving.starts, gc.surviving.lengths);
+  if (!gc.moved.old_starts.empty()) sink_.moved(gc.moved.old_starts, gc.moved.new_starts, gc.moved.lengths);
   sink_.gc_finished();
 }
 
 bool GcEventStream::add_ranges(uint32_t id, std::span<const uint8_t> payload) {
   const bool surviving = id == gc_event::kSurviving;
   if (surviving ? !parse_surviving(payload, surviving_) : !parse_moved(payload, moved_)) return unreadable(id);
+  if ((surviving ? surviving_.starts.size() : moved_.old_starts.size()) == 0) return true;
   if (open_.empty()) {
     ++stats_.stray;
     return true;

@@ -16,7 +16,7 @@ namespace {
 
 struct SeenGc {
   uint8_t collected = 0;
-  bool induced = false, may_walk = false, finished = false;
+  bool induced = false, may_walk = false, finished = false, moved_called = false;
   std::vector<uint64_t> surviving, moved_old, roots, root_kinds, dependent_keys;
   std::vector<std::pair<uint64_t, std::vector<uint64_t>>> objects;
 };
@@ -36,6 +36,7 @@ class FakeSink final : public GcEventSink {
   }
   void moved(std::span<const uint64_t> old_starts, std::span<const uint64_t>, std::span<const uint64_t>) override {
     current().moved_old.insert(current().moved_old.end(), old_starts.begin(), old_starts.end());
+    current().moved_called = true;
   }
   void roots(std::span<const uint64_t> objects, std::span<const uint32_t> kinds, std::span<const uint32_t>,
              std::span<const uint64_t>) override {
@@ -114,6 +115,7 @@ TEST_CASE("events stream: a background GC is handed over at its end, after its n
   CHECK_FALSE(sink.gcs[2].may_walk);
   CHECK(sink.gcs[2].surviving == std::vector<uint64_t>{0x100000, 0x200000});
   CHECK(sink.gcs[2].moved_old.empty());
+  CHECK_FALSE(sink.gcs[2].moved_called);  // a sweeping GC is not reported as compacting
   CHECK(stream.stats().background_gcs == 1);
 }
 
