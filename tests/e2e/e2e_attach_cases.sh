@@ -154,7 +154,7 @@ case_attach_snapshot() {
 case_attach_record() {
   local rc recorder line
   start_plain_app
-  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap for 300 s" --duration 300s
+  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap for 300 s" --source profiler --duration 300s
   expect_bgc 0 "a background GC ran while gcsnap was attached"
   "$gcsnap" snapshot "$pid" >"$work/$case_name.cmd" 2>&1 || { show "$work/$case_name.cmd"; fail "snapshot during record --pid failed"; }
   grep -q "^snapshot taken in process $pid: GC #" "$work/$case_name.cmd" || fail "snapshot during record --pid said something else"
@@ -335,7 +335,8 @@ case_attach_other_profiler() {
 case_attach_record_exit() {
   local rc recorder
   start_plain_app
-  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap until Ctrl+C"
+  # The profiler source: its default policy walks the app's induced GC (the invariants need a walk).
+  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap until Ctrl+C" --source profiler
   app_says gc '^gcsnap-sample: gc ' >/dev/null
   stop_plain_app
   wait "$recorder"; rc=$?

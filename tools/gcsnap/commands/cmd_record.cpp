@@ -64,10 +64,12 @@ void start_rss_trigger(const RecordOptions& options, std::optional<RssTrigger>& 
     out.emplace(parse_size(options.on_rss, "--on-rss"), options.max_snapshots, kRssPollMs, kWalkTimeoutS);
 }
 
-/// Where the GC facts come from: --source, else the default of this kind of recording.
+/// Where the GC facts come from: --source, else the default of this kind of recording. A
+/// service one attaches to keeps its background GC (events); a launched app gets roots at every
+/// GC and walks by policy (profiler).
 std::string source_for(const RecordOptions& options) {
   if (!options.source.empty()) return options.source;
-  return "profiler";
+  return options.pid != 0 ? "events" : "profiler";
 }
 
 /// record --pid: attach, wait for the duration, Ctrl+C or the process's end, detach.
@@ -134,7 +136,7 @@ std::string source_for(const RecordOptions& options) {
   }
   const uint64_t walks =
       print_summary(session.output_path(), fmt::format("process {} ({})", target.pid, target.name), options.index);
-  if (walks == 0) print_no_walk_hint(session.output_path(), options.policy, target.pid);
+  if (walks == 0) print_no_walk_hint(session.output_path(), source_for(options) == "events" ? "events" : options.policy, target.pid);
   std::fflush(stdout);
   std::exit(kExitOk);
 }
@@ -173,7 +175,7 @@ bool diagnostics_disabled() {
   std::string output = prepare_output(options.output.empty() ? "gcsnap-{name}-{pid}.snap" : options.output, options.force);
   RecordedProcesses processes;
   processes.build_indexes(options.index);
-  processes.set_policy(options.policy);
+  processes.set_policy(source_for(options) == "events" ? "events" : options.policy);
   std::optional<PeriodicSnapshots> periodic;
   if (every) periodic.emplace(every, kWalkTimeoutS);
   std::optional<RssTrigger> on_rss;
@@ -257,7 +259,7 @@ void add_record_command(CLI::App& app) {
   cmd->add_option("--source", options->source,
                   "Where the GC facts come from: profiler (the profiling API's GC callbacks; background GC is off) "
                   "or events (the runtime's own event stream; background GC stays on, roots only at walks). "
-                  "Default: profiler");
+                  "Default: events with --pid, profiler otherwise");
   cmd->add_option("--max-snapshots", options->max_snapshots, "Stop taking policy snapshots after N (and --on-rss, --on-heap-growth walks after N each)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-memory", options->max_memory_mb, "Memory cap of the shim in MB (default 1024); a heap walk that would exceed it is abandoned")->check(CLI::PositiveNumber);
   cmd->add_option("--max-size", options->max_size,
@@ -282,8 +284,9 @@ void add_record_command(CLI::App& app) {
               "          gcsnap record --pid 1234 --duration 30s\n"
               "          gcsnap record --pid 1234 --every 30s --policy none   (then: gcsnap leaks FILE)\n"
               "          gcsnap record --pid 1234 --on-rss 512M --max-snapshots 10 --policy none\n"
-              "Costs: while attached (--pid) background GC is off and every GC is longer (a root scan each:\n"
-              "tens of ms on a 300 k-object heap); each heap walk (policy, --every) stops the app ~0.4-0.5 s\n"
+              "Costs: attached (--pid) with the default --source events, background GC stays on; with\n"
+              "--source profiler it is off and every GC is longer (a root scan each: tens of ms on a\n"
+              "300 k-object heap); each heap walk (policy, --every) stops the app ~0.4-0.5 s\n"
               "per million objects; the shim's memory is capped by --max-memory; the analysis index later\n"
               "written beside FILE can be 20-30x a small recording (docs/cli.md \"What attaching costs\").");
   cmd->callback([options] { run_record(*options); });
