@@ -136,7 +136,9 @@ std::string source_for(const RecordOptions& options) {
   }
   const uint64_t walks =
       print_summary(session.output_path(), fmt::format("process {} ({})", target.pid, target.name), options.index);
-  if (walks == 0) print_no_walk_hint(session.output_path(), source_for(options) == "events" ? "events" : options.policy, target.pid);
+  if (walks == 0) {
+    print_no_walk_hint(session.output_path(), source_for(options) == "events" ? "events" : options.policy, target.pid);
+  }
   std::fflush(stdout);
   std::exit(kExitOk);
 }
