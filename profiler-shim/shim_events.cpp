@@ -2,12 +2,14 @@
 // runtime keeps background GC; the GC facts come from the shim's own EventPipe sessions
 // instead (eventpipe-mode-facts.md). A continuous session brings every GC's start, end,
 // surviving and moved ranges; a heap walk is a second session, with the heap-dump keyword, around
-// a GC the shim forces from its own thread.
+// a GC the shim forces from its own thread. Also the profiler source's one session, for the
+// GCTriggered event on .NET 8.
 #include <chrono>
 #include <cstdio>
 #include <string>
 
 #include "event_gc_stream.hpp"
+#include "gc_trigger_event.hpp"
 #include "gcsnap_shim/shim_protocol.hpp"
 #include "shim_log.hpp"
 #include "shim_session.hpp"
@@ -21,7 +23,6 @@ constexpr const WCHAR kRuntimeProvider[] = u"Microsoft-Windows-DotNETRuntime";
 constexpr uint64_t kGcKeywords = 0x1;                  ///< GC: GCStart, GCEnd
 constexpr uint64_t kSurvivalKeyword = 0x400000;        ///< GCHeapSurvivalAndMovement: events 21, 22
 constexpr uint64_t kHeapDumpKeyword = 0x100000;        ///< GCHeapDump: events 16-19 at a GC
-constexpr uint32_t kLevelInformational = 4;
 constexpr uint32_t kLevelVerbose = 5;
 
 uint64_t clock_ns() {
@@ -71,6 +72,20 @@ class RecorderEventSink final : public GcEventSink {
  private:
   ShimSession& s_;
 };
+
+void ShimSession::start_gc_reason_events() noexcept {
+  if (!settings_.gc_reason_events || runtime_major() != 8 || info_version_ < 12) return;
+  static const WCHAR kProvider[] = u"Microsoft-Windows-DotNETRuntime";
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG config{kProvider, kGcKeyword, kLevelInformational, nullptr};
+  EVENTPIPE_SESSION session = 0;
+  auto* info12 = static_cast<ICorProfilerInfo12*>(info_);  // the object is an ICorProfilerInfoN, N >= 12
+  reason_events_ = succeeded(info12->EventPipeStartSession(1, &config, 0, &session));
+}
+
+void ShimSession::on_runtime_event(uint32_t event_id, std::span<const uint8_t> payload) noexcept {
+  if (event_id != kGcTriggeredEventId) return;
+  if (auto reason = gc_triggered_reason(payload)) event_reason_.store(*reason);
+}
 
 HRESULT ShimSession::start_event_source() noexcept {
   if (info_version_ < 12) return E_NOINTERFACE;

@@ -285,20 +285,6 @@ void ShimSession::say_diagnostics() const {
   log_line(line);
 }
 
-void ShimSession::start_gc_reason_events() noexcept {
-  if (!settings_.gc_reason_events || runtime_major() != 8 || info_version_ < 12) return;
-  static const WCHAR kProvider[] = u"Microsoft-Windows-DotNETRuntime";
-  COR_PRF_EVENTPIPE_PROVIDER_CONFIG config{kProvider, kGcKeyword, kLevelInformational, nullptr};
-  EVENTPIPE_SESSION session = 0;
-  auto* info12 = static_cast<ICorProfilerInfo12*>(info_);  // the object is an ICorProfilerInfoN, N >= 12
-  reason_events_ = succeeded(info12->EventPipeStartSession(1, &config, 0, &session));
-}
-
-void ShimSession::on_runtime_event(uint32_t event_id, std::span<const uint8_t> payload) noexcept {
-  if (event_id != kGcTriggeredEventId) return;
-  if (auto reason = gc_triggered_reason(payload)) event_reason_.store(*reason);
-}
-
 void ShimSession::on_module_loaded(uint64_t module, HRESULT status) noexcept {
   if (!statics_ || !succeeded(status)) return;
   try {
