@@ -7,7 +7,9 @@
 # GCTriggered session (GCSNAP_GC_REASON_EVENTS=0), for that session's cost; off-nobgc (no profiler,
 # System.GC.Concurrent=false in a copy of its runtimeconfig.json): the cost of losing background GC alone; light, light-nobgc: `record
 # --policy none` with the BASIC_GC | MONITOR_GC_MOVED_OBJECTS mask (the shim's experiment switch
-# GCSNAP_EXPERIMENT_LIGHT_MASK=1), with and without background GC. Prints requests/s, p99 and
+# GCSNAP_EXPERIMENT_LIGHT_MASK=1), with and without background GC; attach-events and events:
+# `record --pid --source events` and `record --source events` (docs/shim.md "Sources"; the
+# attach row is `--source profiler`). Prints requests/s, p99 and
 # max latency, the mean and longest gen0, gen1, blocking gen2 and background gen2 pause
 # (medians of REPS, rows interleaved), and judges the targets (.NET 11: default within 1.2x of
 # no profiler at p99, --policy none within 1.5x; 8-10: default within 1.5x). A benchmark, not
@@ -16,7 +18,7 @@
 # service goes seconds without a GC (the runtime's gen0 budget is large), and the gen0/gen1
 # pauses are what is measured.
 #   bench/runtimes.sh [--reps 3] [--entries 40000] [--duration 10] [--warmup 3] [--garbage-kb 64]
-#                     [--rows off,off-nobgc,attach,none,default,noevents,light,light-nobgc] [--runtimes 8,9,10,11] [--out DIR] [--keep]
+#                     [--rows off,off-nobgc,attach,attach-events,events,none,default,noevents,light,light-nobgc] [--runtimes 8,9,10,11] [--out DIR] [--keep]
 # Env: BUILD_DIR (default build-bench; Release). wrk comes from apt-get when missing (as root).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,7 +32,7 @@ while [ $# -gt 0 ]; do
     --runtimes) IFS=, read -r -a MAJORS <<<"$2"; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --keep) ARGS+=(--keep); shift ;;
-    *) echo "usage: $0 [--reps R] [--entries N] [--duration S] [--warmup S] [--garbage-kb K] [--rows off,off-nobgc,attach,none,default,noevents,light,light-nobgc] [--runtimes 8,9,10,11] [--out DIR] [--keep]" >&2; exit 64 ;;
+    *) echo "usage: $0 [--reps R] [--entries N] [--duration S] [--warmup S] [--garbage-kb K] [--rows off,off-nobgc,attach,attach-events,events,none,default,noevents,light,light-nobgc] [--runtimes 8,9,10,11] [--out DIR] [--keep]" >&2; exit 64 ;;
   esac
 done
 mkdir -p "$OUT"

@@ -29,7 +29,9 @@ from web_drive import LUA, free_port, http_get, parse_wrk  # noqa: E402
 ROWS = {
     "off": "no profiler",
     "off-nobgc": "no profiler, no background GC",
-    "attach": "record --pid (default policy)",
+    "attach": "record --pid --source profiler (default policy)",
+    "attach-events": "record --pid --source events",
+    "events": "record --source events (walks on demand only)",
     "none": "record --policy none",
     "default": "record (default policy)",
     "noevents": "record, GCSNAP_GC_REASON_EVENTS=0",
@@ -57,14 +59,17 @@ def run_one(args, runtime, row, rep, lua):
         # runtimeconfig says false is what turns background GC off.
         env["DOTNET_gcConcurrent"] = "0"
         app_dll = args.nobgc_dll
-    policy = {"noevents": "default", "light": "none", "light-nobgc": "none"}.get(row, row)
+    policy = {"noevents": "default", "light": "none", "light-nobgc": "none", "events": "none"}.get(row, row)
+    source = ["--source", "events"] if row == "events" else []
     app_cmd = [f"{root}/dotnet", app_dll, str(port), str(args.entries), str(args.garbage_kb)]
     base = f"{args.out}/net{major}-{row}-{rep}"
     snap = base + ".snap"
     for f in (snap,):
         if os.path.exists(f):
             os.unlink(f)
-    cmd = app_cmd if row in ("off", "off-nobgc", "attach") else [args.gcsnap, "record", "-o", snap, "--policy", policy, "--"] + app_cmd
+    attach_row = row in ("attach", "attach-events")
+    cmd = app_cmd if row in ("off", "off-nobgc") or attach_row else \
+        [args.gcsnap, "record", "-o", snap, "--policy", policy] + source + ["--"] + app_cmd
     err = open(base + ".err", "w")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, bufsize=1, env=env)
     attached = None
@@ -75,8 +80,9 @@ def run_one(args, runtime, row, rep, lua):
         pid = int(line.split("pid=")[1].split()[0])
         url = f"http://127.0.0.1:{port}"
         subprocess.run(["wrk", "-t1", "-c16", f"-d{args.warmup}s", "-s", lua, url], capture_output=True, check=True)
-        if row == "attach":
-            attached = subprocess.Popen([args.gcsnap, "record", "--pid", str(pid), "-o", snap,
+        if attach_row:
+            attached = subprocess.Popen([args.gcsnap, "record", "--pid", str(pid), "-o", snap, "--source",
+                                         "events" if row == "attach-events" else "profiler",
                                          "--duration", f"{args.duration + 2}s"],
                                         stdout=subprocess.DEVNULL, stderr=open(base + ".attach.err", "w"))
             time.sleep(1)  # the attach request and its forced GC come before the window

@@ -97,6 +97,8 @@ inline constexpr DWORD COR_PRF_HIGH_MONITOR_GC_SKIP_ALLOCATED_BY_CLASS_STATISTIC
 // GC left on; MovedReferences at compacting GCs only. Neither brings the gen0 class walk.
 inline constexpr DWORD COR_PRF_HIGH_BASIC_GC = 0x10;
 inline constexpr DWORD COR_PRF_HIGH_MONITOR_GC_MOVED_OBJECTS = 0x20;
+/// Deliver the events of the profiler's own EventPipe sessions to EventPipeEventDelivered.
+inline constexpr DWORD COR_PRF_HIGH_MONITOR_EVENT_PIPE = 0x80;
 // COR_PRF_STATIC_TYPE bits (GetStaticFieldInfo).
 inline constexpr COR_PRF_STATIC_TYPE COR_PRF_FIELD_APP_DOMAIN_STATIC = 0x1;
 inline constexpr COR_PRF_STATIC_TYPE COR_PRF_FIELD_THREAD_STATIC = 0x2;

@@ -189,7 +189,7 @@ struct ICorProfilerInfo12 : ICorProfilerInfo11 {
   virtual HRESULT EventPipeStartSession(uint32_t config_count, COR_PRF_EVENTPIPE_PROVIDER_CONFIG configs[],
                                         BOOL request_rundown, EVENTPIPE_SESSION* session) = 0;  // 101
   virtual HRESULT slot102_EventPipeAddProviderToSession() = 0;
-  virtual HRESULT slot103_EventPipeStopSession() = 0;
+  virtual HRESULT EventPipeStopSession(EVENTPIPE_SESSION session) = 0;  // 103
   virtual HRESULT slot104_EventPipeCreateProvider() = 0;
   virtual HRESULT slot105_EventPipeGetProviderInfo() = 0;
   virtual HRESULT slot106_EventPipeDefineEvent() = 0;

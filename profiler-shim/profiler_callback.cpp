@@ -103,16 +103,16 @@ HRESULT ProfilerCallback::ModuleUnloadStarted(ModuleID module) {
 
 HRESULT ProfilerCallback::GarbageCollectionStarted(int generations, BOOL collected[], COR_PRF_GC_REASON reason) {
   return guarded("GarbageCollectionStarted", S_OK, [&] {
-    if (session().is_recording()) session().on_gc_started(generations, collected, reason);
+    if (session().is_recording() && !session().from_events()) session().on_gc_started(generations, collected, reason);
     return S_OK;
   });
 }
 
-HRESULT ProfilerCallback::EventPipeEventDelivered(EVENTPIPE_PROVIDER, DWORD event_id, DWORD, ULONG,
-                                                  LPCBYTE, ULONG data_size, LPCBYTE data, const GUID*, const GUID*,
-                                                  ThreadID, ULONG, UINT_PTR[]) {
+HRESULT ProfilerCallback::EventPipeEventDelivered(EVENTPIPE_PROVIDER provider, DWORD event_id, DWORD version,
+                                                  ULONG, LPCBYTE, ULONG data_size, LPCBYTE data, const GUID*,
+                                                  const GUID*, ThreadID, ULONG, UINT_PTR[]) {
   return guarded("EventPipeEventDelivered", S_OK, [&] {
-    session().on_runtime_event(event_id, {data, data ? data_size : 0u});
+    session().on_pipe_event(provider, event_id, version, {data, data ? data_size : 0u});
     return S_OK;
   });
 }
@@ -168,7 +168,7 @@ HRESULT ProfilerCallback::ObjectsAllocatedByClass(ULONG, ClassID[], ULONG[]) {
 
 HRESULT ProfilerCallback::GarbageCollectionFinished() {
   return guarded("GarbageCollectionFinished", S_OK, [&] {
-    if (session().is_recording()) session().on_gc_finished();
+    if (session().is_recording() && !session().from_events()) session().on_gc_finished();
     return S_OK;
   });
 }

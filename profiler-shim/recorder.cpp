@@ -166,7 +166,7 @@ SnapshotTrigger Recorder::decide_trigger(uint8_t generations_mask, bool induced,
   return trigger;
 }
 
-bool Recorder::on_gc_started(uint8_t generations_mask, bool induced, uint64_t now_ns) {
+bool Recorder::on_gc_started(uint8_t generations_mask, bool induced, uint64_t now_ns, bool may_walk) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!active_.load()) return false;
   if (batch_) {
@@ -182,7 +182,7 @@ bool Recorder::on_gc_started(uint8_t generations_mask, bool induced, uint64_t no
   info.generations_collected = generations_mask;
   info.reason = induced ? GcReason::Induced : GcReason::Other;
   info.start_time_ns = now_ns;
-  info.trigger = decide_trigger(generations_mask, induced, now_ns);
+  info.trigger = may_walk ? decide_trigger(generations_mask, induced, now_ns) : SnapshotTrigger::None;
   walk_share_bytes_ = UINT64_MAX;
   if (info.trigger != SnapshotTrigger::None && !has_headroom_for_walk()) {
     if (info.trigger != SnapshotTrigger::OnDemand) --policy_snapshots_;

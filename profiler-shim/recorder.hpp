@@ -113,8 +113,9 @@ class Recorder {
   Recorder(const RecorderOptions& options, RuntimeQueries& queries, BatchSink& sink, ChunkPool* pool = nullptr);
 
   /// GarbageCollectionStarted. GENERATIONS_MASK bit g = generation g collected.
-  /// Returns true when this GC gets a heap walk.
-  bool on_gc_started(uint8_t generations_mask, bool induced, uint64_t now_ns);
+  /// Returns true when this GC gets a heap walk. MAY_WALK false: a GC whose facts come after
+  /// its end (the events source's background GCs) is never walked nor takes a walk request.
+  bool on_gc_started(uint8_t generations_mask, bool induced, uint64_t now_ns, bool may_walk = true);
   /// Frozen (NonGC heap) segments, set at the start of a GC that walks the heap.
   void set_non_gc_ranges(std::span<const AddressRange> ranges);
   void on_surviving_references(std::span<const uint64_t> starts, std::span<const uint64_t> lengths);

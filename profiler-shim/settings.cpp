@@ -25,6 +25,10 @@ std::string apply_attach_line(std::string_view key, std::string_view value, Sett
     auto parsed = parse_policy(value);
     if (!parsed) return bad();
     s.policy = *parsed;
+  } else if (key == "source") {
+    auto parsed = parse_source(value);
+    if (!parsed) return bad();
+    s.source = *parsed;
   } else if (key == "on_heap_growth") {
     auto parsed = parse_count(value);
     if (!parsed || *parsed == 0) return bad();
@@ -102,6 +106,12 @@ std::string_view policy_name(SnapshotPolicy policy) noexcept {
   return "default";
 }
 
+std::optional<RecordSource> parse_source(std::string_view text) noexcept {
+  if (text == "profiler") return RecordSource::Profiler;
+  if (text == "events") return RecordSource::Events;
+  return std::nullopt;
+}
+
 SettingsResult parse_settings(const EnvLookup& lookup) {
   SettingsResult result;
   Settings& s = result.settings;
@@ -167,6 +177,14 @@ SettingsResult parse_settings(const EnvLookup& lookup) {
   }
   if (const char* sdk = lookup(kEnvRecordSdk); sdk && std::string_view(sdk) == "1") s.record_sdk = true;
   if (const char* dir = lookup(kEnvRecordDir); dir && *dir) s.record_dir = dir;
+  if (const char* source = lookup(kEnvSource); source && *source) {
+    auto parsed = parse_source(source);
+    if (!parsed) {
+      result.error = std::string(kEnvSource) + "='" + source + "' is not one of events, profiler";
+      return result;
+    }
+    s.source = *parsed;
+  }
   if (const char* verify = lookup(kEnvVerifySizes); verify && std::string_view(verify) == "1") {
     s.verify_sizes = true;
   }

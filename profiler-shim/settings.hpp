@@ -26,6 +26,12 @@ enum class AttachMode : uint8_t {
   Record,    ///< attached to record every GC until told to detach
 };
 
+/// Where the GC facts come from (docs/shim.md "Sources").
+enum class RecordSource : uint8_t {
+  Profiler,  ///< the profiling API's GC callbacks (COR_PRF_MONITOR_GC: background GC is off)
+  Events,    ///< the runtime's EventPipe events, in-process (background GC stays on)
+};
+
 struct Settings {
   std::string output;                            ///< GCSNAP_OUTPUT; required
   SnapshotPolicy policy = SnapshotPolicy::Default;
@@ -41,6 +47,7 @@ struct Settings {
   /// time, CPU time and page faults on the walking thread (walk_timer.hpp).
   bool walk_times = false;
   AttachMode mode = AttachMode::Startup;
+  RecordSource source = RecordSource::Profiler;  ///< GCSNAP_SOURCE (attach: source)
   long owner_pid = 0;       ///< attached: the CLI's pid; its death detaches (0: not watched)
   uint64_t deadline_s = 0;  ///< attached: detach after this many seconds (0: no deadline)
   /// GCSNAP_VERIFY_SIZES=1, for testing: ask the runtime for every object's size and count
@@ -69,6 +76,8 @@ using EnvLookup = std::function<const char*(const char*)>;
 /// Parse "default", "all", "gen2", "induced" or "none".
 std::optional<SnapshotPolicy> parse_policy(std::string_view text) noexcept;
 std::string_view policy_name(SnapshotPolicy policy) noexcept;
+/// Parse "events" or "profiler".
+std::optional<RecordSource> parse_source(std::string_view text) noexcept;
 /// Read the settings through LOOKUP (getenv in the shim). Never throws on bad input: it says why.
 SettingsResult parse_settings(const EnvLookup& lookup);
 /// Read the settings of an attached session from the attach request's client data

@@ -54,10 +54,13 @@ HRESULT ShimSession::on_initialize_for_attach(IUnknown* info_unknown, const void
   // on: the runtime then turns background GC off itself (until the detach) after waiting for
   // one in progress, within the timeout of the attach request.
   set_up_statics();
-  HRESULT hr = apply_event_mask();
+  const bool events = settings_.source == RecordSource::Events;
+  HRESULT hr = events ? start_event_source() : apply_event_mask();
   if (!succeeded(hr)) {
     control_->stop(2000);
-    log_line("not attaching: SetEventMask(COR_PRF_MONITOR_GC) failed with " + hex(hr));
+    stop_event_sessions();
+    log_line(std::string("not attaching: ") + (events ? "the events source" : "SetEventMask(COR_PRF_MONITOR_GC)") +
+             " failed with " + hex(hr));
     return hr;
   }
   if (settings_.owner_pid > 0 || settings_.deadline_s > 0) watchdog_ = std::thread([this] { watch(); });
@@ -93,6 +96,7 @@ std::string ShimSession::accept_output() {
   }
   WriterOptions options;
   options.max_queued_bytes = settings_.max_memory_bytes / 4;
+  if (settings_.source == RecordSource::Events) options.required_features = kFeatureEventsSource;
   options.max_file_bytes = settings_.max_file_bytes;
   auto writer = Writer::from_handle(file, options);
   if (!writer.is_ok()) return error_reply(std::string("cannot write the output: ") + writer.error().detail);
@@ -121,6 +125,8 @@ std::string ShimSession::detach(bool from_control_thread) noexcept {
   if (growth_walker_) growth_walker_->stop();
   // Every thread of ours is done but this one, as RequestProfilerDetach wants; this one makes
   // no runtime call afterwards, and the code it runs stays mapped (-z nodelete).
+  // Events keep coming from a live session until the detach completes: stop it first.
+  stop_event_sessions();
   HRESULT hr = info_->RequestProfilerDetach(100);
   if (!succeeded(hr)) {
     // Still loaded: at least stop paying a root scan and heap walk start at every GC.

@@ -121,6 +121,7 @@ bool ShimSession::open_output() {
   }
   WriterOptions options;
   options.max_queued_bytes = settings_.max_memory_bytes / 4;
+  if (settings_.source == RecordSource::Events) options.required_features = kFeatureEventsSource;
   options.max_file_bytes = settings_.max_file_bytes;
   auto writer = Writer::from_handle(file, options);
   if (!writer.is_ok()) {
@@ -164,12 +165,14 @@ HRESULT ShimSession::on_initialize(IUnknown* info_unknown) {
   set_up_statics();
   // MONITOR_GC set here, in Initialize, is what makes the runtime deliver the heap walk;
   // as a side effect the runtime turns background GC off for the life of the process.
-  HRESULT hr = apply_event_mask();
+  const bool events = settings_.source == RecordSource::Events;
+  HRESULT hr = events ? start_event_source() : apply_event_mask();
   if (!succeeded(hr)) {
     (void)pending_writer_->close();
     os::remove_file(settings_.output);
     say(kStateFailed);
-    return cancel("SetEventMask(COR_PRF_MONITOR_GC) failed with " + hresult_text(hr));
+    return cancel(std::string(events ? "the events source (SetEventMask2, EventPipeStartSession)"
+                                     : "SetEventMask(COR_PRF_MONITOR_GC)") + " failed with " + hresult_text(hr));
   }
   start_gc_reason_events();
   if (settings_.diagnostics) say_diagnostics();
@@ -189,7 +192,8 @@ void ShimSession::start_recording(std::unique_ptr<Writer> writer) {
   // Must agree with ProfilerCallback::QueryInterface (GCSNAP_NO_CALLBACK5, for measurements).
   const char* no5 = std::getenv("GCSNAP_NO_CALLBACK5");
   options.dependent_handles = !(no5 && no5[0] == '1');
-  options.policy = settings_.policy;
+  // The events source walks only on demand: a walk needs its session before the GC starts.
+  options.policy = settings_.source == RecordSource::Events ? SnapshotPolicy::None : settings_.policy;
   options.max_snapshots = settings_.max_snapshots;
   options.max_file_bytes = settings_.max_file_bytes;
   options.memory_budget_bytes = settings_.max_memory_bytes - settings_.max_memory_bytes / 4;
@@ -281,20 +285,6 @@ void ShimSession::say_diagnostics() const {
   log_line(line);
 }
 
-void ShimSession::start_gc_reason_events() noexcept {
-  if (!settings_.gc_reason_events || runtime_major() != 8 || info_version_ < 12) return;
-  static const WCHAR kProvider[] = u"Microsoft-Windows-DotNETRuntime";
-  COR_PRF_EVENTPIPE_PROVIDER_CONFIG config{kProvider, kGcKeyword, kLevelInformational, nullptr};
-  EVENTPIPE_SESSION session = 0;
-  auto* info12 = static_cast<ICorProfilerInfo12*>(info_);  // the object is an ICorProfilerInfoN, N >= 12
-  reason_events_ = succeeded(info12->EventPipeStartSession(1, &config, 0, &session));
-}
-
-void ShimSession::on_runtime_event(uint32_t event_id, std::span<const uint8_t> payload) noexcept {
-  if (event_id != kGcTriggeredEventId) return;
-  if (auto reason = gc_triggered_reason(payload)) event_reason_.store(*reason);
-}
-
 void ShimSession::on_module_loaded(uint64_t module, HRESULT status) noexcept {
   if (!statics_ || !succeeded(status)) return;
   try {
@@ -338,6 +328,7 @@ std::string ShimSession::take_snapshot() {
   std::string error = std::string(kReplyError) + " ";
   if (detaching_.load()) return error + "gcsnap is detaching";
   if (!is_recording() || shut_down_.load()) return error + "recording is off";
+  if (event_stream_) return take_event_snapshot();
   uint64_t before = recorder_->last_on_demand_gc();
   const uint64_t refused_before = recorder_->last_refused_gc();
   prepare_chunks_for_walk();
@@ -385,6 +376,7 @@ void ShimSession::on_shutdown() noexcept {
   writer_thread_->finish();
   if (settings_.diagnostics) {
     log_line("diagnostics: " + std::to_string(allocated_by_class_calls_.load()) + " ObjectsAllocatedByClass callbacks");
+    if (event_stream_) say_event_counts();
   }
   if (settings_.verify_sizes && recorder_) {
     RecorderStats stats = recorder_->stats();

@@ -27,6 +27,9 @@
 
 namespace gcsnap::shim {
 
+class GcEventStream;
+class RecorderEventSink;
+
 class ShimSession {
  public:
   /// Return the live session (the one the guard turns off), or nullptr.
@@ -43,6 +46,9 @@ class ShimSession {
   void on_gc_started(int generation_count, const com::BOOL* collected, com::COR_PRF_GC_REASON reason);
   /// An event of the shim's own EventPipe session (GCTriggered is the one it reads).
   void on_runtime_event(uint32_t event_id, std::span<const uint8_t> payload) noexcept;
+  /// Any event of the shim's EventPipe sessions: to the events source when it runs, else to
+  /// on_runtime_event (shim_events.cpp).
+  void on_pipe_event(uint64_t provider, uint32_t id, uint32_t version, std::span<const uint8_t> payload) noexcept;
   /// The runtime's allocated-by-class statistic (counted for GCSNAP_DIAGNOSTICS only).
   void on_objects_allocated_by_class() noexcept {
     allocated_by_class_calls_.fetch_add(1, std::memory_order_relaxed);
@@ -59,6 +65,8 @@ class ShimSession {
   void on_module_loaded(uint64_t module, com::HRESULT status) noexcept;
   void on_module_unloading(uint64_t module) noexcept;
 
+  /// The GC facts come from the events source: the profiling API's GC callbacks are ignored.
+  bool from_events() const noexcept { return event_stream_ != nullptr; }
   bool is_recording() const noexcept {
     return ready_.load(std::memory_order_acquire) && recorder_->is_active() && !off_.load();
   }
@@ -66,6 +74,7 @@ class ShimSession {
   void turn_off(const char* where, const char* why) noexcept;
 
  private:
+  friend class RecorderEventSink;
   com::HRESULT cancel(const std::string& why);
   bool query_info(com::IUnknown* info_unknown);
   bool open_output();
@@ -88,6 +97,12 @@ class ShimSession {
   /// would then show. Nothing happens if the runtime refuses.
   void start_gc_reason_events() noexcept;
   void start_recording(std::unique_ptr<Writer> writer);
+  // The events source (shim_events.cpp): its event mask and continuous session, the sessions'
+  // stop (before a detach), and a heap walk through the heap-dump session.
+  com::HRESULT start_event_source() noexcept;
+  void stop_event_sessions() noexcept;
+  std::string take_event_snapshot();
+  void say_event_counts() const;  ///< GCSNAP_DIAGNOSTICS=1, at shutdown
   std::string handle_request(const std::string& request);
   std::string take_snapshot();
   /// The --on-heap-growth walk, from the walker's thread: take_snapshot when no other request
@@ -127,6 +142,11 @@ class ShimSession {
   std::atomic<int64_t> event_reason_{-1};
   bool reason_events_ = false;  ///< the GCTriggered session runs (set before recording starts)
   com::DWORD mask_low_ = 0, mask_high_ = 0;  ///< the event masks the runtime accepted
+  // The events source only (never freed: a late event may still reach them).
+  com::ICorProfilerInfo12* info12_ = nullptr;
+  RecorderEventSink* event_sink_ = nullptr;
+  GcEventStream* event_stream_ = nullptr;
+  std::atomic<uint64_t> gc_session_{0};  ///< the continuous session, 0 once stopped
   std::atomic<uint64_t> allocated_by_class_calls_{0};
   std::atomic<bool> told_off_{false};
   std::atomic<bool> shut_down_{false};

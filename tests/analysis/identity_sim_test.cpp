@@ -212,3 +212,37 @@ TEST_CASE("the simulation exercises moves, reuse and every fate", "[identity][si
 }
 
 }  // namespace gcsnap::test
+
+namespace gcsnap::test {
+
+// format-spec.md §5.2 (1.4): a background GC (gen2, LOH, POH collected; gen0 not) condemns
+// neither young generation, so a young object outside its surviving ranges is not dead there.
+TEST_CASE("a background GC condemns gen2 and the large heaps only", "[identity]") {
+  GcInfo bgc;
+  bgc.generations_collected = generation_bit(Generation::Gen2) | generation_bit(Generation::LargeObjectHeap) |
+                              generation_bit(Generation::PinnedObjectHeap);
+  CHECK(bgc.background());
+  CHECK(bgc.condemned_generation() == 2);
+  CHECK_FALSE(is_condemned(bgc, Generation::Gen0));
+  CHECK_FALSE(is_condemned(bgc, Generation::Gen1));
+  CHECK(is_condemned(bgc, Generation::Gen2));
+  CHECK(is_condemned(bgc, Generation::LargeObjectHeap));
+  CHECK(promoted_generation(bgc, Generation::Gen1) == Generation::Gen1);
+  GcInfo full = bgc;
+  full.generations_collected = 0x1f;
+  CHECK_FALSE(full.background());
+  CHECK(is_condemned(full, Generation::Gen0));
+  CHECK(promoted_generation(full, Generation::Gen0) == Generation::Gen1);
+
+  RangeTable ranges;
+  ranges.surviving_starts = {0x2000};
+  ranges.surviving_lengths = {0x100};
+  const GenerationRange bounds[] = {{Generation::Gen0, 0x1000, 0x100, 0x1000}, {Generation::Gen2, 0x2000, 0x200, 0x1000}};
+  auto t = GcTransition::build(bgc, ranges, bounds);
+  REQUIRE(t);
+  CHECK(t->follow(0x1010, Generation::Unknown).fate == Fate::NotCondemned);  // young: left alone
+  CHECK(t->follow(0x2010, Generation::Unknown).fate == Fate::Stayed);
+  CHECK(t->follow(0x2110, Generation::Unknown).fate == Fate::Died);  // gen2, in no range
+}
+
+}  // namespace gcsnap::test

@@ -154,7 +154,7 @@ case_attach_snapshot() {
 case_attach_record() {
   local rc recorder line
   start_plain_app
-  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap for 300 s" --duration 300s
+  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap for 300 s" --source profiler --duration 300s
   expect_bgc 0 "a background GC ran while gcsnap was attached"
   "$gcsnap" snapshot "$pid" >"$work/$case_name.cmd" 2>&1 || { show "$work/$case_name.cmd"; fail "snapshot during record --pid failed"; }
   grep -q "^snapshot taken in process $pid: GC #" "$work/$case_name.cmd" || fail "snapshot during record --pid said something else"
@@ -194,6 +194,29 @@ case_attach_record() {
 }
 
 # Bad targets and outputs: one line, non-zero exit, and the process is unharmed.
+# record --pid --source events (docs/shim.md "Sources"): background GC stays on while attached
+# and after the detach; an on-demand snapshot is a walk of the heap-dump session.
+case_attach_record_events() {
+  local rc
+  start_plain_app
+  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap for 300 s" --source events --duration 300s
+  expect_bgc 1 "no background GC ran while gcsnap was attached with the events source"
+  "$gcsnap" snapshot "$pid" >"$work/$case_name.cmd" 2>&1 || { show "$work/$case_name.cmd"; fail "snapshot during record --pid failed"; }
+  grep -q "^snapshot taken in process $pid: GC #" "$work/$case_name.cmd" || fail "snapshot during record --pid said something else"
+  kill -INT "$recorder"
+  wait "$recorder"; rc=$?
+  show "$work/$case_name.rec"
+  [ "$rc" -eq 0 ] || fail "gcsnap record --pid exited $rc after Ctrl+C"
+  grep -Eq '^gcsnap: recorded [0-9]+ GCs, 1 snapshots, .* in '"$snap"'; nothing dropped$' "$work/$case_name.rec" ||
+    fail "no summary line with one snapshot"
+  check_cli_accepts
+  grep -q 'ends complete' "$work/$case_name.verify" || fail "the file does not end complete"
+  grep -q "recorded from the runtime's events" "$work/$case_name.info" || fail "info does not name the events source"
+  [ "$(gc_count "$snap")" -ge 3 ] || fail "the GCs of the bgc check (ballast + forced) were not recorded"
+  expect_bgc 1 "no background GC after record --pid --source events detached"
+  stop_plain_app
+}
+
 case_attach_errors() {
   local rc sleeper missing=999999999
   start_plain_app
@@ -312,7 +335,8 @@ case_attach_other_profiler() {
 case_attach_record_exit() {
   local rc recorder
   start_plain_app
-  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap until Ctrl+C"
+  # The profiler source: its default policy walks the app's induced GC (the invariants need a walk).
+  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap until Ctrl+C" --source profiler
   app_says gc '^gcsnap-sample: gc ' >/dev/null
   stop_plain_app
   wait "$recorder"; rc=$?

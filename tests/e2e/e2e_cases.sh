@@ -614,6 +614,46 @@ case_record_every() {
     "leaks on the record --every recording: the sessions are not a suspect held by their List"
 }
 
+# The events source (docs/shim.md "Sources"): background GC stays on where the profiler source
+# turns it off. The app counts its background GCs itself (GC.GetGCMemoryInfo); the recording
+# must hold GCs marked background (`gen2 bg`), say its source, and pass verify. The sample app
+# turns concurrent GC off in its runtimeconfig; DOTNET_gcConcurrent=1 turns it back on.
+bgc_count() { sed -n 's/^gcsnap-sample: mode=bgc .*background_gcs=\([0-9]*\) .*/\1/p' "$1"; }
+case_events_bgc() {
+  local n marked
+  record_opts=(--source events --every 1s)
+  DOTNET_gcConcurrent=1 record_app 0 bgc 60
+  n=$(bgc_count "$out")
+  [ -n "$n" ] && [ "$n" -gt 0 ] || fail "no background GC ran under the events source (background_gcs=$n)"
+  check_cli_accepts
+  marked=$(grep -c '^ *[0-9]* *gen2 bg ' "$work/$case_name.info")
+  [ "$marked" -gt 0 ] || fail "info lists no background GC"
+  grep -q "recorded from the runtime's events (record --source events): background GC stays on ($marked background GC(s)" \
+    "$work/$case_name.info" || fail "info does not say the source and its background GCs"
+}
+case_profiler_bgc() {
+  local n
+  record_opts=(--source profiler --policy none)
+  DOTNET_gcConcurrent=1 record_app 0 bgc 40
+  n=$(bgc_count "$out")
+  [ "$n" = 0 ] || fail "a background GC ran under the profiler source (background_gcs=$n)"
+  check_cli_accepts
+  ! grep -q 'gen2 bg' "$work/$case_name.info" || fail "info lists a background GC"
+}
+# The events source's walks on demand find the planted leaks as the profiler source's do
+# (case record_every): identity across GCs from the event ranges, names and paths from the walks.
+case_events_every() {
+  local text
+  record_opts=(--source events --every 1s)
+  record_app 0 leaks 10 600
+  grep -Eq "^gcsnap: recorded [0-9]+ GCs, [3-9][0-9]* snapshots, " "$err" || fail "the summary does not count at least 3 walks"
+  check_cli_accepts
+  check_no_policy_walk "$snap"
+  text=$(csv leaks "$snap" --top 0)
+  expect_line "$text" "^[0-9]+,Gcsnap\.Sample\.LeakedSession,$(fact sessions "$out"),\+?[0-9]+,[1-9][0-9]*,.*,System\.Collections\.Generic\.List<Gcsnap\.Sample\.LeakedSession> \(via Gcsnap\.Sample\.LeakedSession\[\]\),0x" \
+    "leaks on the events recording: the sessions are not a suspect held by their List"
+}
+
 # Planted leaks and look-alikes (sample_app/LeakRounds.cs), one heap walk per round: `leaks`
 # reports the two true leaks (their series grow every round) and nothing of the bounded
 # cache, the per-round churn or the startup allocation; `check` fails on them.

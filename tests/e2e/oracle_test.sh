@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The ClrMD oracle e2e test:
 #   oracle_test.sh GCSNAP COMPARE_TEST OUT_DIR WORK_DIR [MODE [MAJOR APP_DLL]]
-#  1. MODE record (the default): gcsnap record --policy none the oracle app; MODE attach: the
+#  1. MODE record (the default): gcsnap record --policy none the oracle app; MODE events: the
+#     same with --source events; MODE attach: the
 #     app runs with no profiler variables. It builds its heap, collects, says ready and waits
 #     on stdin without allocating;
 #  2. gcsnap snapshot PID (an on-demand heap walk: through the recording shim, or by attaching
@@ -20,7 +21,11 @@ fail() { echo "oracle: FAIL: $*" >&2; exit 1; }
 command -v dotnet >/dev/null 2>&1 || fail "'dotnet' is not on PATH"
 oracle=$out/clrmd_oracle/Gcsnap.ClrmdOracle.dll
 [ -f "$app" ] && [ -f "$oracle" ] || fail "$app or $oracle is missing (the e2e.build_oracle fixture builds them)"
-[ "$mode" = record ] || [ "$mode" = attach ] || fail "mode '$mode' is not record or attach"
+[ "$mode" = record ] || [ "$mode" = attach ] || [ "$mode" = events ] || fail "mode '$mode' is not record, attach or events"
+# MODE events: as record, with the events source (docs/shim.md "Sources"): the snapshot is the
+# heap dump of an EventPipe session around a forced GC.
+source_opts=(--source profiler)
+[ "$mode" = events ] && source_opts=(--source events) && mode=record
 run_app=(dotnet "$app") decoy=()
 if [ -n "$major" ]; then
   line=$("$(dirname "$0")/../../scripts/runtimes.sh" "$major" | tail -1) || fail "scripts/runtimes.sh $major failed"
@@ -45,7 +50,7 @@ mkfifo "$fifo" || fail "mkfifo failed"
 # The app waits on stdin: a FIFO held open here until the dump is taken. Tiered compilation is
 # off so that no background JIT work allocates between the snapshot and the dump.
 if [ "$mode" = record ]; then
-  env "${decoy[@]}" DOTNET_TieredCompilation=0 "$gcsnap" record --policy none -o "$snap" -- "${run_app[@]}" \
+  env "${decoy[@]}" DOTNET_TieredCompilation=0 "$gcsnap" record "${source_opts[@]}" --policy none -o "$snap" -- "${run_app[@]}" \
     <"$fifo" >"$work/app.out" 2>"$work/app.err" &
 else
   env -u CORECLR_ENABLE_PROFILING -u DOTNET_ENABLE_PROFILING DOTNET_TieredCompilation=0 \
@@ -86,4 +91,4 @@ grep -q '^oracle-app: done' "$work/app.out" || fail "the app did not finish"
 dotnet "$oracle" "$dump" "$dac" "$truth" || fail "the ClrMD oracle failed on $dump"
 rm -f "$dump"  # ~100 MB: the TSV holds what the comparison needs
 GCSNAP_ORACLE_SNAP=$snap GCSNAP_ORACLE_TRUTH=$truth "$compare" "[oracle]" || fail "gcsnap disagrees with ClrMD (see above)"
-echo "oracle: gcsnap agrees with ClrMD (runtime $version, $mode)"
+echo "oracle: gcsnap agrees with ClrMD (runtime $version, $mode, ${source_opts[1]})"

@@ -29,7 +29,8 @@ ErrorCode first_read_error(const Recording& r) {
 TEST_CASE("golden sample-valid.snap reads back what was written") {
   const char* name =
       GENERATE("sample-valid.snap", "compat/sample-valid-1.0.snap", "compat/sample-valid-no-ldm.snap",
-               "compat/sample-valid-1.1.snap", "compat/sample-valid-1.2.snap");
+               "compat/sample-valid-1.1.snap", "compat/sample-valid-1.2.snap", "compat/sample-valid-1.3.snap",
+               "events-source.snap");
   CAPTURE(name);
   auto rec = Recording::open(golden(name));
   REQUIRE(rec);
@@ -89,10 +90,15 @@ TEST_CASE("golden sample-valid.snap reads back what was written") {
     REQUIRE(memory);
     CHECK_FALSE(memory->has_value());
   }
-  if (std::string(name) == "sample-valid.snap" || std::string(name) == "compat/sample-valid-1.1.snap" ||
-      std::string(name) == "compat/sample-valid-1.2.snap") {
+  // §3 (1.4): only the events source's file has the required feature bit, which this reader knows.
+  CHECK(r.required_features() == (std::string(name) == "events-source.snap" ? kFeatureEventsSource : 0));
+  if (std::string(name) == "sample-valid.snap" || std::string(name) == "events-source.snap" ||
+      std::string(name) == "compat/sample-valid-1.1.snap" || std::string(name) == "compat/sample-valid-1.2.snap" ||
+      std::string(name) == "compat/sample-valid-1.3.snap") {
     const std::string n = name;
-    CHECK(r.minor_version() == (n == "sample-valid.snap" ? 3 : n == "compat/sample-valid-1.2.snap" ? 2 : 1));
+    const bool current = n == "sample-valid.snap" || n == "events-source.snap";
+    CHECK(r.minor_version() == (current ? 4 : n == "compat/sample-valid-1.3.snap" ? 3
+                                              : n == "compat/sample-valid-1.2.snap" ? 2 : 1));
     CHECK(*has_section);
     CHECK(handles->primaries == std::vector<uint64_t>{0x7f0000c00040, 0x7f0000c00018});
     CHECK(handles->secondaries == std::vector<uint64_t>{0x7f0000c000d8, 0x7f0000c01000});
@@ -108,7 +114,7 @@ TEST_CASE("golden memory-valid.snap reads back its memory accounting") {
   REQUIRE(rec);
   const Recording& r = **rec;
   REQUIRE(r.gcs().size() == 2);
-  CHECK(r.minor_version() == 3);
+  CHECK(r.minor_version() == 4);
   constexpr uint64_t kMiB = 1ull << 20;
   auto first = r.read_memory_accounting(0);
   REQUIRE(first);

@@ -63,6 +63,7 @@ TEST_CASE("info slots the shim calls match the runtime's vtable", "[shim][abi]")
   CHECK(slot_of(&ICorProfilerInfo3::GetRuntimeInformation) == 67);
   CHECK(slot_of(&ICorProfilerInfo10::IsFrozenObject) == 94);
   CHECK(slot_of(&ICorProfilerInfo12::EventPipeStartSession) == 101);
+  CHECK(slot_of(&ICorProfilerInfo12::EventPipeStopSession) == 103);
   CHECK(slot_of(&ICorProfilerInfo14::GetNonGCHeapBounds) == 112);
   CHECK(slot_of(&ICorProfilerInfo14::slot113_EventPipeCreateProvider2) == 113);
 }

@@ -94,3 +94,13 @@ TEST_CASE("attach settings: bad client data says why", "[shim][settings]") {
   CHECK(parse_attach_settings("gcsnap-attach 1\nmode=record\nnoequals").error.find("no '='") != std::string::npos);
   CHECK_FALSE(parse_attach_settings(std::string(5000, 'x')).error.empty());
 }
+
+TEST_CASE("settings: the source of the GC facts", "[shim][settings]") {
+  CHECK(parse({{"GCSNAP_OUTPUT", "o"}}).settings.source == RecordSource::Profiler);
+  CHECK(parse({{"GCSNAP_OUTPUT", "o"}, {"GCSNAP_SOURCE", "events"}}).settings.source == RecordSource::Events);
+  CHECK(parse({{"GCSNAP_OUTPUT", "o"}, {"GCSNAP_SOURCE", "profiler"}}).settings.source == RecordSource::Profiler);
+  CHECK(parse({{"GCSNAP_OUTPUT", "o"}, {"GCSNAP_SOURCE", "trace"}}).error.find("GCSNAP_SOURCE") != std::string::npos);
+  CHECK(parse_attach_settings("gcsnap-attach 1\nmode=record\nsource=events\n").settings.source == RecordSource::Events);
+  CHECK(parse_attach_settings("gcsnap-attach 1\nmode=record\n").settings.source == RecordSource::Profiler);
+  CHECK(parse_attach_settings("gcsnap-attach 1\nmode=record\nsource=both").error.find("source") != std::string::npos);
+}

@@ -21,8 +21,9 @@ using Bytes = std::vector<uint8_t>;
 
 namespace {
 
-bool write_sample(const std::string& path, bool duplicate_address) {
+bool write_sample(const std::string& path, bool duplicate_address, uint64_t required_features = 0) {
   WriterOptions options;
+  options.required_features = required_features;
   options.background_compression = false;
   options.chunk_items = 64;
   auto w = Writer::create(path, options);
@@ -192,6 +193,8 @@ int main(int argc, char** argv) {
   auto out = [&](const char* name) { return dir + "/" + name; };
   if (!write_sample(out("sample-valid.snap"), false)) return 1;
   if (!write_sample(out("inconsistent-data.snap"), true)) return 1;
+  // §3 (1.4): the same sample, marked as recorded by the events source.
+  if (!write_sample(out("events-source.snap"), false, kFeatureEventsSource)) return 1;
   if (!write_memory_sample(out("memory-valid.snap"))) return 1;
   const Bytes sample = load(out("sample-valid.snap"));
   const auto sections = list_sections(sample);
@@ -216,7 +219,7 @@ int main(int argc, char** argv) {
   format::store_le16(b.data() + 8, 2);
   ok &= save(out("unsupported-version.snap"), b);
   b = sample;
-  format::store_le64(b.data() + 16, 1);
+  format::store_le64(b.data() + 16, uint64_t{1} << 63);
   format::store_le64(b.data() + 32, format::checksum64({b.data(), 32}));
   ok &= save(out("unknown-required-feature.snap"), b);
   b = sample;

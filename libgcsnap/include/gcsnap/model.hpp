@@ -52,6 +52,10 @@ enum class SnapshotTrigger : uint8_t {
 /// Return the bit of GcInfo::generations_collected for generation g (bit g set: g was collected).
 inline constexpr uint8_t generation_bit(Generation g) { return static_cast<uint8_t>(1u << static_cast<unsigned>(g)); }
 
+/// format-spec.md §3, required feature bit 0: the GC facts come from the runtime's event stream
+/// (the shim's events source): roots and objects only at heap walks, background GCs possible.
+inline constexpr uint64_t kFeatureEventsSource = 0x1;
+
 /// One GC's header facts (format-spec.md §6.2).
 struct GcInfo {
   uint64_t gc_number = 0;            ///< 1-based count of GCs the recorder saw
@@ -63,6 +67,8 @@ struct GcInfo {
   uint64_t end_time_ns = 0;          ///< CLOCK_REALTIME at GarbageCollectionFinished
   uint32_t runtime_gc_count = 0;     ///< reserved for the runtime's own GC count (0 = unknown)
 
+  /// A background GC (format-spec.md §5.2, events source): gen2 collected, gen0 not.
+  bool background() const noexcept { return (generations_collected & 0x5) == 0x4; }
   /// Return the highest generation collected (0..2), as users name a GC.
   int condemned_generation() const noexcept {
     if (generations_collected & 0x4) return 2;

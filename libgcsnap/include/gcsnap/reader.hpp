@@ -197,6 +197,8 @@ class Recording {
   /// The file's major format version (format-spec.md §3); a file of another major does not open.
   uint16_t major_version() const noexcept;
   uint16_t minor_version() const noexcept;
+  /// The file header's required feature bits (format-spec.md §3): kFeatureEventsSource.
+  uint64_t required_features() const noexcept;
 
   /// Return the index in gcs() of the GC with this number.
   std::optional<size_t> find_gc(uint64_t gc_number) const noexcept;

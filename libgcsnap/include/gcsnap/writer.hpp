@@ -36,6 +36,8 @@ struct WriterOptions {
   /// holes (Linux fallocate; NTFS sparse files); elsewhere nothing is dropped
   /// (WriterStats::drop_unsupported).
   uint64_t max_file_bytes = 0;
+  /// The file header's required feature bits (format-spec.md §3), e.g. kFeatureEventsSource.
+  uint64_t required_features = 0;
 };
 
 /// Counters the writer keeps, for summaries.

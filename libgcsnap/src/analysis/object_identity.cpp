@@ -63,9 +63,12 @@ Generation GenerationMap::find(uint64_t address) const noexcept {
 
 bool is_condemned(const GcInfo& info, Generation g) noexcept {
   const bool gen2 = (info.generations_collected & generation_bit(Generation::Gen2)) != 0;
+  // A background GC (format-spec.md §5.2: gen2 collected, gen0 not) condemns neither young
+  // generation: they are collected by the GCs that run inside it, recorded before it.
+  const bool background = info.background();
   switch (g) {
     case Generation::Gen0:
-    case Generation::Gen1:
+    case Generation::Gen1: return !background && static_cast<int>(g) <= info.condemned_generation();
     case Generation::Gen2: return static_cast<int>(g) <= info.condemned_generation();
     case Generation::LargeObjectHeap:
     case Generation::PinnedObjectHeap: return gen2 || (info.generations_collected & generation_bit(g)) != 0;

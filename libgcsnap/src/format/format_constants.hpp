@@ -19,10 +19,10 @@ inline constexpr uint8_t kGenerationsCollectedMask = 0x1F;
 inline constexpr uint8_t kFileMagic[8] = {0x89, 'G', 'C', 'S', 'N', 'A', 'P', 0x0A};
 inline constexpr uint8_t kTrailerMagic[8] = {0x0A, 'X', 'D', 'N', 'I', 'S', 'C', 'G'};
 inline constexpr uint16_t kMajorVersion = 1;
-inline constexpr uint16_t kMinorVersion = 3;  // 1.3: dropped walks (§6.17)
+inline constexpr uint16_t kMinorVersion = 4;  // 1.4: the events source (§3)
 inline constexpr uint32_t kFileHeaderSize = 40;
-/// §3: required-feature bits this reader implements (none yet).
-inline constexpr uint64_t kKnownRequiredFeatures = 0;
+/// §3: required-feature bits this reader implements.
+inline constexpr uint64_t kKnownRequiredFeatures = kFeatureEventsSource;
 
 /// §4: every section starts with this fixed header.
 inline constexpr uint32_t kSectionHeaderSize = 40;

@@ -55,6 +55,7 @@ Status open_impl(Recording::Impl& impl) {
   if (!header) return header.error();
   impl.major = header->major;
   impl.minor = header->minor;
+  impl.required_features = header->required_features;
   Error index_error{};
   bool had_trailer = false;
   if (file.size() >= header->header_size + format::kTrailerSize && format::has_trailer_magic(file)) {
@@ -161,6 +162,7 @@ const Error& Recording::end_error() const noexcept { return impl_->end_error; }
 uint64_t Recording::file_size() const noexcept { return impl_->data.size(); }
 uint16_t Recording::major_version() const noexcept { return impl_->major; }
 uint16_t Recording::minor_version() const noexcept { return impl_->minor; }
+uint64_t Recording::required_features() const noexcept { return impl_->required_features; }
 
 std::optional<size_t> Recording::find_gc(uint64_t gc_number) const noexcept {
   const auto& g = impl_->gcs;

@@ -25,6 +25,7 @@ struct Recording::Impl {
   Error end_error{};
   uint16_t major = 0;
   uint16_t minor = 0;
+  uint64_t required_features = 0;  ///< §3
 
   ~Impl();
   /// Walk block I and return its data sections of TYPE.

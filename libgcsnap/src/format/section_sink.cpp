@@ -70,14 +70,14 @@ Status SectionSink::recycle_pages(uint64_t from) {
   return {};
 }
 
-Status SectionSink::write_file_header() {
+Status SectionSink::write_file_header(uint64_t required_features) {
   // §3: magic, major, minor, header size, required and optional feature bits, checksum.
   uint8_t h[kFileHeaderSize] = {};
   for (int i = 0; i < 8; ++i) h[i] = kFileMagic[i];
   store_le16(h + 8, kMajorVersion);
   store_le16(h + 10, kMinorVersion);
   store_le32(h + 12, kFileHeaderSize);
-  store_le64(h + 16, 0);
+  store_le64(h + 16, required_features);
   store_le64(h + 24, 0);
   store_le64(h + 32, checksum64({h, 32}));
   buffer_.append(h, kFileHeaderSize);

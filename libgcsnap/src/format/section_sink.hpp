@@ -24,7 +24,7 @@ class SectionSink {
   SectionSink(const SectionSink&) = delete;
   SectionSink& operator=(const SectionSink&) = delete;
 
-  Status write_file_header();
+  Status write_file_header(uint64_t required_features = 0);
   /// Go on after OFFSET bytes already in the file (its fd positioned there), whose complete
   /// blocks are INDEX: finish() then appends their index and trailer (finish_recording).
   void resume(uint64_t offset, std::vector<GcSummary> index);

@@ -117,7 +117,7 @@ Result<std::unique_ptr<Writer>> Writer::from_handle(intptr_t fd, const WriterOpt
     impl->options = options;
     impl->sink = std::make_unique<format::SectionSink>(fd, options.compression_level, options.sync_each_gc,
                                                               options.recycle_written_pages, options.max_file_bytes);
-    GCSNAP_RETURN_IF_ERROR(impl->sink->write_file_header());
+    GCSNAP_RETURN_IF_ERROR(impl->sink->write_file_header(options.required_features));
     if (options.background_compression) {
       impl->queue = std::make_unique<format::ChunkQueue>(*impl->sink, options.max_queued_bytes);
       GCSNAP_RETURN_IF_ERROR(impl->queue->start());

@@ -42,6 +42,9 @@ inline constexpr const char* kEnvDiagnostics = "GCSNAP_DIAGNOSTICS";
 inline constexpr const char* kEnvGcReasonEvents = "GCSNAP_GC_REASON_EVENTS";
 /// "1": record processes of the .NET SDK too (MSBuild, the dotnet CLI; process_role.hpp).
 inline constexpr const char* kEnvRecordSdk = "GCSNAP_RECORD_SDK";
+/// "events" or "profiler" (the default): where the GC facts come from (docs/shim.md "Sources").
+/// Attach data key: source.
+inline constexpr const char* kEnvSource = "GCSNAP_SOURCE";
 /// Set by `gcsnap record`: a directory where each process the shim loads into leaves a report
 /// (kReportSuffix) saying whether and where it records, so that `record` can name every
 /// process and file, finish the files of processes that die, and remove their sockets.
@@ -111,7 +114,8 @@ inline constexpr std::string_view kReplyError = "error";  ///< "error <reason>\n
 
 /// The client data of an attach request (docs/shim.md "Attach"): text, one "key=value" per
 /// line after the first line kAttachDataHeader. Keys: mode (snapshot | record), policy,
-/// owner_pid (the CLI; 0 = do not watch), deadline_s (0 = none), max_memory_mb, max_snapshots.
+/// owner_pid (the CLI; 0 = do not watch), deadline_s (0 = none), max_memory_mb, max_snapshots,
+/// on_heap_growth, max_size, source (events | profiler).
 /// Unknown keys are ignored, so a newer CLI can add some.
 inline constexpr std::string_view kAttachDataHeader = "gcsnap-attach 1";
 

@@ -15,6 +15,8 @@
 //                   Environment.Exit(CODE), or call libc's exit(CODE) (which skips the
 //                   runtime's shutdown): the app exits while that GC is being written
 //   attach-wait     as run, then commands on stdin for the attach tests (AttachWait.cs)
+//   bgc ROUNDS      a large gen2 and churn, so that gen2 GCs run in the background when the
+//                   runtime may (BackgroundGcs.cs)
 //   leaks [ROUNDS [PAUSE_MS]]
 //                   ROUNDS (default 8) rounds of work with planted leaks and look-alikes, an
 //                   induced GC before the first and after each, then a pause of PAUSE_MS
@@ -68,6 +70,8 @@ public static class Program
                 return LeakRounds.Run(arg is null ? 8 : int.Parse(arg), args.Length > 2 ? int.Parse(args[2]) : 0);
             case "memory" when args.Length == 3 && int.TryParse(args[2], out int mib) && mib > 0:
                 return MemoryShapes.Run(arg!, mib);
+            case "bgc" when int.TryParse(arg, out int bgcRounds) && bgcRounds >= 0:
+                return BackgroundGcs.Run(bgcRounds);
             case "churn" when int.TryParse(arg, out int iterations) && iterations >= 0:
                 return Churn(iterations);
             case "threads" when int.TryParse(arg, out int threadCount) && threadCount > 0:

@@ -117,6 +117,17 @@ void add_dropped_walk_notes(const Recording& r, std::vector<std::string>& notes)
                                 capped));
 }
 
+/// What a recording of the events source (format-spec.md §3) lacks, said once.
+void add_source_note(const Recording& r, std::vector<std::string>& notes) {
+  if ((r.required_features() & kFeatureEventsSource) == 0) return;
+  uint64_t background = 0;
+  for (const auto& e : r.gcs()) background += e.info.background() ? 1 : 0;
+  notes.push_back(fmt::format("recorded from the runtime's events (record --source events): background GC stays on "
+                              "({} background GC(s), GEN 'bg'); roots, objects and dependent handles only at heap "
+                              "walks, and walks only on demand (snapshot, --every, --on-rss, --on-heap-growth)",
+                              background));
+}
+
 Table file_table(const std::string& file, const Recording& r) {
   Table t("file", "");
   t.add_column("file", "FILE").add_column("bytes", "SIZE", ColumnKind::Bytes);
@@ -169,7 +180,7 @@ Table gc_table(const Recording& r, const std::vector<size_t>& listed) {
     const Cell estimate = budget && skip->estimated_walk_ns ? Cell(skip->estimated_walk_ns) : Cell();
     const auto [need, available] = skip ? walk_skip_bytes(*skip) : std::pair<uint64_t, uint64_t>{};
     const bool bytes = skip && !budget;
-    t.add_row({e.info.gc_number, fmt::format("gen{}", e.info.condemned_generation()),
+    t.add_row({e.info.gc_number, fmt::format("gen{}{}", e.info.condemned_generation(), e.info.background() ? " bg" : ""),
                e.info.reason == GcReason::Induced ? "induced" : "other", Cell::boolean(e.info.compacted),
                snapshot_text(r, i), skip ? std::string("skipped") : trigger_name(e.info.trigger), estimate,
                skip ? Cell(std::string(walk_skip_key(skip->reason))) : Cell(), bytes ? Cell(need) : Cell(),
@@ -295,6 +306,7 @@ void run_info(const InfoOptions& o) {
     if (auto skip = skipped_walk(r, i)) skips.push_back(*skip);
   for (std::string& line : walk_skip_notes(skips)) report.notes.push_back(std::move(line));
   add_dropped_walk_notes(r, report.notes);
+  add_source_note(r, report.notes);
   if (auto [skipped, budget] = skipped_walks(r); skipped) {
     report.notes.push_back(fmt::format(
         "{} gen2 GC(s) without a heap walk: the default policy's walk-time budget (a walk, estimated from the last "

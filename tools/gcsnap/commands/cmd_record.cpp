@@ -46,6 +46,7 @@ struct RecordOptions {
   std::string on_rss;        ///< a heap walk each time the resident size grew by this; "" = none
   std::string on_heap_growth;  ///< a heap walk each time gen2 + LOH + POH grew by this; "" = none
   std::string max_size;      ///< cap on each recording's disk usage; "" = none
+  std::string source;        ///< --source: events | profiler; "" = the default (source_for)
   std::vector<std::string> command;
   bool index = false;        ///< --index: build the snapshots' analysis indexes at the end
 };
@@ -63,6 +64,14 @@ void start_rss_trigger(const RecordOptions& options, std::optional<RssTrigger>& 
     out.emplace(parse_size(options.on_rss, "--on-rss"), options.max_snapshots, kRssPollMs, kWalkTimeoutS);
 }
 
+/// Where the GC facts come from: --source, else the default of this kind of recording. A
+/// service one attaches to keeps its background GC (events); a launched app gets roots at every
+/// GC and walks by policy (profiler).
+std::string source_for(const RecordOptions& options) {
+  if (!options.source.empty()) return options.source;
+  return options.pid != 0 ? "events" : "profiler";
+}
+
 /// record --pid: attach, wait for the duration, Ctrl+C or the process's end, detach.
 [[noreturn]] void run_record_attached(const RecordOptions& options) {
   unsigned long long seconds = options.duration.empty() ? 0 : parse_duration(options.duration, "--duration");
@@ -76,6 +85,7 @@ void start_rss_trigger(const RecordOptions& options, std::optional<RssTrigger>& 
   AttachOptions attach;
   attach.mode = "record";
   attach.policy = options.policy;
+  attach.source = source_for(options);
   attach.output = options.output;
   attach.replace_output = options.force;
   attach.max_memory_mb = options.max_memory_mb;
@@ -126,7 +136,9 @@ void start_rss_trigger(const RecordOptions& options, std::optional<RssTrigger>& 
   }
   const uint64_t walks =
       print_summary(session.output_path(), fmt::format("process {} ({})", target.pid, target.name), options.index);
-  if (walks == 0) print_no_walk_hint(session.output_path(), options.policy, target.pid);
+  if (walks == 0) {
+    print_no_walk_hint(session.output_path(), source_for(options) == "events" ? "events" : options.policy, target.pid);
+  }
   std::fflush(stdout);
   std::exit(kExitOk);
 }
@@ -146,6 +158,9 @@ void check_record_options(const RecordOptions& options) {
   if (p != "default" && p != "all" && p != "gen2" && p != "induced" && p != "none") {
     throw CliError("--policy must be one of default, all, gen2, induced, none", kExitUsage);
   }
+  if (!options.source.empty() && options.source != "events" && options.source != "profiler") {
+    throw CliError("--source must be one of events, profiler", kExitUsage);
+  }
   if (!options.on_rss.empty()) (void)parse_size(options.on_rss, "--on-rss");  // a usage error before anything runs
   if (!options.on_heap_growth.empty()) (void)parse_size(options.on_heap_growth, "--on-heap-growth");
   if (!options.max_size.empty()) (void)parse_size(options.max_size, "--max-size");
@@ -164,6 +179,7 @@ std::vector<std::pair<std::string, std::string>> record_environment(const Record
   environment.insert(environment.end(), {
       {shim::kEnvOutput, output},
       {shim::kEnvPolicy, options.policy},
+      {shim::kEnvSource, source_for(options)},
       {shim::kEnvRecordDir, record_dir},
   });
   if (options.max_snapshots >= 0) environment.emplace_back(shim::kEnvMaxSnapshots, std::to_string(options.max_snapshots));
@@ -209,8 +225,10 @@ std::vector<std::pair<std::string, std::string>> record_environment(const Record
   // The shim expands the pattern in each process: {name} from its main assembly (process_role.hpp).
   std::string output = prepare_output(options.output.empty() ? "gcsnap-{name}-{pid}.snap" : options.output, options.force);
   RecordedProcesses processes;
-  processes.set_summarize([&options](const std::string& path, const std::string& label, long pid) {
-    if (print_summary(path, label, options.index) == 0) print_no_walk_hint(path, options.policy, pid);
+  // The events source walks on demand only: its hint says so rather than naming a policy.
+  const std::string walk_policy = source_for(options) == "events" ? "events" : options.policy;
+  processes.set_summarize([&options, walk_policy](const std::string& path, const std::string& label, long pid) {
+    if (print_summary(path, label, options.index) == 0) print_no_walk_hint(path, walk_policy, pid);
   });
   std::optional<PeriodicSnapshots> periodic;
   if (every) periodic.emplace(every, kWalkTimeoutS);
@@ -259,6 +277,10 @@ void add_record_command(CLI::App& app) {
                   "with --pid gcsnap-<name>-<pid>-<yyyymmdd-hhmmss>.snap)");
   cmd->add_flag("--force", options->force, "Replace the output file if it exists");
   cmd->add_option("--policy", options->policy, "Which GCs get a heap walk: default (gen2 and induced), all, gen2, induced, none");
+  cmd->add_option("--source", options->source,
+                  "Where the GC facts come from: profiler (the profiling API's GC callbacks; background GC is off) "
+                  "or events (the runtime's own event stream; background GC stays on, roots only at walks). "
+                  "Default: events with --pid, profiler otherwise");
   cmd->add_option("--max-snapshots", options->max_snapshots, "Stop taking policy snapshots after N (and --on-rss, --on-heap-growth walks after N each)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-memory", options->max_memory_mb, "Memory cap of the shim in MB (default 1024); a heap walk that would exceed it is abandoned")->check(CLI::PositiveNumber);
   cmd->add_option("--max-size", options->max_size,
@@ -283,8 +305,9 @@ void add_record_command(CLI::App& app) {
               "          gcsnap record --pid 1234 --duration 30s\n"
               "          gcsnap record --pid 1234 --every 30s --policy none   (then: gcsnap leaks FILE)\n"
               "          gcsnap record --pid 1234 --on-rss 512M --max-snapshots 10 --policy none\n"
-              "Costs: while attached (--pid) background GC is off and every GC is longer (a root scan each:\n"
-              "tens of ms on a 300 k-object heap); each heap walk (policy, --every) stops the app ~0.4-0.5 s\n"
+              "Costs: attached (--pid) with the default --source events, background GC stays on; with\n"
+              "--source profiler it is off and every GC is longer (a root scan each: tens of ms on a\n"
+              "300 k-object heap); each heap walk (policy, --every) stops the app ~0.4-0.5 s\n"
               "per million objects; the shim's memory is capped by --max-memory; the analysis index later\n"
               "written beside FILE is about as large as a small recording and 2.5-3x each heap walk of a\n"
               "large heap (docs/cli.md \"What attaching costs\").");

@@ -24,6 +24,7 @@ ProcessInfo inspect_target(long pid);
 struct AttachOptions {
   std::string mode = "snapshot";  ///< snapshot | record
   std::string policy = "none";
+  std::string source = "profiler";  ///< events | profiler (settings.hpp RecordSource)
   std::string output;             ///< as given; "" = gcsnap-<name>-<pid>-<yyyymmdd-hhmmss>.snap
   bool replace_output = false;    ///< an existing output file is replaced (false: refused)
   unsigned long long deadline_s = 0;

@@ -1,0 +1,175 @@
+// The events source of a ShimSession (docs/shim.md "Sources"): no COR_PRF_MONITOR_GC, so the
+// runtime keeps background GC; the GC facts come from the shim's own EventPipe sessions
+// instead (eventpipe-mode-facts.md). A continuous session brings every GC's start, end,
+// surviving and moved ranges; a heap walk is a second session, with the heap-dump keyword, around
+// a GC the shim forces from its own thread. Also the profiler source's one session, for the
+// GCTriggered event on .NET 8.
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "event_gc_stream.hpp"
+#include "gc_trigger_event.hpp"
+#include "gcsnap_shim/shim_protocol.hpp"
+#include "shim_log.hpp"
+#include "shim_session.hpp"
+
+namespace gcsnap::shim {
+namespace {
+
+using namespace com;
+
+constexpr const WCHAR kRuntimeProvider[] = u"Microsoft-Windows-DotNETRuntime";
+constexpr uint64_t kGcKeywords = 0x1;                  ///< GC: GCStart, GCEnd
+constexpr uint64_t kSurvivalKeyword = 0x400000;        ///< GCHeapSurvivalAndMovement: events 21, 22
+constexpr uint64_t kHeapDumpKeyword = 0x100000;        ///< GCHeapDump: events 16-19 at a GC
+constexpr uint32_t kLevelVerbose = 5;
+
+uint64_t clock_ns() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+}
+
+std::string hex(HRESULT hr) {
+  char text[16];
+  std::snprintf(text, sizeof(text), "0x%08x", static_cast<unsigned>(hr));
+  return text;
+}
+
+}  // namespace
+
+/// The stream's sink: the recorder, as the profiling API's callbacks drive it.
+class RecorderEventSink final : public GcEventSink {
+ public:
+  explicit RecorderEventSink(ShimSession& session) : s_(session) {}
+  bool gc_started(uint8_t collected, bool induced, bool may_walk, uint64_t start_ns) override {
+    if (!s_.recorder_->on_gc_started(collected, induced, start_ns, may_walk)) return false;
+    if (s_.walk_timer_) s_.walk_timer_->arm();
+    s_.read_non_gc_ranges();
+    s_.recorder_->set_non_gc_ranges(s_.non_gc_ranges_);
+    return true;
+  }
+  void surviving(std::span<const uint64_t> starts, std::span<const uint64_t> lengths) override {
+    s_.recorder_->on_surviving_references(starts, lengths);
+  }
+  void moved(std::span<const uint64_t> old_starts, std::span<const uint64_t> new_starts,
+             std::span<const uint64_t> lengths) override {
+    s_.recorder_->on_moved_references(old_starts, new_starts, lengths);
+  }
+  void roots(std::span<const uint64_t> objects, std::span<const uint32_t> kinds, std::span<const uint32_t> flags,
+             std::span<const uint64_t> root_ids) override {
+    s_.recorder_->on_root_references(objects, kinds, flags, root_ids);
+  }
+  void dependent_handles(std::span<const uint64_t> keys, std::span<const uint64_t> values) override {
+    s_.on_dependent_handles(keys, values);
+  }
+  void object(uint64_t address, uint64_t type_id, std::span<const uint64_t> references) override {
+    (void)s_.on_object_references(address, type_id, references);  // TypeID is the ClassID
+  }
+  void gc_finished() override { s_.on_gc_finished(); }
+
+ private:
+  ShimSession& s_;
+};
+
+void ShimSession::start_gc_reason_events() noexcept {
+  if (!settings_.gc_reason_events || runtime_major() != 8 || info_version_ < 12) return;
+  static const WCHAR kProvider[] = u"Microsoft-Windows-DotNETRuntime";
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG config{kProvider, kGcKeyword, kLevelInformational, nullptr};
+  EVENTPIPE_SESSION session = 0;
+  auto* info12 = static_cast<ICorProfilerInfo12*>(info_);  // the object is an ICorProfilerInfoN, N >= 12
+  reason_events_ = succeeded(info12->EventPipeStartSession(1, &config, 0, &session));
+}
+
+void ShimSession::on_runtime_event(uint32_t event_id, std::span<const uint8_t> payload) noexcept {
+  if (event_id != kGcTriggeredEventId) return;
+  if (auto reason = gc_triggered_reason(payload)) event_reason_.store(*reason);
+}
+
+HRESULT ShimSession::start_event_source() noexcept {
+  if (info_version_ < 12) return E_NOINTERFACE;
+  info12_ = static_cast<ICorProfilerInfo12*>(info_);  // the object is an ICorProfilerInfoN, N >= 12
+  auto* info5 = static_cast<ICorProfilerInfo5*>(info_);
+  // Never COR_PRF_MONITOR_GC: that is what turns background GC off. BASIC_GC keeps the
+  // runtime's generation table up to date (GetGenerationBounds fails without it) and leaves
+  // background GC on; its GC callbacks are ignored (profiler_callback.cpp).
+  const DWORD low = statics_ ? COR_PRF_MONITOR_MODULE_LOADS : 0;
+  const DWORD high = COR_PRF_HIGH_MONITOR_EVENT_PIPE | COR_PRF_HIGH_BASIC_GC;
+  HRESULT hr = info5->SetEventMask2(low, high);
+  if (!succeeded(hr)) return hr;
+  mask_low_ = low, mask_high_ = high;
+  settings_.gc_reason_events = false;  // GCStart carries the reason
+  try {
+    event_sink_ = new RecorderEventSink(*this);
+    event_stream_ = new GcEventStream(*event_sink_, clock_ns);
+  } catch (...) {
+    return E_OUTOFMEMORY;
+  }
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG config{kRuntimeProvider, kGcKeywords | kSurvivalKeyword, kLevelInformational,
+                                           nullptr};
+  EVENTPIPE_SESSION session = 0;
+  hr = info12_->EventPipeStartSession(1, &config, 0, &session);
+  if (succeeded(hr)) gc_session_.store(session);
+  return hr;
+}
+
+void ShimSession::stop_event_sessions() noexcept {
+  if (!info12_) return;
+  if (uint64_t session = gc_session_.exchange(0)) (void)info12_->EventPipeStopSession(session);
+}
+
+void ShimSession::on_pipe_event(uint64_t provider, uint32_t id, uint32_t version,
+                                std::span<const uint8_t> payload) noexcept {
+  if (!event_stream_) {
+    on_runtime_event(id, payload);
+    return;
+  }
+  if (!is_recording()) return;
+  bool ok = false;
+  try {
+    ok = event_stream_->on_event(provider, id, version, payload);
+  } catch (...) {
+    turn_off("the events source", "out of memory");
+    return;
+  }
+  if (!ok) turn_off("the events source", event_stream_->problem().c_str());
+}
+
+std::string ShimSession::take_event_snapshot() {
+  std::string error = std::string(kReplyError) + " ";
+  if (detaching_.load()) return error + "gcsnap is detaching";
+  if (!is_recording() || shut_down_.load()) return error + "recording is off";
+  const uint64_t before = recorder_->last_on_demand_gc();
+  const uint64_t refused_before = recorder_->last_refused_gc();
+  prepare_chunks_for_walk();
+  // Not the GCHeapCollect keyword: it forces the GC inside EventPipeStartSession, and on .NET 8
+  // stopping such a session forces a second full GC (eventpipe-mode-facts.md, 4b).
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG config{kRuntimeProvider, kGcKeywords | kHeapDumpKeyword, kLevelVerbose, nullptr};
+  EVENTPIPE_SESSION dump = 0;
+  HRESULT hr = info12_->EventPipeStartSession(1, &config, 0, &dump);
+  if (!succeeded(hr)) return error + "EventPipeStartSession for the walk failed with " + hex(hr);
+  recorder_->request_on_demand();
+  // Legal here: a native thread of our own, not inside a callback. Every walk event is
+  // delivered before ForceGC returns.
+  hr = info_->ForceGC();
+  (void)info12_->EventPipeStopSession(dump);
+  if (!succeeded(hr)) return error + "ForceGC failed with " + hex(hr);
+  const uint64_t after = recorder_->last_on_demand_gc();
+  if (after == before && recorder_->last_refused_gc() > refused_before) {
+    return error + "the walk was skipped (memory cgroup headroom or memory cap; gcsnap info says which)";
+  }
+  if (after == before) return error + "the forced GC was not recorded";
+  return std::string(kReplyOk) + " " + std::to_string(after);
+}
+
+void ShimSession::say_event_counts() const {
+  const GcEventStats stats = event_stream_->stats();
+  log_line("diagnostics: events source: " + std::to_string(stats.gcs) + " GCs (" +
+           std::to_string(stats.background_gcs) + " background), " + std::to_string(stats.objects) +
+           " walked objects, " + std::to_string(stats.stray) + " batches outside a GC, " +
+           std::to_string(stats.unmatched_edges) + " unmatched walk items, " + std::to_string(stats.unreadable) +
+           " unreadable payloads");
+}
+
+}  // namespace gcsnap::shim
