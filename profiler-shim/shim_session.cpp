@@ -6,11 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <thread>
 
-#include "gc_trigger_event.hpp"
 #include "memory_probe.hpp"
-#include "gcsnap_shim/shim_protocol.hpp"
 #include "process_role.hpp"
 #include "record_report.hpp"
 #include "shim_log.hpp"
@@ -20,17 +17,6 @@ namespace gcsnap::shim {
 namespace {
 
 using namespace com;
-
-uint64_t now_ns() noexcept {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
-}
-
-std::string hresult_text(HRESULT hr) {
-  char text[16];
-  std::snprintf(text, sizeof(text), "0x%08x", static_cast<unsigned>(hr));
-  return text;
-}
 
 std::atomic<ShimSession*> g_current{nullptr};
 
@@ -42,6 +28,17 @@ void shutdown_at_exit() noexcept {
 }
 
 }  // namespace
+
+uint64_t now_ns() noexcept {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+std::string hresult_text(HRESULT hr) {
+  char text[16];
+  std::snprintf(text, sizeof(text), "0x%08x", static_cast<unsigned>(hr));
+  return text;
+}
 
 ShimSession* ShimSession::current() noexcept { return g_current.load(); }
 
@@ -302,71 +299,6 @@ void ShimSession::on_module_unloading(uint64_t module) noexcept {
   }
 }
 
-bool ShimSession::start_control_socket() {
-  std::string error;
-  auto server = ControlServer::start(control_socket_path(os::current_pid()),
-                                     [this](const std::string& request) { return handle_request(request); }, error);
-  if (!server) {
-    log_line("on-demand snapshots are unavailable: " + error);
-    return false;
-  }
-  control_ = server.release();
-  return true;
-}
-
-std::string ShimSession::handle_request(const std::string& request) {
-  auto is = [&](std::string_view line) { return request == line.substr(0, line.size() - 1); };
-  // One request at a time, and never alongside the watchdog's detach.
-  std::lock_guard<std::mutex> busy(request_mutex_);
-  if (is(kRequestSnapshot)) return take_snapshot();
-  if (settings_.mode != AttachMode::Startup && is(kRequestOutput)) return accept_output();
-  if (settings_.mode != AttachMode::Startup && is(kRequestDetach)) return detach(true);
-  return std::string(kReplyError) + " unknown request";
-}
-
-std::string ShimSession::take_snapshot() {
-  std::string error = std::string(kReplyError) + " ";
-  if (detaching_.load()) return error + "gcsnap is detaching";
-  if (!is_recording() || shut_down_.load()) return error + "recording is off";
-  if (event_stream_) return take_event_snapshot();
-  uint64_t before = recorder_->last_on_demand_gc();
-  const uint64_t refused_before = recorder_->last_refused_gc();
-  prepare_chunks_for_walk();
-  recorder_->request_on_demand();
-  // The light-mask experiment: COR_PRF_MONITOR_GC on just for the forced GC (pitfall 4: the
-  // runtime refuses it while concurrent GC is on), the light mask again after.
-  const bool light = mask_high_ == (COR_PRF_HIGH_BASIC_GC | COR_PRF_HIGH_MONITOR_GC_MOVED_OBJECTS);
-  if (light) {
-    auto* info5 = static_cast<ICorProfilerInfo5*>(info_);
-    HRESULT on = info5->SetEventMask2(mask_low_ | COR_PRF_MONITOR_GC, mask_high_);
-    if (!succeeded(on)) return error + "SetEventMask2(MONITOR_GC) for the walk failed with " + hresult_text(on);
-  }
-  // Legal here: this is a native thread of our own, not inside a callback (the profiling API
-  // docs, ICorProfilerInfo::ForceGC: not from a thread that runs managed code).
-  HRESULT hr = info_->ForceGC();
-  if (light) {
-    HRESULT off = static_cast<ICorProfilerInfo5*>(info_)->SetEventMask2(mask_low_, mask_high_);
-    if (!succeeded(off)) return error + "SetEventMask2 back to the light mask failed with " + hresult_text(off);
-  }
-  if (!succeeded(hr)) return error + "ForceGC failed with " + hresult_text(hr);
-  uint64_t after = recorder_->last_on_demand_gc();
-  if (after == before && recorder_->last_refused_gc() > refused_before) {
-    return error + "the walk was skipped (memory cgroup headroom or memory cap; gcsnap info says which)";
-  }
-  if (after == before) return error + "the forced GC was not recorded";
-  return std::string(kReplyOk) + " " + std::to_string(after);
-}
-
-std::string ShimSession::take_growth_snapshot() {
-  // try_lock: detach holds request_mutex_ while it stops this thread.
-  std::unique_lock<std::mutex> busy(request_mutex_, std::defer_lock);
-  while (!busy.try_lock()) {
-    if (detaching_.load() || shut_down_.load()) return std::string(kReplyError) + " recording is ending";
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return take_snapshot();
-}
-
 void ShimSession::on_shutdown() noexcept {
   if (shut_down_.exchange(true)) return;
   if (growth_walker_) growth_walker_->stop();
@@ -382,96 +314,6 @@ void ShimSession::on_shutdown() noexcept {
     RecorderStats stats = recorder_->stats();
     log_line("size check: " + std::to_string(stats.size_checks) + " predicted sizes checked, " +
              std::to_string(stats.size_mismatches) + " contradicted by the runtime");
-  }
-}
-
-void ShimSession::read_non_gc_ranges() {
-  non_gc_ranges_.clear();
-  if (!info14_) return;
-  COR_PRF_NONGC_HEAP_RANGE ranges[64];
-  ULONG count = 0;
-  if (!succeeded(info14_->GetNonGCHeapBounds(64, &count, ranges))) return;
-  for (ULONG i = 0; i < count && i < 64; ++i) non_gc_ranges_.push_back({ranges[i].rangeStart, ranges[i].rangeLength});
-}
-
-void ShimSession::on_gc_started(int generation_count, const BOOL* collected, COR_PRF_GC_REASON reason) {
-  // Until a GC has finished the recorder does not know the heap's size, and after an attach the
-  // runtime has no bounds to give before a GC starts (E_FAIL: its table is made at GC start and
-  // end). Here it has them: the first walk's reserve of chunks is sized from the heap it walks.
-  if (recorder_->heap_bytes_now() == 0) recorder_->note_heap_bytes(read_heap_in_use());
-  uint8_t mask = 0;
-  for (int g = 0; g < generation_count && g < 8 && collected; ++g) {
-    if (collected[g]) mask = static_cast<uint8_t>(mask | (1u << g));
-  }
-  bool induced = reason == COR_PRF_GC_REASON_INDUCED;
-  if (reason_events_) {
-    // GCTriggered is delivered synchronously by the thread that starts the GC, before this
-    // callback; a missing one (-1) leaves the profiler's reason as it is.
-    int64_t event_reason = event_reason_.exchange(-1);
-    if (event_reason >= 0 && is_induced_gc_reason(static_cast<uint32_t>(event_reason))) induced = true;
-  }
-  if (recorder_->on_gc_started(mask, induced, now_ns())) {
-    if (walk_timer_) walk_timer_->arm();
-    read_non_gc_ranges();
-    recorder_->set_non_gc_ranges(non_gc_ranges_);
-  }
-}
-
-void ShimSession::on_surviving_references(std::span<const uint64_t> starts, std::span<const uint64_t> lengths) {
-  recorder_->on_surviving_references(starts, lengths);
-}
-
-void ShimSession::on_moved_references(std::span<const uint64_t> old_starts, std::span<const uint64_t> new_starts,
-                                      std::span<const uint64_t> lengths) {
-  recorder_->on_moved_references(old_starts, new_starts, lengths);
-}
-
-void ShimSession::on_root_references(std::span<const uint64_t> objects, std::span<const uint32_t> kinds,
-                                     std::span<const uint32_t> flags, std::span<const uint64_t> root_ids) {
-  recorder_->on_root_references(objects, kinds, flags, root_ids);
-}
-
-void ShimSession::on_dependent_handles(std::span<const uint64_t> primaries, std::span<const uint64_t> secondaries) {
-  if (settings_.walk_only) return;
-  recorder_->on_dependent_handles(primaries, secondaries);
-}
-
-bool ShimSession::on_object_references(uint64_t object, uint64_t class_id, std::span<const uint64_t> references) {
-  if (walk_timer_) walk_timer_->on_object();
-  if (settings_.walk_only) return recorder_->is_walking();  // continue the runtime's walk, store nothing
-  return recorder_->on_object_references(object, class_id, references);
-}
-
-void ShimSession::on_gc_finished() {
-  ULONG count = 0;
-  HRESULT hr = info_->GetGenerationBounds(static_cast<ULONG>(raw_bounds_.size()), &count, raw_bounds_.data());
-  if (succeeded(hr) && count > raw_bounds_.size()) {
-    // With regions there is one range per region: grow and ask again.
-    raw_bounds_.resize(count + count / 2);
-    hr = info_->GetGenerationBounds(static_cast<ULONG>(raw_bounds_.size()), &count, raw_bounds_.data());
-  }
-  bounds_.clear();
-  if (succeeded(hr)) {
-    for (ULONG i = 0; i < count && i < raw_bounds_.size(); ++i) {
-      const COR_PRF_GC_GENERATION_RANGE& r = raw_bounds_[i];
-      auto generation = r.generation >= 0 && r.generation <= 4 ? static_cast<Generation>(r.generation)
-                                                                 : Generation::Unknown;
-      bounds_.push_back(GenerationRange{generation, r.rangeStart, r.rangeLength, r.rangeLengthReserved});
-    }
-  }
-  recorder_->on_gc_finished(bounds_, now_ns());
-  if (growth_walker_) growth_walker_->on_gc_finished(bounds_);
-  if (walk_timer_) {
-    const RecorderStats stats = recorder_->stats();
-    if (std::string line = walk_timer_->finish(stats.size_queries, stats.types_named, stats.type_naming_ns);
-        !line.empty()) {
-      log_line(line);
-    }
-  }
-  if (!succeeded(hr)) {
-    // Without bounds no generation can be told: an unexpected HRESULT turns recording off.
-    std::string why = "failed with " + hresult_text(hr);
-    turn_off("GetGenerationBounds", why.c_str());
   }
 }
 

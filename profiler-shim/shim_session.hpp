@@ -27,6 +27,11 @@
 
 namespace gcsnap::shim {
 
+/// The clock of the recorder's times: wall-clock nanoseconds since the epoch.
+uint64_t now_ns() noexcept;
+/// HR as "0x%08x", for the one line that turns recording off.
+std::string hresult_text(com::HRESULT hr);
+
 class GcEventStream;
 class RecorderEventSink;
 

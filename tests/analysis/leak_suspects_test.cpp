@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/leak_scan.hpp"
+#include "leaks/leak_scan.hpp"
 #include "analysis/shape_trie.hpp"
 #include "analysis/shape_union.hpp"
 #include "gcsnap/analysis_index.hpp"

@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "analysis/leak_scan.hpp"
+#include "leaks/leak_scan.hpp"
 #include "analysis/shape_trie.hpp"
 #include "analysis/shape_union.hpp"
 #include "gcsnap/leak_suspects.hpp"

@@ -1,4 +1,4 @@
-#include "analysis/leak_analysis.hpp"
+#include "leaks/leak_analysis.hpp"
 
 #include <numeric>
 

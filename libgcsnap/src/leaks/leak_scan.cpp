@@ -1,4 +1,4 @@
-#include "analysis/leak_scan.hpp"
+#include "leaks/leak_scan.hpp"
 
 #include "analysis/group_retained.hpp"
 #include "huge_pages.hpp"

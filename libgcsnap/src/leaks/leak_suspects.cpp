@@ -6,7 +6,7 @@
 #include <numeric>
 #include <tuple>
 
-#include "analysis/leak_analysis.hpp"
+#include "leaks/leak_analysis.hpp"
 #include "gcsnap/path_fold.hpp"
 
 namespace gcsnap {

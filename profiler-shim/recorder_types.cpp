@@ -1,0 +1,86 @@
+// Naming what the walk meets: type ids and layouts at a class's first sight, object sizes
+// from each class's learned rule, and the methods of stack roots.
+#include "recorder.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+namespace gcsnap::shim {
+
+uint32_t Recorder::type_id_for(uint64_t class_id, uint64_t object_id) {
+  if (class_id == 0) return 0;
+  auto found = type_ids_.find(class_id);
+  if (found != type_ids_.end()) return found->second;
+  const auto started = std::chrono::steady_clock::now();
+  RuntimeQueries::TypeName resolved = queries_.type_name(class_id);
+  if (!resolved.resolved) batch_->drops.reasons |= drop_reason::kTypeUnresolved;
+  if (resolved.name.empty()) {
+    char text[48];
+    std::snprintf(text, sizeof(text), "<unresolved type 0x%llx>", static_cast<unsigned long long>(class_id));
+    resolved.name = text;
+  }
+  uint32_t id = next_type_id_++;
+  type_ids_.emplace(class_id, id);
+  batch_->types.push_back(OwnedType{id, class_id, std::move(resolved.name), std::move(resolved.module)});
+  if (!classes_.find(class_id)) classes_.insert(class_id, id, resolved.size_kind);
+  // The layout is per type too: resolved here, where the class is first registered.
+  OwnedLayout layout;
+  if (options_.capture_slots && queries_.type_layout(class_id, object_id, layout)) {
+    layout.type_id = id;
+    std::stable_sort(layout.fields.begin(), layout.fields.end(),
+                     [](const OwnedField& a, const OwnedField& b) { return a.offset < b.offset; });
+    batch_->layouts.push_back(std::move(layout));
+  }
+  ++types_named_;
+  type_naming_ns_ += static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count());
+  return id;
+}
+
+ClassInfo* Recorder::class_info(uint64_t class_id, uint64_t object_id) {
+  if (ClassInfo* info = classes_.find(class_id)) return info;
+  uint32_t type_id = type_id_for(class_id, object_id);  // names a new class; inserts it into classes_
+  if (ClassInfo* info = classes_.find(class_id)) return info;
+  return classes_.insert(class_id, type_id, SizeKind::Unknown);  // named before, by a frozen object
+}
+
+uint64_t Recorder::object_size(ClassInfo* info, uint64_t object_id) {
+  if (!info) {  // ClassID 0: nothing to learn
+    ++size_queries_;
+    return queries_.object_size(object_id);
+  }
+  const bool trusted = info->validations_left == 0 && !options_.verify_sizes;
+  if (info->rule == SizeRule::Fixed && trusted) {
+    ++size_predictions_;
+    return info->base;
+  }
+  uint32_t count = info->rule == SizeRule::Fixed || info->rule == SizeRule::Ask ? 0 : queries_.component_count(object_id);
+  if (info->rule == SizeRule::Components && trusted) {
+    ++size_predictions_;
+    return ClassCache::predict(*info, count);
+  }
+  if (info->rule == SizeRule::Learning && !options_.verify_sizes) {
+    if (uint64_t size = ClassCache::predict_learning(*info, count)) {
+      ++size_predictions_;
+      return size;
+    }
+  }
+  ++size_queries_;
+  if (info->rule == SizeRule::Fixed || info->rule == SizeRule::Components) ++size_checks_;
+  uint64_t size = queries_.object_size(object_id);
+  if (!ClassCache::learn(*info, size, count)) ++size_mismatches_;
+  return size;  // the runtime's answer is what is recorded
+}
+
+void Recorder::resolve_new_methods() {
+  GcBatch& b = *batch_;
+  for (size_t i = 0; i < b.root_ids.size(); ++i) {
+    if (b.root_kinds[i] != static_cast<uint8_t>(RootKind::Stack) || b.root_ids[i] == 0) continue;
+    if (!known_functions_.insert(b.root_ids[i]).second) continue;
+    std::string name = queries_.method_name(b.root_ids[i]);
+    if (!name.empty()) b.methods.push_back(OwnedMethod{b.root_ids[i], std::move(name)});
+  }
+}
+
+}  // namespace gcsnap::shim
