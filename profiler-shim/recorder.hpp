@@ -136,6 +136,9 @@ class Recorder {
 
   /// Ask for the next induced full GC to be walked and marked OnDemand.
   void request_on_demand() noexcept { on_demand_pending_.store(true); }
+  /// Withdraw a request no GC answered: a later induced full GC (the app's GC.Collect) must not
+  /// be taken for it, outside the walk's event session.
+  void withdraw_on_demand() noexcept { on_demand_pending_.store(false); }
   /// GC number of the last GC whose walk the OOM guard skipped or the memory cap abandoned, 0 if none.
   uint64_t last_refused_gc() const noexcept { return last_refused_gc_.load(); }
   /// GC number of the last OnDemand snapshot, 0 if none.

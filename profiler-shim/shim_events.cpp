@@ -24,6 +24,8 @@ constexpr uint64_t kGcKeywords = 0x1;                  ///< GC: GCStart, GCEnd
 constexpr uint64_t kSurvivalKeyword = 0x400000;        ///< GCHeapSurvivalAndMovement: events 21, 22
 constexpr uint64_t kHeapDumpKeyword = 0x100000;        ///< GCHeapDump: events 16-19 at a GC
 constexpr uint32_t kLevelVerbose = 5;
+/// ForceGCs for one walk at most: a blocking full GC of the runtime's own can satisfy one.
+constexpr int kForceAttempts = 3;
 
 uint64_t clock_ns() {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -151,8 +153,17 @@ std::string ShimSession::take_event_snapshot() {
   if (!succeeded(hr)) return error + "EventPipeStartSession for the walk failed with " + hex(hr);
   recorder_->request_on_demand();
   // Legal here: a native thread of our own, not inside a callback. Every walk event is
-  // delivered before ForceGC returns.
-  hr = info_->ForceGC();
+  // delivered before ForceGC returns. ForceGC promises a blocking full GC since the call, not
+  // one of its own: the runtime skips the GC when another blocking full GC (its own, not
+  // induced, so not taken for the request) ends while ForceGC waits for the GC lock. The
+  // request is then still pending: force once more.
+  for (int attempt = 0; attempt < kForceAttempts; ++attempt) {
+    hr = info_->ForceGC();
+    if (!succeeded(hr) || !is_recording() || recorder_->last_on_demand_gc() != before ||
+        recorder_->last_refused_gc() > refused_before)
+      break;
+  }
+  recorder_->withdraw_on_demand();
   (void)info12_->EventPipeStopSession(dump);
   if (!succeeded(hr)) return error + "ForceGC failed with " + hex(hr);
   const uint64_t after = recorder_->last_on_demand_gc();

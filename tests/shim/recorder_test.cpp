@@ -233,6 +233,16 @@ TEST_CASE("recorder: policies, max snapshots and on-demand requests", "[shim][re
     CHECK(rec->gcs()[2].info.trigger == SnapshotTrigger::OnDemand);
     CHECK(rec->gcs()[3].info.trigger == SnapshotTrigger::None);
   }
+  SECTION("none, with a request withdrawn") {
+    Harness h(with_policy(SnapshotPolicy::None));
+    h.recorder->request_on_demand();
+    CHECK_FALSE(h.recorder->on_gc_started(kFull, false, 1));  // the runtime's own full GC: still pending
+    h.finish_gc();
+    h.recorder->withdraw_on_demand();
+    CHECK_FALSE(h.recorder->on_gc_started(kFull, true, 1));  // the app's GC.Collect later: not walked
+    h.finish_gc();
+    CHECK(h.recorder->last_on_demand_gc() == 0);
+  }
   SECTION("gen2 and induced") {
     Harness gen2(with_policy(SnapshotPolicy::Gen2));
     CHECK(gen2.recorder->on_gc_started(kFull, false, 1));

@@ -1,4 +1,4 @@
-// gcsnap's independent oracle: Gcsnap.ClrmdOracle DUMP DAC OUT.tsv
+// gcsnap's independent oracle: Gcsnap.ClrmdOracle DUMP DAC OUT.tsv [TYPE]
 // Reads a full core dump with ClrMD, with the data-access library (DAC) that ships beside
 // libcoreclr.so, and writes, as tab-separated lines:
 //   root <kind> <address>      one line per strong root ClrMD enumerates (kind: stack,
@@ -10,6 +10,8 @@
 //                              non-generic types (namespace Zoo), initialised: where its
 //                              reference is stored, the object it holds (0: null), and
 //                              Type.Field in ClrMD's form
+//   tracked <address> <Id>     with a fourth argument TYPE: one line per reachable object of
+//                              that type, with its long field Id (the identity oracle)
 // It uses no gcsnap code: what it writes is the truth the test compares gcsnap with.
 using System;
 using System.Collections.Generic;
@@ -51,8 +53,8 @@ public static class Program {
   }
 
   public static int Main(string[] args) {
-    if (args.Length != 3) {
-      Console.Error.WriteLine("usage: Gcsnap.ClrmdOracle DUMP DAC OUT.tsv");
+    if (args.Length != 3 && args.Length != 4) {
+      Console.Error.WriteLine("usage: Gcsnap.ClrmdOracle DUMP DAC OUT.tsv [TYPE]");
       return 2;
     }
     using DataTarget target = DataTarget.LoadDump(args[0]);
@@ -93,6 +95,8 @@ public static class Program {
     foreach (ulong address in reached.OrderBy(a => a)) {
       ClrObject obj = heap.GetObject(address);
       output.WriteLine($"object\t0x{address:x}\t{obj.Type?.Name ?? "<unknown>"}");
+      if (args.Length == 4 && obj.Type?.Name == args[3])
+        output.WriteLine($"tracked\t0x{address:x}\t{obj.ReadField<long>("Id")}");
     }
     output.WriteLine($"heap\t{heapCount}");
     int statics = WriteStatics(runtime, output);

@@ -3,7 +3,8 @@
 // LOH and pinned arrays, ConditionalWeakTable entries with live and dead keys, finalizable
 // objects, string literals, statics: plain, nested, generic, thread-static), collects until it is stable, prints
 // "oracle-app: ready pid=N", then waits on stdin without allocating. Every line of stdin
-// after that is ignored until end of input; then it exits 0.
+// after that is ignored until end of input; then it exits 0. With the argument `identity` it
+// runs IdentityScenario instead (two moments, for tests/e2e/identity_test.sh).
 using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
@@ -128,7 +129,8 @@ public static class Program {
     Holder.Keep.Add(Holder.Registry.Names.Count);
   }
 
-  public static int Main() {
+  public static int Main(string[] args) {
+    if (args.Length == 1 && args[0] == "identity") return IdentityScenario.Run();
     Build();
     for (int i = 0; i < 3; i++) {
       GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
