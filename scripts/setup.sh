@@ -10,7 +10,8 @@ if [ "${1:-}" != --build ]; then
   # bsdutils (Essential on Debian, listed for minimal images) has `script`: the pty test of progress.
   # curl drives the e2e service app over HTTP (tests/e2e/service_cases.sh).
   # golang-go has `go tool pprof`, the reader the pprof export is tested with (tests/engines).
-  packages+=(catch2 clang-14 libclang-rt-14-dev chromium bsdutils curl golang-go)
+  # python3 compares the identity oracle's answers (tests/e2e/identity_compare.py).
+  packages+=(catch2 clang-14 libclang-rt-14-dev chromium bsdutils curl golang-go python3)
   # The browser tests (tests/browser) need Node.js and npm: Debian's, unless some node is there.
   command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 fi
