@@ -1,5 +1,6 @@
 #include "analysis/leak_analysis.hpp"
 
+#include <algorithm>
 #include <new>
 
 #include "gcsnap/group_holder.hpp"
@@ -123,8 +124,11 @@ AccumulationPoint find_accumulation_point(const Analysis& a, std::span<const uin
 void find_candidate_holders(Analysis& a, std::span<const uint32_t> shape_of_node) {
   a.holders.clear();
   if (!a.by_identity) return;
+  std::vector<uint32_t> candidates;  // in shape order: a shape two holders reach goes to the first
+  for (const auto& [g, series] : a.groups) candidates.push_back(g);
+  std::sort(candidates.begin(), candidates.end());
   std::vector<uint8_t> in_group(a.trie.size(), 0);
-  for (const auto& [g, series] : a.groups) {
+  for (const uint32_t g : candidates) {
     in_group[g] = 1;
     const GroupHolder holder = holder_of(a, in_group, a.trie.label(g), false);
     in_group[g] = 0;
