@@ -48,12 +48,14 @@ struct GroupHolder {
 /// position in DOM.preorder()): the dominating holder is then found from the members'
 /// dominator ancestors alone, in time near their number and not the graph's (the owner
 /// search, when no node dominates more than half of them, still reads every edge). The same
-/// answer as find_group_holder. Errors: InvalidArgument (MARKS or PREORDER_POSITION not one
+/// answer as find_group_holder. SEARCH_OWNER false: a dominating holder only (not found
+/// instead of the owner search). Errors: InvalidArgument (MARKS or PREORDER_POSITION not one
 /// per node), OutOfMemory.
 [[nodiscard]] Result<GroupHolder> find_group_holder(const HeapGraph& graph, const DominatorTree& dom,
                                                     std::span<const HolderMark> marks,
                                                     std::span<const NodeIndex> counted,
                                                     std::span<const uint32_t> preorder_position,
-                                                    std::span<const uint8_t> array_types);
+                                                    std::span<const uint8_t> array_types,
+                                                    bool search_owner = true);
 
 }  // namespace gcsnap

@@ -83,7 +83,7 @@ Result<GroupHolder> find_group_holder(const HeapGraph& graph, const DominatorTre
 Result<GroupHolder> find_group_holder(const HeapGraph& graph, const DominatorTree& dom,
                                       std::span<const HolderMark> marks, std::span<const NodeIndex> counted,
                                       std::span<const uint32_t> preorder_position,
-                                      std::span<const uint8_t> array_types) try {
+                                      std::span<const uint8_t> array_types, bool search_owner) try {
   if (marks.size() != graph.node_count() || preorder_position.size() != graph.node_count())
     return make_error(ErrorCode::InvalidArgument, "one mark and one preorder position per node expected");
   // The nodes with counted members below them are the members' dominator ancestors: collect
@@ -121,7 +121,7 @@ Result<GroupHolder> find_group_holder(const HeapGraph& graph, const DominatorTre
       break;
     }
   }
-  if (best == kNoNode) return find_owner(graph, dom, marks);
+  if (best == kNoNode) return search_owner ? find_owner(graph, dom, marks) : GroupHolder{};
   return dominating_holder(graph, dom, marks, best, best_below, array_types);
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "finding the holder of a group");

@@ -17,6 +17,7 @@
 #include "leaks/leak_scan.hpp"
 #include "analysis/shape_trie.hpp"
 #include "analysis/shape_union.hpp"
+#include "gcsnap/group_holder.hpp"
 #include "gcsnap/leak_suspects.hpp"
 
 namespace gcsnap::leaks {
@@ -50,12 +51,23 @@ struct Analysis {
   // With identity, per walk of the segment but the last: each object's node at the last walk,
   // or kNoBirth where it died before (compose_identity); empty for the other walks.
   std::vector<std::vector<uint32_t>> last_node;
+  // With identity, the candidates whose holder dominates their members at the last walk
+  // (find_candidate_holders): followed back by identity, the objects at an earlier walk with
+  // the holder's shape then extended by LABELS (the candidate's shape from the holder on) are
+  // of the candidate's kind, whatever came before the holder.
+  struct FollowedHolder {
+    uint32_t group;
+    NodeIndex node;  // at the last walk
+    std::vector<uint32_t> labels;
+  };
+  std::vector<FollowedHolder> holders;
 };
 
-// A suspect and the groups (shape ids) it is made of.
+// A suspect, the groups (shape ids) it is made of and their holder at the last walk.
 struct Judged {
   LeakSuspect suspect;
   std::vector<uint32_t> groups;
+  GroupHolder holder;
 };
 
 // A candidate shape's prefixes: parent << 32 | label -> shape (index_candidate_shapes).
@@ -91,7 +103,9 @@ void count_members_alive(Analysis& a);
 
 // leak_judge.cpp
 void prepare_holder_search(Analysis& a);
-AccumulationPoint find_accumulation_point(const Analysis& a, std::span<const uint32_t> groups, uint32_t type);
+void find_candidate_holders(Analysis& a, std::span<const uint32_t> shape_of_node);
+AccumulationPoint find_accumulation_point(const Analysis& a, std::span<const uint32_t> groups, uint32_t type,
+                                          GroupHolder* holder = nullptr);
 void summarize(LeakSuspect& s, size_t segment_start);
 Result<std::vector<LeakSuspect>> judge_groups(Analysis& a, uint64_t& judged_groups, const OpenWalk& open_walk,
                                               const std::function<Status()>& reopen_last);

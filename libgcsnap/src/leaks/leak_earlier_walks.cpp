@@ -97,6 +97,39 @@ std::vector<uint32_t> members_at(const Analysis& a, size_t w, const ScannedWalk&
   return member_slot;
 }
 
+// At walk W of the identity segment (S, TRIE before its children are forgotten): per followed
+// holder (Analysis::holders), the shape that the objects of its candidate's kind have then, its
+// node's shape at W extended by the labels from the holder on; kNone where the holder was not
+// alive or not reached.
+std::vector<uint32_t> holder_shapes(const Analysis& a, size_t w, const ScannedWalk& s, ShapeTrie& trie) {
+  std::vector<uint32_t> out(a.holders.size(), ShapeTrie::kNone);
+  if (a.holders.empty() || !a.by_identity || w < a.segment_start) return out;
+  std::vector<uint32_t> holder_of(a.last->shape.size(), ShapeTrie::kNone);  // by last-walk node
+  for (uint32_t i = 0; i < a.holders.size(); ++i) holder_of[a.holders[i].node] = i;
+  const std::vector<uint32_t>& last_node = a.last_node[w];
+  for (NodeIndex v = 0; v < last_node.size(); ++v) {
+    if (last_node[v] == kNoBirth || s.shape[v] == ShapeTrie::kNone) continue;
+    const uint32_t i = holder_of[last_node[v]];
+    if (i == ShapeTrie::kNone) continue;
+    uint32_t t = s.shape[v];
+    for (const uint32_t label : a.holders[i].labels) t = trie.extend(t, label);
+    out[i] = t;
+  }
+  return out;
+}
+
+// The followed holders' shapes at a walk (SHAPES, holder_shapes) go to their candidates (SLOT:
+// by shape, from FIRST_SLOT) unless a candidate's labels have them already.
+void add_holder_shapes(const Analysis& a, std::span<const uint32_t> shapes, std::vector<uint32_t>& slot,
+                       std::span<const uint32_t> first_slot) {
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const uint32_t t = shapes[i];
+    if (t == ShapeTrie::kNone) continue;
+    if (t >= slot.size()) slot.resize(t + 1, ShapeTrie::kNone);
+    if (slot[t] == ShapeTrie::kNone) slot[t] = first_slot[a.holders[i].group];
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -146,6 +179,9 @@ Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& slot_of, co
       trie = ShapeTrie{};
       assign_shapes(s, trie, a.options.include_weak);
     }
+    if (a.by_identity && w >= a.segment_start && a.last_node[w].size() != s.graph().node_count())
+      return make_error(ErrorCode::InconsistentData, "a heap walk changed while it was read");
+    const std::vector<uint32_t> held_shapes = holder_shapes(a, w, s, trie);
     trie.forget_children();  // only named from here on: its map is most of its memory
     const size_t n = s.graph().node_count();
     std::vector<uint8_t> has_members(trie.size(), 0);
@@ -154,9 +190,8 @@ Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& slot_of, co
     shapes.add(trie, has_members);
     has_members = {};
     if (!root_of_slot.empty()) {
-      if (a.by_identity && w >= a.segment_start && a.last_node[w].size() != n)
-        return make_error(ErrorCode::InconsistentData, "a heap walk changed while it was read");
       std::vector<uint32_t> slot = candidate_slots(trie, slot_of, prefixes);
+      add_holder_shapes(a, held_shapes, slot, first_slot);
       const std::vector<uint32_t> member_slot = members_at(a, w, s, slot, first_slot);
       add_points(a, w, s, slot, member_slot, root_of_slot);
     }

@@ -1,5 +1,6 @@
 #include "leaks/leak_analysis.hpp"
 
+#include <algorithm>
 #include <new>
 
 #include "gcsnap/group_holder.hpp"
@@ -66,7 +67,8 @@ void prepare_holder_search(Analysis& a) {
 
 namespace {
 
-AccumulationPoint find_accumulation_point(const Analysis& a, const std::vector<uint8_t>& in_group, uint32_t type) {
+GroupHolder holder_of(const Analysis& a, const std::vector<uint8_t>& in_group, uint32_t type,
+                      bool search_owner = true) {
   const ScannedWalk& s = *a.last;
   const size_t n = s.graph().node_count();
   std::vector<HolderMark> marks(n, HolderMark::Outside);
@@ -80,30 +82,64 @@ AccumulationPoint find_accumulation_point(const Analysis& a, const std::vector<u
       marks[v] = HolderMark::Excluded;
     }
   }
-  auto holder = find_group_holder(s.graph(), s.dom(), marks, counted, a.preorder_position, a.array_types);
+  auto holder =
+      find_group_holder(s.graph(), s.dom(), marks, counted, a.preorder_position, a.array_types, search_owner);
   if (!holder) throw std::bad_alloc();  // its only other error is a marks size mismatch
+  return *holder;
+}
+
+AccumulationPoint to_point(const Analysis& a, const GroupHolder& holder) {
+  const ScannedWalk& s = *a.last;
   AccumulationPoint point;
-  if (!holder->found) return point;
+  if (!holder.found) return point;
   point.found = true;
-  point.is_owner = holder->is_owner;
-  point.entries = holder->entries;
-  point.address = s.graph().address(holder->node);
-  point.type = a.types.name(s.type[holder->node]);
-  point.retained_bytes = s.dom().retained_size(holder->node);
-  point.members_dominated = holder->members_dominated;
-  if (holder->via_array != kNoNode) {
-    point.via_array = a.types.name(s.type[holder->via_array]);
-    point.via_array_address = s.graph().address(holder->via_array);
+  point.is_owner = holder.is_owner;
+  point.entries = holder.entries;
+  point.address = s.graph().address(holder.node);
+  point.type = a.types.name(s.type[holder.node]);
+  point.retained_bytes = s.dom().retained_size(holder.node);
+  point.members_dominated = holder.members_dominated;
+  if (holder.via_array != kNoNode) {
+    point.via_array = a.types.name(s.type[holder.via_array]);
+    point.via_array_address = s.graph().address(holder.via_array);
   }
   return point;
 }
 
 }  // namespace
 
-AccumulationPoint find_accumulation_point(const Analysis& a, std::span<const uint32_t> groups, uint32_t type) {
+AccumulationPoint find_accumulation_point(const Analysis& a, std::span<const uint32_t> groups, uint32_t type,
+                                          GroupHolder* holder) {
   std::vector<uint8_t> in_group(a.trie.size(), 0);
   for (uint32_t g : groups) in_group[g] = 1;
-  return find_accumulation_point(a, in_group, type);
+  const GroupHolder found = holder_of(a, in_group, type);
+  if (holder) *holder = found;
+  return to_point(a, found);
+}
+
+// Each candidate's holder at the last walk, when it dominates the candidate's members and the
+// candidate's shape is the holder's (SHAPE_OF_NODE: before joining) extended: the holder and
+// the labels from it on (Analysis::holders). An owner that does not dominate, or a shape that
+// collapsed across the holder, leaves the candidate counted by its shapes and members only.
+void find_candidate_holders(Analysis& a, std::span<const uint32_t> shape_of_node) {
+  a.holders.clear();
+  if (!a.by_identity) return;
+  std::vector<uint32_t> candidates;  // in shape order: a shape two holders reach goes to the first
+  for (const auto& [g, series] : a.groups) candidates.push_back(g);
+  std::sort(candidates.begin(), candidates.end());
+  std::vector<uint8_t> in_group(a.trie.size(), 0);
+  for (const uint32_t g : candidates) {
+    in_group[g] = 1;
+    const GroupHolder holder = holder_of(a, in_group, a.trie.label(g), false);
+    in_group[g] = 0;
+    if (!holder.found || holder.is_owner || shape_of_node[holder.node] == ShapeTrie::kNone) continue;
+    const std::vector<uint32_t> group_labels = a.trie.labels(g);
+    const std::vector<uint32_t> holder_labels = a.trie.labels(shape_of_node[holder.node]);
+    if (holder_labels.size() >= group_labels.size() ||
+        !std::equal(holder_labels.begin(), holder_labels.end(), group_labels.begin()))
+      continue;
+    a.holders.push_back({g, holder.node, {group_labels.begin() + holder_labels.size(), group_labels.end()}});
+  }
 }
 
 // Growth figures and interval counts from the series (after a merge too).
@@ -151,6 +187,8 @@ LastWalkPlan plan_last_walk(Analysis& a) {
   std::vector<uint32_t> root_of;
   plan.joined_shapes = join_linked_groups(a, all_facts, root_of);
   choose_candidates(a, all_facts, root_of, plan.judged_groups);
+  prepare_holder_search(a);
+  find_candidate_holders(a, shape_of_node);
   for (const auto& [g, series] : a.groups) plan.facts[g] = all_facts[g];
   all_facts = {};
   index_candidate_shapes(a, root_of, plan.slot_of, plan.root_of_slot, plan.prefixes);
@@ -200,7 +238,7 @@ Judged make_suspect(const Analysis& a, uint32_t g, const LastWalkFacts& f, LastW
   s.by_identity = a.by_identity;
   s.accumulated_count = f.accumulated_count;
   s.accumulated_bytes = f.accumulated_bytes;
-  s.accumulation = find_accumulation_point(a, j.groups, type);
+  s.accumulation = find_accumulation_point(a, j.groups, type, &j.holder);
   if (f.newest != kNoNode) s.example_address = a.last->graph().address(f.newest);
   if (!a.by_identity) {
     for (NodeIndex v = 0; v < a.last->graph().node_count(); ++v)
@@ -216,7 +254,6 @@ Result<std::vector<LeakSuspect>> judge_groups(Analysis& a, uint64_t& judged_grou
                                               const std::function<Status()>& reopen_last) {
   LastWalkPlan plan = plan_last_walk(a);
   if (Status st = count_all_walks(a, plan, open_walk, reopen_last, judged_groups); !st) return st.error();
-  prepare_holder_search(a);
   std::vector<Judged> suspects;
   std::vector<uint32_t> candidates;
   for (const auto& [g, series] : a.groups) candidates.push_back(g);

@@ -7,10 +7,34 @@ namespace gcsnap::leaks {
 
 namespace {
 
+// Suspects of one type where most members of one are referenced by the object through which the
+// other's holder holds its members (its array, or itself): one collection's members, some of
+// which a shorter path reaches from elsewhere (a stack frame's copy of part of a list), so that
+// their shapes differ before the holder. PARENT: the union-find of same_leak.
+template <typename SuspectOf>
+void join_held_by_one(const std::vector<Judged>& in, const Analysis& a, const SuspectOf& suspect_of,
+                      std::vector<uint32_t>& parent) {
+  const ScannedWalk& w = *a.last;
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> held;  // (member's suspect, holder's) -> members
+  for (uint32_t i = 0; i < in.size(); ++i) {
+    const GroupHolder& h = in[i].holder;
+    if (!h.found || h.is_owner) continue;
+    const NodeIndex u = h.via_array != kNoNode ? h.via_array : h.node;
+    for (NodeIndex x : w.graph().successors(u)) {
+      const uint32_t j = suspect_of(x);
+      if (j != UINT32_MAX && j != i && in[j].suspect.type == in[i].suspect.type) ++held[{j, i}];
+    }
+  }
+  for (const auto& [pair, count] : held)
+    if (2 * count > in[pair.first].suspect.series.back().count)
+      parent[find_set(parent, pair.first)] = find_set(parent, pair.second);
+}
+
 // Which judged suspects are one leak: of one type, and either held at one accumulation point
 // (an event's first subscriber and the later ones) or linked, a member of one referencing a
 // member of the other (one structure reached by several shapes: a doubly linked list entered
-// from its head and from its tail). Returns a representative per suspect.
+// from its head and from its tail), or held by one collection (join_held_by_one). Returns a
+// representative per suspect.
 std::vector<uint32_t> same_leak(const std::vector<Judged>& in, const Analysis& a) {
   std::vector<uint32_t> parent(in.size());
   std::iota(parent.begin(), parent.end(), 0u);
@@ -37,6 +61,7 @@ std::vector<uint32_t> same_leak(const std::vector<Judged>& in, const Analysis& a
         parent[find_set(parent, j)] = find_set(parent, i);
     }
   }
+  join_held_by_one(in, a, suspect_of, parent);
   for (uint32_t i = 0; i < in.size(); ++i) parent[i] = find_set(parent, i);
   return parent;
 }
@@ -68,7 +93,8 @@ std::vector<Judged> merge_suspects(std::vector<Judged> in, const Analysis& a) {
       m.series[k].retained_bytes += s.series[k].retained_bytes;
       m.series[k].born_here += s.series[k].born_here;
     }
-    m.accumulation.members_dominated += s.accumulation.members_dominated;
+    if (!m.accumulation.found) m.accumulation = s.accumulation;  // a found one stays (below)
+    else m.accumulation.members_dominated += s.accumulation.members_dominated;
     if (s.accumulated_count > m.accumulated_count) m.example_address = s.example_address;
     m.accumulated_count += s.accumulated_count;
     m.accumulated_bytes += s.accumulated_bytes;
@@ -77,7 +103,12 @@ std::vector<Judged> merge_suspects(std::vector<Judged> in, const Analysis& a) {
   }
   for (size_t i = 0; i < out.size(); ++i) {
     LeakSuspect& s = out[i].suspect;
-    if (merged[i]) s.accumulation = find_accumulation_point(a, out[i].groups, a.trie.label(out[i].groups.front()));
+    if (merged[i]) {
+      // The joint search finds none where some members are also reached from elsewhere (not
+      // dominated): the merged suspects' holder found alone, which holds them all, then stays.
+      AccumulationPoint joint = find_accumulation_point(a, out[i].groups, a.trie.label(out[i].groups.front()));
+      if (joint.found || !s.accumulation.found) s.accumulation = std::move(joint);
+    }
     std::stable_sort(s.shapes.begin(), s.shapes.end(),
                      [](const PathShape& x, const PathShape& y) { return x.count > y.count; });
     if (s.shapes.size() > a.options.max_shapes) s.shapes.resize(std::max<size_t>(1, a.options.max_shapes));
