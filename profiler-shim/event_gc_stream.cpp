@@ -5,6 +5,11 @@
 #include "gc_trigger_event.hpp"
 
 namespace gcsnap::shim {
+namespace {
+
+void drop_front(std::vector<uint64_t>& v, size_t n) { v.erase(v.begin(), v.begin() + static_cast<ptrdiff_t>(n)); }
+
+}  // namespace
 
 uint8_t GcEventStream::collected_mask(const GcStartEvent& start) noexcept {
   // The large and pinned object heaps are collected with gen2.
@@ -158,13 +163,16 @@ void GcEventStream::hand_over_nodes() {
     ++next_node_;
     ++stats_.objects;
   }
-  // Give back what was handed over, now and then: a walk holds a batch or two, not the heap.
-  if (next_node_ == nodes_.addresses.size() && next_node_ > 0) {
-    nodes_.addresses.clear(), nodes_.types.clear(), nodes_.edge_counts.clear();
+  // Drop what was handed over once it is most of what is held: the runtime flushes node and
+  // edge batches independently, so the two queues need not empty together, and a walk must
+  // hold a batch or two, not the heap.
+  if (next_node_ > 0 && next_node_ * 2 >= nodes_.addresses.size()) {
+    drop_front(nodes_.addresses, next_node_), drop_front(nodes_.types, next_node_);
+    drop_front(nodes_.edge_counts, next_node_);
     next_node_ = 0;
   }
-  if (next_edge_ > 0 && next_edge_ == edges_.size()) {
-    edges_.clear();
+  if (next_edge_ > 0 && next_edge_ * 2 >= edges_.size()) {
+    drop_front(edges_, next_edge_);
     next_edge_ = 0;
   }
 }

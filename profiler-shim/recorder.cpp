@@ -207,8 +207,7 @@ void Recorder::on_gc_finished(std::span<const GenerationRange> bounds, uint64_t 
   const bool walk_begun = b.has_heap_walk();
   if (walk_abandoned_) discard_abandoned_walk();
   b.info.end_time_ns = now_ns;
-  uint64_t heap = 0;
-  for (const GenerationRange& r : bounds) heap += r.length;
+  const uint64_t heap = heap_in_use_bytes(bounds);
   heap_bytes_ = heap;
   heap_known_ = true;
   if (b.has_heap_walk()) {

@@ -4,8 +4,6 @@
 // surviving and moved ranges; a heap walk is a second session, with the heap-dump keyword, around
 // a GC the shim forces from its own thread. Also the profiler source's one session, for the
 // GCTriggered event on .NET 8.
-#include <chrono>
-#include <cstdio>
 #include <string>
 
 #include "event_gc_stream.hpp"
@@ -26,18 +24,6 @@ constexpr uint64_t kHeapDumpKeyword = 0x100000;        ///< GCHeapDump: events 1
 constexpr uint32_t kLevelVerbose = 5;
 /// ForceGCs for one walk at most: a blocking full GC of the runtime's own can satisfy one.
 constexpr int kForceAttempts = 3;
-
-uint64_t clock_ns() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count());
-}
-
-std::string hex(HRESULT hr) {
-  char text[16];
-  std::snprintf(text, sizeof(text), "0x%08x", static_cast<unsigned>(hr));
-  return text;
-}
 
 }  // namespace
 
@@ -77,8 +63,7 @@ class RecorderEventSink final : public GcEventSink {
 
 void ShimSession::start_gc_reason_events() noexcept {
   if (!settings_.gc_reason_events || runtime_major() != 8 || info_version_ < 12) return;
-  static const WCHAR kProvider[] = u"Microsoft-Windows-DotNETRuntime";
-  COR_PRF_EVENTPIPE_PROVIDER_CONFIG config{kProvider, kGcKeyword, kLevelInformational, nullptr};
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG config{kRuntimeProvider, kGcKeyword, kLevelInformational, nullptr};
   EVENTPIPE_SESSION session = 0;
   auto* info12 = static_cast<ICorProfilerInfo12*>(info_);  // the object is an ICorProfilerInfoN, N >= 12
   reason_events_ = succeeded(info12->EventPipeStartSession(1, &config, 0, &session));
@@ -104,7 +89,7 @@ HRESULT ShimSession::start_event_source() noexcept {
   settings_.gc_reason_events = false;  // GCStart carries the reason
   try {
     event_sink_ = new RecorderEventSink(*this);
-    event_stream_ = new GcEventStream(*event_sink_, clock_ns);
+    event_stream_ = new GcEventStream(*event_sink_, now_ns);
   } catch (...) {
     return E_OUTOFMEMORY;
   }
@@ -150,7 +135,7 @@ std::string ShimSession::take_event_snapshot() {
   COR_PRF_EVENTPIPE_PROVIDER_CONFIG config{kRuntimeProvider, kGcKeywords | kHeapDumpKeyword, kLevelVerbose, nullptr};
   EVENTPIPE_SESSION dump = 0;
   HRESULT hr = info12_->EventPipeStartSession(1, &config, 0, &dump);
-  if (!succeeded(hr)) return error + "EventPipeStartSession for the walk failed with " + hex(hr);
+  if (!succeeded(hr)) return error + "EventPipeStartSession for the walk failed with " + hresult_text(hr);
   recorder_->request_on_demand();
   // Legal here: a native thread of our own, not inside a callback. Every walk event is
   // delivered before ForceGC returns. ForceGC promises a blocking full GC since the call, not
@@ -165,7 +150,7 @@ std::string ShimSession::take_event_snapshot() {
   }
   recorder_->withdraw_on_demand();
   (void)info12_->EventPipeStopSession(dump);
-  if (!succeeded(hr)) return error + "ForceGC failed with " + hex(hr);
+  if (!succeeded(hr)) return error + "ForceGC failed with " + hresult_text(hr);
   const uint64_t after = recorder_->last_on_demand_gc();
   if (after == before && recorder_->last_refused_gc() > refused_before) {
     return error + "the walk was skipped (memory cgroup headroom or memory cap; gcsnap info says which)";

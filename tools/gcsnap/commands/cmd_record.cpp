@@ -72,6 +72,12 @@ std::string source_for(const RecordOptions& options) {
   return options.pid != 0 ? "events" : "profiler";
 }
 
+/// What the no-walk hint names as the walking rule: the events source walks on demand only,
+/// whatever --policy says (summary_line.hpp, print_no_walk_hint).
+std::string walk_rule_for(const RecordOptions& options) {
+  return source_for(options) == "events" ? "events" : options.policy;
+}
+
 /// record --pid: attach, wait for the duration, Ctrl+C or the process's end, detach.
 [[noreturn]] void run_record_attached(const RecordOptions& options) {
   unsigned long long seconds = options.duration.empty() ? 0 : parse_duration(options.duration, "--duration");
@@ -137,7 +143,7 @@ std::string source_for(const RecordOptions& options) {
   const uint64_t walks =
       print_summary(session.output_path(), fmt::format("process {} ({})", target.pid, target.name), options.index);
   if (walks == 0) {
-    print_no_walk_hint(session.output_path(), source_for(options) == "events" ? "events" : options.policy, target.pid);
+    print_no_walk_hint(session.output_path(), walk_rule_for(options), target.pid);
   }
   std::fflush(stdout);
   std::exit(kExitOk);
@@ -225,10 +231,8 @@ std::vector<std::pair<std::string, std::string>> record_environment(const Record
   // The shim expands the pattern in each process: {name} from its main assembly (process_role.hpp).
   std::string output = prepare_output(options.output.empty() ? "gcsnap-{name}-{pid}.snap" : options.output, options.force);
   RecordedProcesses processes;
-  // The events source walks on demand only: its hint says so rather than naming a policy.
-  const std::string walk_policy = source_for(options) == "events" ? "events" : options.policy;
-  processes.set_summarize([&options, walk_policy](const std::string& path, const std::string& label, long pid) {
-    if (print_summary(path, label, options.index) == 0) print_no_walk_hint(path, walk_policy, pid);
+  processes.set_summarize([&options](const std::string& path, const std::string& label, long pid) {
+    if (print_summary(path, label, options.index) == 0) print_no_walk_hint(path, walk_rule_for(options), pid);
   });
   std::optional<PeriodicSnapshots> periodic;
   if (every) periodic.emplace(every, kWalkTimeoutS);
