@@ -199,7 +199,7 @@ case_attach_record() {
 case_attach_record_events() {
   local rc
   start_plain_app
-  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap for 300 s" --source events --duration 300s
+  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap for 300 s" --source events --policy none --duration 300s
   expect_bgc 1 "no background GC ran while gcsnap was attached with the events source"
   "$gcsnap" snapshot "$pid" >"$work/$case_name.cmd" 2>&1 || { show "$work/$case_name.cmd"; fail "snapshot during record --pid failed"; }
   grep -q "^snapshot taken in process $pid: GC #" "$work/$case_name.cmd" || fail "snapshot during record --pid said something else"
@@ -468,8 +468,7 @@ case_attach_every() {
   "$gcsnap" record --pid "$pid" -o "$none" --policy none --duration 1s >"$work/$case_name.rec2" 2>&1; rc=$?
   show "$work/$case_name.rec2"
   [ "$rc" -eq 0 ] || fail "record --pid --policy none --duration 1s exited $rc"
-  # record --pid records from the events by default, whose walks are on demand only.
-  grep -Eq "^gcsnap: $none has no heap walk: the events source \(--source events\) walks only on demand, and none was asked while process $pid was recorded; .*add --every 30s" \
+  grep -Eq "^gcsnap: $none has no heap walk: --policy none walks no GC while process $pid was recorded; .*add --every 30s" \
     "$work/$case_name.rec2" || fail "record --pid without walks does not say so at the end"
   for cmd in types leaks; do
     "$gcsnap" "$cmd" "$none" >"$work/$case_name.$cmd" 2>&1; rc=$?
