@@ -187,7 +187,8 @@ void ShimSession::take_follow_up_walk() {
 void ShimSession::say_event_counts() const {
   const GcEventStats stats = event_stream_->stats();
   log_line("diagnostics: events source: " + std::to_string(stats.gcs) + " GCs (" +
-           std::to_string(stats.background_gcs) + " background), " + std::to_string(stats.objects) +
+           std::to_string(stats.background_gcs) + " background, " + std::to_string(stats.foreground_gcs) +
+           " foreground), " + std::to_string(stats.objects) +
            " walked objects, " + std::to_string(stats.stray) + " batches outside a GC, " +
            std::to_string(stats.unmatched_edges) + " unmatched walk items, " + std::to_string(stats.unreadable) +
            " unreadable payloads");
