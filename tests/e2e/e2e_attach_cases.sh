@@ -4,6 +4,14 @@
 # its stdin (a FIFO held open on fd 3): "bgc" says whether a background GC can run.
 
 # start_plain_app: the sample app in attach-wait mode, no profiler, background GC on; sets pid.
+# GCSNAP_E2E_RUNTIME=MAJOR: the app runs on that runtime's root (scripts/runtimes.sh), rolled
+# forward from the net8.0 build its DLL must then be (the runtime matrix's attach cases).
+app_dotnet=(dotnet)
+if [ -n "${GCSNAP_E2E_RUNTIME:-}" ]; then
+  read -r _ runtime_version runtime_root <<<"$("$(dirname "$0")/../../scripts/runtimes.sh" "$GCSNAP_E2E_RUNTIME" | tail -1)"
+  [ -n "${runtime_root:-}" ] || fail "scripts/runtimes.sh $GCSNAP_E2E_RUNTIME gave no runtime root"
+  app_dotnet=(env DOTNET_ROOT="$runtime_root" DOTNET_ROLL_FORWARD=Major "$runtime_root/dotnet")
+fi
 start_plain_app() {
   require_dotnet
   local fifo=$work/$case_name.fifo
@@ -11,11 +19,15 @@ start_plain_app() {
   rm -f "$snap" "$work/$case_name".*.snap "$fifo"; mkfifo "$fifo"
   app_err=$work/$case_name.app.err
   env -u CORECLR_ENABLE_PROFILING -u CORECLR_PROFILER -u CORECLR_PROFILER_PATH -u GCSNAP_OUTPUT \
-    DOTNET_gcConcurrent=1 dotnet "$dll" attach-wait <"$fifo" >"$out" 2>"$app_err" &
+    DOTNET_gcConcurrent=1 "${app_dotnet[@]}" "$dll" attach-wait <"$fifo" >"$out" 2>"$app_err" &
   pid=$!
   exec 3>"$fifo"
   for _ in $(seq 1 600); do
-    grep -q "^gcsnap-sample: ready" "$out" 2>/dev/null && return 0
+    if grep -q "^gcsnap-sample: ready" "$out" 2>/dev/null; then
+      [ -z "${GCSNAP_E2E_RUNTIME:-}" ] || grep -qF "$runtime_root/shared/Microsoft.NETCore.App/$runtime_version/libcoreclr.so" "/proc/$pid/maps" ||
+        fail "the app does not run on the runtime $runtime_version at $runtime_root"
+      return 0
+    fi
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
