@@ -16,15 +16,16 @@ require_dotnet() {
   command -v dotnet >/dev/null 2>&1 || fail "'dotnet' is not on PATH; the end-to-end tests need the .NET SDK"
   [ -f "$dll" ] || fail "$dll is missing (the e2e.build_sample_app fixture builds it)"
 }
-# record_app EXPECTED_RC APP_ARGS...: record the sample app (with the options in record_opts);
-# check the exit code and the facts line.
+# record_app EXPECTED_RC APP_ARGS...: record the sample app (with the options in record_opts;
+# on GCSNAP_E2E_RUNTIME's root when set, app_dotnet in e2e_attach_cases.sh); check the exit code
+# and the facts line.
 record_opts=()
 record_app() {
   local expected=$1
   shift
   require_dotnet
   rm -f "$snap"
-  "$gcsnap" record -o "$snap" "${record_opts[@]}" -- dotnet "$dll" "$@" >"$out" 2>"$err" </dev/null
+  "$gcsnap" record -o "$snap" "${record_opts[@]}" -- "${app_dotnet[@]}" "$dll" "$@" >"$out" 2>"$err" </dev/null
   local rc=$?
   show "$out"; show "$err"
   [ "$rc" -eq "$expected" ] || fail "gcsnap record exited $rc, expected $expected (the app's own exit code)"
