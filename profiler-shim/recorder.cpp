@@ -220,6 +220,9 @@ void Recorder::on_gc_finished(std::span<const GenerationRange> bounds, uint64_t 
     last_walk_bytes_ = b.object_count() * sizeof(ObjectRecord) +
                        b.reference_count() * (sizeof(uint64_t) + (b.has_reference_slots ? sizeof(uint32_t) : 0));
     if (answering_request_) last_on_demand_gc_.store(b.info.gc_number);
+    // Any walk answers a follow-up a policy asked for before it (walks_follow_gcs): the heap
+    // it shows is after that GC, as the follow-up's would be.
+    follow_up_.store(0);
   }
   stats_.dropped_items += b.drops.objects + b.drops.roots + b.drops.ranges;
   stats_.size_queries = size_queries_;

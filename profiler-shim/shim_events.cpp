@@ -163,8 +163,7 @@ std::string ShimSession::take_event_snapshot(SnapshotTrigger trigger) {
 }
 
 void ShimSession::take_follow_up_walk() {
-  const SnapshotTrigger trigger = recorder_->follow_up_wanted();
-  if (trigger == SnapshotTrigger::None) return;
+  if (recorder_->follow_up_wanted() == SnapshotTrigger::None) return;
   std::string reply;
   {
     // One request at a time, as the control socket's; try_lock: detach holds request_mutex_
@@ -174,6 +173,9 @@ void ShimSession::take_follow_up_walk() {
       if (detaching_.load() || shut_down_.load()) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+    // Read under the lock: an on-demand walk taken meanwhile answered the policy too.
+    const SnapshotTrigger trigger = recorder_->follow_up_wanted();
+    if (trigger == SnapshotTrigger::None) return;
     reply = take_event_snapshot(trigger);
   }
   // Taken or given up: the next GC the policy picks may ask again (within its budget).

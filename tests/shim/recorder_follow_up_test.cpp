@@ -148,6 +148,17 @@ TEST_CASE("events source: each policy asks for what it walks, all marked as the 
     REQUIRE(skip.has_value());
     CHECK(skip->budget_per_mille == 10);
   }
+  SECTION("an on-demand walk after the GC the policy picked answers its follow-up too") {
+    Events e(SnapshotPolicy::Gen2);
+    CHECK_FALSE(e.gc(kGen0, false, 100, 101));
+    CHECK_FALSE(e.gc(kFull, false, 1000, 1010));
+    CHECK(e.recorder->follow_up_wanted() == SnapshotTrigger::Policy);
+    e.recorder->request_on_demand();
+    CHECK(e.gc(kFull, true, 1020, 1030));
+    CHECK(e.recorder->follow_up_wanted() == SnapshotTrigger::None);
+    auto rec = e.finish();
+    CHECK(rec->gcs()[2].info.trigger == SnapshotTrigger::OnDemand);
+  }
   SECTION("none asks for nothing; on-demand requests are answered as before") {
     Events e(SnapshotPolicy::None);
     CHECK_FALSE(e.gc(kFull, true, 1000, 1001));
