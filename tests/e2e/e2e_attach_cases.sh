@@ -224,6 +224,9 @@ case_attach_record_events() {
   check_cli_accepts
   grep -q 'ends complete' "$work/$case_name.verify" || fail "the file does not end complete"
   grep -q "recorded from the runtime's events" "$work/$case_name.info" || fail "info does not name the events source"
+  # The walk of the events source names fields and statics as the profiler source's does: the
+  # reference slots read from the objects' memory, the statics table through the profiling API.
+  analysis_field_names "$snap"
   [ "$(gc_count "$snap")" -ge 3 ] || fail "the GCs of the bgc check (ballast + forced) were not recorded"
   expect_bgc 1 "no background GC after record --pid --source events detached"
   stop_plain_app
