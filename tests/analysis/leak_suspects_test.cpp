@@ -133,6 +133,8 @@ TEST_CASE("flat_from finds where a group that grew held flat", "[leaks]") {
   CHECK(flat_from(V{0, 1, 1}) == 0);                     // a rise under one per interval is noise
   CHECK(flat_from(V{1000, 10, 10, 10}) == 0);            // shrank into its level, did not grow
   CHECK(flat_from(V{0, 10}) == 0);                       // two walks: no tail to hold
+  CHECK(flat_from(V{0, 5, 10, 15, 20, 25, 30, 35, 40, 40}) == 0);  // flat over one of nine intervals
+  CHECK(flat_from(V{0, 5, 10, 15, 20, 25, 40, 40, 40, 40}) == 6);  // over the last third
   CHECK(flat_from(V{}) == 0);
 }
 

@@ -182,8 +182,9 @@ bool is_growing_series(std::span<const uint64_t> counts, double min_growth_share
 /// Where COUNTS (one per walk) grew and then held flat: the first walk of the flat tail, or 0
 /// when there is none. The rise R is the largest count minus the smallest; it must be at least
 /// one per interval. The tail is the longest run of walks at the end whose counts are all within
-/// R/10 of the last; it must span at least one interval and not start at the first walk, and the
-/// first count must lie below the band (the group grew into it rather than shrank into it).
+/// R/10 of the last; it must span the last third of the intervals at least (one of two) and not
+/// start at the first walk, and the first count must lie below the band (the group grew into it
+/// rather than shrank into it).
 size_t flat_from(std::span<const uint64_t> counts);
 
 /// Whether COUNTS (one per walk) keep growing: the count rose in the last interval, and over the

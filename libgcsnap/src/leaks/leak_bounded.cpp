@@ -17,8 +17,9 @@ size_t flat_from(std::span<const uint64_t> counts) {
   auto in_band = [&](uint64_t c) { return (c > last ? c - last : last - c) <= band; };
   size_t j = k;
   while (j > 0 && in_band(counts[j - 1])) --j;
-  // A tail of one walk holds nothing yet; one from the first walk never grew into the band.
-  if (j == k || j == 0) return 0;
+  // The tail spans the last third of the intervals at least (as a suspect must still rise
+  // over them); one from the first walk never grew into the band.
+  if (j == 0 || k - j < leaks::last_third(k)) return 0;
   return counts[0] + band < last ? j : 0;
 }
 
