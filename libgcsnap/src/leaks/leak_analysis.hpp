@@ -115,6 +115,11 @@ Result<JudgedGroups> judge_groups(Analysis& a, uint64_t& judged_groups, const Op
                                               const std::function<Status()>& reopen_last);
 
 // leak_bounded.cpp
+// Whether group R, which fails the births test of the suspects, stays a candidate for the
+// bounded list: its last-walk members were born in two intervals or more (BIRTHS: born_here
+// per walk; not a one-time allocation, not churn that lives one interval) and its type's count
+// grew and held flat (flat_from).
+bool may_be_bounded(const Analysis& a, uint32_t r, const std::vector<LeakPoint>& births);
 // The counts of SERIES that the judgement looks at (from the last recording's first walk when
 // it has enough walks); OFFSET: the walk of the first.
 std::vector<uint64_t> judged_counts(const Analysis& a, const std::vector<LeakPoint>& series, size_t& offset);

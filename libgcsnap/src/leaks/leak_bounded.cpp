@@ -46,6 +46,18 @@ std::vector<uint64_t> judged_counts(const Analysis& a, const std::vector<LeakPoi
   return counts;
 }
 
+bool may_be_bounded(const Analysis& a, uint32_t r, const std::vector<LeakPoint>& births) {
+  size_t intervals = 0;
+  for (size_t i = a.segment_start + 1; i < births.size(); ++i) intervals += births[i].born_here != 0;
+  if (intervals < 2) return false;
+  const uint32_t type = a.trie.label(r);
+  if (type >= a.series.type_counts.size() || a.series.type_counts[type].empty()) return false;
+  std::vector<LeakPoint> points(a.series.walks);
+  for (size_t i = 0; i < points.size(); ++i) points[i].count = a.series.type_counts[type][i];
+  size_t offset = 0;
+  return flat_from(judged_counts(a, points, offset)) != 0;
+}
+
 std::vector<uint32_t> flat_candidates(const Analysis& a, std::span<const uint32_t> others) {
   std::vector<std::pair<uint64_t, uint32_t>> ranked;  // (rise, group)
   for (const uint32_t g : others) {

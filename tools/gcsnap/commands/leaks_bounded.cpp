@@ -19,6 +19,19 @@ std::string fitted(std::string line, size_t width) {
   return line + '\n';
 }
 
+// The least abbreviated holder that fits WIDTH after the label, as the suspects' `held by`.
+std::string holder_text(const AccumulationPoint& p, size_t width) {
+  std::string holder;
+  for (int level = 0; level <= 2; ++level) {
+    auto name = [&](const std::string& type) { return level == 0 ? type : abbreviate_type_name(type, level); };
+    holder = name(p.type) + " " + format_address(p.address);
+    if (p.is_owner) holder += fmt::format(" (owner; entered from {} objects)", p.entries);
+    else if (!p.via_array.empty()) holder += fmt::format(" (via {})", name(p.via_array));
+    if (width == 0 || 14 + display_width(holder) <= width) break;
+  }
+  return holder;
+}
+
 }  // namespace
 
 std::string bounded_reason(const LoadedLeaks& l, const BoundedGroup& b) {
@@ -41,22 +54,16 @@ std::string render_bounded_text(const LoadedLeaks& l, size_t width) {
     out += fitted(fmt::format("     counts   {} at each heap walk, {} at the last", describe_counts(s),
                               format_bytes(s.series.back().bytes)),
                   width);
-    if (!s.accumulation.found) continue;
-    const AccumulationPoint& p = s.accumulation;
-    // The least abbreviated holder that fits, as the suspects' `held by`.
-    std::string holder;
-    for (int level = 0; level <= 2; ++level) {
-      auto name = [&](const std::string& type) { return level == 0 ? type : abbreviate_type_name(type, level); };
-      holder = name(p.type) + " " + format_address(p.address);
-      if (p.is_owner) holder += fmt::format(" (owner; entered from {} objects)", p.entries);
-      else if (!p.via_array.empty()) holder += fmt::format(" (via {})", name(p.via_array));
-      if (width == 0 || 14 + display_width(holder) <= width) break;
-    }
-    out += fitted("     held by  " + holder, width);
+    if (s.accumulation.found) out += fitted("     held by  " + holder_text(s.accumulation, width), width);
+    if (s.holds.empty()) continue;
+    std::string also;
+    for (const HeldGroup& h : s.holds)
+      also += fmt::format("{}{} ×{}", also.empty() ? "" : ", ", width ? abbreviate_type_name(h.type, 1) : h.type,
+                          h.accumulated_count);
+    out += fitted("     also     " + also, width);
   }
   return out;
 }
-
 
 Table bounded_table(const LoadedLeaks& l, Format format) {
   const auto& r = l.report;
