@@ -109,14 +109,47 @@ Table by_object(const LoadedHeap& heap, const DominatorTree& dom, const Dominato
   return table;
 }
 
-// Rows of `dominators --by type` that get a HELD BY (one pass over the nodes and edges each).
-constexpr size_t kHolderRows = 10;
+// Rows of `dominators --by type` that get a HELD BY (one pass over the nodes and edges each):
+// the default --top's, so that every row shown by default has one.
+constexpr size_t kHolderRows = 50;
 // The width of `dominators --by type`'s table on a pipe or file (as `leaks`' text): its two
 // columns of full type names would make lines of some 200 columns.
 constexpr size_t kPipeWidth = 120;
 
+// Of an owner found for the objects MARKED Counted: how many of them reference it back, and
+// the object outside them with edges to most of them (kNoNode when none has edges to more
+// than half).
+struct OwnerCheck {
+  uint64_t members = 0, back_refs = 0;
+  NodeIndex widest = kNoNode;
+};
+
+OwnerCheck check_owner(const HeapGraph& graph, const std::vector<HolderMark>& marks, NodeIndex owner) {
+  OwnerCheck c;
+  std::vector<uint64_t> edges_in;
+  uint64_t most = 0;
+  for (NodeIndex v = 0; v < graph.node_count(); ++v) {
+    const bool member = marks[v] == HolderMark::Counted;
+    c.members += member;
+    uint64_t into = 0;
+    for (NodeIndex w : graph.successors(v)) {
+      if (member && w == owner) ++c.back_refs;
+      if (!member && marks[w] == HolderMark::Counted) ++into;
+    }
+    if (into > most) {
+      most = into;
+      c.widest = v;
+    }
+  }
+  if (2 * most <= c.members) c.widest = kNoNode;
+  return c;
+}
+
 // What holds the instances of TYPE (find_group_holder: the deepest object dominating most of
 // them, or the owner of the structure they form): "List<T> (via T[])", "Registrations (owner)".
+// An owner that most of them do not reference back is one member's child (a TimerQueue's first
+// TimerQueueTimer references its queue): the object with edges to most of them (the static
+// array of the queues) holds them instead, or none is named.
 std::pair<Cell, Cell> type_holder(const LoadedHeap& heap, const DominatorTree& dom, uint32_t type,
                                   const std::vector<uint8_t>& array_types) {
   std::vector<HolderMark> marks(heap.graph.node_count(), HolderMark::Outside);
@@ -125,6 +158,13 @@ std::pair<Cell, Cell> type_holder(const LoadedHeap& heap, const DominatorTree& d
   auto holder = find_group_holder(heap.graph, dom, marks, array_types);
   if (!holder) fail_on(heap.sel.file, holder.error());
   if (!holder->found) return {Cell(), Cell()};
+  if (holder->is_owner) {
+    const OwnerCheck c = check_owner(heap.graph, marks, holder->node);
+    if (2 * c.back_refs <= c.members) {
+      if (c.widest == kNoNode) return {Cell(), Cell()};
+      return {Cell(std::string(heap.type_name(c.widest))), Cell(heap.graph.address(c.widest))};
+    }
+  }
   std::string text(heap.type_name(holder->node));
   if (holder->is_owner) text += " (owner)";
   else if (holder->via_array != kNoNode) text += fmt::format(" (via {})", heap.type_name(holder->via_array));
