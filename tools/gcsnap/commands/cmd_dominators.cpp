@@ -109,8 +109,9 @@ Table by_object(const LoadedHeap& heap, const DominatorTree& dom, const Dominato
   return table;
 }
 
-// Rows of `dominators --by type` that get a HELD BY.
-constexpr size_t kHolderRows = 10;
+// Rows of `dominators --by type` that get a HELD BY: the default --top's, so that every row
+// shown by default has one.
+constexpr size_t kHolderRows = 50;
 // The width of `dominators --by type`'s table on a pipe or file (as `leaks`' text): its two
 // columns of full type names would make lines of some 200 columns.
 constexpr size_t kPipeWidth = 120;
@@ -129,16 +130,69 @@ std::vector<uint8_t> array_type_flags(const LoadedHeap& heap) {
   return array_types;
 }
 
+// Per position in TYPES whose holder is an owner: how many of the type's objects reference
+// that owner back (one pass over the nodes and their edges for all of them).
+std::vector<std::pair<uint64_t, uint64_t>> owner_back_refs(const HeapGraph& graph, const std::vector<uint32_t>& types,
+                                                           const std::vector<GroupHolder>& holders) {
+  std::vector<uint32_t> position;  // type id -> 1 + its position, for the owner rows
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (!holders[i].found || !holders[i].is_owner) continue;
+    if (types[i] >= position.size()) position.resize(size_t{types[i]} + 1, 0);
+    if (position[types[i]] == 0) position[types[i]] = static_cast<uint32_t>(i + 1);
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> counts(types.size());  // members, back references
+  if (position.empty()) return counts;
+  for (NodeIndex v = 0; v < graph.node_count(); ++v) {
+    const uint32_t t = graph.type_id(v);
+    if (t >= position.size() || position[t] == 0) continue;
+    auto& [members, back] = counts[position[t] - 1];
+    ++members;
+    const NodeIndex owner = holders[position[t] - 1].node;
+    for (const NodeIndex w : graph.successors(v))
+      if (w == owner) {
+        ++back;
+        break;
+      }
+  }
+  return counts;
+}
+
+// Of TYPE's objects: the object of another type with edges to more than half of them (the
+// static array of the timer queues), or kNoNode.
+NodeIndex widest_referrer(const HeapGraph& graph, uint32_t type, uint64_t members) {
+  NodeIndex widest = kNoNode;
+  uint64_t most = 0;
+  for (NodeIndex v = 0; v < graph.node_count(); ++v) {
+    if (graph.type_id(v) == type) continue;
+    uint64_t into = 0;
+    for (const NodeIndex w : graph.successors(v)) into += graph.type_id(w) == type;
+    if (into > most) most = into, widest = v;
+  }
+  return 2 * most > members ? widest : kNoNode;
+}
+
 // What holds the instances of each of TYPES (find_type_holders: the deepest object dominating
 // most of them, or the owner of the structure they form): "List<T> (via T[])",
-// "Registrations (owner)", and the holder's address.
+// "Registrations (owner)", and the holder's address. An owner that most of them do not
+// reference back is one member's child (a TimerQueue's first TimerQueueTimer references its
+// queue): the object with edges to most of them (the static array of the queues) holds them
+// instead, or none is named. The check is made here, not in find_type_holders, so that the
+// leaks' holders keep their rule.
 std::vector<std::pair<Cell, Cell>> type_holders(const LoadedHeap& heap, const DominatorTree& dom,
                                                 const std::vector<uint32_t>& types) {
   const auto holders = value_or_fail(find_type_holders(heap.graph, dom, types, array_type_flags(heap)), heap.sel.file);
+  const auto back_refs = owner_back_refs(heap.graph, types, holders);
   std::vector<std::pair<Cell, Cell>> cells;
-  for (const GroupHolder& holder : holders) {
+  for (size_t i = 0; i < holders.size(); ++i) {
+    const GroupHolder& holder = holders[i];
     if (!holder.found) {
       cells.emplace_back(Cell(), Cell());
+      continue;
+    }
+    if (const auto [members, back] = back_refs[i]; holder.is_owner && 2 * back <= members) {
+      const NodeIndex widest = widest_referrer(heap.graph, types[i], members);
+      if (widest == kNoNode) cells.emplace_back(Cell(), Cell());
+      else cells.emplace_back(Cell(std::string(heap.type_name(widest))), Cell(heap.graph.address(widest)));
       continue;
     }
     std::string text(heap.type_name(holder.node));
