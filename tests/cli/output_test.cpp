@@ -194,6 +194,23 @@ TEST_CASE("a report can print one of its tables alone", "[output]") {
   }
 }
 
+TEST_CASE("a retention path too wide is cut in its middle, its root kept", "[output][width]") {
+  const std::string path = "[static] App.Registry.s_items -> List<Item> -> Item[] -> Node -> Node -> Node -> Item";
+  // Wide enough: as it is (after the namespace levels, none here).
+  CHECK(shorten_type_name(path, 200) == path);
+  const std::string cut = shorten_type_name(path, 60);
+  CHECK(display_width(cut) <= 60);
+  // The most abbreviated form (no namespaces), then its middle hops.
+  CHECK(cut == "[static] s_items -> \u2026 -> Node -> Node -> Node -> Item");
+  // Not even the last hop fits after the root: the start and the end around the ellipsis.
+  const std::string tight = shorten_type_name(path, 20);
+  CHECK(display_width(tight) == 20);
+  CHECK(tight.rfind("[static]", 0) == 0);
+  CHECK(tight.substr(tight.size() - 4) == "Item");
+  // A type name (no path) still keeps its end.
+  CHECK(shorten_type_name("Namespace.Outer.VeryLongTypeNameThatGoesOn", 12).rfind("\u2026", 0) == 0);
+}
+
 TEST_CASE("type names shorten by namespaces first, then keep their end", "[output][width]") {
   const std::string dict = "System.Collections.Generic.Dictionary<System.String, System.Object>+Entry[]";
   CHECK(abbreviate_type_name(dict, 1) == "S.C.G.Dictionary<System.String, System.Object>+Entry[]");

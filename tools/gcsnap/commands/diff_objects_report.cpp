@@ -66,10 +66,8 @@ void note_sampled_shares(const WalkDiff& diff, std::vector<std::string>& notes) 
   for (size_t g = 0; g < diff.new_groups.size(); ++g) {
     const GroupPath& p = diff.new_paths[g];
     if (p.examined == 0 || p.examined >= diff.new_groups[g].count) continue;
-    notes.push_back(fmt::format(
-        "SHARE = members whose path has the shape / members examined: the paths of the first {} members of a group "
-        "are examined (e.g. {} of the {} new {}), the share of the group is estimated from them",
-        p.examined, p.examined, diff.new_groups[g].count, diff.new_groups[g].name));
+    notes.push_back(fmt::format("SHARE = members with the shape / members examined (a group's first {}: {} of {})",
+                                p.examined, diff.new_groups[g].count, diff.new_groups[g].name));
     return;
   }
 }
