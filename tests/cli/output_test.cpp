@@ -8,6 +8,8 @@
 #include "loading/gc_select.hpp"
 #include "output/output.hpp"
 #include "output/short_names.hpp"
+#include "commands/folded_hops_text.hpp"
+#include "gcsnap/path_fold.hpp"
 
 namespace gcsnap::cli {
 
@@ -192,6 +194,21 @@ TEST_CASE("a report can print one of its tables alone", "[output]") {
     CHECK(e.exit_code() == kExitUsage);
     CHECK(std::string(e.what()) == "no table 'nope' in this output (tables: things, other)");
   }
+}
+
+TEST_CASE("a folded path shows a repeated block of hops as one group", "[output][fold]") {
+  auto text = [](std::vector<uint32_t> keys) {
+    const std::vector<std::string> names = {"Root", "Object[]", "EventHandler", "Node", "Item"};
+    auto folded = fold_repeats(keys).value();
+    return folded_hops_text(folded, [&](size_t h) { return names[keys[h]]; }, [](size_t) { return std::string("->"); });
+  };
+  // An event's invocation lists, alternating: one block of two hops, twice.
+  CHECK(text({0, 1, 2, 1, 2, 4}) == " -> Root -> (Object[] -> EventHandler) ×2 -> Item");
+  // Two runs of one type each: each with its own count.
+  CHECK(text({0, 3, 3, 2, 2, 4}) == " -> Root -> Node ×2 -> EventHandler ×2 -> Item");
+  CHECK(text({0, 3, 3, 3, 4}) == " -> Root -> Node ×3 -> Item");
+  CHECK(text({0, 1, 2, 3, 1, 2, 3, 1, 2, 3}) == " -> Root -> (Object[] -> EventHandler -> Node) ×3");
+  CHECK(text({0, 4}) == " -> Root -> Item");
 }
 
 TEST_CASE("a retention path too wide is cut in its middle, its root kept", "[output][width]") {

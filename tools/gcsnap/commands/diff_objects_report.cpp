@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "commands/folded_hops_text.hpp"
 #include "errors/cli_error.hpp"
 #include "loading/heap_load.hpp"
 #include "gcsnap/enum_names.hpp"
@@ -191,12 +192,9 @@ std::string diff_path_text(const HeapGraph& graph, const NameTable& names, const
   for (size_t h = 0; h < path.nodes.size(); ++h) keys.push_back(graph.type_id(path.nodes[h]) << 1 | is_dependent(h));
   auto folded = fold_repeats(keys, fold ? 4 : 0);
   if (!folded) throw std::bad_alloc();
-  for (size_t k = 0; k < folded->size(); ++k) {
-    const size_t h = folded->first[k];
-    s += fmt::format(" {} {}", is_dependent(h) ? "-[ConditionalWeakTable]->" : "->",
-                     names.type_name(graph.type_id(path.nodes[h])));
-    if (folded->counts[k] > 1) s += fmt::format(" ×{}", folded->counts[k]);
-  }
+  s += folded_hops_text(
+      *folded, [&](size_t h) { return std::string(names.type_name(graph.type_id(path.nodes[h]))); },
+      [&](size_t h) { return std::string(is_dependent(h) ? "-[ConditionalWeakTable]->" : "->"); });
   return s;
 }
 
