@@ -200,11 +200,28 @@ async function main() {
       await page.screenshot({path: path.join(work, 'report-suspects.png')});
     });
 
-    await check('without suspects the section goes back after Types', async () => {
+    await check('without suspects the section goes back after the timeline; Types comes last', async () => {
       await page.selectOption('#recording', '0');
       const sections = await page.locator('main > section').evaluateAll(ss => ss.map(x => x.id));
       if (!(cliJson('leaks', runSnap).suspects || []).length)
-        assert.equal(sections.indexOf('suspects'), sections.indexOf('types') + 1, `${sections}`);
+        assert.equal(sections.indexOf('suspects'), sections.indexOf('timeline') + 1, `${sections}`);
+      assert.equal(sections[sections.length - 1], 'types', `${sections}`);
+    });
+
+    await check('types shows its first 30 rows, a button all; diff starts first against last', async () => {
+      const total = cliJson('types', runSnap).length;
+      const shown = await page.locator('#types-table tbody tr').count();
+      assert.equal(shown, Math.min(30, total));
+      if (total > 30) {
+        assert.match(await page.locator('#types-more').textContent(), new RegExp(`^Show all ${total} types$`));
+        await page.click('#types-more');
+        assert.equal(await page.locator('#types-table tbody tr').count(), total);
+        await page.click('#types-more');
+        assert.equal(await page.locator('#types-table tbody tr').count(), 30);
+      }
+      const snapCount = await page.locator('#diff-b option').count();
+      assert.equal(await page.locator('#diff-a').inputValue(), '0');
+      assert.equal(await page.locator('#diff-b').inputValue(), String(snapCount - 1));
     });
   } finally {
     await browser.close();

@@ -8,6 +8,8 @@
 #include "loading/gc_select.hpp"
 #include "output/output.hpp"
 #include "output/short_names.hpp"
+#include "commands/folded_hops_text.hpp"
+#include "gcsnap/path_fold.hpp"
 
 namespace gcsnap::cli {
 
@@ -192,6 +194,38 @@ TEST_CASE("a report can print one of its tables alone", "[output]") {
     CHECK(e.exit_code() == kExitUsage);
     CHECK(std::string(e.what()) == "no table 'nope' in this output (tables: things, other)");
   }
+}
+
+TEST_CASE("a folded path shows a repeated block of hops as one group", "[output][fold]") {
+  auto text = [](std::vector<uint32_t> keys) {
+    const std::vector<std::string> names = {"Root", "Object[]", "EventHandler", "Node", "Item"};
+    auto folded = fold_repeats(keys).value();
+    return folded_hops_text(folded, [&](size_t h) { return names[keys[h]]; }, [](size_t) { return std::string("->"); });
+  };
+  // An event's invocation lists, alternating: one block of two hops, twice.
+  CHECK(text({0, 1, 2, 1, 2, 4}) == " -> Root -> (Object[] -> EventHandler) ×2 -> Item");
+  // Two runs of one type each: each with its own count.
+  CHECK(text({0, 3, 3, 2, 2, 4}) == " -> Root -> Node ×2 -> EventHandler ×2 -> Item");
+  CHECK(text({0, 3, 3, 3, 4}) == " -> Root -> Node ×3 -> Item");
+  CHECK(text({0, 1, 2, 3, 1, 2, 3, 1, 2, 3}) == " -> Root -> (Object[] -> EventHandler -> Node) ×3");
+  CHECK(text({0, 4}) == " -> Root -> Item");
+}
+
+TEST_CASE("a retention path too wide is cut in its middle, its root kept", "[output][width]") {
+  const std::string path = "[static] App.Registry.s_items -> List<Item> -> Item[] -> Node -> Node -> Node -> Item";
+  // Wide enough: as it is (after the namespace levels, none here).
+  CHECK(shorten_type_name(path, 200) == path);
+  const std::string cut = shorten_type_name(path, 60);
+  CHECK(display_width(cut) <= 60);
+  // The most abbreviated form (no namespaces), then its middle hops.
+  CHECK(cut == "[static] s_items -> \u2026 -> Node -> Node -> Node -> Item");
+  // Not even the last hop fits after the root: the start and the end around the ellipsis.
+  const std::string tight = shorten_type_name(path, 20);
+  CHECK(display_width(tight) == 20);
+  CHECK(tight.rfind("[static]", 0) == 0);
+  CHECK(tight.substr(tight.size() - 4) == "Item");
+  // A type name (no path) still keeps its end.
+  CHECK(shorten_type_name("Namespace.Outer.VeryLongTypeNameThatGoesOn", 12).rfind("\u2026", 0) == 0);
 }
 
 TEST_CASE("type names shorten by namespaces first, then keep their end", "[output][width]") {

@@ -29,6 +29,8 @@ namespace gcsnap::cli {
 
 namespace {
 
+constexpr size_t kDiffPipeWidth = 120;
+
 struct DiffOptions {
   std::vector<std::string> inputs;
   std::optional<uint64_t> from, to;
@@ -249,7 +251,9 @@ void run_diff(const DiffOptions& opt) {
   if (opt.format != Format::Table || !objects.more_paths.empty()) report.tables.push_back(std::move(objects.more_paths));
   // Tools get every hop of every path (the text shows the folded one, or every hop with --no-fold).
   if (opt.format != Format::Table) report.tables.push_back(std::move(objects.path_hops));
-  print_report(report, opt.format);
+  // Its retention paths make lines of a thousand columns: fitted to 120 on a pipe or file too
+  // (--wide: whole), each path cut in its middle so that its root stays.
+  print_report(report, opt.format, stdout, kDiffPipeWidth);
 }
 
 }  // namespace

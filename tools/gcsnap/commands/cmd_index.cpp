@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "errors/cli_error.hpp"
+#include "loading/index_orphans.hpp"
 #include "commands/commands.hpp"
 #include "loading/gc_select.hpp"
 #include "gcsnap/analysis_index.hpp"
@@ -119,6 +120,9 @@ void run_index(const IndexOptions& opt) {
   }
   Report report;
   report.tables.push_back(std::move(table));
+  if (const size_t removed = remove_orphan_indexes(file, *rec))
+    report.notes.push_back(fmt::format("removed {} analysis index file(s) of GCs this recording does not have (left by "
+                                       "an earlier recording at this path)", removed));
   report.notes.push_back(fmt::format("{} of analysis index beside the {} recording ({})", format_bytes(total_bytes),
                                      format_bytes(rec->file_size()), size_ratio(total_bytes, rec->file_size())));
   report.notes.push_back("types, dominators and path (and where, roots, verify, diff and leaks, when it exists) read the index "

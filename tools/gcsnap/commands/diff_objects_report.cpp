@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "commands/folded_hops_text.hpp"
 #include "errors/cli_error.hpp"
 #include "loading/heap_load.hpp"
 #include "gcsnap/enum_names.hpp"
@@ -66,10 +67,8 @@ void note_sampled_shares(const WalkDiff& diff, std::vector<std::string>& notes) 
   for (size_t g = 0; g < diff.new_groups.size(); ++g) {
     const GroupPath& p = diff.new_paths[g];
     if (p.examined == 0 || p.examined >= diff.new_groups[g].count) continue;
-    notes.push_back(fmt::format(
-        "SHARE = members whose path has the shape / members examined: the paths of the first {} members of a group "
-        "are examined (e.g. {} of the {} new {}), the share of the group is estimated from them",
-        p.examined, p.examined, diff.new_groups[g].count, diff.new_groups[g].name));
+    notes.push_back(fmt::format("SHARE = members with the shape / members examined (a group's first {}: {} of {})",
+                                p.examined, diff.new_groups[g].count, diff.new_groups[g].name));
     return;
   }
 }
@@ -193,12 +192,9 @@ std::string diff_path_text(const HeapGraph& graph, const NameTable& names, const
   for (size_t h = 0; h < path.nodes.size(); ++h) keys.push_back(graph.type_id(path.nodes[h]) << 1 | is_dependent(h));
   auto folded = fold_repeats(keys, fold ? 4 : 0);
   if (!folded) throw std::bad_alloc();
-  for (size_t k = 0; k < folded->size(); ++k) {
-    const size_t h = folded->first[k];
-    s += fmt::format(" {} {}", is_dependent(h) ? "-[ConditionalWeakTable]->" : "->",
-                     names.type_name(graph.type_id(path.nodes[h])));
-    if (folded->counts[k] > 1) s += fmt::format(" ×{}", folded->counts[k]);
-  }
+  s += folded_hops_text(
+      *folded, [&](size_t h) { return std::string(names.type_name(graph.type_id(path.nodes[h]))); },
+      [&](size_t h) { return std::string(is_dependent(h) ? "-[ConditionalWeakTable]->" : "->"); });
   return s;
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "errors/cli_error.hpp"
+#include "loading/index_orphans.hpp"
 #include "gcsnap/analysis_index.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/reader.hpp"
@@ -82,6 +83,8 @@ uint64_t print_summary(const std::string& path, const std::string& process, bool
   if (dropped_walks)
     line += fmt::format("; {} older heap walks dropped to stay under --max-size ('gcsnap info' names them)", dropped_walks);
   if (recording.end() != FileEnd::Complete) line += fmt::format("; file end: {}", file_end_name(recording.end()));
+  // Indexes of GCs this recording has not: left by an earlier recording written to PATH.
+  remove_orphan_indexes(path, recording);
   if (build_index) line += build_indexes(path, recording);
   fmt::print(stderr, "{}\n", line);
   return snapshots + dropped_walks;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "errors/cli_error.hpp"
+#include "loading/index_orphans.hpp"
 #include "output/output.hpp"
 #include "platform/console.hpp"
 
@@ -39,6 +40,9 @@ std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uin
   options.fields = fields;
   if (options.index == IndexUse::Build) options.progress = terminal_progress(heap->sel.file);
   heap->load_or_fail(options);
+  // An index was used or built beside the recording: those an earlier recording at this path
+  // left are of no use (docs/cli.md "gcsnap index").
+  if (options.index == IndexUse::Build) remove_orphan_indexes(heap->sel.file, *heap->sel.recording);
   return heap;
 }
 

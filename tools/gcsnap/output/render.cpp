@@ -288,6 +288,32 @@ void write_table(const Table& table, Format format, size_t width, Sink& out) {
   }
 }
 
+// "note: " and TEXT, broken between words into lines of at most WIDTH columns (0: one line);
+// continuation lines are indented under the text. A word wider than a line stays whole.
+std::string wrapped_note(const std::string& text, size_t width) {
+  constexpr size_t kIndent = 6;  // "note: "
+  std::string out = "note: ";
+  size_t used = kIndent;
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t space = text.find(' ', i);
+    const size_t end = space == std::string::npos ? text.size() : space;
+    const std::string_view word(text.data() + i, end - i);
+    const size_t w = display_width(word);
+    if (width && used > kIndent && used + 1 + w > width) {
+      out += "\n" + std::string(kIndent, ' ');
+      used = kIndent;
+    } else if (used > kIndent) {
+      out += ' ';
+      ++used;
+    }
+    out += word;
+    used += w;
+    i = end + 1;
+  }
+  return out + "\n";
+}
+
 // The report's tables and notes, as render_report documents them.
 void write_report(const Report& report, Format format, const RenderOptions& options, Sink& out) {
   if (!options.table.empty()) {
@@ -316,7 +342,7 @@ void write_report(const Report& report, Format format, const RenderOptions& opti
   }
   if (format == Format::Table && !report.notes.empty()) {
     out << "\n";
-    for (const auto& note : report.notes) out << "note: " << note << "\n";
+    for (const auto& note : report.notes) out << wrapped_note(note, options.width);
   }
 }
 

@@ -129,8 +129,47 @@ std::string shortened_form(std::string_view text, int level, size_t max_width) {
   return elide_generic_arguments(abbreviate_type_name(text, kNamespaceLevels), max_width);
 }
 
+// The first KEEP code points of TEXT (never a split UTF-8 sequence).
+std::string_view head_of(std::string_view text, size_t keep) {
+  size_t end = 0;
+  while (end < text.size() && keep > 0) {
+    ++end;
+    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
+    --keep;
+  }
+  return text.substr(0, end);
+}
+
+// A path ("[static] A.s -> B -> C") too wide for MAX_WIDTH, cut in its middle so that its root
+// stays: the first hop, " -> … -> " and as many of the last hops as fit; when not even the
+// last hop fits, the start and the end of the text around "…". Empty when TEXT is no path.
+std::string cut_path_middle(std::string_view text, size_t max_width) {
+  constexpr std::string_view kArrow = " -> ";
+  const size_t first = text.find(kArrow);
+  if (first == std::string_view::npos || max_width < 8) return {};
+  const std::string head = std::string(text.substr(0, first)) + " -> " + std::string(kEllipsis) + " -> ";
+  size_t from = text.size(), best = std::string_view::npos;
+  while (from > first) {
+    const size_t arrow = text.rfind(kArrow, from - 1);
+    if (arrow == std::string_view::npos || arrow <= first) break;
+    if (display_width(head) + display_width(text.substr(arrow + kArrow.size())) > max_width) break;
+    best = arrow + kArrow.size();
+    from = arrow;
+  }
+  if (best != std::string_view::npos) return head + std::string(text.substr(best));
+  // Half the width for the start (the root), the rest for the end (the member).
+  const size_t keep_head = (max_width - 1) / 2, keep_tail = max_width - 1 - keep_head;
+  size_t start = text.size(), keep = keep_tail;
+  while (start > 0 && keep > 0) {
+    --start;
+    if ((static_cast<unsigned char>(text[start]) & 0xC0) != 0x80) --keep;
+  }
+  return std::string(head_of(text, keep_head)) + std::string(kEllipsis) + std::string(text.substr(start));
+}
+
 // The least abbreviated form of `text`, up to `max_level`, that fits `max_width`; when none
-// does, the end of the level-`max_level` form after "…".
+// does, a path's middle is cut (cut_path_middle), another text's start ("…" and the end of
+// the level-`max_level` form).
 std::string shorten_upto(std::string_view text, size_t max_width, int max_level) {
   for (int level = 0; level <= max_level; ++level) {
     std::string s = shortened_form(text, level, max_width);
@@ -138,6 +177,7 @@ std::string shorten_upto(std::string_view text, size_t max_width, int max_level)
   }
   const std::string most = shortened_form(text, max_level, max_width);
   if (max_width == 0) return {};
+  if (std::string path = cut_path_middle(most, max_width); !path.empty()) return path;
   // Keep the last max_width - 1 code points after the ellipsis (never split a UTF-8 sequence).
   size_t keep = max_width - 1, start = most.size();
   while (start > 0 && keep > 0) {

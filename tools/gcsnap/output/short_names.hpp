@@ -24,7 +24,8 @@ std::string abbreviate_type_name(std::string_view text, int level);
 
 /// Return the least abbreviated form of `text` that fits `max_width` columns, the last of them
 /// the namespace-less form with generic arguments elided, deepest first
-/// ("Dictionary<String, List<…>>", "Dictionary<…>"); when none fits, the end of that one after "…".
+/// ("Dictionary<String, List<…>>", "Dictionary<…>"); when none fits, the end of that one after "…",
+/// or for a retention path ("[static] A -> B -> C") its first hop, " -> … -> " and its last hops.
 std::string shorten_type_name(std::string_view text, size_t max_width);
 
 /// Shorten every name of a column to `max_width`, keeping distinct names distinct: names

@@ -78,12 +78,17 @@
     const n = gcs.length;
     const x = i => L + (n <= 1 ? (W - L - R) / 2 : i * (W - L - R) / (n - 1));
     const totals = gcs.map(g => g.slice(GC.heap, GC.heap + 5).reduce((a, b) => a + b, 0));
-    // The resident size of the GCs with a memory record, drawn as a line over the heap.
+    // The resident size of the GCs with a memory record, drawn as a line on its own scale
+    // (right): scaled together, an RSS many times the heap flattened the heap's growth.
     const resident = new Map((rec.memory ? rec.memory.series : []).map(s => [s[0], s[1]]));
-    const maxTotal = Math.max(1, ...totals, ...resident.values());
+    const maxTotal = Math.max(1, ...totals);
+    const maxResident = Math.max(1, ...resident.values());
     const y = v => T + (H - T - B) * (1 - v / maxTotal);
+    const yResident = v => T + (H - T - B) * (1 - v / maxResident);
     const svg = sv('svg', {width: W, height: H, id: 'timeline-svg'});
     axis(svg, L, W - R, T, H - B, maxTotal, y);
+    if (resident.size)
+      svg.append(label(W - R, T + 10, `RSS (dashed, own scale): up to ${bytes(maxResident)}`, 'end'));
     // Stacked areas, gen0 at the bottom.
     const base = new Array(n).fill(0);
     for (let g = 0; g < 5; ++g) {
@@ -98,7 +103,7 @@
     if (resident.size) {
       let d = '';
       gcs.forEach((g, i) => {
-        if (resident.has(g[GC.number])) d += (d ? 'L' : 'M') + x(i).toFixed(1) + ',' + y(resident.get(g[GC.number])).toFixed(1);
+        if (resident.has(g[GC.number])) d += (d ? 'L' : 'M') + x(i).toFixed(1) + ',' + yResident(resident.get(g[GC.number])).toFixed(1);
       });
       svg.append(sv('path', {d, fill: 'none', stroke: '#1d2330', 'stroke-width': 1.5, 'stroke-dasharray': '4 3',
                              id: 'resident-line'}));
@@ -143,7 +148,7 @@
       el('span', {}, el('i', {style: 'background:var(--surv)'}), 'surviving (ranges)'),
       el('span', {}, el('i', {style: 'background:var(--moved)'}), 'moved (ranges)'),
       el('span', {}, el('i', {style: 'border:2px solid #c0392b;border-radius:50%'}), 'snapshot (heap walk)'),
-      ...(resident.size ? [el('span', {}, el('i', {style: 'border-top:2px dashed #1d2330'}), 'resident (RSS)')] : []),
+      ...(resident.size ? [el('span', {}, el('i', {style: 'border-top:2px dashed #1d2330'}), 'resident (RSS, own scale)')] : []),
       el('span', {text: `${n} GCs, ${rec.snaps.length} snapshots`}));
   }
   function gcText(g, total) {
@@ -171,6 +176,8 @@
 
   // ---- types ----------------------------------------------------------------------------
   const typeSort = {key: 'retained', asc: false};
+  const TYPE_ROWS = 30;
+  let typesExpanded = false;
   function typeRows() {
     const last = rec.snaps.length - 1;
     return rec.types.map(t => ({name: str(t.n), count: t.c[last], bytes: t.b[last], retained: t.r, unreachable: t.u,
@@ -201,8 +208,14 @@
       const d = key === 'name' ? a.name.localeCompare(b.name) : a[key] - b[key];
       return (asc ? d : -d) || a.name.localeCompare(b.name);
     });
+    // The first TYPE_ROWS rows unless asked for all (or filtered): hundreds of rows pushed the
+    // sections below thousands of pixels down.
+    const shown = typesExpanded || filter ? rows : rows.slice(0, TYPE_ROWS);
+    const more = document.getElementById('types-more');
+    more.hidden = shown.length === rows.length && !typesExpanded;
+    more.textContent = typesExpanded ? `Show the first ${TYPE_ROWS}` : `Show all ${rows.length} types`;
     const body = document.querySelector('#types-table tbody');
-    body.replaceChildren(...rows.map(t => el('tr', {'data-type': t.name},
+    body.replaceChildren(...shown.map(t => el('tr', {'data-type': t.name},
       el('td', {class: 'name', text: t.name}),
       el('td', {class: 'num count', 'data-value': t.count, text: String(t.count)}),
       el('td', {class: 'num bytes', 'data-value': t.bytes, title: `${t.bytes} bytes`, text: bytes(t.bytes)}),
@@ -215,20 +228,20 @@
     });
     const last = rec.snaps.length - 1;
     document.getElementById('types-note').textContent =
-      `at GC ${rec.snaps[last]} (the last snapshot): ${rows.length} of ${rec.typeTotal} types shown` +
+      `at GC ${rec.snaps[last]} (the last snapshot): ${shown.length} of ${rec.typeTotal} types shown` +
       (rec.types.length < rec.typeTotal ? ` (the ${rec.types.length} largest are carried; the rest sum to ` +
         `${rec.other.c[last]} objects, ${bytes(rec.other.b[last])})` : '');
   }
 
   // ---- leak suspects --------------------------------------------------------------------
-  // The answer to "what leaks" comes first on the page when there is one; else after Types.
+  // The answer to "what leaks" comes first on the page when there is one; else after the timeline.
   function placeSuspects(first) {
     const section = document.getElementById('suspects');
     if (first) document.querySelector('main').prepend(section);
-    else document.getElementById('types').after(section);
+    else document.getElementById('dominators').before(section);
     const nav = document.getElementById('nav-suspects');
     if (first) nav.parentElement.prepend(nav);
-    else document.querySelector('nav a[href="#types"]').after(nav);
+    else document.querySelector('nav a[href="#dominators"]').before(nav);
   }
   // A suspect's example object's path, folded ("CallbackNode .Next ×4249 →"): one item per run.
   function foldedPathList(p) {
@@ -448,7 +461,9 @@
     const opts = () => rec.snaps.map((gc, i) => el('option', {value: i, text: `GC ${gc}`}));
     a.replaceChildren(...opts());
     b.replaceChildren(...opts());
-    a.value = String(Math.max(0, rec.snaps.length - 2));
+    // The first snapshot against the last: the last two alone often show nothing (a steady
+    // state between two late walks), the whole span shows what grew.
+    a.value = '0';
     b.value = String(rec.snaps.length - 1);
   }
   function drawDiff() {
@@ -494,6 +509,7 @@
     pick.addEventListener('change', () => show(Number(pick.value)));
   }
   document.getElementById('types-filter').addEventListener('input', drawTypes);
+  document.getElementById('types-more').addEventListener('click', () => { typesExpanded = !typesExpanded; drawTypes(); });
   document.querySelectorAll('#types-table th[data-key]').forEach(th => th.addEventListener('click', () => {
     if (typeSort.key === th.dataset.key) typeSort.asc = !typeSort.asc;
     else { typeSort.key = th.dataset.key; typeSort.asc = th.dataset.key === 'name'; }
