@@ -10,7 +10,9 @@
 # and bench/service_app (--service-sizes: a service's cache, 13 objects per customer; 6.5 M
 # objects are 500 000 customers), one table each.
 # Row nofields (not in the default rows): `gcsnap snapshot` with GCSNAP_FIELDS=0, for the cost of
-# field names (docs/performance.md "Field names: what they cost"). Row shim_b: `gcsnap snapshot`
+# field names (docs/performance.md "Field names"). Row events: `gcsnap snapshot` under
+# `record --source events` (the heap-dump session's walk, docs/shim.md "Sources"), against the
+# eventpipe and shim rows (docs/performance.md "The events source's walk"). Row shim_b: `gcsnap snapshot`
 # with the shim named by GCSNAP_SHIM_B (another build), for an A/B of two shims in one run.
 # Row attach: the first snapshot of a process started without gcsnap (`gcsnap snapshot PID`
 # attaches, snapshots, detaches), a new app for every repetition; its note gives the walk's CPU
@@ -39,7 +41,7 @@ while [ $# -gt 0 ]; do
     --rows) ROWS=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --keep) KEEP=(--keep); shift ;;
-    *) echo "usage: $0 [--apps \"stall_app service_app\"] [--sizes \"N ...\"] [--service-sizes \"N ...\"] [--reps R] [--rows plain,walk,shim,eventpipe,attach] [--out DIR] [--keep]" >&2; exit 64 ;;
+    *) echo "usage: $0 [--apps \"stall_app service_app\"] [--sizes \"N ...\"] [--service-sizes \"N ...\"] [--reps R] [--rows plain,walk,shim,events,eventpipe,attach] [--out DIR] [--keep]" >&2; exit 64 ;;
   esac
 done
 mkdir -p "$OUT"

@@ -104,7 +104,7 @@ def stats_delta(before, after):
 
 
 class SnapshotRow:
-    def __init__(self, args, n, env, walk_only, fields=True, shim=None, tag=None):
+    def __init__(self, args, n, env, walk_only, fields=True, shim=None, tag=None, source="profiler"):
         self.walk_only = walk_only
         tag = tag or ('walk' if walk_only else 'shim' if fields else 'nofields')
         self.snap = f"{args.out}/pause-{n}-{tag}.snap"
@@ -117,7 +117,9 @@ class SnapshotRow:
         self.env["GCSNAP_WALK_TIMES"] = "1"  # the shim prints each walk's own CPU time (docs/shim.md)
         # The shim starts with `record`, so the app inherits GCSNAP_FIELDS (field names' cost).
         self.env["GCSNAP_FIELDS"] = "1" if fields else "0"
-        cmd = [args.gcsnap, "record", "-o", self.snap, "--policy", "none", "--", "dotnet", args.app_dll, str(n)]
+        # SOURCE events: the walk is the heap-dump session's around the forced GC (docs/shim.md "Sources").
+        cmd = [args.gcsnap, "record", "-o", self.snap, "--source", source, "--policy", "none", "--", "dotnet",
+               args.app_dll, str(n)]
         self.app = App(cmd, self.env, f"{self.snap}.err")
         self.walls, self.writes = [], []
         self.gc_thread, self.chunk_cpu = [], []  # per rep: (cpu, wait, faults) deltas; chunk-pool CPU
@@ -307,6 +309,8 @@ def make_row(name, args, n, env):
         return SnapshotRow(args, n, env, False)
     if name == "nofields":
         return SnapshotRow(args, n, env, False, fields=False)
+    if name == "events":
+        return SnapshotRow(args, n, env, False, tag="events", source="events")
     if name == "eventpipe":
         return EventPipeRow(args, n, env)
     if name == "attach":
@@ -410,6 +414,7 @@ def main():
         "shim": "gcsnap snapshot (record --policy none)",
         "nofields": "gcsnap snapshot, GCSNAP_FIELDS=0 (no field names)",
         "shim_b": "gcsnap snapshot, shim B (GCSNAP_SHIM_B, A/B)",
+        "events": "gcsnap snapshot (record --source events --policy none)",
         "eventpipe": "EventPipe heap dump (dotnet-trace, gcdump keywords)",
         "attach": "first snapshot of a process, by attach (gcsnap snapshot)",
         "attach_b": "first snapshot by attach, shim B (GCSNAP_SHIM_B, A/B)",
@@ -478,6 +483,17 @@ def main():
             x, y = medians.get((n, "shim_b")), medians.get((n, "shim"))
             a, b = medians.get((n, "attach_b")), medians.get((n, "attach"))
             print(f"| {n} | {x / y if x and y else float('nan'):.2f} | {a / b if a and b else float('nan'):.2f} |")
+    if "events" in rows:
+        # Issue 48's target: a walk in events mode stalls no longer than the EventPipe dump
+        # (moonshot 0.9x); and against the profiler source's walk of the same heap.
+        print()
+        print("| objects | events snapshot / EventPipe dump (target <= 1.0) | events / profiler snapshot | events / walk-only |")
+        print("|---|---|---|---|")
+        for n in sorted({k[0] for k in medians}):
+            e, d, p, w = (medians.get((n, r)) for r in ("events", "eventpipe", "shim", "walk"))
+            fmt = lambda x, y: f"{x / y:.2f}" if x and y else "-"
+            verdict = f" ({'holds' if e / d <= 1.0 else 'NO'})" if e and d else ""
+            print(f"| {n} | {fmt(e, d)}{verdict} | {fmt(e, p)} | {fmt(e, w)} |")
     if "nofields" in rows:
         print()
         print("| objects | snapshot with field names / GCSNAP_FIELDS=0 | (GCSNAP_FIELDS=0) / walk-only |")
