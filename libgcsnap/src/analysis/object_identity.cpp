@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "format/row_order.hpp"
+#include "huge_pages.hpp"
 
 namespace gcsnap {
 
@@ -195,7 +196,8 @@ Result<BulkMapper> BulkMapper::create(std::vector<uint64_t>&& addresses, std::ve
     return make_error(ErrorCode::LimitExceeded, "too many objects to follow (2^32)");
   BulkMapper m;
   m.addresses_ = std::move(addresses);
-  m.died_at_.assign(m.addresses_.size(), 0);
+  // 8 B per object of fresh memory: in 2 MiB pages, a fault per 2 MiB rather than per 4 KiB.
+  detail::assign_huge(m.died_at_, m.addresses_.size(), uint64_t{0});
   if (generations.size() == m.addresses_.size()) m.generations_ = std::move(generations);
   else m.generations_.assign(m.addresses_.size(), Generation::Unknown);
   m.alive_ = m.addresses_.size();
