@@ -5,17 +5,12 @@
 #include <cstdio>
 #include <new>
 
+#include "format/alloc_sections.hpp"
 #include "format/format_constants.hpp"
 #include "gcsnap/alloc_samples.hpp"
 #include "gcsnap/reader.hpp"
 
 namespace gcsnap {
-
-namespace alloc_detail {
-Status decode_stacks(const Recording::SectionPayload& s, std::vector<AllocStack>& out);
-Status decode_functions(const Recording::SectionPayload& s, uint64_t max_name, std::vector<StackFunction>& out);
-Status decode_sampled_types(const Recording::SectionPayload& s, uint64_t max_name, std::vector<SampledType>& out);
-}  // namespace alloc_detail
 
 namespace {
 

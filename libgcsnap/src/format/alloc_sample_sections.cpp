@@ -2,6 +2,7 @@
 
 #include <new>
 
+#include "format/alloc_sections.hpp"
 #include "format/chunk_decoder.hpp"
 #include "format/column_codec.hpp"
 #include "format/format_constants.hpp"
@@ -260,6 +261,26 @@ Status decode_sampled_types(const Recording::SectionPayload& s, uint64_t max_nam
     out.push_back(SampledType{ids[i], take(names, pos, lengths[i])});
   }
   return {};
+}
+
+Status verify_alloc_block(const Recording& recording, size_t gc_pos) try {
+  auto samples = read_alloc_samples(recording, gc_pos);
+  if (!samples) return samples.status();
+  std::vector<AllocStack> stacks;
+  std::vector<StackFunction> functions;
+  std::vector<SampledType> types;
+  auto s = recording.read_sections(gc_pos, static_cast<uint16_t>(SectionType::AllocStacks));
+  if (!s) return s.status();
+  for (const auto& p : *s) GCSNAP_RETURN_IF_ERROR(decode_stacks(p, stacks));
+  auto f = recording.read_sections(gc_pos, static_cast<uint16_t>(SectionType::StackFunctions));
+  if (!f) return f.status();
+  for (const auto& p : *f) GCSNAP_RETURN_IF_ERROR(decode_functions(p, kMaxNameBytes, functions));
+  auto t = recording.read_sections(gc_pos, static_cast<uint16_t>(SectionType::SampledTypes));
+  if (!t) return t.status();
+  for (const auto& p : *t) GCSNAP_RETURN_IF_ERROR(decode_sampled_types(p, kMaxNameBytes, types));
+  return {};
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "verifying allocation samples");
 }
 
 }  // namespace alloc_detail
