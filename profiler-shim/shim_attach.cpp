@@ -63,6 +63,7 @@ HRESULT ShimSession::on_initialize_for_attach(IUnknown* info_unknown, const void
              " failed with " + hex(hr));
     return hr;
   }
+  start_alloc_sites();
   if (settings_.owner_pid > 0 || settings_.deadline_s > 0) watchdog_ = std::thread([this] { watch(); });
   make_current();
   return S_OK;
