@@ -25,14 +25,23 @@ struct Tracked {
   Generation generation;
 };
 
-// Apply GC POS to every alive sample in TRACKED (sorted by address here), dropping the dead.
-Status apply_gc(const Recording& recording, size_t pos, std::vector<FollowedSample>& out, std::vector<Tracked>& tracked) {
+// Apply GC POS to every alive sample in TRACKED (sorted by address here), dropping the dead;
+// the last FRESH of TRACKED are the samples of POS's own block.
+Status apply_gc(const Recording& recording, size_t pos, std::vector<FollowedSample>& out, std::vector<Tracked>& tracked,
+                size_t fresh) {
   auto transition = read_transition(recording, pos);
   if (!transition) return transition.status();
-  std::sort(tracked.begin(), tracked.end(),
-            [&](const Tracked& a, const Tracked& b) { return out[a.index].address < out[b.index].address; });
+  // TRACKED is the followed samples in address order (the invariant this function keeps), then
+  // this block's (FRESH of them): sort those and merge. After the GC the samples that kept their
+  // address stay in order; the moved ones are sorted apart and merged back, so a GC costs
+  // O(alive + moved log moved), not a sort of every followed sample.
+  const auto by_address = [&](const Tracked& a, const Tracked& b) { return out[a.index].address < out[b.index].address; };
+  const auto middle = tracked.end() - static_cast<ptrdiff_t>(fresh);
+  std::sort(middle, tracked.end(), by_address);
+  std::inplace_merge(tracked.begin(), middle, tracked.end(), by_address);
   GcTransition::Cursor cursor(*transition);
   const GcInfo& info = recording.gcs()[pos].info;
+  std::vector<Tracked> moved;
   size_t kept = 0;
   for (const Tracked& t : tracked) {
     FollowedSample& f = out[t.index];
@@ -42,11 +51,19 @@ Status apply_gc(const Recording& recording, size_t pos, std::vector<FollowedSamp
       f.died_gc = info.gc_number;
       continue;
     }
-    f.address = step.address;
     const Generation before = step.generation_before != Generation::Unknown ? step.generation_before : t.generation;
-    tracked[kept++] = Tracked{t.index, promoted_generation(info, before)};
+    const Tracked next{t.index, promoted_generation(info, before)};
+    if (step.address != f.address) {
+      f.address = step.address;
+      moved.push_back(next);
+    } else {
+      tracked[kept++] = next;
+    }
   }
   tracked.resize(kept);
+  std::sort(moved.begin(), moved.end(), by_address);
+  tracked.insert(tracked.end(), moved.begin(), moved.end());
+  std::inplace_merge(tracked.begin(), tracked.begin() + static_cast<ptrdiff_t>(kept), tracked.end(), by_address);
   return {};
 }
 
@@ -78,6 +95,7 @@ Result<std::vector<FollowedSample>> follow_alloc_samples(const Recording& record
     }
     auto samples = read_alloc_samples(recording, pos);
     if (!samples) return samples.status();
+    const size_t fresh = samples->size();
     for (const AllocSample& s : *samples) {
       tracked.push_back(Tracked{out.size(), generation_of(s.heap)});
       out.push_back(FollowedSample{s, static_cast<uint32_t>(pos), true, false, s.address, 0});
@@ -87,7 +105,7 @@ Result<std::vector<FollowedSample>> follow_alloc_samples(const Recording& record
       tracked.clear();
       continue;
     }
-    if (!tracked.empty()) GCSNAP_RETURN_IF_ERROR(apply_gc(recording, pos, out, tracked));
+    if (!tracked.empty()) GCSNAP_RETURN_IF_ERROR(apply_gc(recording, pos, out, tracked, fresh));
   }
   return out;
 } catch (const std::bad_alloc&) {
