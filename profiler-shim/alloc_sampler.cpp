@@ -108,6 +108,12 @@ void AllocSampler::on_event(uint32_t id, uint32_t version, std::span<const uint8
   if (id != alloc_event::kSampled && id != alloc_event::kTick) return;
   const auto e = parse_sample_event(id, version, payload);
   if (!e) return;  // another version of the event: not ours to read
+  // Both events may come (the runtime's version unknown at an attach): the unbiased one wins.
+  if (e->kind == AllocSampleKind::Sampled) {
+    saw_sampled_.store(true, std::memory_order_relaxed);
+  } else if (saw_sampled_.load(std::memory_order_relaxed)) {
+    return;
+  }
   events_.fetch_add(1, std::memory_order_relaxed);
   const uint64_t now = clock_();
   const uint32_t scale = admit(now);

@@ -91,6 +91,7 @@ class AllocSampler {
   const uint32_t cap_;
   uint64_t (*clock_)() noexcept;
   std::atomic<bool> off_{false};
+  std::atomic<bool> saw_sampled_{false};  ///< an AllocationSampled event came: ticks are dropped
   const char* problem_ = "";
   // The rate cap's window (relaxed atomics: an approximate count is enough).
   std::atomic<uint64_t> window_start_{0};

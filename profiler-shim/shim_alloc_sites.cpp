@@ -93,10 +93,18 @@ void ShimSession::start_alloc_sites() noexcept {
   }
   // The events source on 8 and 9 raised its own session to level 5 (shim_events.cpp): a second
   // session with the GC keyword would deliver every GC event twice.
-  if (from_events() && major < 10) return;
-  const bool sampled = major >= 10;
-  COR_PRF_EVENTPIPE_PROVIDER_CONFIG config{kRuntimeProvider, sampled ? kAllocationSamplingKeyword : kGcKeyword,
-                                           sampled ? kLevelInformational : kLevelVerbose, nullptr};
+  // GetRuntimeInformation answers nothing in InitializeForAttach (major 0): then the session
+  // asks for AllocationSampled (a runtime before 10 sends nothing for its keyword) and, with the
+  // profiler source, for the ticks too; the sampler drops ticks once a sampled event came.
+  if (from_events() && major != 0 && major < 10) {
+    if (settings_.diagnostics) log_line("diagnostics: allocation sites: ticks from the events session (runtime " + std::to_string(major) + ")");
+    return;
+  }
+  const bool sampled = major >= 10 || major == 0;
+  const bool ticks = major < 10 && !from_events();
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG config{
+      kRuntimeProvider, (sampled ? kAllocationSamplingKeyword : 0) | (ticks ? kGcKeyword : 0),
+      ticks ? kLevelVerbose : kLevelInformational, nullptr};
   EVENTPIPE_SESSION session = 0;
   hr = static_cast<ICorProfilerInfo12*>(info_)->EventPipeStartSession(1, &config, 0, &session);
   if (!succeeded(hr)) {
@@ -105,6 +113,9 @@ void ShimSession::start_alloc_sites() noexcept {
     return;
   }
   alloc_session_.store(session);
+  if (settings_.diagnostics)
+    log_line(std::string("diagnostics: allocation sites: session on (") + (sampled ? "AllocationSampled" : "") +
+             (sampled && ticks ? " and " : "") + (ticks ? "allocation ticks" : "") + ")");
 }
 
 bool ShimSession::on_alloc_event(uint32_t id, uint32_t version, std::span<const uint8_t> payload) noexcept {
