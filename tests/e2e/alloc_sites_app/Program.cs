@@ -5,7 +5,8 @@
 //   AllocBuffers  byte[1000] (1,024 B), dropped the same way;
 // then runs a blocking full GC (the walk of --policy induced) and prints what it allocated:
 //   kept COUNT / dropped COUNT / buffers COUNT. The rings are static, so .NET 10's escape
-// analysis cannot put the objects on the stack. Argument: MiB per site (default 128).
+// analysis cannot put the objects on the stack. Arguments: MiB per site (default 128), then
+// seconds to wait before allocating and after the GC (default 0; for recording by attach).
 using System;
 using System.Collections.Generic;
 using System.Runtime.CompilerServices;
@@ -42,6 +43,9 @@ public static class Program {
 
   public static int Main(string[] args) {
     long mib = args.Length > 0 ? long.Parse(args[0]) : 128;
+    int wait_ms = args.Length > 1 ? int.Parse(args[1]) * 1000 : 0;
+    Console.WriteLine($"pid {Environment.ProcessId}");
+    System.Threading.Thread.Sleep(wait_ms);
     long bytes = mib << 20;
     long kept = bytes / 48, dropped = bytes / 40, buffers = bytes / 1024;
     Kept.Capacity = (int)kept;  // the list's own array is allocated here, not at the site
@@ -54,6 +58,7 @@ public static class Program {
     Console.WriteLine($"kept {kept}");
     Console.WriteLine($"dropped {dropped}");
     Console.WriteLine($"buffers {buffers}");
+    System.Threading.Thread.Sleep(wait_ms);
     GC.KeepAlive(Kept);
     return 0;
   }
