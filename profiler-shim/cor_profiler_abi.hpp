@@ -97,6 +97,12 @@ inline constexpr DWORD COR_PRF_HIGH_MONITOR_GC_SKIP_ALLOCATED_BY_CLASS_STATISTIC
 // GC left on; MovedReferences at compacting GCs only. Neither brings the gen0 class walk.
 inline constexpr DWORD COR_PRF_HIGH_BASIC_GC = 0x10;
 inline constexpr DWORD COR_PRF_HIGH_MONITOR_GC_MOVED_OBJECTS = 0x20;
+/// Low event mask bit: DoStackSnapshot may be called (CORPROF_E_INCONSISTENT_WITH_FLAGS without it).
+inline constexpr DWORD COR_PRF_ENABLE_STACK_SNAPSHOT = 0x10000000;
+/// DoStackSnapshot's callback (corprof.idl StackSnapshotCallback): FunctionID 0 for a native frame.
+using COR_PRF_FRAME_INFO = UINT_PTR;
+using StackSnapshotCallback = HRESULT(FunctionID function, UINT_PTR ip, COR_PRF_FRAME_INFO frame_info,
+                                      ULONG32 context_size, BYTE context[], void* client_data);
 /// Deliver the events of the profiler's own EventPipe sessions to EventPipeEventDelivered.
 inline constexpr DWORD COR_PRF_HIGH_MONITOR_EVENT_PIPE = 0x80;
 // COR_PRF_STATIC_TYPE bits (GetStaticFieldInfo).

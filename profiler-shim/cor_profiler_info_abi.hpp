@@ -30,7 +30,7 @@ struct ICorProfilerInfo : IUnknown {
   virtual HRESULT GetObjectSize(ObjectID object, ULONG* size) = 0;  // 10
   virtual HRESULT IsArrayClass(ClassID class_id, CorElementType* element_type, ClassID* element_class, ULONG* rank) = 0;  // 11
   virtual HRESULT slot12_GetThreadInfo() = 0;
-  virtual HRESULT slot13_GetCurrentThreadID() = 0;
+  virtual HRESULT GetCurrentThreadID(ThreadID* thread) = 0;  // 13
   virtual HRESULT GetClassIDInfo(ClassID class_id, ModuleID* module, mdTypeDef* token) = 0;  // 14
   virtual HRESULT GetFunctionInfo(FunctionID function, ClassID* class_id, ModuleID* module, mdToken* token) = 0;  // 15
   virtual HRESULT SetEventMask(DWORD mask) = 0;  // 16
@@ -59,7 +59,7 @@ struct ICorProfilerInfo : IUnknown {
 };
 
 struct ICorProfilerInfo2 : ICorProfilerInfo {
-  virtual HRESULT slot36_DoStackSnapshot() = 0;
+  virtual HRESULT DoStackSnapshot(ThreadID thread, StackSnapshotCallback* callback, ULONG32 info_flags, void* client_data, BYTE context[], ULONG32 context_size) = 0;  // 36
   virtual HRESULT slot37_SetEnterLeaveFunctionHooks2() = 0;
   virtual HRESULT slot38_GetFunctionInfo2() = 0;
   virtual HRESULT slot39_GetStringLayout() = 0;

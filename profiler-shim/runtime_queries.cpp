@@ -216,12 +216,19 @@ uint64_t RuntimeInfoQueries::class_of(uint64_t object_id) {
 }
 
 std::string RuntimeInfoQueries::method_name(uint64_t function_id) {
+  std::string module, type, method;
+  if (!function_parts(function_id, module, type, method)) return {};
+  return type.empty() ? method : type + "." + method;
+}
+
+bool RuntimeInfoQueries::function_parts(uint64_t function_id, std::string& module_out, std::string& type,
+                                        std::string& method) {
   ClassID class_id = 0;
   ModuleID module = 0;
   mdToken token = 0;
-  if (!succeeded(info_->GetFunctionInfo(function_id, &class_id, &module, &token)) || module == 0) return {};
+  if (!succeeded(info_->GetFunctionInfo(function_id, &class_id, &module, &token)) || module == 0) return false;
   IMetaDataImport* metadata = metadata_for(module);
-  if (!metadata) return {};
+  if (!metadata) return false;
   WCHAR buffer[kNameCapacity];
   ULONG length = 0;
   mdTypeDef owner = 0;
@@ -230,19 +237,19 @@ std::string RuntimeInfoQueries::method_name(uint64_t function_id) {
   ULONG signature_size = 0, rva = 0;
   if (!succeeded(metadata->GetMethodProps(token, &owner, buffer, kNameCapacity, &length, &attributes, &signature,
                                           &signature_size, &rva, &impl_flags))) {
-    return {};
+    return false;
   }
   size_t n = length <= kNameCapacity ? length : kNameCapacity;
   while (n > 0 && buffer[n - 1] == 0) --n;
-  std::string name;
-  if (!(class_id != 0 && append_class_name(class_id, name, 0))) {
-    name.clear();
+  type.clear();
+  if (!(class_id != 0 && append_class_name(class_id, type, 0))) {
+    type.clear();
     std::vector<std::string> chain;
-    if (owner != 0 && typedef_chain(metadata, owner, chain, 0)) name = assemble_type_name(chain, {});
+    if (owner != 0 && typedef_chain(metadata, owner, chain, 0)) type = assemble_type_name(chain, {});
   }
-  if (!name.empty()) name += '.';
-  name += utf16_to_utf8(buffer, n);
-  return name;
+  method = utf16_to_utf8(buffer, n);
+  module_out = module_name(module);
+  return true;
 }
 
 }  // namespace gcsnap::shim

@@ -21,6 +21,9 @@ class RuntimeInfoQueries final : public RuntimeQueries {
   uint64_t class_of(uint64_t object_id) override;
   uint32_t component_count(uint64_t object_id) override;
   std::string method_name(uint64_t function_id) override;
+  /// A function's module file name, declaring type (named as types are) and method name.
+  /// False when the runtime cannot say. Not thread-safe (caches), as the rest of the class.
+  bool function_parts(uint64_t function_id, std::string& module, std::string& type, std::string& method);
   bool type_layout(uint64_t class_id, uint64_t object_id, OwnedLayout& out) override;
   const uint64_t* object_words(uint64_t object_id) override { return reinterpret_cast<const uint64_t*>(object_id); }
 

@@ -29,6 +29,13 @@ std::string apply_attach_line(std::string_view key, std::string_view value, Sett
     auto parsed = parse_source(value);
     if (!parsed) return bad();
     s.source = *parsed;
+  } else if (key == "alloc_sites") {
+    if (value != "0" && value != "1") return bad();
+    s.alloc_sites = value == "1";
+  } else if (key == "alloc_cap") {
+    auto parsed = parse_count(value);
+    if (!parsed || *parsed > UINT32_MAX) return bad();
+    s.alloc_cap = static_cast<uint32_t>(*parsed);
   } else if (key == "on_heap_growth") {
     auto parsed = parse_count(value);
     if (!parsed || *parsed == 0) return bad();
@@ -174,6 +181,15 @@ SettingsResult parse_settings(const EnvLookup& lookup) {
   if (const char* diag = lookup(kEnvDiagnostics); diag && std::string_view(diag) == "1") s.diagnostics = true;
   if (const char* events = lookup(kEnvGcReasonEvents); events && std::string_view(events) == "0") {
     s.gc_reason_events = false;
+  }
+  if (const char* sites = lookup(kEnvAllocSites); sites && std::string_view(sites) == "0") s.alloc_sites = false;
+  if (const char* cap = lookup(kEnvAllocCap); cap && *cap) {
+    auto parsed = parse_count(cap);
+    if (!parsed || *parsed > UINT32_MAX) {
+      result.error = std::string(kEnvAllocCap) + "='" + cap + "' is not a count of samples per second";
+      return result;
+    }
+    s.alloc_cap = static_cast<uint32_t>(*parsed);
   }
   if (const char* sdk = lookup(kEnvRecordSdk); sdk && std::string_view(sdk) == "1") s.record_sdk = true;
   if (const char* dir = lookup(kEnvRecordDir); dir && *dir) s.record_dir = dir;

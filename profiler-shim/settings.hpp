@@ -60,6 +60,12 @@ struct Settings {
   bool diagnostics = false;
   /// GCSNAP_GC_REASON_EVENTS=0: no GCTriggered session on .NET 8 (induced GCs read as "other").
   bool gc_reason_events = true;
+  /// GCSNAP_ALLOC_SITES=0 (attach: alloc_sites=0; record --no-alloc-sites): no allocation
+  /// sampling (docs/shim.md "Allocation sites").
+  bool alloc_sites = true;
+  /// GCSNAP_ALLOC_CAP (attach: alloc_cap): samples kept per second before the rate cap thins
+  /// them; 0 = no cap.
+  uint32_t alloc_cap = 5000;
   /// GCSNAP_RECORD_SDK=1: record processes of the .NET SDK too (process_role.hpp).
   bool record_sdk = false;
   /// GCSNAP_RECORD_DIR: where `gcsnap record` wants this process's report ("" = none).

@@ -43,6 +43,7 @@ HRESULT ShimSession::on_initialize_for_attach(IUnknown* info_unknown, const void
     settings_.walk_times = true;
   }
   // The runtime's walk alone by attach, the peer of the first snapshot by attach (bench/pause.sh).
+  if (const char* diag = std::getenv(kEnvDiagnostics); diag && std::string_view(diag) == "1") settings_.diagnostics = true;
   if (const char* only = std::getenv(kEnvWalkOnly); only && std::string_view(only) == "1") settings_.walk_only = true;
   if (!query_info(info_unknown)) {
     log_line("not attaching: the runtime offers no ICorProfilerInfo4 or newer");
@@ -63,6 +64,7 @@ HRESULT ShimSession::on_initialize_for_attach(IUnknown* info_unknown, const void
              " failed with " + hex(hr));
     return hr;
   }
+  start_alloc_sites();
   if (settings_.owner_pid > 0 || settings_.deadline_s > 0) watchdog_ = std::thread([this] { watch(); });
   make_current();
   return S_OK;

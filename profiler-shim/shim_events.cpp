@@ -96,8 +96,10 @@ HRESULT ShimSession::start_event_source() noexcept {
   } catch (...) {
     return E_OUTOFMEMORY;
   }
-  COR_PRF_EVENTPIPE_PROVIDER_CONFIG config{kRuntimeProvider, kGcKeywords | kSurvivalKeyword, kLevelInformational,
-                                           nullptr};
+  // Allocation sites on 8 and 9 read GCAllocationTick, which this session brings at level 5
+  // (a second session with the GC keyword would deliver every GC event twice).
+  const uint32_t level = settings_.alloc_sites && runtime_major() < 10 ? kLevelVerbose : kLevelInformational;
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG config{kRuntimeProvider, kGcKeywords | kSurvivalKeyword, level, nullptr};
   EVENTPIPE_SESSION session = 0;
   hr = info12_->EventPipeStartSession(1, &config, 0, &session);
   if (succeeded(hr)) gc_session_.store(session);
@@ -105,12 +107,14 @@ HRESULT ShimSession::start_event_source() noexcept {
 }
 
 void ShimSession::stop_event_sessions() noexcept {
+  stop_alloc_session();
   if (!info12_) return;
   if (uint64_t session = gc_session_.exchange(0)) (void)info12_->EventPipeStopSession(session);
 }
 
 void ShimSession::on_pipe_event(uint64_t provider, uint32_t id, uint32_t version,
                                 std::span<const uint8_t> payload) noexcept {
+  if (on_alloc_event(id, version, payload)) return;
   if (!event_stream_) {
     on_runtime_event(id, payload);
     return;

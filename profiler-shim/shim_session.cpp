@@ -172,6 +172,7 @@ HRESULT ShimSession::on_initialize(IUnknown* info_unknown) {
                                      : "SetEventMask(COR_PRF_MONITOR_GC)") + " failed with " + hresult_text(hr));
   }
   start_gc_reason_events();
+  start_alloc_sites();
   if (settings_.diagnostics) say_diagnostics();
   start_recording(std::move(pending_writer_));
   if (settings_.control_socket && start_control_socket()) report.control = control_->path();
@@ -212,6 +213,7 @@ void ShimSession::start_recording(std::unique_ptr<Writer> writer) {
                               options.memory_budget_bytes / 2);
   writer_thread_->set_chunk_pool(chunk_pool_);
   if (statics_) writer_thread_->set_statics(statics_, statics_runtime_);
+  if (alloc_sampler_) writer_thread_->set_alloc_sites(alloc_sampler_);
   recorder_ = new Recorder(options, *queries_, *writer_thread_, chunk_pool_);
   if (settings_.walk_times) walk_timer_ = std::make_unique<WalkTimer>();
   if (settings_.heap_growth_bytes > 0 && settings_.mode != AttachMode::Snapshot) {
@@ -314,6 +316,7 @@ void ShimSession::on_shutdown() noexcept {
   if (settings_.diagnostics) {
     log_line("diagnostics: " + std::to_string(allocated_by_class_calls_.load()) + " ObjectsAllocatedByClass callbacks");
     if (event_stream_) say_event_counts();
+    if (alloc_sampler_) say_alloc_counts();
   }
   if (settings_.verify_sizes && recorder_) {
     RecorderStats stats = recorder_->stats();

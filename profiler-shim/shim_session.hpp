@@ -112,7 +112,13 @@ class ShimSession {
   std::string take_event_snapshot(SnapshotTrigger trigger = SnapshotTrigger::OnDemand);
   /// The follow-up walk the recorder wants, from the follow-up walker's thread.
   void take_follow_up_walk();
+  // Allocation sites (shim_alloc_sites.cpp): after the event mask is set, the mask bits and the
+  // sampling session; a sampling event (true: it was one); the session's stop before a detach.
+  void start_alloc_sites() noexcept;
+  bool on_alloc_event(uint32_t id, uint32_t version, std::span<const uint8_t> payload) noexcept;
+  void stop_alloc_session() noexcept;
   void say_event_counts() const;  ///< GCSNAP_DIAGNOSTICS=1, at shutdown
+  void say_alloc_counts() const;  ///< GCSNAP_DIAGNOSTICS=1, at shutdown
   std::string handle_request(const std::string& request);
   std::string take_snapshot();
   /// The --on-heap-growth walk, from the walker's thread: take_snapshot when no other request
@@ -159,6 +165,11 @@ class ShimSession {
   RecorderEventSink* event_sink_ = nullptr;
   GcEventStream* event_stream_ = nullptr;
   std::atomic<uint64_t> gc_session_{0};  ///< the continuous session, 0 once stopped
+  // Allocation sites (never freed: a late event may still reach them).
+  class ProfilerAllocRuntime* alloc_runtime_ = nullptr;
+  class AllocSampler* alloc_sampler_ = nullptr;
+  std::atomic<uint64_t> alloc_session_{0};
+  std::atomic<bool> alloc_told_off_{false};
   std::atomic<uint64_t> allocated_by_class_calls_{0};
   std::atomic<bool> told_off_{false};
   std::atomic<bool> shut_down_{false};

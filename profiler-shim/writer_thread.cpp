@@ -85,7 +85,7 @@ void add_heap_figures(const GcBatch& batch, uint64_t walked_bytes, MemoryAccount
 }
 
 Status write_gc(Writer& writer, GcBatch& batch, ChunkPool* pool, std::span<const StaticSlot> statics,
-                MemoryAccounting* memory) {
+                MemoryAccounting* memory, AllocSampler* sites) {
   GCSNAP_RETURN_IF_ERROR(writer.begin_gc(batch.info));
   GCSNAP_RETURN_IF_ERROR(write_names(writer, batch));
   if (!batch.bounds.empty()) GCSNAP_RETURN_IF_ERROR(writer.add_generation_bounds(batch.bounds));
@@ -144,6 +144,11 @@ Status write_gc(Writer& writer, GcBatch& batch, ChunkPool* pool, std::span<const
     GCSNAP_RETURN_IF_ERROR(writer.add_memory_accounting(*memory));
   }
   if (batch.drops.any()) GCSNAP_RETURN_IF_ERROR(writer.add_drops(batch.drops));
+  if (sites && !sites->off()) {
+    // Samples only say where objects came from: what the writer refuses costs them, not the GC.
+    Status status = sites->write_before(writer, batch.info.start_time_ns);
+    if (!status && status.error().code != ErrorCode::InvalidArgument) return status;
+  }
   return writer.end_gc(batch.info);
 }
 
@@ -206,7 +211,7 @@ bool WriterThread::write_batch(GcBatch& batch) noexcept {
     // The process's memory first, closest to the GC's end and before encoding allocates.
     std::optional<MemoryAccounting> memory = sample_memory(batch);
     std::vector<StaticSlot> statics = static_slots_for(batch);
-    Status status = write_gc(*writer_, batch, pool_, statics, memory ? &*memory : nullptr);
+    Status status = write_gc(*writer_, batch, pool_, statics, memory ? &*memory : nullptr, alloc_sites_);
     if (status.is_ok()) return true;
     (void)writer_->abort_gc();
     const Error& e = status.error();

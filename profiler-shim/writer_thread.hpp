@@ -12,6 +12,7 @@
 #include <optional>
 #include <thread>
 
+#include "alloc_sampler.hpp"
 #include "chunk_pool.hpp"
 #include "gc_batch.hpp"
 #include "memory_probe.hpp"
@@ -64,6 +65,9 @@ class WriterThread final : public BatchSink {
     statics_table_ = table;
     statics_runtime_ = runtime;
   }
+  /// Write the allocation samples taken before each GC into its block (format-spec.md §6.18;
+  /// set before the first GC).
+  void set_alloc_sites(AllocSampler* sites) noexcept { alloc_sites_ = sites; }
   WriterStats stats() const;
   /// Read the process's memory (format-spec.md §6.16) at every walked GC and at other GCs at
   /// most once per INTERVAL_NS; UINT64_MAX turns it off. Set before the first GC.
@@ -79,6 +83,7 @@ class WriterThread final : public BatchSink {
   std::unique_ptr<Writer> writer_;
   FailureHandler on_failure_;
   ChunkPool* pool_ = nullptr;
+  AllocSampler* alloc_sites_ = nullptr;
   StaticSlotTable* statics_table_ = nullptr;
   StaticsRuntime* statics_runtime_ = nullptr;
   MemoryProbe memory_probe_;

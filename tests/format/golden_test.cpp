@@ -30,7 +30,7 @@ TEST_CASE("golden sample-valid.snap reads back what was written") {
   const char* name =
       GENERATE("sample-valid.snap", "compat/sample-valid-1.0.snap", "compat/sample-valid-no-ldm.snap",
                "compat/sample-valid-1.1.snap", "compat/sample-valid-1.2.snap", "compat/sample-valid-1.3.snap",
-               "events-source.snap");
+               "compat/sample-valid-1.4.snap", "events-source.snap");
   CAPTURE(name);
   auto rec = Recording::open(golden(name));
   REQUIRE(rec);
@@ -94,10 +94,10 @@ TEST_CASE("golden sample-valid.snap reads back what was written") {
   CHECK(r.required_features() == (std::string(name) == "events-source.snap" ? kFeatureEventsSource : 0));
   if (std::string(name) == "sample-valid.snap" || std::string(name) == "events-source.snap" ||
       std::string(name) == "compat/sample-valid-1.1.snap" || std::string(name) == "compat/sample-valid-1.2.snap" ||
-      std::string(name) == "compat/sample-valid-1.3.snap") {
+      std::string(name) == "compat/sample-valid-1.3.snap" || std::string(name) == "compat/sample-valid-1.4.snap") {
     const std::string n = name;
     const bool current = n == "sample-valid.snap" || n == "events-source.snap";
-    CHECK(r.minor_version() == (current ? 4 : n == "compat/sample-valid-1.3.snap" ? 3
+    CHECK(r.minor_version() == (current ? 5 : n == "compat/sample-valid-1.4.snap" ? 4 : n == "compat/sample-valid-1.3.snap" ? 3
                                               : n == "compat/sample-valid-1.2.snap" ? 2 : 1));
     CHECK(*has_section);
     CHECK(handles->primaries == std::vector<uint64_t>{0x7f0000c00040, 0x7f0000c00018});
@@ -114,7 +114,7 @@ TEST_CASE("golden memory-valid.snap reads back its memory accounting") {
   REQUIRE(rec);
   const Recording& r = **rec;
   REQUIRE(r.gcs().size() == 2);
-  CHECK(r.minor_version() == 4);
+  CHECK(r.minor_version() == 5);
   constexpr uint64_t kMiB = 1ull << 20;
   auto first = r.read_memory_accounting(0);
   REQUIRE(first);
@@ -229,4 +229,56 @@ TEST_CASE("golden walk-dropped.snap keeps every GC but the dropped walk") {
   auto names = r.read_names(2);
   REQUIRE(names);
   CHECK(names->type_name(3) == "App.Cache+Entry");
+}
+
+// §6.18-§6.21 (1.5): samples, stacks, functions and types read back; each sample followed
+// through the GCs after it to GC 2's walk, or to its death.
+TEST_CASE("golden alloc-samples-valid.snap reads back its allocation samples") {
+  auto rec = Recording::open(golden("alloc-samples-valid.snap"));
+  REQUIRE(rec);
+  const Recording& r = **rec;
+  REQUIRE(r.gcs().size() == 2);
+  for (size_t i = 0; i < 2; ++i) CHECK(r.verify_gc(i).is_ok());
+  auto first = read_alloc_samples(r, 0);
+  REQUIRE(first);
+  REQUIRE(first->size() == 3);
+  CHECK((*first)[1].scale == 3);
+  CHECK((*first)[2].heap == AllocHeap::Large);
+  CHECK((*first)[2].stack_id == 2);
+  auto names = AllocNames::read(r, 1);
+  REQUIRE(names);
+  const AllocStack* deep = names->find_stack(2);
+  REQUIRE(deep);
+  REQUIRE(deep->frames.size() == 4);
+  CHECK(deep->frames[1].kind == FrameKind::Native);
+  CHECK(deep->frames[3].kind == FrameKind::Truncated);
+  CHECK(names->frame_name(*names->site_frame(*deep)) == "App.Program.Main");
+  CHECK(names->frame_name(*names->site_frame(*names->find_stack(1))) == "App.Orders.Create<System.Int32>");
+  CHECK(names->type_name(0x7ff100003000) == "System.Byte[]");
+  CHECK(names->type_name(0x1234) == "<type 0x1234>");
+  auto followed = follow_alloc_samples(r, 0, 1);
+  REQUIRE(followed);
+  REQUIRE(followed->size() == 4);
+  const auto& f = *followed;
+  CHECK((f[0].alive && f[0].address == 0x7f0000800100));
+  CHECK((!f[1].alive && f[1].died_gc == 1));
+  CHECK((f[2].alive && f[2].address == 0x7f0004000018));
+  CHECK((f[3].alive && f[3].sample.kind == AllocSampleKind::Tick));
+  auto objects = r.read_objects(1);
+  REQUIRE(objects);
+  for (const FollowedSample& s : f)
+    if (s.alive) CHECK(std::binary_search(objects->addresses.begin(), objects->addresses.end(), s.address));
+  // 1 - q^32 = 32/102400 to within 0.02 %: a 32-byte sample stands for about 3,200 objects.
+  CHECK(estimated_objects(f[0].sample) == Approx(102400.0 / 32).epsilon(0.001));
+  CHECK(estimated_bytes(f[1].sample) == Approx(3 * 102400.0).epsilon(0.001));
+  CHECK(estimated_bytes(f[3].sample) == 102400.0);
+  CHECK(estimated_objects(f[3].sample) == 3200.0);
+}
+
+TEST_CASE("golden files of 1.4 and before have no allocation samples") {
+  auto rec = Recording::open(golden("compat/sample-valid-1.4.snap"));
+  REQUIRE(rec);
+  auto followed = follow_alloc_samples(**rec, 0, (*rec)->gcs().size() - 1);
+  REQUIRE(followed);
+  CHECK(followed->empty());
 }

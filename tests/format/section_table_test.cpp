@@ -50,7 +50,7 @@ TEST_CASE("section table: one row per type, each as format-spec.md §4.2 names i
     CHECK(spec.find("### " + std::string(facts.spec.substr(2)) + " ") != std::string::npos);
   }
   CHECK_FALSE(find_section_facts(0x0002));
-  CHECK_FALSE(find_section_facts(0x001E));
+  CHECK_FALSE(find_section_facts(0x00FD));
 }
 
 TEST_CASE("section table: the walk keeps the data sections, the size cap drops a walk's") {
@@ -59,7 +59,7 @@ TEST_CASE("section table: the walk keeps the data sections, the size cap drops a
   CHECK(is_known_data_section(static_cast<uint16_t>(SectionType::MemoryAccounting)));
   CHECK_FALSE(is_known_data_section(static_cast<uint16_t>(SectionType::BlockStart)));
   CHECK_FALSE(is_known_data_section(static_cast<uint16_t>(SectionType::Dropped)));
-  CHECK_FALSE(is_known_data_section(0x001E));
+  CHECK_FALSE(is_known_data_section(0x00FD));
   std::set<SectionType> droppable;
   for (const SectionFacts& facts : kSectionTable)
     if (is_droppable_section(static_cast<uint16_t>(facts.type))) droppable.insert(facts.type);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <span>
 
+#include "gcsnap/alloc_samples.hpp"
 #include "gcsnap/reader.hpp"
 
 #ifdef GCSNAP_FUZZ_FIX_CHECKSUMS
@@ -86,8 +87,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (const auto& type : names->types()) (void)names->type_name(type.id);
     }
     (void)r.verify_gc(i);
+    (void)gcsnap::read_alloc_samples(r, i);  // format-spec.md §6.18
   }
   if (n) (void)r.read_names(n - 1 < 64 ? n - 1 : 63);
+  if (n) {
+    // §6.18-§6.21: the names, and every sample followed through the GCs after it.
+    const size_t last = n - 1 < 64 ? n - 1 : 63;
+    if (auto names = gcsnap::AllocNames::read(r, last)) {
+      for (const auto& stack : names->stacks())
+        for (const auto& frame : stack.frames) (void)names->frame_name(frame);
+    }
+    (void)gcsnap::follow_alloc_samples(r, 0, last);
+  }
   (void)r.read_roots(n);  // past the end: NotFound
   return 0;
 }

@@ -48,12 +48,14 @@ TEST_CASE("callback slots match the runtime's vtable", "[shim][abi]") {
 TEST_CASE("info slots the shim calls match the runtime's vtable", "[shim][abi]") {
   CHECK(slot_of(&ICorProfilerInfo::GetClassFromObject) == 3);
   CHECK(slot_of(&ICorProfilerInfo::IsArrayClass) == 11);
+  CHECK(slot_of(&ICorProfilerInfo::GetCurrentThreadID) == 13);
   CHECK(slot_of(&ICorProfilerInfo::GetClassIDInfo) == 14);
   CHECK(slot_of(&ICorProfilerInfo::GetFunctionInfo) == 15);
   CHECK(slot_of(&ICorProfilerInfo::SetEventMask) == 16);
   CHECK(slot_of(&ICorProfilerInfo::GetModuleInfo) == 20);
   CHECK(slot_of(&ICorProfilerInfo::GetModuleMetaData) == 21);
   CHECK(slot_of(&ICorProfilerInfo::ForceGC) == 28);
+  CHECK(slot_of(&ICorProfilerInfo2::DoStackSnapshot) == 36);
   CHECK(slot_of(&ICorProfilerInfo2::GetClassLayout) == 40);
   CHECK(slot_of(&ICorProfilerInfo2::GetClassIDInfo2) == 41);
   CHECK(slot_of(&ICorProfilerInfo2::GetArrayObjectInfo) == 46);

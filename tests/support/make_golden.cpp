@@ -140,6 +140,57 @@ bool write_memory_sample(const std::string& path) {
   return ok && wr.close().is_ok();
 }
 
+// §6.18-§6.21 (1.5): allocation samples at GC 1, followed to GC 2's walk. A (gen0) moves at
+// GC 1 and lives; B (gen0) dies at GC 1; C (large object heap) is not condemned by GC 1; a tick
+// D comes before GC 2 and is in a surviving range of it.
+bool write_alloc_sample(const std::string& path) {
+  WriterOptions options;
+  options.background_compression = false;
+  auto w = Writer::create(path, options);
+  if (!w) return false;
+  Writer& wr = **w;
+  GcInfo gc1{1, generation_bit(Generation::Gen0), GcReason::Other, true, SnapshotTrigger::None,
+             1700000000000000000ull, 1700000000000500000ull, 1};
+  GenerationRange bounds[] = {{Generation::Gen0, 0x7f0000000000, 0x100000, 0x400000},
+                              {Generation::Gen1, 0x7f0000800000, 0x100000, 0x400000},
+                              {Generation::LargeObjectHeap, 0x7f0004000000, 0x200000, 0x2000000}};
+  bool ok = wr.begin_gc(gc1).is_ok() && wr.add_generation_bounds(bounds).is_ok();
+  const SampledType types[] = {{0x7ff100002000, "App.Order"}, {0x7ff100003000, "System.Byte[]"}};
+  const StackFunction functions[] = {{0x7ff000001000, "App.dll", "App.Program", "Main"},
+                                     {0x7ff000002000, "App.dll", "App.Orders", "Create<System.Int32>"},
+                                     {0x7ff000003000, "System.Private.CoreLib.dll", "System.GC", "AllocateNewArray"}};
+  const AllocStack stacks[] = {{1, {{0x7ff000002000, FrameKind::Managed}, {0x7ff000001000, FrameKind::Managed}}},
+                               {2, {{0x7ff000003000, FrameKind::Managed}, {0x7f1234, FrameKind::Native},
+                                    {0x7ff000001000, FrameKind::Managed}, {0, FrameKind::Truncated}}}};
+  const AllocSample samples1[] = {
+      {0x7f0000000100, 0x7ff100002000, 32, 0, 0x55aa00, 1700000000000000100ull, 1, 1, AllocSampleKind::Sampled, AllocHeap::Small},
+      {0x7f0000000200, 0x7ff100002000, 32, 0, 0x55aa00, 1700000000000000200ull, 1, 3, AllocSampleKind::Sampled, AllocHeap::Small},
+      {0x7f0004000018, 0x7ff100003000, 100024, 0, 0x55aa00, 1700000000000000300ull, 2, 1, AllocSampleKind::Sampled, AllocHeap::Large}};
+  ok = ok && write_sampled_types(wr, types).is_ok() && write_stack_functions(wr, functions).is_ok() &&
+       write_alloc_stacks(wr, stacks).is_ok() && write_alloc_samples(wr, samples1).is_ok();
+  uint64_t old_starts[] = {0x7f0000000100}, new_starts[] = {0x7f0000800100}, lengths[] = {32};
+  ok = ok && wr.add_moved_ranges(old_starts, new_starts, lengths).is_ok() && wr.end_gc(gc1).is_ok();
+
+  GcInfo gc2{2, 0x1F, GcReason::Induced, false, SnapshotTrigger::OnDemand, 1700000001000000000ull,
+             1700000001002000000ull, 2};
+  ok = ok && wr.begin_gc(gc2).is_ok() && wr.add_generation_bounds(bounds).is_ok();
+  const AllocSample samples2[] = {
+      {0x7f0000000400, 0x7ff100002000, 32, 102400, 0x55bb00, 1700000000500000000ull, 1, 1, AllocSampleKind::Tick, AllocHeap::Small}};
+  ok = ok && write_alloc_samples(wr, samples2).is_ok();
+  uint64_t surv_starts[] = {0x7f0000000400, 0x7f0000800100, 0x7f0004000018}, surv_lengths[] = {32, 32, 100024};
+  ok = ok && wr.add_surviving_ranges(surv_starts, surv_lengths).is_ok();
+  TypeRecord walk_types[] = {{1, 0x7ff100002000, "App.Order", "App.dll"},
+                             {2, 0x7ff100003000, "System.Byte[]", "System.Private.CoreLib.dll"}};
+  ok = ok && wr.add_types(walk_types).is_ok();
+  uint64_t addr[] = {0x7f0000000400, 0x7f0000800100, 0x7f0004000018};
+  uint32_t type_ids[] = {1, 1, 2};
+  uint64_t sizes[] = {32, 32, 100024};
+  uint8_t gens[] = {0, 1, 3};
+  uint32_t counts[] = {0, 0, 0};
+  ok = ok && wr.add_objects(addr, type_ids, sizes, gens, counts, {}).is_ok() && wr.end_gc(gc2).is_ok();
+  return ok && wr.close().is_ok();
+}
+
 Bytes load(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return Bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -196,6 +247,7 @@ int main(int argc, char** argv) {
   // §3 (1.4): the same sample, marked as recorded by the events source.
   if (!write_sample(out("events-source.snap"), false, kFeatureEventsSource)) return 1;
   if (!write_memory_sample(out("memory-valid.snap"))) return 1;
+  if (!write_alloc_sample(out("alloc-samples-valid.snap"))) return 1;
   const Bytes sample = load(out("sample-valid.snap"));
   const auto sections = list_sections(sample);
   const Found* last_end = nullptr;

@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
   add_dominators_command(app);
   add_diff_command(app);
   add_leaks_command(app);
+  add_allocs_command(app);
   add_check_command(app);
   add_export_command(app);
   add_report_command(app);

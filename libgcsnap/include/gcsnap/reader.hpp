@@ -238,6 +238,15 @@ class Recording {
   /// library does not know is skipped by the block walk and gives none. Errors: as reading the
   /// block; WalkDropped for a section the size cap dropped.
   Result<std::vector<std::vector<uint8_t>>> read_section_payloads(size_t gc_pos, uint16_t type) const;
+  /// One section as read_sections gives it: where it is, its item_count, its decoded payload.
+  struct SectionPayload {
+    uint64_t offset = 0;      ///< file offset of the section header, for errors
+    uint64_t item_count = 0;  ///< checked to be at most payload.size() (§4.1)
+    std::vector<uint8_t> payload;
+  };
+  /// The same as read_section_payloads, with each section's offset and item_count, for
+  /// decoders outside the reader (gcsnap/alloc_samples.hpp). Errors: as read_section_payloads.
+  Result<std::vector<SectionPayload>> read_sections(size_t gc_pos, uint16_t type) const;
   /// Types and methods declared by blocks 0..gc_pos (inclusive).
   Result<NameTable> read_names(size_t gc_pos) const;
   /// Types and methods declared by block gc_pos alone (the types new in that GC).

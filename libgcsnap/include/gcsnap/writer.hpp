@@ -11,6 +11,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "gcsnap/field_layout.hpp"
 #include "gcsnap/model.hpp"
@@ -106,6 +107,10 @@ class Writer {
   Status add_walk_skip(const WalkSkip& skip);
   /// Record what the process's memory was made of after this GC (§6.16). At most once per GC.
   Status add_memory_accounting(const MemoryAccounting& memory);
+  /// Append one data section whose payload a section encoder of this library built (the
+  /// allocation-sample sections, gcsnap/alloc_samples.hpp): TYPE must be a data section type
+  /// of format-spec.md §4.2, ITEM_COUNT at most the payload's size. Errors: InvalidArgument.
+  Status add_encoded_section(uint16_t type, uint64_t item_count, std::vector<uint8_t>&& payload);
   /// Record data the caller dropped at this GC (added to the block's drop section).
   Status add_drops(const DropCounts& drops);
   /// Finish the GC block: final info (compacted, end time) replaces begin_gc's.

@@ -373,6 +373,22 @@ Result<std::vector<std::vector<uint8_t>>> Recording::read_section_payloads(size_
   });
 }
 
+Result<std::vector<Recording::SectionPayload>> Recording::read_sections(size_t gc_pos, uint16_t type) const {
+  using Payloads = std::vector<SectionPayload>;
+  return guarded<Payloads>([&]() -> Result<Payloads> {
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
+    auto refs = impl_->sections_of(gc_pos, static_cast<SectionType>(type));
+    if (!refs) return refs.error();
+    Payloads out(refs->size());
+    for (size_t k = 0; k < refs->size(); ++k) {
+      out[k].offset = (*refs)[k].offset;
+      out[k].item_count = (*refs)[k].header.item_count;
+      GCSNAP_RETURN_IF_ERROR(format::load_section(impl_->data, (*refs)[k], impl_->limits, out[k].payload));
+    }
+    return out;
+  });
+}
+
 Result<NameTable> Recording::read_names(size_t gc_pos) const { return read_names_range(0, gc_pos); }
 
 Result<NameTable> Recording::read_block_names(size_t gc_pos) const { return read_names_range(gc_pos, gc_pos); }

@@ -11,6 +11,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "format/alloc_sections.hpp"
 #include "format/chunk_decoder.hpp"
 #include "format/reader_impl.hpp"
 #include "platform/memory_map.hpp"
@@ -143,6 +144,7 @@ Status Recording::verify_gc_attested(size_t gc_pos, const TypeIdPieces& next_pie
     GCSNAP_RETURN_IF_ERROR(read_roots(gc_pos).status());
     GCSNAP_RETURN_IF_ERROR(read_ranges(gc_pos).status());
     if (!dropped) GCSNAP_RETURN_IF_ERROR(read_dependent_handles(gc_pos).status());
+    GCSNAP_RETURN_IF_ERROR(alloc_detail::verify_alloc_block(*this, gc_pos));  // §6.18-§6.21
     if (dropped) {
       // The walk is gone; the block's own types and methods must still decode.
       auto names = read_block_names(gc_pos);

@@ -4,6 +4,7 @@
 #include <new>
 
 #include "format/byte_io.hpp"
+#include "format/section_table.hpp"
 #include "format/writer_impl.hpp"
 #include "platform/file_io.hpp"
 
@@ -190,6 +191,23 @@ Status Writer::add_memory_accounting(const MemoryAccounting& m) {
     return w.emit(std::move(r));
   } catch (const std::bad_alloc&) {
     return w.fail(make_error(ErrorCode::OutOfMemory, "add_memory_accounting"));
+  }
+}
+
+Status Writer::add_encoded_section(uint16_t type, uint64_t item_count, std::vector<uint8_t>&& payload) {
+  Impl& w = *impl_;
+  GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
+  if (!format::is_known_data_section(type) || item_count > payload.size())
+    return make_error(ErrorCode::InvalidArgument, "add_encoded_section: not a data section, or more items than bytes");
+  try {
+    RawRecord r;
+    r.type = type;
+    r.item_count = item_count;
+    r.payload = std::move(payload);
+    r.compress = true;
+    return w.emit(std::move(r));
+  } catch (const std::bad_alloc&) {
+    return w.fail(make_error(ErrorCode::OutOfMemory, "add_encoded_section"));
   }
 }
 

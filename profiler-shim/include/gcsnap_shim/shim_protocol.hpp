@@ -45,6 +45,10 @@ inline constexpr const char* kEnvRecordSdk = "GCSNAP_RECORD_SDK";
 /// "events" or "profiler" (the default): where the GC facts come from (docs/shim.md "Sources").
 /// Attach data key: source.
 inline constexpr const char* kEnvSource = "GCSNAP_SOURCE";
+/// "0": no allocation sampling (docs/shim.md "Allocation sites"). Attach data key: alloc_sites.
+inline constexpr const char* kEnvAllocSites = "GCSNAP_ALLOC_SITES";
+/// Samples kept per second before the rate cap thins them (0: no cap). Attach data key: alloc_cap.
+inline constexpr const char* kEnvAllocCap = "GCSNAP_ALLOC_CAP";
 /// Set by `gcsnap record`: a directory where each process the shim loads into leaves a report
 /// (kReportSuffix) saying whether and where it records, so that `record` can name every
 /// process and file, finish the files of processes that die, and remove their sockets.
@@ -115,7 +119,7 @@ inline constexpr std::string_view kReplyError = "error";  ///< "error <reason>\n
 /// The client data of an attach request (docs/shim.md "Attach"): text, one "key=value" per
 /// line after the first line kAttachDataHeader. Keys: mode (snapshot | record), policy,
 /// owner_pid (the CLI; 0 = do not watch), deadline_s (0 = none), max_memory_mb, max_snapshots,
-/// on_heap_growth, max_size, source (events | profiler).
+/// on_heap_growth, max_size, source (events | profiler), alloc_sites (0 | 1), alloc_cap.
 /// Unknown keys are ignored, so a newer CLI can add some.
 inline constexpr std::string_view kAttachDataHeader = "gcsnap-attach 1";
 

@@ -49,6 +49,7 @@ struct RecordOptions {
   std::string source;        ///< --source: events | profiler; "" = the default (source_for)
   std::vector<std::string> command;
   bool index = false;        ///< --index: build the snapshots' analysis indexes at the end
+  bool no_alloc_sites = false;  ///< --no-alloc-sites: no allocation sampling
 };
 
 std::atomic<bool> g_stop{false};
@@ -86,6 +87,7 @@ std::string source_for(const RecordOptions& options) {
   attach.mode = "record";
   attach.policy = options.policy;
   attach.source = source_for(options);
+  attach.alloc_sites = !options.no_alloc_sites;
   attach.output = options.output;
   attach.replace_output = options.force;
   attach.max_memory_mb = options.max_memory_mb;
@@ -182,6 +184,7 @@ std::vector<std::pair<std::string, std::string>> record_environment(const Record
       {shim::kEnvSource, source_for(options)},
       {shim::kEnvRecordDir, record_dir},
   });
+  if (options.no_alloc_sites) environment.emplace_back(shim::kEnvAllocSites, "0");
   if (options.max_snapshots >= 0) environment.emplace_back(shim::kEnvMaxSnapshots, std::to_string(options.max_snapshots));
   if (options.max_memory_mb > 0) environment.emplace_back(shim::kEnvMaxMemoryMb, std::to_string(options.max_memory_mb));
   if (!options.on_heap_growth.empty())
@@ -279,6 +282,9 @@ void add_record_command(CLI::App& app) {
                   "Where the GC facts come from: profiler (the profiling API's GC callbacks; background GC is off) "
                   "or events (the runtime's own event stream; background GC stays on, roots only at walks). "
                   "Default: events with --pid, profiler otherwise");
+  cmd->add_flag("--no-alloc-sites", options->no_alloc_sites,
+                "Do not sample allocation sites (by default: AllocationSampled on .NET 10+, allocation ticks on 8 "
+                "and 9, each with its stack; gcsnap allocs shows them)");
   cmd->add_option("--max-snapshots", options->max_snapshots, "Stop taking policy snapshots after N (and --on-rss, --on-heap-growth walks after N each)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-memory", options->max_memory_mb, "Memory cap of the shim in MB (default 1024); a heap walk that would exceed it is abandoned")->check(CLI::PositiveNumber);
   cmd->add_option("--max-size", options->max_size,

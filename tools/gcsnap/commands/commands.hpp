@@ -24,5 +24,6 @@ void add_export_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_objects_command(CLI::App& app);
 void add_index_command(CLI::App& app);
+void add_allocs_command(CLI::App& app);
 
 }  // namespace gcsnap::cli

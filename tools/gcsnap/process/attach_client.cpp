@@ -41,6 +41,7 @@ std::string client_data(const AttachOptions& options, const ProcessInfo& target)
   std::string data = std::string(shim::kAttachDataHeader) + "\n";
   data += "mode=" + options.mode + "\npolicy=" + options.policy + "\n";
   if (options.source != "profiler") data += "source=" + options.source + "\n";
+  if (!options.alloc_sites) data += "alloc_sites=0\n";
   // A pid means something there only in the same pid namespace; else the deadline alone watches.
   data += fmt::format("owner_pid={}\ndeadline_s={}\n", target.same_pid_namespace ? current_process_id() : 0, options.deadline_s);
   if (options.max_memory_mb > 0) data += fmt::format("max_memory_mb={}\n", options.max_memory_mb);
