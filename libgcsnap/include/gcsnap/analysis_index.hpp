@@ -301,11 +301,12 @@ struct EnsuredAnalysisIndex {
   uint64_t objects = 0;                    ///< the GC's objects (the index's nodes)
 };
 
-/// Make the index file of GC_POS valid: use it when it is (every part checked, as
-/// open_analysis_index with kIndexAll), else compute and write it, holding each array only while
-/// the build still reads it (docs/performance.md, "The analysis index"): for callers that want
-/// the file, not the arrays. A failure to save only sets write_error. Errors: those of
-/// open_analysis_index.
+/// Make the index file of GC_POS valid: use it when its header and directory are valid for the
+/// GC (format-spec.md §12.4 items 1-3, as PointIndex::open: no array is decoded, so damage inside
+/// an array is left to check_analysis_index and to the first command that decodes it), else
+/// compute and write it, holding each array only while the build still reads it
+/// (docs/performance.md, "The analysis index"): for callers that want the file, not the arrays.
+/// A failure to save only sets write_error. Errors: those of open_analysis_index.
 [[nodiscard]] Result<EnsuredAnalysisIndex> ensure_analysis_index(const std::string& recording_path, const Recording& rec,
                                                                  size_t gc_pos, const IndexProgress& progress = {});
 
