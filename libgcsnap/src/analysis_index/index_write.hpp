@@ -1,8 +1,9 @@
 #pragma once
 // Writing an analysis index file (format-spec.md §12.2-12.3) in pieces: each array goes from
 // the analysis' memory straight to its placed offset with pwrite (no staging copy), hashed as
-// it goes, so that a build can write the graph on a second thread while it still computes the
-// dominator tree (index_build.cpp). Internal to the library.
+// it goes, so that the build can write each array on a second thread while it computes the
+// next ones (index_build_file.cpp); or the same bytes to memory (IndexFile::in_memory).
+// Internal to the library.
 
 #include <array>
 #include <cstddef>
