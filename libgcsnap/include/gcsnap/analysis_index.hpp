@@ -101,7 +101,8 @@ std::string analysis_index_path(const std::string& recording_path, uint64_t gc_n
 [[nodiscard]] Result<IndexIdentity> identify_gc(const std::string& recording_path, const Recording& rec,
                                                 size_t gc_pos);
 
-/// Decode GC_INDEX of REC and compute everything an index holds, in memory.
+/// Decode GC_INDEX of REC and compute everything an index holds, in memory: the one build
+/// (ensure_analysis_index's), its bytes kept in memory and read back whole.
 /// Errors: those of the reader (NoHeapWalk ...), of HeapGraph::build and DominatorTree, OutOfMemory.
 [[nodiscard]] Result<AnalysisIndex> compute_analysis_index(const Recording& rec, size_t gc_pos,
                                                const IndexProgress& progress = {});
@@ -271,9 +272,10 @@ struct OpenedAnalysisIndex {
   Error write_error;   ///< why it could not be saved (BuiltKept with write true)
 };
 
-/// Use the index of GC_INDEX if valid (checking PARTS, as read_analysis_index), else compute it (all
-/// parts) and, when WRITE, save it (a failure to save only leaves write_error set: the answer
-/// does not depend on it).
+/// Use the index of GC_INDEX if valid (checking PARTS, as read_analysis_index), else build it
+/// (ensure_analysis_index's build) and, when WRITE, save it, then read PARTS back from it: from
+/// the file, or from memory when it is not saved (a failure to save only leaves write_error
+/// set: the answer does not depend on it).
 [[nodiscard]] Result<OpenedAnalysisIndex> open_analysis_index(const std::string& recording_path, const Recording& rec,
                                                   size_t gc_pos, bool write, const IndexProgress& progress = {},
                                                   IndexParts parts = kIndexAll);
@@ -299,11 +301,12 @@ struct EnsuredAnalysisIndex {
   uint64_t objects = 0;                    ///< the GC's objects (the index's nodes)
 };
 
-/// Make the index file of GC_POS valid: use it when it is (every part checked, as
-/// open_analysis_index with kIndexAll), else compute and write it, holding each array only while
-/// the build still reads it (docs/performance.md, "The analysis index"): for callers that want
-/// the file, not the arrays. A failure to save only sets write_error. Errors: those of
-/// open_analysis_index.
+/// Make the index file of GC_POS valid: use it when its header and directory are valid for the
+/// GC (format-spec.md §12.4 items 1-3, as PointIndex::open: no array is decoded, so damage inside
+/// an array is left to check_analysis_index and to the first command that decodes it), else
+/// compute and write it, holding each array only while the build still reads it
+/// (docs/performance.md, "The analysis index"): for callers that want the file, not the arrays.
+/// A failure to save only sets write_error. Errors: those of open_analysis_index.
 [[nodiscard]] Result<EnsuredAnalysisIndex> ensure_analysis_index(const std::string& recording_path, const Recording& rec,
                                                                  size_t gc_pos, const IndexProgress& progress = {});
 

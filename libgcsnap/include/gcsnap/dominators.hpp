@@ -60,8 +60,8 @@ class DominatorTree {
  private:
   friend struct detail::AnalysisIndexAccess;
   // compute, calling AFTER_DFS between the DFS (which reads only the successors) and the
-  // semidominators (the first use of the reverse CSR): the analysis index builds the reverse
-  // CSR on another thread meanwhile and adopts it there (index_build.cpp).
+  // semidominators (the first use of the reverse CSR): the analysis index's build gives back
+  // what only the DFS read and builds the reverse CSR there (index_build_file.cpp).
   static Result<DominatorTree> compute_after(const HeapGraph& graph, const DominatorOptions& options,
                                              const std::function<Status()>& after_dfs);
   // The arrays live in storage_: owned vectors, or a mapped analysis index kept alive.

@@ -19,6 +19,7 @@
 #include "gcsnap/edge_names.hpp"
 #include "gcsnap/field_layout.hpp"
 #include "gcsnap/heap_graph.hpp"
+#include "gcsnap/index_stream.hpp"
 #include "gcsnap/model.hpp"
 #include "gcsnap/reader.hpp"
 #include "gcsnap/retention.hpp"
@@ -118,6 +119,11 @@ class GcHeap {
   [[nodiscard]] Result<std::pair<uint64_t, uint64_t>> find_unreachable(bool include_weak);
   /// Return the ids of the types in this heap, sorted (from the index's histogram when it has one).
   std::vector<uint32_t> type_ids() const;
+  /// Open the analysis index this heap came from for a pass a piece at a time (IndexStream):
+  /// for readers that hold less than the arrays mapped (the Parquet export, diff's earlier GC),
+  /// so that they need not know where the index lives. Errors: InvalidState (the heap was
+  /// decoded), those of identify_gc and IndexStream::open.
+  [[nodiscard]] Result<std::unique_ptr<IndexStream>> open_index_stream() const;
 
  protected:
   /// Load into this (empty) heap: what open() does, for types that add to GcHeap.
@@ -130,6 +136,10 @@ class GcHeap {
   [[nodiscard]] Status decode(const Recording& rec, size_t gc_pos, const GcHeapOptions& options);
 
   bool from_index_ = false;
+  // Where the index came from, for open_index_stream (the recording outlives its heaps).
+  std::string recording_path_;
+  const Recording* recording_ = nullptr;
+  size_t gc_pos_ = 0;
   std::shared_ptr<const void> index_storage_;
   std::optional<DominatorTree> computed_dominators_;
   bool computed_include_weak_ = false;

@@ -1,13 +1,12 @@
-// The analysis index: compute it from a recording, write it (format-spec.md §12), and the
-// open-or-build policy the commands share.
+// The analysis index: what ties it to a GC, the decode every build starts from, and the
+// open-or-build policy the commands share (format-spec.md §12). The build itself is one
+// (index_build_file.cpp): into the index file, or into memory when the index is not saved.
 
 #include <algorithm>
 #include <cerrno>
-#include <future>
 #include <new>
 #include <optional>
-#include <system_error>
-#include <thread>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -81,11 +80,6 @@ Result<IndexIdentity> identify_gc(const std::string& recording_path, const Recor
 
 namespace detail {
 
-IndexBytes offset_bytes(const detail::CsrOffsets& offsets) {
-  if (!offsets.wide().empty()) return index_bytes(std::span<const uint64_t>(offsets.wide()));
-  return index_bytes(std::span<const uint32_t>(offsets.narrow()));
-}
-
 Result<DecodedGc> decode_gc(const Recording& rec, size_t gc_pos, const IndexProgress& progress) {
   if (progress) progress("decoding objects");
   auto objects = rec.read_objects(gc_pos, ObjectReadOptions{true});
@@ -120,160 +114,33 @@ Result<DecodedGc> decode_gc(const Recording& rec, size_t gc_pos, const IndexProg
 
 namespace {
 
-using detail::DecodedGc;
-using detail::SideJob;
-using detail::offset_bytes;
-
-// Where a build writes its index: PATH for IDENTITY.
-struct IndexTarget {
-  const IndexIdentity& identity;
-  const std::string& path;
+// What the one build (detail::build_index) gives when its index is not saved.
+struct KeptBuild {
+  std::vector<unsigned char> bytes;  // the index file's bytes
+  uint64_t objects = 0;
 };
 
-struct BuiltIndex {
-  AnalysisIndex index;
-  Status written;  // of the write to the target, if there was one
-};
-
-// The index file of TARGET at PLACE, or none (no target, or WRITTEN says why not).
-std::optional<detail::IndexFile> create_index_file(const IndexTarget* target,
-                                                   const std::optional<L::Placement>& place, Status& written) {
-  if (!target) return std::nullopt;
-  if (!place) {
-    written = make_error(ErrorCode::LimitExceeded, "the analysis index would be too large");
-    return std::nullopt;
-  }
-  auto created = detail::IndexFile::create(target->path);
-  if (!created) {
-    written = created.error();
-    return std::nullopt;
-  }
-  return std::move(created).value();
+// Build GC_POS of REC into memory, as the file for ID would be written.
+// Errors: the build's; OutOfMemory when the bytes do not fit in memory.
+Result<KeptBuild> build_in_memory(const Recording& rec, size_t gc_pos, const IndexProgress& progress,
+                                  const IndexIdentity& id) {
+  detail::IndexFile memory = detail::IndexFile::in_memory();
+  auto built = detail::build_index(rec, gc_pos, progress, id, memory);
+  if (!built) return built.error();
+  if (!built->second) return built->second.error();
+  return KeptBuild{memory.take_bytes(), built->first};
 }
 
-// What a computed AnalysisIndex's spans point into. Of the tree only parents() is used (its graph
-// pointer names the graph before it moved into the index).
-struct ComputedStorage {
-  std::shared_ptr<const ObjectTable> objects;  // generations (and the graph's columns)
-  ShortestPathTree path_tree;
-};
-
-AnalysisIndex assemble_index(DecodedGc&& gc, DominatorTree&& dom, ShortestPathTree&& path_tree,
-                       std::vector<TypeStats>&& types, uint64_t block_hash) {
-  AnalysisIndex ix;
-  AnalysisIndexAccess::keep_alive(gc.graph, gc.objects);
-  ix.graph = std::move(gc.graph);
-  ix.dominators = std::move(dom);
-  ix.edge_slots = std::move(gc.slots);
-  ix.generations = gc.objects->generations;
-  ix.type_stats = std::move(types);
-  ix.has_dependent_handles = gc.has_dependent;
-  ix.root_entries = ix.graph.roots().size() + ix.graph.unresolved_roots().size();
-  ix.unreachable_objects = ix.dominators.unreachable_count();
-  ix.unreachable_bytes = ix.dominators.unreachable_bytes();
-  ix.block_hash = block_hash;
-  auto storage = std::make_shared<ComputedStorage>();
-  storage->objects = std::move(gc.objects);
-  storage->path_tree = std::move(path_tree);  // a move keeps the parents' buffer
-  ix.path_parents = storage->path_tree.parents();
-  ix.storage = std::move(storage);
-  return ix;
-}
-
-// Compute GC_INDEX's index and, with TARGET, write it. The dominator tree is most of the time
-// (docs/performance.md, "The analysis index"), and its DFS reads only the successors: a second thread
-// computes the shortest-path tree (a BFS over the successors) and the reverse CSR meanwhile,
-// hashes the block and writes the arrays that exist by then (node columns, both graphs, slots,
-// roots: 3/4 of the file); it writes the dominator tree's arrays while the histogram is
-// counted. So the build costs the dominators and the histogram, not also the reverse CSR, the
-// BFS and the write. The second thread reads only the forward graph, roots and columns, which
-// the main one never changes (it only adopts the reverse CSR). Peak memory is not raised: the
-// reverse CSR exists before the semidominators' arrays either way, and the arrays are written
-// from where they are, with no copy. Failing to write only sets `written`; the index is
-// computed all the same.
-Result<BuiltIndex> build_analysis_index(const Recording& rec, size_t gc_pos, const IndexProgress& progress,
-                                  const IndexTarget* target) try {
-  auto decoded = detail::decode_gc(rec, gc_pos, progress);
-  if (!decoded) return decoded.error();
-  DecodedGc& gc = *decoded;
-  BuiltIndex out;
-  L::Counts counts = detail::graph_counts(gc.graph, gc.has_dependent, !gc.slots.empty());
-  // The arrays before the preorder are placed by the graph's counts alone (§12.3 order).
-  auto place = L::place(counts);
-  std::optional<detail::IndexFile> file = create_index_file(target, place, out.written);
-
-  std::promise<Result<detail::ReverseCsr>> reverse_promise;
-  std::future<Result<detail::ReverseCsr>> reverse_future = reverse_promise.get_future();
-  Result<uint64_t> block = make_error(ErrorCode::InvalidState, "the block was not hashed");
-  Result<ShortestPathTree> path_tree = make_error(ErrorCode::InvalidState, "no shortest-path tree");
-  auto graph_job = [&]() noexcept {
-    // The BFS first: its queue (up to 64 MB) then lives beside the DFS's arrays, not beside the
-    // semidominators' larger ones (after the reverse CSR it raised peak RSS by 12 MB).
-    path_tree = ShortestPathTree::compute(gc.graph, RetentionOptions{});
-    auto reverse = detail::make_reverse_csr(gc.graph, false);
-    // Taken before the hand-over: moving the vectors into the graph keeps their buffers.
-    std::optional<std::pair<detail::IndexBytes, detail::IndexBytes>> bytes;
-    if (reverse)
-      bytes.emplace(offset_bytes(reverse->offsets), detail::index_bytes(std::span<const NodeIndex>(reverse->sources)));
-    reverse_promise.set_value(std::move(reverse));
-    block = rec.block_hash(gc_pos);
-    if (file && bytes)
-      detail::write_graph_arrays(*file, *place, gc.graph, gc.objects->generations, gc.slots, bytes->first,
-                                 bytes->second);
-  };
-  if (progress) progress("building the reverse graph");
-  SideJob graph_side;
-  graph_side.start(graph_job);
-  if (progress) progress("computing dominators");
-  auto dom = AnalysisIndexAccess::compute_dominators(gc.graph, [&]() -> Status {
-    auto reverse = reverse_future.get();
-    if (!reverse) return reverse.error();
-    AnalysisIndexAccess::adopt_reverse(gc.graph, std::move(reverse).value());
-    return Status::ok();
-  });
-  if (!dom) return dom.error();
-  graph_side.wait();
-  if (!block) return block.error();
-  if (!path_tree) return path_tree.error();
-
-  counts.preorder = dom->preorder().size();
-  place = L::place(counts);  // the histogram's offset does not depend on its count
-  auto tree_job = [&]() noexcept {
-    if (file && place) detail::write_tree_arrays(*file, *place, *dom);
-  };
-  SideJob tree_side;
-  tree_side.start(tree_job);
-  if (progress) progress("counting types");
-  auto hist = build_type_histogram(gc.graph, &*dom, TypeHistogramOptions{}, gc.objects->generations);
-  if (!hist) return hist.error();
-  std::sort(hist->begin(), hist->end(), [](const TypeStats& a, const TypeStats& b) { return a.type_id < b.type_id; });
-  tree_side.wait();
-
-  out.index = assemble_index(std::move(gc), std::move(dom).value(), std::move(path_tree).value(),
-                             std::move(hist).value(), *block);
-  if (file) {
-    if (progress) progress("writing the index");
-    counts.types = out.index.type_stats.size();
-    place = L::place(counts);  // the path parents follow the histogram (§12.3)
-    if (!place) {
-      out.written = make_error(ErrorCode::LimitExceeded, "the analysis index would be too large");
-    } else {
-      file->write_array(L::kTypes, *place, detail::encode_type_stats(out.index.type_stats));
-      file->write_array(L::kPathParents, *place, detail::index_bytes(out.index.path_parents));
-      out.written = file->finish(detail::index_header(out.index, target->identity, counts));
-    }
-  }
-  return out;
-} catch (const std::bad_alloc&) {
-  return make_error(ErrorCode::OutOfMemory, "out of memory computing the analysis index");
+Result<AnalysisIndex> read_bytes(const std::vector<unsigned char>& bytes, const IndexIdentity* id, IndexParts parts) {
+  return analysis_index_from_bytes(std::as_bytes(std::span(bytes)), id, parts);
 }
 
 }  // namespace
 
 Result<AnalysisIndex> compute_analysis_index(const Recording& rec, size_t gc_pos, const IndexProgress& progress) {
-  auto built = build_analysis_index(rec, gc_pos, progress, nullptr);
+  auto built = build_in_memory(rec, gc_pos, progress, IndexIdentity{});
   if (!built) return built.error();
-  return std::move(built->index);
+  return read_bytes(built->bytes, nullptr, kIndexAll);
 }
 
 Result<OpenedAnalysisIndex> open_analysis_index(const std::string& recording_path, const Recording& rec, size_t gc_pos,
@@ -289,15 +156,33 @@ Result<OpenedAnalysisIndex> open_analysis_index(const std::string& recording_pat
     return out;
   }
   if (read.error().code != ErrorCode::NotFound) out.rejected = read.error();
-  const IndexTarget target{*id, path};
-  auto built = build_analysis_index(rec, gc_pos, progress, write ? &target : nullptr);
-  if (!built) return built.error();
-  out.index = std::move(built->index);
-  out.source = IndexSource::BuiltKept;
   if (write) {
-    if (built->written) out.source = IndexSource::BuiltSaved;
-    else out.write_error = built->written.error();
+    // The file is built as `gcsnap index` builds it, then read back like any index: only PARTS
+    // are decoded, so the build's peak is not followed by every array at once.
+    auto file = detail::IndexFile::create(path);
+    if (!file) {
+      out.write_error = file.error();
+    } else {
+      auto built = detail::build_index(rec, gc_pos, progress, *id, *file);
+      if (!built) return built.error();
+      if (!built->second) {
+        out.write_error = built->second.error();
+      } else if (auto saved = read_analysis_index(path, *id, parts); saved) {
+        out.index = std::move(saved).value();
+        out.source = IndexSource::BuiltSaved;
+        return out;
+      } else {
+        out.write_error = saved.error();  // replaced or removed meanwhile: kept in memory instead
+      }
+    }
   }
+  // Not saved: the same build, its bytes kept in memory for this answer.
+  auto built = build_in_memory(rec, gc_pos, progress, *id);
+  if (!built) return built.error();
+  auto kept = read_bytes(built->bytes, &*id, parts);
+  if (!kept) return kept.error();
+  out.index = std::move(kept).value();
+  out.source = IndexSource::BuiltKept;
   return out;
 }
 

@@ -1,11 +1,13 @@
 #pragma once
-// The steps that both ways of building an analysis index share (index_build.cpp keeps the
-// computed index for its caller, index_build_file.cpp only writes it). Internal to the library.
+// The steps of building an analysis index: the decode (index_build.cpp) and the build that
+// writes the index as it goes (index_build_file.cpp), which every entry point calls. Internal
+// to the library.
 
 #include <memory>
 #include <new>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include "analysis/heap_graph_storage.hpp"
 #include "analysis_index/index_write.hpp"
@@ -52,7 +54,12 @@ struct DecodedGc {
 /// Errors: the reader's, HeapGraph::build's, EdgeSlots::build's.
 Result<DecodedGc> decode_gc(const Recording& rec, size_t gc_pos, const IndexProgress& progress);
 
-/// A reverse CSR's offsets as bytes, whichever width they have.
-IndexBytes offset_bytes(const CsrOffsets& offsets);
+/// Build GC_POS of REC into FILE (format-spec.md §12.3), for ID: the one build, which writes
+/// each array as soon as it is complete and frees it once no later phase reads it. Returns the
+/// GC's object count and the write's status (a failed write does not stop the computation: a
+/// bad recording is the error to report). Errors: those of decode_gc, of the analyses,
+/// OutOfMemory.
+Result<std::pair<uint64_t, Status>> build_index(const Recording& rec, size_t gc_pos, const IndexProgress& progress,
+                                                const IndexIdentity& id, IndexFile& file);
 
 }  // namespace gcsnap::detail

@@ -141,26 +141,18 @@ bool encode_frame(std::span<const unsigned char> raw, size_t index, ArrayCoding 
 
 std::optional<std::vector<std::span<const unsigned char>>> split_frames(std::span<const unsigned char> coded,
                                                                         uint64_t raw_bytes) {
+  std::vector<uint64_t> starts;
+  const auto length_at = [&](uint64_t at) -> std::optional<uint32_t> { return load<uint32_t>(coded.data() + at); };
+  if (locate_pieces(coded.size(), raw_bytes, length_at, starts) != PieceWalk::Ok) return std::nullopt;
   std::vector<std::span<const unsigned char>> frames;
-  const uint64_t count = (raw_bytes + kFrameBytes - 1) / kFrameBytes;
-  if (count > coded.size() / 4) {
-    if (count == 0 && coded.empty()) return frames;
-    return std::nullopt;  // cannot all fit: a damaged count, not a large allocation
-  }
-  frames.reserve(static_cast<size_t>(count));
-  size_t at = 0;
-  for (uint64_t f = 0; f < count; ++f) {
-    if (coded.size() - at < 4) return std::nullopt;
-    const uint32_t len = load<uint32_t>(coded.data() + at);
-    at += 4;
-    if (coded.size() - at < len) return std::nullopt;
-    const auto frame = coded.subspan(at, len);
+  frames.reserve(starts.size());
+  for (size_t f = 0; f < starts.size(); ++f) {
+    const auto at = static_cast<size_t>(starts[f]);
+    const auto frame = coded.subspan(at + 4, load<uint32_t>(coded.data() + at));
     const uint64_t want = std::min<uint64_t>(kFrameBytes, raw_bytes - f * kFrameBytes);
     if (ZSTD_getFrameContentSize(frame.data(), frame.size()) != want) return std::nullopt;
     frames.push_back(frame);
-    at += len;
   }
-  if (at != coded.size()) return std::nullopt;
   return frames;
 }
 

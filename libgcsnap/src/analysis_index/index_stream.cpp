@@ -118,26 +118,29 @@ Result<std::span<const std::byte>> IndexStream::read_piece(IndexArray array, siz
   return make_error(ErrorCode::OutOfMemory, "reading the analysis index");
 }
 
-// The offsets of ARRAY's pieces: a walk over their u32 lengths, which must fill the array's
-// coded bytes exactly with as many pieces as its decoded length needs (§12.4 item 4).
+// The offsets of ARRAY's pieces in the file (detail::locate_pieces over positioned reads of
+// their u32 lengths).
 Status IndexStream::find_pieces(size_t array) {
   Cursor& k = cursors_[array];
   if (!k.starts.empty() || k.decoded == 0) return Status::ok();
-  const uint64_t pieces = (k.decoded + kIndexPieceBytes - 1) / kIndexPieceBytes;
-  std::vector<uint64_t> starts;
-  starts.reserve(static_cast<size_t>(pieces));
-  uint64_t at = k.begin;
-  for (uint64_t p = 0; p < pieces; ++p) {
+  uint64_t failed_at = k.begin;
+  const auto length_at = [&](uint64_t at) -> std::optional<uint32_t> {
     std::byte len[4];
-    if (k.end - at < 4) return damaged(ErrorCode::Truncated, "analysis index array shorter than its pieces", at);
-    if (platform::read_at(file_, len, 4, at) != 4)
-      return Error{ErrorCode::IoError, at, "cannot read the analysis index", errno};
-    const uint32_t n = L::load<uint32_t>(len);
-    if (n > k.end - at - 4) return damaged(ErrorCode::Truncated, "analysis index array shorter than its pieces", at);
-    starts.push_back(at);
-    at += 4 + n;
+    failed_at = k.begin + at;
+    if (platform::read_at(file_, len, 4, k.begin + at) != 4) return std::nullopt;
+    return L::load<uint32_t>(len);
+  };
+  std::vector<uint64_t> starts;
+  switch (detail::locate_pieces(k.end - k.begin, k.decoded, length_at, starts)) {
+    case detail::PieceWalk::Ok: break;
+    case detail::PieceWalk::Short:
+      return damaged(ErrorCode::Truncated, "analysis index array shorter than its pieces", failed_at);
+    case detail::PieceWalk::Long:
+      return damaged(ErrorCode::CorruptSection, "analysis index array longer than its pieces", failed_at);
+    case detail::PieceWalk::Unreadable:
+      return Error{ErrorCode::IoError, failed_at, "cannot read the analysis index", errno};
   }
-  if (at != k.end) return damaged(ErrorCode::CorruptSection, "analysis index array longer than its pieces", at);
+  for (uint64_t& at : starts) at += k.begin;
   k.starts = std::move(starts);
   return Status::ok();
 }

@@ -191,8 +191,21 @@ Result<IndexFile> IndexFile::create(const std::string& path) {
 
 IndexFile::IndexFile(IndexFile&& other) noexcept
     : path_(std::move(other.path_)), tmp_(std::move(other.tmp_)), fd_(other.fd_), error_(other.error_),
-      hashes_(other.hashes_) {
+      hashes_(other.hashes_), coded_(other.coded_), next_(other.next_), end_(other.end_),
+      memory_(std::move(other.memory_)) {
   other.fd_ = platform::kNoFile;
+}
+
+bool IndexFile::put_bytes(const unsigned char* p, size_t n, uint64_t at) {
+  if (!in_memory_mode()) return pwrite_all(fd_, p, n, at);
+  try {
+    if (memory_.size() < at + n) memory_.resize(static_cast<size_t>(at + n));
+  } catch (const std::bad_alloc&) {
+    errno = ENOMEM;
+    return false;
+  }
+  std::memcpy(memory_.data() + at, p, n);
+  return true;
 }
 
 IndexFile::~IndexFile() {
@@ -221,7 +234,7 @@ void IndexFile::write_array(size_t which, const L::Placement& place, IndexBytes 
         error_ = EIO;
         return;
       }
-      if (!pwrite_all(fd_, coded.data(), coded.size(), at)) {
+      if (!put_bytes(coded.data(), coded.size(), at)) {
         error_ = errno != 0 ? errno : EIO;
         return;
       }
@@ -275,7 +288,7 @@ void IndexFile::write_coded(size_t which, const L::Placement& place, const Coded
     error_ = EINVAL;
     return;
   }
-  if (!pwrite_all(fd_, array.coded.data(), array.coded.size(), end_)) {
+  if (!put_bytes(array.coded.data(), array.coded.size(), end_)) {
     error_ = errno != 0 ? errno : EIO;
     return;
   }
@@ -286,6 +299,10 @@ void IndexFile::write_coded(size_t which, const L::Placement& place, const Coded
 }
 
 Status IndexFile::fail_and_remove(const char* detail, int error) {
+  if (in_memory_mode()) {
+    std::vector<unsigned char>().swap(memory_);
+    return Error{error == ENOMEM ? ErrorCode::OutOfMemory : ErrorCode::IoError, 0, detail, error};
+  }
   if (fd_ != platform::kNoFile) platform::close_file(fd_);
   fd_ = platform::kNoFile;
   platform::remove_file(tmp_);
@@ -302,8 +319,15 @@ Status IndexFile::finish(std::array<unsigned char, L::kHeaderSize> header) {
   }
   put(header.data() + L::kOffDirectoryHash, static_cast<uint64_t>(XXH3_64bits(directory.data(), directory.size())));
   put(header.data() + L::kOffHeaderHash, static_cast<uint64_t>(XXH3_64bits(header.data(), L::kOffHeaderHash)));
-  if (!platform::resize_file(fd_, end_) || !pwrite_all(fd_, header.data(), header.size(), 0) ||
-      !pwrite_all(fd_, directory.data(), directory.size(), L::kDirectoryOffset))
+  if (in_memory_mode()) {
+    if (!put_bytes(header.data(), header.size(), 0) ||
+        !put_bytes(directory.data(), directory.size(), L::kDirectoryOffset))
+      return fail_and_remove("cannot write the analysis index", errno);
+    memory_.resize(static_cast<size_t>(end_));  // an empty last array leaves nothing to grow it
+    return Status::ok();
+  }
+  if (!platform::resize_file(fd_, end_) || !put_bytes(header.data(), header.size(), 0) ||
+      !put_bytes(directory.data(), directory.size(), L::kDirectoryOffset))
     return fail_and_remove("cannot write the analysis index", errno);
   const platform::FileHandle fd = fd_;
   fd_ = platform::kNoFile;

@@ -1,8 +1,9 @@
 #pragma once
 // Writing an analysis index file (format-spec.md §12.2-12.3) in pieces: each array goes from
 // the analysis' memory straight to its placed offset with pwrite (no staging copy), hashed as
-// it goes, so that a build can write the graph on a second thread while it still computes the
-// dominator tree (index_build.cpp). Internal to the library.
+// it goes, so that the build can write each array on a second thread while it computes the
+// next ones (index_build_file.cpp); or the same bytes to memory (IndexFile::in_memory).
+// Internal to the library.
 
 #include <array>
 #include <cstddef>
@@ -42,11 +43,16 @@ std::array<unsigned char, index_layout::kHeaderSize> index_header(const Analysis
 /// An index file being written: a temporary file next to its path, arrays coded and appended
 /// in the order of format-spec.md §12.3 (one thread at a time), then the header, the directory
 /// and the rename (§12.1: a reader sees a whole index or none). Destroyed unfinished, it
-/// removes the temporary file.
+/// removes the temporary file. Or the same bytes in memory (in_memory), for a build whose
+/// index is not saved.
 class IndexFile {
  public:
   /// Create the temporary file for PATH. Errors: IoError.
   static Result<IndexFile> create(const std::string& path);
+  /// An index written to memory: finish() leaves the file's bytes to take_bytes().
+  static IndexFile in_memory() { return IndexFile(std::string(), std::string(), platform::kNoFile); }
+  /// The bytes of a finished in_memory() index (empty before, or after a failed finish).
+  std::vector<unsigned char> take_bytes() noexcept { return std::move(memory_); }
   IndexFile(IndexFile&& other) noexcept;
   IndexFile& operator=(IndexFile&&) = delete;
   IndexFile(const IndexFile&) = delete;
@@ -87,6 +93,9 @@ class IndexFile {
  private:
   IndexFile(std::string path, std::string tmp, platform::FileHandle fd) : path_(std::move(path)), tmp_(std::move(tmp)), fd_(fd) {}
   Status fail_and_remove(const char* detail, int error);
+  bool in_memory_mode() const noexcept { return path_.empty(); }
+  // Put N bytes at AT of the file (or of memory_). False with errno set when that fails.
+  bool put_bytes(const unsigned char* p, size_t n, uint64_t at);
 
   std::string path_;
   std::string tmp_;
@@ -96,6 +105,7 @@ class IndexFile {
   std::array<uint64_t, index_layout::kArrayCount> coded_{};  // the directory
   size_t next_ = 0;                                         // the array to write next
   uint64_t end_ = index_layout::kFirstArray;                // where it goes
+  std::vector<unsigned char> memory_;                       // the bytes of an in_memory() index
 };
 
 /// Write arrays 1-12 of GRAPH (format-spec.md §12.3: node columns, both graphs, edge slots,

@@ -14,6 +14,7 @@
 #include "format/alloc_sections.hpp"
 #include "format/chunk_decoder.hpp"
 #include "format/reader_impl.hpp"
+#include "format/section_table.hpp"
 #include "platform/memory_map.hpp"
 
 namespace gcsnap {
@@ -122,7 +123,8 @@ Status Recording::verify_gc_attested(size_t gc_pos, const TypeIdPieces& next_pie
     std::vector<uint8_t> payload;
     bool dropped = false;
     for (const auto& ref : *walked) {
-      if (ref.header.type == static_cast<uint16_t>(format::SectionType::Dropped)) {
+      const format::SectionFacts* facts = format::find_section_facts(ref.header.type);
+      if (facts && facts->role == format::SectionRole::Dropped) {
         if (e.info.trigger == SnapshotTrigger::None)
           return make_error(ErrorCode::InconsistentData, "dropped walk section in a GC without a heap walk", ref.offset);
         dropped = true;
@@ -143,6 +145,7 @@ Status Recording::verify_gc_attested(size_t gc_pos, const TypeIdPieces& next_pie
     GCSNAP_RETURN_IF_ERROR(read_generation_bounds(gc_pos).status());
     GCSNAP_RETURN_IF_ERROR(read_roots(gc_pos).status());
     GCSNAP_RETURN_IF_ERROR(read_ranges(gc_pos).status());
+    // A dropped walk's sections (those the table marks `walk`) are not there to decode.
     if (!dropped) GCSNAP_RETURN_IF_ERROR(read_dependent_handles(gc_pos).status());
     GCSNAP_RETURN_IF_ERROR(alloc_detail::verify_alloc_block(*this, gc_pos));  // §6.18-§6.21
     if (dropped) {

@@ -112,6 +112,9 @@ Result<bool> GcHeap::load_from_index(const std::string& recording_path, const Re
   }
   index_storage_ = std::move(ix.storage);
   from_index_ = true;
+  recording_path_ = recording_path;
+  recording_ = &rec;
+  gc_pos_ = gc_pos;
   return true;
 }
 
@@ -194,6 +197,13 @@ Result<std::pair<uint64_t, uint64_t>> GcHeap::find_unreachable(bool include_weak
   auto dom = find_dominators(include_weak);
   if (!dom) return dom.error();
   return std::pair{(*dom)->unreachable_count(), (*dom)->unreachable_bytes()};
+}
+
+Result<std::unique_ptr<IndexStream>> GcHeap::open_index_stream() const {
+  if (!from_index_ || !recording_) return make_error(ErrorCode::InvalidState, "the heap was not read from an index");
+  auto id = identify_gc(recording_path_, *recording_, gc_pos_);
+  if (!id) return id.error();
+  return IndexStream::open(analysis_index_path(recording_path_, id->gc_number), *id);
 }
 
 std::vector<uint32_t> GcHeap::type_ids() const {

@@ -32,11 +32,8 @@ namespace {
 
 // The shortest-path tree of HEAP's index (read with the node columns and no forward graph), or
 // null when it cannot be used: the side is then decoded, as with no index.
-std::unique_ptr<IndexedPathTree> read_path_tree(const std::string& file, const Recording& rec, size_t gc,
-                                                const GcHeap& heap) {
-  auto id = identify_gc(file, rec, gc);
-  if (!id) return nullptr;
-  auto stream = IndexStream::open(analysis_index_path(file, id->gc_number), *id);
+std::unique_ptr<IndexedPathTree> read_path_tree(const std::string& file, const GcHeap& heap) {
+  auto stream = heap.open_index_stream();
   if (!stream || !heap.indexed_unreachable) return nullptr;
   const uint64_t reached = heap.graph.node_count() - heap.indexed_unreachable->first;
   auto tree = IndexedPathTree::read(std::move(stream).value(), heap.graph, reached);
@@ -47,11 +44,9 @@ std::unique_ptr<IndexedPathTree> read_path_tree(const std::string& file, const R
 
 // The columns of SIDE's index into SIDE.columns; false when they cannot be used (the side is
 // then decoded, as with no index).
-bool read_columns(DiffSide& side, const Recording& rec) {
+bool read_columns(DiffSide& side, const GcHeap& heap) {
   const std::string& file = side.selected.file;
-  auto id = identify_gc(file, rec, side.selected.index);
-  if (!id) return false;
-  auto stream = IndexStream::open(analysis_index_path(file, id->gc_number), *id);
+  auto stream = heap.open_index_stream();
   if (!stream) return false;
   auto columns = read_index_columns(**stream);
   if (!columns && columns.error().code == ErrorCode::OutOfMemory) fail_on(file, columns.error());
@@ -92,8 +87,8 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
   }
   // The tree is checked now and read again when the diff needs it (after matching the
   // objects): a failure then means the index changed in between, an error.
-  if (heap && load == DiffLoad::PathTree && !read_path_tree(file, rec, gc, *heap)) heap.reset();
-  if (heap && load == DiffLoad::Movable && !read_columns(side, rec)) heap.reset();
+  if (heap && load == DiffLoad::PathTree && !read_path_tree(file, *heap)) heap.reset();
+  if (heap && load == DiffLoad::Movable && !read_columns(side, *heap)) heap.reset();
   if (!heap) {
     side.walk = value_or_fail(read_heap_walk(rec, gc), file);
     side.view = view_of(side.walk);
@@ -128,10 +123,9 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
   if (index->indexed_paths) v.paths = std::shared_ptr<const ShortestPathTree>(index, &*index->indexed_paths);
   if (load == DiffLoad::PathTree) {
     DiffSide* s = &side;
-    const Recording* r = &rec;
     v.graph = std::shared_ptr<const HeapGraph>(index, &graph);
-    v.read_paths = [s, r]() -> Result<std::shared_ptr<const ShortestPathTree>> {
-      s->path_tree = read_path_tree(s->selected.file, *r, s->selected.index, *s->index);
+    v.read_paths = [s]() -> Result<std::shared_ptr<const ShortestPathTree>> {
+      s->path_tree = read_path_tree(s->selected.file, *s->index);
       if (!s->path_tree)
         return make_error(ErrorCode::CorruptSection, "the analysis index changed while diff read it");
       return std::shared_ptr<const ShortestPathTree>(s->index, &s->path_tree->tree());

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "loading/gc_select.hpp"
-#include "gcsnap/analysis_index.hpp"
 #include "gcsnap/gc_heap.hpp"
 #include "gcsnap/heap_diff.hpp"
 #include "gcsnap/index_columns.hpp"

@@ -20,7 +20,6 @@
 #include "loading/leak_load.hpp"
 #include "export/parquet_streamed.hpp"
 #include "export/parquet_tables.hpp"
-#include "gcsnap/index_stream.hpp"
 #include "gcsnap/version.hpp"
 #include "errors/cli_error.hpp"
 
@@ -83,11 +82,9 @@ bool add_walk_from_index(const std::string& file, const Recording& rec, size_t i
   options.fields = true;        // the statics, for field names
   auto heap = value_or_fail(GcHeap::open(file, rec, i, options), file);
   const uint64_t gc = rec.gcs()[i].info.gc_number;
-  const std::string path = analysis_index_path(file, gc);
-  const IndexIdentity id = value_or_fail(identify_gc(file, rec, i), file);
-  if (!heap || !heap->is_from_index() || !IndexStream::open(path, id)) return false;
-  if (tables.has_table(kTableObjects)) add_index_lineage(file, path, id, rec, i, lineage);
-  tables.add_indexed_heap(file, *heap, static_cast<int64_t>(gc), path, id, lineage);
+  if (!heap || !heap->is_from_index() || !heap->open_index_stream()) return false;
+  if (tables.has_table(kTableObjects)) add_index_lineage(file, *heap, rec, i, lineage);
+  tables.add_indexed_heap(file, *heap, static_cast<int64_t>(gc), lineage);
   return true;
 }
 

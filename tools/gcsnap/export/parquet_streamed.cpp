@@ -22,8 +22,8 @@ namespace {
 // Rows per batch: the batch's columns (about 40 B a row) and one piece per lookup stay a few MiB.
 constexpr size_t kBatchRows = size_t{1} << 17;
 
-std::unique_ptr<IndexStream> open_stream(const std::string& file, const std::string& path, const IndexIdentity& id) {
-  auto s = IndexStream::open(path, id);
+std::unique_ptr<IndexStream> open_stream(const std::string& file, const GcHeap& heap) {
+  auto s = heap.open_index_stream();
   if (!s) fail_on(file, s.error());
   return std::move(s).value();
 }
@@ -126,9 +126,9 @@ int64_t as_i64(uint64_t v) { return static_cast<int64_t>(v); }
 
 }  // namespace
 
-void add_index_lineage(const std::string& file, const std::string& path, const IndexIdentity& id,
-                       const Recording& rec, size_t gc_pos, ObjectLineage& lineage) {
-  auto s = open_stream(file, path, id);
+void add_index_lineage(const std::string& file, const GcHeap& heap, const Recording& rec, size_t gc_pos,
+                       ObjectLineage& lineage) {
+  auto s = open_stream(file, heap);
   const uint64_t n = s->counts().nodes;
   Column<uint64_t> address(file, *s, IndexArray::Addresses);
   Column<uint8_t> generation(file, *s, IndexArray::Generations);
@@ -143,8 +143,8 @@ void add_index_lineage(const std::string& file, const std::string& path, const I
   if (!status.is_ok()) fail_on(file, status.error());
 }
 
-PackedAddresses read_index_addresses(const std::string& file, const std::string& path, const IndexIdentity& id) {
-  auto s = open_stream(file, path, id);
+PackedAddresses read_index_addresses(const std::string& file, const GcHeap& heap) {
+  auto s = open_stream(file, heap);
   const uint64_t n = s->counts().nodes;
   PackedAddresses addresses;
   for (;;) {
@@ -164,10 +164,9 @@ PackedAddresses read_index_addresses(const std::string& file, const std::string&
   return addresses;
 }
 
-void write_index_objects(const std::string& file, const std::string& path, const IndexIdentity& id,
-                         const GcHeap& heap, int64_t gc, const PackedAddresses& addresses,
+void write_index_objects(const std::string& file, const GcHeap& heap, int64_t gc, const PackedAddresses& addresses,
                          const ObjectLineage& lineage, parquet::ParquetWriter& w) {
-  auto s = open_stream(file, path, id);
+  auto s = open_stream(file, heap);
   const size_t n = static_cast<size_t>(s->counts().nodes);
   if (lineage.size() != n) fail_damaged(file, "another object count than the lineage's");
   Column<uint64_t> address(file, *s, IndexArray::Addresses), size(file, *s, IndexArray::Sizes),
@@ -238,10 +237,9 @@ bool is_dependent_edge(const NodeEdges& e, size_t j) {
 
 }  // namespace
 
-void write_index_references(const std::string& file, const std::string& path, const IndexIdentity& id,
-                            const GcHeap& heap, int64_t gc, const PackedAddresses& addresses,
-                            parquet::ParquetWriter& w) {
-  auto s = open_stream(file, path, id);
+void write_index_references(const std::string& file, const GcHeap& heap, int64_t gc,
+                            const PackedAddresses& addresses, parquet::ParquetWriter& w) {
+  auto s = open_stream(file, heap);
   const IndexCounts c = s->counts();
   const size_t n = static_cast<size_t>(c.nodes);
   Column<uint64_t> address(file, *s, IndexArray::Addresses), wide(file, *s, IndexArray::ForwardOffsets);

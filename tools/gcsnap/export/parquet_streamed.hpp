@@ -16,29 +16,27 @@
 
 namespace gcsnap::cli {
 
-/// Give LINEAGE walk GC_POS of REC, its objects' addresses and generations read from the index
-/// at PATH piece by piece. Throws CliError naming FILE.
-void add_index_lineage(const std::string& file, const std::string& path, const IndexIdentity& id,
-                       const Recording& rec, size_t gc_pos, ObjectLineage& lineage);
+/// Give LINEAGE walk GC_POS of REC, its objects' addresses and generations read piece by piece
+/// from the index HEAP came from (GcHeap::open_index_stream). Throws CliError naming FILE.
+void add_index_lineage(const std::string& file, const GcHeap& heap, const Recording& rec, size_t gc_pos,
+                       ObjectLineage& lineage);
 
-/// Read every object's address from the index at PATH piece by piece, packed (about 2 bytes an
+/// Read every object's address from HEAP's index piece by piece, packed (about 2 bytes an
 /// object), for the dominators' and targets' addresses: looking them up in the pieces instead
 /// decodes every piece once per batch of rows, a cost that grows with the square of the heap.
 /// Throws CliError naming FILE.
-PackedAddresses read_index_addresses(const std::string& file, const std::string& path, const IndexIdentity& id);
+PackedAddresses read_index_addresses(const std::string& file, const GcHeap& heap);
 
-/// Write the objects table's rows of walk GC from the index at PATH: the type names from
+/// Write the objects table's rows of walk GC from HEAP's index: the type names from
 /// HEAP's names, the dominators' addresses from ADDRESSES (every object's), the identity from
 /// LINEAGE (this walk's). Throws CliError naming FILE.
-void write_index_objects(const std::string& file, const std::string& path, const IndexIdentity& id,
-                         const GcHeap& heap, int64_t gc, const PackedAddresses& addresses,
+void write_index_objects(const std::string& file, const GcHeap& heap, int64_t gc, const PackedAddresses& addresses,
                          const ObjectLineage& lineage, parquet::ParquetWriter& w);
 
-/// Write the references table's rows of walk GC from the index at PATH: the field names from
+/// Write the references table's rows of walk GC from HEAP's index: the field names from
 /// HEAP's names and statics; the targets' addresses from ADDRESSES when it holds every object's
 /// (else from the index's pieces). Throws CliError naming FILE.
-void write_index_references(const std::string& file, const std::string& path, const IndexIdentity& id,
-                            const GcHeap& heap, int64_t gc, const PackedAddresses& addresses,
-                            parquet::ParquetWriter& w);
+void write_index_references(const std::string& file, const GcHeap& heap, int64_t gc,
+                            const PackedAddresses& addresses, parquet::ParquetWriter& w);
 
 }  // namespace gcsnap::cli

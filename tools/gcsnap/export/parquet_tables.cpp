@@ -108,15 +108,13 @@ void RecordingTables::add_heap(LoadedHeap& heap, const ObjectLineage& lineage) {
 }
 
 void RecordingTables::add_indexed_heap(const std::string& file, GcHeap& heap, int64_t gc,
-                                       const std::string& index_path, const IndexIdentity& id,
                                        const ObjectLineage& lineage) {
   PackedAddresses addresses;
-  if (files_[kTableObjects].writer || files_[kTableReferences].writer)
-    addresses = read_index_addresses(file, index_path, id);
+  if (files_[kTableObjects].writer || files_[kTableReferences].writer) addresses = read_index_addresses(file, heap);
   if (files_[kTableObjects].writer)
-    write_index_objects(file, index_path, id, heap, gc, addresses, lineage, *files_[kTableObjects].writer);
+    write_index_objects(file, heap, gc, addresses, lineage, *files_[kTableObjects].writer);
   if (files_[kTableReferences].writer)
-    write_index_references(file, index_path, id, heap, gc, addresses, *files_[kTableReferences].writer);
+    write_index_references(file, heap, gc, addresses, *files_[kTableReferences].writer);
   add_roots(heap, gc);
   add_types(file, heap, gc);
 }

@@ -50,10 +50,9 @@ class RecordingTables {
   /// Add a walked GC's objects (named across walks by LINEAGE, given this walk), references,
   /// roots and types.
   void add_heap(LoadedHeap& heap, const ObjectLineage& lineage);
-  /// Add a walked GC's tables from its analysis index at INDEX_PATH (identity ID), piece by
-  /// piece: HEAP was opened from that index with its histogram, names, roots and statics.
-  void add_indexed_heap(const std::string& file, GcHeap& heap, int64_t gc, const std::string& index_path,
-                        const IndexIdentity& id, const ObjectLineage& lineage);
+  /// Add a walked GC's tables from its analysis index, piece by piece: HEAP was opened from
+  /// that index with its histogram, names, roots and statics (GcHeap::open_index_stream).
+  void add_indexed_heap(const std::string& file, GcHeap& heap, int64_t gc, const ObjectLineage& lineage);
   /// Add the leak suspects of the recording (as `gcsnap leaks` finds them): one row per
   /// suspect and walk.
   void add_suspects(const LeakReport& report);

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "loading/gc_select.hpp"
-#include "gcsnap/analysis_index.hpp"
 #include "gcsnap/gc_heap.hpp"
 #include "gcsnap/dominators.hpp"
 #include "gcsnap/edge_names.hpp"
