@@ -16,6 +16,7 @@
 #include "loading/leak_load.hpp"
 #include "commands/leaks_text.hpp"
 #include "commands/path_text.hpp"
+#include "output/alloc_join_out.hpp"
 #include "output/output.hpp"
 
 namespace gcsnap::cli {
@@ -111,7 +112,7 @@ std::vector<SuspectPath> suspect_paths(const LoadedLeaks& l, bool fold) {
     if (!s.example_address) continue;
     auto node = heap->graph.find_object(s.example_address);
     if (!node) continue;
-    paths[i] = {s.example_address, folded_chain_hops(*heap, *tree, *node, fold)};
+    paths[i] = {s.example_address, folded_chain_hops(*heap, *tree, *node, fold), {}};
   }
   return paths;
 }
@@ -172,6 +173,8 @@ void add_notes(const LoadedLeaks& l, Report& report, size_t min_walks) {
                                        format_address(top.example_address)));
 }
 
+constexpr size_t kAllocSitesPerSuspect = 3;
+
 void run_leaks(const LeaksOptions& opt) {
   LeakOptions options;
   options.top = opt.top;
@@ -180,17 +183,22 @@ void run_leaks(const LeaksOptions& opt) {
   const auto loaded = load_leaks(opt.files, options, !opt.no_cache);
   Report report;
   add_notes(*loaded, report, std::max<size_t>(opt.min_walks, 2));
+  // Sampled allocation sites of each suspect's members: nothing when the recording has none.
+  const auto sites = leak_alloc_sites(*loaded, kAllocSitesPerSuspect);
+  if (!sites.empty()) report.notes.push_back(leak_alloc_sites_note());
   if (opt.format == Format::Table) {
     // Text: a block per suspect that fits the screen; --table still picks a table.
     if (output_table_requested()) {
       report.tables.push_back(suspects_table(*loaded, opt.format));
       report.tables.push_back(shapes_table(loaded->report));
       report.tables.push_back(series_table(*loaded));
+      if (!sites.empty()) report.tables.push_back(leak_alloc_sites_table(sites));
       print_report(report, opt.format);
       return;
     }
-    const std::vector<SuspectPath> paths = loaded->report.too_few_walks ? std::vector<SuspectPath>{}
-                                                                        : suspect_paths(*loaded, !opt.no_fold);
+    std::vector<SuspectPath> paths = loaded->report.too_few_walks ? std::vector<SuspectPath>{}
+                                                                  : suspect_paths(*loaded, !opt.no_fold);
+    for (size_t i = 0; i < sites.size() && i < paths.size(); ++i) paths[i].allocated_at = describe_alloc_sites(sites[i]);
     const std::string text = render_leaks_text(*loaded, paths, report.notes, text_width(stdout, 120));
     std::fwrite(text.data(), 1, text.size(), stdout);
     return;
@@ -198,6 +206,7 @@ void run_leaks(const LeaksOptions& opt) {
   report.tables.push_back(suspects_table(*loaded, opt.format));
   report.tables.push_back(shapes_table(loaded->report));
   report.tables.push_back(series_table(*loaded));
+  if (!sites.empty()) report.tables.push_back(leak_alloc_sites_table(sites));
   print_report(report, opt.format);
 }
 
