@@ -23,3 +23,18 @@ gcsnap_check(path_alloc_not_sampled_json cli_allocs 0 "\"allocated_at\": []" "" 
 # Recordings without samples print what they always did: no column, note or table.
 gcsnap_check_wide(objects_no_samples cli_leaks "" 0 "App.Item" "" "ALLOCATED AT" objects <leaks> --type App.Item)
 gcsnap_check_wide(leaks_no_samples_json cli_leaks "" 0 "\"suspects\"" "" "alloc_sites" leaks <leaks> --format json)
+
+# The allocation profile: refused without samples; read by `go tool pprof` (alloc_pprof.sh).
+gcsnap_check(export_alloc_pprof_no_samples cli_leaks 1 "" "no allocation samples up to GC 7"
+             export <leaks> --to pprof --profile alloc -o ${CMAKE_CURRENT_BINARY_DIR}/no-samples.pb.gz)
+add_test(NAME cli.export.alloc_pprof
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/alloc_pprof.sh ${GCSNAP_CLI} ${alloc_snap}
+                 ${CMAKE_CURRENT_BINARY_DIR}/alloc-pprof)
+set_tests_properties(cli.export.alloc_pprof PROPERTIES FIXTURES_REQUIRED cli_allocs)
+
+# Parquet: one alloc_samples row per sample (29), none written for a recording without samples.
+gcsnap_check(export_parquet_alloc_samples cli_allocs 0 "" "29 alloc_samples"
+             export ${alloc_snap} --to parquet -o ${CMAKE_CURRENT_BINARY_DIR}/alloc-parquet --tables gcs,alloc_samples)
+gcsnap_check(export_parquet_no_alloc_samples cli_leaks 0 "" "rows: 7 gcs ->"
+             export <leaks> --to parquet -o ${CMAKE_CURRENT_BINARY_DIR}/leaks-parquet --tables gcs,alloc_samples)
+
