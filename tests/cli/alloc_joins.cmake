@@ -38,3 +38,10 @@ gcsnap_check(export_parquet_alloc_samples cli_allocs 0 "" "29 alloc_samples"
 gcsnap_check(export_parquet_no_alloc_samples cli_leaks 0 "" "rows: 7 gcs ->"
              export <leaks> --to parquet -o ${CMAKE_CURRENT_BINARY_DIR}/leaks-parquet --tables gcs,alloc_samples)
 
+# The report's allocation view: the frame tree of every sample (29, 17 alive at GC 5) with the
+# estimated bytes allocated and live under each frame; no data for a recording without samples.
+# (Each expected text is a whole node, or ends the list: CMake keeps a "|" inside open brackets.)
+gcsnap_check(report_alloc_view cli_allocs 0
+             "\"allocations\":{\"gc\":5,\"samples\":29,\"live\":17,\"ticks\":false,\"tree\":|[\"App.Cache.Add\",1228986,1228986,[[\"System.Collections.Generic.List`1.Add\",1228986,1228986,[[\"App.Item\",1228986,1228986,[]]]]]]|[\"App.Worker.Run\",1331402,102416,[[\"App.Temp\",1228986,0,[]],[\"App.Item\",102416,102416,[]]]]|[\"<unknown site>\",102416,102416,[[\"App.Item\",102416,102416,[]]]]|\"tree\":[\"all\",2970050,1741064,"
+             "" report ${alloc_snap} -o -)
+gcsnap_check_wide(report_no_alloc_view cli_leaks "" 0 "\"suspects\":" "" "\"allocations\":{" report <leaks> -o -)
