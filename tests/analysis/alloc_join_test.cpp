@@ -39,14 +39,14 @@ TEST_CASE("alloc join: live samples are found at their walk addresses, dead ones
     const bool temp = f.sample.class_id == 0x102;
     CHECK(f.alive == !temp);
     if (f.alive) {
-      CHECK(join->find_live(f.address) == static_cast<long>(i));
+      CHECK(join->find_live(f.address) == &join->samples()[i]);
       ++live;
     } else {
-      CHECK(join->find_live(f.sample.address) == -1);
+      CHECK(join->find_live(f.sample.address) == nullptr);
     }
   }
   CHECK(live == 17);
-  CHECK(join->find_live(0x1) == -1);
+  CHECK(join->find_live(0x1) == nullptr);
 }
 
 TEST_CASE("alloc join: sites skip runtime frames and name what is missing as unknown") {
@@ -111,6 +111,6 @@ TEST_CASE("alloc join: a recording without samples joins nothing") {
   auto join = AllocJoin::load(**rec, 0);
   REQUIRE(join.is_ok());
   CHECK(join->empty());
-  CHECK(join->find_live(0x10000) == -1);
+  CHECK(join->find_live(0x10000) == nullptr);
   CHECK_FALSE(AllocJoin::load(**rec, 3).is_ok());
 }

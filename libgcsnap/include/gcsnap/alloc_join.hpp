@@ -30,9 +30,9 @@ class AllocJoin {
   bool empty() const noexcept { return samples_.empty(); }
   std::span<const FollowedSample> samples() const noexcept { return samples_; }
   const AllocNames& names() const noexcept { return names_; }
-  /// The index in samples() of the sample whose object is at ADDRESS in the walk (alive),
-  /// or -1 when no sampled object is there.
-  long find_live(uint64_t address) const noexcept;
+  /// The sample whose object is at ADDRESS in the walk (alive), or nullptr when no sampled
+  /// object is there.
+  const FollowedSample* find_live(uint64_t address) const noexcept;
   /// The sample's site: AllocNames::site_frame's name ("Namespace.Type.Method"), or
   /// kUnknownAllocSite for an unknown or undeclared stack or one without a managed frame.
   std::string site(const AllocSample& sample) const;

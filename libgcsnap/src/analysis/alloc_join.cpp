@@ -29,10 +29,10 @@ Result<AllocJoin> AllocJoin::from_parts(std::vector<FollowedSample> samples, All
   return make_error(ErrorCode::OutOfMemory, "joining allocation samples");
 }
 
-long AllocJoin::find_live(uint64_t address) const noexcept {
+const FollowedSample* AllocJoin::find_live(uint64_t address) const noexcept {
   auto it = std::lower_bound(live_.begin(), live_.end(), std::make_pair(address, uint32_t{0}));
-  if (it == live_.end() || it->first != address) return -1;
-  return static_cast<long>(it->second);
+  if (it == live_.end() || it->first != address) return nullptr;
+  return &samples_[it->second];
 }
 
 std::string AllocJoin::site(const AllocSample& sample) const {

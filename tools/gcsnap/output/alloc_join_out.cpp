@@ -33,9 +33,9 @@ void add_allocated_at_columns(Table& table) {
 }
 
 std::vector<Cell> allocated_at_cells(const AllocJoin& join, uint64_t address) {
-  const long i = join.find_live(address);
-  if (i < 0) return {Cell(), Cell()};
-  const AllocSample& s = join.samples()[static_cast<size_t>(i)].sample;
+  const FollowedSample* f = join.find_live(address);
+  if (!f) return {Cell(), Cell()};
+  const AllocSample& s = f->sample;
   const std::vector<std::string> stack = join.stack(s);
   return {Cell(join.site(s)), stack.empty() ? Cell() : Cell(join_stack(stack))};
 }
@@ -44,8 +44,8 @@ void add_allocated_at(Report& report, const std::string& file, const Recording& 
                       uint64_t address, Format format) {
   const auto join = load_alloc_join(file, recording, gc_pos);
   if (!join) return;
-  const long i = join->find_live(address);
-  const AllocSample* s = i < 0 ? nullptr : &join->samples()[static_cast<size_t>(i)].sample;
+  const FollowedSample* f = join->find_live(address);
+  const AllocSample* s = f ? &f->sample : nullptr;
   if (format == Format::Table) {
     if (!s) return;
     const std::vector<std::string> stack = join->stack(*s);
