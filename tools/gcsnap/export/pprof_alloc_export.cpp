@@ -116,6 +116,16 @@ void add_value_type(protozero::pbf_writer& profile, int tag, int64_t type, int64
   vt.add_int64(2, unit);
 }
 
+// The four sample types, in the order of each sample's values; returns the string "bytes".
+int64_t add_sample_types(protozero::pbf_writer& profile, AllocProfile& tables) {
+  const int64_t s_count = tables.intern("count"), s_bytes = tables.intern("bytes");
+  add_value_type(profile, 1, tables.intern("alloc_objects"), s_count);
+  add_value_type(profile, 1, tables.intern("alloc_space"), s_bytes);
+  add_value_type(profile, 1, tables.intern("inuse_objects"), s_count);
+  add_value_type(profile, 1, tables.intern("inuse_space"), s_bytes);
+  return s_bytes;
+}
+
 int64_t rounded(double v) { return static_cast<int64_t>(std::llround(v)); }
 
 // The values of each stack id (0 and undeclared ids: one "unknown" stack).
@@ -150,11 +160,7 @@ AllocPprofCounts write_alloc_pprof(const std::string& file, const Recording& rec
   AllocProfile tables(join->names());
   std::string data;
   protozero::pbf_writer profile(data);
-  const int64_t s_count = tables.intern("count"), s_bytes = tables.intern("bytes");
-  add_value_type(profile, 1, tables.intern("alloc_objects"), s_count);
-  add_value_type(profile, 1, tables.intern("alloc_space"), s_bytes);
-  add_value_type(profile, 1, tables.intern("inuse_objects"), s_count);
-  add_value_type(profile, 1, tables.intern("inuse_space"), s_bytes);
+  const int64_t s_bytes = add_sample_types(profile, tables);
   for (const auto& [id, v] : by_stack) {
     const std::vector<uint64_t> locations = tables.locations(join->names().find_stack(id));
     protozero::pbf_writer sample(profile, 2);

@@ -476,6 +476,16 @@
   // row is the allocated type. A click zooms into a frame. Node: [name, alloc, live, kids].
   let allocPath = [];
   function allocBy() { return Number(document.querySelector('input[name=alloc-by]:checked').value); }
+  // "all > Main > AllocKept": each crumb zooms back out to its frame.
+  function drawAllocCrumbs(tree) {
+    const crumbs = document.getElementById('allocations-crumbs');
+    crumbs.replaceChildren(el('a', {text: 'all', onclick: () => { allocPath = []; drawAllocations(); }}));
+    allocPath.forEach((_, i) => {
+      let n = tree;
+      for (const k of allocPath.slice(0, i + 1)) n = n[3][k];
+      crumbs.append(' \u203a ', el('a', {text: n[0], onclick: () => { allocPath = allocPath.slice(0, i + 1); drawAllocations(); }}));
+    });
+  }
   function drawAllocations() {
     const a = rec.allocations;
     const section = document.getElementById('allocations');
@@ -488,13 +498,7 @@
       (a.ticks ? 'AllocationTick samples (one per ~100 KiB): shares, not estimates' : 'estimated bytes');
     let root = a.tree;
     for (const k of allocPath) root = root[3][k] || root;
-    const crumbs = document.getElementById('allocations-crumbs');
-    crumbs.replaceChildren(el('a', {text: 'all', onclick: () => { allocPath = []; drawAllocations(); }}));
-    allocPath.forEach((_, i) => {
-      let n = a.tree;
-      for (const k of allocPath.slice(0, i + 1)) n = n[3][k];
-      crumbs.append(' › ', el('a', {text: n[0], onclick: () => { allocPath = allocPath.slice(0, i + 1); drawAllocations(); }}));
-    });
+    drawAllocCrumbs(a.tree);
     const box = document.getElementById('icicle');
     box.replaceChildren();
     const width = box.clientWidth || 1000, rowH = 18;
