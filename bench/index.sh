@@ -124,6 +124,7 @@ run_size() {
     "path --type T --limit 1|path $SNAP --type $TYPE --limit 1"
     "diff --from 1 --to 2|diff $SNAP --from 1 --to 2"
     "dominators --top 10|dominators $SNAP --top 10"
+    "dominators --by type|dominators $SNAP --by type"
     "types --top 10|types $SNAP --top 10"
   )
   local index_aware=" types dominators path "
@@ -165,7 +166,7 @@ run_size() {
   echo
   echo "| command | without index: wall | peak RSS | with index: wall | CPU | peak RSS | B/object (RSS / objects of one GC) |"
   echo "|---|---|---|---|---|---|---|"
-  local types_w=0 types_c=0
+  local types_w=0 types_c=0 diff_w=0 diff_c=0
   for i in "${!commands[@]}"; do
     name=${commands[$i]%%|*}
     awk -v n="$name" -v bw="${before_w[i]}" -v bm="${before_m[i]}" -v aw="${after_w[i]}" -v am="${after_m[i]}" \
@@ -175,6 +176,7 @@ run_size() {
                else a = sprintf("| %.2f s | %.2f s | %.0f MB | %.0f", aw, ac, am/1024, am*1024/N)
                printf "| `%s` %s %s |\n", n, b, a }'
     [[ $name == "types --top 10" ]] && types_w=${before_w[i]} types_c=${before_c[i]}
+    [[ $name == "diff --from 1 --to 2" ]] && diff_w=${after_w[i]} diff_c=${after_c[i]}
     GROWTH["$N,$name"]="${after_w[i]} ${after_m[i]} ${after_c[i]}"
     [ "${after_m[i]}" = 0 ] || PEAK["from,$name"]=$(awk -v m="${after_m[i]}" -v n="$N" 'BEGIN { print m / n }')
     [ "${before_m[i]}" -le 0 ] || PEAK["peer,$name"]=$(awk -v m="${before_m[i]}" -v n="$N" 'BEGIN { print m / n }')
@@ -186,6 +188,8 @@ run_size() {
   if awk -v t="$types_w" 'BEGIN { exit !(t > 0) }'; then
     awk -v w="$build_w" -v t="$types_w" -v c="$build_c" -v tc="$types_c" \
       'BEGIN { printf "index build per GC %.2f s = %.2fx `types --no-cache` (%.2f s); by CPU %.2f s = %.2fx (%.2f s)\n", w / 2, w / 2 / t, t, c / 2, (tc > 0 ? c / 2 / tc : 0), tc }'
+    awk -v w="$diff_w" -v t="$types_w" -v c="$diff_c" -v tc="$types_c" \
+      'BEGIN { if (w > 0) printf "diff from the indexes %.2f s = %.3fx `types --no-cache`; by CPU %.2f s = %.3fx (target 0.06x)\n", w, w / t, c, (tc > 0 ? c / tc : 0) }'
   else
     echo "index build per GC $(awk -v w="$build_w" 'BEGIN { printf "%.2f", w / 2 }') s (\`types --no-cache\` not run at this size)"
   fi

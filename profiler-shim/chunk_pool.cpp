@@ -70,6 +70,7 @@ std::unique_ptr<ObjectChunk> ChunkPool::take() noexcept {
     // The walk is outrunning the pool's thread (half the reserve or less left): one more in
     // reserve. A walk that fits in what was made ready never deepens it.
     if (ahead_ != 0 && ahead_ < grow_to_ && ready_.size() * 2 <= ahead_) ++ahead_;
+    ++taken_;
     if (!ready_.empty()) {
       chunk = std::move(ready_.back());
       ready_.pop_back();
@@ -102,7 +103,7 @@ void ChunkPool::give_back(std::unique_ptr<ObjectChunk> chunk) noexcept {
   chunk->clear();
   std::vector<std::unique_ptr<ObjectChunk>> over;  // unmapped after the lock is released
   std::lock_guard<std::mutex> lock(mutex_);
-  const size_t keep = std::max(idle_cap_chunks_, ahead_);
+  const size_t keep = keep_count();
   if (ready_.size() < keep) {
     try {
       ready_.push_back(std::move(chunk));
@@ -120,8 +121,17 @@ void ChunkPool::give_back(std::unique_ptr<ObjectChunk> chunk) noexcept {
   }
 }
 
+size_t ChunkPool::keep_count() const noexcept {
+  // What the walks use, not what the cap allows: a walk of a few thousand objects takes one
+  // chunk, and the chunks refilled behind it or filled before it would otherwise stay mapped
+  // (and resident: they are populated) until the process ends.
+  return std::max(ahead_, std::min(idle_cap_chunks_, std::max(last_walk_taken_, taken_)));
+}
+
 void ChunkPool::walk_done() noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
+  last_walk_taken_ = taken_;
+  taken_ = 0;
   ahead_ = grow_to_ = 0;  // nothing is unmapped here: this runs on the GC thread, inside the pause
 }
 

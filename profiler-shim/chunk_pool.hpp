@@ -44,8 +44,9 @@ class ChunkPool {
   /// full-size chunk holds (a big dictionary's entries); keeping the last one spares the next
   /// walk faulting it in again on the GC thread.
   std::unique_ptr<ObjectChunk> take_large(size_t references) noexcept;
-  /// A written chunk: kept for the next walk if full-size and under the cap, else freed; ready
-  /// chunks over the idle cap (a fill for a walk larger than it) are freed too once no walk wants them.
+  /// A written chunk: kept for the next walk if full-size and the pool holds fewer than the last
+  /// walk took (within the idle cap), else freed; ready chunks over that (a fill or a refill the
+  /// walk did not use) are freed too once no walk wants them.
   void give_back(std::unique_ptr<ObjectChunk> chunk) noexcept;
   /// The walk is over: stop filling ahead (what is ready stays; give_back trims to the cap).
   void walk_done() noexcept;
@@ -62,6 +63,9 @@ class ChunkPool {
 
  private:
   void run() noexcept;
+  /// How many ready chunks to keep: the reserve during a walk, else what the last walk (or this
+  /// one so far) took, within the idle cap. Under mutex_.
+  size_t keep_count() const noexcept;
 
   const size_t idle_cap_chunks_;
   const size_t fill_cap_chunks_;  ///< >= idle_cap_chunks_
@@ -72,6 +76,8 @@ class ChunkPool {
   std::unique_ptr<ObjectChunk> large_;  ///< at most one, within kLargeCapBytes
   size_t ahead_ = 0;  ///< how many ready chunks the current walk wants in reserve
   size_t grow_to_ = 0;  ///< the most ahead_ may grow to while the walk takes chunks
+  size_t taken_ = 0;  ///< chunks taken since the last walk_done
+  size_t last_walk_taken_ = 0;  ///< chunks the last walk took
   bool stopping_ = false;
   std::thread thread_;
 };

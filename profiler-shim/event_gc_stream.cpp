@@ -74,6 +74,7 @@ void GcEventStream::end_gc(uint32_t count) {
   open_.erase(it);
   ++stats_.gcs;
   if (gc.start.kind == GcKind::Background) ++stats_.background_gcs;
+  if (gc.start.kind == GcKind::Foreground) ++stats_.foreground_gcs;
   if (!gc.live) {
     hand_over_whole(gc);
     return;

@@ -49,6 +49,7 @@ class GcEventSink {
 struct GcEventStats {
   uint64_t gcs = 0;             ///< GCs handed over
   uint64_t background_gcs = 0;  ///< of them, background ones
+  uint64_t foreground_gcs = 0;  ///< of them, foreground ones (ephemeral GCs run inside a background GC)
   uint64_t unreadable = 0;      ///< payloads of a read event that did not parse
   uint64_t stray = 0;           ///< range or walk batches with no GC open
   uint64_t objects = 0;         ///< walk nodes handed over

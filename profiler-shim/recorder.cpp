@@ -41,7 +41,7 @@ bool Recorder::on_gc_started(uint8_t generations_mask, bool induced, uint64_t no
   info.generations_collected = generations_mask;
   info.reason = induced ? GcReason::Induced : GcReason::Other;
   info.start_time_ns = now_ns;
-  info.trigger = may_walk ? decide_trigger(generations_mask, induced, now_ns) : SnapshotTrigger::None;
+  info.trigger = decide_trigger(generations_mask, induced, now_ns, may_walk);
   walk_share_bytes_ = UINT64_MAX;
   if (info.trigger != SnapshotTrigger::None && !has_headroom_for_walk()) {
     if (info.trigger != SnapshotTrigger::OnDemand) --policy_snapshots_;
@@ -219,7 +219,10 @@ void Recorder::on_gc_finished(std::span<const GenerationRange> bounds, uint64_t 
     // What the walk stored (not the chunks' capacity): the part that grows with the heap.
     last_walk_bytes_ = b.object_count() * sizeof(ObjectRecord) +
                        b.reference_count() * (sizeof(uint64_t) + (b.has_reference_slots ? sizeof(uint32_t) : 0));
-    if (b.info.trigger == SnapshotTrigger::OnDemand) last_on_demand_gc_.store(b.info.gc_number);
+    if (answering_request_) last_on_demand_gc_.store(b.info.gc_number);
+    // Any walk answers a follow-up a policy asked for before it (walks_follow_gcs): the heap
+    // it shows is after that GC, as the follow-up's would be.
+    follow_up_.store(0);
   }
   stats_.dropped_items += b.drops.objects + b.drops.roots + b.drops.ranges;
   stats_.size_queries = size_queries_;

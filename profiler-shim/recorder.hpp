@@ -90,12 +90,21 @@ struct RecorderOptions {
   /// false when there is no limit. Asked at the start of a GC that would be walked; a walk whose
   /// estimated need exceeds the headroom is skipped. Null: no guard.
   std::function<bool(uint64_t& usage, uint64_t& limit)> read_cgroup;
+  /// The events source (docs/shim.md "Sources", "Snapshot policies"): a GC the policy picks
+  /// cannot be walked itself (a walk needs its dump session open before its GC starts), so the
+  /// recorder asks for a follow-up walk instead (follow_up_wanted), which the shim takes through
+  /// a GC it forces. One at a time, each within a walk-time budget: the default policy's own,
+  /// follow_up_budget_per_mille for the other policies.
+  bool walks_follow_gcs = false;
+  uint32_t follow_up_budget_per_mille = 100;
 };
 
 /// Counters for tests and the shutdown line.
 struct RecorderStats {
   uint64_t snapshots = 0;
   uint64_t walks_skipped = 0;     ///< gen2 GCs the default policy did not walk (walk-time budget)
+  uint64_t follow_ups = 0;        ///< follow-up walks asked for (walks_follow_gcs)
+  uint64_t follow_ups_folded = 0; ///< GCs a policy picked while a follow-up was already wanted
   uint64_t guard_skips = 0;       ///< walks not begun: the cgroup's headroom was too small
   uint64_t walks_abandoned = 0;   ///< walks abandoned at the memory cap
   uint64_t dropped_items = 0;
@@ -135,13 +144,21 @@ class Recorder {
   void on_gc_finished(std::span<const GenerationRange> bounds, uint64_t now_ns);
 
   /// Ask for the next induced full GC to be walked and marked OnDemand.
-  void request_on_demand() noexcept { on_demand_pending_.store(true); }
+  void request_on_demand() noexcept { request_walk(SnapshotTrigger::OnDemand); }
+  /// Ask for the next induced full GC to be walked and marked TRIGGER (a follow-up walk: the
+  /// trigger follow_up_wanted() gave).
+  void request_walk(SnapshotTrigger trigger) noexcept { requested_.store(static_cast<uint8_t>(trigger)); }
   /// Withdraw a request no GC answered: a later induced full GC (the app's GC.Collect) must not
   /// be taken for it, outside the walk's event session.
-  void withdraw_on_demand() noexcept { on_demand_pending_.store(false); }
+  void withdraw_on_demand() noexcept { requested_.store(0); }
+  /// walks_follow_gcs: the trigger of the follow-up walk a policy asked for and not yet taken
+  /// (Policy or Always), None when there is none.
+  SnapshotTrigger follow_up_wanted() const noexcept { return static_cast<SnapshotTrigger>(follow_up_.load()); }
+  /// The follow-up walk was taken or given up: a GC the policy picks may ask for the next.
+  void follow_up_done() noexcept { follow_up_.store(0); }
   /// GC number of the last GC whose walk the OOM guard skipped or the memory cap abandoned, 0 if none.
   uint64_t last_refused_gc() const noexcept { return last_refused_gc_.load(); }
-  /// GC number of the last OnDemand snapshot, 0 if none.
+  /// GC number of the last walk that answered a request (on demand, or a follow-up), 0 if none.
   uint64_t last_on_demand_gc() const noexcept { return last_on_demand_gc_.load(); }
   /// The heap's bytes after the last GC (0 before the first): what a walk forced now will visit.
   uint64_t heap_bytes_now() const noexcept;
@@ -159,11 +176,15 @@ class Recorder {
   RecorderStats stats() const;
 
  private:
-  SnapshotTrigger decide_trigger(uint8_t generations_mask, bool induced, uint64_t now_ns) noexcept;
+  SnapshotTrigger decide_trigger(uint8_t generations_mask, bool induced, uint64_t now_ns, bool may_walk) noexcept;
+  /// The trigger the policy gives a GC of this kind, before any budget or cap.
+  SnapshotTrigger policy_pick(bool gen2, bool induced) const noexcept;
+  /// Whether a walk now fits a walk-time budget of PER_MILLE; if not, the batch says why.
+  bool fits_walk_budget(uint32_t per_mille, uint64_t now_ns) noexcept;
   /// How long a walked GC would take now: the last walked GC's duration scaled by the heap's
   /// size since, or the heap's size times first_walk_ns_per_byte before any walk.
   uint64_t estimated_walk_ns() const noexcept;
-  bool within_walk_budget(uint64_t estimate_ns, uint64_t since_ns) const noexcept;
+  static bool within_walk_budget(uint64_t estimate_ns, uint64_t since_ns, uint32_t per_mille) noexcept;
   /// What a walk now would fill: the last walk's stored bytes scaled by the heap's growth
   /// since (one byte per byte of heap before the first walk), plus one chunk.
   uint64_t estimated_walk_bytes() const noexcept;
@@ -198,7 +219,9 @@ class Recorder {
   mutable std::mutex mutex_;
   std::atomic<bool> active_{true};
   std::atomic<bool> walking_{false};
-  std::atomic<bool> on_demand_pending_{false};
+  std::atomic<uint8_t> requested_{0};  ///< the trigger of a requested walk, 0 when none
+  std::atomic<uint8_t> follow_up_{0};  ///< the trigger of a wanted follow-up walk, 0 when none
+  bool answering_request_ = false;     ///< this GC answers requested_
   std::atomic<uint64_t> last_on_demand_gc_{0};
   std::atomic<uint64_t> last_refused_gc_{0};
   std::atomic<bool> told_headroom_{false};

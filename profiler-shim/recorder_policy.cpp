@@ -67,50 +67,73 @@ bool Recorder::has_headroom_for_walk() noexcept {
   return false;
 }
 
-bool Recorder::within_walk_budget(uint64_t estimate_ns, uint64_t since_ns) const noexcept {
-  if (options_.walk_budget_per_mille >= 1000) return true;
-  // Walks take at most budget/1000 of the wall time from the end of the last walked GC to the
-  // end of this one: estimate <= budget/1000 * (since + estimate)
-  // <=> estimate * (1000 - budget) <= budget * since. In double: no overflow.
-  return static_cast<double>(estimate_ns) * (1000 - options_.walk_budget_per_mille) <=
-         static_cast<double>(since_ns) * options_.walk_budget_per_mille;
+bool Recorder::within_walk_budget(uint64_t estimate_ns, uint64_t since_ns, uint32_t per_mille) noexcept {
+  if (per_mille >= 1000) return true;
+  // Walks take at most per_mille/1000 of the wall time from the end of the last walked GC to
+  // the end of this one: estimate <= per_mille/1000 * (since + estimate)
+  // <=> estimate * (1000 - per_mille) <= per_mille * since. In double: no overflow.
+  return static_cast<double>(estimate_ns) * (1000 - per_mille) <= static_cast<double>(since_ns) * per_mille;
 }
 
-SnapshotTrigger Recorder::decide_trigger(uint8_t generations_mask, bool induced, uint64_t now_ns) noexcept {
-  bool gen2 = (generations_mask & kGen2Bit) != 0;
-  // An on-demand request is answered by the induced full GC that ForceGC produces.
-  if (induced && gen2 && on_demand_pending_.exchange(false)) return SnapshotTrigger::OnDemand;
-  if (policy_snapshots_ >= options_.max_snapshots) return SnapshotTrigger::None;
-  SnapshotTrigger trigger = SnapshotTrigger::None;
+bool Recorder::fits_walk_budget(uint32_t per_mille, uint64_t now_ns) noexcept {
+  // Before the first walk the heap's size is unknown until a GC has finished: no walk.
+  const uint64_t from = walked_before_ ? last_walk_end_ns_ : options_.start_ns;
+  const uint64_t since = now_ns > from ? now_ns - from : 0;
+  const uint64_t estimate = estimated_walk_ns();
+  if ((walked_before_ || heap_known_) && within_walk_budget(estimate, since, per_mille)) return true;
+  WalkSkip skip;
+  skip.reason = walk_skip_reason::kWalkTimeBudget;
+  skip.budget_per_mille = per_mille;
+  skip.last_walk_ns = walked_before_ ? last_walk_ns_ : 0;
+  skip.since_last_walk_ns = since;
+  skip.estimated_walk_ns = estimate;
+  batch_->walk_skip = skip;
+  ++stats_.walks_skipped;
+  return false;
+}
+
+SnapshotTrigger Recorder::policy_pick(bool gen2, bool induced) const noexcept {
   switch (options_.policy) {
-    case SnapshotPolicy::All: trigger = SnapshotTrigger::Always; break;
-    case SnapshotPolicy::Default:
-      if (induced) {
-        trigger = SnapshotTrigger::Policy;
-      } else if (gen2) {
-        // Before the first walk the heap's size is unknown until a GC has finished: no walk.
-        const uint64_t from = walked_before_ ? last_walk_end_ns_ : options_.start_ns;
-        const uint64_t since = now_ns > from ? now_ns - from : 0;
-        const uint64_t estimate = estimated_walk_ns();
-        if ((walked_before_ || heap_known_) && within_walk_budget(estimate, since)) {
-          trigger = SnapshotTrigger::Policy;
-        } else {
-          WalkSkip skip;
-          skip.reason = walk_skip_reason::kWalkTimeBudget;
-          skip.budget_per_mille = options_.walk_budget_per_mille;
-          skip.last_walk_ns = walked_before_ ? last_walk_ns_ : 0;
-          skip.since_last_walk_ns = since;
-          skip.estimated_walk_ns = estimate;
-          batch_->walk_skip = skip;
-          ++stats_.walks_skipped;
-        }
-      }
-      break;
-    case SnapshotPolicy::Gen2: trigger = gen2 ? SnapshotTrigger::Policy : trigger; break;
-    case SnapshotPolicy::Induced: trigger = induced ? SnapshotTrigger::Policy : trigger; break;
+    case SnapshotPolicy::All: return SnapshotTrigger::Always;
+    case SnapshotPolicy::Default: return gen2 || induced ? SnapshotTrigger::Policy : SnapshotTrigger::None;
+    case SnapshotPolicy::Gen2: return gen2 ? SnapshotTrigger::Policy : SnapshotTrigger::None;
+    case SnapshotPolicy::Induced: return induced ? SnapshotTrigger::Policy : SnapshotTrigger::None;
     case SnapshotPolicy::None: break;
   }
-  if (trigger != SnapshotTrigger::None && !sink_.walk_fits(options_.max_file_bytes)) {
+  return SnapshotTrigger::None;
+}
+
+SnapshotTrigger Recorder::decide_trigger(uint8_t generations_mask, bool induced, uint64_t now_ns,
+                                         bool may_walk) noexcept {
+  const bool gen2 = (generations_mask & kGen2Bit) != 0;
+  const bool follow = options_.walks_follow_gcs;
+  answering_request_ = false;
+  // A requested walk (on demand, or a follow-up) is answered by the induced full GC that
+  // ForceGC produces. So the follow-up's own GC never asks for another.
+  if (may_walk && induced && gen2) {
+    if (const uint8_t requested = requested_.exchange(0)) {
+      answering_request_ = true;
+      return static_cast<SnapshotTrigger>(requested);
+    }
+  }
+  // A GC handed over at its end is never walked; with the events source a follow-up may answer it.
+  if ((!may_walk && !follow) || policy_snapshots_ >= options_.max_snapshots) return SnapshotTrigger::None;
+  const SnapshotTrigger trigger = policy_pick(gen2, induced);
+  if (trigger == SnapshotTrigger::None) return trigger;
+  if (follow && follow_up_.load() != 0) {
+    ++stats_.follow_ups_folded;  // one follow-up at a time: this GC is folded into the wanted one
+    return SnapshotTrigger::None;
+  }
+  // The default policy's budget: its gen2 GCs not induced, and with the events source every walk
+  // it asks for (each costs a full GC of its own). The other policies' follow-ups: their own
+  // budget, from the last walk's measured duration (the first is taken: the user asked for it,
+  // and a guess from the heap's size could put it off for minutes).
+  if (options_.policy == SnapshotPolicy::Default && (follow || !induced)) {
+    if (!fits_walk_budget(options_.walk_budget_per_mille, now_ns)) return SnapshotTrigger::None;
+  } else if (follow && walked_before_ && !fits_walk_budget(options_.follow_up_budget_per_mille, now_ns)) {
+    return SnapshotTrigger::None;
+  }
+  if (!sink_.walk_fits(options_.max_file_bytes)) {
     // §6.17: the walk would only be dropped again once written.
     WalkSkip skip;
     skip.reason = walk_skip_reason::kSizeCap;
@@ -119,10 +142,13 @@ SnapshotTrigger Recorder::decide_trigger(uint8_t generations_mask, bool induced,
     skip.since_last_walk_ns = now_ns > from ? now_ns - from : 0;
     batch_->walk_skip = skip;
     ++stats_.walks_skipped;
-    trigger = SnapshotTrigger::None;
+    return SnapshotTrigger::None;
   }
-  if (trigger != SnapshotTrigger::None) ++policy_snapshots_;
-  return trigger;
+  ++policy_snapshots_;
+  if (!follow) return trigger;
+  follow_up_.store(static_cast<uint8_t>(trigger));
+  ++stats_.follow_ups;
+  return SnapshotTrigger::None;
 }
 
 uint64_t Recorder::expected_walk_bytes(uint64_t heap_bytes) const noexcept {

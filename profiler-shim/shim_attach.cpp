@@ -123,6 +123,7 @@ std::string ShimSession::detach(bool from_control_thread) noexcept {
   bool written = !was_recording || writer_thread_->finish();
   if (chunk_pool_) chunk_pool_->stop();
   if (growth_walker_) growth_walker_->stop();
+  if (follow_up_walker_) follow_up_walker_->stop();
   // Every thread of ours is done but this one, as RequestProfilerDetach wants; this one makes
   // no runtime call afterwards, and the code it runs stays mapped (-z nodelete).
   // Events keep coming from a live session until the detach completes: stop it first.

@@ -4,7 +4,10 @@
 // surviving and moved ranges; a heap walk is a second session, with the heap-dump keyword, around
 // a GC the shim forces from its own thread. Also the profiler source's one session, for the
 // GCTriggered event on .NET 8.
+#include <chrono>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "event_gc_stream.hpp"
 #include "gc_trigger_event.hpp"
@@ -123,7 +126,7 @@ void ShimSession::on_pipe_event(uint64_t provider, uint32_t id, uint32_t version
   if (!ok) turn_off("the events source", event_stream_->problem().c_str());
 }
 
-std::string ShimSession::take_event_snapshot() {
+std::string ShimSession::take_event_snapshot(SnapshotTrigger trigger) {
   std::string error = std::string(kReplyError) + " ";
   if (detaching_.load()) return error + "gcsnap is detaching";
   if (!is_recording() || shut_down_.load()) return error + "recording is off";
@@ -136,7 +139,7 @@ std::string ShimSession::take_event_snapshot() {
   EVENTPIPE_SESSION dump = 0;
   HRESULT hr = info12_->EventPipeStartSession(1, &config, 0, &dump);
   if (!succeeded(hr)) return error + "EventPipeStartSession for the walk failed with " + hresult_text(hr);
-  recorder_->request_on_demand();
+  recorder_->request_walk(trigger);
   // Legal here: a native thread of our own, not inside a callback. Every walk event is
   // delivered before ForceGC returns. ForceGC promises a blocking full GC since the call, not
   // one of its own: the runtime skips the GC when another blocking full GC (its own, not
@@ -159,10 +162,35 @@ std::string ShimSession::take_event_snapshot() {
   return std::string(kReplyOk) + " " + std::to_string(after);
 }
 
+void ShimSession::take_follow_up_walk() {
+  if (recorder_->follow_up_wanted() == SnapshotTrigger::None) return;
+  std::string reply;
+  {
+    // One request at a time, as the control socket's; try_lock: detach holds request_mutex_
+    // while it stops this thread.
+    std::unique_lock<std::mutex> busy(request_mutex_, std::defer_lock);
+    while (!busy.try_lock()) {
+      if (detaching_.load() || shut_down_.load()) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    // Read under the lock: an on-demand walk taken meanwhile answered the policy too.
+    const SnapshotTrigger trigger = recorder_->follow_up_wanted();
+    if (trigger == SnapshotTrigger::None) return;
+    reply = take_event_snapshot(trigger);
+  }
+  // Taken or given up: the next GC the policy picks may ask again (within its budget).
+  recorder_->follow_up_done();
+  if (reply.rfind(kReplyOk, 0) != 0) {
+    log_once(told_follow_up_, "a policy heap walk was not taken (" + reply +
+                                  "); the recording goes on, later walks are tried as the policy picks them");
+  }
+}
+
 void ShimSession::say_event_counts() const {
   const GcEventStats stats = event_stream_->stats();
   log_line("diagnostics: events source: " + std::to_string(stats.gcs) + " GCs (" +
-           std::to_string(stats.background_gcs) + " background), " + std::to_string(stats.objects) +
+           std::to_string(stats.background_gcs) + " background, " + std::to_string(stats.foreground_gcs) +
+           " foreground), " + std::to_string(stats.objects) +
            " walked objects, " + std::to_string(stats.stray) + " batches outside a GC, " +
            std::to_string(stats.unmatched_edges) + " unmatched walk items, " + std::to_string(stats.unreadable) +
            " unreadable payloads");

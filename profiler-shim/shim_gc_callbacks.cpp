@@ -88,6 +88,7 @@ void ShimSession::on_gc_finished() {
   }
   recorder_->on_gc_finished(bounds_, now_ns());
   if (growth_walker_) growth_walker_->on_gc_finished(bounds_);
+  if (follow_up_walker_ && recorder_->follow_up_wanted() != SnapshotTrigger::None) follow_up_walker_->wake();
   if (walk_timer_) {
     const RecorderStats stats = recorder_->stats();
     if (std::string line = walk_timer_->finish(stats.size_queries, stats.types_named, stats.type_naming_ns);

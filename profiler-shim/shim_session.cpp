@@ -189,8 +189,10 @@ void ShimSession::start_recording(std::unique_ptr<Writer> writer) {
   // Must agree with ProfilerCallback::QueryInterface (GCSNAP_NO_CALLBACK5, for measurements).
   const char* no5 = std::getenv("GCSNAP_NO_CALLBACK5");
   options.dependent_handles = !(no5 && no5[0] == '1');
-  // The events source walks only on demand: a walk needs its session before the GC starts.
-  options.policy = settings_.source == RecordSource::Events ? SnapshotPolicy::None : settings_.policy;
+  options.policy = settings_.policy;
+  // The events source cannot walk the GC a policy picks (a walk needs its session open before
+  // its GC starts): it walks a GC it forces after it (take_follow_up_walk).
+  options.walks_follow_gcs = settings_.source == RecordSource::Events;
   options.max_snapshots = settings_.max_snapshots;
   options.max_file_bytes = settings_.max_file_bytes;
   options.memory_budget_bytes = settings_.max_memory_bytes - settings_.max_memory_bytes / 4;
@@ -216,6 +218,8 @@ void ShimSession::start_recording(std::unique_ptr<Writer> writer) {
     growth_walker_ = new HeapGrowthWalker(settings_.heap_growth_bytes, settings_.max_snapshots,
                                           [this] { return take_growth_snapshot(); });
   }
+  if (options.walks_follow_gcs && settings_.policy != SnapshotPolicy::None && settings_.mode != AttachMode::Snapshot)
+    follow_up_walker_ = new FollowUpWalker([this] { take_follow_up_walk(); });
   raw_bounds_.resize(1024);
   ready_.store(true, std::memory_order_release);  // GC callbacks may use all of the above now
 }
@@ -302,6 +306,7 @@ void ShimSession::on_module_unloading(uint64_t module) noexcept {
 void ShimSession::on_shutdown() noexcept {
   if (shut_down_.exchange(true)) return;
   if (growth_walker_) growth_walker_->stop();
+  if (follow_up_walker_) follow_up_walker_->stop();
   if (control_) control_->stop(2000);
   if (!ready_.load(std::memory_order_acquire)) return;  // attached, no output yet: nothing to finish
   recorder_->stop();

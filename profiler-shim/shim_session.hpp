@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "control_server.hpp"
+#include "follow_up_walker.hpp"
 #include "heap_growth.hpp"
 #include "cor_profiler_abi.hpp"
 #include "recorder.hpp"
@@ -106,7 +107,11 @@ class ShimSession {
   // stop (before a detach), and a heap walk through the heap-dump session.
   com::HRESULT start_event_source() noexcept;
   void stop_event_sessions() noexcept;
-  std::string take_event_snapshot();
+  /// A walk through the dump session, marked TRIGGER (OnDemand; Policy or Always for a
+  /// follow-up walk); the control reply.
+  std::string take_event_snapshot(SnapshotTrigger trigger = SnapshotTrigger::OnDemand);
+  /// The follow-up walk the recorder wants, from the follow-up walker's thread.
+  void take_follow_up_walk();
   void say_event_counts() const;  ///< GCSNAP_DIAGNOSTICS=1, at shutdown
   std::string handle_request(const std::string& request);
   std::string take_snapshot();
@@ -131,6 +136,8 @@ class ShimSession {
   WriterThread* writer_thread_ = nullptr;
   ChunkPool* chunk_pool_ = nullptr;
   HeapGrowthWalker* growth_walker_ = nullptr;  ///< --on-heap-growth only; never freed
+  FollowUpWalker* follow_up_walker_ = nullptr;  ///< the events source with a policy only; never freed
+  std::atomic<bool> told_follow_up_{false};
   Recorder* recorder_ = nullptr;
   std::unique_ptr<WalkTimer> walk_timer_;  ///< GCSNAP_WALK_TIMES=1 only (measuring)
   ControlServer* control_ = nullptr;  ///< never freed: its thread may outlive a detach

@@ -136,6 +136,86 @@ TEST_CASE("find_group_holder: the deepest majority dominator, by brute force", "
   }
 }
 
+// find_type_holders answers as find_group_holder with one type's objects Counted, for every
+// type at once (a type listed twice, one with no objects, an array type named via its owner).
+TEST_CASE("find_type_holders: find_group_holder's answer for each type", "[holder]") {
+  std::mt19937 rng(29);
+  const std::vector<uint8_t> array_types = {0, 0, 0, 1, 0};  // type 3 is an array
+  const std::vector<uint32_t> asked = {2, 3, 1, 4, 2, 7};
+  size_t owners = 0, dominated = 0, via_array = 0;
+  for (int round = 0; round < 300; ++round) {
+    const size_t n = 6 + rng() % 40;
+    std::vector<uint32_t> types(n);
+    std::vector<std::vector<size_t>> refs(n);
+    for (size_t i = 0; i < n; ++i) {
+      types[i] = 1 + static_cast<uint32_t>(rng() % 4);
+      const size_t k = rng() % 4;
+      for (size_t j = 0; j < k; ++j) refs[i].push_back(rng() % n);
+    }
+    const Built b = make_heap(types, refs, {0, static_cast<size_t>(rng() % n), static_cast<size_t>(rng() % n)});
+    auto graph = HeapGraph::build(b.objects, b.roots);
+    REQUIRE(graph.is_ok());
+    REQUIRE(graph->build_reverse().is_ok());
+    auto dom = DominatorTree::compute(*graph);
+    REQUIRE(dom.is_ok());
+    auto holders = find_type_holders(*graph, *dom, asked, array_types);
+    REQUIRE(holders.is_ok());
+    REQUIRE(holders->size() == asked.size());
+    for (size_t i = 0; i < asked.size(); ++i) {
+      std::vector<HolderMark> marks(n, HolderMark::Outside);
+      for (NodeIndex v = 0; v < n; ++v)
+        if (types[v] == asked[i]) marks[v] = HolderMark::Counted;
+      auto want = find_group_holder(*graph, *dom, marks, array_types);
+      REQUIRE(want.is_ok());
+      INFO("round " << round << ", type " << asked[i]);
+      const GroupHolder& got = (*holders)[i];
+      CHECK(got.found == want->found);
+      CHECK(got.node == want->node);
+      CHECK(got.is_owner == want->is_owner);
+      CHECK(got.via_array == want->via_array);
+      CHECK(got.members_dominated == want->members_dominated);
+      owners += want->is_owner;
+      dominated += want->found && !want->is_owner;
+      via_array += want->via_array != kNoNode;
+    }
+  }
+  // The rounds reached every kind of answer.
+  CHECK(owners > 20);
+  CHECK(dominated > 20);
+  CHECK(via_array > 5);
+}
+
+// Twelve objects referenced back by 12, 11, ... 1 of the group's, only the last with an edge
+// into the group: the owner search goes down every level of back references to it.
+TEST_CASE("find_type_holders: the owner at the twelfth level of back references", "[holder]") {
+  enum : uint32_t { Member = 1, Other };
+  std::vector<uint32_t> types(12, Member);
+  types.resize(24, Other);
+  std::vector<std::vector<size_t>> refs(types.size());
+  for (size_t j = 0; j < 12; ++j)
+    for (size_t k = j; k < 12; ++k) refs[j].push_back(12 + k);  // object 12 + k: k + 1 back references
+  refs[12].push_back(0);
+  std::vector<size_t> rooted(types.size());
+  for (size_t i = 0; i < rooted.size(); ++i) rooted[i] = i;
+  const Built b = make_heap(types, refs, rooted);
+  auto graph = HeapGraph::build(b.objects, b.roots);
+  REQUIRE(graph.is_ok());
+  REQUIRE(graph->build_reverse().is_ok());
+  auto dom = DominatorTree::compute(*graph);
+  REQUIRE(dom.is_ok());
+  std::vector<HolderMark> marks(types.size(), HolderMark::Outside);
+  for (size_t i = 0; i < 12; ++i) marks[i] = HolderMark::Counted;
+  auto want = find_group_holder(*graph, *dom, marks, {});
+  const std::vector<uint32_t> asked = {Member};
+  auto got = find_type_holders(*graph, *dom, asked, {});
+  REQUIRE(want.is_ok());
+  REQUIRE(got.is_ok());
+  REQUIRE(want->is_owner);
+  CHECK(want->node == 12);
+  CHECK((*got)[0].is_owner);
+  CHECK((*got)[0].node == 12);
+}
+
 // A doubly linked list held at its head by Owner (which every node references back) and at
 // its tail by Waiter, under two roots: nothing dominates the nodes; the owner is Owner.
 TEST_CASE("find_group_holder: a list held at both ends is held by its owner", "[holder]") {

@@ -119,6 +119,39 @@ TEST_CASE("is_growing_series wants growth in most intervals and at the end", "[l
   CHECK_FALSE(is_growing_series(V{7}, 0.6));
 }
 
+TEST_CASE("flat_from finds where a group that grew held flat", "[leaks]") {
+  using V = std::vector<uint64_t>;
+  CHECK(flat_from(V{0, 10, 20, 20, 20, 20, 20}) == 2);  // a cache that filled in two rounds
+  CHECK(flat_from(V{0, 1000, 1000}) == 1);               // three walks: filled in the first interval
+  CHECK(flat_from(V{0, 963, 1000}) == 1);                // nearly full at the second walk
+  CHECK(flat_from(V{0, 1000, 950, 1000, 960}) == 1);     // compacted by up to a tenth of the rise
+  CHECK(flat_from(V{500, 1000, 1000, 1000}) == 1);       // from a base
+  CHECK(flat_from(V{0, 1100, 2263}) == 0);               // a leak: a tail of one walk
+  CHECK(flat_from(V{0, 5, 10, 15, 20}) == 0);
+  CHECK(flat_from(V{1000, 1030, 1037}) == 0);            // still rising beyond a tenth of its rise
+  CHECK(flat_from(V{20, 20, 20, 20}) == 0);              // never grew
+  CHECK(flat_from(V{0, 1, 1}) == 0);                     // a rise under one per interval is noise
+  CHECK(flat_from(V{1000, 10, 10, 10}) == 0);            // shrank into its level, did not grow
+  CHECK(flat_from(V{0, 10}) == 0);                       // two walks: no tail to hold
+  CHECK(flat_from(V{0, 5, 10, 15, 20, 25, 30, 35, 40, 40}) == 0);  // flat over one of nine intervals
+  CHECK(flat_from(V{0, 5, 10, 15, 20, 25, 40, 40, 40, 40}) == 6);  // over the last third
+  CHECK(flat_from(V{}) == 0);
+}
+
+TEST_CASE("keeps_growing wants the pace of the first half kept in the last", "[leaks]") {
+  using V = std::vector<uint64_t>;
+  CHECK(keeps_growing(V{0, 1100, 2263}));         // the leak beside which the others are small
+  CHECK_FALSE(keeps_growing(V{1000, 1030, 1037}));  // a cache's nodes filling up: +30 then +7
+  CHECK_FALSE(keeps_growing(V{0, 10, 12}));         // Number.s_smallNumberCache's strings
+  CHECK(keeps_growing(V{0, 6, 12}));                // small but steady: still a suspect
+  CHECK(keeps_growing(V{0, 10, 15}));               // half the pace is enough
+  CHECK(keeps_growing(V{0, 4, 8, 10, 12}));         // +8 then +4 over two intervals each
+  CHECK_FALSE(keeps_growing(V{0, 10, 20, 22, 23})); // +20 then +3
+  CHECK_FALSE(keeps_growing(V{0, 10, 20, 20}));     // flat in the last interval
+  CHECK(keeps_growing(V{3, 4}));
+  CHECK_FALSE(keeps_growing(V{4}));
+}
+
 TEST_CASE("leak suspects: planted leaks are found, look-alikes are not", "[leaks]") {
   test::TempFile file("leaks_rounds");
   REQUIRE(test::write_leak_rounds(file.path()).is_ok());
@@ -173,6 +206,16 @@ TEST_CASE("leak suspects: planted leaks are found, look-alikes are not", "[leaks
   auto entry = std::find_if(report->types.begin(), report->types.end(), [](const TypeSeries& t) { return t.type == "App.Entry"; });
   REQUIRE(entry != report->types.end());
   CHECK(entry->counts == std::vector<uint64_t>{0, 10, 20, 20, 20, 20, 20});
+
+  // The cache that filled and then replaced its entries is listed apart, as bounded.
+  REQUIRE(report->bounded.size() == 1);
+  const BoundedGroup& cache = report->bounded[0];
+  CHECK(cache.group.type == "App.Entry");
+  CHECK(cache.kind == BoundedKind::HeldFlat);
+  CHECK(cache.flat_from == 2);
+  REQUIRE(cache.group.series.size() == 7);
+  for (size_t w = 0; w < 7; ++w) CHECK(cache.group.series[w].count == entry->counts[w]);
+  CHECK(cache.group.accumulation.found);
 }
 
 TEST_CASE("leak suspects: too few walks judge nothing; options bound the answer", "[leaks]") {

@@ -4,6 +4,14 @@
 # its stdin (a FIFO held open on fd 3): "bgc" says whether a background GC can run.
 
 # start_plain_app: the sample app in attach-wait mode, no profiler, background GC on; sets pid.
+# GCSNAP_E2E_RUNTIME=MAJOR: the app runs on that runtime's root (scripts/runtimes.sh), rolled
+# forward from the net8.0 build its DLL must then be (the runtime matrix's attach cases).
+app_dotnet=(dotnet)
+if [ -n "${GCSNAP_E2E_RUNTIME:-}" ]; then
+  read -r _ runtime_version runtime_root <<<"$("$(dirname "$0")/../../scripts/runtimes.sh" "$GCSNAP_E2E_RUNTIME" | tail -1)"
+  [ -n "${runtime_root:-}" ] || fail "scripts/runtimes.sh $GCSNAP_E2E_RUNTIME gave no runtime root"
+  app_dotnet=(env DOTNET_ROOT="$runtime_root" DOTNET_ROLL_FORWARD=Major "$runtime_root/dotnet")
+fi
 start_plain_app() {
   require_dotnet
   local fifo=$work/$case_name.fifo
@@ -11,11 +19,15 @@ start_plain_app() {
   rm -f "$snap" "$work/$case_name".*.snap "$fifo"; mkfifo "$fifo"
   app_err=$work/$case_name.app.err
   env -u CORECLR_ENABLE_PROFILING -u CORECLR_PROFILER -u CORECLR_PROFILER_PATH -u GCSNAP_OUTPUT \
-    DOTNET_gcConcurrent=1 dotnet "$dll" attach-wait <"$fifo" >"$out" 2>"$app_err" &
+    DOTNET_gcConcurrent=1 "${app_dotnet[@]}" "$dll" attach-wait <"$fifo" >"$out" 2>"$app_err" &
   pid=$!
   exec 3>"$fifo"
   for _ in $(seq 1 600); do
-    grep -q "^gcsnap-sample: ready" "$out" 2>/dev/null && return 0
+    if grep -q "^gcsnap-sample: ready" "$out" 2>/dev/null; then
+      [ -z "${GCSNAP_E2E_RUNTIME:-}" ] || grep -qF "$runtime_root/shared/Microsoft.NETCore.App/$runtime_version/libcoreclr.so" "/proc/$pid/maps" ||
+        fail "the app does not run on the runtime $runtime_version at $runtime_root"
+      return 0
+    fi
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
@@ -199,7 +211,7 @@ case_attach_record() {
 case_attach_record_events() {
   local rc
   start_plain_app
-  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap for 300 s" --source events --duration 300s
+  record_attached "gcsnap: recording process $pid (Gcsnap.Sample) into $snap for 300 s" --source events --policy none --duration 300s
   expect_bgc 1 "no background GC ran while gcsnap was attached with the events source"
   "$gcsnap" snapshot "$pid" >"$work/$case_name.cmd" 2>&1 || { show "$work/$case_name.cmd"; fail "snapshot during record --pid failed"; }
   grep -q "^snapshot taken in process $pid: GC #" "$work/$case_name.cmd" || fail "snapshot during record --pid said something else"
@@ -212,6 +224,9 @@ case_attach_record_events() {
   check_cli_accepts
   grep -q 'ends complete' "$work/$case_name.verify" || fail "the file does not end complete"
   grep -q "recorded from the runtime's events" "$work/$case_name.info" || fail "info does not name the events source"
+  # The walk of the events source names fields and statics as the profiler source's does: the
+  # reference slots read from the objects' memory, the statics table through the profiling API.
+  analysis_field_names "$snap"
   [ "$(gc_count "$snap")" -ge 3 ] || fail "the GCs of the bgc check (ballast + forced) were not recorded"
   expect_bgc 1 "no background GC after record --pid --source events detached"
   stop_plain_app
@@ -468,8 +483,7 @@ case_attach_every() {
   "$gcsnap" record --pid "$pid" -o "$none" --policy none --duration 1s >"$work/$case_name.rec2" 2>&1; rc=$?
   show "$work/$case_name.rec2"
   [ "$rc" -eq 0 ] || fail "record --pid --policy none --duration 1s exited $rc"
-  # record --pid records from the events by default, whose walks are on demand only.
-  grep -Eq "^gcsnap: $none has no heap walk: the events source \(--source events\) walks only on demand, and none was asked while process $pid was recorded; .*add --every 30s" \
+  grep -Eq "^gcsnap: $none has no heap walk: --policy none walks no GC while process $pid was recorded; .*add --every 30s" \
     "$work/$case_name.rec2" || fail "record --pid without walks does not say so at the end"
   for cmd in types leaks; do
     "$gcsnap" "$cmd" "$none" >"$work/$case_name.$cmd" 2>&1; rc=$?

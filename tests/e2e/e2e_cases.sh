@@ -16,15 +16,16 @@ require_dotnet() {
   command -v dotnet >/dev/null 2>&1 || fail "'dotnet' is not on PATH; the end-to-end tests need the .NET SDK"
   [ -f "$dll" ] || fail "$dll is missing (the e2e.build_sample_app fixture builds it)"
 }
-# record_app EXPECTED_RC APP_ARGS...: record the sample app (with the options in record_opts);
-# check the exit code and the facts line.
+# record_app EXPECTED_RC APP_ARGS...: record the sample app (with the options in record_opts;
+# on GCSNAP_E2E_RUNTIME's root when set, app_dotnet in e2e_attach_cases.sh); check the exit code
+# and the facts line.
 record_opts=()
 record_app() {
   local expected=$1
   shift
   require_dotnet
   rm -f "$snap"
-  "$gcsnap" record -o "$snap" "${record_opts[@]}" -- dotnet "$dll" "$@" >"$out" 2>"$err" </dev/null
+  "$gcsnap" record -o "$snap" "${record_opts[@]}" -- "${app_dotnet[@]}" "$dll" "$@" >"$out" 2>"$err" </dev/null
   local rc=$?
   show "$out"; show "$err"
   [ "$rc" -eq "$expected" ] || fail "gcsnap record exited $rc, expected $expected (the app's own exit code)"
@@ -644,7 +645,7 @@ case_profiler_bgc() {
 # (case record_every): identity across GCs from the event ranges, names and paths from the walks.
 case_events_every() {
   local text
-  record_opts=(--source events --every 1s)
+  record_opts=(--source events --policy none --every 1s)
   record_app 0 leaks 10 600
   grep -Eq "^gcsnap: recorded [0-9]+ GCs, [3-9][0-9]* snapshots, " "$err" || fail "the summary does not count at least 3 walks"
   check_cli_accepts
@@ -652,6 +653,29 @@ case_events_every() {
   text=$(csv leaks "$snap" --top 0)
   expect_line "$text" "^[0-9]+,Gcsnap\.Sample\.LeakedSession,$(fact sessions "$out"),\+?[0-9]+,[1-9][0-9]*,.*,System\.Collections\.Generic\.List<Gcsnap\.Sample\.LeakedSession> \(via Gcsnap\.Sample\.LeakedSession\[\]\),0x" \
     "leaks on the events recording: the sessions are not a suspect held by their List"
+}
+
+# --policy gen2 with the events source (docs/shim.md "Snapshot policies"): a GC the policy picks
+# is not walked itself; the shim walks a full GC it forces after it. So every policy walk is at
+# an induced blocking gen2 GC with objects, and follows a gen2 GC of the app's that was not
+# walked since the walk before: the walk's own forced gen2 GC never asks for the next. Background
+# GC stays on meanwhile.
+case_events_policy() {
+  local rows walks
+  record_opts=(--source events --policy gen2)
+  DOTNET_gcConcurrent=1 record_app 0 bgc 60
+  [ "$(bgc_count "$out")" -gt 0 ] || fail "no background GC ran under the events source with --policy gen2"
+  check_cli_accepts
+  rows=$(info_columns "$snap" gcs gc generation reason trigger objects) || fail "no GC rows in $snap"
+  walks=$(grep -c ',policy,' <<<"$rows")
+  [ "$walks" -ge 1 ] || { printf '%s\n' "$rows"; fail "--policy gen2 walked no GC under the events source"; }
+  awk -F, '$4 == "policy" && !($2 == "gen2" && $3 == "induced" && $5 > 0) { print "not a forced full walk: " $0; bad = 1 }
+           END { exit bad }' <<<"$rows" || fail "a policy walk is not at an induced blocking gen2 GC with objects"
+  awk -F, '$4 == "policy" { if (!picked) { print "no gen2 GC picked it: " $0; bad = 1 } picked = 0; next }
+           $2 ~ /^gen2/ { picked = 1 } END { exit bad }' <<<"$rows" ||
+    { printf '%s\n' "$rows"; fail "a policy walk follows no gen2 GC of its own (a walk asked for another)"; }
+  grep -q '^ *[0-9]* *gen2 bg ' "$work/$case_name.info" || fail "info lists no background GC"
+  grep -Eq "^gcsnap: recorded [0-9]+ GCs, $walks snapshots, " "$err" || fail "the summary does not count the $walks policy walks"
 }
 
 # Planted leaks and look-alikes (sample_app/LeakRounds.cs), one heap walk per round: `leaks`

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The identity oracle: gcsnap's identity across GCs against ClrMD on core dumps of two moments.
-#   identity_test.sh GCSNAP ORACLE_OUT WORK_DIR MAJOR APP_DLL [SOURCE]
+#   identity_test.sh GCSNAP ORACLE_OUT WORK_DIR MAJOR APP_DLL [SOURCE [GC]]
 #  1. gcsnap record --source SOURCE (default events) --policy none runs the oracle app's
 #     identity scenario (oracle_app/IdentityScenario.cs) on .NET MAJOR, with concurrent GC on;
+#     GC server: with server GC (DOTNET_gcServer=1, two heaps: one stream of range events per
+#     heap, on each heap's GC thread), else workstation GC;
 #  2. at each of its two moments: gcsnap snapshot PID (a walk), then a core dump (createdump
 #     beside libcoreclr.so). Between them the app drops a third of its Zoo.Tracked objects,
 #     adds new ones and runs background and compacting GCs; it reports how many background
@@ -12,7 +14,7 @@
 #     dead and new counts of Zoo.Tracked and gcsnap where for sampled objects against it.
 # Fails (never skips) when dotnet, the runtime, createdump, the DAC or ClrMD is missing.
 set -uo pipefail
-gcsnap=$1 out=$2 work=$3 major=$4 app=$5 source=${6:-events}
+gcsnap=$1 out=$2 work=$3 major=$4 app=$5 source=${6:-events} gc=${7:-workstation}
 here=$(dirname "$0")
 fail() { echo "identity: FAIL: $*" >&2; exit 1; }
 command -v dotnet >/dev/null 2>&1 || fail "'dotnet' is not on PATH"
@@ -30,7 +32,15 @@ rm -rf "$work" && mkdir -p "$work" || fail "cannot create $work"
 snap=$work/identity.snap fifo=$work/stdin
 mkfifo "$fifo" || fail "mkfifo failed"
 # The oracle app's runtimeconfig turns concurrent GC off; the variable turns it back on.
-env DOTNET_gcConcurrent=1 DOTNET_TieredCompilation=0 DOTNET_ROOT="$root" DOTNET_ROLL_FORWARD=Major \
+gc_env=()
+case $gc in
+  workstation) ;;
+  server) gc_env=(DOTNET_gcServer=1 DOTNET_GCHeapCount=2) ;;
+  *) fail "GC '$gc' is not workstation or server" ;;
+esac
+# A 64 KiB gen0 budget: the churn's allocations run natural gen0 GCs while a background GC
+# marks, foreground GCs nested inside it, which the identity must survive too.
+env "${gc_env[@]}" GCSNAP_DIAGNOSTICS=1 DOTNET_GCgen0size=0x10000 DOTNET_gcConcurrent=1 DOTNET_TieredCompilation=0 DOTNET_ROOT="$root" DOTNET_ROLL_FORWARD=Major \
   "$gcsnap" record --source "$source" --policy none -o "$snap" -- "$root/dotnet" "$app" identity \
   <"$fifo" >"$work/app.out" 2>"$work/app.err" &
 record_pid=$!
@@ -64,10 +74,17 @@ cat "$work/app.out" "$work/app.err"
 grep -q '^oracle-app: done' "$work/app.out" || fail "the app did not finish"
 bgc=$(sed -n 's/^oracle-app: ready .*moment=2 bgc=\([0-9]*\).*/\1/p' "$work/app.out")
 [ "${bgc:-0}" -gt 0 ] || fail "no background GC ended between the two moments (bgc=${bgc:-?})"
+# Foreground GCs (ephemeral GCs inside a background GC, GCStart type 2), as the shim counted them.
+fgc=0
+if [ "$source" = events ]; then
+  fgc=$(sed -n 's/^gcsnap: diagnostics: events source: [0-9]* GCs ([0-9]* background, \([0-9]*\) foreground).*/\1/p' "$work/app.err")
+  [ -n "$fgc" ] || fail "the shim's diagnostics do not count foreground GCs"
+  [ "$fgc" -gt 0 ] || fail "no foreground GC ran inside a background GC (the identity across one is not checked)"
+fi
 for n in 1 2; do
   dotnet "$oracle" "$work/moment$n.dmp" "$dac" "$work/truth$n.tsv" Zoo.Tracked || fail "the ClrMD oracle failed on moment $n"
   rm -f "$work/moment$n.dmp"  # ~100 MB each: the TSV holds what the comparison needs
 done
 python3 "$here/identity_compare.py" "$gcsnap" "$snap" "$work/truth1.tsv" "$work/truth2.tsv" ||
   fail "gcsnap's identity disagrees with ClrMD (see above)"
-echo "identity: gcsnap agrees with ClrMD across $bgc background GCs (runtime $version, --source $source)"
+echo "identity: gcsnap agrees with ClrMD across $bgc background GCs and $fgc foreground GCs inside them (runtime $version, --source $source, $gc GC)"

@@ -155,13 +155,14 @@ case_service_leaks() {
   "$gcsnap" path "$s3" --type AuditEntry | grep 'Gcsnap.Service.AuditLog.s_trail (static)' >/dev/null || fail "path does not name AuditLog.s_trail"
 }
 
-# record --pid with a snapshot after each round of load: one recording with object identity.
+# record --pid with a snapshot after each round of load (--policy none: those walks only, the
+# first one after round 1): one recording with object identity.
 # leaks names both leaks by identity; a one-file diff's path per group is the folded chain.
 case_service_record() {
   local rec=$work/$case_name.snap recorder text
   start_service
   rm -f "$rec" "$work/$case_name.rec"  # a previous run's line must not pass for this one's
-  "$gcsnap" record --pid "$pid" -o "$rec" --duration 300s >"$work/$case_name.rec" 2>&1 &
+  "$gcsnap" record --pid "$pid" -o "$rec" --policy none --duration 300s >"$work/$case_name.rec" 2>&1 &
   recorder=$!
   for _ in $(seq 1 300); do
     grep -q "^gcsnap: recording process $pid " "$work/$case_name.rec" 2>/dev/null && break

@@ -156,6 +156,55 @@ case_snapshot_killed() {
   grep -q "^Gcsnap\.Sample\.LeakyItem,$(fact leaky_items "$out")," <<<"$text" || fail "the on-demand GC does not hold the app's LeakyItems"
 }
 
+# The events source on Windows (docs/shim.md "Sources"): the app runs with GCSNAP_SOURCE=events
+# and --policy none; the GCs come from the runtime's EventPipe events, a snapshot over the
+# control pipe is the heap-dump session's walk. The file must say its source, hold the app's
+# induced GCs with their ranges, and one on-demand walk with the app's LeakyItems.
+case_events() {
+  local fifo=$work/$case_name.stdin pid reply i rows
+  rm -f "$fifo" && mkfifo "$fifo"
+  exec 3<>"$fifo"
+  GCSNAP_SOURCE=events GCSNAP_POLICY=none run_app wait 300 <"$fifo" >"$out.raw" 2>"$err" &
+  local runner=$!
+  for i in $(seq 1 600); do
+    grep -q '^gcsnap-sample: ready' "$out.raw" 2>/dev/null && break
+    kill -0 "$runner" 2>/dev/null || break
+    sleep 0.1
+  done
+  tr -d '\r' <"$out.raw" >"$out"
+  grep -q '^gcsnap-sample: ready' "$out" || { show "$out"; show "$err"; exec 3>&-; fail "the app never said ready"; }
+  pid=$(fact pid "$out")
+  [ -n "$pid" ] || { exec 3>&-; fail "no pid in the app's facts line"; }
+  reply=$("$wine_run" "$control_request" "$pid" snapshot 2>"$work/$case_name.request.err")
+  reply=${reply%$'\r'}
+  echo "control channel reply: $reply"
+  exec 3>&-  # stdin closes: the app ends its wait and exits
+  wait "$runner"
+  local rc=$?
+  tr -d '\r' <"$out.raw" >"$out"
+  show "$out"; show "$err"
+  [[ $reply =~ ^ok\ [0-9]+$ ]] || { show "$work/$case_name.request.err"; fail "snapshot over the control pipe: '$reply'"; }
+  [ "$rc" -eq 0 ] || fail "the app exited $rc under wine"
+  grep -q '^gcsnap-sample: wait ended by stdin' "$out" || fail "the app did not end its wait normally"
+  check_linux_verify "$snap"
+  grep -q 'ends complete: OK' "$work/$case_name.verify" || fail "the file does not end complete"
+  "$linux_gcsnap" info "$snap" >"$work/$case_name.info" 2>&1 || { show "$work/$case_name.info"; fail "Linux gcsnap info failed"; }
+  show "$work/$case_name.info"
+  grep -q "recorded from the runtime's events (record --source events)" "$work/$case_name.info" ||
+    fail "info does not say the events source"
+  # gc,trigger,surviving_ranges,moved_ranges,objects: the app's induced GCs and the walk.
+  rows=$("$linux_gcsnap" info "$snap" --format csv --table gcs 2>/dev/null | tr -d '\r' |
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) at[$i] = i; next }
+             { print $at["gc"] "," $at["trigger"] "," $at["surviving_ranges"] "," $at["moved_ranges"] "," $at["objects"] }')
+  printf '%s\n' "$rows"
+  [ "$(grep -c '^[0-9]' <<<"$rows")" -ge $(($(fact induced_gcs "$out") + 1)) ] || fail "fewer GCs than the app induced plus the snapshot"
+  awk -F, '$3 + $4 > 0 { found = 1 } END { exit !found }' <<<"$rows" || fail "no GC has surviving or moved ranges"
+  grep -Eq "^${reply#ok },on-demand,[0-9]+,[0-9]+,[1-9][0-9]*$" <<<"$rows" || fail "GC ${reply#ok } is not an on-demand walk with objects"
+  local text
+  text=$("$linux_gcsnap" types "$snap:${reply#ok }" --format csv --filter Gcsnap.Sample) || fail "types of the walked GC failed"
+  grep -q "^Gcsnap\.Sample\.LeakyItem,$(fact leaky_items "$out")," <<<"$text" || fail "the walk does not hold the app's LeakyItems"
+}
+
 # pprof (export --to pprof, zlib built from Debian's source for Windows): gcsnap.exe and the
 # Linux gcsnap write the same bytes for the Windows recording's last walked GC (the gzip header
 # names no system), and `go tool pprof` reads it with gcsnap's totals.

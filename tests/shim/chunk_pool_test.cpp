@@ -32,8 +32,9 @@ TEST_CASE("chunk pool: fill_before_walk makes the asked chunks ready, within the
   CHECK(chunk->is_full_size());
   CHECK(chunk->objects == 0);
   CHECK(pool.ready_count() >= 2);
+  // Back from the writer: the pool keeps what was taken (one), not what the cap allows.
   pool.give_back(std::move(chunk));
-  CHECK(pool.ready_count() == 3);
+  CHECK(pool.ready_count() == 1);
 }
 
 TEST_CASE("chunk pool: fill_before_walk returns at once when enough are ready or the pool stopped", "[shim][chunks]") {
@@ -58,6 +59,29 @@ TEST_CASE("chunk pool: a fill above the idle cap goes back to the cap as written
   CHECK(pool.ready_count() == 2);
   pool.give_back(std::move(second));
   CHECK(pool.ready_count() == 2);
+}
+
+TEST_CASE("chunk pool: between walks it keeps what the last walk took, not the idle cap", "[shim][chunks]") {
+  ChunkPool pool(8 * full_chunk_bytes());
+  // A small walk: one chunk ahead, the pool's thread refills behind what the walk takes.
+  pool.prepare(2);
+  REQUIRE(pool.fill_before_walk(2, std::chrono::milliseconds(20000)) == 2);
+  auto used = pool.take();
+  REQUIRE(used);
+  for (int i = 0; i < 2000 && pool.ready_count() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  pool.walk_done();
+  pool.give_back(std::move(used));
+  CHECK(pool.ready_count() == 1);
+  // A larger walk keeps more: three taken, three kept.
+  pool.prepare(3);
+  REQUIRE(pool.fill_before_walk(3, std::chrono::milliseconds(20000)) == 3);
+  auto a = pool.take(), b = pool.take(), c = pool.take();
+  REQUIRE((a && b && c));
+  pool.walk_done();
+  pool.give_back(std::move(a));
+  pool.give_back(std::move(b));
+  pool.give_back(std::move(c));
+  CHECK(pool.ready_count() == 3);
 }
 
 TEST_CASE("chunk pool: without a fill cap the idle cap bounds the fill", "[shim][chunks]") {

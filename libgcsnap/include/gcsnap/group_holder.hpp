@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "gcsnap/dominators.hpp"
 #include "gcsnap/heap_graph.hpp"
@@ -57,5 +58,16 @@ struct GroupHolder {
                                                     std::span<const uint32_t> preorder_position,
                                                     std::span<const uint8_t> array_types,
                                                     bool search_owner = true);
+
+/// Find the holder of each type's objects, as find_group_holder finds it with that type's
+/// objects Counted and every other object Outside, for all of TYPE_IDS (one holder per entry,
+/// in order): from the types' objects, their dominator ancestors and the objects they
+/// reference, in time near their number, not a pass over every node and edge per type. An
+/// owner's ENTRIES is not counted here (0): that would read every edge. GRAPH needs its
+/// forward edges; ARRAY_TYPES as find_group_holder's. Errors: InvalidArgument (DOM not of
+/// GRAPH's size), OutOfMemory.
+[[nodiscard]] Result<std::vector<GroupHolder>> find_type_holders(const HeapGraph& graph, const DominatorTree& dom,
+                                                                 std::span<const uint32_t> type_ids,
+                                                                 std::span<const uint8_t> array_types);
 
 }  // namespace gcsnap

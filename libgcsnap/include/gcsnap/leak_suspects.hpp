@@ -30,6 +30,11 @@ struct LeakOptions {
   size_t top = 0;
   /// Let weak roots retain objects (off: weakly held objects belong to no group).
   bool include_weak = false;
+  /// A suspect whose new and alive members number less than this share of the largest
+  /// suspect's must keep growing (keeps_growing), else it moves to LeakReport::bounded.
+  double small_growth_share = 0.05;
+  /// Groups kept in LeakReport::bounded, the largest growth first (each costs a holder search).
+  size_t max_bounded = 10;
 };
 
 /// One heap walk of the series.
@@ -122,10 +127,25 @@ struct TypeSeries {
   std::vector<uint64_t> counts, bytes;  ///< one per walk
 };
 
+/// Why a group that grew is not a suspect (docs/cli.md "leaks", "Bounded").
+enum class BoundedKind : uint8_t {
+  HeldFlat,  ///< it grew and then held flat (flat_from): a cache at its limit
+  Slowed,    ///< its growth is small beside the largest suspect's and does not keep up
+};
+
+/// A group that grew but does not accumulate: its fields are a suspect's.
+struct BoundedGroup {
+  LeakSuspect group;
+  BoundedKind kind = BoundedKind::HeldFlat;
+  size_t flat_from = 0;  ///< HeldFlat: the first walk of the flat tail (a position in walks)
+};
+
 struct LeakReport {
   std::vector<LeakWalk> walks;
   std::vector<size_t> recording_order;  ///< walks' `recording` -> position in the input
   std::vector<LeakSuspect> suspects;    ///< ranked by retained growth, largest first
+  /// Groups that grew and held flat, or slowed beside a larger leak; largest growth first.
+  std::vector<BoundedGroup> bounded;
   std::vector<TypeSeries> types;        ///< every type seen, by name
   uint64_t groups = 0;                  ///< groups (type + shape) judged
   bool too_few_walks = false;           ///< fewer than LeakOptions::min_walks: nothing judged
@@ -158,6 +178,19 @@ Result<std::vector<uint32_t>> collapse_repeats(std::span<const uint32_t> types, 
 /// min_growth_share of the intervals, end above where they started, and still rise over
 /// the last third of the intervals.
 bool is_growing_series(std::span<const uint64_t> counts, double min_growth_share);
+
+/// Where COUNTS (one per walk) grew and then held flat: the first walk of the flat tail, or 0
+/// when there is none. The rise R is the largest count minus the smallest; it must be at least
+/// one per interval. The tail is the longest run of walks at the end whose counts are all within
+/// R/10 of the last; it must span the last third of the intervals at least (one of two) and not
+/// start at the first walk, and the first count must lie below the band (the group grew into it
+/// rather than shrank into it).
+size_t flat_from(std::span<const uint64_t> counts);
+
+/// Whether COUNTS (one per walk) keep growing: the count rose in the last interval, and over the
+/// last half of the intervals it rose at least half as fast (per interval) as over the first half.
+/// A cache that fills and a lazily filled table slow down; a leak keeps its pace.
+bool keeps_growing(std::span<const uint64_t> counts);
 
 /// What tells an app apart: the modules and the namespaces of its own types (the .NET
 /// framework's left out: modules System.*, Microsoft.*, mscorlib, netstandard; namespaces

@@ -107,8 +107,29 @@ void find_candidate_holders(Analysis& a, std::span<const uint32_t> shape_of_node
 AccumulationPoint find_accumulation_point(const Analysis& a, std::span<const uint32_t> groups, uint32_t type,
                                           GroupHolder* holder = nullptr);
 void summarize(LeakSuspect& s, size_t segment_start);
-Result<std::vector<LeakSuspect>> judge_groups(Analysis& a, uint64_t& judged_groups, const OpenWalk& open_walk,
+struct JudgedGroups {
+  std::vector<LeakSuspect> suspects;
+  std::vector<BoundedGroup> bounded;
+};
+Result<JudgedGroups> judge_groups(Analysis& a, uint64_t& judged_groups, const OpenWalk& open_walk,
                                               const std::function<Status()>& reopen_last);
+
+// leak_bounded.cpp
+// Whether group R, which fails the births test of the suspects, stays a candidate for the
+// bounded list: its last-walk members were born in two intervals or more (BIRTHS: born_here
+// per walk; not a one-time allocation, not churn that lives one interval) and its type's count
+// grew and held flat (flat_from).
+bool may_be_bounded(const Analysis& a, uint32_t r, const std::vector<LeakPoint>& births);
+// The counts of SERIES that the judgement looks at (from the last recording's first walk when
+// it has enough walks); OFFSET: the walk of the first.
+std::vector<uint64_t> judged_counts(const Analysis& a, const std::vector<LeakPoint>& series, size_t& offset);
+// Of the candidates that are not suspects (OTHERS), those that grew and held flat, the largest
+// rise first, at most LeakOptions::max_bounded.
+std::vector<uint32_t> flat_candidates(const Analysis& a, std::span<const uint32_t> others);
+// GROUPS (flat candidates, merged and folded) that still hold flat, into BOUNDED.
+void keep_flat(const Analysis& a, std::vector<LeakSuspect> groups, std::vector<BoundedGroup>& bounded);
+// Move the suspects whose growth is small beside the largest and does not keep up to BOUNDED.
+void demote_slowed(const Analysis& a, std::vector<LeakSuspect>& suspects, std::vector<BoundedGroup>& bounded);
 
 // leak_merge.cpp
 std::vector<Judged> merge_suspects(std::vector<Judged> in, const Analysis& a);

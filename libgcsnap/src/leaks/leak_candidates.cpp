@@ -152,7 +152,14 @@ void choose_candidates(Analysis& a, const std::vector<LastWalkFacts>& facts, con
                               : count[r] >= std::max<uint64_t>(a.options.min_accumulated, k);
   }
   std::unordered_map<uint32_t, Births> born;
-  if (a.by_identity) born = judge_births(a, passed);
+  if (a.by_identity) {
+    std::vector<uint8_t> before = passed;
+    born = judge_births(a, passed);
+    // A cache that replaces its entries fails the births test when its survivors are recent;
+    // it stays a candidate for the bounded list (never a suspect: is_suspect repeats the test).
+    for (const auto& [r, births] : born)
+      if (before[r] && !passed[r]) passed[r] = may_be_bounded(a, r, births.points);
+  }
   for (uint32_t r = 0; r < n; ++r) {
     if (!passed[r]) continue;
     auto& series = a.groups[r];

@@ -250,19 +250,28 @@ Judged make_suspect(const Analysis& a, uint32_t g, const LastWalkFacts& f, LastW
 
 }  // namespace
 
-Result<std::vector<LeakSuspect>> judge_groups(Analysis& a, uint64_t& judged_groups, const OpenWalk& open_walk,
-                                              const std::function<Status()>& reopen_last) {
+Result<JudgedGroups> judge_groups(Analysis& a, uint64_t& judged_groups, const OpenWalk& open_walk,
+                                  const std::function<Status()>& reopen_last) {
   LastWalkPlan plan = plan_last_walk(a);
   if (Status st = count_all_walks(a, plan, open_walk, reopen_last, judged_groups); !st) return st.error();
   std::vector<Judged> suspects;
-  std::vector<uint32_t> candidates;
+  std::vector<uint32_t> candidates, others;
   for (const auto& [g, series] : a.groups) candidates.push_back(g);
   std::sort(candidates.begin(), candidates.end());
   for (const uint32_t g : candidates) {
-    if (!is_suspect(a, g, plan.facts[g])) continue;
+    if (!is_suspect(a, g, plan.facts[g])) {
+      others.push_back(g);
+      continue;
+    }
     suspects.push_back(make_suspect(a, g, plan.facts[g], plan));
   }
-  return fold_nested(merge_suspects(std::move(suspects), a), a);
+  JudgedGroups out;
+  out.suspects = fold_nested(merge_suspects(std::move(suspects), a), a);
+  std::vector<Judged> flat;
+  for (const uint32_t g : flat_candidates(a, others)) flat.push_back(make_suspect(a, g, plan.facts[g], plan));
+  keep_flat(a, fold_nested(merge_suspects(std::move(flat), a), a), out.bounded);
+  demote_slowed(a, out.suspects, out.bounded);
+  return out;
 }
 
 }  // namespace gcsnap::leaks

@@ -151,7 +151,12 @@ Result<LeakReport> find_leak_suspects(std::span<const Recording* const> recordin
   };
   auto suspects = leaks::judge_groups(a, report.groups, open_walk, reopen_last);
   if (!suspects) return suspects.error();
-  report.suspects = std::move(suspects).value();
+  report.suspects = std::move(suspects->suspects);
+  report.bounded = std::move(suspects->bounded);
+  std::stable_sort(report.bounded.begin(), report.bounded.end(), [](const BoundedGroup& x, const BoundedGroup& y) {
+    return std::tie(y.group.count_growth, x.group.type) < std::tie(x.group.count_growth, y.group.type);
+  });
+  if (report.bounded.size() > options.max_bounded) report.bounded.resize(options.max_bounded);
   std::stable_sort(report.suspects.begin(), report.suspects.end(), [](const LeakSuspect& x, const LeakSuspect& y) {
     return std::tie(y.retained_growth, y.bytes_growth, x.type) < std::tie(x.retained_growth, x.bytes_growth, y.type);
   });

@@ -1,5 +1,5 @@
 // The identity oracle's scenario (tests/e2e/identity_test.sh): `Gcsnap.OracleApp identity`.
-// Moment 1: a 24 MB ballast and 3,000 Zoo.Tracked objects (Id 1..3000) kept in a list, collected until stable,
+// Moment 1: a 24 MB ballast, 600,000 linked objects and 3,000 Zoo.Tracked objects (Id 1..3000) kept in a list, collected until stable,
 // "oracle-app: ready pid=N moment=1", then it waits for one line on stdin. Between the moments
 // it drops every third tracked object, churns through background GCs (GC.Collect(2, Forced,
 // blocking: false) with garbage allocated meanwhile) and compacting gen1 GCs, compacts the
@@ -26,6 +26,10 @@ public static class IdentityScenario {
   static int backgrounds;  // background GCs seen to end between the moments
   // The runtime runs no background GC on a heap of a few MB: 200,000 arrays (~24 MB) in gen2.
   static readonly byte[][] Ballast = new byte[200_000][];
+  // 600,000 linked objects (~19 MB) the background GC has to mark: long enough for the gen0 GCs
+  // of Churn_ to run inside it, as foreground GCs.
+  sealed class Link { public Link Next; public long V; }
+  static Link Chain;
 
   static long BackgroundGcIndex() => GC.GetGCMemoryInfo(GCKind.Background).Index;
 
@@ -41,11 +45,14 @@ public static class IdentityScenario {
     for (int r = 0; r < rounds; r++) {
       long before = BackgroundGcIndex();
       GC.Collect(2, GCCollectionMode.Forced, blocking: false, compacting: false);
+      // Garbage while the background GC marks (up to 64 MB): natural gen0 GCs, run inside it as
+      // foreground GCs, which the identity must survive too (identity_test.sh requires one).
+      for (int n = 0; n < 1_000_000 && (n % 256 != 0 || BackgroundGcIndex() == before); n++) GC.KeepAlive(new byte[64]);
       for (int k = 0; k < 4000; k++) {
         Churn.Add(new byte[64 + k % 200]);
         if (Churn.Count > 2000) Churn.RemoveRange(0, 1000);
-        // A gen0 GC just after the background one began: a foreground GC if the BGC still runs
-        // (on this 24 MB heap it has usually ended: gcsnap info lists the BGC first).
+        // A gen0 GC just after the background one began. The foreground GCs nested inside it are
+        // the natural gen0 GCs of this loop (identity_test.sh sets a small gen0 budget).
         if (k == 0) GC.Collect(0, GCCollectionMode.Forced, blocking: true);
       }
       for (int wait = 0; wait < 200 && BackgroundGcIndex() == before; wait++) Thread.Sleep(50);
@@ -57,6 +64,7 @@ public static class IdentityScenario {
 
   public static int Run() {
     for (int i = 0; i < Ballast.Length; i++) Ballast[i] = new byte[100];
+    for (int i = 0; i < 600_000; i++) Chain = new Link { Next = Chain, V = i };
     for (int i = 1; i <= 3000; i++) Live.Add(new Tracked(i));
     Settle();
     Console.Out.WriteLine($"oracle-app: ready pid={Environment.ProcessId} moment=1");
@@ -81,6 +89,7 @@ public static class IdentityScenario {
     while (stdin.ReadLine() != null) { }
     GC.KeepAlive(Live);
     GC.KeepAlive(Ballast);
+    GC.KeepAlive(Chain);
     Console.Out.WriteLine("oracle-app: done");
     return 0;
   }

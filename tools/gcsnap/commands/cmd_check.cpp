@@ -136,15 +136,14 @@ void run_check(const CheckOptions& opt) {
     table.add_column("unit", "UNIT");
   }
   table.add_column("passed", "RESULT");
-  std::vector<std::string> failures;
-  size_t failed_checks = 0;
+  std::vector<std::string> failures;  // one per FAIL row: the count the last line gives
   struct Outcome {
     std::string check, subject, limit_text, value_text, unit;
     std::optional<uint64_t> limit;
     int64_t value = 0;
     bool passed = false;
   };
-  // Each suspect is listed under the no-suspects check that it fails.
+  // Each suspect is a row of its own under the no-suspects check, and counts as a failure.
   auto add = [&](const Outcome& o) {
     std::vector<Cell> row = {o.check, o.subject};
     if (text) {
@@ -158,7 +157,6 @@ void run_check(const CheckOptions& opt) {
     row.emplace_back(o.passed ? "ok" : "FAIL");
     table.add_row(std::move(row));
     if (o.passed) return;
-    if (o.check != "suspect") ++failed_checks;
     failures.push_back(fmt::format("{}{}: {}{}", o.check, o.subject.empty() ? "" : " " + o.subject, o.value_text,
                                    o.limit_text.empty() ? "" : " (limit " + o.limit_text + ")"));
   };
@@ -193,7 +191,7 @@ void run_check(const CheckOptions& opt) {
   if (failures.empty()) return;
   std::fflush(stdout);
   for (const auto& f : failures) fmt::print(stderr, "gcsnap: check: FAIL {}\n", f);
-  throw CliError(fmt::format("{}: {} check(s) failed", opt.files.front(), failed_checks), kExitProblems);
+  throw CliError(fmt::format("{}: {} check(s) failed", opt.files.front(), failures.size()), kExitProblems);
 }
 
 }  // namespace

@@ -109,26 +109,98 @@ Table by_object(const LoadedHeap& heap, const DominatorTree& dom, const Dominato
   return table;
 }
 
-// Rows of `dominators --by type` that get a HELD BY (one pass over the nodes and edges each).
-constexpr size_t kHolderRows = 10;
+// Rows of `dominators --by type` that get a HELD BY: the default --top's, so that every row
+// shown by default has one.
+constexpr size_t kHolderRows = 50;
 // The width of `dominators --by type`'s table on a pipe or file (as `leaks`' text): its two
 // columns of full type names would make lines of some 200 columns.
 constexpr size_t kPipeWidth = 120;
 
-// What holds the instances of TYPE (find_group_holder: the deepest object dominating most of
-// them, or the owner of the structure they form): "List<T> (via T[])", "Registrations (owner)".
-std::pair<Cell, Cell> type_holder(const LoadedHeap& heap, const DominatorTree& dom, uint32_t type,
-                                  const std::vector<uint8_t>& array_types) {
-  std::vector<HolderMark> marks(heap.graph.node_count(), HolderMark::Outside);
-  for (NodeIndex v = 0; v < heap.graph.node_count(); ++v)
-    if (heap.graph.type_id(v) == type) marks[v] = HolderMark::Counted;
-  auto holder = find_group_holder(heap.graph, dom, marks, array_types);
-  if (!holder) fail_on(heap.sel.file, holder.error());
-  if (!holder->found) return {Cell(), Cell()};
-  std::string text(heap.type_name(holder->node));
-  if (holder->is_owner) text += " (owner)";
-  else if (holder->via_array != kNoNode) text += fmt::format(" (via {})", heap.type_name(holder->via_array));
-  return {Cell(text), Cell(heap.graph.address(holder->node))};
+// Per type id, 1 when the type is an array (its name ends in ']').
+std::vector<uint8_t> array_type_flags(const LoadedHeap& heap) {
+  std::vector<uint8_t> array_types;
+  for (NodeIndex v = 0; v < heap.graph.node_count(); ++v) {
+    const uint32_t t = heap.graph.type_id(v);
+    if (t >= array_types.size()) array_types.resize(t + 1, 2);
+    if (array_types[t] == 2) {
+      const std::string_view name = heap.type_name(v);
+      array_types[t] = !name.empty() && name.back() == ']';
+    }
+  }
+  return array_types;
+}
+
+// Per position in TYPES whose holder is an owner: how many of the type's objects reference
+// that owner back (one pass over the nodes and their edges for all of them).
+std::vector<std::pair<uint64_t, uint64_t>> owner_back_refs(const HeapGraph& graph, const std::vector<uint32_t>& types,
+                                                           const std::vector<GroupHolder>& holders) {
+  std::vector<uint32_t> position;  // type id -> 1 + its position, for the owner rows
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (!holders[i].found || !holders[i].is_owner) continue;
+    if (types[i] >= position.size()) position.resize(size_t{types[i]} + 1, 0);
+    if (position[types[i]] == 0) position[types[i]] = static_cast<uint32_t>(i + 1);
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> counts(types.size());  // members, back references
+  if (position.empty()) return counts;
+  for (NodeIndex v = 0; v < graph.node_count(); ++v) {
+    const uint32_t t = graph.type_id(v);
+    if (t >= position.size() || position[t] == 0) continue;
+    auto& [members, back] = counts[position[t] - 1];
+    ++members;
+    const NodeIndex owner = holders[position[t] - 1].node;
+    for (const NodeIndex w : graph.successors(v))
+      if (w == owner) {
+        ++back;
+        break;
+      }
+  }
+  return counts;
+}
+
+// Of TYPE's objects: the object of another type with edges to more than half of them (the
+// static array of the timer queues), or kNoNode.
+NodeIndex widest_referrer(const HeapGraph& graph, uint32_t type, uint64_t members) {
+  NodeIndex widest = kNoNode;
+  uint64_t most = 0;
+  for (NodeIndex v = 0; v < graph.node_count(); ++v) {
+    if (graph.type_id(v) == type) continue;
+    uint64_t into = 0;
+    for (const NodeIndex w : graph.successors(v)) into += graph.type_id(w) == type;
+    if (into > most) most = into, widest = v;
+  }
+  return 2 * most > members ? widest : kNoNode;
+}
+
+// What holds the instances of each of TYPES (find_type_holders: the deepest object dominating
+// most of them, or the owner of the structure they form): "List<T> (via T[])",
+// "Registrations (owner)", and the holder's address. An owner that most of them do not
+// reference back is one member's child (a TimerQueue's first TimerQueueTimer references its
+// queue): the object with edges to most of them (the static array of the queues) holds them
+// instead, or none is named. The check is made here, not in find_type_holders, so that the
+// leaks' holders keep their rule.
+std::vector<std::pair<Cell, Cell>> type_holders(const LoadedHeap& heap, const DominatorTree& dom,
+                                                const std::vector<uint32_t>& types) {
+  const auto holders = value_or_fail(find_type_holders(heap.graph, dom, types, array_type_flags(heap)), heap.sel.file);
+  const auto back_refs = owner_back_refs(heap.graph, types, holders);
+  std::vector<std::pair<Cell, Cell>> cells;
+  for (size_t i = 0; i < holders.size(); ++i) {
+    const GroupHolder& holder = holders[i];
+    if (!holder.found) {
+      cells.emplace_back(Cell(), Cell());
+      continue;
+    }
+    if (const auto [members, back] = back_refs[i]; holder.is_owner && 2 * back <= members) {
+      const NodeIndex widest = widest_referrer(heap.graph, types[i], members);
+      if (widest == kNoNode) cells.emplace_back(Cell(), Cell());
+      else cells.emplace_back(Cell(std::string(heap.type_name(widest))), Cell(heap.graph.address(widest)));
+      continue;
+    }
+    std::string text(heap.type_name(holder.node));
+    if (holder.is_owner) text += " (owner)";
+    else if (holder.via_array != kNoNode) text += fmt::format(" (via {})", heap.type_name(holder.via_array));
+    cells.emplace_back(Cell(text), Cell(heap.graph.address(holder.node)));
+  }
+  return cells;
 }
 
 Table by_type(LoadedHeap& heap, const DominatorTree& dom, const DominatorsOptions& opt) {
@@ -138,31 +210,27 @@ Table by_type(LoadedHeap& heap, const DominatorTree& dom, const DominatorsOption
   table.add_column("rank", "#", ColumnKind::Count).add_column("type", "TYPE", ColumnKind::TypeName);
   table.add_column("count", "COUNT", ColumnKind::Count).add_column("bytes", "BYTES", ColumnKind::Bytes);
   table.add_column("retained_bytes", "RETAINED", ColumnKind::Bytes).add_column("retained_share", "SHARE", ColumnKind::Share);
+  std::erase_if(hist, [&](const TypeStats& t) {
+    return !types.empty() && !std::binary_search(types.begin(), types.end(), t.type_id);
+  });
+  if (opt.top && hist.size() > opt.top) hist.resize(opt.top);
   const bool holders = opt.format == Format::Table;
-  std::vector<uint8_t> array_types;
+  std::vector<std::pair<Cell, Cell>> held_by;
   if (holders) {
     // Two name columns: on a narrow terminal (or a pipe, kPipeWidth) the holder's address
     // goes before names are cut below a readable width.
     table.add_column("holder", "HELD BY", ColumnKind::TypeName);
     table.add_column("holder_address", "HELD BY ADDRESS", ColumnKind::Address).drop_when_narrow(1);
-    for (NodeIndex v = 0; v < heap.graph.node_count(); ++v) {
-      const uint32_t t = heap.graph.type_id(v);
-      if (t >= array_types.size()) array_types.resize(t + 1, 2);
-      if (array_types[t] == 2) {
-        const std::string_view name = heap.type_name(v);
-        array_types[t] = !name.empty() && name.back() == ']';
-      }
-    }
+    std::vector<uint32_t> first;
+    for (size_t i = 0; i < hist.size() && i < kHolderRows; ++i) first.push_back(hist[i].type_id);
+    held_by = type_holders(heap, dom, first);
   }
-  size_t rank = 0;
-  for (const TypeStats& t : hist) {
-    if (!types.empty() && !std::binary_search(types.begin(), types.end(), t.type_id)) continue;
-    if (opt.top && rank == opt.top) break;
-    std::vector<Cell> row = {++rank, heap.names.type_name(t.type_id), t.count, t.shallow_bytes, t.retained_bytes,
+  for (size_t i = 0; i < hist.size(); ++i) {
+    const TypeStats& t = hist[i];
+    std::vector<Cell> row = {i + 1, heap.names.type_name(t.type_id), t.count, t.shallow_bytes, t.retained_bytes,
                              share(t.retained_bytes, dom.reachable_bytes())};
     if (holders) {
-      auto [holder, address] = rank <= kHolderRows ? type_holder(heap, dom, t.type_id, array_types)
-                                                   : std::pair<Cell, Cell>{Cell(), Cell()};
+      auto [holder, address] = i < held_by.size() ? std::move(held_by[i]) : std::pair<Cell, Cell>{Cell(), Cell()};
       row.push_back(std::move(holder));
       row.push_back(std::move(address));
     }

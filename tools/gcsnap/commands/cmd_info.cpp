@@ -124,7 +124,8 @@ void add_source_note(const Recording& r, std::vector<std::string>& notes) {
   for (const auto& e : r.gcs()) background += e.info.background() ? 1 : 0;
   notes.push_back(fmt::format("recorded from the runtime's events (record --source events): background GC stays on "
                               "({} background GC(s), GEN 'bg'); roots, objects and dependent handles only at heap "
-                              "walks, and walks only on demand (snapshot, --every, --on-rss, --on-heap-growth)",
+                              "walks, each at a full GC gcsnap forced (on demand, or by policy after the GC the "
+                              "policy picked)",
                               background));
 }
 

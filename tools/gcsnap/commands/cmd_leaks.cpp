@@ -14,6 +14,7 @@
 #include "loading/heap_load.hpp"
 #include "loading/gc_select.hpp"
 #include "loading/leak_load.hpp"
+#include "commands/leaks_bounded.hpp"
 #include "commands/leaks_text.hpp"
 #include "commands/path_text.hpp"
 #include "output/alloc_join_out.hpp"
@@ -30,15 +31,9 @@ struct LeaksOptions {
   bool include_weak = false;
   bool no_fold = false;
   bool no_cache = false;
+  bool series = false;
   Format format = Format::Table;
 };
-
-std::string describe_point(const AccumulationPoint& p) {
-  if (!p.found) return {};
-  if (p.is_owner) return fmt::format("{} (owner; entered from {} objects)", p.type, p.entries);
-  if (p.via_array.empty()) return p.type;
-  return fmt::format("{} (via {})", p.type, p.via_array);
-}
 
 Table suspects_table(const LoadedLeaks& l, Format format) {
   const auto& r = l.report;
@@ -173,6 +168,15 @@ void add_notes(const LoadedLeaks& l, Report& report, size_t min_walks) {
                                        format_address(top.example_address)));
 }
 
+void add_tables(const LoadedLeaks& l, Report& report, const LeaksOptions& opt) {
+  report.tables.push_back(suspects_table(l, opt.format));
+  report.tables.push_back(shapes_table(l.report));
+  report.tables.push_back(series_table(l));
+  report.tables.push_back(bounded_table(l, opt.format));
+  report.tables.push_back(bounded_series_table(l));
+  if (opt.series) report.tables.push_back(type_series_table(l, opt.format, opt.top));
+}
+
 constexpr size_t kAllocSitesPerSuspect = 3;
 
 void run_leaks(const LeaksOptions& opt) {
@@ -189,9 +193,7 @@ void run_leaks(const LeaksOptions& opt) {
   if (opt.format == Format::Table) {
     // Text: a block per suspect that fits the screen; --table still picks a table.
     if (output_table_requested()) {
-      report.tables.push_back(suspects_table(*loaded, opt.format));
-      report.tables.push_back(shapes_table(loaded->report));
-      report.tables.push_back(series_table(*loaded));
+      add_tables(*loaded, report, opt);
       if (!sites.empty()) report.tables.push_back(leak_alloc_sites_table(sites));
       print_report(report, opt.format);
       return;
@@ -201,11 +203,15 @@ void run_leaks(const LeaksOptions& opt) {
     for (size_t i = 0; i < sites.size() && i < paths.size(); ++i) paths[i].allocated_at = describe_alloc_sites(sites[i]);
     const std::string text = render_leaks_text(*loaded, paths, report.notes, text_width(stdout, 120));
     std::fwrite(text.data(), 1, text.size(), stdout);
+    if (opt.series) {
+      Report series;
+      series.tables.push_back(type_series_table(*loaded, opt.format, opt.top));
+      std::fputc('\n', stdout);
+      print_report(series, opt.format);
+    }
     return;
   }
-  report.tables.push_back(suspects_table(*loaded, opt.format));
-  report.tables.push_back(shapes_table(loaded->report));
-  report.tables.push_back(series_table(*loaded));
+  add_tables(*loaded, report, opt);
   if (!sites.empty()) report.tables.push_back(leak_alloc_sites_table(sites));
   print_report(report, opt.format);
 }
@@ -224,6 +230,8 @@ void add_leaks_command(CLI::App& app) {
   cmd->add_flag("--no-fold", opt->no_fold,
                 "list every hop of each suspect's path (by default a chain of hops of the same type and field is "
                 "one hop with a count)");
+  cmd->add_flag("--series", opt->series,
+                "also list the types whose count changed at every heap walk (the --top largest changes)");
   add_no_cache_option(*cmd, opt->no_cache);
   add_format_option(*cmd, opt->format);
   cmd->callback([opt] { run_leaks(*opt); });

@@ -72,12 +72,6 @@ std::string source_for(const RecordOptions& options) {
   return options.pid != 0 ? "events" : "profiler";
 }
 
-/// What the no-walk hint names as the walking rule: the events source walks on demand only,
-/// whatever --policy says (summary_line.hpp, print_no_walk_hint).
-std::string walk_rule_for(const RecordOptions& options) {
-  return source_for(options) == "events" ? "events" : options.policy;
-}
-
 /// record --pid: attach, wait for the duration, Ctrl+C or the process's end, detach.
 [[noreturn]] void run_record_attached(const RecordOptions& options) {
   unsigned long long seconds = options.duration.empty() ? 0 : parse_duration(options.duration, "--duration");
@@ -143,7 +137,7 @@ std::string walk_rule_for(const RecordOptions& options) {
   const uint64_t walks =
       print_summary(session.output_path(), fmt::format("process {} ({})", target.pid, target.name), options.index);
   if (walks == 0) {
-    print_no_walk_hint(session.output_path(), walk_rule_for(options), target.pid);
+    print_no_walk_hint(session.output_path(), options.policy, target.pid);
   }
   std::fflush(stdout);
   std::exit(kExitOk);
@@ -232,7 +226,7 @@ std::vector<std::pair<std::string, std::string>> record_environment(const Record
   std::string output = prepare_output(options.output.empty() ? "gcsnap-{name}-{pid}.snap" : options.output, options.force);
   RecordedProcesses processes;
   processes.set_summarize([&options](const std::string& path, const std::string& label, long pid) {
-    if (print_summary(path, label, options.index) == 0) print_no_walk_hint(path, walk_rule_for(options), pid);
+    if (print_summary(path, label, options.index) == 0) print_no_walk_hint(path, options.policy, pid);
   });
   std::optional<PeriodicSnapshots> periodic;
   if (every) periodic.emplace(every, kWalkTimeoutS);

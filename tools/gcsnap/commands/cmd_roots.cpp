@@ -31,6 +31,7 @@ struct RootsOptions {
   std::vector<std::string> flags;
   std::string type;
   size_t top = 0;
+  bool all = false;
   bool no_cache = false;
   Format format = Format::Table;
 };
@@ -221,14 +222,52 @@ Table summary_table(const RootsInput& in, const std::vector<size_t>& rows, const
   return summary;
 }
 
-Table list_table(const RootsInput& in, std::span<const size_t> rows, size_t matched) {
+// Rows of the list on a terminal unless --top or --all says otherwise (a heap of 50 M objects
+// has some 300,000 handles), and the types of the summary by type there.
+constexpr size_t kTerminalRows = 50;
+constexpr size_t kTerminalTypes = 10;
+
+// The summary by the type of the roots' objects (ROWS' TYPES, parallel; nullopt: no object
+// there or a null root): roots and distinct objects per type, most roots first. A table
+// shows the first kTerminalTypes and says how many more there are.
+Table type_summary(const RootsInput& in, std::span<const size_t> rows,
+                   const std::vector<std::optional<std::string_view>>& types, Format format,
+                   std::vector<std::string>& notes) {
+  struct Count {
+    std::optional<std::string_view> type;
+    uint64_t roots = 0, objects = 0;
+  };
+  std::vector<std::pair<std::optional<std::string_view>, uint64_t>> keyed;  // (type, object)
+  for (size_t k = 0; k < rows.size(); ++k) keyed.emplace_back(types[k], in.roots.object_ids[rows[k]]);
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<Count> counts;
+  for (size_t k = 0; k < keyed.size(); ++k) {
+    const bool new_type = k == 0 || keyed[k].first != keyed[k - 1].first;
+    if (new_type) counts.push_back(Count{keyed[k].first, 0, 0});
+    ++counts.back().roots;
+    counts.back().objects += new_type || keyed[k].second != keyed[k - 1].second;
+  }
+  std::stable_sort(counts.begin(), counts.end(), [](const Count& x, const Count& y) { return x.roots > y.roots; });
+  Table table("types", fmt::format("Roots of GC {} by their object's type", in.sel.number()));
+  table.add_column("type", "TYPE", ColumnKind::TypeName).add_column("count", "ROOTS", ColumnKind::Count);
+  table.add_column("distinct_objects", "OBJECTS", ColumnKind::Count);
+  const size_t shown = format == Format::Table ? std::min(counts.size(), kTerminalTypes) : counts.size();
+  for (size_t k = 0; k < shown; ++k)
+    table.add_row({counts[k].type ? Cell(*counts[k].type) : Cell(), counts[k].roots, counts[k].objects});
+  if (shown < counts.size())
+    notes.push_back(fmt::format("the summary by type shows the {} types with most roots of {} (--format json or csv: all)",
+                                shown, counts.size()));
+  return table;
+}
+
+Table list_table(const RootsInput& in, std::span<const size_t> rows, size_t matched,
+                 std::span<const std::optional<std::string_view>> types) {
   Table list("roots", rows.size() == matched
                           ? fmt::format("Roots ({} of {})", matched, in.roots.size())
                           : fmt::format("Roots (first {} of {} that match, {} in all)", rows.size(), matched,
                                         in.roots.size()));
   list.add_column("address", "OBJECT", ColumnKind::Address).add_column("type", "TYPE", ColumnKind::TypeName).add_column("kind", "KIND");
   list.add_column("flags", "FLAGS").add_column("root_id", "ROOT ID", ColumnKind::Address).add_column("method", "METHOD");
-  const auto types = in.types_of(rows);
   for (size_t k = 0; k < rows.size(); ++k) {
     const size_t i = rows[k];
     const auto& t = types[k];
@@ -241,13 +280,29 @@ Table list_table(const RootsInput& in, std::span<const size_t> rows, size_t matc
   return list;
 }
 
+// How many roots to list: --top, every one with --all or for JSON and CSV, else the first
+// kTerminalRows (and a note says how to see the rest).
+size_t listed_rows(const RootsOptions& opt, size_t matched, std::vector<std::string>& notes) {
+  if (opt.top) return std::min(opt.top, matched);
+  if (opt.all || opt.format != Format::Table || matched <= kTerminalRows) return matched;
+  notes.push_back(fmt::format("listing the first {} of {} roots: --top N or --all for more, --format json or csv "
+                              "for every one", kTerminalRows, matched));
+  return kTerminalRows;
+}
+
 void run_roots(const RootsOptions& opt) {
   const RootsInput in = load_roots(opt);
   const std::vector<size_t> rows = select_roots(in, opt);
   Report report;
+  std::vector<std::string> list_note;
   report.tables.push_back(summary_table(in, rows, filter_text(opt)));  // counts every match, before --top
-  const size_t shown = opt.top ? std::min(opt.top, rows.size()) : rows.size();
-  report.tables.push_back(list_table(in, std::span<const size_t>(rows).first(shown), rows.size()));
+  // The types of every match when the summary by type needs them, else of the listed rows.
+  const size_t shown = listed_rows(opt, rows.size(), list_note);
+  const auto types = in.types_of(in.has_walk() ? std::span<const size_t>(rows) : std::span(rows).first(shown));
+  if (in.has_walk()) report.tables.push_back(type_summary(in, rows, types, opt.format, report.notes));
+  report.tables.push_back(list_table(in, std::span<const size_t>(rows).first(shown), rows.size(),
+                                     std::span(types).first(shown)));
+  for (auto& note : list_note) report.notes.push_back(std::move(note));
   if (!in.has_walk()) report.notes.push_back(fmt::format("GC {} has no heap walk: no type names", in.sel.number()));
   if (in.sel.entry().drops.roots)
     report.notes.push_back(fmt::format("the recorder dropped {} roots at this GC", in.sel.entry().drops.roots));
@@ -265,7 +320,9 @@ void add_roots_command(CLI::App& app) {
   cmd->add_option("--flags", opt->flags, "only roots with all these flags: pinning, weak, interior, refcounted")
       ->delimiter(',');
   cmd->add_option("--type", opt->type, "only roots whose object's type name contains this text, ignoring case (needs a heap walk)");
-  cmd->add_option("--top", opt->top, "list at most N roots (the summary still counts all that match)");
+  auto* top = cmd->add_option("--top", opt->top,
+                              "list at most N roots (the summaries still count all that match; default in a table: 50)");
+  cmd->add_flag("--all", opt->all, "list every root that matches (JSON and CSV always do)")->excludes(top);
   add_no_cache_option(*cmd, opt->no_cache);
   add_format_option(*cmd, opt->format);
   cmd->callback([opt] { run_roots(*opt); });

@@ -60,6 +60,20 @@ bool read_columns(DiffSide& side, const Recording& rec) {
   return true;
 }
 
+// SHARE reads "same shape / examined": say so when a group had more members than were
+// examined (a share of 4096 for a group of 5232 is otherwise unexplained).
+void note_sampled_shares(const WalkDiff& diff, std::vector<std::string>& notes) {
+  for (size_t g = 0; g < diff.new_groups.size(); ++g) {
+    const GroupPath& p = diff.new_paths[g];
+    if (p.examined == 0 || p.examined >= diff.new_groups[g].count) continue;
+    notes.push_back(fmt::format(
+        "SHARE = members whose path has the shape / members examined: the paths of the first {} members of a group "
+        "are examined (e.g. {} of the {} new {}), the share of the group is estimated from them",
+        p.examined, p.examined, diff.new_groups[g].count, diff.new_groups[g].name));
+    return;
+  }
+}
+
 }  // namespace
 
 uint64_t DiffSide::address_of(size_t i) const {
@@ -261,6 +275,7 @@ ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, con
                                 diff->missing_count, early, late));
   if (!diff->new_groups.empty()) {
     add_group_rows(out, b.view, *diff, fold);
+    note_sampled_shares(*diff, notes);
     if (diff->graph_b->stats().unresolved_roots)
       notes.push_back(fmt::format("{} roots of GC {} point at no walked object", diff->graph_b->stats().unresolved_roots,
                                   b.walk.gc_number));

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "commands/leaks_bounded.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/root_summary.hpp"
 #include "output/output.hpp"
@@ -193,6 +194,7 @@ std::string render_leaks_text(const LoadedLeaks& l, const std::vector<SuspectPat
     out += '\n';
     write_suspect(out, l, i, i < paths.size() ? &paths[i] : nullptr, width);
   }
+  out += render_bounded_text(l, width);
   if (!notes.empty()) out += '\n';
   for (const std::string& note : notes) write_note(out, note, width);
   return out;

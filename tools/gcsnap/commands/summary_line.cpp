@@ -88,10 +88,7 @@ uint64_t print_summary(const std::string& path, const std::string& process, bool
 }
 
 void print_no_walk_hint(const std::string& path, const std::string& policy, long pid) {
-  // POLICY "events": the events source, whose walks are on demand only (docs/shim.md "Sources").
-  const std::string walked = policy == "events"
-                                 ? "the events source (--source events) walks only on demand, and none was asked"
-                             : policy == "none"      ? "--policy none walks no GC"
+  const std::string walked = policy == "none"      ? "--policy none walks no GC"
                              : policy == "gen2"    ? "no gen2 GC (the GCs --policy gen2 walks) happened"
                              : policy == "induced" ? "no induced GC (the GCs --policy induced walks) happened"
                              : policy == "all"     ? "no GC happened"

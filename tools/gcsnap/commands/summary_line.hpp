@@ -19,8 +19,7 @@ std::string size_ratio(uint64_t index_bytes, uint64_t file_bytes);
 uint64_t print_summary(const std::string& path, const std::string& process = "", bool build_index = false);
 
 /// Print on stderr that PATH has no heap walk (no GC that POLICY walks happened while PID was
-/// recorded; POLICY "events": the events source, which walks on demand only) and which option
-/// gives walks.
+/// recorded) and which option gives walks.
 void print_no_walk_hint(const std::string& path, const std::string& policy, long pid);
 
 }  // namespace gcsnap::cli

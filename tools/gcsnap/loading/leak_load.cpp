@@ -67,6 +67,13 @@ std::unique_ptr<LoadedLeaks> load_leaks(const std::vector<std::string>& files, c
   return loaded;
 }
 
+std::string describe_point(const AccumulationPoint& p) {
+  if (!p.found) return {};
+  if (p.is_owner) return fmt::format("{} (owner; entered from {} objects)", p.type, p.entries);
+  if (p.via_array.empty()) return p.type;
+  return fmt::format("{} (via {})", p.type, p.via_array);
+}
+
 std::string describe_shape(const PathShape& shape) {
   // As diff prints a path: "[kind flags] -> Type -> ... -> Type".
   const std::string flags = root_flags_text(shape.root_flags);

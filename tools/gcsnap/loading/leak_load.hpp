@@ -25,6 +25,9 @@ struct LoadedLeaks {
 std::unique_ptr<LoadedLeaks> load_leaks(const std::vector<std::string>& files, const LeakOptions& options,
                                         bool use_index = true);
 
+/// A holder as the tables name it: "List<T> (via T[])", "X (owner; entered from N objects)".
+std::string describe_point(const AccumulationPoint& point);
+
 /// One suspect's first path shape on one line: "[handle] -> A -> B -> C".
 std::string describe_shape(const PathShape& shape);
 
