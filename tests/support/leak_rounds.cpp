@@ -52,6 +52,7 @@ Status RoundHeap::write_gc(Writer& w, uint64_t time_base) {
   }
   GCSNAP_RETURN_IF_ERROR(w.add_surviving_ranges(addresses, sizes));
   GCSNAP_RETURN_IF_ERROR(w.add_objects(addresses, types, sizes, gens, counts, refs));
+  if (before_end) GCSNAP_RETURN_IF_ERROR(before_end(w));
   return w.end_gc(info);
 }
 

@@ -5,6 +5,7 @@
 // analysis and CLI tests read.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,11 @@ class RoundHeap {
   }
   /// Write the next GC (full, sweeping, with a heap walk) at TIME_BASE + its number in ms.
   Status write_gc(Writer& w, uint64_t time_base = 1'700'000'000'000'000'000ull);
+  /// The address of object ID (objects never move).
+  uint64_t address_of(size_t id) const { return objects_[id].address; }
+  /// When set, called by write_gc after the heap walk, before end_gc: more sections for the
+  /// block (allocation samples).
+  std::function<Status(Writer&)> before_end;
 
  private:
   struct Obj {

@@ -7,6 +7,7 @@
 #include "gcsnap/version.hpp"
 #include "gcsnap/writer.hpp"
 
+#include "gcsnap/alloc_join.hpp"
 #include "gcsnap/alloc_samples.hpp"
 #include "gcsnap/analysis_index.hpp"
 #include "gcsnap/dominators.hpp"

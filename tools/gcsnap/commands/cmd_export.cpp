@@ -15,9 +15,11 @@
 #include "commands/commands.hpp"
 #include "export/dot_export.hpp"
 #include "gcsnap/retention.hpp"
+#include "loading/gc_select.hpp"
 #include "loading/heap_load.hpp"
 #include "export/heapsnapshot_export.hpp"
 #include "export/parquet_export.hpp"
+#include "export/pprof_alloc_export.hpp"
 #include "export/pprof_export.hpp"
 #include "output/output.hpp"
 #include "output/output_file.hpp"
@@ -45,6 +47,7 @@ struct ExportOptions {
   std::vector<std::string> tables;
   bool no_cache = false;
   bool suspects = false;
+  std::string profile = "heap";
 };
 
 void run_heapsnapshot(const ExportOptions& opt) {
@@ -66,12 +69,27 @@ void run_heapsnapshot(const ExportOptions& opt) {
   for (const std::string& note : heap->notes()) std::fprintf(stderr, "note: %s\n", note.c_str());
 }
 
+// The allocation profile reads only the samples and the ranges: no heap walk is loaded.
+void run_alloc_pprof(const ExportOptions& opt) {
+  const SelectedGc sel = open_selected_gc(opt.file, opt.gc, GcNeed::Any);
+  OutputFile out(opt.output.empty() ? "-" : opt.output);
+  const AllocPprofCounts counts = write_alloc_pprof(sel.file, *sel.recording, sel.index, out);
+  out.commit();
+  std::fprintf(stderr, "%s",
+               fmt::format("gcsnap: GC {} of {}: allocation profile of {} samples ({} alive at GC {}) in {} stacks of {} "
+                           "functions -> {}\n",
+                           sel.number(), sel.file, counts.samples, counts.live, sel.number(), counts.stacks,
+                           counts.functions, out.is_stdout() ? "standard output" : out.path())
+                   .c_str());
+}
+
 void run_pprof(const ExportOptions& opt) {
   if (!opt.object.empty() || !opt.type.empty())
     throw CliError("export: --object and --type are for --to dot; a retention profile holds the whole heap", kExitUsage);
   if (opt.output.empty() && is_terminal(stdout))
     throw CliError("export: a pprof profile is gzipped binary: give -o FILE.pb.gz (or -o - to write it to a pipe)",
                    kExitUsage);
+  if (opt.profile == "alloc") return run_alloc_pprof(opt);
   const auto heap = load_heap(opt.file, opt.gc, true, true);
   OutputFile out(opt.output.empty() ? "-" : opt.output);
   const PprofCounts counts = write_pprof(*heap, out);
@@ -133,7 +151,7 @@ void run_parquet(const ExportOptions& opt) {
   // The suspects table costs a `gcsnap leaks` run over every walk (more than the other tables
   // together): it is written when asked for.
   std::vector<std::string> tables = opt.tables;
-  if (tables.empty()) tables = {"gcs", "objects", "references", "roots", "types"};
+  if (tables.empty()) tables = {"gcs", "objects", "references", "roots", "types", "alloc_samples"};
   if (opt.suspects && std::find(tables.begin(), tables.end(), "suspects") == tables.end())
     tables.push_back("suspects");
   run_parquet_export(
@@ -174,10 +192,15 @@ void add_export_command(CLI::App& app) {
   cmd->add_option("--host", opt->host, "parquet: the host= of the tables (default: unknown)");
   cmd->add_option("--process", opt->process, "parquet: the process= of every file (default: NAME-PID from its name)");
   cmd->add_option("--tables", opt->tables, "parquet: write only these tables (default: gcs objects references roots "
-                                           "types; suspects too with --suspects)")
+                                           "types, and alloc_samples for a recording with allocation samples; "
+                                           "suspects too with --suspects)")
       ->delimiter(',');
   cmd->add_flag("--suspects", opt->suspects,
                 "parquet: write the suspects table too (what `gcsnap leaks` reports: another pass over every walk)");
+  cmd->add_option("--profile", opt->profile,
+                  "pprof: heap (default: the retention profile of the heap walk) or alloc (the sampled allocations "
+                  "with their stacks: allocated and still-alive estimates)")
+      ->check(CLI::IsMember({"heap", "alloc"}));
   add_no_cache_option(*cmd, opt->no_cache);
   cmd->add_option("--row-group-rows", opt->row_group_rows, "parquet: rows per row group (default 1048576)");
   cmd->callback([opt] { run_export(*opt); });

@@ -17,6 +17,7 @@
 #include "commands/leaks_bounded.hpp"
 #include "commands/leaks_text.hpp"
 #include "commands/path_text.hpp"
+#include "output/alloc_join_out.hpp"
 #include "output/output.hpp"
 
 namespace gcsnap::cli {
@@ -106,7 +107,7 @@ std::vector<SuspectPath> suspect_paths(const LoadedLeaks& l, bool fold) {
     if (!s.example_address) continue;
     auto node = heap->graph.find_object(s.example_address);
     if (!node) continue;
-    paths[i] = {s.example_address, folded_chain_hops(*heap, *tree, *node, fold)};
+    paths[i] = {s.example_address, folded_chain_hops(*heap, *tree, *node, fold), {}};
   }
   return paths;
 }
@@ -176,6 +177,8 @@ void add_tables(const LoadedLeaks& l, Report& report, const LeaksOptions& opt) {
   if (opt.series) report.tables.push_back(type_series_table(l, opt.format, opt.top));
 }
 
+constexpr size_t kAllocSitesPerSuspect = 3;
+
 void run_leaks(const LeaksOptions& opt) {
   LeakOptions options;
   options.top = opt.top;
@@ -184,15 +187,20 @@ void run_leaks(const LeaksOptions& opt) {
   const auto loaded = load_leaks(opt.files, options, !opt.no_cache);
   Report report;
   add_notes(*loaded, report, std::max<size_t>(opt.min_walks, 2));
+  // Sampled allocation sites of each suspect's members: nothing when the recording has none.
+  const auto sites = leak_alloc_sites(*loaded, kAllocSitesPerSuspect);
+  if (!sites.empty()) report.notes.push_back(leak_alloc_sites_note());
   if (opt.format == Format::Table) {
     // Text: a block per suspect that fits the screen; --table still picks a table.
     if (output_table_requested()) {
       add_tables(*loaded, report, opt);
+      if (!sites.empty()) report.tables.push_back(leak_alloc_sites_table(sites));
       print_report(report, opt.format);
       return;
     }
-    const std::vector<SuspectPath> paths = loaded->report.too_few_walks ? std::vector<SuspectPath>{}
-                                                                        : suspect_paths(*loaded, !opt.no_fold);
+    std::vector<SuspectPath> paths = loaded->report.too_few_walks ? std::vector<SuspectPath>{}
+                                                                  : suspect_paths(*loaded, !opt.no_fold);
+    for (size_t i = 0; i < sites.size() && i < paths.size(); ++i) paths[i].allocated_at = describe_alloc_sites(sites[i]);
     const std::string text = render_leaks_text(*loaded, paths, report.notes, text_width(stdout, 120));
     std::fwrite(text.data(), 1, text.size(), stdout);
     if (opt.series) {
@@ -204,6 +212,7 @@ void run_leaks(const LeaksOptions& opt) {
     return;
   }
   add_tables(*loaded, report, opt);
+  if (!sites.empty()) report.tables.push_back(leak_alloc_sites_table(sites));
   print_report(report, opt.format);
 }
 

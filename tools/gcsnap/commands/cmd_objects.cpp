@@ -15,6 +15,7 @@
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/object_age.hpp"
 #include "loading/heap_load.hpp"
+#include "output/alloc_join_out.hpp"
 #include "output/output.hpp"
 #include "commands/type_filter.hpp"
 
@@ -95,6 +96,9 @@ void run_objects(const ObjectsOptions& opt) {
   table.add_column("age", "AGE (GCs)", ColumnKind::Count, Shown::TableOnly);
   table.add_column("age_gcs", "", ColumnKind::Count, Shown::MachineOnly);
   table.add_column("age_at_least", "", ColumnKind::Boolean, Shown::MachineOnly);
+  // Only a recording with allocation samples gets the columns (and pays for following them).
+  const auto allocs = load_alloc_join(heap->sel.file, *heap->sel.recording, heap->sel.index);
+  if (allocs) add_allocated_at_columns(table);
   // Rows are made as they are printed (a common type has millions of instances); HEAP, DOM
   // and ROWS outlive the printing below.
   // A file of one GC (a `gcsnap snapshot`) has nothing before it: "≥0" would say nothing.
@@ -103,14 +107,17 @@ void run_objects(const ObjectsOptions& opt) {
     if (age.at_least && age.gcs == 0) return Cell(one_walk ? "unknown (one walk)" : "unknown");
     return age.at_least ? Cell(fmt::format("\u2265{}", age.gcs)) : Cell(age.gcs);
   };
-  table.set_row_source(rows.size(), [&heap, &dom, &rows, &opt, &age_cell](size_t i) -> std::vector<Cell> {
+  table.set_row_source(rows.size(), [&heap, &dom, &rows, &opt, &age_cell, &allocs](size_t i) -> std::vector<Cell> {
     const Row& r = rows[i];
     const bool reachable = dom && dom->is_reachable(r.node);
     Cell age_text = opt.no_age ? Cell() : age_cell(r.age);
-    return {heap->graph.address(r.node), heap->type_name(r.node), heap->graph.object_size(r.node),
-            generation_name(heap->objects.generations[r.node]), dom ? Cell(r.retained) : Cell(),
-            dom ? Cell::boolean(reachable) : Cell(), age_text, opt.no_age ? Cell() : Cell(r.age.gcs),
-            opt.no_age ? Cell() : Cell::boolean(r.age.at_least)};
+    std::vector<Cell> row = {heap->graph.address(r.node), heap->type_name(r.node), heap->graph.object_size(r.node),
+                             generation_name(heap->objects.generations[r.node]), dom ? Cell(r.retained) : Cell(),
+                             dom ? Cell::boolean(reachable) : Cell(), age_text, opt.no_age ? Cell() : Cell(r.age.gcs),
+                             opt.no_age ? Cell() : Cell::boolean(r.age.at_least)};
+    if (allocs)
+      for (Cell& c : allocated_at_cells(*allocs, heap->graph.address(r.node))) row.push_back(std::move(c));
+    return row;
   });
   Report report;
   report.tables.push_back(std::move(table));

@@ -22,6 +22,7 @@
 #include "loading/gc_select.hpp"
 #include "loading/heap_load.hpp"
 #include "commands/path_text.hpp"
+#include "output/alloc_join_out.hpp"
 #include "output/output.hpp"
 #include "commands/type_filter.hpp"
 
@@ -159,12 +160,14 @@ size_t max_paths(const PathOptions& opt) {
   return opt.limit ? opt.limit : 1;
 }
 
-// Print RESULT, the paths to TARGET (WHAT names it), and fail as the reachability says.
-void report_object(const LoadedHeap& heap, const RetentionResult& result, const std::string& what,
+// Print RESULT, the paths to the object at ADDRESS (WHAT names it) and where it was allocated
+// if it was sampled, and fail as the reachability says.
+void report_object(const LoadedHeap& heap, const RetentionResult& result, uint64_t address, const std::string& what,
                    const PathOptions& opt) {
   std::vector<FoundPath> found;
   for (const auto& p : result.paths) found.push_back({p, result.reachability});
   Report report = make_report(heap, found, what, fold_hops(opt));
+  add_allocated_at(report, heap.sel.file, *heap.sel.recording, heap.sel.index, address, opt.format);
   if (max_paths(opt) != 1 && result.reachability == Reachability::Strong)
     report.notes.push_back(fmt::format("{} distinct direct retainers (roots or objects) hold it; {} shown",
                                        result.retainer_count, found.size()));
@@ -184,7 +187,7 @@ void run_object(const LoadedHeap& heap, const PathOptions& opt) {
   auto result = find_retention_paths(heap.graph, target, RetentionOptions{opt.include_weak, max_paths(opt)});
   if (!result) fail_on(heap.sel.file, result.error());
   const std::string what = fmt::format("{} ({})", format_address(heap.graph.address(target)), heap.type_name(target));
-  report_object(heap, *result, what, opt);
+  report_object(heap, *result, heap.graph.address(target), what, opt);
 }
 
 // HEAP takes the paths' objects as its graph (PointIndex::path_subgraph), with the GC's statics.
@@ -232,7 +235,7 @@ bool run_object_from_pieces(const PathOptions& opt) {
   result->paths = std::move(sub->paths);
   const std::string what =
       fmt::format("{} ({})", format_address(address), heap->names.type_name((*found)->type_id));
-  report_object(*heap, *result, what, opt);
+  report_object(*heap, *result, address, what, opt);
   return true;
 }
 

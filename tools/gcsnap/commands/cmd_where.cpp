@@ -16,6 +16,7 @@
 #include "gcsnap/object_identity.hpp"
 #include "gcsnap/retention.hpp"
 #include "loading/heap_load.hpp"
+#include "output/alloc_join_out.hpp"
 #include "output/output.hpp"
 
 namespace gcsnap::cli {
@@ -191,6 +192,7 @@ void run_where(const WhereOptions& opt) {
   report.tables.push_back(summary_table(*history, start, outcome));
   report.tables.push_back(history_table(*history, *sel.recording));
   report.notes = notes_for(*history, start, outcome);
+  add_allocated_at(report, sel.file, *sel.recording, sel.index, address, opt.format);
   print_report(report, opt.format);
 }
 

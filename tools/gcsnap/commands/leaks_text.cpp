@@ -135,6 +135,7 @@ void write_suspect(std::string& out, const LoadedLeaks& l, size_t rank, const Su
                      [&](int level) { return std::vector<std::string>{holder_text(s.accumulation, level)}; });
   if (path && !path->hops.empty())
     wrap_abbreviated(out, label("path"), kValueAt, width, 2, [&](int level) { return chain_pieces(*path, level); });
+  if (path && !path->allocated_at.empty()) wrap_pieces(out, label("alloc at"), {path->allocated_at}, kValueAt, width);
   // One shape is the path above without its field names; several tell how the group is held,
   // one line each: the root, then as many of the last hops as fit.
   if (s.shapes.size() > 1)

@@ -16,6 +16,8 @@ namespace gcsnap::cli {
 struct SuspectPath {
   uint64_t address = 0;
   std::vector<ChainHop> hops;
+  /// Where its sampled members were allocated ("App.Cache.Add 75%, ..."); empty: not sampled.
+  std::string allocated_at;
 };
 
 /// Return the report as text: a title, a block per suspect (PATHS: one per suspect, or none),

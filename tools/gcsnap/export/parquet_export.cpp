@@ -20,6 +20,7 @@
 #include "loading/leak_load.hpp"
 #include "export/parquet_streamed.hpp"
 #include "export/parquet_tables.hpp"
+#include "gcsnap/alloc_samples.hpp"
 #include "gcsnap/version.hpp"
 #include "errors/cli_error.hpp"
 
@@ -51,12 +52,25 @@ void verify_or_fail(const std::string& file, bool no_cache) {
   }
 }
 
-std::vector<std::string> table_paths(const ParquetExportOptions& opt, const std::string& file) {
+// Whether any GC block of REC holds allocation samples (format-spec.md §6.18).
+bool has_alloc_samples(const std::string& file, const Recording& rec) {
+  for (size_t i = 0; i < rec.gcs().size(); ++i) {
+    auto samples = read_alloc_samples(rec, i);
+    if (!samples) fail_on(file, samples.error());
+    if (!samples->empty()) return true;
+  }
+  return false;
+}
+
+// The files of FILE's tables; alloc_samples only for a recording that has samples (no empty
+// table for every recording made before them).
+std::vector<std::string> table_paths(const ParquetExportOptions& opt, const std::string& file, bool with_samples) {
   std::vector<std::string> paths;
   const std::string host = sanitize_key(opt.host.empty() ? "unknown" : opt.host);
   const std::string process = opt.process.empty() ? process_key_of(file) : sanitize_key(opt.process);
   for (const char* table : kParquetTables) {
-    if (!opt.tables.empty() && std::find(opt.tables.begin(), opt.tables.end(), table) == opt.tables.end()) {
+    if ((!opt.tables.empty() && std::find(opt.tables.begin(), opt.tables.end(), table) == opt.tables.end()) ||
+        (!with_samples && table == std::string_view(kParquetTables[kTableAllocSamples]))) {
       paths.emplace_back();
       continue;
     }
@@ -109,7 +123,7 @@ void add_walk_decoded(const std::string& file, const Recording& rec, size_t i, R
 void export_one(const ParquetExportOptions& opt, const std::string& file, const parquet::WriterOptions& wopt) {
   const auto start = std::chrono::steady_clock::now();
   auto rec = open_recording(file);
-  RecordingTables tables(table_paths(opt, file), wopt);
+  RecordingTables tables(table_paths(opt, file, has_alloc_samples(file, *rec)), wopt);
   size_t walks = 0;
   ObjectLineage lineage(opt.dir);
   for (size_t i = 0; i < rec->gcs().size(); ++i) {
@@ -122,6 +136,8 @@ void export_one(const ParquetExportOptions& opt, const std::string& file, const 
   }
   // The suspects of this recording alone, with `gcsnap leaks`'s default options.
   if (walks && tables.has_table(kTableSuspects)) tables.add_suspects(load_leaks({file}, LeakOptions{})->report);
+  if (tables.has_table(kTableAllocSamples))
+    tables.add_alloc_samples(file, *rec, rec->last_snapshot().value_or(rec->gcs().size() - 1));
   const std::vector<uint64_t> rows = tables.finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::string written;
@@ -158,7 +174,7 @@ void run_parquet_export(const ParquetExportOptions& opt) {
   for (const std::string& t : opt.tables)
     if (std::find(std::begin(kParquetTables), std::end(kParquetTables), t) == std::end(kParquetTables))
       throw CliError(fmt::format("export --tables: unknown table '{}' (use gcs, objects, references, roots, types, "
-                                 "suspects)", t), kExitUsage);
+                                 "suspects, alloc_samples)", t), kExitUsage);
   std::set<std::tuple<std::string, std::string>> seen;
   for (const std::string& file : opt.files) {
     const std::string process = opt.process.empty() ? process_key_of(file) : sanitize_key(opt.process);

@@ -40,6 +40,12 @@ std::vector<ColumnSpec> table_columns(size_t table) {
               {"retained_bytes", i64}, {"born_here", i64},     {"accumulated_count", i64},
               {"accumulated_bytes", i64}, {"retained_growth", i64}, {"count_growth", i64},
               {"by_identity", b}};
+    case kTableAllocSamples:
+      return {{"gc", i64},          {"address", i64},    {"followed_gc", i64}, {"followed_address", i64},
+              {"alive", b},         {"died_gc", i64},    {"type", str},        {"size", i64},
+              {"kind", str},        {"heap", str},       {"est_bytes", i64},   {"est_objects", i64},
+              {"stack_id", i64},    {"site", str},       {"thread", i64},      {"time", ts},
+              {"scale", i32}};
     default:
       return {{"gc", i64},      {"type", str},           {"count", i64},
               {"shallow_bytes", i64}, {"retained_bytes", i64}, {"unreachable_count", i64}};

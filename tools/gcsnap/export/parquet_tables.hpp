@@ -20,7 +20,8 @@ namespace gcsnap::cli {
 inline constexpr int kParquetSchemaVersion = 1;
 
 /// The names of the tables, as in the `table=` directory.
-inline constexpr const char* kParquetTables[] = {"gcs", "objects", "references", "roots", "types", "suspects"};
+inline constexpr const char* kParquetTables[] = {"gcs",   "objects",  "references",   "roots",
+                                                  "types", "suspects", "alloc_samples"};
 
 /// Positions in kParquetTables.
 enum ParquetTable : size_t {
@@ -30,6 +31,7 @@ enum ParquetTable : size_t {
   kTableRoots = 3,
   kTableTypes = 4,
   kTableSuspects = 5,
+  kTableAllocSamples = 6,
 };
 
 /// One table's file: the output file (renamed into place by finish()) and its writer.
@@ -56,6 +58,9 @@ class RecordingTables {
   /// Add the leak suspects of the recording (as `gcsnap leaks` finds them): one row per
   /// suspect and walk.
   void add_suspects(const LeakReport& report);
+  /// Add FILE's allocation samples (format-spec.md §6.18), each followed to GC position
+  /// WALK_POS: one row per sample (parquet_alloc_samples.cpp).
+  void add_alloc_samples(const std::string& file, const Recording& rec, size_t walk_pos);
   /// Whether table T (an index into kParquetTables) is written.
   bool has_table(size_t table) const;
   /// Close every file and rename it into place. Returns the rows written per table.

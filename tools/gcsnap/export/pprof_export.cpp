@@ -143,7 +143,9 @@ void add_value_type(protozero::pbf_writer& profile, int tag, int64_t type, int64
   vt.add_int64(2, unit);
 }
 
-std::string gzip(const std::string& data, const std::string& file) {
+}  // namespace
+
+std::string gzip_profile(const std::string& data, const std::string& file) {
   z_stream z{};
   if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
     throw CliError(fmt::format("{}: cannot start gzip compression", file), kExitBadInput);
@@ -163,8 +165,6 @@ std::string gzip(const std::string& data, const std::string& file) {
   if (rc != Z_STREAM_END) throw CliError(fmt::format("{}: gzip compression failed", file), kExitBadInput);
   return out;
 }
-
-}  // namespace
 
 PprofCounts write_pprof(LoadedHeap& heap, OutputFile& out) {
   ProfileBuilder b(heap);
@@ -221,7 +221,7 @@ PprofCounts write_pprof(LoadedHeap& heap, OutputFile& out) {
   add_value_type(profile, 11, s_kind, s_bytes);
   profile.add_int64(13, s_comment);
   profile.add_int64(14, s_bytes);
-  out.write(gzip(data, out.path()));
+  out.write(gzip_profile(data, out.path()));
   return counts;
 }
 

@@ -5,6 +5,7 @@
 // dominator, named by the field or static that holds it), folded where a frame repeats.
 
 #include <cstdint>
+#include <string>
 
 #include "loading/heap_load.hpp"
 #include "output/output_file.hpp"
@@ -25,5 +26,9 @@ struct PprofCounts {
 /// size of the objects that start the stack; read it flat). Every sample has the label gc.
 /// Unreachable objects sit under the frame "(unreachable)". Throws CliError.
 PprofCounts write_pprof(LoadedHeap& heap, OutputFile& out);
+
+/// DATA (an encoded profile.proto) gzipped as pprof reads it, the same bytes on every system.
+/// Throws CliError naming FILE.
+std::string gzip_profile(const std::string& data, const std::string& file);
 
 }  // namespace gcsnap::cli

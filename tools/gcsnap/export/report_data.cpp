@@ -1,4 +1,5 @@
 #include "export/report_data.hpp"
+#include "export/report_alloc_data.hpp"
 
 #include <algorithm>
 #include <array>
@@ -474,6 +475,7 @@ std::string build_report_data(const std::string& file, const ReportLimits& limit
   out += fmt::format(",\"paths\":[{}]", path_nodes);
   const ShortestPathTree* bfs = value_or_fail(heap->find_path_tree(), file);
   out += fmt::format(",\"suspects\":{}", suspects_json(file, snapshots.size(), strings, limits, *heap, *bfs));
+  out += report_alloc_json(file, rec, snapshots.back());  // nothing for a recording without samples
   out += fmt::format(",\"strings\":{}}}", strings.json());
   return out;
 }

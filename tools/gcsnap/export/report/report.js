@@ -485,6 +485,60 @@
       ` whole heap: ${signed(dc, String)} objects, ${signed(db, bytes)}; ${changed.length} types changed`;
   }
 
+  // ---- allocations ----------------------------------------------------------------------
+  // The sampled allocations as an icicle: the outermost frame on top, each frame as wide as
+  // the estimated bytes allocated under it (or still live at the last snapshot); the bottom
+  // row is the allocated type. A click zooms into a frame. Node: [name, alloc, live, kids].
+  let allocPath = [];
+  function allocBy() { return Number(document.querySelector('input[name=alloc-by]:checked').value); }
+  // "all > Main > AllocKept": each crumb zooms back out to its frame.
+  function drawAllocCrumbs(tree) {
+    const crumbs = document.getElementById('allocations-crumbs');
+    crumbs.replaceChildren(el('a', {text: 'all', onclick: () => { allocPath = []; drawAllocations(); }}));
+    allocPath.forEach((_, i) => {
+      let n = tree;
+      for (const k of allocPath.slice(0, i + 1)) n = n[3][k];
+      crumbs.append(' \u203a ', el('a', {text: n[0], onclick: () => { allocPath = allocPath.slice(0, i + 1); drawAllocations(); }}));
+    });
+  }
+  function drawAllocations() {
+    const a = rec.allocations;
+    const section = document.getElementById('allocations');
+    section.hidden = !a;
+    document.getElementById('nav-allocations').hidden = !a;
+    if (!a) return;
+    const by = allocBy();
+    document.getElementById('allocations-note').textContent =
+      `${a.samples} sampled allocations, ${a.live} still alive at GC ${a.gc}; ` +
+      (a.ticks ? 'AllocationTick samples (one per ~100 KiB): shares, not estimates' : 'estimated bytes');
+    let root = a.tree;
+    for (const k of allocPath) root = root[3][k] || root;
+    drawAllocCrumbs(a.tree);
+    const box = document.getElementById('icicle');
+    box.replaceChildren();
+    const width = box.clientWidth || 1000, rowH = 18;
+    let depth = 0;
+    const place = (n, path, x, w, d) => {
+      if (w < 1 || n[by] <= 0) return;
+      depth = Math.max(depth, d + 1);
+      const cell = el('div', {class: n[3].length ? 'frame' : 'frame leaf', text: n[0],
+                              style: `left:${x}px;top:${d * rowH}px;width:${w}px`});
+      cell.addEventListener('mousemove', ev => showTip(ev,
+        `${n[0]}\nallocated ${bytes(n[1])}\nlive at GC ${a.gc} ${bytes(n[2])}`));
+      cell.addEventListener('mouseleave', hideTip);
+      cell.addEventListener('click', () => { allocPath = path; drawAllocations(); });
+      box.append(cell);
+      let cx = x;
+      n[3].forEach((c, k) => {
+        const cw = w * c[by] / n[by];
+        place(c, path.concat([k]), cx, cw, d + 1);
+        cx += cw;
+      });
+    };
+    place(root, allocPath, 0, width, 0);
+    box.style.height = `${depth * rowH}px`;
+  }
+
   // ---- page -----------------------------------------------------------------------------
   function show(index) {
     rec = DATA.recordings[index];
@@ -492,6 +546,8 @@
       `${rec.file}: ${rec.gcs.length} GCs, ${rec.snaps.length} snapshots` + (rec.end !== 'complete' ? ` (file end: ${rec.end})` : '');
     drawMemory();
     drawTimeline();
+    allocPath = [];
+    drawAllocations();
     const hasSnaps = rec.snaps.length > 0;
     for (const id of ['types', 'dominators', 'diff', 'suspects']) document.getElementById(id).hidden = !hasSnaps;
     if (!hasSnaps) return;
@@ -515,6 +571,7 @@
     else { typeSort.key = th.dataset.key; typeSort.asc = th.dataset.key === 'name'; }
     drawTypes();
   }));
+  document.querySelectorAll('input[name=alloc-by]').forEach(r => r.addEventListener('change', drawAllocations));
   document.getElementById('diff-a').addEventListener('change', drawDiff);
   document.getElementById('diff-b').addEventListener('change', drawDiff);
   show(0);
