@@ -30,7 +30,7 @@ TEST_CASE("golden sample-valid.snap reads back what was written") {
   const char* name =
       GENERATE("sample-valid.snap", "compat/sample-valid-1.0.snap", "compat/sample-valid-no-ldm.snap",
                "compat/sample-valid-1.1.snap", "compat/sample-valid-1.2.snap", "compat/sample-valid-1.3.snap",
-               "events-source.snap");
+               "compat/sample-valid-1.4.snap", "events-source.snap");
   CAPTURE(name);
   auto rec = Recording::open(golden(name));
   REQUIRE(rec);
@@ -94,11 +94,14 @@ TEST_CASE("golden sample-valid.snap reads back what was written") {
   CHECK(r.required_features() == (std::string(name) == "events-source.snap" ? kFeatureEventsSource : 0));
   if (std::string(name) == "sample-valid.snap" || std::string(name) == "events-source.snap" ||
       std::string(name) == "compat/sample-valid-1.1.snap" || std::string(name) == "compat/sample-valid-1.2.snap" ||
-      std::string(name) == "compat/sample-valid-1.3.snap") {
+      std::string(name) == "compat/sample-valid-1.3.snap" || std::string(name) == "compat/sample-valid-1.4.snap") {
     const std::string n = name;
     const bool current = n == "sample-valid.snap" || n == "events-source.snap";
-    CHECK(r.minor_version() == (current ? 4 : n == "compat/sample-valid-1.3.snap" ? 3
-                                              : n == "compat/sample-valid-1.2.snap" ? 2 : 1));
+    CHECK(r.minor_version() == (current                                  ? 5
+                                : n == "compat/sample-valid-1.4.snap" ? 4
+                                : n == "compat/sample-valid-1.3.snap" ? 3
+                                : n == "compat/sample-valid-1.2.snap" ? 2
+                                                                      : 1));
     CHECK(*has_section);
     CHECK(handles->primaries == std::vector<uint64_t>{0x7f0000c00040, 0x7f0000c00018});
     CHECK(handles->secondaries == std::vector<uint64_t>{0x7f0000c000d8, 0x7f0000c01000});
@@ -114,7 +117,7 @@ TEST_CASE("golden memory-valid.snap reads back its memory accounting") {
   REQUIRE(rec);
   const Recording& r = **rec;
   REQUIRE(r.gcs().size() == 2);
-  CHECK(r.minor_version() == 4);
+  CHECK(r.minor_version() == 5);
   constexpr uint64_t kMiB = 1ull << 20;
   auto first = r.read_memory_accounting(0);
   REQUIRE(first);
@@ -229,4 +232,27 @@ TEST_CASE("golden walk-dropped.snap keeps every GC but the dropped walk") {
   auto names = r.read_names(2);
   REQUIRE(names);
   CHECK(names->type_name(3) == "App.Cache+Entry");
+}
+
+TEST_CASE("golden sample-valid.snap reads back its delegate targets (1.5)") {
+  for (const char* name : {"sample-valid.snap", "compat/sample-valid-1.4.snap"}) {
+    CAPTURE(name);
+    auto rec = Recording::open(golden(name));
+    REQUIRE(rec);
+    auto delegates = (*rec)->read_delegate_targets(2);
+    REQUIRE(delegates);
+    if (std::string(name) != "sample-valid.snap") {
+      CHECK(delegates->empty());  // §6.18: older files have none
+      continue;
+    }
+    REQUIRE(delegates->size() == 2);  // sorted by address
+    CHECK((*delegates)[0].address == 0x7f0000c00070);
+    CHECK((*delegates)[0].function_id == 0x7ff000002000);
+    CHECK((*delegates)[1].address == 0x7f0000c000d8);
+    CHECK((*delegates)[1].function_id == 0);
+    auto names = (*rec)->read_names(2);
+    REQUIRE(names);
+    REQUIRE(names->find_method(0x7ff000002000));
+    CHECK(names->find_method(0x7ff000002000)->name == "App.Cache.OnEvict");
+  }
 }

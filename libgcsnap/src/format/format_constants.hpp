@@ -19,7 +19,7 @@ inline constexpr uint8_t kGenerationsCollectedMask = 0x1F;
 inline constexpr uint8_t kFileMagic[8] = {0x89, 'G', 'C', 'S', 'N', 'A', 'P', 0x0A};
 inline constexpr uint8_t kTrailerMagic[8] = {0x0A, 'X', 'D', 'N', 'I', 'S', 'C', 'G'};
 inline constexpr uint16_t kMajorVersion = 1;
-inline constexpr uint16_t kMinorVersion = 4;  // 1.4: the events source (§3)
+inline constexpr uint16_t kMinorVersion = 5;  // 1.5: delegate targets (§6.18)
 inline constexpr uint32_t kFileHeaderSize = 40;
 /// §3: required-feature bits this reader implements.
 inline constexpr uint64_t kKnownRequiredFeatures = kFeatureEventsSource;
@@ -46,6 +46,7 @@ enum class SectionType : uint16_t {
   WalkSkipped = 0x001B,       // since 1.1
   MemoryAccounting = 0x001C,  ///< §6.16, since 1.2
   Dropped = 0x001D,           ///< §6.17, since 1.3: a walk's section whose payload was given back
+  DelegateTargets = 0x0022,   ///< §6.18, since 1.5
   BlockAbort = 0x00FE,
   BlockEnd = 0x00FF,
   Index = 0x0100,

@@ -43,6 +43,7 @@ inline constexpr SectionFacts kSectionTable[] = {
     {SectionType::WalkSkipped, "walk skipped", "§6.15", 1, SectionRole::Data, false},
     {SectionType::MemoryAccounting, "memory accounting", "§6.16", 2, SectionRole::Data, false},
     {SectionType::Dropped, "dropped", "§6.17", 3, SectionRole::Dropped, false},
+    {SectionType::DelegateTargets, "delegate targets", "§6.18", 5, SectionRole::Data, true},
     {SectionType::BlockAbort, "block abort", "§6.10", 0, SectionRole::Frame, false},
     {SectionType::BlockEnd, "block end", "§6.9", 0, SectionRole::Frame, false},
     {SectionType::Index, "block index", "§7.1", 0, SectionRole::Frame, false},
