@@ -22,6 +22,8 @@ class RuntimeInfoQueries final : public RuntimeQueries {
   uint32_t component_count(uint64_t object_id) override;
   std::string method_name(uint64_t function_id) override;
   bool type_layout(uint64_t class_id, uint64_t object_id, OwnedLayout& out) override;
+  bool delegate_code_offsets(uint64_t class_id, uint32_t& method_ptr, uint32_t& method_ptr_aux) override;
+  uint64_t function_at(uint64_t code) override;
   const uint64_t* object_words(uint64_t object_id) override { return reinterpret_cast<const uint64_t*>(object_id); }
 
  private:
