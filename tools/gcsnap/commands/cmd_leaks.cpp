@@ -39,7 +39,8 @@ std::string describe_point(const AccumulationPoint& p) {
   return fmt::format("{} (via {})", p.type, p.via_array);
 }
 
-Table suspects_table(const LoadedLeaks& l, Format format) {
+// PATHS: one per suspect (or none, for the table form).
+Table suspects_table(const LoadedLeaks& l, const std::vector<SuspectPath>& paths, Format format) {
   const auto& r = l.report;
   Table table("suspects", fmt::format("Leak suspects: {} of {} groups (type + path shape) accumulate over {} heap walks",
                                       r.suspects.size(), r.groups, r.walks.size()));
@@ -53,6 +54,8 @@ Table suspects_table(const LoadedLeaks& l, Format format) {
   table.add_column("accumulation_point", "HELD BY").add_column("accumulation_address", "HELD BY ADDRESS", ColumnKind::Address);
   table.add_column("example", "EXAMPLE", ColumnKind::Address);
   table.add_column("holds", "ALSO ACCUMULATING (HELD BY ITS MEMBERS)");
+  const bool named = format != Format::Table;  // the text form shows them in its blocks
+  if (named) add_named_path_columns(table);
   for (size_t i = 0; i < r.suspects.size(); ++i) {
     const LeakSuspect& s = r.suspects[i];
     std::vector<Cell> row = {i + 1, s.type, s.series.back().count, s.count_growth, s.accumulated_count,
@@ -64,6 +67,7 @@ Table suspects_table(const LoadedLeaks& l, Format format) {
     std::string holds;
     for (const HeldGroup& h : s.holds) holds += fmt::format("{}{} x{}", holds.empty() ? "" : ", ", h.type, h.accumulated_count);
     row.push_back(holds.empty() ? Cell() : Cell(holds));
+    if (named) add_named_path_cells(row, i < paths.size() ? &paths[i] : nullptr);
     table.add_row(std::move(row));
   }
   return table;
@@ -111,7 +115,7 @@ std::vector<SuspectPath> suspect_paths(const LoadedLeaks& l, bool fold) {
     if (!s.example_address) continue;
     auto node = heap->graph.find_object(s.example_address);
     if (!node) continue;
-    paths[i] = {s.example_address, folded_chain_hops(*heap, *tree, *node, fold)};
+    paths[i] = describe_suspect_path(*heap, *tree, *node, fold);
   }
   return paths;
 }
@@ -183,19 +187,21 @@ void run_leaks(const LeaksOptions& opt) {
   if (opt.format == Format::Table) {
     // Text: a block per suspect that fits the screen; --table still picks a table.
     if (output_table_requested()) {
-      report.tables.push_back(suspects_table(*loaded, opt.format));
+      report.tables.push_back(suspects_table(*loaded, {}, opt.format));
       report.tables.push_back(shapes_table(loaded->report));
       report.tables.push_back(series_table(*loaded));
       print_report(report, opt.format);
       return;
     }
-    const std::vector<SuspectPath> paths = loaded->report.too_few_walks ? std::vector<SuspectPath>{}
-                                                                        : suspect_paths(*loaded, !opt.no_fold);
+  }
+  const std::vector<SuspectPath> paths = loaded->report.too_few_walks ? std::vector<SuspectPath>{}
+                                                                      : suspect_paths(*loaded, !opt.no_fold);
+  if (opt.format == Format::Table) {
     const std::string text = render_leaks_text(*loaded, paths, report.notes, text_width(stdout, 120));
     std::fwrite(text.data(), 1, text.size(), stdout);
     return;
   }
-  report.tables.push_back(suspects_table(*loaded, opt.format));
+  report.tables.push_back(suspects_table(*loaded, paths, opt.format));
   report.tables.push_back(shapes_table(loaded->report));
   report.tables.push_back(series_table(*loaded));
   print_report(report, opt.format);
