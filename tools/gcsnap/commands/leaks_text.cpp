@@ -72,7 +72,8 @@ std::string abbreviated(const std::string& type, int level) {
 
 std::vector<std::string> chain_pieces(const SuspectPath& path, int level) {
   std::vector<std::string> pieces;
-  for (const ChainHop& hop : path.hops) pieces.push_back(abbreviated(hop.type, level) + hop.edge);
+  for (const ChainHop& hop : path.hops)
+    pieces.push_back(abbreviated(hop.type, level) + (hop.method.empty() ? "" : " [" + hop.method + "]") + hop.edge);
   pieces.back() += " " + format_address(path.address);
   return pieces;
 }
