@@ -9,6 +9,7 @@
 
 #include "errors/cli_error.hpp"
 #include "commands/commands.hpp"
+#include "commands/leaks_holders.hpp"
 #include "gcsnap/dominators.hpp"
 #include "gcsnap/group_holder.hpp"
 #include "gcsnap/retainer_chains.hpp"
@@ -117,14 +118,39 @@ constexpr size_t kPipeWidth = 120;
 
 // What holds the instances of TYPE (find_group_holder: the deepest object dominating most of
 // them, or the owner of the structure they form): "List<T> (via T[])", "Registrations (owner)".
+// When the holder is part of a structure where services leak (an event's invocation list, a
+// timer queue, a dictionary's tables: on an instance's path at or after a holder pattern's
+// structure, holder_patterns.hpp), the pattern's holder names the field to change instead:
+// "Ns.Watcher.Changed (static event)". Up to kPatternTries of the newest instances are tried.
+// PATHS: the shortest-path tree, computed at the first use.
+constexpr size_t kPatternTries = 8;
 std::pair<Cell, Cell> type_holder(const LoadedHeap& heap, const DominatorTree& dom, uint32_t type,
-                                  const std::vector<uint8_t>& array_types) {
+                                  const std::vector<uint8_t>& array_types,
+                                  std::optional<ShortestPathTree>& paths) {
   std::vector<HolderMark> marks(heap.graph.node_count(), HolderMark::Outside);
+  std::vector<NodeIndex> instances;
   for (NodeIndex v = 0; v < heap.graph.node_count(); ++v)
-    if (heap.graph.type_id(v) == type) marks[v] = HolderMark::Counted;
+    if (heap.graph.type_id(v) == type) {
+      marks[v] = HolderMark::Counted;
+      instances.push_back(v);
+    }
   auto holder = find_group_holder(heap.graph, dom, marks, array_types);
   if (!holder) fail_on(heap.sel.file, holder.error());
   if (!holder->found) return {Cell(), Cell()};
+  std::sort(instances.begin(), instances.end(),
+            [&](NodeIndex a, NodeIndex b) { return heap.graph.address(a) > heap.graph.address(b); });
+  for (size_t i = 0; i < instances.size() && i < kPatternTries; ++i) {
+    if (!paths) {
+      auto tree = ShortestPathTree::compute(heap.graph, RetentionOptions{});
+      if (!tree) fail_on(heap.sel.file, tree.error());
+      paths.emplace(std::move(tree).value());
+    }
+    const SuspectPath path = describe_suspect_path(heap, *paths, instances[i], true);
+    if (path.match.pattern == HolderPattern::None) continue;
+    const auto from = path.nodes.begin() + static_cast<std::ptrdiff_t>(path.match.structure_hop);
+    if (std::find(from, path.nodes.end(), holder->node) != path.nodes.end())
+      return {Cell(pattern_holder_text(path)), Cell()};
+  }
   std::string text(heap.type_name(holder->node));
   if (holder->is_owner) text += " (owner)";
   else if (holder->via_array != kNoNode) text += fmt::format(" (via {})", heap.type_name(holder->via_array));
@@ -155,13 +181,14 @@ Table by_type(LoadedHeap& heap, const DominatorTree& dom, const DominatorsOption
     }
   }
   size_t rank = 0;
+  std::optional<ShortestPathTree> paths;
   for (const TypeStats& t : hist) {
     if (!types.empty() && !std::binary_search(types.begin(), types.end(), t.type_id)) continue;
     if (opt.top && rank == opt.top) break;
     std::vector<Cell> row = {++rank, heap.names.type_name(t.type_id), t.count, t.shallow_bytes, t.retained_bytes,
                              share(t.retained_bytes, dom.reachable_bytes())};
     if (holders) {
-      auto [holder, address] = rank <= kHolderRows ? type_holder(heap, dom, t.type_id, array_types)
+      auto [holder, address] = rank <= kHolderRows ? type_holder(heap, dom, t.type_id, array_types, paths)
                                                    : std::pair<Cell, Cell>{Cell(), Cell()};
       row.push_back(std::move(holder));
       row.push_back(std::move(address));
@@ -245,8 +272,10 @@ void run_dominators(const DominatorsOptions& opt) {
     return;
   // Over strong roots: the node columns, the tree and the histogram; no edges are read.
   // --by type in the table also names each type's holder, which may need the forward edges.
-  const IndexParts holder_parts = opt.by == "type" && opt.format == Format::Table ? IndexParts{kIndexForward} : IndexParts{0};
-  const auto heap = load_heap(opt.file, opt.gc, true, false,
+  const IndexParts holder_parts =
+      opt.by == "type" && opt.format == Format::Table ? IndexParts{kIndexForward | kIndexSlots} : IndexParts{0};
+  // Field names for the holder patterns of --by type's HELD BY.
+  const auto heap = load_heap(opt.file, opt.gc, true, opt.by == "type" && opt.format == Format::Table,
                               IndexChoice{true, opt.no_cache,
                                           opt.include_weak ? kIndexAll
                                                            : kIndexObjects | kIndexDominators | kIndexTypes | holder_parts});

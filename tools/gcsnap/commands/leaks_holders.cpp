@@ -10,6 +10,7 @@ SuspectPath describe_suspect_path(const LoadedHeap& heap, const ShortestPathTree
   if (!tree.is_reached(node)) return out;
   const RetentionPath path = tree.path_to(node);
   if (path.nodes.empty()) return out;
+  out.nodes = path.nodes;
   const EdgeNamer namer = heap.edge_namer();
   const std::vector<HopField> fields = namer.name_path(path.nodes);
   out.hops = chain_hops(heap, path, fields, fold_path(heap, path, fields, fold));

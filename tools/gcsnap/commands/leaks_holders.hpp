@@ -18,6 +18,7 @@ namespace gcsnap::cli {
 struct SuspectPath {
   uint64_t address = 0;
   std::vector<ChainHop> hops;
+  std::vector<NodeIndex> nodes;  ///< the path's objects, root object first (unfolded)
   HolderPatternMatch match;  ///< pattern None when no holder pattern is on the path
   PatternTarget target;
 };
