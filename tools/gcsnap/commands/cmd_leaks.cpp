@@ -196,6 +196,10 @@ void run_leaks(const LeaksOptions& opt) {
   }
   const std::vector<SuspectPath> paths = loaded->report.too_few_walks ? std::vector<SuspectPath>{}
                                                                       : suspect_paths(*loaded, !opt.no_fold);
+  if (std::any_of(paths.begin(), paths.end(), [](const SuspectPath& p) { return p.match.pattern != HolderPattern::None; }))
+    report.notes.push_back("held by FIELD (PATTERN) = the field that keeps a structure where services leak (an event, "
+                           "a timer, a token registration, a cache...) and what it keeps: the delegate's method or "
+                           "the objects' type");
   if (opt.format == Format::Table) {
     const std::string text = render_leaks_text(*loaded, paths, report.notes, text_width(stdout, 120));
     std::fwrite(text.data(), 1, text.size(), stdout);
