@@ -47,6 +47,8 @@ struct ClassInfo {
   uint32_t first_count = 0;
   bool seen_one = false;
   uint16_t first_repeats = 0;     ///< Learning: objects since with first_count and first_size
+  /// A delegate type: the offsets of System.Delegate's _methodPtr and _methodPtrAux (0: not one).
+  uint32_t method_ptr_offset = 0, method_ptr_aux_offset = 0;
 };
 
 /// The component count of the object at OBJECT_ID (arrays, strings). Every object is at least

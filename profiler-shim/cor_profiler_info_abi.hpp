@@ -24,7 +24,7 @@ struct ICorProfilerInfo : IUnknown {
   virtual HRESULT slot4_GetClassFromToken() = 0;
   virtual HRESULT slot5_GetCodeInfo() = 0;
   virtual HRESULT GetEventMask(DWORD* mask) = 0;  // 6
-  virtual HRESULT slot7_GetFunctionFromIP() = 0;
+  virtual HRESULT GetFunctionFromIP(LPCBYTE ip, FunctionID* function) = 0;  // 7
   virtual HRESULT GetFunctionFromToken(ModuleID module, mdToken token, FunctionID* function) = 0;  // 8
   virtual HRESULT slot9_GetHandleFromThread() = 0;
   virtual HRESULT GetObjectSize(ObjectID object, ULONG* size) = 0;  // 10

@@ -2,6 +2,7 @@
 // Everything one GC produced, copied out of the runtime's callback arrays. The GC thread
 // fills a GcBatch; the writer thread encodes it (docs/shim.md "Threading").
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -120,6 +121,10 @@ struct GcBatch {
 
   std::vector<OwnedType> types;
   std::vector<OwnedMethod> methods;
+  /// The heap walk's delegates: their code pointers as read during the walk (address,
+  /// _methodPtr, _methodPtrAux), resolved into delegate_targets when the GC finishes.
+  std::vector<std::array<uint64_t, 3>> delegate_codes;
+  std::vector<DelegateTarget> delegate_targets;  ///< format-spec.md §6.22
   std::vector<OwnedLayout> layouts;  ///< field layouts of types first seen in this GC
   DropCounts drops;
   std::optional<WalkSkip> walk_skip;  ///< the policy skipped this GC's heap walk (format §6.15)

@@ -204,6 +204,7 @@ void Recorder::on_gc_finished(std::span<const GenerationRange> bounds, uint64_t 
     note_drop();
   }
   resolve_new_methods();
+  if (!walk_abandoned_) resolve_delegate_targets();
   const bool walk_begun = b.has_heap_walk();
   if (walk_abandoned_) discard_abandoned_walk();
   b.info.end_time_ns = now_ns;

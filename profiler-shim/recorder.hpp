@@ -48,6 +48,17 @@ class RuntimeQueries {
     (void)class_id, (void)object_id, (void)out;
     return false;
   }
+  /// Find the offsets of System.Delegate's _methodPtr and _methodPtrAux in CLASS_ID's
+  /// instances (a class derived from System.Delegate). False: not a delegate, or not found.
+  virtual bool delegate_code_offsets(uint64_t class_id, uint32_t& method_ptr, uint32_t& method_ptr_aux) {
+    (void)class_id, (void)method_ptr, (void)method_ptr_aux;
+    return false;
+  }
+  /// The FunctionID of the method whose code (or precode stub) starts at CODE, or 0.
+  virtual uint64_t function_at(uint64_t code) {
+    (void)code;
+    return 0;
+  }
   /// Return OBJECT_ID's memory as words (readable for its size while the runtime is
   /// suspended for the heap walk), or nullptr when slots are not captured.
   virtual const uint64_t* object_words(uint64_t object_id) {
@@ -211,6 +222,10 @@ class Recorder {
   void add_non_gc_targets(std::span<const uint64_t> targets);
   void add_non_gc_target(uint64_t address);
   void resolve_new_methods();
+  /// Read a delegate's code pointers during the walk (INFO: its class, a delegate type).
+  void note_delegate(const ClassInfo& info, uint64_t object_id) noexcept;
+  /// Turn the walk's delegate code pointers into FunctionIDs and name the new methods.
+  void resolve_delegate_targets();
 
   RecorderOptions options_;
   RuntimeQueries& queries_;
@@ -257,6 +272,7 @@ class Recorder {
   uint32_t next_type_id_ = 1;
   ClassCache classes_;  ///< ClassID -> type id and size rule, for the heap walk
   std::unordered_set<uint64_t> known_functions_;
+  std::unordered_map<uint64_t, uint64_t> function_at_code_;  ///< code pointer -> FunctionID (0: none)
   std::vector<OwnedType> carried_types_;             ///< declared in a GC that was discarded
   std::vector<OwnedMethod> carried_methods_;
   std::vector<OwnedLayout> carried_layouts_;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <new>
 
 namespace gcsnap::shim {
 
@@ -30,6 +31,16 @@ uint32_t Recorder::type_id_for(uint64_t class_id, uint64_t object_id) {
     layout.type_id = id;
     std::stable_sort(layout.fields.begin(), layout.fields.end(),
                      [](const OwnedField& a, const OwnedField& b) { return a.offset < b.offset; });
+    // Delegates (System.Delegate's _target among the references) get their code pointers
+    // read at each walk, for the methods they call (format-spec.md §6.22).
+    const bool maybe_delegate = std::any_of(layout.fields.begin(), layout.fields.end(),
+                                            [](const OwnedField& f) { return f.name == "_target"; });
+    uint32_t ptr = 0, aux = 0;
+    ClassInfo* info = classes_.find(class_id);
+    if (maybe_delegate && info && queries_.delegate_code_offsets(class_id, ptr, aux)) {
+      info->method_ptr_offset = ptr;
+      info->method_ptr_aux_offset = aux;
+    }
     batch_->layouts.push_back(std::move(layout));
   }
   ++types_named_;
@@ -71,6 +82,42 @@ uint64_t Recorder::object_size(ClassInfo* info, uint64_t object_id) {
   uint64_t size = queries_.object_size(object_id);
   if (!ClassCache::learn(*info, size, count)) ++size_mismatches_;
   return size;  // the runtime's answer is what is recorded
+}
+
+void Recorder::note_delegate(const ClassInfo& info, uint64_t object_id) noexcept {
+  // A cap on what one walk keeps (24 B each): past it, delegates go unnamed.
+  constexpr size_t kMaxDelegates = size_t{1} << 22;
+  GcBatch& b = *batch_;
+  if (b.delegate_codes.size() >= kMaxDelegates) return;
+  const uint64_t* words = queries_.object_words(object_id);
+  if (!words) return;
+  try {
+    b.delegate_codes.push_back({object_id, words[info.method_ptr_offset / 8], words[info.method_ptr_aux_offset / 8]});
+  } catch (const std::bad_alloc&) {
+  }
+}
+
+// The method of a delegate (as ClrMD decides): its _methodPtr's, else its _methodPtrAux's
+// (a static method's delegate calls through a shuffle thunk, the method in the aux pointer).
+void Recorder::resolve_delegate_targets() {
+  GcBatch& b = *batch_;
+  if (b.delegate_codes.empty()) return;
+  auto resolve = [&](uint64_t code) -> uint64_t {
+    if (code == 0) return 0;
+    auto [it, inserted] = function_at_code_.try_emplace(code, 0);
+    if (inserted) it->second = queries_.function_at(code);
+    return it->second;
+  };
+  b.delegate_targets.reserve(b.delegate_codes.size());
+  for (const auto& [address, ptr, aux] : b.delegate_codes) {
+    uint64_t function = resolve(ptr);
+    if (function == 0) function = resolve(aux);
+    b.delegate_targets.push_back(DelegateTarget{address, function});
+    if (function == 0 || !known_functions_.insert(function).second) continue;
+    std::string name = queries_.method_name(function);
+    if (!name.empty()) b.methods.push_back(OwnedMethod{function, std::move(name)});
+  }
+  b.delegate_codes.clear();
 }
 
 void Recorder::resolve_new_methods() {

@@ -77,6 +77,7 @@ void Recorder::discard_abandoned_walk() noexcept {
   b.dependent_handles_dropped = 0;
   b.dependent_handles_captured = false;
   b.has_reference_slots = false;
+  b.delegate_codes.clear();
   if (b.info.trigger != SnapshotTrigger::OnDemand && policy_snapshots_ > 0) --policy_snapshots_;
   b.info.trigger = SnapshotTrigger::None;
   // The cap that stopped it: the memory budget, or the walk's share of the cgroup's headroom.
@@ -175,6 +176,7 @@ bool Recorder::on_object_references(uint64_t object_id, uint64_t class_id, std::
   uint64_t size = object_size(info, object_id);
   // The reference slots are captured in store_object, after the size: one scan of the object.
   if (!store_object(object_id, info ? info->type_id : 0, size, references)) return false;  // ends the runtime's walk
+  if (info && info->method_ptr_offset != 0 && batch_->has_reference_slots) note_delegate(*info, object_id);
   // Inline: one compare per reference, a call only for a target in the frozen bounds (rare).
   if (frozen_span_ != 0) {
     for (uint64_t target : references) {

@@ -25,6 +25,8 @@ class RuntimeInfoQueries final : public RuntimeQueries {
   /// False when the runtime cannot say. Not thread-safe (caches), as the rest of the class.
   bool function_parts(uint64_t function_id, std::string& module, std::string& type, std::string& method);
   bool type_layout(uint64_t class_id, uint64_t object_id, OwnedLayout& out) override;
+  bool delegate_code_offsets(uint64_t class_id, uint32_t& method_ptr, uint32_t& method_ptr_aux) override;
+  uint64_t function_at(uint64_t code) override;
   const uint64_t* object_words(uint64_t object_id) override { return reinterpret_cast<const uint64_t*>(object_id); }
 
  private:

@@ -138,6 +138,8 @@ Status write_gc(Writer& writer, GcBatch& batch, ChunkPool* pool, std::span<const
     Status status = writer.add_static_slots(statics);
     if (!status && status.error().code != ErrorCode::InvalidArgument) return status;
   }
+  if (!batch.delegate_targets.empty() && batch.has_heap_walk())
+    GCSNAP_RETURN_IF_ERROR(writer.add_delegate_targets(batch.delegate_targets));
   if (batch.walk_skip) GCSNAP_RETURN_IF_ERROR(writer.add_walk_skip(*batch.walk_skip));
   if (memory) {
     add_heap_figures(batch, walked_bytes, *memory);

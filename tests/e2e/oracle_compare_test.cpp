@@ -3,6 +3,7 @@
 // true (clrmd_oracle/Program.cs writes it as TSV); nothing of gcsnap decides it.
 //   GCSNAP_ORACLE_SNAP   the recording (gcsnap record --policy none + gcsnap snapshot PID)
 //   GCSNAP_ORACLE_TRUTH  the oracle's TSV
+#include <cctype>
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -39,6 +40,7 @@ struct Truth {
     std::string name;    // Type.Field in ClrMD's form
   };
   std::map<uint64_t, Static> statics;  // the app's reference statics: slot address -> value, name
+  std::map<uint64_t, std::string> delegates;  // a delegate -> its method, Type.Method
 };
 
 Truth read_truth(const std::string& path) {
@@ -53,6 +55,7 @@ Truth read_truth(const std::string& path) {
     if (f.size() == 3 && f[0] == "root") t.roots[f[1]].insert(std::stoull(f[2], nullptr, 16));
     else if (f.size() == 3 && f[0] == "object") t.objects[std::stoull(f[1], nullptr, 16)] = f[2];
     else if (f.size() == 2 && f[0] == "heap") t.heap_objects = std::stoull(f[1]);
+    else if (f.size() == 3 && f[0] == "delegate") t.delegates[std::stoull(f[1], nullptr, 16)] = f[2];
     else if (f.size() == 4 && f[0] == "static")
       t.statics[std::stoull(f[1], nullptr, 16)] = {std::stoull(f[2], nullptr, 16), f[3]};
     else FAIL("unexpected line in " << path << ": " << line);
@@ -247,4 +250,55 @@ TEST_CASE("gcsnap's named statics are ClrMD's static field addresses, and hold w
     }
     CHECK(checked >= 9);
   }
+}
+
+// NAME without generic argument lists ("Zoo.Box<System.__Canon>+<>c" -> "Zoo.Box+<>c"): a
+// '<' right after an identifier opens one; the compiler's "<>c" and "<Main>b__0" follow '+' or
+// '.'. gcsnap names the shared code's type definition, ClrMD the instantiation it found.
+std::string strip_generic_args(const std::string& name) {
+  std::string out;
+  for (size_t i = 0; i < name.size(); ++i) {
+    if (name[i] == '<' && i > 0 && (std::isalnum(static_cast<unsigned char>(name[i - 1])) || name[i - 1] == '_')) {
+      int depth = 0;
+      for (; i < name.size(); ++i) {
+        if (name[i] == '<') ++depth;
+        if (name[i] == '>' && --depth == 0) break;
+      }
+      continue;
+    }
+    out += name[i];
+  }
+  return out;
+}
+
+// format-spec.md §6.22: the method gcsnap's shim resolved for a delegate (GetFunctionFromIP or
+// the precode stub's MethodDesc) is the one ClrMD's DAC resolves, by name without generic
+// arguments (an open generic type's metadata name, with a backtick, is left out).
+TEST_CASE("gcsnap's delegate targets name the methods ClrMD resolves", "[oracle]") {
+  const Truth truth = read_truth(env("GCSNAP_ORACLE_TRUTH"));
+  auto opened = Recording::open(env("GCSNAP_ORACLE_SNAP"));
+  REQUIRE(opened);
+  const Recording& rec = **opened;
+  auto gc = rec.last_snapshot();
+  REQUIRE(gc);
+  auto targets = rec.read_delegate_targets(*gc);
+  REQUIRE(targets);
+  auto names = rec.read_names(*gc);
+  REQUIRE(names);
+  size_t compared = 0, named = 0;
+  for (const DelegateTarget& d : *targets) {
+    const MethodRecord* m = d.function_id ? names->find_method(d.function_id) : nullptr;
+    if (m) ++named;
+    auto it = truth.delegates.find(d.address);
+    if (!m || it == truth.delegates.end()) continue;
+    const std::string got(m->name);
+    if (got.find('`') != std::string::npos || it->second.find('`') != std::string::npos)
+      continue;  // an open generic type's metadata name
+    INFO("delegate 0x" << std::hex << d.address);
+    CHECK(strip_generic_args(got) == strip_generic_args(it->second));
+    ++compared;
+  }
+  WARN("delegates: " << targets->size() << " recorded, " << named << " named, " << truth.delegates.size()
+                     << " resolved by ClrMD, " << compared << " compared");
+  CHECK(compared >= 10);  // the oracle app's closures and the runtime's cached lambdas
 }

@@ -28,7 +28,7 @@ check() {
     { cat "$work/$pattern.out"; fail "$version $pattern: the app did not finish its rounds"; }
   "$gcsnap" leaks "$snap" --top 0 --format csv >"$work/$pattern.csv" 2>"$work/$pattern.err" ||
     { cat "$work/$pattern.err"; fail "$version $pattern: gcsnap leaks exited non-zero"; }
-  rank=$(awk -F, -v t="$type" 'NF == 12 && $2 == t { print $1 }' "$work/$pattern.csv")
+  rank=$(awk -F, -v t="$type" 'NF == 20 && $2 == t { print $1 }' "$work/$pattern.csv")
   [ "$(wc -w <<<"$rank")" -eq 1 ] || { cat "$work/$pattern.csv"; fail "$version $pattern: not one $type suspect (ranks: $rank)"; }
   grep -Eq "^$rank,[0-9]+,[0-9]+,[0-9]+,\[$last_root\] -> .*Gcsnap\.RootSwitch\.Registry -> " "$work/$pattern.csv" ||
     { cat "$work/$pattern.csv"; fail "$version $pattern: the suspect's shape does not start at [$last_root] at the last walk"; }

@@ -282,3 +282,26 @@ TEST_CASE("golden files of 1.4 and before have no allocation samples") {
   REQUIRE(followed);
   CHECK(followed->empty());
 }
+
+TEST_CASE("golden sample-valid.snap reads back its delegate targets (1.5)") {
+  for (const char* name : {"sample-valid.snap", "compat/sample-valid-1.4.snap"}) {
+    CAPTURE(name);
+    auto rec = Recording::open(golden(name));
+    REQUIRE(rec);
+    auto delegates = (*rec)->read_delegate_targets(2);
+    REQUIRE(delegates);
+    if (std::string(name) != "sample-valid.snap") {
+      CHECK(delegates->empty());  // §6.22: older files have none
+      continue;
+    }
+    REQUIRE(delegates->size() == 2);  // sorted by address
+    CHECK((*delegates)[0].address == 0x7f0000c00070);
+    CHECK((*delegates)[0].function_id == 0x7ff000002000);
+    CHECK((*delegates)[1].address == 0x7f0000c000d8);
+    CHECK((*delegates)[1].function_id == 0);
+    auto names = (*rec)->read_names(2);
+    REQUIRE(names);
+    REQUIRE(names->find_method(0x7ff000002000));
+    CHECK(names->find_method(0x7ff000002000)->name == "App.Cache.OnEvict");
+  }
+}

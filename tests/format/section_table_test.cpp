@@ -64,7 +64,8 @@ TEST_CASE("section table: the walk keeps the data sections, the size cap drops a
   for (const SectionFacts& facts : kSectionTable)
     if (is_droppable_section(static_cast<uint16_t>(facts.type))) droppable.insert(facts.type);
   CHECK(droppable == std::set<SectionType>{SectionType::Objects, SectionType::DependentHandles,
-                                           SectionType::ReferenceSlots, SectionType::StaticSlots});
+                                           SectionType::ReferenceSlots, SectionType::StaticSlots,
+                                           SectionType::DelegateTargets});
 }
 
 TEST_CASE("section table: a known section reads through read_section_payloads as its read_* does") {

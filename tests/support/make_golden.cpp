@@ -91,6 +91,11 @@ bool write_sample(const std::string& path, bool duplicate_address, uint64_t requ
   uint64_t primaries[] = {0x7f0000c00040, 0x7f0000c00018};
   uint64_t secondaries[] = {0x7f0000c000d8, 0x7f0000c01000};
   ok = ok && wr.add_dependent_handles(primaries, secondaries).is_ok();
+  // §6.22 (1.5): the object at 0x7f0000c00070 calls App.Cache.OnEvict, the one at
+  // 0x7f0000c000d8 a method the writer could not resolve.
+  MethodRecord methods3[] = {{0x7ff000002000, "App.Cache.OnEvict"}};
+  DelegateTarget delegates[] = {{0x7f0000c000d8, 0}, {0x7f0000c00070, 0x7ff000002000}};
+  ok = ok && wr.add_methods(methods3).is_ok() && wr.add_delegate_targets(delegates).is_ok();
   ok = ok && wr.add_drops({0, 0, 3, 5, drop_reason::kTypeUnresolved}).is_ok() && wr.end_gc(gc3).is_ok();
   return ok && wr.close().is_ok();
 }

@@ -83,6 +83,9 @@ class GcHeap {
   EdgeSlots edge_slots;
   std::vector<StaticSlot> statics;
   std::string static_names;  ///< storage of statics' names
+  /// With GcHeapOptions::fields: the methods the GC's delegates call (format-spec.md §6.22),
+  /// sorted by address; empty when the recorder wrote none.
+  std::vector<DelegateTarget> delegates;
   std::span<const Generation> generations;  ///< per node, either way
   /// From the index: the strong-roots dominator tree (with kIndexDominators).
   std::optional<DominatorTree> indexed_dominators;

@@ -17,6 +17,7 @@
 #include "gcsnap/gc_heap.hpp"
 #include "gcsnap/heap_diff.hpp"
 #include "gcsnap/group_holder.hpp"
+#include "gcsnap/holder_patterns.hpp"
 #include "gcsnap/group_paths.hpp"
 #include "gcsnap/heap_graph.hpp"
 #include "gcsnap/leak_suspects.hpp"

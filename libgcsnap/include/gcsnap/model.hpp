@@ -199,4 +199,11 @@ struct MethodRecord {
   std::string_view name;  ///< "Namespace.Type.Method"
 };
 
+/// The method a delegate object calls, at one heap walk (format-spec.md §6.22): FUNCTION_ID
+/// names it through the methods (§6.8); 0 when the recorder could not resolve its code.
+struct DelegateTarget {
+  uint64_t address = 0;      ///< the delegate object
+  uint64_t function_id = 0;
+};
+
 }  // namespace gcsnap

@@ -225,6 +225,10 @@ class Recording {
   /// Where the statics' references were stored at this GC, sorted by address (format-spec.md
   /// §6.14); empty when the block has none. Views point into STORAGE.
   Result<std::vector<StaticSlot>> read_static_slots(size_t gc_pos, std::string& storage) const;
+  /// The methods this GC's delegate objects call, sorted by address (format-spec.md §6.22,
+  /// since 1.5); empty when the block has none. Errors: those of the sections' decoding,
+  /// InconsistentData (two rows for one address).
+  Result<std::vector<DelegateTarget>> read_delegate_targets(size_t gc_pos) const;
   /// The snapshot policy's note that it skipped this GC's heap walk (§6.15, since 1.1), or
   /// nullopt when the block has none. Errors: CorruptSection for a malformed note.
   Result<std::optional<WalkSkip>> read_walk_skip(size_t gc_pos) const;

@@ -103,6 +103,9 @@ class Writer {
   Status add_type_layouts(std::span<const TypeLayout> layouts);
   /// Record where the statics' references are stored at this GC (format-spec.md §6.14).
   Status add_static_slots(std::span<const StaticSlot> statics);
+  /// Add the methods delegate objects of this GC's heap walk call (format-spec.md §6.22); their
+  /// names go in through add_methods. Errors: as add_static_slots.
+  Status add_delegate_targets(std::span<const DelegateTarget> delegates);
   /// Say that the snapshot policy skipped this GC's heap walk, and why (§6.15). At most once per GC.
   Status add_walk_skip(const WalkSkip& skip);
   /// Record what the process's memory was made of after this GC (§6.16). At most once per GC.

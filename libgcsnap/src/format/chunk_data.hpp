@@ -94,6 +94,10 @@ struct StaticSlotsChunk {
   std::vector<uint8_t> names;
   size_t size() const noexcept { return addresses.size(); }
 };
+struct DelegateTargetsChunk {
+  std::vector<uint64_t> addresses, function_ids;
+  size_t size() const noexcept { return addresses.size(); }
+};
 /// A record whose payload the writer already built (block start, end, abort, index).
 struct RawRecord {
   uint16_t type = 0;
@@ -105,6 +109,7 @@ struct RawRecord {
 
 using ChunkData = std::variant<GenerationBoundsChunk, RootsChunk, SurvivingChunk, MovedChunk, ObjectsChunk,
                                TypesChunk, MethodsChunk, DependentHandlesChunk, LayoutsChunk, StaticSlotsChunk,
+                               DelegateTargetsChunk,
                                RawRecord>;
 
 /// Encode one chunk as a whole section (header + maybe-compressed payload), appended to out.

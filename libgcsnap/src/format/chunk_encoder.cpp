@@ -136,6 +136,11 @@ struct Encode {
     encode_static_slots(c, p);
     return type_of(SectionType::StaticSlots);
   }
+  uint16_t operator()(const DelegateTargetsChunk& c) {
+    encode_delta_column(c.addresses, p);
+    encode_varint_column(std::span<const uint64_t>(c.function_ids), p);
+    return type_of(SectionType::DelegateTargets);
+  }
   uint16_t operator()(const RawRecord& c) {
     p.append(c.payload.data(), c.payload.size());
     return c.type;
@@ -181,6 +186,7 @@ uint64_t chunk_raw_bytes(const ChunkData& chunk) noexcept {
     uint64_t operator()(const TypesChunk& c) const { return c.size() * 32 + c.names.size() + c.modules.size(); }
     uint64_t operator()(const MethodsChunk& c) const { return c.size() * 16 + c.names.size(); }
     uint64_t operator()(const DependentHandlesChunk& c) const { return c.size() * 16; }
+    uint64_t operator()(const DelegateTargetsChunk& c) const { return c.size() * 16; }
     uint64_t operator()(const RawRecord& c) const { return c.payload.size(); }
   };
   return std::visit(Bytes{}, chunk);

@@ -19,7 +19,7 @@ inline constexpr uint8_t kGenerationsCollectedMask = 0x1F;
 inline constexpr uint8_t kFileMagic[8] = {0x89, 'G', 'C', 'S', 'N', 'A', 'P', 0x0A};
 inline constexpr uint8_t kTrailerMagic[8] = {0x0A, 'X', 'D', 'N', 'I', 'S', 'C', 'G'};
 inline constexpr uint16_t kMajorVersion = 1;
-inline constexpr uint16_t kMinorVersion = 5;  // 1.5: allocation samples (§6.18-§6.21)
+inline constexpr uint16_t kMinorVersion = 5;  // 1.5: allocation samples (§6.18-§6.21), delegate targets (§6.22)
 inline constexpr uint32_t kFileHeaderSize = 40;
 /// §3: required-feature bits this reader implements.
 inline constexpr uint64_t kKnownRequiredFeatures = kFeatureEventsSource;
@@ -50,6 +50,7 @@ enum class SectionType : uint16_t {
   AllocStacks = 0x001F,       ///< §6.19, since 1.5
   StackFunctions = 0x0020,    ///< §6.20, since 1.5
   SampledTypes = 0x0021,      ///< §6.21, since 1.5
+  DelegateTargets = 0x0022,   ///< §6.22, since 1.5
   BlockAbort = 0x00FE,
   BlockEnd = 0x00FF,
   Index = 0x0100,

@@ -6,6 +6,7 @@
 
 #include "format/byte_io.hpp"
 #include "format/chunk_decoder.hpp"
+#include "format/column_codec.hpp"
 #include "format/field_sections.hpp"
 #include "format/name_table_fill.hpp"
 #include "format/object_sections.hpp"
@@ -444,6 +445,32 @@ Result<std::vector<StaticSlot>> Recording::read_static_slots(size_t gc_pos, std:
     for (size_t i = 1; i < out.size(); ++i)
       if (out[i].address == out[i - 1].address)
         return make_error(ErrorCode::InconsistentData, "two statics at one slot address",
+                          impl_->summaries[gc_pos].entry.block_offset);
+    return out;
+  });
+}
+
+Result<std::vector<DelegateTarget>> Recording::read_delegate_targets(size_t gc_pos) const {
+  return guarded<std::vector<DelegateTarget>>([&]() -> Result<std::vector<DelegateTarget>> {
+    GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
+    GCSNAP_RETURN_IF_ERROR(check_walk_kept(*impl_, gc_pos));
+    auto refs = impl_->sections_of(gc_pos, SectionType::DelegateTargets);
+    if (!refs) return refs.error();
+    std::vector<DelegateTarget> out;
+    std::vector<uint8_t> payload;
+    std::vector<uint64_t> addresses, functions;
+    for (const auto& r : *refs) {
+      GCSNAP_RETURN_IF_ERROR(format::load_section(impl_->data, r, impl_->limits, payload));
+      format::ColumnCursor c(payload, r.offset);
+      GCSNAP_RETURN_IF_ERROR(c.read_u64(r.header.item_count, addresses));
+      GCSNAP_RETURN_IF_ERROR(c.read_u64(r.header.item_count, functions));
+      GCSNAP_RETURN_IF_ERROR(c.finish());
+      for (size_t i = 0; i < addresses.size(); ++i) out.push_back(DelegateTarget{addresses[i], functions[i]});
+    }
+    std::sort(out.begin(), out.end(), [](const DelegateTarget& a, const DelegateTarget& b) { return a.address < b.address; });
+    for (size_t i = 1; i < out.size(); ++i)
+      if (out[i].address == out[i - 1].address)
+        return make_error(ErrorCode::InconsistentData, "two delegate targets for one object",
                           impl_->summaries[gc_pos].entry.block_offset);
     return out;
   });

@@ -47,6 +47,7 @@ inline constexpr SectionFacts kSectionTable[] = {
     {SectionType::AllocStacks, "allocation stacks", "§6.19", 5, SectionRole::Data, false},
     {SectionType::StackFunctions, "stack functions", "§6.20", 5, SectionRole::Data, false},
     {SectionType::SampledTypes, "sampled types", "§6.21", 5, SectionRole::Data, false},
+    {SectionType::DelegateTargets, "delegate targets", "§6.22", 5, SectionRole::Data, true},
     {SectionType::BlockAbort, "block abort", "§6.10", 0, SectionRole::Frame, false},
     {SectionType::BlockEnd, "block end", "§6.9", 0, SectionRole::Frame, false},
     {SectionType::Index, "block index", "§7.1", 0, SectionRole::Frame, false},

@@ -73,6 +73,7 @@ Status Writer::Impl::flush_buffers() {
   if (dependent_handles.size() || dependent_handles.captured) GCSNAP_RETURN_IF_ERROR(emit(std::exchange(dependent_handles, {})));
   if (layouts.size()) GCSNAP_RETURN_IF_ERROR(emit(std::exchange(layouts, {})));
   if (statics.size()) GCSNAP_RETURN_IF_ERROR(emit(std::exchange(statics, {})));
+  if (delegates.size()) GCSNAP_RETURN_IF_ERROR(emit(std::exchange(delegates, {})));
   return {};
 }
 
@@ -87,6 +88,7 @@ void Writer::Impl::clear_buffers() {
   dependent_handles = {};
   layouts = {};
   statics = {};
+  delegates = {};
 }
 
 Writer::Writer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

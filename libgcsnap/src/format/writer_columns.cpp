@@ -302,6 +302,18 @@ Status Writer::add_type_layouts(std::span<const TypeLayout> layouts) {
   });
 }
 
+Status Writer::add_delegate_targets(std::span<const DelegateTarget> delegates) {
+  Impl& w = *impl_;
+  GCSNAP_RETURN_IF_ERROR(w.check_in_gc());
+  auto& c = w.delegates;
+  return feed(w, c, delegates.size(), [&](size_t b, size_t n) {
+    for (size_t i = b; i < b + n; ++i) {
+      c.addresses.push_back(delegates[i].address);
+      c.function_ids.push_back(delegates[i].function_id);
+    }
+  });
+}
+
 Status Writer::add_static_slots(std::span<const StaticSlot> statics) {
   Impl& w = *impl_;
   GCSNAP_RETURN_IF_ERROR(w.check_in_gc());

@@ -42,6 +42,7 @@ struct Writer::Impl {
   format::DependentHandlesChunk dependent_handles;
   format::LayoutsChunk layouts;
   format::StaticSlotsChunk statics;
+  format::DelegateTargetsChunk delegates;
   enum class SlotMode { Undecided, With, Without } slot_mode = SlotMode::Undecided;  // per GC (§6.13)
   std::vector<uint32_t> gc_type_ids;      // declared in the open block (forgotten on abort)
   std::vector<uint32_t> gc_layout_ids;

@@ -109,6 +109,9 @@ Result<bool> GcHeap::load_from_index(const std::string& recording_path, const Re
     auto read_statics = rec.read_static_slots(gc_pos, static_names);
     if (!read_statics) return read_statics.error();
     statics = std::move(read_statics).value();
+    auto read_delegates = rec.read_delegate_targets(gc_pos);
+    if (!read_delegates) return read_delegates.error();
+    delegates = std::move(read_delegates).value();
   }
   index_storage_ = std::move(ix.storage);
   from_index_ = true;
@@ -147,6 +150,9 @@ Status GcHeap::decode(const Recording& rec, size_t gc_pos, const GcHeapOptions& 
     auto read_statics = rec.read_static_slots(gc_pos, static_names);
     if (!read_statics) return read_statics.error();
     statics = std::move(read_statics).value();
+    auto read_delegates = rec.read_delegate_targets(gc_pos);
+    if (!read_delegates) return read_delegates.error();
+    delegates = std::move(read_delegates).value();
   }
   // The graph holds its own edges now: give the address-form ones back (8 B per edge).
   objects.release_references();

@@ -12,6 +12,8 @@
 //                              Type.Field in ClrMD's form
 //   tracked <address> <Id>     with a fourth argument TYPE: one line per reachable object of
 //                              that type, with its long field Id (the identity oracle)
+//   delegate <address> <method>  one line per reachable delegate with one target whose
+//                              method ClrMD resolves: Type.Method in ClrMD's form
 // It uses no gcsnap code: what it writes is the truth the test compares gcsnap with.
 using System;
 using System.Collections.Generic;
@@ -95,6 +97,9 @@ public static class Program {
     foreach (ulong address in reached.OrderBy(a => a)) {
       ClrObject obj = heap.GetObject(address);
       output.WriteLine($"object\t0x{address:x}\t{obj.Type?.Name ?? "<unknown>"}");
+      if (obj.IsDelegate && !obj.AsDelegate().HasMultipleTargets &&
+          obj.AsDelegate().GetDelegateTarget()?.Method is ClrMethod method && method.Type?.Name is string owner)
+        output.WriteLine($"delegate\t0x{address:x}\t{owner}.{method.Name}");
       if (args.Length == 4 && obj.Type?.Name == args[3])
         output.WriteLine($"tracked\t0x{address:x}\t{obj.ReadField<long>("Id")}");
     }

@@ -9,6 +9,7 @@
 
 #include "errors/cli_error.hpp"
 #include "commands/commands.hpp"
+#include "commands/leaks_holders.hpp"
 #include "gcsnap/dominators.hpp"
 #include "gcsnap/group_holder.hpp"
 #include "gcsnap/retainer_chains.hpp"
@@ -171,6 +172,59 @@ NodeIndex widest_referrer(const HeapGraph& graph, uint32_t type, uint64_t member
   return 2 * most > members ? widest : kNoNode;
 }
 
+// When a type's holder is part of a structure where services leak (an event's invocation
+// list, a timer queue, a dictionary's tables: on an instance's path at or after a holder
+// pattern's structure, holder_patterns.hpp), the pattern's holder names the field to change
+// instead: "Ns.Watcher.Changed (static event)". Up to kPatternTries of each type's newest
+// instances are tried; "" where no pattern holds. The shortest-path tree is computed at the
+// first try.
+constexpr size_t kPatternTries = 8;
+std::vector<std::string> pattern_holders(const LoadedHeap& heap, const std::vector<uint32_t>& types,
+                                         const std::vector<GroupHolder>& holders) {
+  std::vector<std::string> named(types.size());
+  std::vector<std::vector<NodeIndex>> newest(types.size());  // up to kPatternTries, newest first
+  std::vector<uint32_t> position;
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (!holders[i].found) continue;
+    if (types[i] >= position.size()) position.resize(size_t{types[i]} + 1, 0);
+    if (position[types[i]] == 0) position[types[i]] = static_cast<uint32_t>(i + 1);
+  }
+  const auto newer = [&](NodeIndex x, NodeIndex y) { return heap.graph.address(x) > heap.graph.address(y); };
+  for (NodeIndex v = 0; v < heap.graph.node_count(); ++v) {
+    const uint32_t t = heap.graph.type_id(v);
+    if (t >= position.size() || position[t] == 0) continue;
+    auto& kept = newest[position[t] - 1];  // a min-heap of the newest by address
+    if (kept.size() < kPatternTries) {
+      kept.push_back(v);
+      std::push_heap(kept.begin(), kept.end(), newer);
+    } else if (newer(v, kept.front())) {
+      std::pop_heap(kept.begin(), kept.end(), newer);
+      kept.back() = v;
+      std::push_heap(kept.begin(), kept.end(), newer);
+    }
+  }
+  std::optional<ShortestPathTree> paths;
+  for (size_t i = 0; i < types.size(); ++i) {
+    auto& kept = newest[i];
+    std::sort(kept.begin(), kept.end(), newer);
+    for (const NodeIndex v : kept) {
+      if (!paths) {
+        auto tree = ShortestPathTree::compute(heap.graph, RetentionOptions{});
+        if (!tree) fail_on(heap.sel.file, tree.error());
+        paths.emplace(std::move(tree).value());
+      }
+      const SuspectPath path = describe_suspect_path(heap, *paths, v, true);
+      if (path.match.pattern == HolderPattern::None) continue;
+      const auto from = path.nodes.begin() + static_cast<std::ptrdiff_t>(path.match.structure_hop);
+      if (std::find(from, path.nodes.end(), holders[i].node) != path.nodes.end()) {
+        named[i] = pattern_holder_text(path);
+        break;
+      }
+    }
+  }
+  return named;
+}
+
 // What holds the instances of each of TYPES (find_type_holders: the deepest object dominating
 // most of them, or the owner of the structure they form): "List<T> (via T[])",
 // "Registrations (owner)", and the holder's address. An owner that most of them do not
@@ -181,12 +235,17 @@ NodeIndex widest_referrer(const HeapGraph& graph, uint32_t type, uint64_t member
 std::vector<std::pair<Cell, Cell>> type_holders(const LoadedHeap& heap, const DominatorTree& dom,
                                                 const std::vector<uint32_t>& types) {
   const auto holders = value_or_fail(find_type_holders(heap.graph, dom, types, array_type_flags(heap)), heap.sel.file);
+  const auto named = pattern_holders(heap, types, holders);
   const auto back_refs = owner_back_refs(heap.graph, types, holders);
   std::vector<std::pair<Cell, Cell>> cells;
   for (size_t i = 0; i < holders.size(); ++i) {
     const GroupHolder& holder = holders[i];
     if (!holder.found) {
       cells.emplace_back(Cell(), Cell());
+      continue;
+    }
+    if (!named[i].empty()) {
+      cells.emplace_back(Cell(named[i]), Cell());
       continue;
     }
     if (const auto [members, back] = back_refs[i]; holder.is_owner && 2 * back <= members) {
@@ -313,8 +372,10 @@ void run_dominators(const DominatorsOptions& opt) {
     return;
   // Over strong roots: the node columns, the tree and the histogram; no edges are read.
   // --by type in the table also names each type's holder, which may need the forward edges.
-  const IndexParts holder_parts = opt.by == "type" && opt.format == Format::Table ? IndexParts{kIndexForward} : IndexParts{0};
-  const auto heap = load_heap(opt.file, opt.gc, true, false,
+  const IndexParts holder_parts =
+      opt.by == "type" && opt.format == Format::Table ? IndexParts{kIndexForward | kIndexSlots} : IndexParts{0};
+  // Field names for the holder patterns of --by type's HELD BY.
+  const auto heap = load_heap(opt.file, opt.gc, true, opt.by == "type" && opt.format == Format::Table,
                               IndexChoice{true, opt.no_cache,
                                           opt.include_weak ? kIndexAll
                                                            : kIndexObjects | kIndexDominators | kIndexTypes | holder_parts});

@@ -35,7 +35,8 @@ struct LeaksOptions {
   Format format = Format::Table;
 };
 
-Table suspects_table(const LoadedLeaks& l, Format format) {
+// PATHS: one per suspect (or none, for the table form).
+Table suspects_table(const LoadedLeaks& l, const std::vector<SuspectPath>& paths, Format format) {
   const auto& r = l.report;
   Table table("suspects", fmt::format("Leak suspects: {} of {} groups (type + path shape) accumulate over {} heap walks",
                                       r.suspects.size(), r.groups, r.walks.size()));
@@ -49,6 +50,8 @@ Table suspects_table(const LoadedLeaks& l, Format format) {
   table.add_column("accumulation_point", "HELD BY").add_column("accumulation_address", "HELD BY ADDRESS", ColumnKind::Address);
   table.add_column("example", "EXAMPLE", ColumnKind::Address);
   table.add_column("holds", "ALSO ACCUMULATING (HELD BY ITS MEMBERS)");
+  const bool named = format != Format::Table;  // the text form shows them in its blocks
+  if (named) add_named_path_columns(table);
   for (size_t i = 0; i < r.suspects.size(); ++i) {
     const LeakSuspect& s = r.suspects[i];
     std::vector<Cell> row = {i + 1, s.type, s.series.back().count, s.count_growth, s.accumulated_count,
@@ -60,6 +63,7 @@ Table suspects_table(const LoadedLeaks& l, Format format) {
     std::string holds;
     for (const HeldGroup& h : s.holds) holds += fmt::format("{}{} x{}", holds.empty() ? "" : ", ", h.type, h.accumulated_count);
     row.push_back(holds.empty() ? Cell() : Cell(holds));
+    if (named) add_named_path_cells(row, i < paths.size() ? &paths[i] : nullptr);
     table.add_row(std::move(row));
   }
   return table;
@@ -107,7 +111,7 @@ std::vector<SuspectPath> suspect_paths(const LoadedLeaks& l, bool fold) {
     if (!s.example_address) continue;
     auto node = heap->graph.find_object(s.example_address);
     if (!node) continue;
-    paths[i] = {s.example_address, folded_chain_hops(*heap, *tree, *node, fold), {}};
+    paths[i] = describe_suspect_path(*heap, *tree, *node, fold);
   }
   return paths;
 }
@@ -168,8 +172,8 @@ void add_notes(const LoadedLeaks& l, Report& report, size_t min_walks) {
                                        format_address(top.example_address)));
 }
 
-void add_tables(const LoadedLeaks& l, Report& report, const LeaksOptions& opt) {
-  report.tables.push_back(suspects_table(l, opt.format));
+void add_tables(const LoadedLeaks& l, Report& report, const LeaksOptions& opt, const std::vector<SuspectPath>& paths) {
+  report.tables.push_back(suspects_table(l, paths, opt.format));
   report.tables.push_back(shapes_table(l.report));
   report.tables.push_back(series_table(l));
   report.tables.push_back(bounded_table(l, opt.format));
@@ -193,14 +197,20 @@ void run_leaks(const LeaksOptions& opt) {
   if (opt.format == Format::Table) {
     // Text: a block per suspect that fits the screen; --table still picks a table.
     if (output_table_requested()) {
-      add_tables(*loaded, report, opt);
+      add_tables(*loaded, report, opt, {});
       if (!sites.empty()) report.tables.push_back(leak_alloc_sites_table(sites));
       print_report(report, opt.format);
       return;
     }
-    std::vector<SuspectPath> paths = loaded->report.too_few_walks ? std::vector<SuspectPath>{}
-                                                                  : suspect_paths(*loaded, !opt.no_fold);
-    for (size_t i = 0; i < sites.size() && i < paths.size(); ++i) paths[i].allocated_at = describe_alloc_sites(sites[i]);
+  }
+  std::vector<SuspectPath> paths = loaded->report.too_few_walks ? std::vector<SuspectPath>{}
+                                                                : suspect_paths(*loaded, !opt.no_fold);
+  for (size_t i = 0; i < sites.size() && i < paths.size(); ++i) paths[i].allocated_at = describe_alloc_sites(sites[i]);
+  if (std::any_of(paths.begin(), paths.end(), [](const SuspectPath& p) { return p.match.pattern != HolderPattern::None; }))
+    report.notes.push_back("held by FIELD (PATTERN) = the field that keeps a structure where services leak (an event, "
+                           "a timer, a token registration, a cache...) and what it keeps: the delegate's method or "
+                           "the objects' type");
+  if (opt.format == Format::Table) {
     const std::string text = render_leaks_text(*loaded, paths, report.notes, text_width(stdout, 120));
     std::fwrite(text.data(), 1, text.size(), stdout);
     if (opt.series) {
@@ -211,7 +221,7 @@ void run_leaks(const LeaksOptions& opt) {
     }
     return;
   }
-  add_tables(*loaded, report, opt);
+  add_tables(*loaded, report, opt, paths);
   if (!sites.empty()) report.tables.push_back(leak_alloc_sites_table(sites));
   print_report(report, opt.format);
 }

@@ -8,17 +8,9 @@
 #include <vector>
 
 #include "loading/leak_load.hpp"
-#include "commands/path_text.hpp"
+#include "commands/leaks_holders.hpp"
 
 namespace gcsnap::cli {
-
-/// The example member of a suspect and its folded path at the last walk (empty: not found).
-struct SuspectPath {
-  uint64_t address = 0;
-  std::vector<ChainHop> hops;
-  /// Where its sampled members were allocated ("App.Cache.Add 75%, ..."); empty: not sampled.
-  std::string allocated_at;
-};
 
 /// Return the report as text: a title, a block per suspect (PATHS: one per suspect, or none),
 /// then NOTES, every line at most WIDTH columns (0: no limit, full names). Type names are

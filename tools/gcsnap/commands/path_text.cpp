@@ -1,10 +1,12 @@
 #include "commands/path_text.hpp"
 
+#include <algorithm>
 #include <map>
 #include <new>
 
 #include <fmt/format.h>
 
+#include "gcsnap/holder_patterns.hpp"
 #include "output/short_names.hpp"
 
 namespace gcsnap::cli {
@@ -40,17 +42,27 @@ FoldedHops fold_path(const LoadedHeap& heap, const RetentionPath& path, const st
   return std::move(folded).value();
 }
 
+std::string delegate_method(const LoadedHeap& heap, NodeIndex node) {
+  if (heap.delegates.empty()) return {};
+  const uint64_t address = heap.graph.address(node);
+  auto it = std::lower_bound(heap.delegates.begin(), heap.delegates.end(), address,
+                             [](const DelegateTarget& d, uint64_t a) { return d.address < a; });
+  if (it == heap.delegates.end() || it->address != address || it->function_id == 0) return {};
+  const MethodRecord* m = heap.names.find_method(it->function_id);
+  return m ? method_display_name(m->name) : std::string();
+}
+
 std::vector<ChainHop> chain_hops(const LoadedHeap& heap, const RetentionPath& path, const std::vector<HopField>& fields,
                                  const FoldedHops& folded) {
   std::vector<ChainHop> hops;
   size_t k = 0;
   if (path.nodes.size() > 1 && fields[1].is_static && !is_dependent(path, 1) && folded.counts[0] == 1) {
-    hops.push_back({"", fields[1].text + " (static) -> "});
+    hops.push_back({"", fields[1].text + " (static) -> ", ""});
     k = 1;
   }
   for (; k < folded.size(); ++k) {
     const size_t h = folded.first[k];
-    ChainHop hop{std::string(heap.type_name(path.nodes[h])), {}};
+    ChainHop hop{std::string(heap.type_name(path.nodes[h])), {}, delegate_method(heap, path.nodes[h])};
     if (h + 1 < path.nodes.size()) {
       hop.edge = edge_text(path, fields, h + 1);
       if (folded.counts[k] > 1) {
@@ -67,6 +79,7 @@ std::string join_chain(const std::vector<ChainHop>& hops, int level) {
   std::string text;
   for (const ChainHop& hop : hops) {
     text += level == 0 ? hop.type : abbreviate_type_name(hop.type, level);
+    if (!hop.method.empty()) text += " [" + hop.method + "]";
     text += hop.edge;
   }
   return text;

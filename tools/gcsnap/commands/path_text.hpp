@@ -28,11 +28,18 @@ FoldedHops fold_path(const LoadedHeap& heap, const RetentionPath& path, const st
 struct ChainHop {
   std::string type;
   std::string edge;
+  /// A delegate's method when the recording has it (format-spec.md §6.22), written after the
+  /// type as " [Ns.Subscriber.OnChanged]"; empty otherwise.
+  std::string method;
 };
 
 /// Return PATH's folded hops as chain_text writes them.
 std::vector<ChainHop> chain_hops(const LoadedHeap& heap, const RetentionPath& path, const std::vector<HopField>& fields,
                                  const FoldedHops& folded);
+
+/// Return the method the delegate at NODE calls ("<lambda> in Ns.Poll.Start"), or "" when the
+/// recording does not say (not a delegate, or no delegate targets).
+std::string delegate_method(const LoadedHeap& heap, NodeIndex node);
 
 /// Return the hops' text with every type name abbreviated to LEVEL (abbreviate_type_name).
 std::string join_chain(const std::vector<ChainHop>& hops, int level = 0);
