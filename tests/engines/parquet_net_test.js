@@ -34,7 +34,11 @@ check('Parquet.Net reads every file, each with its schema version', () => {
   const walk = d => fs.readdirSync(d, {withFileTypes: true}).forEach(e => e.isDirectory() ? walk(path.join(d, e.name))
                                                                                         : written.push(path.join(d, e.name)));
   walk(out);
-  assert.equal(written.length, 6 * recordings.length);
+  // Six tables per recording, and alloc_samples for each recording with sampled allocations
+  // (the e2e recordings have them: the shim samples by default).
+  const core = written.filter(f => !f.includes(`${path.sep}table=alloc_samples${path.sep}`));
+  assert.equal(core.length, 6 * recordings.length);
+  assert.ok(written.length - core.length <= recordings.length);
   assert.deepEqual(read.map(f => f.file).sort(), written.map(f => path.relative(out, f)).sort());
   for (const f of read) {
     assert.equal(f.version, '1', f.file);

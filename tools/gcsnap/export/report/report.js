@@ -238,10 +238,10 @@
   function placeSuspects(first) {
     const section = document.getElementById('suspects');
     if (first) document.querySelector('main').prepend(section);
-    else document.getElementById('dominators').before(section);
+    else document.getElementById('timeline').after(section);
     const nav = document.getElementById('nav-suspects');
     if (first) nav.parentElement.prepend(nav);
-    else document.querySelector('nav a[href="#dominators"]').before(nav);
+    else document.querySelector('nav a[href="#timeline"]').after(nav);
   }
   // A suspect's example object's path, folded ("CallbackNode .Next ×4249 →"): one item per run.
   function foldedPathList(p) {
