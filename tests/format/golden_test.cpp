@@ -30,7 +30,7 @@ TEST_CASE("golden sample-valid.snap reads back what was written") {
   const char* name =
       GENERATE("sample-valid.snap", "compat/sample-valid-1.0.snap", "compat/sample-valid-no-ldm.snap",
                "compat/sample-valid-1.1.snap", "compat/sample-valid-1.2.snap", "compat/sample-valid-1.3.snap",
-               "events-source.snap");
+               "compat/sample-valid-1.4.snap", "events-source.snap");
   CAPTURE(name);
   auto rec = Recording::open(golden(name));
   REQUIRE(rec);
@@ -94,10 +94,12 @@ TEST_CASE("golden sample-valid.snap reads back what was written") {
   CHECK(r.required_features() == (std::string(name) == "events-source.snap" ? kFeatureEventsSource : 0));
   if (std::string(name) == "sample-valid.snap" || std::string(name) == "events-source.snap" ||
       std::string(name) == "compat/sample-valid-1.1.snap" || std::string(name) == "compat/sample-valid-1.2.snap" ||
-      std::string(name) == "compat/sample-valid-1.3.snap") {
+      std::string(name) == "compat/sample-valid-1.3.snap" || std::string(name) == "compat/sample-valid-1.4.snap") {
     const std::string n = name;
     const bool current = n == "sample-valid.snap" || n == "events-source.snap";
-    CHECK(r.minor_version() == (current ? 4 : n == "compat/sample-valid-1.3.snap" ? 3
+    CHECK(r.minor_version() == (current                              ? 5
+                                : n == "compat/sample-valid-1.4.snap" ? 4
+                                : n == "compat/sample-valid-1.3.snap" ? 3
                                               : n == "compat/sample-valid-1.2.snap" ? 2 : 1));
     CHECK(*has_section);
     CHECK(handles->primaries == std::vector<uint64_t>{0x7f0000c00040, 0x7f0000c00018});
@@ -114,7 +116,7 @@ TEST_CASE("golden memory-valid.snap reads back its memory accounting") {
   REQUIRE(rec);
   const Recording& r = **rec;
   REQUIRE(r.gcs().size() == 2);
-  CHECK(r.minor_version() == 4);
+  CHECK(r.minor_version() == 5);
   constexpr uint64_t kMiB = 1ull << 20;
   auto first = r.read_memory_accounting(0);
   REQUIRE(first);
@@ -138,6 +140,49 @@ TEST_CASE("golden memory-valid.snap reads back its memory accounting") {
   CHECK(m.free_or_fragmented_bytes() == 3 * kMiB);
   CHECK(m.code_bytes + m.mapped_file_bytes + m.stack_bytes + m.anonymous_bytes + m.gc_resident_bytes == m.rss_bytes);
   for (size_t i = 0; i < 2; ++i) CHECK(r.verify_gc(i).is_ok());
+}
+
+// §6.18-§6.21 (1.5): values-valid.snap (support/values_sample.hpp) reads back its values; the
+// files of earlier minors have none.
+TEST_CASE("golden values-valid.snap reads back its values") {
+  auto rec = Recording::open(golden("values-valid.snap"));
+  REQUIRE(rec);
+  const Recording& r = **rec;
+  REQUIRE(r.gcs().size() == 1);
+  CHECK(r.minor_version() == 5);
+  CHECK(r.verify_gc(0).is_ok());
+  auto strings = r.read_string_values(0);
+  REQUIRE(strings);
+  REQUIRE(strings->size() == 10);
+  CHECK(strings->front().address == 0x2000);
+  CHECK(strings->front().length == 7);
+  CHECK(strings->front().hash == 0xA1A1A1A1A1A1A1A1ull);
+  CHECK(strings->back().hash == 0xB2B2B2B2B2B2B2B2ull);
+  std::string storage;
+  auto contents = r.read_string_contents(0, storage);
+  REQUIRE(contents);
+  REQUIRE(contents->size() == 10);
+  CHECK(contents->front().text == "Pending");
+  CHECK(contents->back().text == "Shipped");
+  auto collections = r.read_collection_values(0);
+  REQUIRE(collections);
+  REQUIRE(collections->size() == 4);
+  CHECK(collections->at(2).kind == CollectionKind::MemoryCache);
+  CHECK(collections->at(2).limit == 100);
+  CHECK(collections->at(1).capacity == 17);
+  auto capture = r.read_value_capture(0);
+  REQUIRE(capture);
+  REQUIRE(capture->has_value());
+  CHECK((*capture)->capture_chars == 16);
+  CHECK((*capture)->flags == value_flags::kContentsCaptured);
+  auto older = Recording::open(golden("compat/sample-valid-1.4.snap"));
+  REQUIRE(older);
+  auto none = (*older)->read_string_values(2);
+  REQUIRE(none);
+  CHECK(none->empty());
+  auto no_capture = (*older)->read_value_capture(2);
+  REQUIRE(no_capture);
+  CHECK_FALSE(no_capture->has_value());
 }
 
 TEST_CASE("golden files that must not open") {

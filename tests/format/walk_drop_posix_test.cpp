@@ -96,7 +96,7 @@ TEST_CASE("a size cap drops the oldest walks, keeps every GC, and the file reads
   auto rec = open_bytes(bytes);
   REQUIRE(rec->gcs().size() == model.size());
   CHECK(rec->end() == FileEnd::Complete);
-  CHECK(rec->minor_version() == 4);
+  CHECK(rec->minor_version() == 5);
   // The dropped walks are the oldest ones: once a walk is kept, every later one is too.
   bool kept_seen = false;
   uint64_t dropped = 0, freed = 0;

@@ -15,6 +15,7 @@
 #include "format/format_constants.hpp"
 #include "format/section.hpp"
 #include "format/walk_dropper.hpp"
+#include "values_sample.hpp"
 
 using namespace gcsnap;
 using Bytes = std::vector<uint8_t>;
@@ -196,6 +197,8 @@ int main(int argc, char** argv) {
   // §3 (1.4): the same sample, marked as recorded by the events source.
   if (!write_sample(out("events-source.snap"), false, kFeatureEventsSource)) return 1;
   if (!write_memory_sample(out("memory-valid.snap"))) return 1;
+  // §6.18-§6.21 (1.5): a walk with string values, captured contents and collection values.
+  if (!test::write_values_sample(out("values-valid.snap"), 16)) return 1;
   const Bytes sample = load(out("sample-valid.snap"));
   const auto sections = list_sections(sample);
   const Found* last_end = nullptr;

@@ -5,6 +5,7 @@
 #include "gcsnap/reader.hpp"
 #include "gcsnap/status.hpp"
 #include "gcsnap/version.hpp"
+#include "gcsnap/values.hpp"
 #include "gcsnap/writer.hpp"
 
 #include "gcsnap/analysis_index.hpp"

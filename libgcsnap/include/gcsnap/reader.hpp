@@ -15,6 +15,7 @@
 #include "gcsnap/field_layout.hpp"
 #include "gcsnap/model.hpp"
 #include "gcsnap/status.hpp"
+#include "gcsnap/values.hpp"
 
 namespace gcsnap {
 
@@ -225,6 +226,15 @@ class Recording {
   /// Where the statics' references were stored at this GC, sorted by address (format-spec.md
   /// §6.14); empty when the block has none. Views point into STORAGE.
   Result<std::vector<StaticSlot>> read_static_slots(size_t gc_pos, std::string& storage) const;
+  /// The strings of this GC's walk as length and keyed hash (§6.18, since 1.5), sorted by
+  /// address; empty when not recorded. Errors: CorruptSection, InconsistentData.
+  Result<std::vector<StringValue>> read_string_values(size_t gc_pos) const;
+  /// Captured string contents (§6.19), sorted by address; views point into STORAGE.
+  Result<std::vector<StringContent>> read_string_contents(size_t gc_pos, std::string& storage) const;
+  /// Collections' count, capacity and limit (§6.20), sorted by address.
+  Result<std::vector<CollectionValue>> read_collection_values(size_t gc_pos) const;
+  /// How this GC's values were recorded (§6.21), or nullopt when it has no values.
+  Result<std::optional<ValueCapture>> read_value_capture(size_t gc_pos) const;
   /// The snapshot policy's note that it skipped this GC's heap walk (§6.15, since 1.1), or
   /// nullopt when the block has none. Errors: CorruptSection for a malformed note.
   Result<std::optional<WalkSkip>> read_walk_skip(size_t gc_pos) const;

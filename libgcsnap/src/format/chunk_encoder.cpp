@@ -152,7 +152,7 @@ uint32_t encode_chunk_section(ChunkData& chunk, int level, ByteBuffer& out) {
   uint64_t items = std::visit([](const auto& c) -> uint64_t { return c.size(); }, chunk);
   if (auto* raw = std::get_if<RawRecord>(&chunk)) {
     items = raw->item_count;
-    level = raw->type == static_cast<uint16_t>(SectionType::Index) ? level : kNoCompression;  // §6.1: small records stay raw
+    level = raw->type == static_cast<uint16_t>(SectionType::Index) || raw->compress ? level : kNoCompression;  // §6.1: small records stay raw
   }
   build_section(type, items, {payload.data(), payload.size()}, level, out);
   const auto* objects = std::get_if<ObjectsChunk>(&chunk);
