@@ -47,6 +47,7 @@ struct ClassInfo {
   uint32_t first_count = 0;
   bool seen_one = false;
   uint16_t first_repeats = 0;     ///< Learning: objects since with first_count and first_size
+  uint8_t value_rule = 0;         ///< ValueRule (value_reader.hpp): what the walk reads of its objects
 };
 
 /// The component count of the object at OBJECT_ID (arrays, strings). Every object is at least

@@ -23,6 +23,7 @@ class RuntimeInfoQueries final : public RuntimeQueries {
   std::string method_name(uint64_t function_id) override;
   bool type_layout(uint64_t class_id, uint64_t object_id, OwnedLayout& out) override;
   const uint64_t* object_words(uint64_t object_id) override { return reinterpret_cast<const uint64_t*>(object_id); }
+  bool find_field(uint64_t class_id, const char* name, ValueField& out) override;
 
  private:
   bool append_class_name(com::ClassID class_id, std::string& out, int depth);
