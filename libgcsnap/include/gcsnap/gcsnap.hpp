@@ -5,6 +5,7 @@
 #include "gcsnap/reader.hpp"
 #include "gcsnap/status.hpp"
 #include "gcsnap/version.hpp"
+#include "gcsnap/strip_strings.hpp"
 #include "gcsnap/values.hpp"
 #include "gcsnap/writer.hpp"
 
@@ -18,6 +19,7 @@
 #include "gcsnap/group_holder.hpp"
 #include "gcsnap/group_paths.hpp"
 #include "gcsnap/heap_graph.hpp"
+#include "gcsnap/inspect.hpp"
 #include "gcsnap/leak_suspects.hpp"
 #include "gcsnap/object_age.hpp"
 #include "gcsnap/object_diff.hpp"
