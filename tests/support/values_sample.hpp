@@ -5,7 +5,7 @@
 // A handle holds App.Registry@0x10000, whose fields hold: `_orders`, an App.Order[10] whose
 // orders each hold a `Status` string: 8 copies of one content (hash 0xA1, 7 chars, 40 B) and 2
 // of another (hash 0xB2); `_names`, an empty List<string> (capacity 4, a String[4] of 56 B);
-// `_lookup`, a Dictionary with 1 entry in 17 (entries array 424 B); `_cache`, a MemoryCache at
+// `_lookup`, a Dictionary with 1 entry in 17 (entries array 432 B); `_cache`, a MemoryCache at
 // its size limit (100 of 100) holding a Byte[] of 1000 B; `_empty`, an Int32[0]. The finalizer
 // queue holds 3 App.NativeHandle (32 B each, one holding a Byte[] of 200 B).
 #include <cstdint>
@@ -88,7 +88,7 @@ inline bool write_values_sample(const std::string& path, uint32_t capture_chars)
   heap.add(0x4000, 5, 32, {0x4100}, {8});
   heap.add(0x4100, 6, 56, {}, {});
   heap.add(0x5000, 7, 80, {0x5100}, {16});
-  heap.add(0x5100, 8, 424, {}, {});
+  heap.add(0x5100, 8, 432, {}, {});
   heap.add(0x6000, 9, 64, {0x6100}, {8});
   heap.add(0x6100, 10, 1000, {}, {});
   heap.add(0x7000, 11, 24, {}, {});
