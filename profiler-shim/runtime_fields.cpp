@@ -29,6 +29,7 @@ ValueField::Kind field_kind(const uint8_t* sig, size_t size) {
     case 0x08: case 0x09: return ValueField::Int32;   // I4, U4
     case 0x0a: case 0x0b: return ValueField::Int64;   // I8, U8
     case 0x0e: case 0x12: case 0x14: case 0x1c: case 0x1d: return ValueField::Reference;
+    case 0x11: return ValueField::Struct;  // VALUETYPE: read at a known offset inside it
     case 0x15:  // GENERICINST: a class instantiation is a reference; a value type may be long?
       return k + 1 < size && sig[k + 1] == 0x12 ? ValueField::Reference : ValueField::NullableInt64;
     default: return ValueField::Other;

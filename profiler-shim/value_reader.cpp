@@ -154,8 +154,9 @@ bool ValueReader::concurrent_count(uint64_t dictionary, uint64_t& count, uint64_
 }
 
 // MemoryCache: entries in `_coherentState`'s `_stringEntries` and `_nonStringEntries` (8 to
-// 11); its size in `_coherentState._cacheSize` (8 to 10: 11 keeps it in a padded struct, not
-// read); the limit in `_options._sizeLimit`.
+// 11); its size in `_coherentState._cacheSize` (8 to 10) or, on 11, in `_cacheSizePadded`, a
+// CacheSizePadded struct (explicit layout, 128 bytes) whose long `Value` is at +64 (read by
+// reflection from Microsoft.Extensions.Caching.Memory 11.0.0); the limit in `_options._sizeLimit`.
 bool ValueReader::read_cache(uint64_t cache, CollectionValue& out) {
   uint64_t state = 0, options = 0;
   if (!read_reference(cache, "_coherentState", state) || state == 0) return false;
@@ -170,7 +171,12 @@ bool ValueReader::read_cache(uint64_t cache, CollectionValue& out) {
   }
   if (!any) return false;
   out.count = total;
-  if (!read_count(state, "_cacheSize", out.capacity)) out.capacity = 0;
+  if (!read_count(state, "_cacheSize", out.capacity)) {
+    constexpr uint64_t kPaddedValue = 64;
+    const ValueField* padded = field(queries_.class_of(state), "_cacheSizePadded");
+    const int64_t size = padded && padded->kind == ValueField::Struct ? load<int64_t>(state + padded->offset + kPaddedValue) : 0;
+    out.capacity = size > 0 ? static_cast<uint64_t>(size) : 0;
+  }
   if (!read_reference(cache, "_options", options) || options == 0 || !read_count(options, "_sizeLimit", out.limit))
     out.limit = 0;
   return true;

@@ -36,7 +36,7 @@ ValueRule value_rule_for(std::string_view name, bool variable) noexcept;
 
 /// A field found by name: where it is and how to read it.
 struct ValueField {
-  enum Kind : uint8_t { Int32, Int64, NullableInt64, Reference, Other };
+  enum Kind : uint8_t { Int32, Int64, NullableInt64, Reference, Struct, Other };
   uint32_t offset = 0;  ///< from the object's start (the MethodTable pointer)
   Kind kind = Other;
 };
