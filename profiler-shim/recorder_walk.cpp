@@ -228,7 +228,12 @@ void Recorder::add_non_gc_target(uint64_t address) {
     FrozenObject info{type_id_for(queries_.class_of(address), address), queries_.object_size(address)};
     cached = frozen_objects_.emplace(address, info).first;
   }
-  store_object(address, cached->second.type_id, cached->second.size, {});
+  if (!store_object(address, cached->second.type_id, cached->second.size, {})) return;
+  // Frozen string literals are strings like any other: their copies on the GC heap are duplicates.
+  if (!b.values_captured) return;
+  const uint64_t class_id = queries_.class_of(address);
+  if (const ClassInfo* info = class_id ? classes_.find(class_id) : nullptr; info && info->value_rule != 0)
+    read_values(address, class_id, info->value_rule);
 }
 
 }  // namespace gcsnap::shim
