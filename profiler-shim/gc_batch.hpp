@@ -119,7 +119,7 @@ struct GcBatch {
   bool has_reference_slots = false;  ///< the chunks' slots were filled for this GC's walk
   bool dependent_handles_captured = false;  ///< a heap walk with Callback5 answered
 
-  /// Values of the walk (format-spec.md §6.18-§6.21; value_reader.hpp), when captured.
+  /// Values of the walk (format-spec.md §6.23-§6.26; value_reader.hpp), when captured.
   bool values_captured = false;
   uint32_t capture_chars = 0;  ///< --capture-strings N; 0: no contents
   std::vector<StringValue> string_values;

@@ -93,7 +93,7 @@ struct RecorderOptions {
   /// Find each reference's slot in its object's memory (RuntimeQueries::object_words) and
   /// resolve each type's field layout once (format-spec.md §6.12, §6.13).
   bool capture_slots = false;
-  /// Record the walk's values (format-spec.md §6.18-§6.21; needs the objects' memory, as the
+  /// Record the walk's values (format-spec.md §6.23-§6.26; needs the objects' memory, as the
   /// slots do), and the first CAPTURE_STRING_CHARS characters of every string (0: none).
   bool capture_values = false;
   uint32_t capture_string_chars = 0;

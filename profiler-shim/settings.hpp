@@ -57,7 +57,7 @@ struct Settings {
   /// paths); for measuring their cost, or as a way out should the slot search misbehave.
   bool field_names = true;
   /// GCSNAP_CAPTURE_STRINGS=N (attach: capture_strings=N): record the first N characters of
-  /// every string (format-spec.md §6.19). 0, the default: strings as length and hash only.
+  /// every string (format-spec.md §6.24). 0, the default: strings as length and hash only.
   uint32_t capture_strings = 0;
   /// GCSNAP_DIAGNOSTICS=1: say at startup which runtime, event masks and sessions are in use.
   bool diagnostics = false;

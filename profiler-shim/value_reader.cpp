@@ -28,7 +28,7 @@ constexpr uint64_t kLengthOffset = 8;
 constexpr uint64_t kStringChars = 12;
 constexpr uint64_t kArrayData = 16;
 
-// UTF-16 code units to UTF-8; an unpaired surrogate becomes U+FFFD (format-spec.md §6.19).
+// UTF-16 code units to UTF-8; an unpaired surrogate becomes U+FFFD (format-spec.md §6.24).
 void append_utf8(const uint8_t* units, uint32_t n, std::string& out) {
   auto unit = [&](uint32_t k) { return static_cast<uint32_t>(units[2 * k] | (units[2 * k + 1] << 8)); };
   for (uint32_t k = 0; k < n; ++k) {

@@ -1,5 +1,5 @@
 #pragma once
-// Values of a heap walk, private by default (format-spec.md §6.18-§6.21): each string's length
+// Values of a heap walk, private by default (format-spec.md §6.23-§6.26): each string's length
 // and keyed hash, its first characters only when asked (--capture-strings), and the count,
 // capacity and limit of the runtime's and framework's collections and caches, read from the
 // objects' memory while the runtime is suspended for the walk (both sources). Field names are

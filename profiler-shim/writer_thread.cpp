@@ -84,7 +84,7 @@ void add_heap_figures(const GcBatch& batch, uint64_t walked_bytes, MemoryAccount
   }
 }
 
-// format-spec.md §6.18-§6.21: the walk's values, and how they were recorded.
+// format-spec.md §6.23-§6.26: the walk's values, and how they were recorded.
 Status write_values(Writer& writer, const GcBatch& batch) {
   if (!batch.string_values.empty()) GCSNAP_RETURN_IF_ERROR(writer.add_string_values(batch.string_values));
   ValueCapture capture;

@@ -142,7 +142,7 @@ TEST_CASE("golden memory-valid.snap reads back its memory accounting") {
   for (size_t i = 0; i < 2; ++i) CHECK(r.verify_gc(i).is_ok());
 }
 
-// §6.18-§6.21 (1.5): values-valid.snap (support/values_sample.hpp) reads back its values; the
+// §6.23-§6.26 (1.5): values-valid.snap (support/values_sample.hpp) reads back its values; the
 // files of earlier minors have none.
 TEST_CASE("golden values-valid.snap reads back its values") {
   auto rec = Recording::open(golden("values-valid.snap"));

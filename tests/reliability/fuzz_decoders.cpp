@@ -26,7 +26,7 @@ enum Decoder : uint8_t {
   kGenerationBounds, kRoots, kSurviving, kMoved, kObjects, kTypes, kMethods,
   kSectionHeaderAndPayload, kGcInfo, kGcSummary, kFileHeader, kTrailer, kVarints, kColumns,
   kDependentHandles,  // 1.1; new decoders go last so that existing seeds keep their meaning
-  kStringValues, kStringContents, kCollectionValues, kValueCapture,  // 1.5 (§6.18-§6.21)
+  kStringValues, kStringContents, kCollectionValues, kValueCapture,  // 1.5 (§6.23-§6.26)
   kCount
 };
 

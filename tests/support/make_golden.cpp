@@ -197,7 +197,7 @@ int main(int argc, char** argv) {
   // §3 (1.4): the same sample, marked as recorded by the events source.
   if (!write_sample(out("events-source.snap"), false, kFeatureEventsSource)) return 1;
   if (!write_memory_sample(out("memory-valid.snap"))) return 1;
-  // §6.18-§6.21 (1.5): a walk with string values, captured contents and collection values.
+  // §6.23-§6.26 (1.5): a walk with string values, captured contents and collection values.
   if (!test::write_values_sample(out("values-valid.snap"), 16)) return 1;
   const Bytes sample = load(out("sample-valid.snap"));
   const auto sections = list_sections(sample);

@@ -1,5 +1,5 @@
 #pragma once
-// The one-GC recording with values (format-spec.md §6.18-§6.21) that the golden file
+// The one-GC recording with values (format-spec.md §6.23-§6.26) that the golden file
 // values-valid.snap, the format test and the inspect/strip-strings CLI tests read.
 //
 // A handle holds App.Registry@0x10000, whose fields hold: `_orders`, an App.Order[10] whose

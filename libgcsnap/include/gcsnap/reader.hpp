@@ -226,14 +226,14 @@ class Recording {
   /// Where the statics' references were stored at this GC, sorted by address (format-spec.md
   /// §6.14); empty when the block has none. Views point into STORAGE.
   Result<std::vector<StaticSlot>> read_static_slots(size_t gc_pos, std::string& storage) const;
-  /// The strings of this GC's walk as length and keyed hash (§6.18, since 1.5), sorted by
+  /// The strings of this GC's walk as length and keyed hash (§6.23, since 1.5), sorted by
   /// address; empty when not recorded. Errors: CorruptSection, InconsistentData.
   Result<std::vector<StringValue>> read_string_values(size_t gc_pos) const;
-  /// Captured string contents (§6.19), sorted by address; views point into STORAGE.
+  /// Captured string contents (§6.24), sorted by address; views point into STORAGE.
   Result<std::vector<StringContent>> read_string_contents(size_t gc_pos, std::string& storage) const;
-  /// Collections' count, capacity and limit (§6.20), sorted by address.
+  /// Collections' count, capacity and limit (§6.25), sorted by address.
   Result<std::vector<CollectionValue>> read_collection_values(size_t gc_pos) const;
-  /// How this GC's values were recorded (§6.21), or nullopt when it has no values.
+  /// How this GC's values were recorded (§6.26), or nullopt when it has no values.
   Result<std::optional<ValueCapture>> read_value_capture(size_t gc_pos) const;
   /// The snapshot policy's note that it skipped this GC's heap walk (§6.15, since 1.1), or
   /// nullopt when the block has none. Errors: CorruptSection for a malformed note.

@@ -1,5 +1,5 @@
 #pragma once
-/// Removing captured string contents from a recording (format-spec.md §6.19, §6.21): a copy
+/// Removing captured string contents from a recording (format-spec.md §6.24, §6.26): a copy
 /// with every string-contents section left out, each value capture record marked "stripped",
 /// the blocks' ends, the index and the trailer rewritten. Everything else is copied byte for
 /// byte, checksums included.

@@ -1,5 +1,5 @@
 #pragma once
-/// Values of a heap walk, private by default (format-spec.md §6.18-§6.21): each string as its
+/// Values of a heap walk, private by default (format-spec.md §6.23-§6.26): each string as its
 /// length and a keyed hash of its content, the content only when the recording was asked to
 /// capture it, and the count, capacity and limit of runtime and framework collections.
 
@@ -8,21 +8,21 @@
 
 namespace gcsnap {
 
-/// One string of a heap walk (§6.18): equal hashes within one recording mean equal content.
+/// One string of a heap walk (§6.23): equal hashes within one recording mean equal content.
 struct StringValue {
   uint64_t address = 0;
   uint32_t length = 0;  ///< UTF-16 code units
   uint64_t hash = 0;    ///< keyed XXH3-64 of the code units; the key is never written
 };
 
-/// The first characters of one string (§6.19), only in recordings made with --capture-strings.
+/// The first characters of one string (§6.24), only in recordings made with --capture-strings.
 struct StringContent {
   uint64_t address = 0;
   uint32_t chars = 0;     ///< UTF-16 code units captured
   std::string_view text;  ///< UTF-8
 };
 
-/// §6.20 kinds.
+/// §6.25 kinds.
 enum class CollectionKind : uint8_t {
   List = 1,
   Dictionary = 2,
@@ -35,7 +35,7 @@ enum class CollectionKind : uint8_t {
 };
 inline constexpr uint8_t kMaxCollectionKind = 8;
 
-/// The figures of one collection or cache (§6.20).
+/// The figures of one collection or cache (§6.25).
 struct CollectionValue {
   uint64_t address = 0;
   CollectionKind kind = CollectionKind::List;
@@ -50,7 +50,7 @@ inline constexpr uint8_t kContentsStripped = 0x2;
 inline constexpr uint8_t kAll = 0x3;
 }  // namespace value_flags
 
-/// How a walk's values were recorded (§6.21).
+/// How a walk's values were recorded (§6.26).
 struct ValueCapture {
   uint8_t hash_kind = 1;       ///< 1: XXH3-64 keyed per recording
   uint8_t flags = 0;           ///< value_flags bits

@@ -103,14 +103,14 @@ class Writer {
   Status add_type_layouts(std::span<const TypeLayout> layouts);
   /// Record where the statics' references are stored at this GC (format-spec.md §6.14).
   Status add_static_slots(std::span<const StaticSlot> statics);
-  /// Record strings as length and keyed hash (format-spec.md §6.18). Errors: InvalidArgument.
+  /// Record strings as length and keyed hash (format-spec.md §6.23). Errors: InvalidArgument.
   Status add_string_values(std::span<const StringValue> strings);
-  /// Record captured string contents (§6.19); only for recordings asked to capture them.
+  /// Record captured string contents (§6.24); only for recordings asked to capture them.
   /// Errors: InvalidArgument (a text longer than kMaxNameBytes).
   Status add_string_contents(std::span<const StringContent> contents);
-  /// Record collections' count, capacity and limit (§6.20). Errors: InvalidArgument (kind).
+  /// Record collections' count, capacity and limit (§6.25). Errors: InvalidArgument (kind).
   Status add_collection_values(std::span<const CollectionValue> collections);
-  /// Say how this GC's values were recorded (§6.21). At most once per GC.
+  /// Say how this GC's values were recorded (§6.26). At most once per GC.
   Status add_value_capture(const ValueCapture& capture);
   /// Say that the snapshot policy skipped this GC's heap walk, and why (§6.15). At most once per GC.
   Status add_walk_skip(const WalkSkip& skip);

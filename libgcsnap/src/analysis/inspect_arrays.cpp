@@ -1,6 +1,6 @@
 // Empty and sparse arrays (dotMemory "Empty arrays" and "Sparse arrays", MAT "Zero-length
 // arrays" and "Array Fill Ratio"). Arrays of length 0 are marked by the recorder (format-spec.md
-// §6.20 kind 8): all but one of a type are wasted, one shared instance (Array.Empty<T>()) would
+// §6.25 kind 8): all but one of a type are wasted, one shared instance (Array.Empty<T>()) would
 // do. An array of references at most a quarter full (16 slots or more) that no recorded
 // collection owns wastes its null slots (arrays only a root holds, the runtime's statics
 // tables, are left out).

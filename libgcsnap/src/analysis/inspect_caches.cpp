@@ -1,5 +1,5 @@
 // Caches at their limit (a MemoryCache whose size has reached its SizeLimit, format-spec.md
-// §6.20 kind 7): it evicts on every insert, so what it holds is what it may hold; the bytes are
+// §6.25 kind 7): it evicts on every insert, so what it holds is what it may hold; the bytes are
 // its retained size. A cache without a size limit, or whose size the recorder could not read,
 // is never reported.
 #include <string>

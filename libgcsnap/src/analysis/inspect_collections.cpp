@@ -1,6 +1,6 @@
 // Empty and sparse collections (dotMemory "Empty collections" and "Sparse collections", MAT
 // "Empty Collections" and "Collection Fill Ratio"), from the counts and capacities the
-// recorder read (format-spec.md §6.20). An empty collection wastes all it retains; a sparse
+// recorder read (format-spec.md §6.25). An empty collection wastes all it retains; a sparse
 // one (at most a quarter full, 16 slots or more) the unused part of its largest array.
 #include <string>
 

@@ -1,5 +1,5 @@
 // Duplicate strings (dotMemory "Duplicate strings", MAT "Duplicate Strings"): strings of equal
-// length and keyed hash (format-spec.md §6.18) are copies of one content; all copies but one
+// length and keyed hash (format-spec.md §6.23) are copies of one content; all copies but one
 // (the lowest address) are wasted. One finding per field that holds wasted copies, since the
 // field is where a developer interns or shares the value.
 #include <algorithm>

@@ -99,7 +99,7 @@ struct RawRecord {
   uint16_t type = 0;
   uint64_t item_count = 0;
   std::vector<uint8_t> payload;
-  bool compress = false;  ///< a data section's columns, built whole by the caller (§6.18-§6.20)
+  bool compress = false;  ///< a data section's columns, built whole by the caller (§6.23-§6.25)
   size_t size() const noexcept { return payload.size(); }
 };
 

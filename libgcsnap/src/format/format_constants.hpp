@@ -19,7 +19,7 @@ inline constexpr uint8_t kGenerationsCollectedMask = 0x1F;
 inline constexpr uint8_t kFileMagic[8] = {0x89, 'G', 'C', 'S', 'N', 'A', 'P', 0x0A};
 inline constexpr uint8_t kTrailerMagic[8] = {0x0A, 'X', 'D', 'N', 'I', 'S', 'C', 'G'};
 inline constexpr uint16_t kMajorVersion = 1;
-inline constexpr uint16_t kMinorVersion = 5;  // 1.5: values (§6.18-§6.21) and the other 1.5 sections
+inline constexpr uint16_t kMinorVersion = 5;  // 1.5: values (§6.23-§6.26) and the other 1.5 sections
 inline constexpr uint32_t kFileHeaderSize = 40;
 /// §3: required-feature bits this reader implements.
 inline constexpr uint64_t kKnownRequiredFeatures = kFeatureEventsSource;
@@ -46,10 +46,10 @@ enum class SectionType : uint16_t {
   WalkSkipped = 0x001B,       // since 1.1
   MemoryAccounting = 0x001C,  ///< §6.16, since 1.2
   Dropped = 0x001D,           ///< §6.17, since 1.3: a walk's section whose payload was given back
-  StringValues = 0x0024,      ///< §6.18, since 1.5: strings as length and keyed hash
-  StringContents = 0x0025,    ///< §6.19, since 1.5: captured text, only when asked for
-  CollectionValues = 0x0026,  ///< §6.20, since 1.5: count, capacity, limit
-  ValueCapture = 0x0027,      ///< §6.21, since 1.5: how the walk's values were recorded
+  StringValues = 0x0024,      ///< §6.23, since 1.5: strings as length and keyed hash
+  StringContents = 0x0025,    ///< §6.24, since 1.5: captured text, only when asked for
+  CollectionValues = 0x0026,  ///< §6.25, since 1.5: count, capacity, limit
+  ValueCapture = 0x0027,      ///< §6.26, since 1.5: how the walk's values were recorded
   BlockAbort = 0x00FE,
   BlockEnd = 0x00FF,
   Index = 0x0100,
@@ -68,7 +68,7 @@ inline constexpr uint32_t kGcSummarySize = 152;
 inline constexpr uint32_t kWalkSkippedSize = 32;
 /// §6.16: size of the memory-accounting payload this writer writes (and the least a reader accepts).
 inline constexpr uint32_t kMemoryAccountingSize = 128;
-/// §6.21: the value capture record's payload (a longer one is read by its first 16 bytes).
+/// §6.26: the value capture record's payload (a longer one is read by its first 16 bytes).
 inline constexpr uint32_t kValueCaptureSize = 16;
 inline constexpr uint32_t kMemoryAccountingPrivateSize = 136;  // with private_bytes (present bit 6)
 /// §6.1: size of the block start payload.

@@ -1,4 +1,4 @@
-// Recording: reading the value sections of a GC (format-spec.md §6.18-§6.21).
+// Recording: reading the value sections of a GC (format-spec.md §6.23-§6.26).
 #include <algorithm>
 #include <new>
 
@@ -35,7 +35,7 @@ Status decode_each(const Recording::Impl& impl, size_t i, SectionType type, Fn&&
   return {};
 }
 
-// §6.18-§6.20: one row per address in a block.
+// §6.23-§6.25: one row per address in a block.
 template <typename Row>
 Status sort_unique(std::vector<Row>& rows, const char* what, uint64_t block_offset) {
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.address < b.address; });

@@ -1,5 +1,5 @@
 // strip_string_contents (gcsnap/strip_strings.hpp): copy a recording block by block, leaving
-// out the string-contents sections (§6.19), marking the value capture records (§6.21) and
+// out the string-contents sections (§6.24), marking the value capture records (§6.26) and
 // rewriting each block end's section count, offset and size (§6.9); finish_recording then
 // appends the index and the trailer as for a recording whose writer died (§8.4).
 #include "gcsnap/strip_strings.hpp"

@@ -7,7 +7,7 @@
 namespace gcsnap::format {
 namespace {
 
-constexpr uint64_t kMaxStringLength = 0x7FFFFFFF;  // §6.18 column 2
+constexpr uint64_t kMaxStringLength = 0x7FFFFFFF;  // §6.23 column 2
 
 template <typename Row, typename Get>
 std::vector<uint64_t> column_of(std::span<const Row> rows, Get get) {

@@ -1,5 +1,5 @@
 #pragma once
-// Columns of the value sections (format-spec.md §6.18-§6.21): encoding for the writer,
+// Columns of the value sections (format-spec.md §6.23-§6.26): encoding for the writer,
 // bounds-checked decoding for the reader.
 
 #include <cstdint>

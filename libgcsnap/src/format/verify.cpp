@@ -171,7 +171,7 @@ Status Recording::verify_gc_attested(size_t gc_pos, const TypeIdPieces& next_pie
     GCSNAP_RETURN_IF_ERROR(read_memory_accounting(gc_pos).status());
     std::string static_names;
     if (!dropped) GCSNAP_RETURN_IF_ERROR(read_static_slots(gc_pos, static_names).status());
-    // §6.18-§6.21: the values decode, one row per address, at most one capture record.
+    // §6.23-§6.26: the values decode, one row per address, at most one capture record.
     GCSNAP_RETURN_IF_ERROR(read_string_values(gc_pos).status());
     GCSNAP_RETURN_IF_ERROR(read_string_contents(gc_pos, static_names).status());
     GCSNAP_RETURN_IF_ERROR(read_collection_values(gc_pos).status());

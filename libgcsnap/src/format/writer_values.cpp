@@ -1,4 +1,4 @@
-// Writer: the value sections (format-spec.md §6.18-§6.21). Each add_* call writes its rows as
+// Writer: the value sections (format-spec.md §6.23-§6.26). Each add_* call writes its rows as
 // whole chunk sections of at most chunk_items rows; the value sections are not buffered
 // across calls, the shim hands them over once per walk.
 #include <algorithm>

@@ -272,7 +272,7 @@ Table memory_table(const Recording& r, const std::vector<size_t>& listed, std::v
   if (unreadable) notes.push_back(fmt::format("{} GC(s) have a memory record that cannot be read", unreadable));
   return t;
 }
-/// How the walks' values were recorded (format-spec.md §6.21): whether string content is in
+/// How the walks' values were recorded (format-spec.md §6.26): whether string content is in
 /// the file is what a user must know before sharing it.
 void add_values_note(const Recording& r, std::vector<std::string>& notes) {
   uint64_t hashed = 0, captured = 0, stripped = 0;

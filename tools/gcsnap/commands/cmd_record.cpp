@@ -49,7 +49,7 @@ struct RecordOptions {
   std::string source;        ///< --source: events | profiler; "" = the default (source_for)
   std::vector<std::string> command;
   bool index = false;        ///< --index: build the snapshots' analysis indexes at the end
-  /// --capture-strings[=N]: record each string's first N characters (format-spec.md §6.19); 0 = none.
+  /// --capture-strings[=N]: record each string's first N characters (format-spec.md §6.24); 0 = none.
   uint32_t capture_strings = 0;
 };
 
