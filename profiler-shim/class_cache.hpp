@@ -49,6 +49,7 @@ struct ClassInfo {
   uint16_t first_repeats = 0;     ///< Learning: objects since with first_count and first_size
   /// A delegate type: the offsets of System.Delegate's _methodPtr and _methodPtrAux (0: not one).
   uint32_t method_ptr_offset = 0, method_ptr_aux_offset = 0;
+  uint8_t value_rule = 0;         ///< ValueRule (value_reader.hpp): what the walk reads of its objects
 };
 
 /// The component count of the object at OBJECT_ID (arrays, strings). Every object is at least

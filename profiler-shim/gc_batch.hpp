@@ -12,6 +12,7 @@
 
 #include "gcsnap/field_layout.hpp"
 #include "gcsnap/model.hpp"
+#include "gcsnap/values.hpp"
 
 namespace gcsnap::shim {
 
@@ -118,6 +119,15 @@ struct GcBatch {
   uint64_t dependent_handles_dropped = 0;
   bool has_reference_slots = false;  ///< the chunks' slots were filled for this GC's walk
   bool dependent_handles_captured = false;  ///< a heap walk with Callback5 answered
+
+  /// Values of the walk (format-spec.md §6.23-§6.26; value_reader.hpp), when captured.
+  bool values_captured = false;
+  uint32_t capture_chars = 0;  ///< --capture-strings N; 0: no contents
+  std::vector<StringValue> string_values;
+  std::vector<uint64_t> content_addresses;
+  std::vector<uint32_t> content_chars, content_lengths;
+  std::string content_text;  ///< the contents' UTF-8, concatenated
+  std::vector<CollectionValue> collection_values;
 
   std::vector<OwnedType> types;
   std::vector<OwnedMethod> methods;

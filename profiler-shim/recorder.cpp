@@ -23,7 +23,14 @@ void append(std::vector<T>& column, std::span<const T> values) {
 }  // namespace
 
 Recorder::Recorder(const RecorderOptions& options, RuntimeQueries& queries, BatchSink& sink, ChunkPool* pool)
-    : options_(options), queries_(queries), sink_(sink), pool_(pool) {}
+    : options_(options), queries_(queries), sink_(sink), pool_(pool) {
+  if (!options_.capture_values) return;
+  try {
+    values_ = std::make_unique<ValueReader>(queries_, options_.capture_string_chars);
+  } catch (const std::exception&) {
+    values_.reset();  // no random source for the key: the walks are recorded without values
+  }
+}
 
 bool Recorder::on_gc_started(uint8_t generations_mask, bool induced, uint64_t now_ns, bool may_walk) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -69,6 +76,8 @@ bool Recorder::on_gc_started(uint8_t generations_mask, bool induced, uint64_t no
   }
   batch_->dependent_handles_captured = walk && options_.dependent_handles;
   batch_->has_reference_slots = walk && options_.capture_slots;
+  batch_->values_captured = walk && values_ != nullptr;
+  batch_->capture_chars = values_ ? values_->capture_chars() : 0;
   walking_.store(walk);
   return walk;
 }

@@ -21,6 +21,7 @@
 #include "class_cache.hpp"
 #include "gc_batch.hpp"
 #include "settings.hpp"
+#include "value_reader.hpp"
 
 namespace gcsnap::shim {
 
@@ -65,6 +66,12 @@ class RuntimeQueries {
     (void)object_id;
     return nullptr;
   }
+  /// Find the instance field NAME of CLASS_ID or its parents (value_reader.hpp). Called inside
+  /// the GC: non-triggering calls only. False: no such field (another runtime version's names).
+  virtual bool find_field(uint64_t class_id, const char* name, ValueField& out) {
+    (void)class_id, (void)name, (void)out;
+    return false;
+  }
 
  protected:
   ~RuntimeQueries() = default;
@@ -97,6 +104,10 @@ struct RecorderOptions {
   /// Find each reference's slot in its object's memory (RuntimeQueries::object_words) and
   /// resolve each type's field layout once (format-spec.md §6.12, §6.13).
   bool capture_slots = false;
+  /// Record the walk's values (format-spec.md §6.23-§6.26; needs the objects' memory, as the
+  /// slots do), and the first CAPTURE_STRING_CHARS characters of every string (0: none).
+  bool capture_values = false;
+  uint32_t capture_string_chars = 0;
   /// The OOM guard (format-spec.md §6.15 reason 2): read the memory cgroup's usage and limit;
   /// false when there is no limit. Asked at the start of a GC that would be walked; a walk whose
   /// estimated need exceeds the headroom is skipped. Null: no guard.
@@ -212,6 +223,9 @@ class Recorder {
   /// OBJECT_ID: an instance of CLASS_ID (array layouts are read from one).
   uint32_t type_id_for(uint64_t class_id, uint64_t object_id);
   ClassInfo* class_info(uint64_t class_id, uint64_t object_id);
+  /// Read the values of one walked object (value_reader.hpp); drop_values forgets a walk's.
+  void read_values(uint64_t object_id, uint64_t class_id, uint8_t rule) noexcept;
+  static void drop_values(GcBatch& batch) noexcept;
   uint64_t object_size(ClassInfo* info, uint64_t object_id);
   /// Append one object; false when it was dropped (memory budget).
   bool store_object(uint64_t address, uint32_t type_id, uint64_t size, std::span<const uint64_t> references);
@@ -270,6 +284,7 @@ class Recorder {
 
   std::unordered_map<uint64_t, uint32_t> type_ids_;  ///< ClassID -> type id (frozen objects too)
   uint32_t next_type_id_ = 1;
+  std::unique_ptr<ValueReader> values_;  ///< with options_.capture_values
   ClassCache classes_;  ///< ClassID -> type id and size rule, for the heap walk
   std::unordered_set<uint64_t> known_functions_;
   std::unordered_map<uint64_t, uint64_t> function_at_code_;  ///< code pointer -> FunctionID (0: none)

@@ -23,8 +23,13 @@ uint32_t Recorder::type_id_for(uint64_t class_id, uint64_t object_id) {
   }
   uint32_t id = next_type_id_++;
   type_ids_.emplace(class_id, id);
+  // Decided from the name before it moves into the batch.
+  const auto rule = values_ ? value_rule_for(resolved.name, resolved.size_kind == SizeKind::Variable) : ValueRule::None;
   batch_->types.push_back(OwnedType{id, class_id, std::move(resolved.name), std::move(resolved.module)});
-  if (!classes_.find(class_id)) classes_.insert(class_id, id, resolved.size_kind);
+  if (!classes_.find(class_id)) {
+    ClassInfo* info = classes_.insert(class_id, id, resolved.size_kind);
+    info->value_rule = static_cast<uint8_t>(rule);
+  }
   // The layout is per type too: resolved here, where the class is first registered.
   OwnedLayout layout;
   if (options_.capture_slots && queries_.type_layout(class_id, object_id, layout)) {

@@ -78,6 +78,7 @@ void Recorder::discard_abandoned_walk() noexcept {
   b.dependent_handles_captured = false;
   b.has_reference_slots = false;
   b.delegate_codes.clear();
+  drop_values(b);
   if (b.info.trigger != SnapshotTrigger::OnDemand && policy_snapshots_ > 0) --policy_snapshots_;
   b.info.trigger = SnapshotTrigger::None;
   // The cap that stopped it: the memory budget, or the walk's share of the cgroup's headroom.
@@ -177,6 +178,7 @@ bool Recorder::on_object_references(uint64_t object_id, uint64_t class_id, std::
   // The reference slots are captured in store_object, after the size: one scan of the object.
   if (!store_object(object_id, info ? info->type_id : 0, size, references)) return false;  // ends the runtime's walk
   if (info && info->method_ptr_offset != 0 && batch_->has_reference_slots) note_delegate(*info, object_id);
+  if (info && info->value_rule != 0 && batch_->values_captured) read_values(object_id, class_id, info->value_rule);
   // Inline: one compare per reference, a call only for a target in the frozen bounds (rare).
   if (frozen_span_ != 0) {
     for (uint64_t target : references) {
@@ -184,6 +186,32 @@ bool Recorder::on_object_references(uint64_t object_id, uint64_t class_id, std::
     }
   }
   return true;
+}
+
+void Recorder::drop_values(GcBatch& b) noexcept {
+  b.values_captured = false;
+  b.string_values = {};
+  b.content_addresses = {};
+  b.content_chars = {};
+  b.content_lengths = {};
+  b.content_text = {};
+  b.collection_values = {};
+}
+
+void Recorder::read_values(uint64_t object_id, uint64_t class_id, uint8_t rule) noexcept {
+  // Values are charged to the memory budget like the walk's chunks: out of budget or memory,
+  // this walk keeps its objects and loses its values (the block then has no value sections).
+  const size_t before = batch_->string_values.capacity() + batch_->collection_values.capacity();
+  try {
+    values_->read(object_id, class_id, static_cast<ValueRule>(rule), *batch_);
+  } catch (const std::bad_alloc&) {
+    drop_values(*batch_);
+    return;
+  }
+  const size_t grown = batch_->string_values.capacity() + batch_->collection_values.capacity() - before;
+  if (grown == 0) return;
+  std::lock_guard<std::mutex> lock(mutex_);  // the budget is shared with the ranges callbacks
+  if (!charge(grown * sizeof(StringValue))) drop_values(*batch_);
 }
 
 void Recorder::add_non_gc_targets(std::span<const uint64_t> targets) {
@@ -202,7 +230,12 @@ void Recorder::add_non_gc_target(uint64_t address) {
     FrozenObject info{type_id_for(queries_.class_of(address), address), queries_.object_size(address)};
     cached = frozen_objects_.emplace(address, info).first;
   }
-  store_object(address, cached->second.type_id, cached->second.size, {});
+  if (!store_object(address, cached->second.type_id, cached->second.size, {})) return;
+  // Frozen string literals are strings like any other: their copies on the GC heap are duplicates.
+  if (!b.values_captured) return;
+  const uint64_t class_id = queries_.class_of(address);
+  if (const ClassInfo* info = class_id ? classes_.find(class_id) : nullptr; info && info->value_rule != 0)
+    read_values(address, class_id, info->value_rule);
 }
 
 }  // namespace gcsnap::shim

@@ -28,6 +28,7 @@ class RuntimeInfoQueries final : public RuntimeQueries {
   bool delegate_code_offsets(uint64_t class_id, uint32_t& method_ptr, uint32_t& method_ptr_aux) override;
   uint64_t function_at(uint64_t code) override;
   const uint64_t* object_words(uint64_t object_id) override { return reinterpret_cast<const uint64_t*>(object_id); }
+  bool find_field(uint64_t class_id, const char* name, ValueField& out) override;
 
  private:
   bool append_class_name(com::ClassID class_id, std::string& out, int depth);

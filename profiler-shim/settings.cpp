@@ -40,6 +40,10 @@ std::string apply_attach_line(std::string_view key, std::string_view value, Sett
     auto parsed = parse_count(value);
     if (!parsed || *parsed == 0) return bad();
     s.heap_growth_bytes = *parsed;
+  } else if (key == "capture_strings") {
+    auto parsed = parse_count(value);
+    if (!parsed || *parsed > kMaxCaptureChars) return bad();
+    s.capture_strings = static_cast<uint32_t>(*parsed);
   } else if (key == "owner_pid" || key == "deadline_s" || key == "max_snapshots" || key == "max_memory_mb" ||
              key == "max_size") {
     auto parsed = parse_count(value);
@@ -177,6 +181,15 @@ SettingsResult parse_settings(const EnvLookup& lookup) {
   if (const char* times = lookup(kEnvWalkTimes); times && std::string_view(times) == "1") s.walk_times = true;
   if (const char* fields = lookup("GCSNAP_FIELDS"); fields && std::string_view(fields) == "0") {
     s.field_names = false;
+  }
+  if (const char* capture = lookup(kEnvCaptureStrings); capture && *capture) {
+    auto parsed = parse_count(capture);
+    if (!parsed || *parsed > kMaxCaptureChars) {
+      result.error = std::string(kEnvCaptureStrings) + "='" + capture + "' is not a count of characters (0 to " +
+                     std::to_string(kMaxCaptureChars) + ")";
+      return result;
+    }
+    s.capture_strings = static_cast<uint32_t>(*parsed);
   }
   if (const char* diag = lookup(kEnvDiagnostics); diag && std::string_view(diag) == "1") s.diagnostics = true;
   if (const char* events = lookup(kEnvGcReasonEvents); events && std::string_view(events) == "0") {

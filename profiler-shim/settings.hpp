@@ -56,6 +56,9 @@ struct Settings {
   /// GCSNAP_FIELDS=0 turns off recording field layouts and reference slots (field names on
   /// paths); for measuring their cost, or as a way out should the slot search misbehave.
   bool field_names = true;
+  /// GCSNAP_CAPTURE_STRINGS=N (attach: capture_strings=N): record the first N characters of
+  /// every string (format-spec.md §6.24). 0, the default: strings as length and hash only.
+  uint32_t capture_strings = 0;
   /// GCSNAP_DIAGNOSTICS=1: say at startup which runtime, event masks and sessions are in use.
   bool diagnostics = false;
   /// GCSNAP_GC_REASON_EVENTS=0: no GCTriggered session on .NET 8 (induced GCs read as "other").

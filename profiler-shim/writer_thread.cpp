@@ -84,6 +84,26 @@ void add_heap_figures(const GcBatch& batch, uint64_t walked_bytes, MemoryAccount
   }
 }
 
+// format-spec.md §6.23-§6.26: the walk's values, and how they were recorded.
+Status write_values(Writer& writer, const GcBatch& batch) {
+  if (!batch.string_values.empty()) GCSNAP_RETURN_IF_ERROR(writer.add_string_values(batch.string_values));
+  ValueCapture capture;
+  if (batch.capture_chars > 0) {
+    capture.flags = value_flags::kContentsCaptured;
+    capture.capture_chars = batch.capture_chars;
+    std::vector<StringContent> contents(batch.content_addresses.size());
+    size_t at = 0;
+    for (size_t k = 0; k < contents.size(); ++k) {
+      contents[k] = StringContent{batch.content_addresses[k], batch.content_chars[k],
+                                  std::string_view(batch.content_text).substr(at, batch.content_lengths[k])};
+      at += batch.content_lengths[k];
+    }
+    if (!contents.empty()) GCSNAP_RETURN_IF_ERROR(writer.add_string_contents(contents));
+  }
+  if (!batch.collection_values.empty()) GCSNAP_RETURN_IF_ERROR(writer.add_collection_values(batch.collection_values));
+  return writer.add_value_capture(capture);
+}
+
 Status write_gc(Writer& writer, GcBatch& batch, ChunkPool* pool, std::span<const StaticSlot> statics,
                 MemoryAccounting* memory, AllocSampler* sites) {
   GCSNAP_RETURN_IF_ERROR(writer.begin_gc(batch.info));
@@ -129,6 +149,7 @@ Status write_gc(Writer& writer, GcBatch& batch, ChunkPool* pool, std::span<const
       }
     }
   }
+  if (batch.values_captured) GCSNAP_RETURN_IF_ERROR(write_values(writer, batch));
   if (batch.dependent_handles_captured) {
     // Written even when empty: the section then says "captured, none" (format-spec.md §6.11).
     GCSNAP_RETURN_IF_ERROR(writer.add_dependent_handles(batch.dependent_primaries, batch.dependent_secondaries));

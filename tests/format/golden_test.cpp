@@ -140,6 +140,49 @@ TEST_CASE("golden memory-valid.snap reads back its memory accounting") {
   for (size_t i = 0; i < 2; ++i) CHECK(r.verify_gc(i).is_ok());
 }
 
+// §6.23-§6.26 (1.5): values-valid.snap (support/values_sample.hpp) reads back its values; the
+// files of earlier minors have none.
+TEST_CASE("golden values-valid.snap reads back its values") {
+  auto rec = Recording::open(golden("values-valid.snap"));
+  REQUIRE(rec);
+  const Recording& r = **rec;
+  REQUIRE(r.gcs().size() == 1);
+  CHECK(r.minor_version() == 5);
+  CHECK(r.verify_gc(0).is_ok());
+  auto strings = r.read_string_values(0);
+  REQUIRE(strings);
+  REQUIRE(strings->size() == 10);
+  CHECK(strings->front().address == 0x2000);
+  CHECK(strings->front().length == 7);
+  CHECK(strings->front().hash == 0xA1A1A1A1A1A1A1A1ull);
+  CHECK(strings->back().hash == 0xB2B2B2B2B2B2B2B2ull);
+  std::string storage;
+  auto contents = r.read_string_contents(0, storage);
+  REQUIRE(contents);
+  REQUIRE(contents->size() == 10);
+  CHECK(contents->front().text == "Pending");
+  CHECK(contents->back().text == "Shipped");
+  auto collections = r.read_collection_values(0);
+  REQUIRE(collections);
+  REQUIRE(collections->size() == 4);
+  CHECK(collections->at(2).kind == CollectionKind::MemoryCache);
+  CHECK(collections->at(2).limit == 100);
+  CHECK(collections->at(1).capacity == 17);
+  auto capture = r.read_value_capture(0);
+  REQUIRE(capture);
+  REQUIRE(capture->has_value());
+  CHECK((*capture)->capture_chars == 16);
+  CHECK((*capture)->flags == value_flags::kContentsCaptured);
+  auto older = Recording::open(golden("compat/sample-valid-1.4.snap"));
+  REQUIRE(older);
+  auto none = (*older)->read_string_values(2);
+  REQUIRE(none);
+  CHECK(none->empty());
+  auto no_capture = (*older)->read_value_capture(2);
+  REQUIRE(no_capture);
+  CHECK_FALSE(no_capture->has_value());
+}
+
 TEST_CASE("golden files that must not open") {
   struct Case {
     const char* file;

@@ -14,6 +14,7 @@
 #include "format/file_header.hpp"
 #include "format/gc_summary.hpp"
 #include "format/section.hpp"
+#include "format/value_sections.hpp"
 #include "format/varint.hpp"
 
 using namespace gcsnap;
@@ -25,6 +26,7 @@ enum Decoder : uint8_t {
   kGenerationBounds, kRoots, kSurviving, kMoved, kObjects, kTypes, kMethods,
   kSectionHeaderAndPayload, kGcInfo, kGcSummary, kFileHeader, kTrailer, kVarints, kColumns,
   kDependentHandles,  // 1.1; new decoders go last so that existing seeds keep their meaning
+  kStringValues, kStringContents, kCollectionValues, kValueCapture,  // 1.5 (§6.23-§6.26)
   kCount
 };
 
@@ -123,6 +125,36 @@ void run(uint8_t which, uint64_t items, std::span<const uint8_t> bytes) {
       if (decode_dependent_handles(ctx, out).is_ok() &&
           (out.primaries.size() != items || out.secondaries.size() != items))
         __builtin_trap();
+      break;
+    }
+    case kStringValues: {
+      std::vector<StringValue> out;
+      if (decode_string_values(ctx, out).is_ok() && out.size() != items) __builtin_trap();
+      break;
+    }
+    case kStringContents: {
+      std::vector<StringContent> out;
+      std::vector<uint64_t> lengths;
+      std::string text;
+      if (decode_string_contents(ctx, out, lengths, text).is_ok()) {
+        uint64_t total = 0;
+        for (uint64_t n : lengths) total += n;
+        if (out.size() != items || lengths.size() != items || total != text.size()) __builtin_trap();
+      }
+      break;
+    }
+    case kCollectionValues: {
+      std::vector<CollectionValue> out;
+      if (decode_collection_values(ctx, out).is_ok()) {
+        if (out.size() != items) __builtin_trap();
+        for (const CollectionValue& c : out)
+          if (static_cast<uint8_t>(c.kind) == 0 || static_cast<uint8_t>(c.kind) > kMaxCollectionKind) __builtin_trap();
+      }
+      break;
+    }
+    case kValueCapture: {
+      ValueCapture out;
+      if (decode_value_capture(ctx, out).is_ok() && (out.flags & ~value_flags::kAll)) __builtin_trap();
       break;
     }
     default: break;

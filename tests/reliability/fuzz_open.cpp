@@ -82,6 +82,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (size_t k = 1; k < t.size(); ++k)
         if (t.addresses[k - 1] >= t.addresses[k]) __builtin_trap();
     }
+    auto strings = r.read_string_values(i);
+    if (strings)
+      for (size_t k = 1; k < strings->size(); ++k)
+        if ((*strings)[k - 1].address >= (*strings)[k].address) __builtin_trap();
+    std::string storage;
+    (void)r.read_string_contents(i, storage);
+    (void)r.read_collection_values(i);
+    (void)r.read_value_capture(i);
     auto names = r.read_block_names(i);
     if (names) {
       for (const auto& type : names->types()) (void)names->type_name(type.id);

@@ -64,6 +64,9 @@ int main(int argc, char** argv) {
         // 1.1 sections, which were appended after the other decoders.
         uint8_t which = static_cast<uint8_t>(ref.header.type - static_cast<uint16_t>(SectionType::GenerationBounds));
         if (ref.header.type == static_cast<uint16_t>(SectionType::DependentHandles)) which = 14;
+        else if (ref.header.type >= static_cast<uint16_t>(SectionType::StringValues) &&
+                 ref.header.type <= static_cast<uint16_t>(SectionType::ValueCapture))
+          which = static_cast<uint8_t>(15 + ref.header.type - static_cast<uint16_t>(SectionType::StringValues));
         else if (which > 6) continue;
         const std::string name = stem + "-s" + std::to_string(k++);
         write_seed(dir, name, which, ref.header.item_count, payload);

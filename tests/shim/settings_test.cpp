@@ -104,3 +104,14 @@ TEST_CASE("settings: the source of the GC facts", "[shim][settings]") {
   CHECK(parse_attach_settings("gcsnap-attach 1\nmode=record\n").settings.source == RecordSource::Profiler);
   CHECK(parse_attach_settings("gcsnap-attach 1\nmode=record\nsource=both").error.find("source") != std::string::npos);
 }
+
+TEST_CASE("settings: string content only when asked, within its range", "[shim][settings]") {
+  CHECK(parse({{"GCSNAP_OUTPUT", "o"}}).settings.capture_strings == 0);
+  CHECK(parse({{"GCSNAP_OUTPUT", "o"}, {"GCSNAP_CAPTURE_STRINGS", "64"}}).settings.capture_strings == 64);
+  CHECK(parse({{"GCSNAP_OUTPUT", "o"}, {"GCSNAP_CAPTURE_STRINGS", "4097"}}).error.find("GCSNAP_CAPTURE_STRINGS") !=
+        std::string::npos);
+  CHECK_FALSE(parse({{"GCSNAP_OUTPUT", "o"}, {"GCSNAP_CAPTURE_STRINGS", "all"}}).error.empty());
+  CHECK(parse_attach_settings("gcsnap-attach 1\nmode=record\ncapture_strings=16\n").settings.capture_strings == 16);
+  CHECK(parse_attach_settings("gcsnap-attach 1\nmode=record\n").settings.capture_strings == 0);
+  CHECK_FALSE(parse_attach_settings("gcsnap-attach 1\nmode=record\ncapture_strings=-1\n").error.empty());
+}

@@ -15,6 +15,7 @@
 #include "format/format_constants.hpp"
 #include "format/section.hpp"
 #include "format/walk_dropper.hpp"
+#include "values_sample.hpp"
 
 using namespace gcsnap;
 using Bytes = std::vector<uint8_t>;
@@ -253,6 +254,8 @@ int main(int argc, char** argv) {
   if (!write_sample(out("events-source.snap"), false, kFeatureEventsSource)) return 1;
   if (!write_memory_sample(out("memory-valid.snap"))) return 1;
   if (!write_alloc_sample(out("alloc-samples-valid.snap"))) return 1;
+  // §6.23-§6.26 (1.5): a walk with string values, captured contents and collection values.
+  if (!test::write_values_sample(out("values-valid.snap"), 16)) return 1;
   const Bytes sample = load(out("sample-valid.snap"));
   const auto sections = list_sections(sample);
   const Found* last_end = nullptr;

@@ -51,10 +51,12 @@ int main(int argc, char** argv) {
   add_diff_command(app);
   add_leaks_command(app);
   add_allocs_command(app);
+  add_inspect_command(app);
   add_check_command(app);
   add_export_command(app);
   add_report_command(app);
   add_index_command(app);
+  add_strip_strings_command(app);
   if (argc <= 1) return print_commands(app);
   try {
     app.parse(argc, argv);

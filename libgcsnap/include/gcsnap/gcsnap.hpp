@@ -5,6 +5,8 @@
 #include "gcsnap/reader.hpp"
 #include "gcsnap/status.hpp"
 #include "gcsnap/version.hpp"
+#include "gcsnap/strip_strings.hpp"
+#include "gcsnap/values.hpp"
 #include "gcsnap/writer.hpp"
 
 #include "gcsnap/alloc_join.hpp"
@@ -20,6 +22,7 @@
 #include "gcsnap/holder_patterns.hpp"
 #include "gcsnap/group_paths.hpp"
 #include "gcsnap/heap_graph.hpp"
+#include "gcsnap/inspect.hpp"
 #include "gcsnap/leak_suspects.hpp"
 #include "gcsnap/object_age.hpp"
 #include "gcsnap/object_diff.hpp"

@@ -15,6 +15,7 @@
 #include "gcsnap/field_layout.hpp"
 #include "gcsnap/model.hpp"
 #include "gcsnap/status.hpp"
+#include "gcsnap/values.hpp"
 
 namespace gcsnap {
 
@@ -229,6 +230,15 @@ class Recording {
   /// since 1.5); empty when the block has none. Errors: those of the sections' decoding,
   /// InconsistentData (two rows for one address).
   Result<std::vector<DelegateTarget>> read_delegate_targets(size_t gc_pos) const;
+  /// The strings of this GC's walk as length and keyed hash (§6.23, since 1.5), sorted by
+  /// address; empty when not recorded. Errors: CorruptSection, InconsistentData.
+  Result<std::vector<StringValue>> read_string_values(size_t gc_pos) const;
+  /// Captured string contents (§6.24), sorted by address; views point into STORAGE.
+  Result<std::vector<StringContent>> read_string_contents(size_t gc_pos, std::string& storage) const;
+  /// Collections' count, capacity and limit (§6.25), sorted by address.
+  Result<std::vector<CollectionValue>> read_collection_values(size_t gc_pos) const;
+  /// How this GC's values were recorded (§6.26), or nullopt when it has no values.
+  Result<std::optional<ValueCapture>> read_value_capture(size_t gc_pos) const;
   /// The snapshot policy's note that it skipped this GC's heap walk (§6.15, since 1.1), or
   /// nullopt when the block has none. Errors: CorruptSection for a malformed note.
   Result<std::optional<WalkSkip>> read_walk_skip(size_t gc_pos) const;

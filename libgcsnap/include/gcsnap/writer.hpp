@@ -16,6 +16,7 @@
 #include "gcsnap/field_layout.hpp"
 #include "gcsnap/model.hpp"
 #include "gcsnap/status.hpp"
+#include "gcsnap/values.hpp"
 
 namespace gcsnap {
 
@@ -106,6 +107,15 @@ class Writer {
   /// Add the methods delegate objects of this GC's heap walk call (format-spec.md §6.22); their
   /// names go in through add_methods. Errors: as add_static_slots.
   Status add_delegate_targets(std::span<const DelegateTarget> delegates);
+  /// Record strings as length and keyed hash (format-spec.md §6.23). Errors: InvalidArgument.
+  Status add_string_values(std::span<const StringValue> strings);
+  /// Record captured string contents (§6.24); only for recordings asked to capture them.
+  /// Errors: InvalidArgument (a text longer than kMaxNameBytes).
+  Status add_string_contents(std::span<const StringContent> contents);
+  /// Record collections' count, capacity and limit (§6.25). Errors: InvalidArgument (kind).
+  Status add_collection_values(std::span<const CollectionValue> collections);
+  /// Say how this GC's values were recorded (§6.26). At most once per GC.
+  Status add_value_capture(const ValueCapture& capture);
   /// Say that the snapshot policy skipped this GC's heap walk, and why (§6.15). At most once per GC.
   Status add_walk_skip(const WalkSkip& skip);
   /// Record what the process's memory was made of after this GC (§6.16). At most once per GC.

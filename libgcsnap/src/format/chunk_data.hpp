@@ -103,7 +103,7 @@ struct RawRecord {
   uint16_t type = 0;
   uint64_t item_count = 0;
   std::vector<uint8_t> payload;
-  bool compress = false;  ///< an encoded data section (Writer::add_encoded_section): zstd as the others
+  bool compress = false;  ///< a data section's columns encoded whole by the caller (Writer::add_encoded_section, §6.23-§6.25): zstd as the others
   size_t size() const noexcept { return payload.size(); }
 };
 

@@ -19,7 +19,7 @@ inline constexpr uint8_t kGenerationsCollectedMask = 0x1F;
 inline constexpr uint8_t kFileMagic[8] = {0x89, 'G', 'C', 'S', 'N', 'A', 'P', 0x0A};
 inline constexpr uint8_t kTrailerMagic[8] = {0x0A, 'X', 'D', 'N', 'I', 'S', 'C', 'G'};
 inline constexpr uint16_t kMajorVersion = 1;
-inline constexpr uint16_t kMinorVersion = 5;  // 1.5: allocation samples (§6.18-§6.21), delegate targets (§6.22)
+inline constexpr uint16_t kMinorVersion = 5;  // 1.5: allocation samples (§6.18-§6.21), delegate targets (§6.22), values (§6.23-§6.26)
 inline constexpr uint32_t kFileHeaderSize = 40;
 /// §3: required-feature bits this reader implements.
 inline constexpr uint64_t kKnownRequiredFeatures = kFeatureEventsSource;
@@ -51,6 +51,10 @@ enum class SectionType : uint16_t {
   StackFunctions = 0x0020,    ///< §6.20, since 1.5
   SampledTypes = 0x0021,      ///< §6.21, since 1.5
   DelegateTargets = 0x0022,   ///< §6.22, since 1.5
+  StringValues = 0x0024,      ///< §6.23, since 1.5: strings as length and keyed hash
+  StringContents = 0x0025,    ///< §6.24, since 1.5: captured text, only when asked for
+  CollectionValues = 0x0026,  ///< §6.25, since 1.5: count, capacity, limit
+  ValueCapture = 0x0027,      ///< §6.26, since 1.5: how the walk's values were recorded
   BlockAbort = 0x00FE,
   BlockEnd = 0x00FF,
   Index = 0x0100,
@@ -69,6 +73,8 @@ inline constexpr uint32_t kGcSummarySize = 152;
 inline constexpr uint32_t kWalkSkippedSize = 32;
 /// §6.16: size of the memory-accounting payload this writer writes (and the least a reader accepts).
 inline constexpr uint32_t kMemoryAccountingSize = 128;
+/// §6.26: the value capture record's payload (a longer one is read by its first 16 bytes).
+inline constexpr uint32_t kValueCaptureSize = 16;
 inline constexpr uint32_t kMemoryAccountingPrivateSize = 136;  // with private_bytes (present bit 6)
 /// §6.1: size of the block start payload.
 inline constexpr uint32_t kBlockStartSize = 32;

@@ -177,6 +177,11 @@ Status Recording::verify_gc_attested(size_t gc_pos, const TypeIdPieces& next_pie
     std::string static_names;
     if (!dropped) GCSNAP_RETURN_IF_ERROR(read_static_slots(gc_pos, static_names).status());
     if (!dropped) GCSNAP_RETURN_IF_ERROR(read_delegate_targets(gc_pos).status());
+    // §6.23-§6.26: the values decode, one row per address, at most one capture record.
+    GCSNAP_RETURN_IF_ERROR(read_string_values(gc_pos).status());
+    GCSNAP_RETURN_IF_ERROR(read_string_contents(gc_pos, static_names).status());
+    GCSNAP_RETURN_IF_ERROR(read_collection_values(gc_pos).status());
+    GCSNAP_RETURN_IF_ERROR(read_value_capture(gc_pos).status());
     if (gc_pos > 0 && impl_->gcs[gc_pos - 1].info.gc_number >= e.info.gc_number)
       return make_error(ErrorCode::InconsistentData, "GC numbers do not increase", e.block_offset);
     return {};

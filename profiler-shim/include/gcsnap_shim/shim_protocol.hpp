@@ -25,6 +25,10 @@ inline constexpr const char* kEnvMaxSnapshots = "GCSNAP_MAX_SNAPSHOTS";
 inline constexpr const char* kEnvMaxMemoryMb = "GCSNAP_MAX_MEMORY_MB";
 /// Bytes: a heap walk each time gen2 + LOH + POH have grown by this much (heap_growth.hpp).
 inline constexpr const char* kEnvOnHeapGrowth = "GCSNAP_ON_HEAP_GROWTH";
+/// Characters of each string to record as content (format-spec.md §6.24); unset or 0: none.
+inline constexpr const char* kEnvCaptureStrings = "GCSNAP_CAPTURE_STRINGS";
+/// The most characters per string --capture-strings may ask for.
+inline constexpr uint32_t kMaxCaptureChars = 4096;
 /// Tests only: read the memory cgroup's files under this directory instead of "/" (the OOM
 /// guard's and the memory accounting's figures), so a test can give the shim a tight limit.
 inline constexpr const char* kEnvTestCgroupRoot = "GCSNAP_TEST_CGROUP_ROOT";

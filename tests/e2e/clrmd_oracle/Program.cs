@@ -14,6 +14,12 @@
 //                              that type, with its long field Id (the identity oracle)
 //   delegate <address> <method>  one line per reachable delegate with one target whose
 //                              method ClrMD resolves: Type.Method in ClrMD's form
+//   values <name> <n> [<bytes>]  with the fourth argument --values (the values app, issue 44):
+//                              status_wasted: the Status strings of Gcsnap.ValuesApp.Order that
+//                              copy a reachable string of equal content at a lower address, and
+//                              their bytes; empty_lists: Shelf.Empty lists with _size 0;
+//                              finalizable: Gcsnap.ValuesApp.Finalizable objects the finalizer
+//                              queue holds
 // It uses no gcsnap code: what it writes is the truth the test compares gcsnap with.
 using System;
 using System.Collections.Generic;
@@ -52,6 +58,36 @@ public static class Program {
     }
     foreach (string line in lines) output.WriteLine(line);
     return lines.Count;
+  }
+
+  // The values app's facts as ClrMD reads them from the dump (see the header).
+  static void WriteValues(ClrHeap heap, HashSet<ulong> reached, StreamWriter output) {
+    var firstOf = new Dictionary<string, ulong>(StringComparer.Ordinal);
+    var statuses = new List<ClrObject>();
+    int emptyLists = 0;
+    foreach (ulong address in reached.OrderBy(a => a)) {
+      ClrObject obj = heap.GetObject(address);
+      string type = obj.Type?.Name;
+      if (type == "System.String") {
+        string text = obj.AsString(int.MaxValue) ?? "";
+        if (!firstOf.ContainsKey(text)) firstOf[text] = address;
+      } else if (type == "Gcsnap.ValuesApp.Order") {
+        statuses.Add(obj.ReadObjectField("Status"));
+      } else if (type == "Gcsnap.ValuesApp.Shelf") {
+        if (obj.ReadObjectField("Empty").ReadField<int>("_size") == 0) ++emptyLists;
+      }
+    }
+    int wasted = 0;
+    ulong bytes = 0;
+    foreach (ClrObject s in statuses) {
+      if (firstOf[s.AsString(int.MaxValue) ?? ""] == s.Address) continue;
+      ++wasted;
+      bytes += s.Size;
+    }
+    int finalizable = heap.EnumerateFinalizerRoots().Count(r => r.Object.Type?.Name == "Gcsnap.ValuesApp.Finalizable");
+    output.WriteLine($"values\tstatus_wasted\t{wasted}\t{bytes}");
+    output.WriteLine($"values\tempty_lists\t{emptyLists}");
+    output.WriteLine($"values\tfinalizable\t{finalizable}");
   }
 
   public static int Main(string[] args) {
@@ -100,10 +136,11 @@ public static class Program {
       if (obj.IsDelegate && !obj.AsDelegate().HasMultipleTargets &&
           obj.AsDelegate().GetDelegateTarget()?.Method is ClrMethod method && method.Type?.Name is string owner)
         output.WriteLine($"delegate\t0x{address:x}\t{owner}.{method.Name}");
-      if (args.Length == 4 && obj.Type?.Name == args[3])
+      if (args.Length == 4 && args[3] != "--values" && obj.Type?.Name == args[3])
         output.WriteLine($"tracked\t0x{address:x}\t{obj.ReadField<long>("Id")}");
     }
     output.WriteLine($"heap\t{heapCount}");
+    if (args.Length == 4 && args[3] == "--values") WriteValues(heap, reached, output);
     int statics = WriteStatics(runtime, output);
     Console.Out.WriteLine($"clrmd-oracle: {roots} roots, {reached.Count} reachable objects, {heapCount} on the heap, {statics} app statics");
     return 0;

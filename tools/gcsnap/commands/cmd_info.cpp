@@ -273,6 +273,30 @@ Table memory_table(const Recording& r, const std::vector<size_t>& listed, std::v
   if (unreadable) notes.push_back(fmt::format("{} GC(s) have a memory record that cannot be read", unreadable));
   return t;
 }
+/// How the walks' values were recorded (format-spec.md §6.26): whether string content is in
+/// the file is what a user must know before sharing it.
+void add_values_note(const Recording& r, std::vector<std::string>& notes) {
+  uint64_t hashed = 0, captured = 0, stripped = 0;
+  uint32_t chars = 0;
+  for (size_t i = 0; i < r.gcs().size(); ++i) {
+    auto capture = r.read_value_capture(i);
+    if (!capture || !*capture) continue;
+    ++hashed;
+    if ((*capture)->flags & value_flags::kContentsCaptured) ++captured, chars = (*capture)->capture_chars;
+    if ((*capture)->flags & value_flags::kContentsStripped) ++stripped;
+  }
+  if (hashed == 0) return;
+  std::string text = fmt::format("strings recorded as length and keyed hash at {} heap walk(s)", hashed);
+  if (captured)
+    text += fmt::format("; their first {} characters too at {} walk(s) (record --capture-strings: the file holds "
+                        "string content; gcsnap strip-strings removes it)",
+                        chars, captured);
+  else if (stripped)
+    text += fmt::format("; captured content removed (strip-strings) at {} walk(s)", stripped);
+  else
+    text += "; no string content";
+  notes.push_back(std::move(text));
+}
 
 void run_info(const InfoOptions& o) {
   auto recording = open_recording(o.file);
@@ -308,6 +332,7 @@ void run_info(const InfoOptions& o) {
   for (std::string& line : walk_skip_notes(skips)) report.notes.push_back(std::move(line));
   add_dropped_walk_notes(r, report.notes);
   add_source_note(r, report.notes);
+  add_values_note(r, report.notes);
   if (auto [skipped, budget] = skipped_walks(r); skipped) {
     report.notes.push_back(fmt::format(
         "{} gen2 GC(s) without a heap walk: the default policy's walk-time budget (a walk, estimated from the last "

@@ -50,9 +50,26 @@ struct RecordOptions {
   std::vector<std::string> command;
   bool index = false;        ///< --index: build the snapshots' analysis indexes at the end
   bool no_alloc_sites = false;  ///< --no-alloc-sites: no allocation sampling
+  /// --capture-strings[=N]: record each string's first N characters (format-spec.md §6.24); 0 = none.
+  uint32_t capture_strings = 0;
 };
 
+/// N of --capture-strings when it is given without a value.
+constexpr uint32_t kDefaultCaptureChars = 64;
+
 std::atomic<bool> g_stop{false};
+
+/// N of --capture-strings[=N]: KDefaultCaptureChars when no value is given.
+uint32_t parse_capture_chars(const std::string& text) {
+  if (text.empty()) return kDefaultCaptureChars;
+  uint64_t n = 0;
+  bool number = text.size() <= 9;
+  for (char c : text) number = number && c >= '0' && c <= '9', n = n * 10 + static_cast<uint64_t>(c - '0');
+  if (!number || n == 0 || n > shim::kMaxCaptureChars)
+    throw CliError(fmt::format("--capture-strings '{}' is not a count of characters from 1 to {}", text, shim::kMaxCaptureChars),
+                   kExitUsage);
+  return static_cast<uint32_t>(n);
+}
 
 /// How long one --every heap walk may take before gcsnap gives up on it (as `snapshot`).
 constexpr int kWalkTimeoutS = 300;
@@ -94,6 +111,7 @@ std::string source_for(const RecordOptions& options) {
   attach.max_snapshots = options.max_snapshots;
   if (!options.on_heap_growth.empty()) attach.on_heap_growth_bytes = parse_size(options.on_heap_growth, "--on-heap-growth");
   attach.max_size = options.max_size.empty() ? 0 : parse_size(options.max_size, "--max-size");
+  attach.capture_strings = options.capture_strings;
   // The shim detaches by itself a minute after the duration, should this gcsnap be stopped hard.
   attach.deadline_s = seconds ? seconds + 60 : 0;
   stop_on_request(&g_stop);
@@ -189,6 +207,8 @@ std::vector<std::pair<std::string, std::string>> record_environment(const Record
   if (options.max_memory_mb > 0) environment.emplace_back(shim::kEnvMaxMemoryMb, std::to_string(options.max_memory_mb));
   if (!options.on_heap_growth.empty())
     environment.emplace_back(shim::kEnvOnHeapGrowth, std::to_string(parse_size(options.on_heap_growth, "--on-heap-growth")));
+  if (options.capture_strings > 0)
+    environment.emplace_back(shim::kEnvCaptureStrings, std::to_string(options.capture_strings));
   if (!options.max_size.empty())
     environment.emplace_back(shim::kEnvMaxSize, std::to_string(parse_size(options.max_size, "--max-size")));
   // `dotnet run/test/watch` build first: no MSBuild node or build server may outlive the
@@ -302,6 +322,14 @@ void add_record_command(CLI::App& app) {
   cmd->add_option("--on-heap-growth", options->on_heap_growth,
                   "Also walk the heap when gen2 + LOH + POH have grown by SIZE since the first GC, and each time "
                   "by SIZE more (the shim decides at each GC, no polling)");
+  auto capture = std::make_shared<std::string>();
+  auto* capture_option =
+      cmd->add_option("--capture-strings", *capture,
+                      fmt::format("Also record the first N characters of every string (default N: {}; at most {}). "
+                                  "Without it strings are recorded as length and keyed hash only: no content",
+                                  kDefaultCaptureChars, shim::kMaxCaptureChars))
+          ->expected(0, 1)
+          ->type_name("N");
   cmd->add_flag("--index", options->index,
                 "At the end, build the analysis index of every snapshot (FILE.N.gcidx) for fast answers");
   cmd->add_option("command", options->command, "The command to run, after --");
@@ -315,7 +343,10 @@ void add_record_command(CLI::App& app) {
               "per million objects; the shim's memory is capped by --max-memory; the analysis index later\n"
               "written beside FILE is about as large as a small recording and 2.5-3x each heap walk of a\n"
               "large heap (docs/cli.md \"What attaching costs\").");
-  cmd->callback([options] { run_record(*options); });
+  cmd->callback([options, capture, capture_option] {
+    if (capture_option->count() > 0) options->capture_strings = parse_capture_chars(*capture);
+    run_record(*options);
+  });
 }
 
 }  // namespace gcsnap::cli

@@ -25,5 +25,7 @@ void add_report_command(CLI::App& app);
 void add_objects_command(CLI::App& app);
 void add_index_command(CLI::App& app);
 void add_allocs_command(CLI::App& app);
+void add_inspect_command(CLI::App& app);
+void add_strip_strings_command(CLI::App& app);
 
 }  // namespace gcsnap::cli

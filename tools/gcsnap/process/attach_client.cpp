@@ -48,6 +48,7 @@ std::string client_data(const AttachOptions& options, const ProcessInfo& target)
   if (options.max_snapshots >= 0) data += fmt::format("max_snapshots={}\n", options.max_snapshots);
   if (options.on_heap_growth_bytes > 0) data += fmt::format("on_heap_growth={}\n", options.on_heap_growth_bytes);
   if (options.max_size > 0) data += fmt::format("max_size={}\n", options.max_size);
+  if (options.capture_strings > 0) data += fmt::format("capture_strings={}\n", options.capture_strings);
   return data;
 }
 

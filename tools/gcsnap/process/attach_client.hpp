@@ -33,6 +33,7 @@ struct AttachOptions {
   uint64_t on_heap_growth_bytes = 0;  ///< --on-heap-growth: a walk each time gen2+LOH+POH grew by this; 0 = none
   uint64_t max_size = 0;          ///< cap on the recording's disk usage in bytes; 0 = none
   bool alloc_sites = true;        ///< record: sample allocation sites (--no-alloc-sites: false)
+  uint32_t capture_strings = 0;   ///< --capture-strings N: characters of each string recorded; 0 = none
 };
 
 class AttachedSession {
