@@ -1,6 +1,8 @@
 // gcsnap strip-strings FILE -o OUT: a copy of a recording without the string contents that
 // `record --capture-strings` captured (gcsnap/strip_strings.hpp); lengths and hashes stay.
+#include <filesystem>
 #include <memory>
+#include <system_error>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -20,6 +22,9 @@ struct StripOptions {
 };
 
 void run_strip(const StripOptions& opt) {
+  // Writing onto the input would destroy what is being copied: a usage error, before any I/O.
+  if (std::error_code ec; std::filesystem::equivalent(opt.file, opt.output, ec))
+    throw CliError(fmt::format("{}: the output is the input: write the copy to another file", opt.file), kExitUsage);
   const StripReport report = value_or_fail(strip_string_contents(opt.file, opt.output), opt.file);
   fmt::print("{}: {} GCs copied, {} string-contents sections ({} bytes) removed\n", opt.output, report.gcs,
              report.sections_removed, report.bytes_removed);
