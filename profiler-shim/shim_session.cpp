@@ -199,7 +199,10 @@ void ShimSession::start_recording(std::unique_ptr<Writer> writer) {
   options.memory_budget_bytes = settings_.max_memory_bytes - settings_.max_memory_bytes / 4;
   options.verify_sizes = settings_.verify_sizes;
   options.capture_slots = settings_.field_names;
-  options.capture_values = settings_.field_names;  // values read the objects' memory as the slots do
+  // Values read the objects' memory as the slots do. Under a size cap none are recorded: the
+  // cap drops only a walk's objects and slots (format-spec.md §6.17), so every walk's values
+  // would stay behind until no walk fit at all.
+  options.capture_values = settings_.field_names && settings_.max_file_bytes == 0;
   options.capture_string_chars = settings_.capture_strings;
   options.start_ns = now_ns();  // the default policy's budget counts from here before the first walk
   // The OOM guard reads two small files at the start of a GC that would be walked only.

@@ -57,6 +57,21 @@ bool in_heap_reservation(const GcView& gc, uint64_t start, uint64_t length) {
   return false;
 }
 
+// A background GC (events source) runs beside the app and the foreground GCs nested in it,
+// which add regions to gen2 and free others meanwhile: its surviving ranges lie in the heap as
+// one of the GCs recorded around it saw it (seen in CI: a background GC's 250,105 ranges, some
+// in regions its own bounds did not list). Returns the bounds of the GCs around G.
+GcView bounds_around(const Recording& rec, size_t g) {
+  GcView around;
+  const size_t from = g >= 4 ? g - 4 : 0, to = std::min(rec.gcs().size(), g + 5);
+  for (size_t k = from; k < to; ++k) {
+    auto bounds = rec.read_generation_bounds(k);
+    REQUIRE(bounds);
+    around.bounds.insert(around.bounds.end(), bounds->begin(), bounds->end());
+  }
+  return around;
+}
+
 }  // namespace
 
 TEST_CASE("every root and object id lies inside its GC's generation bounds or on the NonGC heap", "[invariants]") {
@@ -122,11 +137,13 @@ TEST_CASE("moved and surviving ranges are well formed and lie in the GC heap", "
     CHECK(gc.entry.surviving_range_count + gc.entry.moved_range_count > 0);
     CHECK(gc.entry.info.compacted == (gc.entry.moved_range_count > 0));
     if (gc.entry.moved_range_count > 0) ++compacting;
+    const GcView around = gc.entry.info.background() ? bounds_around(rec, g) : GcView{};
     for (size_t i = 0; i < r.surviving_starts.size(); ++i) {
       INFO("surviving range " << hex(r.surviving_starts[i]) << "+" << hex(r.surviving_lengths[i]));
       CHECK(r.surviving_lengths[i] > 0);
       CHECK(r.surviving_starts[i] + r.surviving_lengths[i] > r.surviving_starts[i]);
-      CHECK(in_heap_reservation(gc, r.surviving_starts[i], r.surviving_lengths[i]));
+      CHECK((in_heap_reservation(gc, r.surviving_starts[i], r.surviving_lengths[i]) ||
+             (gc.entry.info.background() && in_heap_reservation(around, r.surviving_starts[i], r.surviving_lengths[i]))));
     }
     for (size_t i = 0; i < r.moved_lengths.size(); ++i) {
       INFO("moved range " << hex(r.moved_old_starts[i]) << "->" << hex(r.moved_new_starts[i]) << "+"
