@@ -42,12 +42,7 @@ uint32_t Recorder::type_id_for(uint64_t class_id, uint64_t object_id) {
                                             [](const OwnedField& f) { return f.name == "_target"; });
     uint32_t ptr = 0, aux = 0;
     ClassInfo* info = classes_.find(class_id);
-#ifdef _WIN32
-    const bool read_delegates = false;  // not yet on Windows: see shim_alloc_sites.cpp
-#else
-    const bool read_delegates = true;
-#endif
-    if (read_delegates && maybe_delegate && info && queries_.delegate_code_offsets(class_id, ptr, aux)) {
+    if (maybe_delegate && info && queries_.delegate_code_offsets(class_id, ptr, aux)) {
       info->method_ptr_offset = ptr;
       info->method_ptr_aux_offset = aux;
     }

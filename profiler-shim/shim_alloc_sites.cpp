@@ -75,8 +75,9 @@ void ShimSession::start_alloc_sites() noexcept {
   // Not for one snapshot by attach: it would sample nothing before its one walk.
   if (!settings_.alloc_sites || settings_.mode == AttachMode::Snapshot || info_version_ < 12) return;
 #ifdef _WIN32
-  // Not yet on Windows: recording under Wine crashed the app in its finalizer thread
-  // (Internal CLR error 0x80131506) once sampling, delegate and value reading were all on.
+  // Not yet on Windows: under Wine the sampling session crashed the recorded app in its
+  // finalizer thread (Internal CLR error 0x80131506); with GCSNAP_ALLOC_SITES=0 the same
+  // recordings pass, delegate and value reading included.
   return;
 #endif
   const int major = runtime_major();

@@ -203,9 +203,6 @@ void ShimSession::start_recording(std::unique_ptr<Writer> writer) {
   // cap drops only a walk's objects and slots (format-spec.md §6.17), so every walk's values
   // would stay behind until no walk fit at all.
   options.capture_values = settings_.field_names && settings_.max_file_bytes == 0;
-#ifdef _WIN32
-  options.capture_values = false;  // not yet on Windows: see shim_alloc_sites.cpp
-#endif
   options.capture_string_chars = settings_.capture_strings;
   options.start_ns = now_ns();  // the default policy's budget counts from here before the first walk
   // The OOM guard reads two small files at the start of a GC that would be walked only.
