@@ -74,12 +74,6 @@ class ProfilerAllocRuntime final : public AllocRuntime {
 void ShimSession::start_alloc_sites() noexcept {
   // Not for one snapshot by attach: it would sample nothing before its one walk.
   if (!settings_.alloc_sites || settings_.mode == AttachMode::Snapshot || info_version_ < 12) return;
-#ifdef _WIN32
-  // Not yet on Windows: under Wine the sampling session crashed the recorded app in its
-  // finalizer thread (Internal CLR error 0x80131506); with GCSNAP_ALLOC_SITES=0 the same
-  // recordings pass, delegate and value reading included.
-  return;
-#endif
   const int major = runtime_major();
   auto* info5 = static_cast<ICorProfilerInfo5*>(info_);  // the object is an ICorProfilerInfoN, N >= 12
   const DWORD low = mask_low_ | COR_PRF_ENABLE_STACK_SNAPSHOT;

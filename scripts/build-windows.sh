@@ -107,11 +107,15 @@ fi
 
 # The tests run under wine64 with a private prefix (created on the first run, ~10 s) and no
 # debug chatter: ctest and Catch's test discovery call this wrapper (CMAKE_CROSSCOMPILING_EMULATOR).
+# W^X is off under Wine: with it on, the runtime dies (Internal CLR error 0x80131506) when a
+# finalizer frees a DynamicMethod's code, which an EventPipe session on the runtime provider
+# makes likely (docs/windows.md "How it is tested").
 wine64=$(command -v wine64 || echo /usr/lib/wine/wine64)
 cat >"$build/wine-run" <<WRAP
 #!/bin/sh
 # Run a Windows program of this build under Wine (written by scripts/build-windows.sh).
 export WINEPREFIX="\${GCSNAP_WINEPREFIX:-$build/wineprefix}" WINEDEBUG="\${WINEDEBUG:--all}" WINEDLLOVERRIDES="\${WINEDLLOVERRIDES:-mscoree,mshtml=}"
+export DOTNET_EnableWriteXorExecute="\${DOTNET_EnableWriteXorExecute:-0}"
 exec "$wine64" "\$@"
 WRAP
 chmod +x "$build/wine-run"

@@ -59,11 +59,17 @@ bool in_heap_reservation(const GcView& gc, uint64_t start, uint64_t length) {
 
 // A background GC (events source) runs beside the app and the foreground GCs nested in it,
 // which add regions to gen2 and free others meanwhile: its surviving ranges lie in the heap as
-// one of the GCs recorded around it saw it (seen in CI: a background GC's 250,105 ranges, some
-// in regions its own bounds did not list). Returns the bounds of the GCs around G.
+// one of the GCs recorded while it ran saw it (seen in CI: a background GC's 250,105 ranges, some
+// in regions its own bounds did not list). It is recorded when it ends, after its nested GCs
+// (numbered after it: one background GC saw 362 of them), so those are the GCs from the last one
+// numbered before it up to it, and a few after for the regions its sweep hands back late.
 GcView bounds_around(const Recording& rec, size_t g) {
   GcView around;
-  const size_t from = g >= 4 ? g - 4 : 0, to = std::min(rec.gcs().size(), g + 5);
+  const uint64_t number = rec.gcs()[g].info.gc_number;
+  size_t from = g;
+  while (from > 0 && rec.gcs()[from - 1].info.gc_number > number) --from;
+  if (from > 0) --from;
+  const size_t to = std::min(rec.gcs().size(), g + 5);
   for (size_t k = from; k < to; ++k) {
     auto bounds = rec.read_generation_bounds(k);
     REQUIRE(bounds);

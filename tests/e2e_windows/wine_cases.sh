@@ -83,6 +83,12 @@ case_run() {
   [ -x "$recording_test" ] || fail "no $recording_test in the Linux build"
   GCSNAP_E2E_RECORDING=$snap GCSNAP_E2E_FACTS=$out "$recording_test" "[sample],[invariants]" ||
     fail "the Linux e2e assertions fail on the Windows recording"
+  # Allocation sampling is on by default on Windows too: the app's own sites are sampled (it
+  # allocates about 1 MB in them, some ten samples at one per 100 KiB on average).
+  "$linux_gcsnap" allocs "$snap" --format csv --top 0 >"$work/$case_name.allocs" 2>&1 ||
+    { show "$work/$case_name.allocs"; fail "Linux gcsnap allocs failed on the Windows recording"; }
+  grep -q '^Gcsnap\.Sample\.Scenario\.[A-Za-z]*,[^,]*,[1-9]' "$work/$case_name.allocs" ||
+    { show "$work/$case_name.allocs"; fail "allocs has no sampled site in the app's Gcsnap.Sample.Scenario"; }
 }
 # The Linux e2e analysis case (roots, diff, types, paths, field names) on the Windows recording.
 case_analysis() {
@@ -164,7 +170,8 @@ case_events() {
   local fifo=$work/$case_name.stdin pid reply i rows
   rm -f "$fifo" && mkfifo "$fifo"
   exec 3<>"$fifo"
-  GCSNAP_SOURCE=events GCSNAP_POLICY=none run_app wait 300 <"$fifo" >"$out.raw" 2>"$err" &
+  # 3>&-: the app must not hold the write end, or closing it below never ends its wait.
+  GCSNAP_SOURCE=events GCSNAP_POLICY=none run_app wait 300 <"$fifo" 3>&- >"$out.raw" 2>"$err" &
   local runner=$!
   for i in $(seq 1 600); do
     grep -q '^gcsnap-sample: ready' "$out.raw" 2>/dev/null && break
