@@ -117,20 +117,6 @@ constexpr size_t kHolderRows = 50;
 // columns of full type names would make lines of some 200 columns.
 constexpr size_t kPipeWidth = 120;
 
-// Per type id, 1 when the type is an array (its name ends in ']').
-std::vector<uint8_t> array_type_flags(const LoadedHeap& heap) {
-  std::vector<uint8_t> array_types;
-  for (NodeIndex v = 0; v < heap.graph.node_count(); ++v) {
-    const uint32_t t = heap.graph.type_id(v);
-    if (t >= array_types.size()) array_types.resize(t + 1, 2);
-    if (array_types[t] == 2) {
-      const std::string_view name = heap.type_name(v);
-      array_types[t] = !name.empty() && name.back() == ']';
-    }
-  }
-  return array_types;
-}
-
 // Per position in TYPES whose holder is an owner: how many of the type's objects reference
 // that owner back (one pass over the nodes and their edges for all of them).
 std::vector<std::pair<uint64_t, uint64_t>> owner_back_refs(const HeapGraph& graph, const std::vector<uint32_t>& types,
@@ -234,7 +220,7 @@ std::vector<std::string> pattern_holders(const LoadedHeap& heap, const std::vect
 // leaks' holders keep their rule.
 std::vector<std::pair<Cell, Cell>> type_holders(const LoadedHeap& heap, const DominatorTree& dom,
                                                 const std::vector<uint32_t>& types) {
-  const auto holders = value_or_fail(find_type_holders(heap.graph, dom, types, array_type_flags(heap)), heap.sel.file);
+  const auto holders = value_or_fail(find_type_holders(heap.graph, dom, types, array_type_flags(heap.graph, heap.names)), heap.sel.file);
   const auto named = pattern_holders(heap, types, holders);
   const auto back_refs = owner_back_refs(heap.graph, types, holders);
   std::vector<std::pair<Cell, Cell>> cells;
