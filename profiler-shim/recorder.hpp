@@ -295,6 +295,7 @@ class Recorder {
   struct FrozenObject {
     uint32_t type_id;
     uint64_t size;
+    uint64_t class_id;  ///< for its values at each walk
   };
   std::unordered_map<uint64_t, FrozenObject> frozen_objects_;  ///< frozen objects never move
   std::unordered_set<uint64_t> frozen_seen_this_gc_;

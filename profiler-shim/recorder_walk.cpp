@@ -227,13 +227,14 @@ void Recorder::add_non_gc_target(uint64_t address) {
   auto cached = frozen_objects_.find(address);
   if (cached == frozen_objects_.end()) {
     // Frozen objects never move and are never freed, so one look-up per address suffices.
-    FrozenObject info{type_id_for(queries_.class_of(address), address), queries_.object_size(address)};
+    const uint64_t class_id = queries_.class_of(address);
+    FrozenObject info{type_id_for(class_id, address), queries_.object_size(address), class_id};
     cached = frozen_objects_.emplace(address, info).first;
   }
   if (!store_object(address, cached->second.type_id, cached->second.size, {})) return;
   // Frozen string literals are strings like any other: their copies on the GC heap are duplicates.
   if (!b.values_captured) return;
-  const uint64_t class_id = queries_.class_of(address);
+  const uint64_t class_id = cached->second.class_id;
   if (const ClassInfo* info = class_id ? classes_.find(class_id) : nullptr; info && info->value_rule != 0)
     read_values(address, class_id, info->value_rule);
 }

@@ -13,13 +13,6 @@ namespace {
 
 using namespace com;
 constexpr int kMaxParents = 64;
-constexpr ULONG kNameCapacity = 256;
-
-std::string metadata_name(const WCHAR* name, ULONG length) {
-  size_t n = length <= kNameCapacity ? length : kNameCapacity;
-  while (n > 0 && name[n - 1] == 0) --n;
-  return utf16_to_utf8(name, n);
-}
 
 uint64_t load_u64(uint64_t address) {
   uint64_t value;
@@ -51,34 +44,19 @@ bool RuntimeInfoQueries::delegate_code_offsets(uint64_t class_id, uint32_t& meth
     ULONG32 arg_count = 0;
     if (!succeeded(info_->GetClassIDInfo2(current, &module, &token, &parent, 0, &arg_count, nullptr))) return false;
     IMetaDataImport* metadata = module != 0 ? metadata_for(module) : nullptr;
-    if (!metadata) return false;
-    WCHAR name[kNameCapacity];
-    ULONG length = 0;
-    DWORD flags = 0;
-    mdToken extends = 0;
-    if (!succeeded(metadata->GetTypeDefProps(token, name, kNameCapacity, &length, &flags, &extends))) return false;
-    if (metadata_name(name, length) != "System.Delegate") {
+    std::string type;
+    if (!metadata || !typedef_name(metadata, token, type)) return false;
+    if (type != "System.Delegate") {
       current = parent;
       continue;
     }
-    ULONG count = 0, class_size = 0;
-    if (!succeeded(info_->GetClassLayout(current, nullptr, 0, &count, &class_size)) || count == 0) return false;
-    std::vector<COR_FIELD_OFFSET> offsets(count);
-    if (!succeeded(info_->GetClassLayout(current, offsets.data(), count, &count, &class_size))) return false;
+    std::vector<DeclaredField> fields;
+    if (!declared_fields(current, metadata, fields) || fields.empty()) return false;
     method_ptr = method_ptr_aux = 0;
-    for (ULONG k = 0; k < count && k < offsets.size(); ++k) {
-      mdTypeDef owner = 0;
-      DWORD attributes = 0, constant_type = 0;
-      const BYTE* sig = nullptr;
-      ULONG sig_size = 0, constant_length = 0;
-      const void* constant = nullptr;
-      if (!succeeded(metadata->GetFieldProps(offsets[k].ridOfField, &owner, name, kNameCapacity, &length, &attributes,
-                                             &sig, &sig_size, &constant_type, &constant, &constant_length)))
-        continue;
-      const std::string field = metadata_name(name, length);
+    for (const DeclaredField& field : fields) {
       // Offsets count from the object's start (runtime_layouts.cpp); word-aligned pointers.
-      if (field == "_methodPtr") method_ptr = offsets[k].ulOffset;
-      if (field == "_methodPtrAux") method_ptr_aux = offsets[k].ulOffset;
+      if (field.name == "_methodPtr") method_ptr = field.offset;
+      if (field.name == "_methodPtrAux") method_ptr_aux = field.offset;
     }
     return method_ptr != 0 && method_ptr_aux != 0 && method_ptr % 8 == 0 && method_ptr_aux % 8 == 0;
   }

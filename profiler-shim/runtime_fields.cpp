@@ -1,7 +1,6 @@
 // RuntimeInfoQueries::find_field: an instance field of a class or its parents by name, with
 // how to read it, for the values of runtime and framework types (value_reader.hpp). The same
 // non-triggering calls as the layouts (runtime_layouts.cpp): legal inside the GC.
-#include <cstring>
 #include <vector>
 
 #include "field_signature.hpp"
@@ -12,7 +11,6 @@ namespace {
 
 using namespace com;
 constexpr int kMaxParents = 64;
-constexpr ULONG kNameCapacity = 256;
 
 // ECMA-335 II.23.2.4: FIELD (0x06), custom modifiers, then the type. Only what a count, a
 // size or a reference needs is told apart.
@@ -39,8 +37,8 @@ ValueField::Kind field_kind(const uint8_t* sig, size_t size) {
 }  // namespace
 
 bool RuntimeInfoQueries::find_field(uint64_t class_id, const char* name, ValueField& out) {
-  const size_t wanted = std::strlen(name);
   ClassID current = class_id;
+  std::vector<DeclaredField> fields;
   for (int level = 0; current != 0 && level < kMaxParents; ++level) {
     ModuleID module = 0;
     mdTypeDef token = 0;
@@ -48,30 +46,11 @@ bool RuntimeInfoQueries::find_field(uint64_t class_id, const char* name, ValueFi
     ULONG32 arg_count = 0;
     if (!succeeded(info_->GetClassIDInfo2(current, &module, &token, &parent, 0, &arg_count, nullptr))) return false;
     IMetaDataImport* metadata = module != 0 ? metadata_for(module) : nullptr;
-    ULONG count = 0, class_size = 0;
-    if (!metadata || !succeeded(info_->GetClassLayout(current, nullptr, 0, &count, &class_size))) return false;
-    std::vector<COR_FIELD_OFFSET> offsets(count);
-    if (count > 0 && !succeeded(info_->GetClassLayout(current, offsets.data(), count, &count, &class_size))) return false;
-    for (ULONG k = 0; k < count && k < offsets.size(); ++k) {
-      WCHAR text[kNameCapacity];
-      ULONG length = 0;
-      DWORD attributes = 0, constant_type = 0;
-      const BYTE* sig = nullptr;
-      ULONG sig_size = 0, constant_length = 0;
-      const void* constant = nullptr;
-      mdTypeDef owner = 0;
-      if (!succeeded(metadata->GetFieldProps(offsets[k].ridOfField, &owner, text, kNameCapacity, &length, &attributes,
-                                             &sig, &sig_size, &constant_type, &constant, &constant_length)))
-        continue;
-      if (attributes & field_attributes::kStatic) continue;
-      size_t n = length <= kNameCapacity ? length : kNameCapacity;
-      while (n > 0 && text[n - 1] == 0) --n;
-      if (n != wanted) continue;
-      bool same = true;
-      for (size_t i = 0; i < n && same; ++i) same = static_cast<uint32_t>(text[i]) == static_cast<unsigned char>(name[i]);
-      if (!same) continue;
-      out.offset = offsets[k].ulOffset;  // from the object's start, as the layouts' (runtime_layouts.cpp)
-      out.kind = field_kind(sig, sig_size);
+    if (!metadata || !declared_fields(current, metadata, fields)) return false;
+    for (const DeclaredField& field : fields) {
+      if ((field.attributes & field_attributes::kStatic) || field.name != name) continue;
+      out.offset = field.offset;  // from the object's start, as the layouts' (runtime_layouts.cpp)
+      out.kind = field_kind(field.sig, field.sig_size);
       return out.kind != ValueField::Other;
     }
     current = parent;

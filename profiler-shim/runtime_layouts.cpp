@@ -36,16 +36,33 @@ bool RuntimeInfoQueries::is_value_type(ClassID class_id) {
     return false;
   if (!succeeded(info_->GetClassIDInfo2(parent, &module, &token, &grandparent, 0, &arg_count, nullptr))) return false;
   IMetaDataImport* metadata = module != 0 ? metadata_for(module) : nullptr;
-  WCHAR name[kNameCapacity];
-  ULONG length = 0;
-  DWORD flags = 0;
-  mdToken extends = 0;
-  if (!metadata || !succeeded(metadata->GetTypeDefProps(token, name, kNameCapacity, &length, &flags, &extends)))
-    return false;
-  size_t n = length <= kNameCapacity ? length : kNameCapacity;
-  while (n > 0 && name[n - 1] == 0) --n;
-  const std::string text = utf16_to_utf8(name, n);
+  std::string text;
+  if (!metadata || !typedef_name(metadata, token, text)) return false;
   return text == "System.ValueType" || text == "System.Enum";
+}
+
+bool RuntimeInfoQueries::declared_fields(ClassID class_id, IMetaDataImport* metadata, std::vector<DeclaredField>& out) {
+  out.clear();
+  ULONG count = 0, class_size = 0;
+  if (!succeeded(info_->GetClassLayout(class_id, nullptr, 0, &count, &class_size))) return false;
+  std::vector<COR_FIELD_OFFSET> offsets(count);
+  if (count > 0 && !succeeded(info_->GetClassLayout(class_id, offsets.data(), count, &count, &class_size))) return false;
+  for (ULONG k = 0; k < count && k < offsets.size(); ++k) {
+    WCHAR name[kNameCapacity];
+    ULONG length = 0;
+    DWORD attributes = 0, constant_type = 0;
+    const BYTE* sig = nullptr;
+    ULONG sig_size = 0, constant_length = 0;
+    const void* constant = nullptr;
+    mdTypeDef owner = 0;
+    if (!succeeded(metadata->GetFieldProps(offsets[k].ridOfField, &owner, name, kNameCapacity, &length, &attributes,
+                                           &sig, &sig_size, &constant_type, &constant, &constant_length)))
+      continue;
+    size_t n = length <= kNameCapacity ? length : kNameCapacity;
+    while (n > 0 && name[n - 1] == 0) --n;
+    out.push_back(DeclaredField{offsets[k].ulOffset, attributes, sig, sig_size, utf16_to_utf8(name, n)});
+  }
+  return true;
 }
 
 bool RuntimeInfoQueries::append_class_fields(ClassID class_id, std::vector<OwnedField>& out, uint32_t adjust,
@@ -60,31 +77,16 @@ bool RuntimeInfoQueries::append_class_fields(ClassID class_id, std::vector<Owned
     if (!succeeded(info_->GetClassIDInfo2(current, &module, &token, &parent, kMaxTypeArgs, &arg_count, args)))
       return false;
     IMetaDataImport* metadata = module != 0 ? metadata_for(module) : nullptr;
-    if (!metadata) return false;
-    ULONG count = 0, class_size = 0;
-    if (!succeeded(info_->GetClassLayout(current, nullptr, 0, &count, &class_size))) return false;
-    std::vector<COR_FIELD_OFFSET> offsets(count);
-    if (count > 0 && !succeeded(info_->GetClassLayout(current, offsets.data(), count, &count, &class_size))) return false;
-    for (ULONG k = 0; k < count && k < offsets.size(); ++k) {
-      WCHAR name[kNameCapacity];
-      ULONG length = 0;
-      DWORD attributes = 0, constant_type = 0;
-      const BYTE* sig = nullptr;
-      ULONG sig_size = 0, constant_length = 0;
-      const void* constant = nullptr;
-      mdTypeDef owner = 0;
-      if (!succeeded(metadata->GetFieldProps(offsets[k].ridOfField, &owner, name, kNameCapacity, &length, &attributes,
-                                             &sig, &sig_size, &constant_type, &constant, &constant_length)))
-        continue;
-      uint8_t flags = field_signature_flags(sig, sig_size);
-      if ((attributes & field_attributes::kStatic) || flags == 0) continue;
-      size_t n = length <= kNameCapacity ? length : kNameCapacity;
-      while (n > 0 && name[n - 1] == 0) --n;
-      const uint32_t offset = offsets[k].ulOffset + adjust;
-      std::string field_name = prefix + utf16_to_utf8(name, n);
+    std::vector<DeclaredField> fields;
+    if (!metadata || !declared_fields(current, metadata, fields)) return false;
+    for (const DeclaredField& field : fields) {
+      uint8_t flags = field_signature_flags(field.sig, field.sig_size);
+      if ((field.attributes & field_attributes::kStatic) || flags == 0) continue;
+      const uint32_t offset = field.offset + adjust;
+      std::string field_name = prefix + field.name;
       // `T StateMachine` in AsyncStateMachineBox<TResult, TStateMachine>: a struct here (the
       // compiler's state machine in a release build), so its fields are named through it.
-      const int parameter = field_signature_type_parameter(sig, sig_size);
+      const int parameter = field_signature_type_parameter(field.sig, field.sig_size);
       const ClassID argument = parameter >= 0 && static_cast<ULONG32>(parameter) < arg_count &&
                                        parameter < static_cast<int>(kMaxTypeArgs)
                                    ? args[parameter]

@@ -100,9 +100,7 @@ const std::string& RuntimeInfoQueries::module_name(ModuleID module) {
   return module_names_.emplace(module, std::move(name)).first->second;
 }
 
-bool RuntimeInfoQueries::typedef_chain(IMetaDataImport* metadata, mdTypeDef token, std::vector<std::string>& chain,
-                                       int depth) {
-  if (depth > kMaxDepth) return false;
+bool typedef_name(IMetaDataImport* metadata, mdTypeDef token, std::string& out) {
   WCHAR buffer[kNameCapacity];
   ULONG length = 0;
   DWORD flags = 0;
@@ -110,12 +108,21 @@ bool RuntimeInfoQueries::typedef_chain(IMetaDataImport* metadata, mdTypeDef toke
   if (!succeeded(metadata->GetTypeDefProps(token, buffer, kNameCapacity, &length, &flags, &extends))) return false;
   size_t n = length <= kNameCapacity ? length : kNameCapacity;
   while (n > 0 && buffer[n - 1] == 0) --n;
+  out = utf16_to_utf8(buffer, n);
+  return true;
+}
+
+bool RuntimeInfoQueries::typedef_chain(IMetaDataImport* metadata, mdTypeDef token, std::vector<std::string>& chain,
+                                       int depth) {
+  if (depth > kMaxDepth) return false;
+  std::string name;
+  if (!typedef_name(metadata, token, name)) return false;
   mdTypeDef enclosing = 0;
   // Nested types carry no namespace: the chain starts at the outermost enclosing type.
   if (metadata->GetNestedClassProps(token, &enclosing) == S_OK && enclosing != 0 && enclosing != token) {
     if (!typedef_chain(metadata, enclosing, chain, depth + 1)) return false;
   }
-  chain.push_back(utf16_to_utf8(buffer, n));
+  chain.push_back(std::move(name));
   return true;
 }
 

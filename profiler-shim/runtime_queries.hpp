@@ -39,6 +39,18 @@ class RuntimeInfoQueries final : public RuntimeQueries {
   /// instantiation is embedded, and its own fields follow as "Field.Inner" (DEPTH levels).
   bool append_class_fields(com::ClassID class_id, std::vector<OwnedField>& out, uint32_t adjust,
                            const std::string& prefix = {}, int depth = 0);
+  /// A field CLASS_ID itself declares (not a parent's): GetClassLayout's offset, counted from
+  /// the object's start (runtime_layouts.cpp), and the metadata's attributes, signature and name.
+  struct DeclaredField {
+    uint32_t offset = 0;
+    uint32_t attributes = 0;
+    const uint8_t* sig = nullptr;
+    uint32_t sig_size = 0;
+    std::string name;
+  };
+  /// The fields of CLASS_ID as its module's METADATA names them (those it cannot name are left
+  /// out); false when the runtime cannot give the layout.
+  bool declared_fields(com::ClassID class_id, com::IMetaDataImport* metadata, std::vector<DeclaredField>& out);
   /// Whether CLASS_ID is a value type (its parent is System.ValueType or System.Enum).
   bool is_value_type(com::ClassID class_id);
   bool array_layout(com::ClassID class_id, uint64_t object_id, OwnedLayout& out);
@@ -50,6 +62,9 @@ class RuntimeInfoQueries final : public RuntimeQueries {
   std::unordered_map<com::ModuleID, std::string> module_names_;
   std::unordered_map<com::ClassID, std::string> class_names_;          ///< generic args, array elements
 };
+
+/// TOKEN's metadata name (namespace-qualified, without enclosing types); false when unknown.
+bool typedef_name(com::IMetaDataImport* metadata, com::mdTypeDef token, std::string& out);
 
 /// Convert N UTF-16 code units to UTF-8 (unpaired surrogates become U+FFFD).
 std::string utf16_to_utf8(const char16_t* text, size_t n);

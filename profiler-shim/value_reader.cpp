@@ -100,8 +100,8 @@ const ValueField* ValueReader::field(uint64_t class_id, const char* name) {
   return found->second.kind == ValueField::Other ? nullptr : &found->second;
 }
 
-bool ValueReader::read_count(uint64_t object, const char* name, uint64_t& out) {
-  const ValueField* f = field(queries_.class_of(object), name);
+bool ValueReader::read_count(uint64_t object, uint64_t class_id, const char* name, uint64_t& out) {
+  const ValueField* f = field(class_id, name);
   if (!f) return false;
   const uint64_t at = object + f->offset;
   switch (f->kind) {
@@ -125,59 +125,62 @@ bool ValueReader::read_count(uint64_t object, const char* name, uint64_t& out) {
   }
 }
 
-bool ValueReader::read_reference(uint64_t object, const char* name, uint64_t& out) {
-  const ValueField* f = field(queries_.class_of(object), name);
+bool ValueReader::read_reference(uint64_t object, uint64_t class_id, const char* name, uint64_t& out) {
+  const ValueField* f = field(class_id, name);
   if (!f || f->kind != ValueField::Reference) return false;
   out = load<uint64_t>(object + f->offset);
   return true;
 }
 
-bool ValueReader::array_length(uint64_t object, const char* name, uint64_t& out) {
+bool ValueReader::array_length(uint64_t object, uint64_t class_id, const char* name, uint64_t& out) {
   uint64_t array = 0;
-  if (!read_reference(object, name, array)) return false;
+  if (!read_reference(object, class_id, name, array)) return false;
   out = array == 0 ? 0 : load<uint32_t>(array + kLengthOffset);
   return true;
 }
 
 // ConcurrentDictionary: `_tables` holds `_countPerLock` (one count per lock, summed) and `_buckets`.
-bool ValueReader::concurrent_count(uint64_t dictionary, uint64_t& count, uint64_t* buckets) {
+bool ValueReader::concurrent_count(uint64_t dictionary, uint64_t class_id, uint64_t& count, uint64_t* buckets) {
   uint64_t tables = 0, counts = 0;
-  if (!read_reference(dictionary, "_tables", tables) || tables == 0) return false;
-  if (!read_reference(tables, "_countPerLock", counts) || counts == 0) return false;
+  if (!read_reference(dictionary, class_id, "_tables", tables) || tables == 0) return false;
+  const uint64_t tables_class = queries_.class_of(tables);
+  if (!read_reference(tables, tables_class, "_countPerLock", counts) || counts == 0) return false;
   const uint32_t locks = load<uint32_t>(counts + kLengthOffset);
   count = 0;
   for (uint32_t k = 0; k < locks; ++k) {
     const int32_t c = load<int32_t>(counts + kArrayData + 4ull * k);
     if (c > 0) count += static_cast<uint64_t>(c);
   }
-  return !buckets || array_length(tables, "_buckets", *buckets);
+  return !buckets || array_length(tables, tables_class, "_buckets", *buckets);
 }
 
 // MemoryCache: entries in `_coherentState`'s `_stringEntries` and `_nonStringEntries` (8 to
 // 11); its size in `_coherentState._cacheSize` (8 to 10) or, on 11, in `_cacheSizePadded`, a
 // CacheSizePadded struct (explicit layout, 128 bytes) whose long `Value` is at +64 (read by
 // reflection from Microsoft.Extensions.Caching.Memory 11.0.0); the limit in `_options._sizeLimit`.
-bool ValueReader::read_cache(uint64_t cache, CollectionValue& out) {
+bool ValueReader::read_cache(uint64_t cache, uint64_t class_id, CollectionValue& out) {
   uint64_t state = 0, options = 0;
-  if (!read_reference(cache, "_coherentState", state) || state == 0) return false;
+  if (!read_reference(cache, class_id, "_coherentState", state) || state == 0) return false;
+  const uint64_t state_class = queries_.class_of(state);
   uint64_t total = 0;
   bool any = false;
   for (const char* name : {"_stringEntries", "_nonStringEntries", "_entries"}) {
     uint64_t dictionary = 0, count = 0;
-    if (!read_reference(state, name, dictionary) || dictionary == 0) continue;
-    if (!concurrent_count(dictionary, count, nullptr)) return false;
+    if (!read_reference(state, state_class, name, dictionary) || dictionary == 0) continue;
+    if (!concurrent_count(dictionary, queries_.class_of(dictionary), count, nullptr)) return false;
     total += count;
     any = true;
   }
   if (!any) return false;
   out.count = total;
-  if (!read_count(state, "_cacheSize", out.capacity)) {
+  if (!read_count(state, state_class, "_cacheSize", out.capacity)) {
     constexpr uint64_t kPaddedValue = 64;
-    const ValueField* padded = field(queries_.class_of(state), "_cacheSizePadded");
+    const ValueField* padded = field(state_class, "_cacheSizePadded");
     const int64_t size = padded && padded->kind == ValueField::Struct ? load<int64_t>(state + padded->offset + kPaddedValue) : 0;
     out.capacity = size > 0 ? static_cast<uint64_t>(size) : 0;
   }
-  if (!read_reference(cache, "_options", options) || options == 0 || !read_count(options, "_sizeLimit", out.limit))
+  if (!read_reference(cache, class_id, "_options", options) || options == 0 ||
+      !read_count(options, queries_.class_of(options), "_sizeLimit", out.limit))
     out.limit = 0;
   return true;
 }
@@ -198,7 +201,6 @@ void ValueReader::read_string(uint64_t address, GcBatch& b) {
 }
 
 void ValueReader::read(uint64_t address, uint64_t class_id, ValueRule rule, GcBatch& b) {
-  (void)class_id;
   CollectionValue row{address, CollectionKind::List, 0, 0, 0};
   uint64_t free = 0;
   bool ok = false;
@@ -215,23 +217,23 @@ void ValueReader::read(uint64_t address, uint64_t class_id, ValueRule rule, GcBa
     case ValueRule::Stack:
       row.kind = rule == ValueRule::List ? CollectionKind::List
                  : rule == ValueRule::Queue ? CollectionKind::Queue : CollectionKind::Stack;
-      ok = read_count(address, "_size", row.count) &&
-           array_length(address, rule == ValueRule::List ? "_items" : "_array", row.capacity);
+      ok = read_count(address, class_id, "_size", row.count) &&
+           array_length(address, class_id, rule == ValueRule::List ? "_items" : "_array", row.capacity);
       break;
     case ValueRule::Dictionary:
     case ValueRule::HashSet:
       row.kind = rule == ValueRule::Dictionary ? CollectionKind::Dictionary : CollectionKind::HashSet;
-      ok = read_count(address, "_count", row.count) && read_count(address, "_freeCount", free) &&
-           array_length(address, "_entries", row.capacity) && free <= row.count;
+      ok = read_count(address, class_id, "_count", row.count) && read_count(address, class_id, "_freeCount", free) &&
+           array_length(address, class_id, "_entries", row.capacity) && free <= row.count;
       row.count -= ok ? free : 0;
       break;
     case ValueRule::ConcurrentDictionary:
       row.kind = CollectionKind::ConcurrentDictionary;
-      ok = concurrent_count(address, row.count, &row.capacity);
+      ok = concurrent_count(address, class_id, row.count, &row.capacity);
       break;
     case ValueRule::MemoryCache:
       row.kind = CollectionKind::MemoryCache;
-      ok = read_cache(address, row);
+      ok = read_cache(address, class_id, row);
       break;
   }
   if (ok) b.collection_values.push_back(row);

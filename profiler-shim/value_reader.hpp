@@ -52,11 +52,13 @@ class ValueReader {
 
  private:
   const ValueField* field(uint64_t class_id, const char* name);
-  bool read_count(uint64_t object, const char* name, uint64_t& out);
-  bool read_reference(uint64_t object, const char* name, uint64_t& out);
-  bool array_length(uint64_t object, const char* name, uint64_t& out);
-  bool concurrent_count(uint64_t dictionary, uint64_t& count, uint64_t* buckets);
-  bool read_cache(uint64_t cache, CollectionValue& out);
+  // OBJECT's field NAME, OBJECT of class CLASS_ID (the walk's for the object read, class_of
+  // for the objects it references).
+  bool read_count(uint64_t object, uint64_t class_id, const char* name, uint64_t& out);
+  bool read_reference(uint64_t object, uint64_t class_id, const char* name, uint64_t& out);
+  bool array_length(uint64_t object, uint64_t class_id, const char* name, uint64_t& out);
+  bool concurrent_count(uint64_t dictionary, uint64_t class_id, uint64_t& count, uint64_t* buckets);
+  bool read_cache(uint64_t cache, uint64_t class_id, CollectionValue& out);
   void read_string(uint64_t address, GcBatch& batch);
 
   struct Key {

@@ -53,19 +53,32 @@ std::vector<bool> reach_without(const HeapGraph& g, NodeIndex blocked) {
   return seen;
 }
 
+// MIN_OBJECTS + 0..39 objects of types 1..KINDS, each with 0..KINDS-1 references to any of them.
+struct RandomShape {
+  std::vector<uint32_t> types;
+  std::vector<std::vector<size_t>> refs;
+};
+
+RandomShape random_shape(std::mt19937& rng, size_t min_objects, uint32_t kinds) {
+  const size_t n = min_objects + rng() % 40;
+  RandomShape s{std::vector<uint32_t>(n), std::vector<std::vector<size_t>>(n)};
+  for (size_t i = 0; i < n; ++i) {
+    s.types[i] = 1 + static_cast<uint32_t>(rng() % kinds);
+    const size_t k = rng() % kinds;
+    for (size_t j = 0; j < k; ++j) s.refs[i].push_back(rng() % n);
+  }
+  return s;
+}
+
 }  // namespace
 
 TEST_CASE("find_group_holder: the deepest majority dominator, by brute force", "[holder]") {
   std::mt19937 rng(17);
   for (int round = 0; round < 200; ++round) {
-    const size_t n = 8 + rng() % 40;
-    std::vector<uint32_t> types(n);
-    std::vector<std::vector<size_t>> refs(n);
-    for (size_t i = 0; i < n; ++i) {
-      types[i] = 1 + static_cast<uint32_t>(rng() % 3);
-      const size_t k = rng() % 3;
-      for (size_t j = 0; j < k; ++j) refs[i].push_back(rng() % n);
-    }
+    const RandomShape shape = random_shape(rng, 8, 3);
+    const std::vector<uint32_t>& types = shape.types;
+    const std::vector<std::vector<size_t>>& refs = shape.refs;
+    const size_t n = types.size();
     const Built b = make_heap(types, refs, {0, static_cast<size_t>(rng() % n)});
     auto graph = HeapGraph::build(b.objects, b.roots);
     REQUIRE(graph.is_ok());
@@ -144,14 +157,10 @@ TEST_CASE("find_type_holders: find_group_holder's answer for each type", "[holde
   const std::vector<uint32_t> asked = {2, 3, 1, 4, 2, 7};
   size_t owners = 0, dominated = 0, via_array = 0;
   for (int round = 0; round < 300; ++round) {
-    const size_t n = 6 + rng() % 40;
-    std::vector<uint32_t> types(n);
-    std::vector<std::vector<size_t>> refs(n);
-    for (size_t i = 0; i < n; ++i) {
-      types[i] = 1 + static_cast<uint32_t>(rng() % 4);
-      const size_t k = rng() % 4;
-      for (size_t j = 0; j < k; ++j) refs[i].push_back(rng() % n);
-    }
+    const RandomShape shape = random_shape(rng, 6, 4);
+    const std::vector<uint32_t>& types = shape.types;
+    const std::vector<std::vector<size_t>>& refs = shape.refs;
+    const size_t n = types.size();
     const Built b = make_heap(types, refs, {0, static_cast<size_t>(rng() % n), static_cast<size_t>(rng() % n)});
     auto graph = HeapGraph::build(b.objects, b.roots);
     REQUIRE(graph.is_ok());

@@ -13,6 +13,8 @@
 
 namespace gcsnap {
 
+class NameTable;
+
 /// Per node: how it relates to the group (find_group_holder's MARKS).
 enum class HolderMark : uint8_t {
   Outside = 0,   ///< may be the holder or an entry
@@ -35,6 +37,10 @@ struct GroupHolder {
   uint64_t members_dominated = 0;  ///< counted members below NODE (0 for an owner)
   uint64_t entries = 0;            ///< is_owner: the entries found
 };
+
+/// Per type id of GRAPH's nodes (up to the highest), nonzero when the type is an array (its
+/// name in NAMES ends in ']'): the ARRAY_TYPES of the holder searches below. O(nodes).
+std::vector<uint8_t> array_type_flags(const HeapGraph& graph, const NameTable& names);
 
 /// Find the holder of the group MARKS describes (one mark per node of GRAPH). DOM is GRAPH's
 /// dominator tree. ARRAY_TYPES (by type id, may be shorter or empty) says which types are

@@ -6,7 +6,22 @@
 #include <utility>
 #include <vector>
 
+#include "gcsnap/reader.hpp"
+
 namespace gcsnap {
+
+std::vector<uint8_t> array_type_flags(const HeapGraph& graph, const NameTable& names) {
+  std::vector<uint8_t> array_types;  // 2: not looked at yet
+  for (NodeIndex v = 0; v < graph.node_count(); ++v) {
+    const uint32_t t = graph.type_id(v);
+    if (t >= array_types.size()) array_types.resize(size_t{t} + 1, 2);
+    if (array_types[t] == 2) {
+      const std::string_view name = names.type_name(t);
+      array_types[t] = !name.empty() && name.back() == ']';
+    }
+  }
+  return array_types;
+}
 
 namespace {
 

@@ -1,25 +1,14 @@
 // What a holder pattern keeps, read from the graph at the path's last object: the registered
 // delegate and its method, a timer owner's field, an async method (holder_patterns.hpp).
-#include <initializer_list>
-
 #include "gcsnap/holder_patterns.hpp"
+#include "pattern_hops.hpp"
 
 namespace gcsnap {
 
 namespace {
 
-NodeIndex successor_named(const PatternContext& c, NodeIndex from, std::initializer_list<std::string_view> names) {
-  const auto succ = c.graph.successors(from);
-  for (size_t j = 0; j < succ.size(); ++j) {
-    const HopField f = c.namer.name_successor(from, j);
-    if (f.kind == EdgeNameKind::Unknown) continue;
-    for (std::string_view n : names)
-      if (f.text == n) return succ[j];
-  }
-  return kNoNode;
-}
-
-std::string_view type_of(const PatternContext& c, NodeIndex node) { return c.names.type_name(c.graph.type_id(node)); }
+using detail::successor_named;
+using detail::type_of;
 
 // Where angle brackets close at depth 0: the '.' before a method name of "Ns.Type<A.B>.M".
 size_t last_dot_outside_brackets(std::string_view s) {

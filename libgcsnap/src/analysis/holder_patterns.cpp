@@ -4,6 +4,8 @@
 #include <array>
 #include <initializer_list>
 
+#include "pattern_hops.hpp"
+
 namespace gcsnap {
 
 namespace {
@@ -173,9 +175,8 @@ HolderPatternMatch match_holder_pattern(std::span<const std::string_view> types,
   return m;
 }
 
-namespace {
+namespace detail {
 
-// FROM's successor through one of NAMES (the first edge whose name is one of them), or kNoNode.
 NodeIndex successor_named(const PatternContext& c, NodeIndex from, std::initializer_list<std::string_view> names) {
   const auto succ = c.graph.successors(from);
   for (size_t j = 0; j < succ.size(); ++j) {
@@ -187,9 +188,14 @@ NodeIndex successor_named(const PatternContext& c, NodeIndex from, std::initiali
   return kNoNode;
 }
 
-std::string type_of(const PatternContext& c, NodeIndex node) {
-  return std::string(c.names.type_name(c.graph.type_id(node)));
-}
+std::string_view type_of(const PatternContext& c, NodeIndex node) { return c.names.type_name(c.graph.type_id(node)); }
+
+}  // namespace detail
+
+namespace {
+
+using detail::successor_named;
+using detail::type_of;
 
 uint64_t function_of(const PatternContext& c, uint64_t address) {
   auto it = std::lower_bound(c.delegates.begin(), c.delegates.end(), address,

@@ -43,8 +43,6 @@ bool is_suspect(const Analysis& a, uint32_t g, const LastWalkFacts& f) {
   return birth_intervals >= (ks + 1) / 2 && recent > 0;
 }
 
-bool is_array_name(std::string_view name) { return !name.empty() && name.back() == ']'; }
-
 }  // namespace
 
 // The holder of the groups' accumulated members (all members without identity) at the last
@@ -54,12 +52,7 @@ bool is_array_name(std::string_view name) { return !name.empty() && name.back() 
 void prepare_holder_search(Analysis& a) {
   const ScannedWalk& s = *a.last;
   const size_t n = s.graph().node_count();
-  a.array_types.clear();
-  for (NodeIndex v = 0; v < n; ++v) {
-    const uint32_t t = s.graph().type_id(v);
-    if (t >= a.array_types.size()) a.array_types.resize(t + 1, 2);
-    if (a.array_types[t] == 2) a.array_types[t] = is_array_name(s.names().type_name(t));
-  }
+  a.array_types = array_type_flags(s.graph(), s.names());
   a.preorder_position.assign(n, 0);
   const auto preorder = s.dom().preorder();
   for (uint32_t i = 0; i < preorder.size(); ++i) a.preorder_position[preorder[i]] = i;

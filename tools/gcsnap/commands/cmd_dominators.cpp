@@ -117,30 +117,23 @@ constexpr size_t kHolderRows = 50;
 // columns of full type names would make lines of some 200 columns.
 constexpr size_t kPipeWidth = 120;
 
-// Per type id, 1 when the type is an array (its name ends in ']').
-std::vector<uint8_t> array_type_flags(const LoadedHeap& heap) {
-  std::vector<uint8_t> array_types;
-  for (NodeIndex v = 0; v < heap.graph.node_count(); ++v) {
-    const uint32_t t = heap.graph.type_id(v);
-    if (t >= array_types.size()) array_types.resize(t + 1, 2);
-    if (array_types[t] == 2) {
-      const std::string_view name = heap.type_name(v);
-      array_types[t] = !name.empty() && name.back() == ']';
-    }
+// Type id -> 1 + its first position in TYPES among those WANTED(position) accepts; 0: none.
+template <typename Wanted>
+std::vector<uint32_t> rows_by_type(const std::vector<uint32_t>& types, Wanted wanted) {
+  std::vector<uint32_t> position;
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (!wanted(i)) continue;
+    if (types[i] >= position.size()) position.resize(size_t{types[i]} + 1, 0);
+    if (position[types[i]] == 0) position[types[i]] = static_cast<uint32_t>(i + 1);
   }
-  return array_types;
+  return position;
 }
 
 // Per position in TYPES whose holder is an owner: how many of the type's objects reference
 // that owner back (one pass over the nodes and their edges for all of them).
 std::vector<std::pair<uint64_t, uint64_t>> owner_back_refs(const HeapGraph& graph, const std::vector<uint32_t>& types,
                                                            const std::vector<GroupHolder>& holders) {
-  std::vector<uint32_t> position;  // type id -> 1 + its position, for the owner rows
-  for (size_t i = 0; i < types.size(); ++i) {
-    if (!holders[i].found || !holders[i].is_owner) continue;
-    if (types[i] >= position.size()) position.resize(size_t{types[i]} + 1, 0);
-    if (position[types[i]] == 0) position[types[i]] = static_cast<uint32_t>(i + 1);
-  }
+  const auto position = rows_by_type(types, [&](size_t i) { return holders[i].found && holders[i].is_owner; });
   std::vector<std::pair<uint64_t, uint64_t>> counts(types.size());  // members, back references
   if (position.empty()) return counts;
   for (NodeIndex v = 0; v < graph.node_count(); ++v) {
@@ -158,18 +151,33 @@ std::vector<std::pair<uint64_t, uint64_t>> owner_back_refs(const HeapGraph& grap
   return counts;
 }
 
-// Of TYPE's objects: the object of another type with edges to more than half of them (the
-// static array of the timer queues), or kNoNode.
-NodeIndex widest_referrer(const HeapGraph& graph, uint32_t type, uint64_t members) {
-  NodeIndex widest = kNoNode;
-  uint64_t most = 0;
+// For each position of TYPES that WANTED marks: the object of another type with edges to more
+// than half of the type's objects (BACK_REFS' member counts; the static array of the timer
+// queues), or kNoNode. One pass over the nodes and their edges for all of them.
+std::vector<NodeIndex> widest_referrers(const HeapGraph& graph, const std::vector<uint32_t>& types,
+                                        const std::vector<uint8_t>& wanted,
+                                        const std::vector<std::pair<uint64_t, uint64_t>>& back_refs) {
+  std::vector<NodeIndex> widest(types.size(), kNoNode);
+  const auto position = rows_by_type(types, [&](size_t i) { return wanted[i] != 0; });
+  if (position.empty()) return widest;
+  std::vector<uint64_t> most(types.size(), 0), into(types.size(), 0);
+  std::vector<uint32_t> touched;  // the rows V has edges into
   for (NodeIndex v = 0; v < graph.node_count(); ++v) {
-    if (graph.type_id(v) == type) continue;
-    uint64_t into = 0;
-    for (const NodeIndex w : graph.successors(v)) into += graph.type_id(w) == type;
-    if (into > most) most = into, widest = v;
+    const uint32_t own = graph.type_id(v);
+    for (const NodeIndex w : graph.successors(v)) {
+      const uint32_t t = graph.type_id(w);
+      if (t == own || t >= position.size() || position[t] == 0) continue;
+      if (into[position[t] - 1]++ == 0) touched.push_back(position[t] - 1);
+    }
+    for (const uint32_t row : touched) {
+      if (into[row] > most[row]) most[row] = into[row], widest[row] = v;
+      into[row] = 0;
+    }
+    touched.clear();
   }
-  return 2 * most > members ? widest : kNoNode;
+  for (size_t i = 0; i < types.size(); ++i)
+    if (2 * most[i] <= back_refs[i].first) widest[i] = kNoNode;
+  return widest;
 }
 
 // When a type's holder is part of a structure where services leak (an event's invocation
@@ -183,12 +191,7 @@ std::vector<std::string> pattern_holders(const LoadedHeap& heap, const std::vect
                                          const std::vector<GroupHolder>& holders) {
   std::vector<std::string> named(types.size());
   std::vector<std::vector<NodeIndex>> newest(types.size());  // up to kPatternTries, newest first
-  std::vector<uint32_t> position;
-  for (size_t i = 0; i < types.size(); ++i) {
-    if (!holders[i].found) continue;
-    if (types[i] >= position.size()) position.resize(size_t{types[i]} + 1, 0);
-    if (position[types[i]] == 0) position[types[i]] = static_cast<uint32_t>(i + 1);
-  }
+  const auto position = rows_by_type(types, [&](size_t i) { return holders[i].found; });
   const auto newer = [&](NodeIndex x, NodeIndex y) { return heap.graph.address(x) > heap.graph.address(y); };
   for (NodeIndex v = 0; v < heap.graph.node_count(); ++v) {
     const uint32_t t = heap.graph.type_id(v);
@@ -234,9 +237,15 @@ std::vector<std::string> pattern_holders(const LoadedHeap& heap, const std::vect
 // leaks' holders keep their rule.
 std::vector<std::pair<Cell, Cell>> type_holders(const LoadedHeap& heap, const DominatorTree& dom,
                                                 const std::vector<uint32_t>& types) {
-  const auto holders = value_or_fail(find_type_holders(heap.graph, dom, types, array_type_flags(heap)), heap.sel.file);
+  const auto holders =
+      value_or_fail(find_type_holders(heap.graph, dom, types, array_type_flags(heap.graph, heap.names)), heap.sel.file);
   const auto named = pattern_holders(heap, types, holders);
   const auto back_refs = owner_back_refs(heap.graph, types, holders);
+  std::vector<uint8_t> unowned(holders.size(), 0);  // owners most of the objects do not reference back
+  for (size_t i = 0; i < holders.size(); ++i)
+    unowned[i] =
+        holders[i].found && named[i].empty() && holders[i].is_owner && 2 * back_refs[i].second <= back_refs[i].first;
+  const auto widest = widest_referrers(heap.graph, types, unowned, back_refs);
   std::vector<std::pair<Cell, Cell>> cells;
   for (size_t i = 0; i < holders.size(); ++i) {
     const GroupHolder& holder = holders[i];
@@ -248,10 +257,9 @@ std::vector<std::pair<Cell, Cell>> type_holders(const LoadedHeap& heap, const Do
       cells.emplace_back(Cell(named[i]), Cell());
       continue;
     }
-    if (const auto [members, back] = back_refs[i]; holder.is_owner && 2 * back <= members) {
-      const NodeIndex widest = widest_referrer(heap.graph, types[i], members);
-      if (widest == kNoNode) cells.emplace_back(Cell(), Cell());
-      else cells.emplace_back(Cell(std::string(heap.type_name(widest))), Cell(heap.graph.address(widest)));
+    if (unowned[i]) {
+      if (widest[i] == kNoNode) cells.emplace_back(Cell(), Cell());
+      else cells.emplace_back(Cell(std::string(heap.type_name(widest[i]))), Cell(heap.graph.address(widest[i])));
       continue;
     }
     std::string text(heap.type_name(holder.node));

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "commands/leaks_text.hpp"
 #include "output/output.hpp"
 #include "output/short_names.hpp"
 
@@ -23,10 +24,7 @@ std::string fitted(std::string line, size_t width) {
 std::string holder_text(const AccumulationPoint& p, size_t width) {
   std::string holder;
   for (int level = 0; level <= 2; ++level) {
-    auto name = [&](const std::string& type) { return level == 0 ? type : abbreviate_type_name(type, level); };
-    holder = name(p.type) + " " + format_address(p.address);
-    if (p.is_owner) holder += fmt::format(" (owner; entered from {} objects)", p.entries);
-    else if (!p.via_array.empty()) holder += fmt::format(" (via {})", name(p.via_array));
+    holder = accumulation_text(p, level);
     if (width == 0 || 14 + display_width(holder) <= width) break;
   }
   return holder;

@@ -31,17 +31,24 @@ std::string pattern_method(const SuspectPath& path) {
   return path.target.call.method;
 }
 
-std::string pattern_holder_text(const SuspectPath& path) {
+std::vector<std::string> pattern_pieces(const SuspectPath& path,
+                                        const std::function<std::string(const std::string&)>& type_text) {
   const HolderPatternMatch& m = path.match;
-  if (m.pattern == HolderPattern::None) return {};
-  std::string text = fmt::format("{} ({})", m.holder, holder_pattern_name(m.pattern));
   const PatternTarget& t = path.target;
-  if (t.call.found) text += " -> " + t.call.delegate_type;
+  std::vector<std::string> pieces{fmt::format("{} ({})", m.holder, holder_pattern_name(m.pattern))};
+  if (t.call.found) pieces.push_back(" -> " + type_text(t.call.delegate_type));
   if (const std::string method = pattern_method(path); !method.empty())
-    text += " -> " + method;
+    pieces.push_back(" -> " + method);
   else if (!t.target_type.empty())
-    text += " -> " + t.target_type;
-  if (!t.owner_field.empty()) text += fmt::format("; kept in {}", t.owner_field);
+    pieces.push_back(" -> " + type_text(t.target_type));
+  if (!t.owner_field.empty()) pieces.push_back("; kept in " + t.owner_field);
+  return pieces;
+}
+
+std::string pattern_holder_text(const SuspectPath& path) {
+  if (path.match.pattern == HolderPattern::None) return {};
+  std::string text;
+  for (const std::string& piece : pattern_pieces(path, [](const std::string& type) { return type; })) text += piece;
   return text;
 }
 

@@ -4,6 +4,7 @@
 // field), for every output of `gcsnap leaks` (docs/cli.md "leaks").
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,12 @@ SuspectPath describe_suspect_path(const LoadedHeap& heap, const ShortestPathTree
 /// "Ns.ConfigWatcher.Changed (static event) -> System.EventHandler -> Ns.Subscriber.OnChanged":
 /// the holder, its pattern and what it keeps; "" without a pattern.
 std::string pattern_holder_text(const SuspectPath& path);
+
+/// The pieces of pattern_holder_text, for a text form that breaks lines between them: the
+/// holder and its pattern, " -> " and what it keeps, "; kept in " and the owner's field; the
+/// type names as TYPE_TEXT writes them (abbreviated).
+std::vector<std::string> pattern_pieces(const SuspectPath& path,
+                                        const std::function<std::string(const std::string&)>& type_text);
 
 /// The registered delegate's method ("" when not recorded or no delegate).
 std::string pattern_method(const SuspectPath& path);

@@ -113,28 +113,6 @@ std::string elide_middle(std::string line, const std::vector<std::string>& piece
   return out;
 }
 
-std::string holder_text(const AccumulationPoint& p, int level) {
-  std::string text = fmt::format("{} {}", abbreviated(p.type, level), format_address(p.address));
-  if (p.is_owner) return text + fmt::format(" (owner; entered from {} objects)", p.entries);
-  if (!p.via_array.empty()) return text + fmt::format(" (via {})", abbreviated(p.via_array, level));
-  return text;
-}
-
-// "Ns.Watcher.Changed (static event)", " -> System.EventHandler", " -> Ns.Sub.OnChanged": the
-// pattern's holder and what it keeps, abbreviated to LEVEL, breaking between the arrows.
-std::vector<std::string> pattern_pieces(const SuspectPath& path, int level) {
-  const HolderPatternMatch& m = path.match;
-  const PatternTarget& t = path.target;
-  std::vector<std::string> pieces{fmt::format("{} ({})", m.holder, holder_pattern_name(m.pattern))};
-  if (t.call.found) pieces.push_back(" -> " + abbreviated(t.call.delegate_type, level));
-  if (const std::string method = pattern_method(path); !method.empty())
-    pieces.push_back(" -> " + method);
-  else if (!t.target_type.empty())
-    pieces.push_back(" -> " + abbreviated(t.target_type, level));
-  if (!t.owner_field.empty()) pieces.push_back("; kept in " + t.owner_field);
-  return pieces;
-}
-
 void write_suspect(std::string& out, const LoadedLeaks& l, size_t rank, const SuspectPath* path, size_t width) {
   const LeakSuspect& s = l.report.suspects[rank];
   const LeakPoint& last = s.series.back();
@@ -148,11 +126,12 @@ void write_suspect(std::string& out, const LoadedLeaks& l, size_t rank, const Su
   wrap_pieces(out, label("counts"), {counts}, kValueAt, width);
   // A holder pattern names the field to change; the dominating object is the fallback.
   if (path && path->match.pattern != HolderPattern::None)
-    wrap_abbreviated(out, label("held by"), kValueAt, width, 2,
-                     [&](int level) { return pattern_pieces(*path, level); });
+    wrap_abbreviated(out, label("held by"), kValueAt, width, 2, [&](int level) {
+      return pattern_pieces(*path, [&](const std::string& type) { return abbreviated(type, level); });
+    });
   else if (s.accumulation.found)
     wrap_abbreviated(out, label("held by"), kValueAt, width, 1,
-                     [&](int level) { return std::vector<std::string>{holder_text(s.accumulation, level)}; });
+                     [&](int level) { return std::vector<std::string>{accumulation_text(s.accumulation, level)}; });
   if (path && !path->hops.empty())
     wrap_abbreviated(out, label("path"), kValueAt, width, 2, [&](int level) { return chain_pieces(*path, level); });
   if (path && !path->allocated_at.empty()) wrap_pieces(out, label("alloc at"), {path->allocated_at}, kValueAt, width);
@@ -199,6 +178,13 @@ void write_note(std::string& out, const std::string& text, size_t width) {
 }
 
 }  // namespace
+
+std::string accumulation_text(const AccumulationPoint& p, int level) {
+  std::string text = fmt::format("{} {}", abbreviated(p.type, level), format_address(p.address));
+  if (p.is_owner) return text + fmt::format(" (owner; entered from {} objects)", p.entries);
+  if (!p.via_array.empty()) return text + fmt::format(" (via {})", abbreviated(p.via_array, level));
+  return text;
+}
 
 std::string render_leaks_text(const LoadedLeaks& l, const std::vector<SuspectPath>& paths,
                               const std::vector<std::string>& notes, size_t width) {

@@ -18,4 +18,8 @@ namespace gcsnap::cli {
 std::string render_leaks_text(const LoadedLeaks& leaks, const std::vector<SuspectPath>& paths,
                               const std::vector<std::string>& notes, size_t width);
 
+/// "Ns.Holder 0x7f... (via Ns.Item[])": a holder as the text's `held by` shows it, type names
+/// abbreviated to LEVEL (0: full, 1 and 2: abbreviate_type_name's).
+std::string accumulation_text(const AccumulationPoint& p, int level);
+
 }  // namespace gcsnap::cli

@@ -2,6 +2,9 @@
 #include "output/alloc_join_out.hpp"
 
 #include <algorithm>
+#include <span>
+#include <string_view>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -73,14 +76,18 @@ std::vector<std::vector<AllocSiteShare>> leak_alloc_sites(const LoadedLeaks& l, 
   const Recording& rec = *l.recordings[r.recording_order[last.recording]];
   const auto join = load_alloc_join(l.file_of(last), rec, last.gc_pos);
   if (!join) return {};
+  // The samples alive and new at the last walk, by type name: one pass for all suspects.
+  std::unordered_map<std::string_view, std::vector<uint32_t>> by_type;
+  for (size_t i = 0; i < join->samples().size(); ++i) {
+    const FollowedSample& f = join->samples()[i];
+    if (f.alive && f.block_pos > first_pos)
+      by_type[join->names().type_name(f.sample.class_id)].push_back(static_cast<uint32_t>(i));
+  }
   std::vector<std::vector<AllocSiteShare>> out;
   for (const LeakSuspect& suspect : r.suspects) {
-    std::vector<uint32_t> members;
-    for (size_t i = 0; i < join->samples().size(); ++i) {
-      const FollowedSample& f = join->samples()[i];
-      if (f.alive && f.block_pos > first_pos && join->names().type_name(f.sample.class_id) == suspect.type)
-        members.push_back(static_cast<uint32_t>(i));
-    }
+    const auto found = by_type.find(suspect.type);
+    const std::span<const uint32_t> members =
+        found != by_type.end() ? std::span<const uint32_t>(found->second) : std::span<const uint32_t>{};
     auto sites = rank_alloc_sites(*join, members, top);
     if (!sites) fail_on(l.file_of(last), sites.error());
     out.push_back(std::move(*sites));
