@@ -7,8 +7,9 @@
 # --source events` attaches and `gcsnap snapshot PID` walks the heap after each of 4 rounds.
 # Each round leaks 100 more of ten kinds; `leaks --format json` must name, for each, the
 # pattern, the holder's field, and the delegate's method or the target type the app made
-# (expected.txt beside this script lists them). Fails (never skips) when dotnet or the
-# runtime is missing.
+# (expected.txt beside this script lists them); `inspect --format json` must list the two
+# events and the timers as event-handler and timer findings (inspect_handlers_check.py).
+# Fails (never skips) when dotnet or the runtime is missing.
 set -uo pipefail
 gcsnap=$1 app=$2 major=$3 work=$4 source=$5
 here=$(cd "$(dirname "$0")" && pwd)
@@ -67,4 +68,8 @@ esac
   { cat "$work/leaks.err"; fail "$version $source: gcsnap leaks exited non-zero"; }
 python3 "$here/holder_patterns_check.py" "$work/leaks.json" "$here/holder_patterns_expected.txt" ||
   fail "$version $source: the holders above are not what the app made"
-echo "holder_patterns: $version $source: all ten holders named"
+"$gcsnap" inspect "$snap" --format json >"$work/inspect.json" 2>"$work/inspect.err" ||
+  { cat "$work/inspect.err"; fail "$version $source: gcsnap inspect exited non-zero"; }
+python3 "$here/inspect_handlers_check.py" "$work/inspect.json" 400 ||
+  fail "$version $source: inspect's event-handler and timer findings are not what the app made"
+echo "holder_patterns: $version $source: all ten holders named, inspect finds the event and timer leaks"

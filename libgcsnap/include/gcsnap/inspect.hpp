@@ -15,6 +15,7 @@
 #include "gcsnap/dominators.hpp"
 #include "gcsnap/edge_names.hpp"
 #include "gcsnap/heap_graph.hpp"
+#include "gcsnap/model.hpp"
 #include "gcsnap/reader.hpp"
 #include "gcsnap/status.hpp"
 #include "gcsnap/values.hpp"
@@ -34,6 +35,9 @@ struct Finding {
   std::string holder;   ///< "App.Order.Status", "root", "finalization queue"; "" when unknown
   std::string what;     ///< the finding in words: "8 copies of 1 value (7 chars)"
   std::string example;  ///< captured content of a duplicated string, only when the recording has it
+  /// The delegate's method an event-handler or timer finding is about ("Ns.Subscriber.OnChanged",
+  /// "<lambda> in Ns.PollSession.Start"); "" for other kinds, or when the recording has none.
+  std::string method;
   uint64_t count = 0;   ///< objects the finding is about
   std::vector<CountedObject> objects;
   uint64_t bytes = 0;   ///< the union of OBJECTS' bytes (set by inspect_heap)
@@ -49,6 +53,7 @@ struct InspectInput {
   std::span<const StringContent> contents;       ///< sorted by address; empty unless captured
   std::span<const CollectionValue> collections;  ///< sorted by address
   std::span<const NodeIndex> finalizer_roots;    ///< objects the finalizer queue holds, sorted, unique
+  std::span<const DelegateTarget> delegates = {};  ///< the delegates' methods, sorted by address; may be empty
 
   std::string_view type_name(NodeIndex node) const { return names.type_name(graph.type_id(node)); }
   /// The field that holds NODE: "Type.field" of its first referrer whose edge has a name,

@@ -11,6 +11,8 @@ std::span<const FindingRule* const> finding_rules() {
       &sparse_collections_rule(),
       &empty_arrays_rule(),
       &sparse_arrays_rule(),
+      &event_handlers_rule(),
+      &timers_rule(),
       &finalizable_objects_rule(),
       &caches_at_limit_rule(),
   };

@@ -12,5 +12,7 @@ const FindingRule& empty_arrays_rule();        // inspect_arrays.cpp
 const FindingRule& sparse_arrays_rule();       // inspect_arrays.cpp
 const FindingRule& finalizable_objects_rule(); // inspect_finalizable.cpp
 const FindingRule& caches_at_limit_rule();     // inspect_caches.cpp
+const FindingRule& event_handlers_rule();      // inspect_event_handlers.cpp
+const FindingRule& timers_rule();              // inspect_timers.cpp
 
 }  // namespace gcsnap

@@ -1,6 +1,7 @@
 // gcsnap inspect FILE[:GC]: the findings of one heap walk (gcsnap/inspect.hpp): duplicate
-// strings by the field that holds them, empty and sparse collections and arrays, finalizable
-// objects, caches at their limit; each with its bytes, totalled without counting an object twice.
+// strings by the field that holds them, empty and sparse collections and arrays, event-handler
+// and timer leaks (with the delegate's method), finalizable objects, caches at their limit; each
+// with its bytes, totalled without counting an object twice.
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -71,10 +72,12 @@ Table findings_table(const InspectReport& report, size_t top) {
                           : fmt::format("Findings (first {} of {})", shown, report.findings.size()));
   t.add_column("kind", "KIND").add_column("bytes", "BYTES", ColumnKind::Bytes);
   t.add_column("objects", "OBJECTS", ColumnKind::Count).add_column("holder", "HOLDER", ColumnKind::TypeName);
-  t.add_column("what", "WHAT", ColumnKind::TypeName).add_column("example", "EXAMPLE", ColumnKind::Text, Shown::Everywhere);
+  t.add_column("what", "WHAT", ColumnKind::TypeName).add_column("method", "METHOD", ColumnKind::TypeName);
+  t.add_column("example", "EXAMPLE", ColumnKind::Text, Shown::Everywhere);
+  auto text = [](const std::string& s) { return s.empty() ? Cell() : Cell(s); };
   for (size_t k = 0; k < shown; ++k) {
     const Finding& f = report.findings[k];
-    t.add_row({f.kind, f.bytes, f.count, f.holder, f.what, f.example.empty() ? Cell() : Cell(f.example)});
+    t.add_row({f.kind, f.bytes, f.count, f.holder, f.what, text(f.method), text(f.example)});
   }
   return t;
 }
@@ -86,7 +89,7 @@ void run_inspect(const InspectOptions& opt) {
   const EdgeNamer namer = heap->edge_namer();
   const std::vector<NodeIndex> finalizers = finalizer_roots(heap->graph);
   const InspectInput input{heap->graph, heap->names, namer, dominators, values.strings, values.contents,
-                           values.collections, finalizers};
+                           values.collections, finalizers, heap->delegates};
   const InspectReport report = value_or_fail(inspect_heap(input), heap->sel.file);
   Report out;
   out.tables.push_back(totals_table(report, heap->sel.number()));
@@ -106,7 +109,8 @@ void run_inspect(const InspectOptions& opt) {
 void add_inspect_command(CLI::App& app) {
   auto opt = std::make_shared<InspectOptions>();
   auto* cmd = app.add_subcommand("inspect", "List what a heap walk wastes: duplicate strings, empty and sparse "
-                                            "collections and arrays, finalizable objects, caches at their limit");
+                                            "collections and arrays, event-handler and timer leaks, "
+                                            "finalizable objects, caches at their limit");
   cmd->add_option("file", opt->file, "recording, as FILE or FILE:GC (default GC: the last with a heap walk)")->required();
   add_gc_option(*cmd, opt->gc);
   cmd->add_option("--top", opt->top, "list at most N findings (the totals still count all)");
