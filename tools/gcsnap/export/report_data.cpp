@@ -1,5 +1,7 @@
 #include "export/report_data.hpp"
 #include "export/report_alloc_data.hpp"
+#include "export/report_strings.hpp"
+#include "export/report_suspects.hpp"
 
 #include <algorithm>
 #include <array>
@@ -24,35 +26,6 @@
 namespace gcsnap::cli {
 
 namespace {
-
-// Strings the page looks up by index (type names, field names), each written once.
-class StringTable {
- public:
-  size_t intern(std::string_view text) {
-    auto [it, added] = index_.try_emplace(std::string(text), order_.size());
-    if (added) order_.push_back(&it->first);
-    return it->second;
-  }
-  std::string json() const {
-    std::string out = "[";
-    for (size_t i = 0; i < order_.size(); ++i) {
-      if (i) out += ',';
-      out += '"';
-      out += json_escape(*order_[i]);
-      out += '"';
-    }
-    return out + "]";
-  }
-
- private:
-  std::unordered_map<std::string, size_t> index_;
-  std::vector<const std::string*> order_;
-};
-
-template <typename T>
-std::string json_array(const std::vector<T>& values) {
-  return fmt::format("[{}]", fmt::join(values, ","));
-}
 
 // Per GC: the timeline row (format-spec.md §6.2 facts, the generation ranges in use, the
 // surviving and moved bytes of the ranges).
@@ -115,47 +88,6 @@ struct TypeSeries {
   std::vector<uint64_t> count, bytes;
 };
 
-// The leak suspects of the recording (gcsnap leaks' analysis): per suspect its series, what
-// accumulated, the accumulation point and its path shapes.
-// The folded retention path of ADDRESS in HEAP (fold_repeats over each hop's type and the
-// field out of it): [[type, field out (-1: none), hops], ...], the first hop's root kind in
-// "root"; "null" when the object is not there or not reachable. FOLD false: one entry per hop.
-std::string folded_path_json(const LoadedHeap& heap, const ShortestPathTree& bfs, uint64_t address, StringTable& strings,
-                             bool fold) {
-  auto node = heap.graph.find_object(address);
-  if (!node || !bfs.is_reached(*node)) return "null";
-  const RetentionPath path = bfs.path_to(*node);
-  if (path.nodes.empty()) return "null";
-  const std::vector<HopField> fields = heap.edge_namer().name_path(path.nodes);
-  std::vector<std::string> texts;
-  std::unordered_map<std::string, uint32_t> ids;
-  std::vector<uint32_t> keys;
-  for (size_t h = 0; h < path.nodes.size(); ++h) {
-    std::string field;
-    if (h + 1 < path.nodes.size()) {
-      const HopField& f = fields[h + 1];
-      field = h < path.edges.size() && path.edges[h].kind == EdgeKind::DependentHandle ? "(ConditionalWeakTable value)"
-              : f.kind == EdgeNameKind::Unknown                                       ? "?"
-              : f.is_static                                                           ? f.text + " (static)"
-                                                                                      : f.text;
-    }
-    texts.push_back(std::move(field));
-    std::string key = std::string(heap.type_name(path.nodes[h])) + '\0' + texts.back();
-    keys.push_back(ids.try_emplace(std::move(key), static_cast<uint32_t>(ids.size())).first->second);
-  }
-  auto folded = fold_repeats(keys, fold ? 4 : 0);
-  if (!folded) fail_on(heap.sel.file, folded.error());
-  const GraphRoot& root = heap.graph.roots()[path.root];
-  std::string out = fmt::format("{{\"root\":{},\"hops\":[", strings.intern(std::string(root_kind_name(root.kind))));
-  for (size_t k = 0; k < folded->size(); ++k) {
-    const size_t h = folded->first[k];
-    out += fmt::format("{}[{},{},{},\"{}\"]", k ? "," : "", strings.intern(std::string(heap.type_name(path.nodes[h]))),
-                       texts[h].empty() ? -1 : static_cast<int64_t>(strings.intern(texts[h])), folded->counts[k],
-                       format_address(heap.graph.address(path.nodes[h])));
-  }
-  return out + "]}";
-}
-
 // What the treemap would otherwise draw as one grey "smaller objects" block: per carried
 // dominator node (key: its position, -1 for the virtual root), the children it dominates
 // directly that are not carried, summed by type: [[type, retained bytes, objects], ...], the
@@ -201,62 +133,6 @@ std::string rest_by_type_json(const LoadedHeap& heap, const DominatorTree& tree,
     first_key = false;
   }
   return out + "}";
-}
-
-// HEAP and BFS: the last snapshot, where the suspects' examples are (their folded paths).
-std::string suspects_json(const std::string& file, size_t walk_count, StringTable& strings, const ReportLimits& limits,
-                          const LoadedHeap& heap, const ShortestPathTree& bfs) {
-  LeakOptions options;
-  options.top = limits.suspects;
-  // Fewer walks than the analysis judges: say so without reading every walk again (on a
-  // 2 M-object recording that costs most of the report's time).
-  if (walk_count < options.min_walks)
-    return fmt::format("{{\"walks\":[],\"groups\":0,\"tooFewWalks\":true,\"minWalks\":{},\"list\":[]}}",
-                       options.min_walks);
-  const auto leaks = load_leaks({file}, options);
-  const LeakReport& r = leaks->report;
-  std::vector<uint64_t> walks;
-  for (const LeakWalk& w : r.walks) walks.push_back(w.gc_number);
-  std::string out = fmt::format("{{\"walks\":{},\"groups\":{},\"tooFewWalks\":{},\"minWalks\":{},\"list\":[",
-                                json_array(walks), r.groups, r.too_few_walks, options.min_walks);
-  for (size_t k = 0; k < r.suspects.size(); ++k) {
-    const LeakSuspect& s = r.suspects[k];
-    std::vector<uint64_t> counts, bytes, retained;
-    for (const LeakPoint& p : s.series) {
-      counts.push_back(p.count);
-      bytes.push_back(p.bytes);
-      retained.push_back(p.retained_bytes);
-    }
-    std::string shapes;
-    for (const PathShape& shape : s.shapes) {
-      std::vector<size_t> types;
-      for (const std::string& t : shape.types) types.push_back(strings.intern(t));
-      shapes += fmt::format("{}{{\"text\":{},\"t\":{},\"count\":{},\"minHops\":{},\"maxHops\":{}}}",
-                            shapes.empty() ? "" : ",", strings.intern(describe_shape(shape)), json_array(types),
-                            shape.count, shape.min_hops, shape.max_hops);
-    }
-    const AccumulationPoint& a = s.accumulation;
-    const std::string point = a.found ? fmt::format("{{\"type\":{},\"address\":\"{}\",\"via\":{},\"members\":{},\"retained\":{},"
-                                                    "\"owner\":{},\"entries\":{}}}",
-                                                    strings.intern(a.type), format_address(a.address),
-                                                    a.via_array.empty() ? -1 : static_cast<int64_t>(strings.intern(a.via_array)),
-                                                    a.members_dominated, a.retained_bytes, a.is_owner, a.entries)
-                                      : "null";
-    std::string holds;
-    for (const HeldGroup& h : s.holds)
-      holds += fmt::format("{}[{},{},{}]", holds.empty() ? "" : ",", strings.intern(h.type), h.accumulated_count,
-                           h.accumulated_bytes);
-    const bool same_walk = !r.walks.empty() && r.walks.back().gc_number == heap.sel.number();
-    const std::string example_path =
-        same_walk && s.example_address ? folded_path_json(heap, bfs, s.example_address, strings, limits.fold) : "null";
-    out += fmt::format("{}{{\"n\":{},\"c\":{},\"b\":{},\"r\":{},\"accCount\":{},\"accBytes\":{},\"byIdentity\":{},"
-                       "\"countGrowth\":{},\"retainedGrowth\":{},\"point\":{},\"shapes\":[{}],\"example\":\"{}\","
-                       "\"holds\":[{}],\"examplePath\":{}}}",
-                       k ? "," : "", strings.intern(s.type), json_array(counts), json_array(bytes), json_array(retained),
-                       s.accumulated_count, s.accumulated_bytes, s.by_identity, s.count_growth, s.retained_growth, point,
-                       shapes, format_address(s.example_address), holds, example_path);
-  }
-  return out + "]}";
 }
 
 // Count and shallow bytes per type at every snapshot (type ids are the recording's: stable).
