@@ -2,11 +2,13 @@
 // series, what accumulated, the accumulation point and its path shapes.
 #include "export/report_suspects.hpp"
 
+#include <array>
 #include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "commands/leaks_bounded.hpp"
 #include "errors/cli_error.hpp"
 #include "gcsnap/edge_names.hpp"
 #include "gcsnap/enum_names.hpp"
@@ -52,6 +54,47 @@ std::string folded_path_json(const LoadedHeap& heap, const ShortestPathTree& bfs
   return out + "]}";
 }
 
+namespace {
+
+// The group's holder (gcsnap leaks' `held by`) as the page draws it; "null" when none was found.
+std::string point_json(const AccumulationPoint& a, StringTable& strings) {
+  if (!a.found) return "null";
+  return fmt::format("{{\"type\":{},\"address\":\"{}\",\"via\":{},\"members\":{},\"retained\":{},"
+                     "\"owner\":{},\"entries\":{}}}",
+                     strings.intern(a.type), format_address(a.address),
+                     a.via_array.empty() ? -1 : static_cast<int64_t>(strings.intern(a.via_array)), a.members_dominated,
+                     a.retained_bytes, a.is_owner, a.entries);
+}
+
+// A group's counts, bytes and retained bytes at every walk of the series.
+std::array<std::vector<uint64_t>, 3> series_of(const LeakSuspect& s) {
+  std::array<std::vector<uint64_t>, 3> out;
+  for (const LeakPoint& p : s.series) {
+    out[0].push_back(p.count);
+    out[1].push_back(p.bytes);
+    out[2].push_back(p.retained_bytes);
+  }
+  return out;
+}
+
+// gcsnap leaks' bounded list (groups that grew, then held flat or slowed beside the leaks):
+// per group its series, why it is not a suspect and its holder.
+std::string bounded_json(const LoadedLeaks& leaks, StringTable& strings) {
+  std::string out = "[";
+  for (const BoundedGroup& b : leaks.report.bounded) {
+    const LeakSuspect& s = b.group;
+    const auto [counts, bytes, retained] = series_of(s);
+    out += fmt::format("{}{{\"n\":{},\"c\":{},\"b\":{},\"r\":{},\"countGrowth\":{},\"flat\":{},\"why\":{},"
+                       "\"point\":{}}}",
+                       out.size() > 1 ? "," : "", strings.intern(s.type), json_array(counts), json_array(bytes),
+                       json_array(retained), s.count_growth, b.kind == BoundedKind::HeldFlat,
+                       strings.intern(bounded_reason(leaks, b)), point_json(s.accumulation, strings));
+  }
+  return out + "]";
+}
+
+}  // namespace
+
 // HEAP and BFS: the last snapshot, where the suspects' examples are (their folded paths).
 std::string suspects_json(const std::string& file, size_t walk_count, StringTable& strings, const ReportLimits& limits,
                           const LoadedHeap& heap, const ShortestPathTree& bfs) {
@@ -60,7 +103,8 @@ std::string suspects_json(const std::string& file, size_t walk_count, StringTabl
   // Fewer walks than the analysis judges: say so without reading every walk again (on a
   // 2 M-object recording that costs most of the report's time).
   if (walk_count < options.min_walks)
-    return fmt::format("{{\"walks\":[],\"groups\":0,\"tooFewWalks\":true,\"minWalks\":{},\"list\":[]}}",
+    return fmt::format("{{\"walks\":[],\"groups\":0,\"tooFewWalks\":true,\"minWalks\":{},\"list\":[],"
+                       "\"bounded\":[]}}",
                        options.min_walks);
   const auto leaks = load_leaks({file}, options);
   const LeakReport& r = leaks->report;
@@ -70,12 +114,7 @@ std::string suspects_json(const std::string& file, size_t walk_count, StringTabl
                                 json_array(walks), r.groups, r.too_few_walks, options.min_walks);
   for (size_t k = 0; k < r.suspects.size(); ++k) {
     const LeakSuspect& s = r.suspects[k];
-    std::vector<uint64_t> counts, bytes, retained;
-    for (const LeakPoint& p : s.series) {
-      counts.push_back(p.count);
-      bytes.push_back(p.bytes);
-      retained.push_back(p.retained_bytes);
-    }
+    const auto [counts, bytes, retained] = series_of(s);
     std::string shapes;
     for (const PathShape& shape : s.shapes) {
       std::vector<size_t> types;
@@ -84,13 +123,7 @@ std::string suspects_json(const std::string& file, size_t walk_count, StringTabl
                             shapes.empty() ? "" : ",", strings.intern(describe_shape(shape)), json_array(types),
                             shape.count, shape.min_hops, shape.max_hops);
     }
-    const AccumulationPoint& a = s.accumulation;
-    const std::string point = a.found ? fmt::format("{{\"type\":{},\"address\":\"{}\",\"via\":{},\"members\":{},\"retained\":{},"
-                                                    "\"owner\":{},\"entries\":{}}}",
-                                                    strings.intern(a.type), format_address(a.address),
-                                                    a.via_array.empty() ? -1 : static_cast<int64_t>(strings.intern(a.via_array)),
-                                                    a.members_dominated, a.retained_bytes, a.is_owner, a.entries)
-                                      : "null";
+    const std::string point = point_json(s.accumulation, strings);
     std::string holds;
     for (const HeldGroup& h : s.holds)
       holds += fmt::format("{}[{},{},{}]", holds.empty() ? "" : ",", strings.intern(h.type), h.accumulated_count,
@@ -105,7 +138,8 @@ std::string suspects_json(const std::string& file, size_t walk_count, StringTabl
                        s.accumulated_count, s.accumulated_bytes, s.by_identity, s.count_growth, s.retained_growth, point,
                        shapes, format_address(s.example_address), holds, example_path);
   }
-  return out + "]}";
+  // After the suspects: their strings keep the table positions they had before the bounded list.
+  return out + "],\"bounded\":" + bounded_json(*leaks, strings) + "}";
 }
 
 }  // namespace gcsnap::cli

@@ -262,11 +262,30 @@
       (pt.owner ? ` (owner: no object dominates them; entered from ${pt.entries} objects)`
                 : ` (dominates ${pt.members} of the new members)`) + `, retains ${bytes(pt.retained)}`;
   }
+  // gcsnap leaks' bounded list beside the suspects: groups that grew, then held flat (a cache
+  // at its limit) or slowed beside the leaks; not suspects, shown so that they are not taken for one.
+  function drawBounded(sus) {
+    const list = sus.bounded || [];
+    document.getElementById('bounded').hidden = list.length === 0;
+    document.getElementById('bounded-note').textContent =
+      `${list.length} group(s) grew, then held flat or slowed (not suspects, as gcsnap leaks lists them)`;
+    document.getElementById('bounded-body').replaceChildren(...list.map(b => {
+      const last = b.c.length - 1;
+      const box = el('div', {class: 'suspect bounded-group', 'data-type': str(b.n)},
+        el('b', {text: str(b.n)}),
+        ` ${b.c[last]} objects (${signed(b.countGrowth, String)} since GC ${sus.walks[0]}), ${bytes(b.b[last])}: `,
+        el('span', {class: 'why', text: str(b.why)}), ' ',
+        sparkline({c: b.c, b: b.b, walks: sus.walks}));
+      if (b.point) box.append(el('div', {class: 'holder', text: holderText(b.point)}));
+      return box;
+    }));
+  }
   function drawSuspects() {
     const body = document.getElementById('suspects-body');
     const note = document.getElementById('suspects-note');
     const sus = rec.suspects;
     placeSuspects(!sus.tooFewWalks && sus.list.length > 0);
+    drawBounded(sus);
     if (sus.tooFewWalks) {
       note.textContent = `${rec.snaps.length} heap walks: at least ${sus.minWalks} are needed to tell a leak from a filling cache`;
       body.replaceChildren();
