@@ -72,4 +72,15 @@ python3 "$here/holder_patterns_check.py" "$work/leaks.json" "$here/holder_patter
   { cat "$work/inspect.err"; fail "$version $source: gcsnap inspect exited non-zero"; }
 python3 "$here/inspect_handlers_check.py" "$work/inspect.json" 400 ||
   fail "$version $source: inspect's event-handler and timer findings are not what the app made"
-echo "holder_patterns: $version $source: all ten holders named, inspect finds the event and timer leaks"
+# diff's path of the new subscribers names each link as leaks does (the static event, the
+# delegate's invocation list, its target), the same decoded as from the analysis indexes.
+diff_args=(diff "$snap" --filter Gcsnap.HolderPatterns.EventSubscriber --top 1 --wide)
+"$gcsnap" "${diff_args[@]}" --no-cache >"$work/diff.decoded" 2>&1 || { cat "$work/diff.decoded"; fail "$version $source: diff failed"; }
+grep -Eq '\(static\) -> System\.EventHandler \.(_invocationList|_helperObject) -> .* \._target -> Gcsnap\.HolderPatterns\.EventSubscriber$' \
+  <(grep '^Gcsnap.HolderPatterns.EventSubscriber ' "$work/diff.decoded") ||
+  { cat "$work/diff.decoded"; fail "$version $source: diff's path does not name the event's links"; }
+grep -q 'ConfigWatcher.Changed (static)' "$work/diff.decoded" || fail "$version $source: diff's path does not name the event"
+"$gcsnap" index "$snap" --all >/dev/null 2>&1 || fail "$version $source: gcsnap index failed"
+"$gcsnap" "${diff_args[@]}" >"$work/diff.indexed" 2>&1 || fail "$version $source: diff from the indexes failed"
+cmp -s "$work/diff.decoded" "$work/diff.indexed" || { diff "$work/diff.decoded" "$work/diff.indexed"; fail "$version $source: diff from the indexes differs"; }
+echo "holder_patterns: $version $source: all ten holders named, inspect finds the event and timer leaks, diff names the links"

@@ -107,7 +107,7 @@ case_service_leaks() {
   # folded, over every Booking at B; never the 64-entry LRU, as full at s1 as at s3.
   text=$("$gcsnap" diff "$s1" "$s3" --filter Gcsnap.Service.Booking --shapes 5 --wide) || fail "diff s1 s3 failed"
   row=$(awk '/^Largest growths by type/ { on = 1 } on && /^Gcsnap\.Service\.Booking / { print; exit }' <<<"$text")
-  grep -Eq ' [0-9]+/4500 .*CallbackNode ×[0-9]{3,} -> Gcsnap\.Service\.Booking$' <<<"$row" ||
+  grep -Eq ' [0-9]+/4500 .*CallbackNode \.(Next|Prev) ×[0-9]{3,} -> (.* -> )?Gcsnap\.Service\.Booking$' <<<"$row" ||
     { echo "$text"; fail "diff s1 s3: the Bookings' path is not the folded registrations' chain over all 4500 ($row)"; }
   grep -q 'BookingCache' <<<"$text" && { echo "$text"; fail "diff s1 s3: the LRU, which did not grow, is blamed"; }
   # dominators --by type names the holder a developer changes: the token source whose
@@ -191,17 +191,19 @@ case_service_record() {
   grep -Eq '^[0-9]+,"?System\.Collections\.Generic\.LinkedListNode<Gcsnap\.Service\.AuditEntry>"?,[0-9]+,2400,2400,' "$work/$case_name.leaks.csv" ||
     fail "leaks (identity): the audit trail did not grow by 2400 new and alive"
   # A one-file diff (first and last walk): the Bookings' path is the folded chain, not the LRU.
-  text=$("$gcsnap" diff "$rec" --top 12) || fail "diff failed"
+  text=$("$gcsnap" diff "$rec" --top 12 --wide) || fail "diff failed"
   echo "$text"
   # The Booking row of the new objects' groups (the --shapes table after it lists the others).
   local row
   row=$(awk '/^Largest groups of new objects/ { on = 1 } on && /^Gcsnap\.Service\.Booking / { print; exit }' <<<"$text")
-  grep -Eq 'CallbackNode ×[0-9]{3,} -> Gcsnap\.Service\.Booking$' <<<"$row" ||
+  # The chain's link field named as `leaks` names it (".Next ×N"), the Booking at its end.
+  grep -Eq 'CallbackNode \.(Next|Prev) ×[0-9]{3,} -> (.* -> )?Gcsnap\.Service\.Booking$' <<<"$row" ||
     fail "diff: the Bookings' most common path is not the folded registrations' chain ($row)"
   grep -q 'BookingCache' <<<"$row" && fail "diff: the Bookings' most common path is the LRU's"
   # --no-fold lists every hop of that path; JSON lists every hop in path_hops either way.
-  row=$("$gcsnap" diff "$rec" --top 12 --no-fold | awk '/^Largest groups of new objects/ { on = 1 } on && /^Gcsnap\.Service\.Booking / { print; exit }')
-  grep -q 'CallbackNode -> System\.Threading\.CancellationTokenSource+CallbackNode -> ' <<<"$row" && ! grep -q '×' <<<"$row" ||
+  row=$("$gcsnap" diff "$rec" --top 12 --no-fold --wide | awk '/^Largest groups of new objects/ { on = 1 } on && /^Gcsnap\.Service\.Booking / { print; exit }')
+  grep -Eq 'CallbackNode \.(Next|Prev) -> System\.Threading\.CancellationTokenSource\+CallbackNode \.(Next|Prev) -> ' <<<"$row" &&
+    ! grep -q '×' <<<"$row" ||
     fail "diff --no-fold: the Bookings' path is still folded (${row:0:300})"
   local hops
   hops=$("$gcsnap" diff "$rec" --top 12 --format json --table path_hops | grep -c '"type": "Gcsnap.Service.Booking", "shape": 1,')

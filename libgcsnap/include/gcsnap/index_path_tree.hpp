@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "gcsnap/field_layout.hpp"
 #include "gcsnap/heap_graph.hpp"
 #include "gcsnap/index_stream.hpp"
 #include "gcsnap/retention.hpp"
@@ -44,6 +45,12 @@ class IndexedPathTree {
   /// edges only. Errors: those of IndexStream::read_piece, CorruptSection (the dependent edges
   /// are not FROM's last successors, an offset out of range).
   [[nodiscard]] Result<EdgeKind> hop_kind(NodeIndex from, NodeIndex to);
+
+  /// Return the slot of the first reference FROM -> TO (EdgeSlots::slot_of's answer on the full
+  /// graph), for its field name: kUnknownSlot when the index has no slots array or FROM has no
+  /// such reference (a dependent edge). Reads the pieces of FROM's offsets, targets and slots.
+  /// Errors: those of IndexStream::read_piece, CorruptSection (an offset out of range).
+  [[nodiscard]] Result<uint32_t> hop_slot(NodeIndex from, NodeIndex to);
 
  private:
   IndexedPathTree() = default;

@@ -126,4 +126,25 @@ Result<EdgeKind> IndexedPathTree::hop_kind(NodeIndex from, NodeIndex to) {
   return reference ? EdgeKind::Reference : EdgeKind::DependentHandle;
 }
 
+Result<uint32_t> IndexedPathTree::hop_slot(NodeIndex from, NodeIndex to) {
+  const IndexCounts& c = stream_->counts();
+  if (from >= nodes_ || !c.has_slots) return kUnknownSlot;
+  const size_t width = c.wide_offsets ? 8 : 4;
+  auto begin = element(IndexArray::ForwardOffsets, width, from);
+  if (!begin) return begin.error();
+  auto end = element(IndexArray::ForwardOffsets, width, uint64_t{from} + 1);
+  if (!end) return end.error();
+  if (*begin > *end || *end > c.edges) return broken("analysis index graph arrays out of range");
+  for (uint64_t e = *begin; e < *end; ++e) {
+    auto target = element(IndexArray::ForwardTargets, 4, e);
+    if (!target) return target.error();
+    if (*target != to) continue;
+    // The dependent secondaries come after the references and have no slot of their own.
+    auto slot = element(IndexArray::Slots, 4, e);
+    if (!slot) return slot.error();
+    return static_cast<uint32_t>(*slot);
+  }
+  return kUnknownSlot;
+}
+
 }  // namespace gcsnap

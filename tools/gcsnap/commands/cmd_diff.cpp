@@ -191,7 +191,9 @@ void run_diff(const DiffOptions& opt) {
   const bool a_movable = same_recording && a.selected.index < b.selected.index;
   // One recording: B's tree without its forward graph (the paths of a few new objects read
   // the successors of the hops that hold dependent handles, not 14 B per object).
-  const IndexParts b_paths = same_recording ? IndexParts{} : IndexParts{kIndexPathTree};
+  // Two recordings: B's forward graph with its slots, for the paths' field names (one recording
+  // reads a hop's slot from the index's pieces, IndexedPathTree::hop_slot).
+  const IndexParts b_paths = same_recording ? IndexParts{} : IndexParts{kIndexPathTree | kIndexSlots};
   // The two sides load at once (each reads only its own GC and the recording); A's failure is
   // reported first, as if they had loaded one after the other.
   load_both_sides(
@@ -201,7 +203,7 @@ void run_diff(const DiffOptions& opt) {
       },
       [&] {
         load_diff_side(b, rec_b, use_index, kIndexObjects | kIndexTypes | b_paths,
-                       same_recording ? DiffLoad::PathTree : DiffLoad::Parts);
+                       same_recording ? DiffLoad::PathTree : DiffLoad::Parts, /*field_names=*/true);
       });
 
   Report report;

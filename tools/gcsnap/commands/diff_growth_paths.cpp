@@ -1,4 +1,5 @@
 #include "commands/diff_growth_paths.hpp"
+#include "commands/diff_hop_names.hpp"
 
 #include <algorithm>
 #include <map>
@@ -135,6 +136,7 @@ void diff_growth_paths(const DiffSide& a, const DiffSide& b, size_t top, size_t 
   }
   const NameTable& names = *b.view.names;
   const HeapGraph& graph = *side_b.graph;
+  const DiffHopNamer namer(b, *b.selected.recording, graph);
   for (size_t g = 0; g < grown.size(); ++g) {
     auto& r = ranked[g];
     std::stable_sort(r.begin(), r.end(), [](const Ranked& x, const Ranked& y) {
@@ -154,10 +156,10 @@ void diff_growth_paths(const DiffSide& a, const DiffSide& b, size_t top, size_t 
       if (k == 0) {
         out.groups.add_row({grown[g].name, grown[g].count, grown[g].bytes, graph.address(shape.farthest),
                             static_cast<uint64_t>(path.hops()), share, shape.count, total_at_b[g],
-                            diff_path_text(graph, names, path, fold)});
+                            diff_path_text(graph, names, path, fold, &namer)});
       } else {
         out.more_paths.add_row({grown[g].name, k + 1, graph.address(shape.farthest), static_cast<uint64_t>(path.hops()),
-                                share, shape.count, total_at_b[g], diff_path_text(graph, names, path, fold)});
+                                share, shape.count, total_at_b[g], diff_path_text(graph, names, path, fold, &namer)});
       }
       add_path_hops(out, graph, names, grown[g].name, k + 1, path);
     }

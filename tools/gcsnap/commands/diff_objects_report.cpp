@@ -1,7 +1,10 @@
 #include "commands/diff_objects_report.hpp"
+#include "commands/diff_hop_names.hpp"
 
 #include <algorithm>
 #include <new>
+
+#include <map>
 
 #include <fmt/format.h>
 
@@ -75,7 +78,8 @@ uint64_t DiffSide::address_of(size_t i) const {
   return value_or_fail(read_index_address(*column_stream, i), selected.file);
 }
 
-void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexParts parts, DiffLoad load) {
+void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexParts parts, DiffLoad load,
+                    bool field_names) {
   const std::string& file = side.selected.file;
   const size_t gc = side.selected.index;
   std::unique_ptr<GcHeap> heap;
@@ -83,6 +87,7 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
     GcHeapOptions options;
     options.index = IndexUse::OnlyExisting;
     options.parts = parts;
+    options.fields = field_names && (parts & kIndexSlots);  // the index's slots into heap->edge_slots
     heap = value_or_fail(GcHeap::open(file, rec, gc, options), file);
   }
   // The tree is checked now and read again when the diff needs it (after matching the
@@ -90,7 +95,7 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
   if (heap && load == DiffLoad::PathTree && !read_path_tree(file, *heap)) heap.reset();
   if (heap && load == DiffLoad::Movable && !read_columns(side, *heap)) heap.reset();
   if (!heap) {
-    side.walk = value_or_fail(read_heap_walk(rec, gc), file);
+    side.walk = value_or_fail(read_heap_walk(rec, gc, ObjectReadOptions{field_names}), file);
     side.view = view_of(side.walk);
     return;
   }
@@ -172,9 +177,12 @@ Table ObjectLevel::empty_more_paths() {
   return t;
 }
 
-// "[handle] -> A -> Node ×4249 -> B": hops of one type in a row are folded (fold_repeats over
-// the hops' types and how each is held), as the groups' shapes are.
-std::string diff_path_text(const HeapGraph& graph, const NameTable& names, const RetentionPath& path, bool fold) {
+// "[handle] -> Zoo.Cache.Orders (static) -> A ._items -> Node .Next ×4249 -> B": hops of one type
+// and field out in a row are folded (fold_repeats over the hops' types, how each is held and the
+// field out of it), as `leaks` folds its paths; an array's elements fold whatever their index
+// (the run shows its first). The groups' shapes are by type: the names are the example's.
+std::string diff_path_text(const HeapGraph& graph, const NameTable& names, const RetentionPath& path, bool fold,
+                           const DiffHopNamer* namer) {
   if (path.nodes.empty()) return "(not reachable from a strong root)";
   const GraphRoot& root = graph.roots()[path.root];
   std::string flags = root_flags_text(root.flags);
@@ -182,12 +190,33 @@ std::string diff_path_text(const HeapGraph& graph, const NameTable& names, const
   auto is_dependent = [&](size_t h) {
     return h > 0 && h - 1 < path.edges.size() && path.edges[h - 1].kind == EdgeKind::DependentHandle;
   };
+  std::vector<HopField> fields(path.nodes.size());
+  if (namer)
+    for (size_t h = 1; h < path.nodes.size(); ++h)
+      if (!is_dependent(h)) fields[h] = namer->name(path.nodes[h - 1], path.nodes[h]);
+  // The field out of hop H as it reads after its type: " .Next", "[17]", "" (none, or unnamed).
+  // The space keeps a field apart from its type's dotted name, which a narrow table abbreviates
+  // to its last part ("EventHandler ._target", not "_target").
+  auto field_out = [&](size_t h) -> std::string {
+    if (h + 1 >= fields.size() || fields[h + 1].kind == EdgeNameKind::Unknown) return {};
+    return fields[h + 1].kind == EdgeNameKind::Element ? fields[h + 1].text : " ." + fields[h + 1].text;
+  };
+  std::map<std::string, uint32_t> ids;
   std::vector<uint32_t> keys;
-  for (size_t h = 0; h < path.nodes.size(); ++h) keys.push_back(graph.type_id(path.nodes[h]) << 1 | is_dependent(h));
+  for (size_t h = 0; h < path.nodes.size(); ++h) {
+    const bool element = h + 1 < fields.size() && fields[h + 1].kind == EdgeNameKind::Element;
+    std::string key = fmt::format("{}/{}/{}", graph.type_id(path.nodes[h]), is_dependent(h), element ? "[]" : field_out(h));
+    keys.push_back(ids.try_emplace(std::move(key), static_cast<uint32_t>(ids.size())).first->second);
+  }
   auto folded = fold_repeats(keys, fold ? 4 : 0);
   if (!folded) throw std::bad_alloc();
   s += folded_hops_text(
-      *folded, [&](size_t h) { return std::string(names.type_name(graph.type_id(path.nodes[h]))); },
+      *folded,
+      [&](size_t h) {
+        // A static's name in place of the statics array that holds it, as `leaks` writes it.
+        if (h == 0 && fields.size() > 1 && fields[1].is_static) return fields[1].text + " (static)";
+        return std::string(names.type_name(graph.type_id(path.nodes[h]))) + field_out(h);
+      },
       [&](size_t h) { return std::string(is_dependent(h) ? "-[ConditionalWeakTable]->" : "->"); });
   return s;
 }
@@ -212,7 +241,7 @@ void add_path_hops(ObjectLevel& out, const HeapGraph& graph, const NameTable& na
 
 namespace {
 
-void add_group_rows(ObjectLevel& out, const WalkView& b, const WalkDiff& diff, bool fold) {
+void add_group_rows(ObjectLevel& out, const WalkView& b, const WalkDiff& diff, bool fold, const DiffHopNamer& namer) {
   Table& table = out.groups;
   Table& more = out.more_paths;
   for (size_t g = 0; g < diff.new_groups.size(); ++g) {
@@ -224,13 +253,13 @@ void add_group_rows(ObjectLevel& out, const WalkView& b, const WalkDiff& diff, b
     table.add_row({group.name, group.count, group.bytes, b.addresses[example],
                    found ? Cell(static_cast<uint64_t>(p.path.hops())) : Cell(),
                    fmt::format("{}/{}", p.same_shape, p.examined), p.same_shape, p.examined,
-                   diff_path_text(*diff.graph_b, *b.names, p.path, fold)});
+                   diff_path_text(*diff.graph_b, *b.names, p.path, fold, &namer)});
     add_path_hops(out, *diff.graph_b, *b.names, group.name, 1, p.path);
     for (size_t k = 0; k < p.more_shapes.size(); ++k) {
       const GroupShape& shape = p.more_shapes[k];
       more.add_row({group.name, k + 2, b.addresses[shape.member], static_cast<uint64_t>(shape.path.hops()),
                     fmt::format("{}/{}", shape.same_shape, p.examined), shape.same_shape, p.examined,
-                    diff_path_text(*diff.graph_b, *b.names, shape.path, fold)});
+                    diff_path_text(*diff.graph_b, *b.names, shape.path, fold, &namer)});
       add_path_hops(out, *diff.graph_b, *b.names, group.name, k + 2, shape.path);
     }
   }
@@ -264,7 +293,8 @@ ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, con
     notes.push_back(fmt::format("{} objects of GC {} survived by the ranges but are not in GC {}'s heap walk",
                                 diff->missing_count, early, late));
   if (!diff->new_groups.empty()) {
-    add_group_rows(out, b.view, *diff, fold);
+    const DiffHopNamer namer(b, recording, *diff->graph_b);
+    add_group_rows(out, b.view, *diff, fold, namer);
     note_sampled_shares(*diff, notes);
     if (diff->graph_b->stats().unresolved_roots)
       notes.push_back(fmt::format("{} roots of GC {} point at no walked object", diff->graph_b->stats().unresolved_roots,

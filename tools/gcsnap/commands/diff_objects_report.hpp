@@ -62,9 +62,9 @@ enum class DiffLoad : uint8_t {
 /// Load SIDE's GC (REC): from its analysis index when USE_INDEX and a valid one with PARTS
 /// exists (never built here), else by decoding the heap walk; LOAD says what more is read of
 /// the index (an index whose extra arrays fail their checks is not used). Throws CliError
-/// naming the file.
+/// naming the file. FIELD_NAMES: a decoded walk is read with its slots (for DiffHopNamer).
 void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexParts parts,
-                    DiffLoad load = DiffLoad::Parts);
+                    DiffLoad load = DiffLoad::Parts, bool field_names = false);
 
 struct ObjectLevel {
   /// Roots matched through the ranges (A's objects followed to B, or B's to A when A is the
@@ -83,10 +83,15 @@ struct ObjectLevel {
   static Table empty_path_hops();
 };
 
-/// "[handle] -> A -> Node ×4249 -> B": a retention path as a diff group shows it (root kind and
-/// flags, then the type of every object, hops of one type in a row folded with their count;
-/// "(not reachable from a strong root)" for an empty path). FOLD false: every hop.
-std::string diff_path_text(const HeapGraph& graph, const NameTable& names, const RetentionPath& path, bool fold = true);
+class DiffHopNamer;
+
+/// "[handle] -> Zoo.Cache.Orders (static) -> A ._items -> Node .Next ×4249 -> B": a retention path
+/// as a diff group shows it (root kind and flags, then the type of every object with the field
+/// out of it when NAMER names it, a static's name in place of the statics array; hops of one
+/// type and field in a row folded with their count; "(not reachable from a strong root)" for an
+/// empty path). FOLD false: every hop. NAMER null: types only.
+std::string diff_path_text(const HeapGraph& graph, const NameTable& names, const RetentionPath& path, bool fold = true,
+                           const DiffHopNamer* namer = nullptr);
 
 /// Add one row per hop of PATH (shape SHAPE of group TYPE) to OUT.path_hops.
 void add_path_hops(ObjectLevel& out, const HeapGraph& graph, const NameTable& names, const std::string& type,
