@@ -8,18 +8,15 @@
 
 namespace gcsnap::cli {
 
-size_t remove_orphan_indexes(const std::string& file, const Recording& rec) noexcept try {
+std::vector<IndexFile> list_index_files(const std::string& file) noexcept try {
   namespace fs = std::filesystem;
-  std::set<uint64_t> walked;
-  for (const auto& gc : rec.gcs())
-    if (gc.has_heap_walk()) walked.insert(gc.info.gc_number);
   const fs::path path(file);
   const std::string prefix = path.filename().string() + ".";
   constexpr std::string_view kSuffix = ".gcidx";
   fs::path dir = path.parent_path();
   if (dir.empty()) dir = ".";
   std::error_code ec;
-  size_t removed = 0;
+  std::vector<IndexFile> out;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (name.size() <= prefix.size() + kSuffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
@@ -29,9 +26,23 @@ size_t remove_orphan_indexes(const std::string& file, const Recording& rec) noex
     const std::string_view digits(name.data() + prefix.size(), name.size() - prefix.size() - kSuffix.size());
     uint64_t number = 0;
     const auto [end_ptr, err] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
-    if (err != std::errc{} || end_ptr != digits.data() + digits.size() || walked.count(number)) continue;
+    if (err != std::errc{} || end_ptr != digits.data() + digits.size()) continue;
+    out.push_back({number, it->path()});
+  }
+  return out;
+} catch (...) {
+  return {};
+}
+
+size_t remove_orphan_indexes(const std::string& file, const Recording& rec) noexcept try {
+  std::set<uint64_t> walked;
+  for (const auto& gc : rec.gcs())
+    if (gc.has_heap_walk()) walked.insert(gc.info.gc_number);
+  size_t removed = 0;
+  for (const IndexFile& f : list_index_files(file)) {
+    if (walked.count(f.gc_number)) continue;
     std::error_code rm;
-    if (fs::remove(it->path(), rm)) ++removed;
+    if (std::filesystem::remove(f.path, rm)) ++removed;
   }
   return removed;
 } catch (...) {
