@@ -1,10 +1,12 @@
 #include "loading/index_orphans.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <set>
 #include <string_view>
 #include <system_error>
+#include <utility>
 
 namespace gcsnap::cli {
 
@@ -43,6 +45,28 @@ size_t remove_orphan_indexes(const std::string& file, const Recording& rec) noex
     if (walked.count(f.gc_number)) continue;
     std::error_code rm;
     if (std::filesystem::remove(f.path, rm)) ++removed;
+  }
+  return removed;
+} catch (...) {
+  return 0;
+}
+
+size_t cap_index_files(const std::string& file, uint64_t keep_gc, size_t max_files) noexcept try {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<fs::file_time_type, fs::path>> others;
+  for (const IndexFile& f : list_index_files(file)) {
+    std::error_code ec;
+    const auto written = fs::last_write_time(f.path, ec);
+    if (f.gc_number != keep_gc && !ec) others.emplace_back(written, f.path);
+  }
+  const size_t keep_others = max_files > 0 ? max_files - 1 : 0;
+  if (others.size() <= keep_others) return 0;
+  // The most recently written first: those are kept.
+  std::sort(others.begin(), others.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  size_t removed = 0;
+  for (size_t k = keep_others; k < others.size(); ++k) {
+    std::error_code rm;
+    if (fs::remove(others[k].second, rm)) ++removed;
   }
   return removed;
 } catch (...) {

@@ -1,6 +1,7 @@
 #pragma once
-// The analysis index files an earlier recording at the same path left behind (docs/cli.md
-// "gcsnap index"): removed whenever an index of the recording is built.
+// The analysis index files beside a recording (docs/cli.md "gcsnap index"): those an earlier
+// recording at the same path left, removed whenever an index of the recording is built, and
+// the cap on how many the query commands (types, dominators, path) leave when they build one.
 
 #include <cstddef>
 #include <cstdint>
@@ -27,5 +28,15 @@ std::vector<IndexFile> list_index_files(const std::string& file) noexcept;
 /// never be used again. Returns how many were removed; a file that cannot be removed, or a
 /// directory that cannot be listed, is left as it is (never an error).
 size_t remove_orphan_indexes(const std::string& file, const Recording& rec) noexcept;
+
+/// How many index files of one recording a query command leaves after building one.
+inline constexpr size_t kMaxBuiltIndexFiles = 3;
+
+/// After a query command built and wrote the index of GC KEEP_GC beside FILE: remove the other
+/// index files of FILE written longest ago until at most MAX_FILES remain, KEEP_GC's always
+/// among them (an index is a cache: the next command that needs a removed one builds it
+/// again). Returns how many were removed; a file that cannot be removed or dated stays (never
+/// an error).
+size_t cap_index_files(const std::string& file, uint64_t keep_gc, size_t max_files) noexcept;
 
 }  // namespace gcsnap::cli
