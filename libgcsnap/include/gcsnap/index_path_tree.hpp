@@ -66,7 +66,7 @@ class IndexedPathTree {
     size_t index = SIZE_MAX;
     std::vector<std::byte> bytes;
   };
-  Piece pieces_[2];  // the last piece read of the offsets and of the targets
+  Piece pieces_[3];  // the last piece read of the offsets, of the targets and of the slots
 };
 
 }  // namespace gcsnap

@@ -82,7 +82,7 @@ Result<IndexedPathTree> IndexedPathTree::read(std::unique_ptr<IndexStream> strea
 Result<uint64_t> IndexedPathTree::element(IndexArray array, size_t width, uint64_t i) try {
   const uint64_t byte = i * width;
   const size_t index = static_cast<size_t>(byte / kIndexPieceBytes);
-  Piece& p = pieces_[array == IndexArray::ForwardOffsets ? 0 : 1];
+  Piece& p = pieces_[array == IndexArray::ForwardOffsets ? 0 : array == IndexArray::ForwardTargets ? 1 : 2];
   if (p.index != index || p.array != array) {
     p.index = SIZE_MAX;
     auto read = stream_->read_piece(array, index, p.bytes);
