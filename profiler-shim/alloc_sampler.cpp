@@ -150,9 +150,25 @@ void AllocSampler::keep(const SampleEvent& e, uint64_t now, uint32_t scale) {
 }
 
 uint32_t AllocSampler::intern_stack(std::span<const uint64_t> values, std::span<const uint8_t> kinds) {
-  std::vector<uint32_t>& ids = stack_ids_[hash_frames(values, kinds)];
-  for (uint32_t id : ids)
-    if (same_frames(stacks_[id - 1], values, kinds)) return id;
+  const uint64_t hash = hash_frames(values, kinds);
+  auto found = stack_ids_.find(hash);
+  if (found != stack_ids_.end())
+    for (uint32_t id : found->second)
+      if (same_frames(stacks_[id - 1], values, kinds)) return id;
+  if (stack_bytes_ + stack_cost(values.size()) <= stack_budget_) return add_stack(hash, values, kinds);
+  // The table is full: stacks seen before still match, a new one is kept as one stack that
+  // says only "<truncated>", so the sample and its bytes still count (docs/shim.md).
+  stacks_full_.store(true, std::memory_order_relaxed);
+  ++over_budget_;
+  if (over_budget_id_ == 0) {
+    AllocStack stack{static_cast<uint32_t>(stacks_.size() + 1), {StackFrame{0, FrameKind::Truncated}}};
+    stacks_.push_back(std::move(stack));
+    over_budget_id_ = stacks_.back().id;
+  }
+  return over_budget_id_;
+}
+
+uint32_t AllocSampler::add_stack(uint64_t hash, std::span<const uint64_t> values, std::span<const uint8_t> kinds) {
   AllocStack stack{static_cast<uint32_t>(stacks_.size() + 1), {}};
   stack.frames.resize(values.size());
   for (size_t i = 0; i < values.size(); ++i) {
@@ -161,7 +177,8 @@ uint32_t AllocSampler::intern_stack(std::span<const uint64_t> values, std::span<
       functions_new_.push_back(values[i]);
   }
   stacks_.push_back(std::move(stack));
-  ids.push_back(stacks_.back().id);
+  stack_ids_[hash].push_back(stacks_.back().id);
+  stack_bytes_ += stack_cost(values.size());
   return stacks_.back().id;
 }
 
@@ -212,6 +229,8 @@ AllocSamplerStats AllocSampler::stats() const noexcept {
   std::lock_guard lock(mutex_);
   s.kept = kept_;
   s.stacks = stacks_.size();
+  s.stack_bytes = stack_bytes_;
+  s.over_budget = over_budget_;
   return s;
 }
 

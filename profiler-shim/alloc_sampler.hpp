@@ -61,13 +61,25 @@ struct AllocSamplerStats {
   uint64_t thinned = 0;       ///< events the rate cap stood a kept row for
   uint64_t stackless = 0;     ///< samples whose stack could not be taken
   uint64_t stacks = 0;        ///< distinct stacks
+  uint64_t stack_bytes = 0;   ///< the stack table's estimated size (AllocSampler::stack_cost)
+  uint64_t over_budget = 0;   ///< samples whose new stack the full table kept as "<truncated>"
 };
 
 class AllocSampler {
  public:
-  /// CAP_PER_SECOND: rows kept per second before thinning (docs/shim.md); CLOCK: ns.
-  AllocSampler(AllocRuntime& runtime, uint32_t cap_per_second, uint64_t (*clock)() noexcept) noexcept
-      : runtime_(runtime), cap_(cap_per_second), clock_(clock) {}
+  /// The stack table's default budget (docs/shim.md "Allocation sites"): the interned stacks are
+  /// kept for the whole recording, so a recording left on for hours must not grow them without
+  /// bound. 32 MiB is about 70,000 stacks of 20 frames.
+  static constexpr size_t kDefaultStackBudget = size_t{32} << 20;
+  /// The bytes a stack of FRAMES frames is counted for: its frames, the table's and the hash
+  /// map's entries, and the FunctionIDs it may add (an estimate of the real heap use).
+  static constexpr size_t stack_cost(size_t frames) noexcept { return 128 + frames * (sizeof(StackFrame) + 48); }
+
+  /// CAP_PER_SECOND: rows kept per second before thinning (docs/shim.md); CLOCK: ns;
+  /// STACK_BUDGET: bytes of interned stacks (stack_cost each) before new stacks are not kept.
+  AllocSampler(AllocRuntime& runtime, uint32_t cap_per_second, uint64_t (*clock)() noexcept,
+               size_t stack_budget = kDefaultStackBudget) noexcept
+      : runtime_(runtime), cap_(cap_per_second), clock_(clock), stack_budget_(stack_budget) {}
 
   /// An event of the shim's sessions: keeps it when it is a sampling event. On the allocating
   /// thread; never throws (an allocation failure turns sampling off: off() says so).
@@ -76,6 +88,8 @@ class AllocSampler {
   /// before it, with the stacks, functions and types they introduce.
   Status write_before(Writer& writer, uint64_t gc_start_ns) noexcept;
   bool off() const noexcept { return off_.load(std::memory_order_relaxed); }
+  /// Whether the stack table has reached its budget (new stacks are then kept as "<truncated>").
+  bool stacks_full() const noexcept { return stacks_full_.load(std::memory_order_relaxed); }
   const char* problem() const noexcept { return problem_; }
   AllocSamplerStats stats() const noexcept;
 
@@ -84,6 +98,7 @@ class AllocSampler {
   /// The rate cap: 0 to drop this event, else the scale of the row to keep.
   uint32_t admit(uint64_t now) noexcept;
   uint32_t intern_stack(std::span<const uint64_t> values, std::span<const uint8_t> kinds);
+  uint32_t add_stack(uint64_t hash, std::span<const uint64_t> values, std::span<const uint8_t> kinds);
   void keep(const SampleEvent& e, uint64_t now, uint32_t scale);
   void fail(const char* why) noexcept;
 
@@ -92,6 +107,8 @@ class AllocSampler {
   uint64_t (*clock_)() noexcept;
   std::atomic<bool> off_{false};
   std::atomic<bool> saw_sampled_{false};  ///< an AllocationSampled event came: ticks are dropped
+  std::atomic<bool> stacks_full_{false};
+  const size_t stack_budget_;
   const char* problem_ = "";
   // The rate cap's window (relaxed atomics: an approximate count is enough).
   std::atomic<uint64_t> window_start_{0};
@@ -103,6 +120,9 @@ class AllocSampler {
   std::unordered_map<uint64_t, std::vector<uint32_t>> stack_ids_;  // frame hash -> ids
   std::vector<AllocStack> stacks_;                                  // id - 1 -> frames
   size_t stacks_written_ = 0;
+  size_t stack_bytes_ = 0;      ///< stack_cost of every interned stack
+  uint32_t over_budget_id_ = 0; ///< the one-frame "<truncated>" stack of a full table, once made
+  uint64_t over_budget_ = 0;
   std::unordered_set<uint64_t> functions_seen_;
   std::vector<uint64_t> functions_new_;
   std::unordered_set<uint64_t> types_seen_;

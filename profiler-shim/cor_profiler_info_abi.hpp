@@ -61,7 +61,7 @@ struct ICorProfilerInfo : IUnknown {
 struct ICorProfilerInfo2 : ICorProfilerInfo {
   virtual HRESULT DoStackSnapshot(ThreadID thread, StackSnapshotCallback* callback, ULONG32 info_flags, void* client_data, BYTE context[], ULONG32 context_size) = 0;  // 36
   virtual HRESULT slot37_SetEnterLeaveFunctionHooks2() = 0;
-  virtual HRESULT slot38_GetFunctionInfo2() = 0;
+  virtual HRESULT GetFunctionInfo2(FunctionID function, COR_PRF_FRAME_INFO frame, ClassID* class_id, ModuleID* module, mdToken* token, ULONG32 type_arg_capacity, ULONG32* type_arg_count, ClassID type_args[]) = 0;  // 38
   virtual HRESULT slot39_GetStringLayout() = 0;
   virtual HRESULT GetClassLayout(ClassID class_id, COR_FIELD_OFFSET offsets[], ULONG capacity, ULONG* count, ULONG* class_size) = 0;  // 40
   virtual HRESULT GetClassIDInfo2(ClassID class_id, ModuleID* module, mdTypeDef* token, ClassID* parent, ULONG32 type_arg_capacity, ULONG32* type_arg_count, ClassID type_args[]) = 0;  // 41

@@ -10,6 +10,7 @@ namespace {
 using namespace com;
 constexpr int kMaxDepth = 32;
 constexpr ULONG kNameCapacity = 1024;
+constexpr ULONG32 kMaxMethodArgs = 32;  ///< a generic method's type arguments named (more: none named)
 
 void append_utf8(std::string& out, uint32_t cp) {
   if (cp < 0x80) {
@@ -233,7 +234,17 @@ bool RuntimeInfoQueries::function_parts(uint64_t function_id, std::string& modul
   ClassID class_id = 0;
   ModuleID module = 0;
   mdToken token = 0;
-  if (!succeeded(info_->GetFunctionInfo(function_id, &class_id, &module, &token)) || module == 0) return false;
+  ULONG32 arg_count = 0;
+  ClassID args[kMaxMethodArgs];
+  // Without a frame the runtime gives the exact class and method arguments of code that is not
+  // shared; code shared by reference-type instantiations gets its canonical form (System.__Canon)
+  // or no class, which then is named from metadata without arguments.
+  HRESULT hr = info_->GetFunctionInfo2(function_id, 0, &class_id, &module, &token, kMaxMethodArgs, &arg_count, args);
+  if (!succeeded(hr) || arg_count > kMaxMethodArgs) {
+    arg_count = 0;
+    hr = info_->GetFunctionInfo(function_id, &class_id, &module, &token);
+  }
+  if (!succeeded(hr) || module == 0) return false;
   IMetaDataImport* metadata = metadata_for(module);
   if (!metadata) return false;
   WCHAR buffer[kNameCapacity];
@@ -254,7 +265,10 @@ bool RuntimeInfoQueries::function_parts(uint64_t function_id, std::string& modul
     std::vector<std::string> chain;
     if (owner != 0 && typedef_chain(metadata, owner, chain, 0)) type = assemble_type_name(chain, {});
   }
-  method = utf16_to_utf8(buffer, n);
+  std::vector<std::string> arg_names(arg_count);
+  for (ULONG32 i = 0; i < arg_count; ++i)
+    if (!append_class_name(args[i], arg_names[i], 1)) arg_names[i] = "?";
+  method = assemble_method_name(utf16_to_utf8(buffer, n), arg_names);
   module_out = module_name(module);
   return true;
 }

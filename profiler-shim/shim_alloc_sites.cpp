@@ -125,6 +125,10 @@ bool ShimSession::on_alloc_event(uint32_t id, uint32_t version, std::span<const 
   sampler->on_event(id, version, payload);
   if (sampler->off() && !alloc_told_off_.exchange(true))
     log_line(std::string("allocation sites off: ") + sampler->problem() + "; recording goes on");
+  if (sampler->stacks_full() && !alloc_told_full_.exchange(true))
+    log_line("allocation sites: the stack table reached its " +
+             std::to_string(AllocSampler::kDefaultStackBudget >> 20) +
+             " MiB budget; samples with a new stack are kept with the stack <truncated>");
   return true;
 }
 
@@ -137,7 +141,9 @@ void ShimSession::say_alloc_counts() const {
   const AllocSamplerStats s = alloc_sampler_->stats();
   log_line("diagnostics: allocation sites: " + std::to_string(s.events) + " sampling events, " +
            std::to_string(s.kept) + " samples kept, " + std::to_string(s.thinned) + " thinned by the rate cap, " +
-           std::to_string(s.stackless) + " without a stack, " + std::to_string(s.stacks) + " stacks");
+           std::to_string(s.stackless) + " without a stack, " + std::to_string(s.stacks) + " stacks (" +
+           std::to_string(s.stack_bytes >> 10) + " KiB), " + std::to_string(s.over_budget) +
+           " over the stack budget");
 }
 
 }  // namespace gcsnap::shim

@@ -170,6 +170,7 @@ class ShimSession {
   class AllocSampler* alloc_sampler_ = nullptr;
   std::atomic<uint64_t> alloc_session_{0};
   std::atomic<bool> alloc_told_off_{false};
+  std::atomic<bool> alloc_told_full_{false};
   std::atomic<uint64_t> allocated_by_class_calls_{0};
   std::atomic<bool> told_off_{false};
   std::atomic<bool> shut_down_{false};

@@ -52,4 +52,10 @@ std::string assemble_type_name(std::span<const std::string> chain, std::span<con
   return out;
 }
 
+std::string assemble_method_name(std::string_view method, std::span<const std::string> args) {
+  std::string out(method);
+  if (!args.empty()) append_args(out, args);
+  return out;
+}
+
 }  // namespace gcsnap::shim

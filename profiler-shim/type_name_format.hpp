@@ -17,6 +17,11 @@ namespace gcsnap::shim {
 /// still take arguments) go to the innermost name.
 std::string assemble_type_name(std::span<const std::string> chain, std::span<const std::string> args);
 
+/// METHOD as a stack frame names it: with ARGS, a generic method's type arguments already named,
+/// "Fill<System.Int32, System.String>" (the separator of assemble_type_name); METHOD alone
+/// when ARGS is empty.
+std::string assemble_method_name(std::string_view method, std::span<const std::string> args);
+
 /// Return the "`N" arity suffix of a metadata name (0 when there is none).
 unsigned arity_of(std::string_view metadata_name) noexcept;
 

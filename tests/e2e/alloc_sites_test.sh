@@ -3,12 +3,13 @@
 #   alloc_sites_test.sh GCSNAP APP_DLL MAJOR SOURCE WORK_DIR [attach]
 # (attach: the app starts on its own, waits, and `record --pid` attaches to it.)
 # gcsnap record --source SOURCE the allocation-sites app (alloc_sites_app/), which allocates
-# known bytes at three sites (one kept, two dropped) and prints how many objects each made.
-# Then `gcsnap allocs --format json` must name the three sites with their types, and:
+# known bytes at four sites (one kept, three dropped; one a generic method of a generic type)
+# and prints how many objects each made. Then `gcsnap allocs --format json` must name the four
+# sites with their types (the generic one with its type and method arguments), and:
 #  - .NET 10+ (AllocationSampled): each site's estimated bytes within ±10 % of what the app
 #    allocated (≥ 1,000 samples each), the kept site's live estimate within ±15 % of the kept
 #    bytes, and the dropped sites none live;
-#  - .NET 8, 9 (allocation ticks): the three sites attributed, the estimate labelled "ticks".
+#  - .NET 8, 9 (allocation ticks): the four sites attributed, the estimate labelled "ticks".
 # With the profiler source the kept bytes are also checked against `types` at the final walk.
 # Fails (never skips) when dotnet or the runtime is missing.
 set -uo pipefail
@@ -36,7 +37,7 @@ else
     --policy induced -o "$snap" -- "$root/dotnet" "$app" 128 </dev/null >"$work/app.out" 2>&1 ||
     { cat "$work/app.out"; fail "$version $source: gcsnap record exited non-zero"; }
 fi
-grep -q '^buffers ' "$work/app.out" || { cat "$work/app.out"; fail "$version $source: the app did not finish"; }
+grep -q '^generic ' "$work/app.out" || { cat "$work/app.out"; fail "$version $source: the app did not finish"; }
 "$gcsnap" allocs "$snap" --top 0 --format json >"$work/allocs.json" 2>"$work/allocs.err" ||
   { cat "$work/app.out" "$work/allocs.err"; fail "$version $source: gcsnap allocs exited non-zero"; }
 walk_kept=""
@@ -46,40 +47,5 @@ if [ "$source" = profiler ] && [ "$how" = startup ]; then
   [ -n "$walk_kept" ] || fail "$version $source: the final walk has no KeptNode"
 fi
 
-python3 - "$work/allocs.json" "$work/app.out" "$major" "$walk_kept" "$version $source $how" <<'EOF' || exit 1
-import json, sys
-allocs, out, major, walk_kept, what = json.load(open(sys.argv[1])), open(sys.argv[2]).read(), int(sys.argv[3]), sys.argv[4], sys.argv[5]
-counts = {w[0]: int(w[1]) for w in (l.split() for l in out.splitlines()) if len(w) == 2 and w[0] in ("kept", "dropped", "buffers")}
-sites = {"kept": ("AllocKept", "Gcsnap.AllocSites.KeptNode", 48, True),
-         "dropped": ("AllocDropped", "Gcsnap.AllocSites.DroppedNode", 40, False),
-         "buffers": ("AllocBuffers", "System.Byte[]", 1024, False)}
-def fail(msg):
-    print(f"alloc_sites: FAIL: {what}: {msg}", file=sys.stderr)
-    print(json.dumps(allocs, indent=1)[:4000], file=sys.stderr)
-    sys.exit(1)
-if walk_kept and int(walk_kept) != counts["kept"] * 48:
-    fail(f"the walk holds {walk_kept} B of KeptNode, the app kept {counts['kept'] * 48}")
-expect = "sampled" if major >= 10 else "ticks"
-if allocs["estimate"] != expect:
-    fail(f"estimate is {allocs['estimate']}, expected {expect}")
-for name, (method, type_name, size, kept) in sites.items():
-    rows = [s for s in allocs["sites"] if s["function"].endswith("." + method) and s["type"] == type_name]
-    if len(rows) != 1:
-        fail(f"{len(rows)} rows for site {method} / {type_name}")
-    row, truth = rows[0], counts[name] * size
-    if not any(f.endswith("." + method) for f in row["stack"]):
-        fail(f"site {method}: its stack does not hold it: {row['stack']}")
-    line = f"{method}: {row['samples']} samples, est {row['est_bytes']} B (truth {truth}), live est {row['live_est_bytes']} B"
-    if major >= 10:
-        if row["samples"] < 1000:
-            fail(f"{line}: fewer than 1000 samples")
-        if abs(row["est_bytes"] - truth) > 0.10 * truth:
-            fail(f"{line}: estimate off by more than 10 %")
-        if kept and abs(row["live_est_bytes"] - truth) > 0.15 * truth:
-            fail(f"{line}: live estimate off by more than 15 %")
-    if not kept and row["live_est_bytes"] != 0:
-        fail(f"{line}: a site whose objects all died shows bytes live")
-    if kept and row["live_est_bytes"] == 0:
-        fail(f"{line}: the kept site shows nothing live")
-    print(f"alloc_sites: {what}: {line}")
-EOF
+python3 "$(dirname "$0")/alloc_sites_check.py" "$work/allocs.json" "$work/app.out" "$major" "$walk_kept" \
+  "$version $source $how" || exit 1

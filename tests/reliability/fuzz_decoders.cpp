@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "format/alloc_sections.hpp"
 #include "format/byte_io.hpp"
 #include "format/chunk_decoder.hpp"
 #include "format/column_codec.hpp"
@@ -27,8 +28,46 @@ enum Decoder : uint8_t {
   kSectionHeaderAndPayload, kGcInfo, kGcSummary, kFileHeader, kTrailer, kVarints, kColumns,
   kDependentHandles,  // 1.1; new decoders go last so that existing seeds keep their meaning
   kStringValues, kStringContents, kCollectionValues, kValueCapture,  // 1.5 (§6.23-§6.26)
-  kCount
+  kAllocSamples, kAllocStacks, kStackFunctions, kSampledTypes, kDelegateTargets,  // 1.5 (§6.18-§6.22)
+  kCount  // make_decoder_seeds.cpp kDecoders: every decoder needs a golden seed
 };
+
+// The allocation decoders take a section as the reader hands it over, whose item count the
+// reader has checked to be at most its payload's size (§4.1).
+void run_alloc(uint8_t which, uint64_t items, std::span<const uint8_t> bytes) {
+  if (items > bytes.size()) return;
+  const Recording::SectionPayload s{0, items, {bytes.begin(), bytes.end()}};
+  switch (which) {
+    case kAllocSamples: {
+      std::vector<AllocSample> out;
+      if (alloc_detail::decode_samples(s, out).is_ok() && out.size() != items) __builtin_trap();
+      break;
+    }
+    case kAllocStacks: {
+      std::vector<AllocStack> out;
+      if (!alloc_detail::decode_stacks(s, out).is_ok()) break;
+      if (out.size() != items) __builtin_trap();
+      for (const AllocStack& st : out)
+        for (size_t k = 0; k < st.frames.size(); ++k)
+          if (st.id == 0 || (st.frames[k].kind == FrameKind::Truncated && k + 1 != st.frames.size())) __builtin_trap();
+      break;
+    }
+    case kStackFunctions: {
+      std::vector<StackFunction> out;
+      if (!alloc_detail::decode_functions(s, 1u << 16, out).is_ok()) break;
+      if (out.size() != items) __builtin_trap();
+      for (const StackFunction& f : out)
+        if (f.module.size() + f.type.size() + f.method.size() > bytes.size()) __builtin_trap();
+      break;
+    }
+    case kSampledTypes: {
+      std::vector<SampledType> out;
+      if (alloc_detail::decode_sampled_types(s, 1u << 16, out).is_ok() && out.size() != items) __builtin_trap();
+      break;
+    }
+    default: break;
+  }
+}
 
 void run(uint8_t which, uint64_t items, std::span<const uint8_t> bytes) {
   DecodeContext ctx{bytes, items, 0, 1u << 16};
@@ -155,6 +194,14 @@ void run(uint8_t which, uint64_t items, std::span<const uint8_t> bytes) {
     case kValueCapture: {
       ValueCapture out;
       if (decode_value_capture(ctx, out).is_ok() && (out.flags & ~value_flags::kAll)) __builtin_trap();
+      break;
+    }
+    case kAllocSamples: case kAllocStacks: case kStackFunctions: case kSampledTypes:
+      run_alloc(which % kCount, items, bytes);
+      break;
+    case kDelegateTargets: {
+      std::vector<DelegateTarget> out;
+      if (decode_delegate_targets(ctx, out).is_ok() && out.size() != items) __builtin_trap();
       break;
     }
     default: break;

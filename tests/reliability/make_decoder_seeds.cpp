@@ -22,6 +22,10 @@ using namespace gcsnap::format;
 namespace {
 
 int g_written = 0;
+// The decoders of fuzz_decoders.cpp (its kCount): each must get a seed from the golden files,
+// so that a section type no golden file holds is noticed here rather than never fuzzed.
+constexpr int kDecoders = 24;
+int g_per_decoder[kDecoders] = {};
 
 void write_seed(const std::filesystem::path& dir, const std::string& name, uint8_t which, uint64_t items,
                 std::span<const uint8_t> bytes) {
@@ -32,6 +36,7 @@ void write_seed(const std::filesystem::path& dir, const std::string& name, uint8
   std::ofstream f(dir / name, std::ios::binary);
   f.write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(out.size()));
   ++g_written;
+  if (which < kDecoders) ++g_per_decoder[which];
 }
 
 }  // namespace
@@ -61,9 +66,13 @@ int main(int argc, char** argv) {
         std::vector<uint8_t> payload;
         if (!load_section(file, ref, ReaderLimits{}, payload).is_ok()) continue;
         // The decoder selectors of fuzz_decoders.cpp: 0..6 for types 0x0010..0x0016, then the
-        // 1.1 sections, which were appended after the other decoders.
+        // 1.1 and 1.5 sections, which were appended after the other decoders (14, 15..18 for
+        // 0x0024..0x0027, 19..23 for 0x001E..0x0022).
         uint8_t which = static_cast<uint8_t>(ref.header.type - static_cast<uint16_t>(SectionType::GenerationBounds));
         if (ref.header.type == static_cast<uint16_t>(SectionType::DependentHandles)) which = 14;
+        else if (ref.header.type >= static_cast<uint16_t>(SectionType::AllocSamples) &&
+                 ref.header.type <= static_cast<uint16_t>(SectionType::DelegateTargets))
+          which = static_cast<uint8_t>(19 + ref.header.type - static_cast<uint16_t>(SectionType::AllocSamples));
         else if (ref.header.type >= static_cast<uint16_t>(SectionType::StringValues) &&
                  ref.header.type <= static_cast<uint16_t>(SectionType::ValueCapture))
           which = static_cast<uint8_t>(15 + ref.header.type - static_cast<uint16_t>(SectionType::StringValues));
@@ -84,5 +93,11 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("make_decoder_seeds: %d seeds in %s\n", g_written, dir.c_str());
-  return g_written > 0 ? 0 : 1;
+  int missing = 0;
+  for (int d = 0; d < kDecoders; ++d)
+    if (g_per_decoder[d] == 0) {
+      std::fprintf(stderr, "make_decoder_seeds: no seed for decoder %d (no golden file holds its section)\n", d);
+      ++missing;
+    }
+  return g_written > 0 && missing == 0 ? 0 : 1;
 }

@@ -130,3 +130,59 @@ TEST_CASE("samples go into the block of the first GC that starts after them", "[
   CHECK(names->frame_name(b->frames[0]) == "App.Program.M768");
   CHECK(names->type_name(0xC1A55) == "App.Order");
 }
+
+// docs/shim.md "Allocation sites": the interned stacks stay within their budget; past it a known
+// stack still matches, a new one is kept as the one stack "<truncated>", and the samples count.
+TEST_CASE("the stack table stays within its budget", "[shim][alloc]") {
+  FakeRuntime runtime;
+  const size_t budget = 3 * AllocSampler::stack_cost(2);
+  AllocSampler sampler(runtime, 0, test_clock, budget);
+  g_now = 1000;
+  uint64_t address = 0x7f0000000100;
+  auto sample_with = [&](std::vector<uint64_t> frames) {
+    runtime.frames = std::move(frames);
+    sampler.on_event(alloc_event::kSampled, 0, sampled(address, 32));
+    address += 64;
+  };
+  for (uint64_t f = 1; f <= 3; ++f) sample_with({0x100 * f, 0x9000});
+  CHECK_FALSE(sampler.stacks_full());
+  CHECK(sampler.stats().stack_bytes == budget);
+  sample_with({0x400, 0x9000});  // a fourth stack: no room
+  sample_with({0x500, 0x9000});
+  sample_with({0x200, 0x9000});  // known: still its own stack
+  CHECK(sampler.stacks_full());
+  auto stats = sampler.stats();
+  CHECK(stats.kept == 6);
+  CHECK(stats.over_budget == 2);
+  CHECK(stats.stacks == 4);  // three within the budget and the "<truncated>" one
+  CHECK(stats.stack_bytes == budget);
+  for (int i = 0; i < 1000; ++i) sample_with({0x1000 + uint64_t(i), 0x9000});
+  CHECK(sampler.stats().stacks == 4);
+  CHECK(sampler.stats().over_budget == 1002);
+
+  gcsnap::test::TempFile file("alloc_budget");
+  {
+    auto w = Writer::create(file.path(), WriterOptions{});
+    REQUIRE(w);
+    GcInfo info{1, 1, GcReason::Other, false, SnapshotTrigger::None, 5000, 5010, 0};
+    REQUIRE((*w)->begin_gc(info).is_ok());
+    REQUIRE(sampler.write_before(**w, info.start_time_ns).is_ok());
+    REQUIRE((*w)->end_gc(info).is_ok());
+    REQUIRE((*w)->close().is_ok());
+  }
+  auto rec = Recording::open(file.path());
+  REQUIRE(rec);
+  auto samples = read_alloc_samples(**rec, 0);
+  REQUIRE(samples);
+  REQUIRE(samples->size() == 1006);
+  auto names = AllocNames::read(**rec, 0);
+  REQUIRE(names);
+  size_t truncated = 0;
+  for (const AllocSample& s : *samples) {
+    const AllocStack* stack = names->find_stack(s.stack_id);
+    REQUIRE(stack);
+    if (stack->frames.size() == 1 && stack->frames[0].kind == FrameKind::Truncated) ++truncated;
+  }
+  CHECK(truncated == 1002);
+  CHECK((*samples)[5].stack_id == (*samples)[1].stack_id);  // the known stack matched
+}

@@ -58,3 +58,12 @@ TEST_CASE("compiler-generated nested names without suffixes, and counts that dis
   CHECK(name({"Zoo.Outer`1", "Inner`1"}, {"A"}) == "Zoo.Outer<A>+Inner");
   CHECK(name({"Zoo.Outer`1"}, {}) == "Zoo.Outer");
 }
+
+TEST_CASE("a generic method takes its own arguments after its name", "[shim][names]") {
+  using gcsnap::shim::assemble_method_name;
+  CHECK(assemble_method_name("Add", {}) == "Add");
+  const std::vector<std::string> one{"System.Int32"};
+  CHECK(assemble_method_name("Fill", one) == "Fill<System.Int32>");
+  const std::vector<std::string> two{"System.String", "System.Collections.Generic.List<Zoo.Point>"};
+  CHECK(assemble_method_name("Map", two) == "Map<System.String, System.Collections.Generic.List<Zoo.Point>>");
+}

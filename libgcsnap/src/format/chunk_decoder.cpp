@@ -164,6 +164,17 @@ Status decode_dependent_handles(const DecodeContext& ctx, DependentHandleTable& 
   return {};
 }
 
+Status decode_delegate_targets(const DecodeContext& ctx, std::vector<DelegateTarget>& out) {
+  ColumnCursor c(ctx.payload, ctx.offset);
+  std::vector<uint64_t> addresses, functions;
+  GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, addresses));
+  GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, functions));
+  GCSNAP_RETURN_IF_ERROR(c.finish());
+  out.reserve(out.size() + addresses.size());
+  for (size_t i = 0; i < addresses.size(); ++i) out.push_back(DelegateTarget{addresses[i], functions[i]});
+  return {};
+}
+
 Status decode_types(const DecodeContext& ctx, NameTable& out) {
   ColumnCursor c(ctx.payload, ctx.offset);
   std::vector<uint64_t> ids, class_ids, name_lengths, module_lengths;

@@ -57,6 +57,8 @@ Status decode_objects_into(const DecodeContext& ctx, const ObjectSlots& slots, s
 /// checked as decode_objects_into checks it, without decoding the other columns.
 Result<uint64_t> reference_total(const DecodeContext& ctx);
 Status decode_dependent_handles(const DecodeContext& ctx, DependentHandleTable& out);
+/// §6.22: append ITEMS (address, FunctionID) rows, in file order.
+Status decode_delegate_targets(const DecodeContext& ctx, std::vector<DelegateTarget>& out);
 Status decode_types(const DecodeContext& ctx, NameTable& out);
 Status decode_methods(const DecodeContext& ctx, NameTable& out);
 

@@ -458,14 +458,9 @@ Result<std::vector<DelegateTarget>> Recording::read_delegate_targets(size_t gc_p
     if (!refs) return refs.error();
     std::vector<DelegateTarget> out;
     std::vector<uint8_t> payload;
-    std::vector<uint64_t> addresses, functions;
     for (const auto& r : *refs) {
       GCSNAP_RETURN_IF_ERROR(format::load_section(impl_->data, r, impl_->limits, payload));
-      format::ColumnCursor c(payload, r.offset);
-      GCSNAP_RETURN_IF_ERROR(c.read_u64(r.header.item_count, addresses));
-      GCSNAP_RETURN_IF_ERROR(c.read_u64(r.header.item_count, functions));
-      GCSNAP_RETURN_IF_ERROR(c.finish());
-      for (size_t i = 0; i < addresses.size(); ++i) out.push_back(DelegateTarget{addresses[i], functions[i]});
+      GCSNAP_RETURN_IF_ERROR(format::decode_delegate_targets({payload, r.header.item_count, r.offset}, out));
     }
     std::sort(out.begin(), out.end(), [](const DelegateTarget& a, const DelegateTarget& b) { return a.address < b.address; });
     for (size_t i = 1; i < out.size(); ++i)

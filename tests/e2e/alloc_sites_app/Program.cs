@@ -3,8 +3,11 @@
 //   AllocKept     KeptNode (four longs, 48 B), every one kept to the end in a static list;
 //   AllocDropped  DroppedNode (three longs, 40 B), each dropped from a small ring at once;
 //   AllocBuffers  byte[1000] (1,024 B), dropped the same way;
+//   Chunks<long>.Alloc<int>  int[250] (1,024 B), dropped the same way: a site in a generic
+//                 method of a generic type, both instantiated over value types (code of its own,
+//                 not shared), so that its frame is named with its arguments;
 // then runs a blocking full GC (the walk of --policy induced) and prints what it allocated:
-//   kept COUNT / dropped COUNT / buffers COUNT. The rings are static, so .NET 10's escape
+//   kept COUNT / dropped COUNT / buffers COUNT / generic COUNT. The rings are static, so .NET 10's escape
 // analysis cannot put the objects on the stack. Arguments: MiB per site (default 128), then
 // seconds to wait before allocating and after the GC (default 0; for recording by attach).
 using System;
@@ -19,6 +22,17 @@ public sealed class KeptNode {
 
 public sealed class DroppedNode {
   public long A, B, C;
+}
+
+public static class Chunks<T> where T : struct {
+  static readonly object?[] Ring = new object?[256];
+
+  [MethodImpl(MethodImplOptions.NoInlining)]
+  public static void Alloc<U>(long count) where U : struct {
+    for (long i = 0; i < count; ++i) Ring[i & 255] = new U[250];
+  }
+
+  public static void Clear() => Array.Clear(Ring);
 }
 
 public static class Program {
@@ -52,12 +66,15 @@ public static class Program {
     AllocKept(kept);
     AllocDropped(dropped);
     AllocBuffers(buffers);
+    Chunks<long>.Alloc<int>(buffers);
     Array.Clear(DroppedRing);
     Array.Clear(BufferRing);
+    Chunks<long>.Clear();
     GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
     Console.WriteLine($"kept {kept}");
     Console.WriteLine($"dropped {dropped}");
     Console.WriteLine($"buffers {buffers}");
+    Console.WriteLine($"generic {buffers}");
     System.Threading.Thread.Sleep(wait_ms);
     GC.KeepAlive(Kept);
     return 0;
