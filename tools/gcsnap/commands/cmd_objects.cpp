@@ -15,7 +15,7 @@
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/object_age.hpp"
 #include "loading/heap_load.hpp"
-#include "output/alloc_join_out.hpp"
+#include "commands/alloc_join_out.hpp"
 #include "output/output.hpp"
 #include "commands/type_filter.hpp"
 
