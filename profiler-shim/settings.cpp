@@ -123,6 +123,76 @@ std::optional<RecordSource> parse_source(std::string_view text) noexcept {
   return std::nullopt;
 }
 
+namespace {
+
+// NAME's value as a count from LOW to HIGH into OUT when it is set and not empty (else OUT
+// stays). False, with ERROR naming the variable, its value and WHAT it should be, otherwise.
+bool read_count(const EnvLookup& lookup, const char* name, uint64_t low, uint64_t high, std::string_view what,
+                uint64_t& out, std::string& error) {
+  const char* text = lookup(name);
+  if (!text || !*text) return true;
+  auto parsed = parse_count(text);
+  if (!parsed || *parsed < low || *parsed > high) {
+    error = std::string(name) + "='" + text + "' is not " + std::string(what);
+    return false;
+  }
+  out = *parsed;
+  return true;
+}
+
+// Whether NAME is set to VALUE (a switch: "0" turns a default off, "1" turns one on).
+bool is_set_to(const EnvLookup& lookup, const char* name, std::string_view value) {
+  const char* text = lookup(name);
+  return text && std::string_view(text) == value;
+}
+
+// The policy, the snapshot count and the size limits; false with ERROR set at the first bad one.
+bool read_limits(const EnvLookup& lookup, Settings& s, std::string& error) {
+  if (const char* policy = lookup(kEnvPolicy)) {
+    auto parsed = parse_policy(policy);
+    if (!parsed) {
+      error = std::string(kEnvPolicy) + "='" + policy + "' is not one of default, all, gen2, induced, none";
+      return false;
+    }
+    s.policy = *parsed;
+  }
+  if (!read_count(lookup, kEnvMaxSnapshots, 0, UINT64_MAX, "a count", s.max_snapshots, error)) return false;
+  uint64_t mb = s.max_memory_bytes >> 20;
+  if (!read_count(lookup, kEnvMaxMemoryMb, 1, 1ull << 24, "a size in MB (1..16777216)", mb, error)) return false;
+  s.max_memory_bytes = mb << 20;
+  if (!read_count(lookup, kEnvOnHeapGrowth, 1, UINT64_MAX, "a size in bytes (1 or more)", s.heap_growth_bytes, error))
+    return false;
+  return read_count(lookup, kEnvMaxSize, 1, UINT64_MAX, "a size in bytes", s.max_file_bytes, error);
+}
+
+// What is recorded beyond the walk: strings, diagnostics, allocation samples, the source; false
+// with ERROR set at the first bad value.
+bool read_contents(const EnvLookup& lookup, Settings& s, std::string& error) {
+  uint64_t chars = s.capture_strings;
+  const std::string chars_text = "a count of characters (0 to " + std::to_string(kMaxCaptureChars) + ")";
+  if (!read_count(lookup, kEnvCaptureStrings, 0, kMaxCaptureChars, chars_text, chars, error)) return false;
+  s.capture_strings = static_cast<uint32_t>(chars);
+  if (is_set_to(lookup, kEnvDiagnostics, "1")) s.diagnostics = true;
+  if (is_set_to(lookup, kEnvGcReasonEvents, "0")) s.gc_reason_events = false;
+  if (is_set_to(lookup, kEnvAllocSites, "0")) s.alloc_sites = false;
+  uint64_t cap = s.alloc_cap;
+  if (!read_count(lookup, kEnvAllocCap, 0, UINT32_MAX, "a count of samples per second", cap, error)) return false;
+  s.alloc_cap = static_cast<uint32_t>(cap);
+  if (is_set_to(lookup, kEnvRecordSdk, "1")) s.record_sdk = true;
+  if (const char* dir = lookup(kEnvRecordDir); dir && *dir) s.record_dir = dir;
+  if (const char* source = lookup(kEnvSource); source && *source) {
+    auto parsed = parse_source(source);
+    if (!parsed) {
+      error = std::string(kEnvSource) + "='" + source + "' is not one of events, profiler";
+      return false;
+    }
+    s.source = *parsed;
+  }
+  return true;
+}
+
+}  // namespace
+
 SettingsResult parse_settings(const EnvLookup& lookup) {
   SettingsResult result;
   Settings& s = result.settings;
@@ -132,91 +202,13 @@ SettingsResult parse_settings(const EnvLookup& lookup) {
     return result;
   }
   s.output = output;
-  if (const char* policy = lookup(kEnvPolicy)) {
-    auto parsed = parse_policy(policy);
-    if (!parsed) {
-      result.error = std::string(kEnvPolicy) + "='" + policy + "' is not one of default, all, gen2, induced, none";
-      return result;
-    }
-    s.policy = *parsed;
-  }
-  if (const char* max = lookup(kEnvMaxSnapshots); max && *max) {
-    auto parsed = parse_count(max);
-    if (!parsed) {
-      result.error = std::string(kEnvMaxSnapshots) + "='" + max + "' is not a count";
-      return result;
-    }
-    s.max_snapshots = *parsed;
-  }
-  if (const char* mb = lookup(kEnvMaxMemoryMb); mb && *mb) {
-    auto parsed = parse_count(mb);
-    if (!parsed || *parsed == 0 || *parsed > (1ull << 24)) {
-      result.error = std::string(kEnvMaxMemoryMb) + "='" + mb + "' is not a size in MB (1..16777216)";
-      return result;
-    }
-    s.max_memory_bytes = *parsed << 20;
-  }
-  if (const char* growth = lookup(kEnvOnHeapGrowth); growth && *growth) {
-    auto parsed = parse_count(growth);
-    if (!parsed || *parsed == 0) {
-      result.error = std::string(kEnvOnHeapGrowth) + "='" + growth + "' is not a size in bytes (1 or more)";
-      return result;
-    }
-    s.heap_growth_bytes = *parsed;
-  }
-  if (const char* size = lookup(kEnvMaxSize); size && *size) {
-    auto parsed = parse_count(size);
-    if (!parsed || *parsed == 0) {
-      result.error = std::string(kEnvMaxSize) + "='" + size + "' is not a size in bytes";
-      return result;
-    }
-    s.max_file_bytes = *parsed;
-  }
-  if (const char* control = lookup(kEnvControl); control && std::string_view(control) == "0") {
-    s.control_socket = false;
-  }
-  if (const char* walk_only = lookup(kEnvWalkOnly); walk_only && std::string_view(walk_only) == "1") {
-    s.walk_only = true;
-  }
-  if (const char* times = lookup(kEnvWalkTimes); times && std::string_view(times) == "1") s.walk_times = true;
-  if (const char* fields = lookup("GCSNAP_FIELDS"); fields && std::string_view(fields) == "0") {
-    s.field_names = false;
-  }
-  if (const char* capture = lookup(kEnvCaptureStrings); capture && *capture) {
-    auto parsed = parse_count(capture);
-    if (!parsed || *parsed > kMaxCaptureChars) {
-      result.error = std::string(kEnvCaptureStrings) + "='" + capture + "' is not a count of characters (0 to " +
-                     std::to_string(kMaxCaptureChars) + ")";
-      return result;
-    }
-    s.capture_strings = static_cast<uint32_t>(*parsed);
-  }
-  if (const char* diag = lookup(kEnvDiagnostics); diag && std::string_view(diag) == "1") s.diagnostics = true;
-  if (const char* events = lookup(kEnvGcReasonEvents); events && std::string_view(events) == "0") {
-    s.gc_reason_events = false;
-  }
-  if (const char* sites = lookup(kEnvAllocSites); sites && std::string_view(sites) == "0") s.alloc_sites = false;
-  if (const char* cap = lookup(kEnvAllocCap); cap && *cap) {
-    auto parsed = parse_count(cap);
-    if (!parsed || *parsed > UINT32_MAX) {
-      result.error = std::string(kEnvAllocCap) + "='" + cap + "' is not a count of samples per second";
-      return result;
-    }
-    s.alloc_cap = static_cast<uint32_t>(*parsed);
-  }
-  if (const char* sdk = lookup(kEnvRecordSdk); sdk && std::string_view(sdk) == "1") s.record_sdk = true;
-  if (const char* dir = lookup(kEnvRecordDir); dir && *dir) s.record_dir = dir;
-  if (const char* source = lookup(kEnvSource); source && *source) {
-    auto parsed = parse_source(source);
-    if (!parsed) {
-      result.error = std::string(kEnvSource) + "='" + source + "' is not one of events, profiler";
-      return result;
-    }
-    s.source = *parsed;
-  }
-  if (const char* verify = lookup(kEnvVerifySizes); verify && std::string_view(verify) == "1") {
-    s.verify_sizes = true;
-  }
+  if (!read_limits(lookup, s, result.error)) return result;
+  if (is_set_to(lookup, kEnvControl, "0")) s.control_socket = false;
+  if (is_set_to(lookup, kEnvWalkOnly, "1")) s.walk_only = true;
+  if (is_set_to(lookup, kEnvWalkTimes, "1")) s.walk_times = true;
+  if (is_set_to(lookup, "GCSNAP_FIELDS", "0")) s.field_names = false;
+  if (!read_contents(lookup, s, result.error)) return result;
+  if (is_set_to(lookup, kEnvVerifySizes, "1")) s.verify_sizes = true;
   return result;
 }
 

@@ -19,6 +19,8 @@
 #include "gcsnap/edge_names.hpp"
 #include "gcsnap/field_layout.hpp"
 #include "gcsnap/heap_graph.hpp"
+#include "gcsnap/index_columns.hpp"
+#include "gcsnap/index_path_tree.hpp"
 #include "gcsnap/index_stream.hpp"
 #include "gcsnap/model.hpp"
 #include "gcsnap/reader.hpp"
@@ -127,6 +129,19 @@ class GcHeap {
   /// so that they need not know where the index lives. Errors: InvalidState (the heap was
   /// decoded), those of identify_gc and IndexStream::open.
   [[nodiscard]] Result<std::unique_ptr<IndexStream>> open_index_stream() const;
+  /// Read the addresses, sizes and generations of the index this heap came from into vectors
+  /// the caller owns and may hand on (read_index_columns), and keep the index open for
+  /// read_address. Errors: those of open_index_stream and read_index_columns.
+  [[nodiscard]] Result<IndexColumns> read_object_columns();
+  /// Return object NODE's address from the index's pieces (read_index_address), for a caller
+  /// that handed on the columns of read_object_columns. Errors: InvalidState (no
+  /// read_object_columns before), those of read_index_address.
+  [[nodiscard]] Result<uint64_t> read_address(uint64_t node);
+  /// Read the shortest-path tree of the index this heap came from without its forward graph
+  /// (IndexedPathTree::read over this heap's graph, which must outlive the tree). Errors: those
+  /// of open_index_stream, InvalidState (the index gave no count of unreachable objects), those
+  /// of IndexedPathTree::read.
+  [[nodiscard]] Result<IndexedPathTree> read_indexed_path_tree() const;
 
  protected:
   /// Load into this (empty) heap: what open() does, for types that add to GcHeap.
@@ -144,6 +159,7 @@ class GcHeap {
   const Recording* recording_ = nullptr;
   size_t gc_pos_ = 0;
   std::shared_ptr<const void> index_storage_;
+  std::unique_ptr<IndexStream> column_stream_;  // read_object_columns's, for read_address
   std::optional<DominatorTree> computed_dominators_;
   bool computed_include_weak_ = false;
   std::optional<ShortestPathTree> computed_paths_;
@@ -155,6 +171,17 @@ class GcHeap {
 /// no heap walk). Never builds an index: for commands that are cheap without one.
 std::optional<AnalysisIndex> find_analysis_index(const std::string& recording_path, const Recording& rec, size_t gc_pos,
                                      IndexParts parts);
+
+/// Make sure GC_POS of REC has an analysis index saved beside RECORDING_PATH, as `gcsnap index`
+/// does (ensure_analysis_index: each array is held only while the build reads it), reporting
+/// its stages to PROGRESS. Errors: those of ensure_analysis_index, and the write error when the
+/// index was built but could not be saved.
+[[nodiscard]] Status save_heap_index(const std::string& recording_path, const Recording& rec, size_t gc_pos,
+                                     const IndexProgress& progress = {});
+
+/// Return the bytes the analysis index of GC_POS of REC (opened from RECORDING_PATH) takes on
+/// disk; 0 when it has none or its size cannot be read.
+uint64_t heap_index_bytes(const std::string& recording_path, const Recording& rec, size_t gc_pos);
 
 /// Open the analysis index of GC_POS of REC for point queries (PointIndex: only the pieces a
 /// query reads are decoded), when there is one whose header is valid for this GC as it is now

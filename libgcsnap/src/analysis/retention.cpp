@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "analysis/backward_search.hpp"
+#include "analysis/root_order.hpp"
 
 
 namespace gcsnap {
@@ -22,10 +23,7 @@ unsigned root_priority(const GraphRoot& root) noexcept {
   return root.is_weak() ? rank + 8 : rank;
 }
 
-namespace {
-
-// The roots a search starts from (weak ones only with INCLUDE_WEAK), best priority first, in
-// root table order among equals: search() and from_parents() must agree on it.
+// search() and from_parents() queue the roots in this one order (root_order.hpp).
 std::vector<uint32_t> roots_by_priority(std::span<const GraphRoot> roots, bool include_weak) {
   std::vector<uint32_t> order;
   order.reserve(roots.size());
@@ -35,8 +33,6 @@ std::vector<uint32_t> roots_by_priority(std::span<const GraphRoot> roots, bool i
                    [&](uint32_t a, uint32_t b) { return root_priority(roots[a]) < root_priority(roots[b]); });
   return order;
 }
-
-}  // namespace
 
 template <typename IsTarget>
 Result<ShortestPathTree> ShortestPathTree::search(const HeapGraph& graph, const RetentionOptions& options,

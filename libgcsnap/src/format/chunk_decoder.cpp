@@ -216,10 +216,7 @@ Status decode_methods(const DecodeContext& ctx, NameTable& out) {
   std::vector<uint8_t> names;
   GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, ids));
   GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, name_lengths));
-  uint64_t total = 0;
-  if (!sum_checked(name_lengths, ctx.max_name_bytes, total))
-    return make_error(ErrorCode::LimitExceeded, "method name longer than the name limit", ctx.offset);
-  GCSNAP_RETURN_IF_ERROR(c.read_bytes(total, names));
+  GCSNAP_RETURN_IF_ERROR(read_names(c, ctx, name_lengths, "method name longer than the name limit", names));
   GCSNAP_RETURN_IF_ERROR(c.finish());
   auto storage = std::make_unique<char[]>(names.size() + 1);
   if (!names.empty()) std::memcpy(storage.get(), names.data(), names.size());

@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "format/column_codec.hpp"
 #include "gcsnap/reader.hpp"
 
 namespace gcsnap::format {
@@ -30,6 +31,15 @@ inline bool sum_checked(const std::vector<uint64_t>& values, uint64_t max_each, 
     total += n;
   }
   return true;
+}
+
+/// Read into NAMES the bytes of the names whose LENGTHS were read before through C, each at most
+/// CTX's name limit. Errors: LimitExceeded (TOO_LONG, a longer name), those of read_bytes.
+inline Status read_names(ColumnCursor& c, const DecodeContext& ctx, const std::vector<uint64_t>& lengths,
+                         const char* too_long, std::vector<uint8_t>& names) {
+  uint64_t total = 0;
+  if (!sum_checked(lengths, ctx.max_name_bytes, total)) return make_error(ErrorCode::LimitExceeded, too_long, ctx.offset);
+  return c.read_bytes(total, names);
 }
 
 Status decode_generation_bounds(const DecodeContext& ctx, std::vector<GenerationRange>& out);

@@ -86,10 +86,7 @@ Status decode_layouts(const DecodeContext& ctx, NameTable& out) {
   GCSNAP_RETURN_IF_ERROR(c.read_u64(fields, offsets, UINT32_MAX));
   GCSNAP_RETURN_IF_ERROR(c.read_bytes(fields, flags));
   GCSNAP_RETURN_IF_ERROR(c.read_u64(fields, name_lengths));
-  uint64_t name_total = 0;
-  if (!sum_checked(name_lengths, ctx.max_name_bytes, name_total))
-    return make_error(ErrorCode::LimitExceeded, "field name longer than the name limit", ctx.offset);
-  GCSNAP_RETURN_IF_ERROR(c.read_bytes(name_total, names));
+  GCSNAP_RETURN_IF_ERROR(read_names(c, ctx, name_lengths, "field name longer than the name limit", names));
   GCSNAP_RETURN_IF_ERROR(c.finish());
 
   auto text = std::make_unique<char[]>(names.size() + 1);
@@ -124,10 +121,7 @@ Status decode_static_slots(const DecodeContext& ctx, std::vector<uint64_t>& addr
   std::vector<uint8_t> names;
   GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, ids));
   GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, lengths));
-  uint64_t total = 0;
-  if (!sum_checked(lengths, ctx.max_name_bytes, total))
-    return make_error(ErrorCode::LimitExceeded, "static name longer than the name limit", ctx.offset);
-  GCSNAP_RETURN_IF_ERROR(c.read_bytes(total, names));
+  GCSNAP_RETURN_IF_ERROR(read_names(c, ctx, lengths, "static name longer than the name limit", names));
   GCSNAP_RETURN_IF_ERROR(c.finish());
   addresses.insert(addresses.end(), ids.begin(), ids.end());
   name_lengths.insert(name_lengths.end(), lengths.begin(), lengths.end());

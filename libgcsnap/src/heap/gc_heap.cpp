@@ -5,6 +5,22 @@
 
 namespace gcsnap {
 
+namespace {
+
+// The GC's statics and delegate targets into HEAP, for field names (GcHeapOptions::fields):
+// read from the recording whether the graph came from the index or was decoded.
+Status read_statics_and_delegates(const Recording& rec, size_t gc_pos, GcHeap& heap) {
+  auto read_statics = rec.read_static_slots(gc_pos, heap.static_names);
+  if (!read_statics) return read_statics.error();
+  heap.statics = std::move(read_statics).value();
+  auto read_delegates = rec.read_delegate_targets(gc_pos);
+  if (!read_delegates) return read_delegates.error();
+  heap.delegates = std::move(read_delegates).value();
+  return {};
+}
+
+}  // namespace
+
 std::optional<AnalysisIndex> find_analysis_index(const std::string& recording_path, const Recording& rec, size_t gc_pos,
                                      IndexParts parts) {
   if (gc_pos >= rec.gcs().size()) return std::nullopt;
@@ -106,12 +122,7 @@ Result<bool> GcHeap::load_from_index(const std::string& recording_path, const Re
   indexed_unreachable = std::pair{ix.unreachable_objects, ix.unreachable_bytes};
   if (options.fields) {
     edge_slots = std::move(ix.edge_slots);
-    auto read_statics = rec.read_static_slots(gc_pos, static_names);
-    if (!read_statics) return read_statics.error();
-    statics = std::move(read_statics).value();
-    auto read_delegates = rec.read_delegate_targets(gc_pos);
-    if (!read_delegates) return read_delegates.error();
-    delegates = std::move(read_delegates).value();
+    GCSNAP_RETURN_IF_ERROR(read_statics_and_delegates(rec, gc_pos, *this));
   }
   index_storage_ = std::move(ix.storage);
   from_index_ = true;
@@ -147,12 +158,7 @@ Status GcHeap::decode(const Recording& rec, size_t gc_pos, const GcHeapOptions& 
     auto slots = EdgeSlots::build(objects, graph);
     if (!slots) return slots.error();
     edge_slots = std::move(slots).value();
-    auto read_statics = rec.read_static_slots(gc_pos, static_names);
-    if (!read_statics) return read_statics.error();
-    statics = std::move(read_statics).value();
-    auto read_delegates = rec.read_delegate_targets(gc_pos);
-    if (!read_delegates) return read_delegates.error();
-    delegates = std::move(read_delegates).value();
+    GCSNAP_RETURN_IF_ERROR(read_statics_and_delegates(rec, gc_pos, *this));
   }
   // The graph holds its own edges now: give the address-form ones back (8 B per edge).
   objects.release_references();

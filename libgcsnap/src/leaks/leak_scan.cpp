@@ -1,6 +1,7 @@
 #include "leaks/leak_scan.hpp"
 
 #include "analysis/group_retained.hpp"
+#include "analysis/root_order.hpp"
 #include "huge_pages.hpp"
 
 #include <algorithm>
@@ -88,21 +89,6 @@ void add_type_points(const ScannedWalk& s, SeriesTable& series, uint32_t walk_in
 
 }  // namespace
 
-namespace {
-
-// The roots in the order the BFS queues them (root_priority, then root table order).
-std::vector<uint32_t> roots_in_bfs_order(const HeapGraph& g, bool include_weak) {
-  const auto roots = g.roots();
-  std::vector<uint32_t> order;
-  for (uint32_t r = 0; r < roots.size(); ++r)
-    if (include_weak || !roots[r].is_weak()) order.push_back(r);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return root_priority(roots[a]) < root_priority(roots[b]); });
-  return order;
-}
-
-}  // namespace
-
 // Every object's shape extends its BFS parent's: one trie step per object.
 void assign_shapes(ScannedWalk& s, ShapeTrie& trie, bool include_weak) {
   const auto roots = s.graph().roots();
@@ -112,7 +98,7 @@ void assign_shapes(ScannedWalk& s, ShapeTrie& trie, bool include_weak) {
   detail::assign_huge(s.hops, n, uint32_t{0});
   std::vector<NodeIndex> queue;
   detail::reserve_huge(queue, n);
-  for (uint32_t r : roots_in_bfs_order(s.graph(), include_weak)) {
+  for (uint32_t r : roots_by_priority(s.graph().roots(), include_weak)) {
     const NodeIndex node = roots[r].node;
     if (s.shape[node] != ShapeTrie::kNone) continue;
     s.shape[node] = trie.extend(trie.root(static_cast<uint8_t>(roots[r].kind), roots[r].flags), s.type[node]);
@@ -140,7 +126,7 @@ bool assign_shapes_from_tree(ScannedWalk& s, ShapeTrie& trie) {
   if (parents.size() != n) return false;
   const auto roots = g.roots();
   std::unordered_map<NodeIndex, uint32_t> root_of;  // a root's object -> its first root
-  for (uint32_t r : roots_in_bfs_order(g, false)) root_of.try_emplace(roots[r].node, r);
+  for (uint32_t r : roots_by_priority(g.roots(), false)) root_of.try_emplace(roots[r].node, r);
   trie.reserve(n);
   detail::assign_huge(s.shape, n, ShapeTrie::kNone);
   s.hops = {};

@@ -174,6 +174,20 @@ Table root_table(const DiffSide& a, const DiffSide& b, const RootDiff& diff, boo
   return t;
 }
 
+// As path/types/dominators say: without the pairs, ConditionalWeakTable values look dead.
+void note_missing_dependent(const DiffSide& a, const DiffSide& b, bool same_recording, Report& report) {
+  if (!a.walk.has_dependent && !b.walk.has_dependent && same_recording) {
+    report.notes.push_back("this recording has no dependent-handle section: objects kept alive only by a "
+                           "ConditionalWeakTable look unreachable");
+    return;
+  }
+  for (const DiffSide* side : {&a, &b})
+    if (!side->walk.has_dependent)
+      report.notes.push_back(fmt::format("GC {} of {} has no dependent-handle section: objects kept alive only by a "
+                                         "ConditionalWeakTable look unreachable there",
+                                         side->walk.gc_number, side->selected.file));
+}
+
 void run_diff(const DiffOptions& opt) {
   DiffSide a, b;
   select_sides(opt, a, b);
@@ -207,17 +221,7 @@ void run_diff(const DiffOptions& opt) {
       });
 
   Report report;
-  // As path/types/dominators say: without the pairs, ConditionalWeakTable values look dead.
-  if (!a.walk.has_dependent && !b.walk.has_dependent && same_recording) {
-    report.notes.push_back("this recording has no dependent-handle section: objects kept alive only by a "
-                           "ConditionalWeakTable look unreachable");
-  } else {
-    for (const DiffSide* side : {&a, &b})
-      if (!side->walk.has_dependent)
-        report.notes.push_back(fmt::format("GC {} of {} has no dependent-handle section: objects kept alive only by a "
-                                           "ConditionalWeakTable look unreachable there",
-                                           side->walk.gc_number, side->selected.file));
-  }
+  note_missing_dependent(a, b, same_recording, report);
   check_filter(a, b, opt.filter);
   report.tables.push_back(summary_table(a, b));
   report.tables.push_back(type_table(a, b, opt));

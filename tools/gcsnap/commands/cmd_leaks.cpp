@@ -17,7 +17,7 @@
 #include "commands/leaks_bounded.hpp"
 #include "commands/leaks_text.hpp"
 #include "commands/path_text.hpp"
-#include "output/alloc_join_out.hpp"
+#include "commands/alloc_join_out.hpp"
 #include "output/output.hpp"
 
 namespace gcsnap::cli {

@@ -15,7 +15,7 @@
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/object_age.hpp"
 #include "loading/heap_load.hpp"
-#include "output/alloc_join_out.hpp"
+#include "commands/alloc_join_out.hpp"
 #include "output/output.hpp"
 #include "commands/type_filter.hpp"
 
@@ -54,12 +54,28 @@ void sort_rows(std::vector<Row>& rows, const LoadedHeap& heap, const std::string
   });
 }
 
-void run_objects(const ObjectsOptions& opt) {
+// A --sort that names no order, or one whose figures --no-retained or --no-age skip: exit 2.
+void check_sort(const ObjectsOptions& opt) {
   if (opt.sort != "retained" && opt.sort != "size" && opt.sort != "age" && opt.sort != "address")
     throw CliError(fmt::format("objects: unknown --sort '{}' (use retained, size, age or address)", opt.sort), kExitUsage);
   if (opt.sort == "retained" && opt.no_retained)
     throw CliError("objects: --sort retained needs the retained sizes (drop --no-retained, or --sort size)", kExitUsage);
   if (opt.sort == "age" && opt.no_age) throw CliError("objects: --sort age needs the ages (drop --no-age)", kExitUsage);
+}
+
+// The age of each of NODES, followed back through the GCs before HEAP's.
+std::vector<ObjectAge> trace_ages(const LoadedHeap& heap, const std::vector<NodeIndex>& nodes) {
+  std::vector<uint64_t> addresses;
+  std::vector<Generation> generations;
+  for (NodeIndex v : nodes) {
+    addresses.push_back(heap.graph.address(v));
+    generations.push_back(heap.objects.generations[v]);
+  }
+  return value_or_fail(trace_object_ages(*heap.sel.recording, heap.sel.index, addresses, generations), heap.sel.file);
+}
+
+void run_objects(const ObjectsOptions& opt) {
+  check_sort(opt);
   const auto heap = load_heap(opt.file, opt.gc, !opt.no_retained);
   const std::vector<NodeIndex> nodes = objects_of_type(
       heap->graph, heap->names, opt.type,
@@ -67,15 +83,7 @@ void run_objects(const ObjectsOptions& opt) {
   std::optional<DominatorTree> dom;
   if (!opt.no_retained) dom = value_or_fail(DominatorTree::compute(heap->graph, DominatorOptions{opt.include_weak}), heap->sel.file);
   std::vector<ObjectAge> ages;
-  if (!opt.no_age) {
-    std::vector<uint64_t> addresses;
-    std::vector<Generation> generations;
-    for (NodeIndex v : nodes) {
-      addresses.push_back(heap->graph.address(v));
-      generations.push_back(heap->objects.generations[v]);
-    }
-    ages = value_or_fail(trace_object_ages(*heap->sel.recording, heap->sel.index, addresses, generations), heap->sel.file);
-  }
+  if (!opt.no_age) ages = trace_ages(*heap, nodes);
   std::vector<Row> rows;
   uint64_t bytes = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {

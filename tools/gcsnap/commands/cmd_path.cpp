@@ -22,7 +22,7 @@
 #include "loading/gc_select.hpp"
 #include "loading/heap_load.hpp"
 #include "commands/path_text.hpp"
-#include "output/alloc_join_out.hpp"
+#include "commands/alloc_join_out.hpp"
 #include "output/output.hpp"
 #include "commands/type_filter.hpp"
 

@@ -16,7 +16,7 @@
 #include "gcsnap/object_identity.hpp"
 #include "gcsnap/retention.hpp"
 #include "loading/heap_load.hpp"
-#include "output/alloc_join_out.hpp"
+#include "commands/alloc_join_out.hpp"
 #include "output/output.hpp"
 
 namespace gcsnap::cli {

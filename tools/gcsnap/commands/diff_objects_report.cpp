@@ -36,26 +36,20 @@ namespace {
 // The shortest-path tree of HEAP's index (read with the node columns and no forward graph), or
 // null when it cannot be used: the side is then decoded, as with no index.
 std::unique_ptr<IndexedPathTree> read_path_tree(const std::string& file, const GcHeap& heap) {
-  auto stream = heap.open_index_stream();
-  if (!stream || !heap.indexed_unreachable) return nullptr;
-  const uint64_t reached = heap.graph.node_count() - heap.indexed_unreachable->first;
-  auto tree = IndexedPathTree::read(std::move(stream).value(), heap.graph, reached);
+  auto tree = heap.read_indexed_path_tree();
   if (!tree && tree.error().code == ErrorCode::OutOfMemory) fail_on(file, tree.error());
   if (!tree) return nullptr;
   return std::make_unique<IndexedPathTree>(std::move(tree).value());
 }
 
-// The columns of SIDE's index into SIDE.columns; false when they cannot be used (the side is
+// The columns of HEAP's index into SIDE.columns; false when they cannot be used (the side is
 // then decoded, as with no index).
-bool read_columns(DiffSide& side, const GcHeap& heap) {
-  const std::string& file = side.selected.file;
-  auto stream = heap.open_index_stream();
-  if (!stream) return false;
-  auto columns = read_index_columns(**stream);
-  if (!columns && columns.error().code == ErrorCode::OutOfMemory) fail_on(file, columns.error());
+bool read_columns(DiffSide& side, GcHeap& heap) {
+  auto columns = heap.read_object_columns();
+  if (!columns && columns.error().code == ErrorCode::OutOfMemory) fail_on(side.selected.file, columns.error());
   if (!columns) return false;
   side.columns = std::move(columns).value();
-  side.column_stream = std::move(stream).value();
+  side.has_columns = true;
   return true;
 }
 
@@ -74,8 +68,8 @@ void note_sampled_shares(const WalkDiff& diff, std::vector<std::string>& notes) 
 }  // namespace
 
 uint64_t DiffSide::address_of(size_t i) const {
-  if (!column_stream || !columns.addresses.empty()) return view.addresses[i];
-  return value_or_fail(read_index_address(*column_stream, i), selected.file);
+  if (!has_columns || !columns.addresses.empty()) return view.addresses[i];
+  return value_or_fail(index->read_address(i), selected.file);
 }
 
 void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexParts parts, DiffLoad load,
@@ -105,7 +99,7 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
   walk.roots = std::move(heap->roots);
   walk.names = std::move(heap->names);
   walk.has_dependent = heap->has_dependent;
-  std::shared_ptr<const GcHeap> index(std::move(heap));
+  std::shared_ptr<GcHeap> index(std::move(heap));
   const HeapGraph& graph = index->graph;
   WalkView& v = side.view;
   v.gc_pos = gc;
@@ -114,7 +108,7 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
   v.sizes = graph.sizes();
   v.type_ids = graph.type_ids();
   v.generations = index->generations;
-  if (side.column_stream) {
+  if (side.has_columns) {
     v.addresses = side.columns.addresses;
     v.sizes = side.columns.sizes;
     v.generations = side.columns.generations;

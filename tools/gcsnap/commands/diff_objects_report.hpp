@@ -12,8 +12,6 @@
 #include "loading/gc_select.hpp"
 #include "gcsnap/gc_heap.hpp"
 #include "gcsnap/heap_diff.hpp"
-#include "gcsnap/index_columns.hpp"
-#include "gcsnap/index_path_tree.hpp"
 #include "gcsnap/reader.hpp"
 #include "gcsnap/walk_diff.hpp"
 #include "output/output.hpp"
@@ -29,14 +27,14 @@ struct DiffSide {
   HeapWalk walk;
   /// Set when the side answers from its analysis index (the graph, generations, histogram and
   /// shortest-path tree; its roots and names are moved into `walk`).
-  std::shared_ptr<const GcHeap> index;
+  std::shared_ptr<GcHeap> index;
   /// With an index read without its forward graph: its shortest-path tree, read when the diff
   /// asks for it (view.read_paths) and telling the paths' hops (view.hop_kind).
   std::unique_ptr<IndexedPathTree> path_tree;
   /// The earlier GC of a diff from its index: its columns in vectors the diff takes for its
-  /// object mapper (view.movable_*), and the index's pieces to read an address back after.
+  /// object mapper (view.movable_*); an address is read back after from the index (`index`).
   IndexColumns columns;
-  std::unique_ptr<IndexStream> column_stream;
+  bool has_columns = false;
   WalkView view;
 
   DiffSide() = default;

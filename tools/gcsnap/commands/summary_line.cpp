@@ -1,14 +1,13 @@
 #include "commands/summary_line.hpp"
 
 #include <cstdio>
-#include <filesystem>
 
 #include <fmt/core.h>
 
 #include "errors/cli_error.hpp"
 #include "loading/index_orphans.hpp"
-#include "gcsnap/analysis_index.hpp"
 #include "gcsnap/enum_names.hpp"
+#include "gcsnap/gc_heap.hpp"
 #include "gcsnap/reader.hpp"
 #include "loading/heap_load.hpp"
 #include "output/output.hpp"
@@ -30,20 +29,17 @@ std::string build_indexes(const std::string& path, const Recording& recording) {
     if (!recording.gcs()[gc].has_heap_walk()) continue;
     ++snapshots;
     // The write-only build, as `gcsnap index`: each array is held only while the build reads it.
-    auto opened = ensure_analysis_index(path, recording, gc, terminal_progress(path));
-    if (opened && opened->source != IndexSource::BuiltKept) {
+    Status saved = save_heap_index(path, recording, gc, terminal_progress(path));
+    if (saved.is_ok()) {
       ++built;
     } else if (first_error.empty()) {
-      first_error = opened ? error_text(opened->write_error) : error_text(opened.error());
+      first_error = error_text(saved);
     }
   }
   if (snapshots == 0) return "";
   uint64_t index_bytes = 0;
-  for (const GcEntry& gc : recording.gcs()) {
-    std::error_code size_error;
-    if (!gc.has_heap_walk()) continue;
-    const uint64_t bytes = std::filesystem::file_size(analysis_index_path(path, gc.info.gc_number), size_error);
-    if (!size_error) index_bytes += bytes;
+  for (size_t gc = 0; gc < recording.gcs().size(); ++gc) {
+    if (recording.gcs()[gc].has_heap_walk()) index_bytes += heap_index_bytes(path, recording, gc);
   }
   std::string text = fmt::format("; analysis index of {} of {} snapshots in {}.N.gcidx ({}, {})", built, snapshots,
                                  path, format_bytes(index_bytes), size_ratio(index_bytes, recording.file_size()));

@@ -21,6 +21,7 @@
 #include "export/parquet_streamed.hpp"
 #include "export/parquet_tables.hpp"
 #include "gcsnap/alloc_samples.hpp"
+#include "gcsnap/heap_columns.hpp"
 #include "gcsnap/version.hpp"
 #include "errors/cli_error.hpp"
 
@@ -96,7 +97,7 @@ bool add_walk_from_index(const std::string& file, const Recording& rec, size_t i
   options.fields = true;        // the statics, for field names
   auto heap = value_or_fail(GcHeap::open(file, rec, i, options), file);
   const uint64_t gc = rec.gcs()[i].info.gc_number;
-  if (!heap || !heap->is_from_index() || !heap->open_index_stream()) return false;
+  if (!heap || !heap->is_from_index() || !HeapColumns::open(*heap)) return false;
   if (tables.has_table(kTableObjects)) add_index_lineage(file, *heap, rec, i, lineage);
   tables.add_indexed_heap(file, *heap, static_cast<int64_t>(gc), lineage);
   return true;

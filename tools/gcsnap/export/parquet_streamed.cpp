@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "gcsnap/dominators.hpp"
+#include "gcsnap/heap_columns.hpp"
 #include "errors/cli_error.hpp"
 
 namespace gcsnap::cli {
@@ -22,8 +23,8 @@ namespace {
 // Rows per batch: the batch's columns (about 40 B a row) and one piece per lookup stay a few MiB.
 constexpr size_t kBatchRows = size_t{1} << 17;
 
-std::unique_ptr<IndexStream> open_stream(const std::string& file, const GcHeap& heap) {
-  auto s = heap.open_index_stream();
+std::unique_ptr<HeapColumns> open_columns(const std::string& file, const GcHeap& heap) {
+  auto s = HeapColumns::open(heap);
   if (!s) fail_on(file, s.error());
   return std::move(s).value();
 }
@@ -44,42 +45,28 @@ std::unique_ptr<IndexStream> open_stream(const std::string& file, const GcHeap& 
   }
 }
 
-// One array read element by element in node (or edge) order.
+// One column read element by element in node (or edge) order.
 template <typename T>
 class Column {
  public:
-  Column(const std::string& file, IndexStream& s, IndexArray a) : file_(file), s_(s), a_(a) {}
+  Column(const std::string& file, HeapColumns& s, HeapColumn c) : file_(file), cursor_(s, c) {}
   T next() {
-    if (pos_ == count_) refill();
     T v;
-    std::memcpy(&v, data_ + pos_ * sizeof(T), sizeof(T));
-    ++pos_;
+    if (!cursor_.next(v)) fail_reading(file_, cursor_.error());
     return v;
   }
 
  private:
-  void refill() {
-    auto piece = s_.next_piece(a_);
-    if (!piece) fail_reading(file_, piece.error());
-    if (piece->empty()) fail_damaged(file_, "an array ends early");
-    data_ = piece->data();
-    count_ = piece->size() / sizeof(T);
-    pos_ = 0;
-  }
   const std::string& file_;
-  IndexStream& s_;
-  IndexArray a_;
-  const std::byte* data_ = nullptr;
-  size_t count_ = 0, pos_ = 0;
+  HeapColumnCursor<T> cursor_;
 };
 
-// Set OUT[i] to the address of node NODES[i] (every node < the node count), decoding the
-// pieces of the addresses in order, each once: the rows are bucketed by piece (a counting sort,
-// cheaper than sorting them by node), and a piece is decoded when its bucket is not empty.
-// With KNOWN (every node's address, packed) no piece is decoded.
+// Set OUT[i] to the address of node NODES[i] (every node < the node count): from KNOWN (every
+// node's address, packed) when it has them all, else from the index's pieces, each decoded at
+// most once per batch (HeapColumns::find_addresses).
 class AddressLookup {
  public:
-  AddressLookup(const std::string& file, IndexStream& s, const PackedAddresses& known)
+  AddressLookup(const std::string& file, HeapColumns& s, const PackedAddresses& known)
       : file_(file), s_(s), known_(known.size() == s.counts().nodes ? &known : nullptr) {}
   void find(const std::vector<NodeIndex>& nodes, std::vector<uint64_t>& out) {
     if (known_) {
@@ -87,39 +74,14 @@ class AddressLookup {
       for (size_t i = 0; i < nodes.size(); ++i) out[i] = (*known_)[nodes[i]];
       return;
     }
-    constexpr size_t kPerPiece = kIndexPieceBytes / sizeof(uint64_t);
-    const size_t pieces = static_cast<size_t>((s_.counts().nodes + kPerPiece - 1) / kPerPiece);
-    start_.assign(pieces + 1, 0);
-    for (NodeIndex v : nodes) ++start_[v / kPerPiece + 1];
-    for (size_t p = 0; p < pieces; ++p) start_[p + 1] += start_[p];
-    rows_.resize(nodes.size());
-    fill_ = start_;
-    for (size_t i = 0; i < nodes.size(); ++i) rows_[fill_[nodes[i] / kPerPiece]++] = static_cast<uint32_t>(i);
-    out.resize(nodes.size());
-    for (size_t p = 0; p < pieces; ++p) {
-      if (start_[p] == start_[p + 1]) continue;
-      if (p != loaded_) {
-        auto read = s_.read_piece(IndexArray::Addresses, p, buffer_);
-        if (!read) fail_reading(file_, read.error());
-        loaded_ = p;
-      }
-      for (size_t k = start_[p]; k < start_[p + 1]; ++k) {
-        const uint32_t row = rows_[k];
-        const size_t at = (nodes[row] % kPerPiece) * sizeof(uint64_t);
-        if (at + sizeof(uint64_t) > buffer_.size()) fail_damaged(file_, "a node out of range");
-        std::memcpy(&out[row], buffer_.data() + at, sizeof(uint64_t));
-      }
-    }
+    Status found = s_.find_addresses(nodes, out);
+    if (!found.is_ok()) fail_reading(file_, found.error());
   }
 
  private:
   const std::string& file_;
-  IndexStream& s_;
+  HeapColumns& s_;
   const PackedAddresses* known_;
-  std::vector<size_t> start_, fill_;  // per piece: where its rows begin in rows_
-  std::vector<uint32_t> rows_;
-  std::vector<std::byte> buffer_;
-  size_t loaded_ = SIZE_MAX;
 };
 
 int64_t as_i64(uint64_t v) { return static_cast<int64_t>(v); }
@@ -128,10 +90,10 @@ int64_t as_i64(uint64_t v) { return static_cast<int64_t>(v); }
 
 void add_index_lineage(const std::string& file, const GcHeap& heap, const Recording& rec, size_t gc_pos,
                        ObjectLineage& lineage) {
-  auto s = open_stream(file, heap);
+  auto s = open_columns(file, heap);
   const uint64_t n = s->counts().nodes;
-  Column<uint64_t> address(file, *s, IndexArray::Addresses);
-  Column<uint8_t> generation(file, *s, IndexArray::Generations);
+  Column<uint64_t> address(file, *s, HeapColumn::Addresses);
+  Column<uint8_t> generation(file, *s, HeapColumn::Generations);
   uint64_t v = 0;
   Status status = lineage.next_walk(rec, gc_pos, [&](uint64_t& a, Generation& g) {
     if (v == n) return false;
@@ -144,11 +106,11 @@ void add_index_lineage(const std::string& file, const GcHeap& heap, const Record
 }
 
 PackedAddresses read_index_addresses(const std::string& file, const GcHeap& heap) {
-  auto s = open_stream(file, heap);
+  auto s = open_columns(file, heap);
   const uint64_t n = s->counts().nodes;
   PackedAddresses addresses;
   for (;;) {
-    auto piece = s->next_piece(IndexArray::Addresses);
+    auto piece = s->next_piece(HeapColumn::Addresses);
     if (!piece) fail_reading(file, piece.error());
     if (piece->empty()) break;
     if (piece->size() % sizeof(uint64_t) != 0 || addresses.size() + piece->size() / sizeof(uint64_t) > n)
@@ -166,13 +128,13 @@ PackedAddresses read_index_addresses(const std::string& file, const GcHeap& heap
 
 void write_index_objects(const std::string& file, const GcHeap& heap, int64_t gc, const PackedAddresses& addresses,
                          const ObjectLineage& lineage, parquet::ParquetWriter& w) {
-  auto s = open_stream(file, heap);
+  auto s = open_columns(file, heap);
   const size_t n = static_cast<size_t>(s->counts().nodes);
   if (lineage.size() != n) fail_damaged(file, "another object count than the lineage's");
-  Column<uint64_t> address(file, *s, IndexArray::Addresses), size(file, *s, IndexArray::Sizes),
-      retained(file, *s, IndexArray::RetainedSizes);
-  Column<uint32_t> type(file, *s, IndexArray::TypeIds), idom(file, *s, IndexArray::ImmediateDominators);
-  Column<uint8_t> generation(file, *s, IndexArray::Generations);
+  Column<uint64_t> address(file, *s, HeapColumn::Addresses), size(file, *s, HeapColumn::Sizes),
+      retained(file, *s, HeapColumn::RetainedSizes);
+  Column<uint32_t> type(file, *s, HeapColumn::TypeIds), idom(file, *s, HeapColumn::ImmediateDominators);
+  Column<uint8_t> generation(file, *s, HeapColumn::Generations);
   AddressLookup lookup(file, *s, addresses);
   ObjectLineage::Origins origins = lineage.origins();
   std::vector<NodeIndex> dominators;
@@ -239,13 +201,13 @@ bool is_dependent_edge(const NodeEdges& e, size_t j) {
 
 void write_index_references(const std::string& file, const GcHeap& heap, int64_t gc,
                             const PackedAddresses& addresses, parquet::ParquetWriter& w) {
-  auto s = open_stream(file, heap);
-  const IndexCounts c = s->counts();
+  auto s = open_columns(file, heap);
+  const HeapColumnCounts c = s->counts();
   const size_t n = static_cast<size_t>(c.nodes);
-  Column<uint64_t> address(file, *s, IndexArray::Addresses), wide(file, *s, IndexArray::ForwardOffsets);
-  Column<uint32_t> narrow(file, *s, IndexArray::ForwardOffsets), type(file, *s, IndexArray::TypeIds),
-      target(file, *s, IndexArray::ForwardTargets), slot(file, *s, IndexArray::Slots),
-      dependent(file, *s, IndexArray::DependentEdges);
+  Column<uint64_t> address(file, *s, HeapColumn::Addresses), wide(file, *s, HeapColumn::ForwardOffsets);
+  Column<uint32_t> narrow(file, *s, HeapColumn::ForwardOffsets), type(file, *s, HeapColumn::TypeIds),
+      target(file, *s, HeapColumn::ForwardTargets), slot(file, *s, HeapColumn::Slots),
+      dependent(file, *s, HeapColumn::DependentEdges);
   auto offset = [&] { return c.wide_offsets ? wide.next() : uint64_t{narrow.next()}; };
   const EdgeNamer namer = heap.edge_namer();
   AddressLookup lookup(file, *s, addresses);

@@ -1,6 +1,6 @@
 #pragma once
 // The objects and references tables of one walk read from the GC's analysis index piece by
-// piece (gcsnap/index_stream.hpp): what they hold at once is a batch of rows and the pieces in
+// piece (gcsnap/heap_columns.hpp): what they hold at once is a batch of rows and the pieces in
 // use, not the graph and the dominator tree of the heap (docs/fleet.md "Memory").
 
 #include <cstdint>
@@ -12,12 +12,11 @@
 #include "export/packed_addresses.hpp"
 #include "export/parquet/parquet_writer.hpp"
 #include "gcsnap/gc_heap.hpp"
-#include "gcsnap/index_stream.hpp"
 
 namespace gcsnap::cli {
 
 /// Give LINEAGE walk GC_POS of REC, its objects' addresses and generations read piece by piece
-/// from the index HEAP came from (GcHeap::open_index_stream). Throws CliError naming FILE.
+/// from the index HEAP came from (HeapColumns). Throws CliError naming FILE.
 void add_index_lineage(const std::string& file, const GcHeap& heap, const Recording& rec, size_t gc_pos,
                        ObjectLineage& lineage);
 

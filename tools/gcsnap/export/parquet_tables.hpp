@@ -53,7 +53,7 @@ class RecordingTables {
   /// roots and types.
   void add_heap(LoadedHeap& heap, const ObjectLineage& lineage);
   /// Add a walked GC's tables from its analysis index, piece by piece: HEAP was opened from
-  /// that index with its histogram, names, roots and statics (GcHeap::open_index_stream).
+  /// that index with its histogram, names, roots and statics (HeapColumns).
   void add_indexed_heap(const std::string& file, GcHeap& heap, int64_t gc, const ObjectLineage& lineage);
   /// Add the leak suspects of the recording (as `gcsnap leaks` finds them): one row per
   /// suspect and walk.

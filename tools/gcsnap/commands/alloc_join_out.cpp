@@ -1,5 +1,5 @@
 // Sampled allocation sites in the output of objects, where, path and leaks (alloc_join_out.hpp).
-#include "output/alloc_join_out.hpp"
+#include "commands/alloc_join_out.hpp"
 
 #include <algorithm>
 #include <span>
