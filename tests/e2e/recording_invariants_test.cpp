@@ -175,12 +175,16 @@ TEST_CASE("moved and surviving ranges are well formed and lie in the GC heap", "
   CHECK(compacting > 0);  // every mode of the sample app induces a compacting GC
 }
 
-TEST_CASE("a full compacting GC's ranges cover every object its heap walk found", "[invariants]") {
+// Compacting or not: a sweeping GC reports its survivors as surviving ranges, a compacting one
+// as moved ranges (and surviving ones for what stayed). Which one a full GC is, the runtime
+// decides: the events source walks at a GC it forces with ICorProfilerInfo::ForceGC, which asks
+// for no compaction, and under load 5 of 14 events_policy runs walked only sweeping GCs.
+TEST_CASE("a full GC's ranges cover every object its heap walk found", "[invariants]") {
   const Recording& rec = sample_recording();
   size_t checked = 0;
   for (size_t g : induced_snapshots(rec)) {
     const GcInfo& info = rec.gcs()[g].info;
-    if (info.condemned_generation() != 2 || !info.compacted) continue;
+    if (info.condemned_generation() != 2) continue;
     ++checked;
     GcView gc = load_gc(rec, g);
     INFO("GC #" << gc.entry.info.gc_number);
