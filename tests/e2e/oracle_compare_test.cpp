@@ -186,6 +186,21 @@ TEST_CASE("gcsnap's snapshot agrees with ClrMD reading a core dump of the same m
           WARN("gcsnap-only " << kind << " root 0x" << std::hex << a << " " << reached[a]);
         }
     }
+    // The finalizer thread's stack slots at the dump (the oracle's kind finalizer_thread): after
+    // the snapshot's full GC that thread runs the finalizers the GC queued (System.Gen2GcCallback
+    // after every gen2 GC, and what it calls), so under load the dump can catch it mid-finalizer
+    // with objects on its stack that the GC saw under other roots (seen once on .NET 8, events
+    // source: ClrMD 8 stack roots, gcsnap 4). Each must still be an object gcsnap's walk reached.
+    if (truth.roots.count("finalizer_thread")) {
+      for (uint64_t a : truth.roots.at("finalizer_thread")) {
+        if (!walked.count(a)) {
+          ++born_after;
+          continue;
+        }
+        INFO("object on the finalizer thread's stack 0x" << std::hex << a << " " << (truth.objects.count(a) ? truth.objects.at(a) : "?"));
+        CHECK(reached.count(a) == 1);
+      }
+    }
     CHECK(extra <= 8);
     CHECK(born_after <= 2);
     CHECK(got["stack"].size() > 0);

@@ -59,17 +59,23 @@ bool in_heap_reservation(const GcView& gc, uint64_t start, uint64_t length) {
 
 // A background GC (events source) runs beside the app and the foreground GCs nested in it,
 // which add regions to gen2 and free others meanwhile: its surviving ranges lie in the heap as
-// one of the GCs recorded while it ran saw it (seen in CI: a background GC's 250,105 ranges, some
-// in regions its own bounds did not list). It is recorded when it ends, after its nested GCs
-// (numbered after it: one background GC saw 362 of them), so those are the GCs from the last one
-// numbered before it up to it, and a few after for the regions its sweep hands back late.
+// one of the GCs recorded around it saw it (seen in CI: a background GC's 250,105 ranges, some
+// in regions its own bounds did not list). Its own bounds are the runtime's generation table as
+// the last foreground GC left it (GetGenerationBounds at its end event: the table is not rebuilt
+// for it). It is recorded when it ends, after its nested GCs, whose numbers may come before or
+// after its own; so the window is by time, from the last GC that ended before it began. Its
+// regions may show only later: under load (1 of 24 events_policy runs) background GC #120, begun
+// with #113 and ended with #119, had 510 ranges filling a 4 MB region that no GC listed until
+// #126, six GCs after it, as an empty gen0 region. So the window ends at the next background GC.
 GcView bounds_around(const Recording& rec, size_t g) {
   GcView around;
-  const uint64_t number = rec.gcs()[g].info.gc_number;
+  const uint64_t began = rec.gcs()[g].info.start_time_ns;
   size_t from = g;
-  while (from > 0 && rec.gcs()[from - 1].info.gc_number > number) --from;
+  while (from > 0 && rec.gcs()[from - 1].info.end_time_ns >= began) --from;
   if (from > 0) --from;
-  const size_t to = std::min(rec.gcs().size(), g + 5);
+  size_t to = g + 1;
+  while (to < rec.gcs().size() && !rec.gcs()[to].info.background()) ++to;
+  to = std::min(rec.gcs().size(), to + 1);
   for (size_t k = from; k < to; ++k) {
     auto bounds = rec.read_generation_bounds(k);
     REQUIRE(bounds);
@@ -169,12 +175,16 @@ TEST_CASE("moved and surviving ranges are well formed and lie in the GC heap", "
   CHECK(compacting > 0);  // every mode of the sample app induces a compacting GC
 }
 
-TEST_CASE("a full compacting GC's ranges cover every object its heap walk found", "[invariants]") {
+// Compacting or not: a sweeping GC reports its survivors as surviving ranges, a compacting one
+// as moved ranges (and surviving ones for what stayed). Which one a full GC is, the runtime
+// decides: the events source walks at a GC it forces with ICorProfilerInfo::ForceGC, which asks
+// for no compaction, and under load 5 of 14 events_policy runs walked only sweeping GCs.
+TEST_CASE("a full GC's ranges cover every object its heap walk found", "[invariants]") {
   const Recording& rec = sample_recording();
   size_t checked = 0;
   for (size_t g : induced_snapshots(rec)) {
     const GcInfo& info = rec.gcs()[g].info;
-    if (info.condemned_generation() != 2 || !info.compacted) continue;
+    if (info.condemned_generation() != 2) continue;
     ++checked;
     GcView gc = load_gc(rec, g);
     INFO("GC #" << gc.entry.info.gc_number);

@@ -2,6 +2,7 @@
 // Reads a full core dump with ClrMD, with the data-access library (DAC) that ships beside
 // libcoreclr.so, and writes, as tab-separated lines:
 //   root <kind> <address>      one line per strong root ClrMD enumerates (kind: stack,
+//                              finalizer_thread (a stack slot of the finalizer thread),
 //                              finalizer, handle), address of the object it points at
 //   object <address> <type>    one line per object reachable from those roots, following
 //                              references and dependent handles (ConditionalWeakTable)
@@ -28,9 +29,9 @@ using System.Linq;
 using Microsoft.Diagnostics.Runtime;
 
 public static class Program {
-  static string KindOf(ClrRoot root) {
+  static string KindOf(ClrRoot root, HashSet<ulong> finalizerSlots) {
     switch (root.RootKind) {
-      case ClrRootKind.Stack: return "stack";
+      case ClrRootKind.Stack: return finalizerSlots.Contains(root.Address) ? "finalizer_thread" : "stack";
       case ClrRootKind.FinalizerQueue: return "finalizer";
       default: return "handle";  // strong, pinned, async-pinned, ref-counted, sized-ref handles
     }
@@ -112,10 +113,17 @@ public static class Program {
     var reached = new HashSet<ulong>();
     var queue = new Queue<ClrObject>();
     int roots = 0;
+    // The finalizer thread's stack slots, told apart: after a snapshot's full GC it runs the
+    // finalizers of the objects that GC queued, so at the dump its frames hold objects the GC saw
+    // under other roots (the f-reachable queue, handles, statics).
+    var finalizerSlots = new HashSet<ulong>();
+    foreach (ClrThread thread in runtime.Threads)
+      if (thread.IsFinalizer)
+        foreach (ClrRoot root in thread.EnumerateStackRoots()) finalizerSlots.Add(root.Address);
     foreach (ClrRoot root in heap.EnumerateRoots()) {
       ClrObject obj = root.Object;
       if (obj.Address == 0) continue;
-      output.WriteLine($"root\t{KindOf(root)}\t0x{obj.Address:x}");
+      output.WriteLine($"root\t{KindOf(root, finalizerSlots)}\t0x{obj.Address:x}");
       ++roots;
       if (obj.IsValid && reached.Add(obj.Address)) queue.Enqueue(obj);
     }
