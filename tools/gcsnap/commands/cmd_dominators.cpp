@@ -184,10 +184,10 @@ std::vector<NodeIndex> widest_referrers(const HeapGraph& graph, const std::vecto
 // list, a timer queue, a dictionary's tables: on an instance's path at or after a holder
 // pattern's structure, holder_patterns.hpp), the pattern's holder names the field to change
 // instead: "Ns.Watcher.Changed (static event)". Up to kPatternTries of each type's newest
-// instances are tried; "" where no pattern holds. The shortest-path tree is computed at the
-// first try.
+// instances are tried; "" where no pattern holds. The shortest-path tree (the index's, or
+// computed) is asked for at the first try.
 constexpr size_t kPatternTries = 8;
-std::vector<std::string> pattern_holders(const LoadedHeap& heap, const std::vector<uint32_t>& types,
+std::vector<std::string> pattern_holders(LoadedHeap& heap, const std::vector<uint32_t>& types,
                                          const std::vector<GroupHolder>& holders) {
   std::vector<std::string> named(types.size());
   std::vector<std::vector<NodeIndex>> newest(types.size());  // up to kPatternTries, newest first
@@ -206,16 +206,12 @@ std::vector<std::string> pattern_holders(const LoadedHeap& heap, const std::vect
       std::push_heap(kept.begin(), kept.end(), newer);
     }
   }
-  std::optional<ShortestPathTree> paths;
+  const ShortestPathTree* paths = nullptr;
   for (size_t i = 0; i < types.size(); ++i) {
     auto& kept = newest[i];
     std::sort(kept.begin(), kept.end(), newer);
     for (const NodeIndex v : kept) {
-      if (!paths) {
-        auto tree = ShortestPathTree::compute(heap.graph, RetentionOptions{});
-        if (!tree) fail_on(heap.sel.file, tree.error());
-        paths.emplace(std::move(tree).value());
-      }
+      if (!paths) paths = value_or_fail(heap.find_path_tree(), heap.sel.file);
       const SuspectPath path = describe_suspect_path(heap, *paths, v, true);
       if (path.match.pattern == HolderPattern::None) continue;
       const auto from = path.nodes.begin() + static_cast<std::ptrdiff_t>(path.match.structure_hop);
@@ -235,7 +231,7 @@ std::vector<std::string> pattern_holders(const LoadedHeap& heap, const std::vect
 // queue): the object with edges to most of them (the static array of the queues) holds them
 // instead, or none is named. The check is made here, not in find_type_holders, so that the
 // leaks' holders keep their rule.
-std::vector<std::pair<Cell, Cell>> type_holders(const LoadedHeap& heap, const DominatorTree& dom,
+std::vector<std::pair<Cell, Cell>> type_holders(LoadedHeap& heap, const DominatorTree& dom,
                                                 const std::vector<uint32_t>& types) {
   const auto holders =
       value_or_fail(find_type_holders(heap.graph, dom, types, array_type_flags(heap.graph, heap.names)), heap.sel.file);
@@ -379,9 +375,11 @@ void run_dominators(const DominatorsOptions& opt) {
   if (opt.by == "object" && opt.top != 0 && !opt.include_weak && !opt.no_cache && run_objects_from_pieces(opt))
     return;
   // Over strong roots: the node columns, the tree and the histogram; no edges are read.
-  // --by type in the table also names each type's holder, which may need the forward edges.
-  const IndexParts holder_parts =
-      opt.by == "type" && opt.format == Format::Table ? IndexParts{kIndexForward | kIndexSlots} : IndexParts{0};
+  // --by type in the table also names each type's holder, which may need the forward edges
+  // and the shortest-path tree.
+  const IndexParts holder_parts = opt.by == "type" && opt.format == Format::Table
+                                      ? IndexParts{kIndexForward | kIndexSlots | kIndexPathTree}
+                                      : IndexParts{0};
   // Field names for the holder patterns of --by type's HELD BY.
   const auto heap = load_heap(opt.file, opt.gc, true, opt.by == "type" && opt.format == Format::Table,
                               IndexChoice{true, opt.no_cache,
