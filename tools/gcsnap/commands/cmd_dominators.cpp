@@ -155,6 +155,17 @@ std::vector<std::pair<uint64_t, uint64_t>> owner_back_refs(const HeapGraph& grap
 // object of fewer than kSmallRow / 2 references, whose edges are then looked up in a bitset.
 constexpr uint64_t kSmallRow = 256;
 
+// A bit per node of GRAPH: set when its type's row (POSITION, as rows_by_type's) is marked in ROWS.
+std::vector<uint64_t> objects_bitset(const HeapGraph& graph, const std::vector<uint32_t>& position,
+                                     const std::vector<uint8_t>& rows) {
+  std::vector<uint64_t> bits((graph.node_count() + 63) / 64, 0);
+  for (NodeIndex v = 0; v < graph.node_count(); ++v) {
+    const uint32_t t = graph.type_id(v);
+    if (t < position.size() && position[t] != 0 && rows[position[t] - 1]) bits[v / 64] |= uint64_t{1} << (v % 64);
+  }
+  return bits;
+}
+
 // For each position of TYPES that WANTED marks: the object of another type with edges to more
 // than half of the type's objects (BACK_REFS' member counts; the static array of the timer
 // queues), or kNoNode. One pass over the nodes for all of them; an object with too few
@@ -176,15 +187,7 @@ std::vector<NodeIndex> widest_referrers(const HeapGraph& graph, const std::vecto
     fewest = std::min(fewest, back_refs[i].first);
     small[i] = back_refs[i].first < kSmallRow;
   }
-  std::vector<uint64_t> small_objects;  // a bit per node: of a small row's type
-  if (fewest < kSmallRow) {
-    small_objects.assign((graph.node_count() + 63) / 64, 0);
-    for (NodeIndex v = 0; v < graph.node_count(); ++v) {
-      const uint32_t t = graph.type_id(v);
-      if (t < position.size() && position[t] != 0 && small[position[t] - 1])
-        small_objects[v / 64] |= uint64_t{1} << (v % 64);
-    }
-  }
+  const auto small_objects = fewest < kSmallRow ? objects_bitset(graph, position, small) : std::vector<uint64_t>{};
   std::vector<uint64_t> most(types.size(), 0), into(types.size(), 0);
   std::vector<uint32_t> touched;  // the rows V has edges into
   for (NodeIndex v = 0; v < graph.node_count(); ++v) {
