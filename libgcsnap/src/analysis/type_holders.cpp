@@ -36,6 +36,41 @@ std::vector<std::vector<NodeIndex>> objects_of_types(const HeapGraph& graph, std
   return objects;
 }
 
+// Per position of TYPES (its OBJECTS): whether one child of the virtual root dominates more
+// than half of the reached objects. Every object that dominates more than half of them is
+// below such a child, which then does too: a position without one has no majority dominator,
+// and majority_dominator's walk up the tree from each object (random reads, most of
+// find_type_holders' time when there is none) is not needed. Each node's top dominator comes
+// from one pass in preorder (a node after its dominators); a majority vote per position then
+// picks the one candidate, and a second pass counts it. TOP (one per node) is scratch space:
+// zero on return.
+std::vector<uint8_t> top_majorities(const DominatorTree& dom, const std::vector<std::vector<NodeIndex>>& objects,
+                                    std::vector<NodeIndex>& top) {
+  std::fill(top.begin(), top.end(), kNoNode);
+  for (const NodeIndex v : dom.preorder()) {
+    const NodeIndex d = dom.immediate_dominator(v);
+    top[v] = d == kVirtualRoot ? v : top[d];
+  }
+  std::vector<uint8_t> found(objects.size(), 0);
+  for (size_t i = 0; i < objects.size(); ++i) {
+    NodeIndex candidate = kNoNode;
+    uint64_t votes = 0, total = 0, count = 0;
+    for (const NodeIndex m : objects[i]) {
+      const NodeIndex t = top[m];
+      if (t == kNoNode) continue;
+      ++total;
+      if (votes == 0) candidate = t, votes = 1;
+      else if (t == candidate) ++votes;
+      else --votes;
+    }
+    if (candidate == kNoNode) continue;
+    for (const NodeIndex m : objects[i]) count += top[m] == candidate;
+    found[i] = 2 * count > total;
+  }
+  std::fill(top.begin(), top.end(), 0);
+  return found;
+}
+
 // The deepest reached object not of TYPE that dominates more than half of the reached
 // MEMBERS (of TYPE), and how many it dominates; kNoNode when none does. Only the members'
 // dominator ancestors are visited: SLOT (0 for every node on entry and on return) numbers
@@ -100,10 +135,12 @@ uint64_t edges_into(const HeapGraph& graph, NodeIndex u, uint32_t type) {
 // counts the back references.
 NodeIndex type_owner(const HeapGraph& graph, const DominatorTree& dom, uint32_t type,
                      std::span<const NodeIndex> objects, std::vector<uint32_t>& count) {
-  // The counts are read at random (a cache miss each): ask for them some objects ahead.
+  // The counts are read at random (a cache miss each): ask for them some objects ahead, and
+  // for those objects' edges (a miss each too, the objects being far apart) twice as far.
   constexpr size_t kAhead = 8;
   std::vector<NodeIndex> referenced;
   for (size_t j = 0; j < objects.size(); ++j) {
+    if (j + 2 * kAhead < objects.size()) prefetch(graph.successors(objects[j + 2 * kAhead]).data());
     if (j + kAhead < objects.size())
       for (const NodeIndex w : graph.successors(objects[j + kAhead])) prefetch(&count[w]);
     for (const NodeIndex w : graph.successors(objects[j]))
@@ -155,6 +192,7 @@ Result<std::vector<GroupHolder>> find_type_holders(const HeapGraph& graph, const
   // majority_dominator's SLOT, type_owner's COUNT: read and written at random, in 2 MiB pages.
   std::vector<uint32_t> slot;
   detail::assign_huge(slot, graph.node_count(), uint32_t{0});
+  const auto majority = top_majorities(dom, objects, slot);
   std::vector<GroupHolder> holders(type_ids.size());
   for (size_t i = 0; i < type_ids.size(); ++i) {
     const uint32_t type = type_ids[i];
@@ -164,7 +202,8 @@ Result<std::vector<GroupHolder>> find_type_holders(const HeapGraph& graph, const
       continue;
     }
     GroupHolder& h = holders[i];
-    const auto [best, dominated] = majority_dominator(graph, dom, type, objects[i], slot);
+    const auto [best, dominated] = majority[i] ? majority_dominator(graph, dom, type, objects[i], slot)
+                                               : std::pair<NodeIndex, uint64_t>{kNoNode, 0};
     if (best == kNoNode) {
       h.node = type_owner(graph, dom, type, objects[i], slot);
       h.found = h.is_owner = h.node != kNoNode;

@@ -151,20 +151,52 @@ std::vector<std::pair<uint64_t, uint64_t>> owner_back_refs(const HeapGraph& grap
   return counts;
 }
 
+// Rows of widest_referrers below this many objects are "small": only they may be held by an
+// object of fewer than kSmallRow / 2 references, whose edges are then looked up in a bitset.
+constexpr uint64_t kSmallRow = 256;
+
+// A bit per node of GRAPH: set when its type's row (POSITION, as rows_by_type's) is marked in ROWS.
+std::vector<uint64_t> objects_bitset(const HeapGraph& graph, const std::vector<uint32_t>& position,
+                                     const std::vector<uint8_t>& rows) {
+  std::vector<uint64_t> bits((graph.node_count() + 63) / 64, 0);
+  for (NodeIndex v = 0; v < graph.node_count(); ++v) {
+    const uint32_t t = graph.type_id(v);
+    if (t < position.size() && position[t] != 0 && rows[position[t] - 1]) bits[v / 64] |= uint64_t{1} << (v % 64);
+  }
+  return bits;
+}
+
 // For each position of TYPES that WANTED marks: the object of another type with edges to more
 // than half of the type's objects (BACK_REFS' member counts; the static array of the timer
-// queues), or kNoNode. One pass over the nodes and their edges for all of them.
+// queues), or kNoNode. One pass over the nodes for all of them; an object with too few
+// references to hold half of any wanted row is skipped, and one that can hold half of a small
+// row only has its edges tested against a bitset of those rows' objects: reading every edge's
+// type id, a cache miss each, was most of the time at 10 M objects.
 std::vector<NodeIndex> widest_referrers(const HeapGraph& graph, const std::vector<uint32_t>& types,
                                         const std::vector<uint8_t>& wanted,
                                         const std::vector<std::pair<uint64_t, uint64_t>>& back_refs) {
   std::vector<NodeIndex> widest(types.size(), kNoNode);
   const auto position = rows_by_type(types, [&](size_t i) { return wanted[i] != 0; });
   if (position.empty()) return widest;
+  // An object of D references makes at most D edges into a row: it can hold a row of N
+  // objects only when 2 D > N. The rows' smallest N bounds which objects count at all.
+  uint64_t fewest = UINT64_MAX;
+  std::vector<uint8_t> small(types.size(), 0);
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (!wanted[i] || position[types[i]] != i + 1) continue;
+    fewest = std::min(fewest, back_refs[i].first);
+    small[i] = back_refs[i].first < kSmallRow;
+  }
+  const auto small_objects = fewest < kSmallRow ? objects_bitset(graph, position, small) : std::vector<uint64_t>{};
   std::vector<uint64_t> most(types.size(), 0), into(types.size(), 0);
   std::vector<uint32_t> touched;  // the rows V has edges into
   for (NodeIndex v = 0; v < graph.node_count(); ++v) {
+    const auto out = graph.successors(v);
+    if (2 * uint64_t{out.size()} <= fewest) continue;
+    const bool any_row = 2 * uint64_t{out.size()} > kSmallRow;  // else only small rows
     const uint32_t own = graph.type_id(v);
-    for (const NodeIndex w : graph.successors(v)) {
+    for (const NodeIndex w : out) {
+      if (!any_row && (small_objects[w / 64] >> (w % 64) & 1) == 0) continue;
       const uint32_t t = graph.type_id(w);
       if (t == own || t >= position.size() || position[t] == 0) continue;
       if (into[position[t] - 1]++ == 0) touched.push_back(position[t] - 1);
@@ -184,10 +216,10 @@ std::vector<NodeIndex> widest_referrers(const HeapGraph& graph, const std::vecto
 // list, a timer queue, a dictionary's tables: on an instance's path at or after a holder
 // pattern's structure, holder_patterns.hpp), the pattern's holder names the field to change
 // instead: "Ns.Watcher.Changed (static event)". Up to kPatternTries of each type's newest
-// instances are tried; "" where no pattern holds. The shortest-path tree is computed at the
-// first try.
+// instances are tried; "" where no pattern holds. The shortest-path tree (the index's, or
+// computed) is asked for at the first try.
 constexpr size_t kPatternTries = 8;
-std::vector<std::string> pattern_holders(const LoadedHeap& heap, const std::vector<uint32_t>& types,
+std::vector<std::string> pattern_holders(LoadedHeap& heap, const std::vector<uint32_t>& types,
                                          const std::vector<GroupHolder>& holders) {
   std::vector<std::string> named(types.size());
   std::vector<std::vector<NodeIndex>> newest(types.size());  // up to kPatternTries, newest first
@@ -206,16 +238,12 @@ std::vector<std::string> pattern_holders(const LoadedHeap& heap, const std::vect
       std::push_heap(kept.begin(), kept.end(), newer);
     }
   }
-  std::optional<ShortestPathTree> paths;
+  const ShortestPathTree* paths = nullptr;
   for (size_t i = 0; i < types.size(); ++i) {
     auto& kept = newest[i];
     std::sort(kept.begin(), kept.end(), newer);
     for (const NodeIndex v : kept) {
-      if (!paths) {
-        auto tree = ShortestPathTree::compute(heap.graph, RetentionOptions{});
-        if (!tree) fail_on(heap.sel.file, tree.error());
-        paths.emplace(std::move(tree).value());
-      }
+      if (!paths) paths = value_or_fail(heap.find_path_tree(), heap.sel.file);
       const SuspectPath path = describe_suspect_path(heap, *paths, v, true);
       if (path.match.pattern == HolderPattern::None) continue;
       const auto from = path.nodes.begin() + static_cast<std::ptrdiff_t>(path.match.structure_hop);
@@ -235,7 +263,7 @@ std::vector<std::string> pattern_holders(const LoadedHeap& heap, const std::vect
 // queue): the object with edges to most of them (the static array of the queues) holds them
 // instead, or none is named. The check is made here, not in find_type_holders, so that the
 // leaks' holders keep their rule.
-std::vector<std::pair<Cell, Cell>> type_holders(const LoadedHeap& heap, const DominatorTree& dom,
+std::vector<std::pair<Cell, Cell>> type_holders(LoadedHeap& heap, const DominatorTree& dom,
                                                 const std::vector<uint32_t>& types) {
   const auto holders =
       value_or_fail(find_type_holders(heap.graph, dom, types, array_type_flags(heap.graph, heap.names)), heap.sel.file);
@@ -379,9 +407,11 @@ void run_dominators(const DominatorsOptions& opt) {
   if (opt.by == "object" && opt.top != 0 && !opt.include_weak && !opt.no_cache && run_objects_from_pieces(opt))
     return;
   // Over strong roots: the node columns, the tree and the histogram; no edges are read.
-  // --by type in the table also names each type's holder, which may need the forward edges.
-  const IndexParts holder_parts =
-      opt.by == "type" && opt.format == Format::Table ? IndexParts{kIndexForward | kIndexSlots} : IndexParts{0};
+  // --by type in the table also names each type's holder, which may need the forward edges
+  // and the shortest-path tree.
+  const IndexParts holder_parts = opt.by == "type" && opt.format == Format::Table
+                                      ? IndexParts{kIndexForward | kIndexSlots | kIndexPathTree}
+                                      : IndexParts{0};
   // Field names for the holder patterns of --by type's HELD BY.
   const auto heap = load_heap(opt.file, opt.gc, true, opt.by == "type" && opt.format == Format::Table,
                               IndexChoice{true, opt.no_cache,
