@@ -40,13 +40,23 @@ record() {
   grep -q '^values-app: done' "$work/$name.out" || fail "$version $source: the app did not finish"
 }
 
-# findings FILE: the findings table of `inspect FILE` as tab-separated rows
-# (kind, bytes, objects, holder, what, example); type names hold commas.
+# findings FILE: the findings table of `inspect FILE` as tab-separated rows (kind, bytes,
+# objects, holder, what, example), picked by the header's names so that a column added to
+# the table does not shift them; type names hold commas.
 findings() {
   "$gcsnap" inspect "$1" --table findings --format csv >"$work/inspect.csv" 2>"$work/inspect.err" ||
     { cat "$work/inspect.err"; fail "$version $source: gcsnap inspect $1 exited non-zero"; }
-  python3 -c 'import csv, sys; [print("\t".join(r)) for r in list(csv.reader(open(sys.argv[1], newline="")))[1:]]' \
-    "$work/inspect.csv"
+  python3 - "$work/inspect.csv" <<'PY' || fail "$version $source: the findings table lacks a column"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+at = {name: i for i, name in enumerate(rows[0])}
+names = ["kind", "bytes", "objects", "holder", "what", "example"]
+missing = [n for n in names if n not in at]
+if missing:
+    sys.exit(f"no column {missing} in {rows[0]}")
+for r in rows[1:]:
+    print("\t".join(r[at[n]] for n in names))
+PY
 }
 
 check_findings() {
