@@ -1,5 +1,5 @@
 // The allocation-sites test's app (issue 43; tests/e2e/alloc_sites_test.sh). It allocates known
-// bytes at three known sites, each a method of its own that is never inlined:
+// bytes at four known sites, each a method of its own that is never inlined:
 //   AllocKept     KeptNode (four longs, 48 B), every one kept to the end in a static list;
 //   AllocDropped  DroppedNode (three longs, 40 B), each dropped from a small ring at once;
 //   AllocBuffers  byte[1000] (1,024 B), dropped the same way;
@@ -10,6 +10,10 @@
 //   kept COUNT / dropped COUNT / buffers COUNT / generic COUNT. The rings are static, so .NET 10's escape
 // analysis cannot put the objects on the stack. Arguments: MiB per site (default 128), then
 // seconds to wait before allocating and after the GC (default 0; for recording by attach).
+// A second passes between sites: the shim's rate cap (5,000 samples a second) thins samples
+// beyond it, and four sites at full speed (about 5,200 samples) in one second crossed it, so a
+// site fell under the test's 1,000 samples. Thinned estimates stay unbiased; the test wants
+// the sampler's own count.
 using System;
 using System.Collections.Generic;
 using System.Runtime.CompilerServices;
@@ -64,8 +68,11 @@ public static class Program {
     long kept = bytes / 48, dropped = bytes / 40, buffers = bytes / 1024;
     Kept.Capacity = (int)kept;  // the list's own array is allocated here, not at the site
     AllocKept(kept);
+    System.Threading.Thread.Sleep(1000);
     AllocDropped(dropped);
+    System.Threading.Thread.Sleep(1000);
     AllocBuffers(buffers);
+    System.Threading.Thread.Sleep(1000);
     Chunks<long>.Alloc<int>(buffers);
     Array.Clear(DroppedRing);
     Array.Clear(BufferRing);
