@@ -77,7 +77,8 @@ std::vector<std::vector<AllocSiteShare>> leak_alloc_sites(const LoadedLeaks& l, 
   const auto join = load_alloc_join(l.file_of(last), rec, last.gc_pos);
   if (!join) return {};
   // The samples alive and new at the last walk, by type name: one pass for all suspects.
-  std::unordered_map<std::string_view, std::vector<uint32_t>> by_type;
+  // Keys own their text: type_name() returns a new string.
+  std::unordered_map<std::string, std::vector<uint32_t>> by_type;
   for (size_t i = 0; i < join->samples().size(); ++i) {
     const FollowedSample& f = join->samples()[i];
     if (f.alive && f.block_pos > first_pos)
