@@ -53,20 +53,28 @@ size_t remove_orphan_indexes(const std::string& file, const Recording& rec) noex
 
 size_t cap_index_files(const std::string& file, uint64_t keep_gc, size_t max_files) noexcept try {
   namespace fs = std::filesystem;
-  std::vector<std::pair<fs::file_time_type, fs::path>> others;
+  struct Written {
+    fs::file_time_type time;
+    uint64_t gc_number;
+    fs::path path;
+  };
+  std::vector<Written> others;
   for (const IndexFile& f : list_index_files(file)) {
     std::error_code ec;
     const auto written = fs::last_write_time(f.path, ec);
-    if (f.gc_number != keep_gc && !ec) others.emplace_back(written, f.path);
+    if (f.gc_number != keep_gc && !ec) others.push_back({written, f.gc_number, f.path});
   }
   const size_t keep_others = max_files > 0 ? max_files - 1 : 0;
   if (others.size() <= keep_others) return 0;
-  // The most recently written first: those are kept.
-  std::sort(others.begin(), others.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  // The most recently written first: those are kept. Times can tie (mingw's libstdc++ reads
+  // them to the second), and then the later GC counts as the newer, so the choice is stable.
+  std::sort(others.begin(), others.end(), [](const Written& a, const Written& b) {
+    return a.time != b.time ? a.time > b.time : a.gc_number > b.gc_number;
+  });
   size_t removed = 0;
   for (size_t k = keep_others; k < others.size(); ++k) {
     std::error_code rm;
-    if (fs::remove(others[k].second, rm)) ++removed;
+    if (fs::remove(others[k].path, rm)) ++removed;
   }
   return removed;
 } catch (...) {
