@@ -87,8 +87,8 @@ case_run() {
   # allocates about 1 MB in them, some ten samples at one per 100 KiB on average).
   "$linux_gcsnap" allocs "$snap" --format csv --top 0 >"$work/$case_name.allocs" 2>&1 ||
     { show "$work/$case_name.allocs"; fail "Linux gcsnap allocs failed on the Windows recording"; }
-  grep -q '^Gcsnap\.Sample\.Scenario\.[A-Za-z]*,[^,]*,[1-9]' "$work/$case_name.allocs" ||
-    { show "$work/$case_name.allocs"; fail "allocs has no sampled site in the app's Gcsnap.Sample.Scenario"; }
+  grep -q '^"\{0,1\}Gcsnap\.Sample\.' "$work/$case_name.allocs" ||
+    { show "$work/$case_name.allocs"; fail "allocs has no sampled site in the app's own code (Gcsnap.Sample)"; }
 }
 # The Linux e2e analysis case (roots, diff, types, paths, field names) on the Windows recording.
 case_analysis() {
