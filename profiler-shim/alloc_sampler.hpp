@@ -90,6 +90,7 @@ class AllocSampler {
   bool off() const noexcept { return off_.load(std::memory_order_relaxed); }
   /// Whether the stack table has reached its budget (new stacks are then kept as "<truncated>").
   bool stacks_full() const noexcept { return stacks_full_.load(std::memory_order_relaxed); }
+  size_t stack_budget() const noexcept { return stack_budget_; }
   const char* problem() const noexcept { return problem_; }
   AllocSamplerStats stats() const noexcept;
 

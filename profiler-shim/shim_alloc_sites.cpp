@@ -127,7 +127,7 @@ bool ShimSession::on_alloc_event(uint32_t id, uint32_t version, std::span<const 
     log_line(std::string("allocation sites off: ") + sampler->problem() + "; recording goes on");
   if (sampler->stacks_full() && !alloc_told_full_.exchange(true))
     log_line("allocation sites: the stack table reached its " +
-             std::to_string(AllocSampler::kDefaultStackBudget >> 20) +
+             std::to_string(sampler->stack_budget() >> 20) +
              " MiB budget; samples with a new stack are kept with the stack <truncated>");
   return true;
 }

@@ -104,6 +104,8 @@ class GcHeap {
 
   /// Whether the graph, dominators and histogram came from the analysis index.
   bool is_from_index() const noexcept { return from_index_; }
+  /// Whether this open built the index and saved it beside the recording (IndexUse::Build).
+  bool saved_index() const noexcept { return saved_index_; }
   std::string_view type_name(NodeIndex node) const { return names.type_name(graph.type_id(node)); }
   Generation generation(NodeIndex node) const { return generations[node]; }
   /// Name the edges of this heap (field names need GcHeapOptions::fields).
@@ -154,6 +156,7 @@ class GcHeap {
   [[nodiscard]] Status decode(const Recording& rec, size_t gc_pos, const GcHeapOptions& options);
 
   bool from_index_ = false;
+  bool saved_index_ = false;
   // Where the index came from, for open_index_stream (the recording outlives its heaps).
   std::string recording_path_;
   const Recording* recording_ = nullptr;

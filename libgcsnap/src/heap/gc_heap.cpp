@@ -85,9 +85,11 @@ Status GcHeap::load(const std::string& recording_path, const Recording& rec, siz
 Result<bool> GcHeap::load_from_index(const std::string& recording_path, const Recording& rec, size_t gc_pos,
                                      const GcHeapOptions& options) {
   std::optional<AnalysisIndex> found;
+  bool saved = false;
   if (options.index == IndexUse::Build) {
     auto opened = open_analysis_index(recording_path, rec, gc_pos, true, options.progress, options.parts);
     if (!opened) return opened.error();
+    saved = opened->source == IndexSource::BuiltSaved;
     found.emplace(std::move(opened->index));
   } else {
     found = find_analysis_index(recording_path, rec, gc_pos, options.parts);
@@ -126,6 +128,7 @@ Result<bool> GcHeap::load_from_index(const std::string& recording_path, const Re
   }
   index_storage_ = std::move(ix.storage);
   from_index_ = true;
+  saved_index_ = saved;
   recording_path_ = recording_path;
   recording_ = &rec;
   gc_pos_ = gc_pos;

@@ -1,15 +1,11 @@
 #include "loading/heap_load.hpp"
 
 #include <cstdio>
-#include <filesystem>
-#include <optional>
-#include <system_error>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "errors/cli_error.hpp"
-#include "gcsnap/analysis_index.hpp"
 #include "loading/index_orphans.hpp"
 #include "output/output.hpp"
 #include "platform/console.hpp"
@@ -25,18 +21,6 @@ IndexProgress terminal_progress(const std::string& file) {
   if (!is_terminal(stderr)) return {};
   return [file](std::string_view stage) { fmt::print(stderr, "gcsnap: {}: {}...\n", file, stage); };
 }
-
-namespace {
-
-// When FILE was last written; nullopt when it does not exist (or cannot be dated).
-std::optional<std::filesystem::file_time_type> last_written(const std::string& file) {
-  std::error_code ec;
-  const auto written = std::filesystem::last_write_time(file, ec);
-  if (ec) return std::nullopt;
-  return written;
-}
-
-}  // namespace
 
 void LoadedHeap::load_or_fail(const GcHeapOptions& options) {
   auto status = load(sel.file, *sel.recording, sel.index, options);
@@ -55,16 +39,13 @@ std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uin
   options.reverse = reverse || index.supported;
   options.fields = fields;
   if (options.index == IndexUse::Build) options.progress = terminal_progress(heap->sel.file);
-  const std::string index_file = analysis_index_path(heap->sel.file, heap->sel.number());
-  const auto written_before = last_written(index_file);
   heap->load_or_fail(options);
   if (options.index == IndexUse::Build) {
     // An index was used or built beside the recording: those an earlier recording at this path
     // left are of no use, and building one more leaves at most kMaxBuiltIndexFiles of them
     // (docs/cli.md "gcsnap index").
     remove_orphan_indexes(heap->sel.file, *heap->sel.recording);
-    const auto written_after = last_written(index_file);
-    if (written_after && written_after != written_before)
+    if (heap->saved_index())
       cap_index_files(heap->sel.file, heap->sel.number(), kMaxBuiltIndexFiles);
   }
   return heap;
