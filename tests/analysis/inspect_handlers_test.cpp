@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "gcsnap/gc_heap.hpp"
-#include "gcsnap/inspect.hpp"
+#include "gcsnap/heap_inspect.hpp"
 #include "handlers_sample.hpp"
 #include "temp_path.hpp"
 
@@ -26,9 +26,7 @@ InspectReport inspect_sample(const std::string& path) {
   auto dominators = (*heap)->find_dominators(false);
   REQUIRE(dominators);
   REQUIRE((*heap)->delegates.size() == 9);
-  const EdgeNamer namer = (*heap)->edge_namer();
-  const InspectInput input{(*heap)->graph, (*heap)->names, namer, **dominators, {}, {}, {}, {}, (*heap)->delegates};
-  auto report = inspect_heap(input);
+  auto report = inspect_gc(**rec, 0, **heap, **dominators);
   REQUIRE(report);
   return std::move(report).value();
 }

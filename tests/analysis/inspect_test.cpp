@@ -1,4 +1,4 @@
-// inspect_heap (gcsnap/inspect.hpp) on the values sample (support/values_sample.hpp), whose
+// inspect_gc (gcsnap/heap_inspect.hpp) on the values sample (support/values_sample.hpp), whose
 // findings are known by construction, and union_bytes on hand-made dominator chains; then
 // strip_string_contents on the same sample: the content goes, everything else reads the same.
 #include <algorithm>
@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "gcsnap/gc_heap.hpp"
-#include "gcsnap/inspect.hpp"
+#include "gcsnap/heap_inspect.hpp"
 #include "gcsnap/strip_strings.hpp"
 #include "temp_path.hpp"
 #include "values_sample.hpp"
@@ -39,21 +39,7 @@ Inspected inspect_file(const std::string& path) {
   REQUIRE(heap);
   auto dominators = (*heap)->find_dominators(false);
   REQUIRE(dominators);
-  auto strings = (*rec)->read_string_values(0);
-  std::string storage;
-  auto contents = (*rec)->read_string_contents(0, storage);
-  auto collections = (*rec)->read_collection_values(0);
-  REQUIRE(strings);
-  REQUIRE(contents);
-  REQUIRE(collections);
-  std::vector<NodeIndex> finalizers;
-  for (const GraphRoot& r : (*heap)->graph.roots())
-    if (r.kind == RootKind::Finalizer) finalizers.push_back(r.node);
-  std::sort(finalizers.begin(), finalizers.end());
-  const EdgeNamer namer = (*heap)->edge_namer();
-  const InspectInput input{(*heap)->graph, (*heap)->names, namer, **dominators, *strings, *contents, *collections,
-                           finalizers};
-  auto report = inspect_heap(input);
+  auto report = inspect_gc(**rec, 0, **heap, **dominators);
   REQUIRE(report);
   return Inspected{std::move(report).value()};
 }

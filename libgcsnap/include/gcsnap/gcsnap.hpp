@@ -17,6 +17,7 @@
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/field_layout.hpp"
 #include "gcsnap/gc_heap.hpp"
+#include "gcsnap/heap_inspect.hpp"
 #include "gcsnap/heap_columns.hpp"
 #include "gcsnap/heap_diff.hpp"
 #include "gcsnap/group_holder.hpp"

@@ -13,7 +13,7 @@
 
 #include "commands/commands.hpp"
 #include "errors/cli_error.hpp"
-#include "gcsnap/inspect.hpp"
+#include "gcsnap/heap_inspect.hpp"
 #include "loading/heap_load.hpp"
 #include "output/output.hpp"
 
@@ -26,34 +26,6 @@ struct InspectOptions {
   size_t top = 0;
   Format format = Format::Table;
 };
-
-struct Values {
-  std::vector<StringValue> strings;
-  std::vector<StringContent> contents;
-  std::string content_text;
-  std::vector<CollectionValue> collections;
-  std::optional<ValueCapture> capture;
-};
-
-Values read_values(const LoadedHeap& heap) {
-  const Recording& rec = *heap.sel.recording;
-  const size_t gc = heap.sel.index;
-  Values v;
-  v.capture = value_or_fail(rec.read_value_capture(gc), heap.sel.file);
-  v.strings = value_or_fail(rec.read_string_values(gc), heap.sel.file);
-  v.contents = value_or_fail(rec.read_string_contents(gc, v.content_text), heap.sel.file);
-  v.collections = value_or_fail(rec.read_collection_values(gc), heap.sel.file);
-  return v;
-}
-
-std::vector<NodeIndex> finalizer_roots(const HeapGraph& graph) {
-  std::vector<NodeIndex> out;
-  for (const GraphRoot& r : graph.roots())
-    if (r.kind == RootKind::Finalizer) out.push_back(r.node);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
 
 Table totals_table(const InspectReport& report, uint64_t gc) {
   Table t("totals", fmt::format("Findings in GC {}: {} in all, each object counted once", gc,
@@ -84,21 +56,18 @@ Table findings_table(const InspectReport& report, size_t top) {
 
 void run_inspect(const InspectOptions& opt) {
   auto heap = load_heap(opt.file, opt.gc, /*reverse=*/true, /*fields=*/true);
-  const Values values = read_values(*heap);
-  const DominatorTree& dominators = heap->dominators(false);
-  const EdgeNamer namer = heap->edge_namer();
-  const std::vector<NodeIndex> finalizers = finalizer_roots(heap->graph);
-  const InspectInput input{heap->graph, heap->names, namer, dominators, values.strings, values.contents,
-                           values.collections, finalizers, heap->delegates};
-  const InspectReport report = value_or_fail(inspect_heap(input), heap->sel.file);
+  const Recording& rec = *heap->sel.recording;
+  const auto capture = value_or_fail(rec.read_value_capture(heap->sel.index), heap->sel.file);
+  const InspectReport report =
+      value_or_fail(inspect_gc(rec, heap->sel.index, *heap, heap->dominators(false)), heap->sel.file);
   Report out;
   out.tables.push_back(totals_table(report, heap->sel.number()));
   out.tables.push_back(findings_table(report, opt.top));
-  if (!values.capture)
+  if (!capture)
     out.notes.push_back(fmt::format("GC {} has no values (a recording before format 1.5, or GCSNAP_FIELDS=0): "
                                     "no duplicate strings, collections or caches; finalizable objects only",
                                     heap->sel.number()));
-  else if (!(values.capture->flags & value_flags::kContentsCaptured))
+  else if (!(capture->flags & value_flags::kContentsCaptured))
     out.notes.push_back("strings were recorded as length and keyed hash only (record --capture-strings for examples)");
   for (const std::string& note : heap->notes()) out.notes.push_back(note);
   print_report(out, opt.format);
