@@ -12,7 +12,6 @@ namespace gcsnap::shim {
 namespace {
 
 using namespace com;
-constexpr int kMaxParents = 64;
 
 uint64_t load_u64(uint64_t address) {
   uint64_t value;
@@ -36,31 +35,22 @@ bool bytes_are(uint64_t address, std::initializer_list<uint8_t> want) {
 }  // namespace
 
 bool RuntimeInfoQueries::delegate_code_offsets(uint64_t class_id, uint32_t& method_ptr, uint32_t& method_ptr_aux) {
-  ClassID current = class_id;
-  for (int level = 0; current != 0 && level < kMaxParents; ++level) {
-    ModuleID module = 0;
-    mdTypeDef token = 0;
-    ClassID parent = 0;
-    ULONG32 arg_count = 0;
-    if (!succeeded(info_->GetClassIDInfo2(current, &module, &token, &parent, 0, &arg_count, nullptr))) return false;
-    IMetaDataImport* metadata = module != 0 ? metadata_for(module) : nullptr;
+  const ClassWalk walk = walk_up_classes(class_id, false, [&](const ClassLevel& c) {
     std::string type;
-    if (!metadata || !typedef_name(metadata, token, type)) return false;
-    if (type != "System.Delegate") {
-      current = parent;
-      continue;
-    }
+    if (!typedef_name(c.metadata, c.token, type)) return ClassWalk::Failed;
+    if (type != "System.Delegate") return ClassWalk::Parent;
     std::vector<DeclaredField> fields;
-    if (!declared_fields(current, metadata, fields) || fields.empty()) return false;
+    if (!declared_fields(c.class_id, c.metadata, fields) || fields.empty()) return ClassWalk::Failed;
     method_ptr = method_ptr_aux = 0;
     for (const DeclaredField& field : fields) {
       // Offsets count from the object's start (runtime_layouts.cpp); word-aligned pointers.
       if (field.name == "_methodPtr") method_ptr = field.offset;
       if (field.name == "_methodPtrAux") method_ptr_aux = field.offset;
     }
-    return method_ptr != 0 && method_ptr_aux != 0 && method_ptr % 8 == 0 && method_ptr_aux % 8 == 0;
-  }
-  return false;
+    const bool aligned = method_ptr != 0 && method_ptr_aux != 0 && method_ptr % 8 == 0 && method_ptr_aux % 8 == 0;
+    return aligned ? ClassWalk::Found : ClassWalk::Failed;
+  });
+  return walk == ClassWalk::Found;
 }
 
 // A delegate's code pointer is the method's code, or (not yet compiled, or versionable under

@@ -10,7 +10,6 @@ namespace gcsnap::shim {
 namespace {
 
 using namespace com;
-constexpr int kMaxParents = 64;
 
 // ECMA-335 II.23.2.4: FIELD (0x06), custom modifiers, then the type. Only what a count, a
 // size or a reference needs is told apart.
@@ -37,25 +36,18 @@ ValueField::Kind field_kind(const uint8_t* sig, size_t size) {
 }  // namespace
 
 bool RuntimeInfoQueries::find_field(uint64_t class_id, const char* name, ValueField& out) {
-  ClassID current = class_id;
   std::vector<DeclaredField> fields;
-  for (int level = 0; current != 0 && level < kMaxParents; ++level) {
-    ModuleID module = 0;
-    mdTypeDef token = 0;
-    ClassID parent = 0;
-    ULONG32 arg_count = 0;
-    if (!succeeded(info_->GetClassIDInfo2(current, &module, &token, &parent, 0, &arg_count, nullptr))) return false;
-    IMetaDataImport* metadata = module != 0 ? metadata_for(module) : nullptr;
-    if (!metadata || !declared_fields(current, metadata, fields)) return false;
+  const ClassWalk walk = walk_up_classes(class_id, false, [&](const ClassLevel& c) {
+    if (!declared_fields(c.class_id, c.metadata, fields)) return ClassWalk::Failed;
     for (const DeclaredField& field : fields) {
       if ((field.attributes & field_attributes::kStatic) || field.name != name) continue;
       out.offset = field.offset;  // from the object's start, as the layouts' (runtime_layouts.cpp)
       out.kind = field_kind(field.sig, field.sig_size);
-      return out.kind != ValueField::Other;
+      return out.kind != ValueField::Other ? ClassWalk::Found : ClassWalk::Failed;
     }
-    current = parent;
-  }
-  return false;
+    return ClassWalk::Parent;
+  });
+  return walk == ClassWalk::Found;
 }
 
 }  // namespace gcsnap::shim

@@ -13,8 +13,6 @@ namespace gcsnap::shim {
 namespace {
 
 using namespace com;
-constexpr int kMaxParents = 64;
-constexpr ULONG32 kMaxTypeArgs = 32;
 constexpr int kMaxStructDepth = 4;  ///< structs embedded through generic parameters, nested
 constexpr ULONG kNameCapacity = 1024;
 // Added to GetClassLayout offsets of a class so they count from the object's start (checked on
@@ -67,18 +65,9 @@ bool RuntimeInfoQueries::declared_fields(ClassID class_id, IMetaDataImport* meta
 
 bool RuntimeInfoQueries::append_class_fields(ClassID class_id, std::vector<OwnedField>& out, uint32_t adjust,
                                              const std::string& prefix, int depth) {
-  ClassID current = class_id;
-  for (int level = 0; current != 0 && level < kMaxParents; ++level) {
-    ModuleID module = 0;
-    mdTypeDef token = 0;
-    ClassID parent = 0;
-    ULONG32 arg_count = 0;
-    ClassID args[kMaxTypeArgs];
-    if (!succeeded(info_->GetClassIDInfo2(current, &module, &token, &parent, kMaxTypeArgs, &arg_count, args)))
-      return false;
-    IMetaDataImport* metadata = module != 0 ? metadata_for(module) : nullptr;
+  const ClassWalk walk = walk_up_classes(class_id, true, [&](const ClassLevel& c) {
     std::vector<DeclaredField> fields;
-    if (!metadata || !declared_fields(current, metadata, fields)) return false;
+    if (!declared_fields(c.class_id, c.metadata, fields)) return ClassWalk::Failed;
     for (const DeclaredField& field : fields) {
       uint8_t flags = field_signature_flags(field.sig, field.sig_size);
       if ((field.attributes & field_attributes::kStatic) || flags == 0) continue;
@@ -87,9 +76,9 @@ bool RuntimeInfoQueries::append_class_fields(ClassID class_id, std::vector<Owned
       // `T StateMachine` in AsyncStateMachineBox<TResult, TStateMachine>: a struct here (the
       // compiler's state machine in a release build), so its fields are named through it.
       const int parameter = field_signature_type_parameter(field.sig, field.sig_size);
-      const ClassID argument = parameter >= 0 && static_cast<ULONG32>(parameter) < arg_count &&
+      const ClassID argument = parameter >= 0 && static_cast<ULONG32>(parameter) < c.arg_count &&
                                        parameter < static_cast<int>(kMaxTypeArgs)
-                                   ? args[parameter]
+                                   ? c.args[parameter]
                                    : 0;
       if (argument != 0 && is_value_type(argument)) {
         flags = field_flags::kStruct;
@@ -97,9 +86,9 @@ bool RuntimeInfoQueries::append_class_fields(ClassID class_id, std::vector<Owned
       }
       out.push_back(OwnedField{offset, flags, std::move(field_name)});
     }
-    current = parent;
-  }
-  return true;
+    return ClassWalk::Parent;
+  });
+  return walk != ClassWalk::Failed;
 }
 
 bool RuntimeInfoQueries::array_layout(ClassID class_id, uint64_t object_id, OwnedLayout& out) {

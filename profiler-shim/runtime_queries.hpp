@@ -31,6 +31,24 @@ class RuntimeInfoQueries final : public RuntimeQueries {
   bool find_field(uint64_t class_id, const char* name, ValueField& out) override;
 
  private:
+  static constexpr int kMaxClassLevels = 64;  ///< a class and its parents, at most
+  static constexpr com::ULONG32 kMaxTypeArgs = 32;
+  /// One class of a walk up from a class through its parents (walk_up_classes).
+  struct ClassLevel {
+    com::ClassID class_id = 0;
+    com::IMetaDataImport* metadata = nullptr;  ///< its module's; never null
+    com::mdTypeDef token = 0;
+    com::ULONG32 arg_count = 0;
+    const com::ClassID* args = nullptr;  ///< its type arguments, with TYPE_ARGS only
+  };
+  /// What a visit of walk_up_classes says: go on to the parent, or end the walk.
+  enum class ClassWalk : uint8_t { Parent, Found, Failed };
+  /// Call VISIT(const ClassLevel&) on CLASS_ID and then its parents, nearest first, until it
+  /// says Found or Failed, and return that; Parent when the walk passed the last parent (or
+  /// kMaxClassLevels), Failed when the runtime cannot describe a class or give its module's
+  /// metadata. TYPE_ARGS: ask for each class's type arguments too.
+  template <typename Visit>
+  ClassWalk walk_up_classes(com::ClassID class_id, bool type_args, Visit&& visit);
   bool append_class_name(com::ClassID class_id, std::string& out, int depth);
   /// The metadata names of TOKEN and its enclosing types, outermost first.
   bool typedef_chain(com::IMetaDataImport* metadata, com::mdTypeDef token, std::vector<std::string>& chain, int depth);
@@ -62,6 +80,27 @@ class RuntimeInfoQueries final : public RuntimeQueries {
   std::unordered_map<com::ModuleID, std::string> module_names_;
   std::unordered_map<com::ClassID, std::string> class_names_;          ///< generic args, array elements
 };
+
+template <typename Visit>
+RuntimeInfoQueries::ClassWalk RuntimeInfoQueries::walk_up_classes(com::ClassID class_id, bool type_args,
+                                                                  Visit&& visit) {
+  com::ClassID current = class_id;
+  for (int level = 0; current != 0 && level < kMaxClassLevels; ++level) {
+    com::ModuleID module = 0;
+    com::ClassID parent = 0;
+    com::ClassID args[kMaxTypeArgs];
+    ClassLevel c{current, nullptr, 0, 0, type_args ? args : nullptr};
+    if (!com::succeeded(info_->GetClassIDInfo2(current, &module, &c.token, &parent, type_args ? kMaxTypeArgs : 0,
+                                               &c.arg_count, type_args ? args : nullptr)))
+      return ClassWalk::Failed;
+    c.metadata = module != 0 ? metadata_for(module) : nullptr;
+    if (!c.metadata) return ClassWalk::Failed;
+    const ClassWalk step = visit(static_cast<const ClassLevel&>(c));
+    if (step != ClassWalk::Parent) return step;
+    current = parent;
+  }
+  return ClassWalk::Parent;
+}
 
 /// TOKEN's metadata name (namespace-qualified, without enclosing types); false when unknown.
 bool typedef_name(com::IMetaDataImport* metadata, com::mdTypeDef token, std::string& out);
