@@ -40,12 +40,10 @@ struct HeapFixture {
   }
   ~HeapFixture() { std::remove(index_path.c_str()); }
   bool has_index_file() const { return std::filesystem::exists(index_path); }
-  std::unique_ptr<GcHeap> open(IndexUse use, IndexParts parts = kIndexAll) const {
+  std::unique_ptr<GcHeap> open(IndexUse use, HeapNeeds needs = kNeedAll) const {
     GcHeapOptions options;
     options.index = use;
-    options.parts = parts;
-    options.reverse = true;
-    options.fields = true;
+    options.needs = needs;
     auto heap = GcHeap::open(snap.path(), *rec, gc, options);
     REQUIRE(heap);
     return std::move(heap).value();
@@ -138,7 +136,7 @@ TEST_CASE("only IndexUse::Build writes an index; OnlyExisting gives no heap with
 TEST_CASE("a heap of fewer index parts refuses what it cannot answer, with an error") {
   HeapFixture f(11);
   f.open(IndexUse::Build);
-  auto types_only = f.open(IndexUse::Existing, kIndexTypes);
+  auto types_only = f.open(IndexUse::Existing, kNeedHistogram);
   REQUIRE(types_only->is_from_index());
   CHECK(types_only->graph.node_count() == 0);
   CHECK(types_only->find_type_histogram(false, TypeHistogramOptions{}).is_ok());

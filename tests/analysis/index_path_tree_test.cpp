@@ -21,12 +21,12 @@ TEST_CASE("a hop's slot read from the index's pieces is the decoded walk's") {
   REQUIRE(open_analysis_index(snap.path(), **rec, 0, true));
   const std::string index_path = analysis_index_path(snap.path(), (*rec)->gcs()[0].info.gc_number);
   GcHeapOptions decoded_options;
-  decoded_options.fields = true;
+  decoded_options.needs |= kNeedFieldNames;
   auto decoded = GcHeap::open(snap.path(), **rec, 0, decoded_options);
   REQUIRE(decoded);
   GcHeapOptions indexed_options;
   indexed_options.index = IndexUse::OnlyExisting;
-  indexed_options.parts = kIndexObjects;
+  indexed_options.needs = kNeedObjects;
   auto indexed = GcHeap::open(snap.path(), **rec, 0, indexed_options);
   REQUIRE(indexed);
   REQUIRE((*indexed)->indexed_unreachable);

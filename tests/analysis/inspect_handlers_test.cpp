@@ -19,8 +19,7 @@ InspectReport inspect_sample(const std::string& path) {
   auto rec = Recording::open(path);
   REQUIRE(rec);
   GcHeapOptions options;
-  options.reverse = true;
-  options.fields = true;
+  options.needs |= kNeedPredecessors | kNeedFieldNames;
   auto heap = GcHeap::open(path, **rec, 0, options);
   REQUIRE(heap);
   auto dominators = (*heap)->find_dominators(false);

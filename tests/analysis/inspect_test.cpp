@@ -33,8 +33,7 @@ Inspected inspect_file(const std::string& path) {
   auto rec = Recording::open(path);
   REQUIRE(rec);
   GcHeapOptions options;
-  options.reverse = true;
-  options.fields = true;
+  options.needs |= kNeedPredecessors | kNeedFieldNames;
   auto heap = GcHeap::open(path, **rec, 0, options);
   REQUIRE(heap);
   auto dominators = (*heap)->find_dominators(false);
@@ -107,7 +106,7 @@ TEST_CASE("union_bytes counts an object inside a counted object's retained size 
   auto rec = Recording::open(snap.path());
   REQUIRE(rec);
   GcHeapOptions options;
-  options.reverse = true;
+  options.needs |= kNeedPredecessors;
   auto heap = GcHeap::open(snap.path(), **rec, 0, options);
   REQUIRE(heap);
   auto dominators = (*heap)->find_dominators(false);

@@ -40,15 +40,33 @@ enum class IndexUse : uint8_t {
   OnlyExisting = 3,
 };
 
+/// What a caller asks of a GC's heap (GcHeapOptions::needs). GcHeap turns them into the parts
+/// of the analysis index it checks and maps, or into what it decodes: a caller says what it
+/// uses, never which arrays of the index hold it.
+enum HeapNeed : uint32_t {
+  kNeedObjects = 1,        ///< the graph's nodes (addresses, sizes, type ids, generations) and roots
+  kNeedTypeIds = 2,        ///< of the nodes only their type ids (and the roots): type_id() and roots()
+  kNeedSuccessors = 4,     ///< graph.successors(), dependent-handle edges included
+  kNeedPredecessors = 8,   ///< the reverse CSR: a one-path search then goes backward from its target
+  kNeedEdgeSlots = 16,     ///< the slot of each edge (edge_slots: the names of references' fields)
+  kNeedStatics = 32,       ///< the GC's statics and delegate targets (statics, delegates)
+  kNeedDominators = 64,    ///< find_dominators(false) without computing it
+  kNeedHistogram = 128,    ///< find_type_histogram(false) and type_ids() without the graph
+  kNeedPathTree = 256,     ///< find_path_tree() without computing it
+  /// The analyses over every root (include_weak): computed from the graph both ways.
+  kNeedWeakRoots = 512,
+  kNeedGraph = kNeedObjects | kNeedSuccessors,      ///< the graph one way
+  kNeedFieldNames = kNeedEdgeSlots | kNeedStatics,  ///< everything edge_namer() names with
+  kNeedAll = 1023,
+};
+using HeapNeeds = uint32_t;
+
 /// How to open a GC's heap.
 struct GcHeapOptions {
   IndexUse index = IndexUse::Ignore;
-  /// The parts of the index used: only those are checked and mapped (read_analysis_index).
-  IndexParts parts = kIndexAll;
-  /// Decoded heaps: build the reverse CSR too (an index's graph always has it).
-  bool reverse = false;
-  /// Load each edge's slot and the GC's statics, for field names (4 B more per reference).
-  bool fields = false;
+  /// What the caller uses: from an index only those parts are checked and mapped; a decoded
+  /// heap always has its graph, and the reverse CSR and field names only when asked for.
+  HeapNeeds needs = kNeedGraph | kNeedDominators | kNeedHistogram | kNeedPathTree;
   /// Stages reported while an index is built (IndexUse::Build).
   IndexProgress progress;
 };
@@ -81,34 +99,30 @@ class GcHeap {
   DependentHandleTable dependent;  ///< decoded only; empty for 1.0 recordings
   bool has_dependent = false;      ///< the GC's block has a dependent-handles section (§6.11)
   HeapGraph graph;
-  /// With GcHeapOptions::fields: the slot of each edge and the GC's statics, for field names.
+  /// With kNeedEdgeSlots and kNeedStatics: the slot of each edge and the GC's statics.
   EdgeSlots edge_slots;
   std::vector<StaticSlot> statics;
   std::string static_names;  ///< storage of statics' names
-  /// With GcHeapOptions::fields: the methods the GC's delegates call (format-spec.md §6.22),
+  /// With kNeedStatics: the methods the GC's delegates call (format-spec.md §6.22),
   /// sorted by address; empty when the recorder wrote none.
   std::vector<DelegateTarget> delegates;
   std::span<const Generation> generations;  ///< per node, either way
-  /// From the index: the strong-roots dominator tree (with kIndexDominators).
+  /// From the index: the strong-roots dominator tree (with kNeedDominators).
   std::optional<DominatorTree> indexed_dominators;
-  /// From the index: the BFS tree over strong roots (with kIndexPathTree).
+  /// From the index: the BFS tree over strong roots (with kNeedPathTree).
   std::optional<ShortestPathTree> indexed_paths;
-  /// From the index: the type histogram, sorted by type id (with kIndexTypes).
+  /// From the index: the type histogram, sorted by type id (with kNeedHistogram).
   std::optional<std::vector<TypeStats>> indexed_types;
   /// From the index: objects and bytes not reachable from strong roots (its header's counts,
   /// known even when its dominator tree was not mapped).
   std::optional<std::pair<uint64_t, uint64_t>> indexed_unreachable;
-  /// The parts the index gave (kIndexAll when decoded): without kIndexObjects the graph has no
-  /// nodes, so only the histogram and the counts may be used.
-  IndexParts parts = kIndexAll;
-
   /// Whether the graph, dominators and histogram came from the analysis index.
   bool is_from_index() const noexcept { return from_index_; }
   /// Whether this open built the index and saved it beside the recording (IndexUse::Build).
   bool saved_index() const noexcept { return saved_index_; }
   std::string_view type_name(NodeIndex node) const { return names.type_name(graph.type_id(node)); }
   Generation generation(NodeIndex node) const { return generations[node]; }
-  /// Name the edges of this heap (field names need GcHeapOptions::fields).
+  /// Name the edges of this heap (field names need kNeedFieldNames).
   EdgeNamer edge_namer() const { return EdgeNamer(graph, names, edge_slots, statics); }
 
   /// Return the dominator tree over strong roots (or every root with INCLUDE_WEAK): the
@@ -155,6 +169,9 @@ class GcHeap {
                                              size_t gc_pos, const GcHeapOptions& options);
   [[nodiscard]] Status decode(const Recording& rec, size_t gc_pos, const GcHeapOptions& options);
 
+  // The parts the index gave (kIndexAll when decoded): without kIndexObjects the graph has no
+  // nodes, so only the histogram and the counts may be used.
+  IndexParts parts_ = kIndexAll;
   bool from_index_ = false;
   bool saved_index_ = false;
   // Where the index came from, for open_index_stream (the recording outlives its heaps).

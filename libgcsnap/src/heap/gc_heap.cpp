@@ -7,7 +7,23 @@ namespace gcsnap {
 
 namespace {
 
-// The GC's statics and delegate targets into HEAP, for field names (GcHeapOptions::fields):
+// The parts of the analysis index that answer NEEDS (format-spec.md §12.4).
+IndexParts index_parts_for(HeapNeeds needs) {
+  IndexParts parts = 0;
+  if (needs & kNeedObjects) parts |= kIndexObjects;
+  if (needs & kNeedTypeIds) parts |= kIndexTypeIds;
+  if (needs & kNeedSuccessors) parts |= kIndexForward;
+  if (needs & kNeedPredecessors) parts |= kIndexReverse;
+  if (needs & kNeedEdgeSlots) parts |= kIndexSlots;
+  if (needs & kNeedDominators) parts |= kIndexDominators;
+  if (needs & kNeedHistogram) parts |= kIndexTypes;
+  if (needs & kNeedPathTree) parts |= kIndexPathTree;
+  // The index's trees are over strong roots: over every root they are computed from the graph.
+  if (needs & kNeedWeakRoots) parts |= kIndexObjects | kIndexForward | kIndexReverse;
+  return parts;
+}
+
+// The GC's statics and delegate targets into HEAP, for field names (kNeedStatics):
 // read from the recording whether the graph came from the index or was decoded.
 Status read_statics_and_delegates(const Recording& rec, size_t gc_pos, GcHeap& heap) {
   auto read_statics = rec.read_static_slots(gc_pos, heap.static_names);
@@ -87,12 +103,12 @@ Result<bool> GcHeap::load_from_index(const std::string& recording_path, const Re
   std::optional<AnalysisIndex> found;
   bool saved = false;
   if (options.index == IndexUse::Build) {
-    auto opened = open_analysis_index(recording_path, rec, gc_pos, true, options.progress, options.parts);
+    auto opened = open_analysis_index(recording_path, rec, gc_pos, true, options.progress, index_parts_for(options.needs));
     if (!opened) return opened.error();
     saved = opened->source == IndexSource::BuiltSaved;
     found.emplace(std::move(opened->index));
   } else {
-    found = find_analysis_index(recording_path, rec, gc_pos, options.parts);
+    found = find_analysis_index(recording_path, rec, gc_pos, index_parts_for(options.needs));
     if (!found) return false;
   }
   AnalysisIndex& ix = *found;
@@ -118,14 +134,12 @@ Result<bool> GcHeap::load_from_index(const std::string& recording_path, const Re
   names = std::move(read_names).value();
   has_dependent = ix.has_dependent_handles;
   generations = ix.generations;
-  parts = ix.parts;
+  parts_ = ix.parts;
   if (ix.parts & kIndexDominators) indexed_dominators = std::move(ix.dominators);
   if (ix.parts & kIndexTypes) indexed_types = std::move(ix.type_stats);
   indexed_unreachable = std::pair{ix.unreachable_objects, ix.unreachable_bytes};
-  if (options.fields) {
-    edge_slots = std::move(ix.edge_slots);
-    GCSNAP_RETURN_IF_ERROR(read_statics_and_delegates(rec, gc_pos, *this));
-  }
+  if (options.needs & kNeedEdgeSlots) edge_slots = std::move(ix.edge_slots);
+  if (options.needs & kNeedStatics) GCSNAP_RETURN_IF_ERROR(read_statics_and_delegates(rec, gc_pos, *this));
   index_storage_ = std::move(ix.storage);
   from_index_ = true;
   saved_index_ = saved;
@@ -136,7 +150,8 @@ Result<bool> GcHeap::load_from_index(const std::string& recording_path, const Re
 }
 
 Status GcHeap::decode(const Recording& rec, size_t gc_pos, const GcHeapOptions& options) {
-  auto read_objects = rec.read_objects(gc_pos, ObjectReadOptions{options.fields});
+  const bool fields = (options.needs & kNeedFieldNames) != 0;
+  auto read_objects = rec.read_objects(gc_pos, ObjectReadOptions{fields});
   if (!read_objects) return read_objects.error();
   objects = std::move(read_objects).value();
   generations = objects.generations;
@@ -157,7 +172,7 @@ Status GcHeap::decode(const Recording& rec, size_t gc_pos, const GcHeapOptions& 
   auto built = HeapGraph::build(objects, roots, has_dependent ? &dependent : nullptr);
   if (!built) return built.error();
   graph = std::move(built).value();
-  if (options.fields) {
+  if (fields) {
     auto slots = EdgeSlots::build(objects, graph);
     if (!slots) return slots.error();
     edge_slots = std::move(slots).value();
@@ -165,7 +180,7 @@ Status GcHeap::decode(const Recording& rec, size_t gc_pos, const GcHeapOptions& 
   }
   // The graph holds its own edges now: give the address-form ones back (8 B per edge).
   objects.release_references();
-  if (options.reverse) GCSNAP_RETURN_IF_ERROR(graph.build_reverse());
+  if (options.needs & kNeedPredecessors) GCSNAP_RETURN_IF_ERROR(graph.build_reverse());
   return {};
 }
 
@@ -173,7 +188,7 @@ Result<const DominatorTree*> GcHeap::find_dominators(bool include_weak) {
   if (!include_weak && indexed_dominators) return &*indexed_dominators;
   if (computed_dominators_ && computed_include_weak_ == include_weak) return &*computed_dominators_;
   // A graph mapped without its edges cannot give a tree: the caller asked for too few parts.
-  if ((parts & (kIndexObjects | kIndexForward)) != (kIndexObjects | kIndexForward))
+  if ((parts_ & (kIndexObjects | kIndexForward)) != (kIndexObjects | kIndexForward))
     return make_error(ErrorCode::InvalidState, "dominators asked of an analysis index read without its graph");
   computed_dominators_.reset();
   GCSNAP_RETURN_IF_ERROR(graph.build_reverse());
@@ -198,7 +213,7 @@ Result<std::vector<TypeStats>> GcHeap::find_type_histogram(bool include_weak, co
 Result<const ShortestPathTree*> GcHeap::find_path_tree() {
   if (indexed_paths) return &*indexed_paths;
   if (!computed_paths_) {
-    if ((parts & (kIndexObjects | kIndexForward)) != (kIndexObjects | kIndexForward))
+    if ((parts_ & (kIndexObjects | kIndexForward)) != (kIndexObjects | kIndexForward))
       return make_error(ErrorCode::InvalidState, "paths asked of an analysis index read without its graph");
     auto computed = ShortestPathTree::compute(graph, RetentionOptions{});
     if (!computed) return computed.error();

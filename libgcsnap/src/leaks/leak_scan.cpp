@@ -180,9 +180,8 @@ GcHeapOptions full_options(const std::string& path, bool include_weak) {
   options.index = path.empty() ? IndexUse::Ignore : IndexUse::Existing;
   // An index's dominator tree is over strong roots only: with weak roots it is computed, which
   // needs the predecessors (nothing else here does: without them a 10 M-object walk is 160 MB
-  // smaller).
-  options.parts = kIndexObjects | kIndexForward | (include_weak ? IndexParts{kIndexReverse} : IndexParts{kIndexDominators});
-  options.reverse = true;
+  // smaller). A decoded heap builds them for its tree (find_dominators) either way.
+  options.needs = kNeedGraph | (include_weak ? HeapNeeds{kNeedPredecessors} : HeapNeeds{kNeedDominators});
   return options;
 }
 
@@ -210,8 +209,7 @@ Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, const
   s->gc_pos = gc_pos;
   GcHeapOptions options = full_options(path, include_weak);
   if (!full) {
-    options.parts = kIndexObjects;
-    options.reverse = false;
+    options.needs = kNeedObjects;
   }
   auto heap = GcHeap::open(path, recording, gc_pos, options);
   if (!heap) return heap.error();
@@ -243,7 +241,7 @@ Result<std::unique_ptr<ScannedWalk>> open_walk_graph(const Recording& recording,
   GcHeapOptions options;
   options.index = path.empty() ? IndexUse::Ignore : IndexUse::Existing;
   // The index's shortest-path tree (strong roots) gives the shapes without a BFS.
-  options.parts = kIndexObjects | kIndexForward | (include_weak ? IndexParts{0} : IndexParts{kIndexDominators | kIndexPathTree});
+  options.needs = kNeedGraph | (include_weak ? HeapNeeds{0} : HeapNeeds{kNeedDominators | kNeedPathTree});
   auto heap = GcHeap::open(path, recording, gc_pos, options);
   if (!heap) return heap.error();
   s->heap = std::move(heap).value();

@@ -199,7 +199,7 @@ void run_diff(const DiffOptions& opt) {
   // paths of its new objects (one recording) or of its grown types (two).
   const bool use_index = !opt.no_cache;
   // Two recordings: A's shortest-path tree too (its objects' shapes are compared with B's).
-  const IndexParts a_paths = same_recording ? IndexParts{} : IndexParts{kIndexPathTree};
+  const HeapNeeds a_paths = same_recording ? HeapNeeds{0} : HeapNeeds{kNeedPathTree};
   // One recording, A the earlier GC: its addresses and generations go to the diff's object
   // mapper rather than being copied there (A's type ids from the index, the rest read apart).
   const bool a_movable = same_recording && a.selected.index < b.selected.index;
@@ -207,16 +207,16 @@ void run_diff(const DiffOptions& opt) {
   // the successors of the hops that hold dependent handles, not 14 B per object).
   // Two recordings: B's forward graph with its slots, for the paths' field names (one recording
   // reads a hop's slot from the index's pieces, IndexedPathTree::hop_slot).
-  const IndexParts b_paths = same_recording ? IndexParts{} : IndexParts{kIndexPathTree | kIndexSlots};
+  const HeapNeeds b_paths = same_recording ? HeapNeeds{0} : HeapNeeds{kNeedPathTree | kNeedFieldNames};
   // The two sides load at once (each reads only its own GC and the recording); A's failure is
   // reported first, as if they had loaded one after the other.
   load_both_sides(
       [&] {
-        if (a_movable) load_diff_side(a, rec_a, use_index, kIndexTypeIds | kIndexTypes, DiffLoad::Movable);
-        else load_diff_side(a, rec_a, use_index, kIndexObjects | kIndexTypes | a_paths);
+        if (a_movable) load_diff_side(a, rec_a, use_index, kNeedTypeIds | kNeedHistogram, DiffLoad::Movable);
+        else load_diff_side(a, rec_a, use_index, kNeedObjects | kNeedHistogram | a_paths);
       },
       [&] {
-        load_diff_side(b, rec_b, use_index, kIndexObjects | kIndexTypes | b_paths,
+        load_diff_side(b, rec_b, use_index, kNeedObjects | kNeedHistogram | b_paths,
                        same_recording ? DiffLoad::PathTree : DiffLoad::Parts, /*field_names=*/true);
       });
 

@@ -407,16 +407,14 @@ void run_dominators(const DominatorsOptions& opt) {
   if (opt.by == "object" && opt.top != 0 && !opt.include_weak && !opt.no_cache && run_objects_from_pieces(opt))
     return;
   // Over strong roots: the node columns, the tree and the histogram; no edges are read.
-  // --by type in the table also names each type's holder, which may need the forward edges
-  // and the shortest-path tree.
-  const IndexParts holder_parts = opt.by == "type" && opt.format == Format::Table
-                                      ? IndexParts{kIndexForward | kIndexSlots | kIndexPathTree}
-                                      : IndexParts{0};
-  // Field names for the holder patterns of --by type's HELD BY.
-  const auto heap = load_heap(opt.file, opt.gc, true, opt.by == "type" && opt.format == Format::Table,
-                              IndexChoice{true, opt.no_cache,
-                                          opt.include_weak ? kIndexAll
-                                                           : kIndexObjects | kIndexDominators | kIndexTypes | holder_parts});
+  // --by type in the table also names each type's holder, which may need the forward edges,
+  // the shortest-path tree and field names (the holder patterns of HELD BY).
+  const HeapNeeds holder_needs =
+      opt.by == "type" && opt.format == Format::Table ? HeapNeeds{kNeedSuccessors | kNeedFieldNames | kNeedPathTree} : 0;
+  const auto heap = load_heap(opt.file, opt.gc,
+                              kNeedObjects | kNeedDominators | kNeedHistogram | holder_needs |
+                                  (opt.include_weak ? HeapNeeds{kNeedWeakRoots} : HeapNeeds{0}),
+                              IndexChoice{true, opt.no_cache});
   const DominatorTree* dom = &heap->dominators(opt.include_weak);
   Report report;
   std::vector<std::string> chain_note;

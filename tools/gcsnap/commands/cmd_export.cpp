@@ -55,7 +55,7 @@ void run_heapsnapshot(const ExportOptions& opt) {
     throw CliError("export: --object and --type are for --to dot; a heapsnapshot holds the whole heap", kExitUsage);
   if (opt.output.empty() && is_terminal(stdout))
     throw CliError("export: a heapsnapshot is large JSON: give -o FILE (or -o - to write it to a pipe)", kExitUsage);
-  const auto heap = load_heap(opt.file, opt.gc, false, true);
+  const auto heap = load_heap(opt.file, opt.gc, kNeedGraph | kNeedFieldNames);
   OutputFile out(opt.output.empty() ? "-" : opt.output);
   const HeapSnapshotCounts counts = write_heapsnapshot(*heap, out);
   out.commit();
@@ -90,7 +90,7 @@ void run_pprof(const ExportOptions& opt) {
     throw CliError("export: a pprof profile is gzipped binary: give -o FILE.pb.gz (or -o - to write it to a pipe)",
                    kExitUsage);
   if (opt.profile == "alloc") return run_alloc_pprof(opt);
-  const auto heap = load_heap(opt.file, opt.gc, true, true);
+  const auto heap = load_heap(opt.file, opt.gc, kNeedGraph | kNeedPredecessors | kNeedFieldNames);
   OutputFile out(opt.output.empty() ? "-" : opt.output);
   const PprofCounts counts = write_pprof(*heap, out);
   out.commit();
@@ -104,7 +104,7 @@ void run_pprof(const ExportOptions& opt) {
 void run_dot(const ExportOptions& opt) {
   if (opt.object.empty() == opt.type.empty())
     throw CliError("export --to dot: give either --object ADDRESS or --type TYPE", kExitUsage);
-  const auto heap = load_heap(opt.file, opt.gc, false, true);
+  const auto heap = load_heap(opt.file, opt.gc, kNeedGraph | kNeedFieldNames);
   const RetentionOptions retention{opt.include_weak, opt.limit};
   std::vector<RetentionPath> paths;
   std::vector<NodeIndex> targets;

@@ -55,7 +55,7 @@ Table findings_table(const InspectReport& report, size_t top) {
 }
 
 void run_inspect(const InspectOptions& opt) {
-  auto heap = load_heap(opt.file, opt.gc, /*reverse=*/true, /*fields=*/true);
+  auto heap = load_heap(opt.file, opt.gc, kNeedGraph | kNeedPredecessors | kNeedFieldNames);
   const Recording& rec = *heap->sel.recording;
   const auto capture = value_or_fail(rec.read_value_capture(heap->sel.index), heap->sel.file);
   const InspectReport report =

@@ -103,7 +103,7 @@ std::vector<SuspectPath> suspect_paths(const LoadedLeaks& l, bool fold) {
   std::vector<SuspectPath> paths(r.suspects.size());
   if (r.suspects.empty()) return paths;
   const LeakWalk& last = r.walks.back();
-  const auto heap = load_heap(l.file_of(last), last.gc_number, false, true);
+  const auto heap = load_heap(l.file_of(last), last.gc_number, kNeedGraph | kNeedFieldNames);
   auto tree = ShortestPathTree::compute(heap->graph, RetentionOptions{});
   if (!tree) fail_on(heap->sel.file, tree.error());
   for (size_t i = 0; i < r.suspects.size(); ++i) {

@@ -76,7 +76,7 @@ std::vector<ObjectAge> trace_ages(const LoadedHeap& heap, const std::vector<Node
 
 void run_objects(const ObjectsOptions& opt) {
   check_sort(opt);
-  const auto heap = load_heap(opt.file, opt.gc, !opt.no_retained);
+  const auto heap = load_heap(opt.file, opt.gc, kNeedGraph | (opt.no_retained ? HeapNeeds{0} : HeapNeeds{kNeedPredecessors}));
   const std::vector<NodeIndex> nodes = objects_of_type(
       heap->graph, heap->names, opt.type,
       fmt::format("{}: no object in GC {} has a type named or containing", heap->sel.file, heap->sel.number()));

@@ -410,9 +410,8 @@ void run_path(const PathOptions& opt) {
   // Reverse CSR either way: with it a single-path query searches backward from the target,
   // and the answer must not depend on whether an index was used (retention.hpp).
   // --type also maps the shortest-path tree: the paths to every instance, already searched.
-  const IndexParts parts = kIndexObjects | kIndexForward | kIndexReverse | kIndexSlots |
-                           (opt.type.empty() ? IndexParts{0} : IndexParts{kIndexPathTree});
-  const auto heap = load_heap(opt.file, opt.gc, true, true, IndexChoice{true, opt.no_cache, parts});
+  const HeapNeeds needs = kNeedGraph | kNeedPredecessors | kNeedFieldNames | (opt.type.empty() ? HeapNeeds{0} : HeapNeeds{kNeedPathTree});
+  const auto heap = load_heap(opt.file, opt.gc, needs, IndexChoice{true, opt.no_cache});
   if (!opt.object.empty()) run_object(*heap, opt);
   else run_type(*heap, opt);
 }

@@ -62,10 +62,10 @@ std::string where_text(const TypeStats& t, const std::pair<const char*, const ch
 
 void run_types(const TypesOptions& opt) {
   const TypeOrder order = parse_order(opt.sort, opt.no_retained);
-  // Over strong roots the index's histogram answers alone (its generation bytes too): only that
-  // array is checked and mapped. --include-weak computes a tree from the mapped graph.
-  const auto heap = load_heap(opt.file, opt.gc, !opt.no_retained, false,
-                              IndexChoice{true, opt.no_cache, opt.include_weak ? kIndexAll : kIndexTypes});
+  // Over strong roots the index's histogram answers alone (its generation bytes too).
+  // --include-weak computes a tree from the graph.
+  const auto heap = load_heap(opt.file, opt.gc, kNeedHistogram | (opt.include_weak ? HeapNeeds{kNeedWeakRoots} : HeapNeeds{0}),
+                              IndexChoice{true, opt.no_cache});
   const bool dom = !opt.no_retained;
   std::optional<std::vector<TypeStats>> hist;
   // Counts and bytes do not depend on the dominator tree: --no-retained reuses the index's.

@@ -72,7 +72,7 @@ uint64_t DiffSide::address_of(size_t i) const {
   return value_or_fail(index->read_address(i), selected.file);
 }
 
-void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexParts parts, DiffLoad load,
+void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, HeapNeeds needs, DiffLoad load,
                     bool field_names) {
   const std::string& file = side.selected.file;
   const size_t gc = side.selected.index;
@@ -80,8 +80,7 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
   if (use_index) {
     GcHeapOptions options;
     options.index = IndexUse::OnlyExisting;
-    options.parts = parts;
-    options.fields = field_names && (parts & kIndexSlots);  // the index's slots into heap->edge_slots
+    options.needs = field_names ? needs : needs & ~HeapNeeds{kNeedFieldNames};
     heap = value_or_fail(GcHeap::open(file, rec, gc, options), file);
   }
   // The tree is checked now and read again when the diff needs it (after matching the
@@ -118,7 +117,7 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexP
   v.roots = &walk.roots;
   v.names = &walk.names;
   // The graph and the tree live as long as the heap they point into.
-  if (parts & (kIndexForward | kIndexPathTree)) v.graph = std::shared_ptr<const HeapGraph>(index, &graph);
+  if (needs & (kNeedSuccessors | kNeedPathTree)) v.graph = std::shared_ptr<const HeapGraph>(index, &graph);
   if (index->indexed_paths) v.paths = std::shared_ptr<const ShortestPathTree>(index, &*index->indexed_paths);
   if (load == DiffLoad::PathTree) {
     DiffSide* s = &side;

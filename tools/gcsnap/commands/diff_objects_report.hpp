@@ -57,11 +57,12 @@ enum class DiffLoad : uint8_t {
   Movable,      ///< the columns into vectors a diff may take (the earlier GC): PARTS' node columns aside
 };
 
-/// Load SIDE's GC (REC): from its analysis index when USE_INDEX and a valid one with PARTS
-/// exists (never built here), else by decoding the heap walk; LOAD says what more is read of
-/// the index (an index whose extra arrays fail their checks is not used). Throws CliError
-/// naming the file. FIELD_NAMES: a decoded walk is read with its slots (for DiffHopNamer).
-void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, IndexParts parts,
+/// Load SIDE's GC (REC): from its analysis index when USE_INDEX and a valid one with what NEEDS
+/// asks for exists (never built here), else by decoding the heap walk; LOAD says what more is
+/// read of the index (an index whose extra arrays fail their checks is not used). Throws
+/// CliError naming the file. FIELD_NAMES: a decoded walk is read with its slots (for
+/// DiffHopNamer); without it the index's are not asked for either.
+void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, HeapNeeds needs,
                     DiffLoad load = DiffLoad::Parts, bool field_names = false);
 
 struct ObjectLevel {

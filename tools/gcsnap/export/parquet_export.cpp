@@ -93,8 +93,8 @@ bool add_walk_from_index(const std::string& file, const Recording& rec, size_t i
                          ObjectLineage& lineage) {
   GcHeapOptions options;
   options.index = IndexUse::OnlyExisting;
-  options.parts = kIndexTypes;  // the histogram; the other arrays are read piece by piece
-  options.fields = true;        // the statics, for field names
+  // The histogram and the statics (for field names); the other arrays are read piece by piece.
+  options.needs = kNeedHistogram | kNeedStatics;
   auto heap = value_or_fail(GcHeap::open(file, rec, i, options), file);
   const uint64_t gc = rec.gcs()[i].info.gc_number;
   if (!heap || !heap->is_from_index() || !HeapColumns::open(*heap)) return false;
@@ -106,7 +106,7 @@ bool add_walk_from_index(const std::string& file, const Recording& rec, size_t i
 // Walk I's tables from its heap decoded whole (--no-cache, or no index).
 void add_walk_decoded(const std::string& file, const Recording& rec, size_t i, RecordingTables& tables,
                       ObjectLineage& lineage) {
-  auto heap = load_heap(file, rec.gcs()[i].info.gc_number, true, true);
+  auto heap = load_heap(file, rec.gcs()[i].info.gc_number, kNeedGraph | kNeedPredecessors | kNeedFieldNames);
   if (tables.has_table(kTableObjects)) {
     const auto a = heap->graph.addresses();
     size_t v = 0;

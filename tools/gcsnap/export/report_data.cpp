@@ -338,7 +338,8 @@ std::string build_report_data(const std::string& file, const ReportLimits& limit
 
   const SnapshotSeries series = snapshot_series(rec, file, snapshots);
   // The last snapshot: graph, dominators, retained sizes per type, and paths.
-  const auto heap = load_heap(file, rec.gcs()[snapshots.back()].info.gc_number, true, true);
+  const auto heap = load_heap(file, rec.gcs()[snapshots.back()].info.gc_number,
+                              kNeedGraph | kNeedPredecessors | kNeedFieldNames);
   const DominatorTree& tree = heap->dominators(false);
   const std::vector<TypeStats> histogram =
       heap->type_histogram(false, TypeHistogramOptions{TypeOrder::RetainedBytes, 0});

@@ -27,17 +27,13 @@ void LoadedHeap::load_or_fail(const GcHeapOptions& options) {
   if (!status) fail_on(sel.file, status.error());
 }
 
-std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uint64_t> gc, bool reverse,
-                                      bool fields, const IndexChoice& index) {
+std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uint64_t> gc, HeapNeeds needs,
+                                      const IndexChoice& index) {
   auto heap = std::make_unique<LoadedHeap>();
   heap->sel = open_selected_gc(spec, gc, GcNeed::HeapWalk);
   GcHeapOptions options;
   options.index = index.supported && !index.no_cache ? IndexUse::Build : IndexUse::Ignore;
-  options.parts = index.parts;
-  // A command that can answer from the index gets the reverse CSR either way: its answers must
-  // not depend on whether an index was used.
-  options.reverse = reverse || index.supported;
-  options.fields = fields;
+  options.needs = needs;
   if (options.index == IndexUse::Build) options.progress = terminal_progress(heap->sel.file);
   heap->load_or_fail(options);
   if (options.index == IndexUse::Build) {

@@ -28,8 +28,6 @@ namespace gcsnap::cli {
 struct IndexChoice {
   bool supported = false;  ///< the command can answer from the index
   bool no_cache = false;   ///< --no-cache
-  /// The parts of the index the command uses (only those are checked and mapped).
-  IndexParts parts = kIndexAll;
 };
 
 /// Add `--no-cache` to a subcommand.
@@ -58,15 +56,14 @@ struct LoadedHeap : GcHeap {
   void load_or_fail(const GcHeapOptions& options);
 };
 
-/// Open SPEC (FILE or FILE:N, or --gc), read the GC's heap walk and build the graph (with
-/// the reverse CSR when `reverse`, with the edges' slots and the statics when `fields`: 4 B
-/// more per reference). Throws CliError naming the file.
-/// With INDEX.supported and not no_cache, the graph, dominators and histogram come from the
-/// GC's analysis index, built and saved first when there is none (or it is stale or damaged;
-/// a directory that cannot be written to only means it is not saved); the graph then always
-/// has its reverse CSR.
-std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uint64_t> gc, bool reverse,
-                                      bool fields = false, const IndexChoice& index = {});
+/// Open SPEC (FILE or FILE:N, or --gc), read the GC's heap walk and build the graph, with what
+/// NEEDS asks for (GcHeapOptions::needs: the reverse CSR with kNeedPredecessors, the edges'
+/// slots and the statics with kNeedFieldNames, 4 B more per reference). Throws CliError naming
+/// the file. With INDEX.supported and not no_cache, what NEEDS asks for comes from the GC's
+/// analysis index, built and saved first when there is none (or it is stale or damaged; a
+/// directory that cannot be written to only means it is not saved).
+std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uint64_t> gc, HeapNeeds needs,
+                                      const IndexChoice& index = {});
 
 /// Return the node of the object at address; throws CliError(kExitUsage) naming the file
 /// and GC, and the containing object when the address points inside one.
