@@ -203,12 +203,6 @@ std::optional<AnalysisIndex> find_analysis_index(const std::string& recording_pa
 /// disk; 0 when it has none or its size cannot be read.
 uint64_t heap_index_bytes(const std::string& recording_path, const Recording& rec, size_t gc_pos);
 
-/// Open the analysis index of GC_POS of REC for point queries (PointIndex: only the pieces a
-/// query reads are decoded), when there is one whose header is valid for this GC as it is now
-/// and whose root count is the GC's; nullopt otherwise. Never builds an index. A query that
-/// then fails (a damaged piece) means the caller answers from the recording.
-std::optional<PointIndex> open_point_index(const std::string& recording_path, const Recording& rec, size_t gc_pos);
-
 /// Verify GC GC_POS of REC, opened from RECORDING_PATH, as Recording::verify_gc does. With USE
 /// other than IndexUse::Ignore, a valid analysis index of the GC that vouches for its block
 /// (index_vouches_for_block) spares the decode of its objects: the index's type ids are checked

@@ -20,6 +20,7 @@
 #include "gcsnap/heap_inspect.hpp"
 #include "gcsnap/heap_columns.hpp"
 #include "gcsnap/heap_diff.hpp"
+#include "gcsnap/heap_points.hpp"
 #include "gcsnap/group_holder.hpp"
 #include "gcsnap/holder_patterns.hpp"
 #include "gcsnap/group_paths.hpp"

@@ -51,17 +51,6 @@ std::optional<AnalysisIndex> find_analysis_index(const std::string& recording_pa
   return std::move(read).value();
 }
 
-std::optional<PointIndex> open_point_index(const std::string& recording_path, const Recording& rec, size_t gc_pos) {
-  if (gc_pos >= rec.gcs().size()) return std::nullopt;
-  const GcEntry& entry = rec.gcs()[gc_pos];
-  if (!entry.has_heap_walk()) return std::nullopt;
-  auto id = identify_gc(recording_path, rec, gc_pos);
-  if (!id) return std::nullopt;
-  auto index = PointIndex::open(analysis_index_path(recording_path, id->gc_number), *id);
-  if (!index || index->root_entries() != entry.root_count) return std::nullopt;
-  return std::move(index).value();
-}
-
 bool index_vouches_for_block(const AnalysisIndex& index, const Recording& rec, size_t gc_pos) {
   if (index.block_hash == 0) return false;
   auto now = rec.block_hash(gc_pos);

@@ -352,35 +352,31 @@ void add_notes(Report& report, const DominatorsOptions& opt, uint64_t reachable,
   for (auto& note : heap_notes) report.notes.push_back(std::move(note));
 }
 
-// `--by object --top N` from a valid index (PointIndex::top_retainers, format-spec.md §12.4
+// `--by object --top N` from a valid index (HeapPoints::top_retainers, format-spec.md §12.4
 // item 7): the retained sizes a piece at a time, the type ids and dominators a piece at a time
 // too (--no-fold) or decoded whole (folded: 8 B per object, as a chain's steps go anywhere),
 // the rows' objects by point reads; the same rows as by_object over the index read whole.
 // False when there is no valid index or a piece is damaged: the caller loads the heap (and
 // rebuilds the index) as before.
 bool run_objects_from_pieces(const DominatorsOptions& opt) {
-  auto heap = std::make_unique<LoadedHeap>();
-  heap->sel = open_selected_gc(opt.file, opt.gc, GcNeed::HeapWalk);
+  auto [heap, points] = open_indexed_points(opt.file, opt.gc);
+  if (!points) return false;
   const SelectedGc& sel = heap->sel;
-  auto ix = open_point_index(sel.file, *sel.recording, sel.index);
-  if (!ix) return false;
-  auto names = sel.recording->read_names(sel.index);
-  if (!names) fail_on(sel.file, names.error());
-  heap->names = std::move(names).value();
   std::vector<uint32_t> types;
   if (!opt.filter.empty()) {
-    auto ids = ix->type_ids();
+    auto ids = points->type_ids();
     if (!ids) return false;
     types = filter_type_ids(heap->names, *ids, opt.filter,
                             fmt::format("{}: no type in GC {} contains", sel.file, sel.number()));
   }
-  auto rows = ix->top_retainers(opt.top, types, !opt.no_fold);
+  auto rows = points->top_retainers(opt.top, types, !opt.no_fold);
   if (!rows) return false;
   // A graph of no objects with the index's build statistics, for the heap's notes.
-  auto empty = ix->path_subgraph({});
-  if (!empty) return false;
+  auto empty = points->path_subgraph({});
+  const auto counts = points->reachable_counts();
+  if (!empty || !counts) return false;
   heap->graph = std::move(empty->graph);
-  heap->has_dependent = ix->has_dependent_handles();
+  heap->has_dependent = value_or_fail(points->has_dependent_handles(), sel.file);
   Table table = object_table(sel.number());
   bool chained = false;
   for (size_t i = 0; i < rows->size(); ++i) {
@@ -388,15 +384,15 @@ bool run_objects_from_pieces(const DominatorsOptions& opt) {
     ObjectRow r{x.object.address, heap->names.type_name(x.object.type_id), x.chain, x.object.size, x.retained,
                 x.depth, std::nullopt};
     if (x.dominator) r.dominator.emplace(x.dominator->address, heap->names.type_name(x.dominator->type_id));
-    table.add_row(object_row(i + 1, r, ix->reachable_bytes()));
+    table.add_row(object_row(i + 1, r, counts->bytes));
     chained = chained || x.chain > 1;
   }
   Report report;
   report.tables.push_back(std::move(table));
   std::vector<std::string> object_notes;
   if (chained) object_notes.push_back(kChainNote);
-  add_notes(report, opt, ix->reachable_count(), ix->reachable_bytes(), ix->node_count() - ix->reachable_count(),
-            ix->unreachable_bytes(), std::move(object_notes), heap->notes());
+  add_notes(report, opt, counts->objects, counts->bytes, counts->unreachable_objects, counts->unreachable_bytes,
+            std::move(object_notes), heap->notes());
   print_report(report, opt.format);
   return true;
 }

@@ -15,6 +15,7 @@
 #include "gcsnap/edge_names.hpp"
 #include "gcsnap/enum_names.hpp"
 #include "gcsnap/group_paths.hpp"
+#include "gcsnap/heap_points.hpp"
 #include "gcsnap/object_identity.hpp"
 #include "gcsnap/path_fold.hpp"
 #include "gcsnap/retention.hpp"
@@ -190,8 +191,8 @@ void run_object(const LoadedHeap& heap, const PathOptions& opt) {
   report_object(heap, *result, heap.graph.address(target), what, opt);
 }
 
-// HEAP takes the paths' objects as its graph (PointIndex::path_subgraph), with the GC's statics.
-void adopt_subgraph(LoadedHeap& heap, PathSubgraph& sub, PointIndex& ix) {
+// HEAP takes the paths' objects as its graph (HeapPoints::path_subgraph), with the GC's statics.
+void adopt_subgraph(LoadedHeap& heap, PathSubgraph& sub, HeapPoints& points) {
   const SelectedGc& sel = heap.sel;
   auto statics = sel.recording->read_static_slots(sel.index, heap.static_names);
   if (!statics) fail_on(sel.file, statics.error());
@@ -199,43 +200,34 @@ void adopt_subgraph(LoadedHeap& heap, PathSubgraph& sub, PointIndex& ix) {
   heap.graph = std::move(sub.graph);
   heap.edge_slots = std::move(sub.slots);
   heap.generations = sub.generations;
-  heap.has_dependent = ix.has_dependent_handles();
+  heap.has_dependent = value_or_fail(points.has_dependent_handles(), sel.file);
 }
 
-// One path to one object from a valid index, reading only the pieces the search and the
-// path's objects touch (format-spec.md §12.4 item 7): the same answer as run_object on the
-// index's graph, which has the reverse CSR. False when there is no valid index or a piece
-// is damaged: the caller loads the heap (and rebuilds the index) as before.
-bool run_object_from_pieces(const PathOptions& opt) {
-  auto heap = std::make_unique<LoadedHeap>();
-  heap->sel = open_selected_gc(opt.file, opt.gc, GcNeed::HeapWalk);
-  const SelectedGc& sel = heap->sel;
-  auto ix = open_point_index(sel.file, *sel.recording, sel.index);
-  if (!ix) return false;
+// One path to one object from the pieces the search and the path's objects touch: the same
+// answer as run_object on the index's graph, which has the reverse CSR. False when a piece is
+// damaged.
+bool object_from_pieces(LoadedHeap& heap, HeapPoints& points, const PathOptions& opt) {
+  const SelectedGc& sel = heap.sel;
   const uint64_t address = parse_address(opt.object);
-  auto found = ix->find_object(address);
+  auto found = points.find_object(address);
   if (!found) return false;
-  auto names = sel.recording->read_names(sel.index);
-  if (!names) fail_on(sel.file, names.error());
-  heap->names = std::move(names).value();
   if (!*found || (*found)->address != address) {
     std::string hint;
     if (*found)  // as find_object_or_fail: inside an object
       hint = fmt::format(" (it is inside {} {} at offset +0x{:x})", format_address((*found)->address),
-                         heap->names.type_name((*found)->type_id), address - (*found)->address);
+                         heap.names.type_name((*found)->type_id), address - (*found)->address);
     throw CliError(fmt::format("{}: {} is not the address of an object in GC {}{}", sel.file,
                                format_address(address), sel.number(), hint),
                    kExitUsage);
   }
-  auto result = ix->find_retention_path((*found)->node, opt.include_weak);
+  auto result = points.find_retention_path((*found)->node, opt.include_weak);
   if (!result) return false;
-  auto sub = ix->path_subgraph(result->paths);
+  auto sub = points.path_subgraph(result->paths);
   if (!sub) return false;
-  adopt_subgraph(*heap, *sub, *ix);
+  adopt_subgraph(heap, *sub, points);
   result->paths = std::move(sub->paths);
-  const std::string what =
-      fmt::format("{} ({})", format_address(address), heap->names.type_name((*found)->type_id));
-  report_object(*heap, *result, address, what, opt);
+  const std::string what = fmt::format("{} ({})", format_address(address), heap.names.type_name((*found)->type_id));
+  report_object(heap, *result, address, what, opt);
   return true;
 }
 
@@ -362,38 +354,51 @@ void run_type(const LoadedHeap& heap, const PathOptions& opt) {
   report_type(heap, found, instances.size(), reachable, opt);
 }
 
-// The most paths run_type_from_pieces is asked for.
-constexpr size_t kPiecesMaxPaths = 64;
-
-// --type without groups from a valid index (format-spec.md §12.4 item 7): the instances from
-// one pass over the type ids, the nearest ones' paths from the shortest-path tree's parents,
-// their objects as a graph of their own: the same answer as run_type on the index read whole.
-// False when there is no valid index or a piece is damaged: the caller loads the heap.
-bool run_type_from_pieces(const PathOptions& opt) {
-  auto heap = std::make_unique<LoadedHeap>();
-  heap->sel = open_selected_gc(opt.file, opt.gc, GcNeed::HeapWalk);
-  const SelectedGc& sel = heap->sel;
-  auto ix = open_point_index(sel.file, *sel.recording, sel.index);
-  if (!ix) return false;
-  auto present = ix->type_ids();
+// --type without groups: the instances from one pass over the type ids, the nearest ones'
+// paths from the shortest-path tree's parents, their objects as a graph of their own: the same
+// answer as run_type on the index read whole. False when a piece is damaged, or the histogram
+// names types the type ids do not have.
+bool type_from_pieces(LoadedHeap& heap, HeapPoints& points, const PathOptions& opt) {
+  const SelectedGc& sel = heap.sel;
+  auto present = points.type_ids();
   if (!present) return false;
-  auto names = sel.recording->read_names(sel.index);
-  if (!names) fail_on(sel.file, names.error());
-  heap->names = std::move(names).value();
   const std::vector<uint32_t> types = type_ids_of_type(
-      heap->names, *present, opt.type,
+      heap.names, *present, opt.type,
       fmt::format("{}: no object in GC {} has a type named or containing", sel.file, sel.number()));
-  auto instances = ix->nodes_of_types(types);
-  if (!instances || instances->empty()) return false;  // none: a histogram the type ids do not match
-  auto nearest = ix->nearest_tree_paths(*instances, max_paths(opt));
+  auto instances = points.nodes_of_types(types);
+  if (!instances || instances->empty()) return false;
+  auto nearest = points.nearest_tree_paths(*instances, max_paths(opt));
   if (!nearest) return false;
-  auto sub = ix->path_subgraph(nearest->paths);
+  auto sub = points.path_subgraph(nearest->paths);
   if (!sub) return false;
-  adopt_subgraph(*heap, *sub, *ix);
+  adopt_subgraph(heap, *sub, points);
   std::vector<FoundPath> found;
   for (RetentionPath& p : sub->paths) found.push_back({std::move(p), Reachability::Strong});
-  report_type(*heap, found, instances->size(), static_cast<size_t>(nearest->reached), opt);
+  report_type(heap, found, instances->size(), static_cast<size_t>(nearest->reached), opt);
   return true;
+}
+
+// The most paths type_from_pieces is asked for.
+constexpr size_t kPiecesMaxPaths = 64;
+
+// Whether the index's pieces can answer: one path to an object, or a few (each hop of a path
+// shown reads a few pieces of the forward graph: a few dozen paths cost less than the whole
+// index, thousands more) to instances of a type over strong roots, not grouped.
+bool pieces_answer(const PathOptions& opt) {
+  if (opt.no_cache) return false;
+  if (!opt.object.empty()) return max_paths(opt) == 1;
+  return !opt.include_weak && !group_paths(opt) && max_paths(opt) != 0 && max_paths(opt) <= kPiecesMaxPaths;
+}
+
+// The answer from a valid index read a piece at a time (format-spec.md §12.4 item 7), so that
+// its cost follows the paths shown, not the heap. False when there is no valid index or its
+// pieces cannot answer: the caller loads the whole heap (and builds the index), which answers
+// everything else: --all, --limit, --group and --include-weak need every object's paths.
+bool run_from_pieces(const PathOptions& opt) {
+  if (!pieces_answer(opt)) return false;
+  auto [heap, points] = open_indexed_points(opt.file, opt.gc);
+  if (!points) return false;
+  return opt.object.empty() ? type_from_pieces(*heap, *points, opt) : object_from_pieces(*heap, *points, opt);
 }
 
 void run_path(const PathOptions& opt) {
@@ -401,12 +406,7 @@ void run_path(const PathOptions& opt) {
     throw CliError("path: give either an OBJECT address or --type TYPE", kExitUsage);
   if (opt.all && opt.limit)
     throw CliError("path: --all and --limit cannot be used together", kExitUsage);
-  if (!opt.object.empty() && max_paths(opt) == 1 && !opt.no_cache && run_object_from_pieces(opt)) return;
-  // From pieces each hop of a path shown reads a few pieces of the forward graph: a few dozen
-  // paths cost less than the whole index, thousands (--all) more.
-  if (!opt.type.empty() && !opt.include_weak && !opt.no_cache && !group_paths(opt) && max_paths(opt) != 0 &&
-      max_paths(opt) <= kPiecesMaxPaths && run_type_from_pieces(opt))
-    return;
+  if (run_from_pieces(opt)) return;
   // Reverse CSR either way: with it a single-path query searches backward from the target,
   // and the answer must not depend on whether an index was used (retention.hpp).
   // --type also maps the shortest-path tree: the paths to every instance, already searched.

@@ -1,6 +1,7 @@
 // gcsnap roots: the roots of one GC (address, type, kind, flags, root id, method) and a
 // summary by kind and flags. Works on GCs without a heap walk (no type names then).
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -15,6 +16,7 @@
 #include "commands/commands.hpp"
 #include "loading/gc_select.hpp"
 #include "gcsnap/enum_names.hpp"
+#include "gcsnap/heap_points.hpp"
 #include "gcsnap/root_summary.hpp"
 #include "loading/heap_load.hpp"
 #include "commands/type_filter.hpp"
@@ -67,71 +69,24 @@ struct RootsInput {
   SelectedGc sel;
   RootTable roots;
   NameTable names;
-  // The heap walk: decoded from the recording, or (instead) the GC's valid analysis index read a
-  // piece at a time. Mutable: the index caches the pieces it decodes, and a damaged piece
-  // swaps it for the recording's objects.
-  mutable std::optional<ObjectTable> objects;
-  mutable std::optional<PointIndex> index;
-  std::vector<NodeIndex> resolved;  ///< per root-table row: the node the index resolved it to, or kNoNode
+  // The heap walk's objects: from the GC's valid analysis index a piece at a time, else from
+  // the recording. Mutable: the index caches the pieces it decodes.
+  std::unique_ptr<HeapPoints> walk;
 
-  bool has_walk() const { return objects || index; }
-  /// The type of each listed root's object (nullopt: no walk, or no object there). From an
-  /// index, the roots the graph resolved name their node already (the same object
-  /// find_containing finds); the others are looked up by address. A recording's roots are
-  /// searched in one pass (the rows come in address order).
+  bool has_walk() const { return sel.entry().has_heap_walk(); }
+  /// The type of each listed root's object (nullopt: no walk, or no object there).
   std::vector<std::optional<std::string_view>> types_of(std::span<const size_t> rows) const {
     std::vector<std::optional<std::string_view>> out(rows.size());
     if (!has_walk()) return out;
-    if (index) {
-      if (types_from_index(rows, out)) return out;
-      // A damaged piece: the index is not used, the recording answers.
-      index.reset();
-      auto decoded = sel.recording->read_objects(sel.index);
-      if (!decoded) fail_on(sel.file, decoded.error());
-      objects = std::move(decoded).value();
-      out.assign(rows.size(), std::nullopt);
-    }
-    std::vector<size_t> search;  // positions in ROWS
-    std::vector<uint64_t> addresses;
-    for (size_t k = 0; k < rows.size(); ++k) {
-      if (roots.object_ids[rows[k]] == 0) continue;  // a null root has no object, whatever lives at 0
-      search.push_back(k);
-      addresses.push_back(roots.object_ids[rows[k]]);
-    }
-    const auto found = find_containing_each(objects->addresses, objects->sizes, addresses);
-    for (size_t j = 0; j < search.size(); ++j)
-      if (found[j]) out[search[j]] = names.type_name(objects->type_ids[*found[j]]);
+    const auto types = value_or_fail(walk->root_object_types(roots, rows), sel.file);
+    for (size_t k = 0; k < rows.size(); ++k)
+      if (types[k]) out[k] = names.type_name(*types[k]);
     return out;
-  }
-
- private:
-  // The rows' types from the index, each root's node or object looked up in the pieces that
-  // hold it (in node order, so a piece is decoded once while it stays cached); false when a
-  // piece is damaged.
-  bool types_from_index(std::span<const size_t> rows, std::vector<std::optional<std::string_view>>& out) const {
-    std::vector<std::pair<NodeIndex, size_t>> nodes;  // (node, position in ROWS)
-    for (size_t k = 0; k < rows.size(); ++k) {
-      if (roots.object_ids[rows[k]] == 0) continue;  // a null root has no object, whatever lives at 0
-      if (resolved[rows[k]] != kNoNode) {
-        nodes.emplace_back(resolved[rows[k]], k);
-        continue;
-      }
-      auto found = index->find_object(roots.object_ids[rows[k]]);
-      if (!found) return false;
-      if (*found) out[k] = names.type_name((*found)->type_id);
-    }
-    std::sort(nodes.begin(), nodes.end());
-    for (const auto& [node, k] : nodes) {
-      auto type = index->type_id(node);
-      if (!type) return false;
-      out[k] = names.type_name(*type);
-    }
-    return true;
   }
 };
 
 RootsInput load_roots(const RootsOptions& opt) {
-  RootsInput in{open_selected_gc(opt.file, opt.gc, GcNeed::Any), {}, {}, std::nullopt, std::nullopt, {}};
+  RootsInput in{open_selected_gc(opt.file, opt.gc, GcNeed::Any), {}, {}, nullptr};
   const Recording& rec = *in.sel.recording;
   auto roots = rec.read_roots(in.sel.index);
   if (!roots) fail_on(in.sel.file, roots.error());
@@ -139,29 +94,12 @@ RootsInput load_roots(const RootsOptions& opt) {
   auto names = rec.read_names(in.sel.index);
   if (!names) fail_on(in.sel.file, names.error());
   in.names = std::move(names).value();
-  // From the index: its roots (decoded whole: they are few) and then only the pieces of the
-  // type ids (and addresses, for a root the graph did not resolve) that the listed roots need.
-  if (!opt.no_cache) in.index = open_point_index(in.sel.file, rec, in.sel.index);
-  if (in.index) {
-    auto graph_roots = in.index->roots();
-    if (graph_roots) {
-      in.resolved.assign(in.roots.size(), kNoNode);
-      for (const GraphRoot& r : graph_roots->first)
-        if (r.root_index < in.resolved.size()) in.resolved[r.root_index] = r.node;
-    } else {
-      in.index.reset();
-    }
-  }
-  if (in.index) {
-    // The walk's columns come from the index's pieces, as the rows ask for them.
-  } else if (in.sel.entry().has_heap_walk()) {
-    auto objects = rec.read_objects(in.sel.index);
-    if (!objects) fail_on(in.sel.file, objects.error());
-    in.objects = std::move(objects).value();
-  } else if (!opt.type.empty()) {
+  if (!in.has_walk() && !opt.type.empty())
     throw CliError(fmt::format("{}: --type needs a GC with a heap walk; GC {} has none", in.sel.file, in.sel.number()),
                    kExitUsage);
-  }
+  in.walk = value_or_fail(
+      HeapPoints::open(in.sel.file, rec, in.sel.index, opt.no_cache ? IndexUse::Ignore : IndexUse::Existing),
+      in.sel.file);
   return in;
 }
 

@@ -12,9 +12,8 @@
 #include "commands/commands.hpp"
 #include "loading/gc_select.hpp"
 #include "gcsnap/enum_names.hpp"
-#include "gcsnap/heap_graph.hpp"
+#include "gcsnap/heap_points.hpp"
 #include "gcsnap/object_identity.hpp"
-#include "gcsnap/retention.hpp"
 #include "loading/heap_load.hpp"
 #include "commands/alloc_join_out.hpp"
 #include "output/output.hpp"
@@ -40,50 +39,23 @@ struct StartObject {
   bool unreachable_without_dependent = false;  ///< no root reaches it and the GC has no §6.11 section
 };
 
-// Whether no strong root reaches ROW in a GC whose block has no dependent-handles section: the
-// case where a ConditionalWeakTable value looks like garbage although it survives.
-bool unreachable_without_dependent(const SelectedGc& sel, ObjectTable& objects, size_t row) {
-  auto has_dependent = sel.recording->has_dependent_handle_section(sel.index);
-  if (!has_dependent) fail_on(sel.file, has_dependent.error());
-  if (*has_dependent) return false;
-  auto roots = sel.recording->read_roots(sel.index);
-  if (!roots) fail_on(sel.file, roots.error());
-  auto graph = HeapGraph::build(objects, *roots);
-  if (!graph) fail_on(sel.file, graph.error());
-  auto tree = ShortestPathTree::compute(*graph, RetentionOptions{}, kNoNode, static_cast<NodeIndex>(row));
-  if (!tree) fail_on(sel.file, tree.error());
-  return !tree->is_reached(static_cast<NodeIndex>(row));
-}
-
 std::optional<StartObject> find_start_object(const SelectedGc& sel, uint64_t address, bool no_cache) {
   if (!sel.entry().has_heap_walk()) return std::nullopt;
-  auto ix = no_cache ? std::nullopt : open_point_index(sel.file, *sel.recording, sel.index);
-  using Found = Result<std::optional<IndexedObject>>;
-  if (Found found = ix ? ix->find_object(address) : Found(make_error(ErrorCode::NotFound, "no index"))) {
-    // From the index, decoding only the pieces the search reads: the same columns, and
-    // reachability from its dominator tree (the same strong roots as the search below; the
-    // graph has no dependent edges in that case). A damaged piece: answered from the recording.
-    if (!*found) return std::nullopt;
-    auto names = sel.recording->read_names(sel.index);
-    if (!names) fail_on(sel.file, names.error());
-    const IndexedObject& o = **found;
-    StartObject start{std::string(names->type_name(o.type_id)), o.generation, o.address == address};
-    start.object_start = o.address;
-    start.unreachable_without_dependent = start.exact && !ix->has_dependent_handles() && !o.reachable;
-    return start;
-  }
-  auto objects = sel.recording->read_objects(sel.index);
-  if (!objects) fail_on(sel.file, objects.error());
+  // From the index when it has one, decoding only the pieces the search reads; else (or when a
+  // piece is damaged) from the recording.
+  const auto points = value_or_fail(
+      HeapPoints::open(sel.file, *sel.recording, sel.index, no_cache ? IndexUse::Ignore : IndexUse::Existing),
+      sel.file);
+  const std::optional<IndexedObject> found = value_or_fail(points->find_object(address), sel.file);
+  if (!found) return std::nullopt;
   auto names = sel.recording->read_names(sel.index);
   if (!names) fail_on(sel.file, names.error());
-  const auto found = objects->find_containing(address);
-  if (!found) return std::nullopt;
-  const size_t row = *found;
-  const uint64_t object_start = objects->addresses[row];
-  StartObject start{std::string(names->type_name(objects->type_ids[row])), objects->generations[row],
-                    object_start == address};
-  start.object_start = object_start;
-  if (start.exact) start.unreachable_without_dependent = unreachable_without_dependent(sel, *objects, row);
+  StartObject start{std::string(names->type_name(found->type_id)), found->generation, found->address == address};
+  start.object_start = found->address;
+  // The case where a ConditionalWeakTable value looks like garbage although it survives: no
+  // strong root reaches it in a GC whose block has no dependent-handles section.
+  if (start.exact && !value_or_fail(points->has_dependent_handles(), sel.file))
+    start.unreachable_without_dependent = !value_or_fail(points->is_reachable(found->node), sel.file);
   return start;
 }
 

@@ -47,6 +47,18 @@ std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uin
   return heap;
 }
 
+IndexedPoints open_indexed_points(const std::string& spec, std::optional<uint64_t> gc) {
+  IndexedPoints out{std::make_unique<LoadedHeap>(), nullptr};
+  out.heap->sel = open_selected_gc(spec, gc, GcNeed::HeapWalk);
+  const SelectedGc& sel = out.heap->sel;
+  out.points = value_or_fail(HeapPoints::open(sel.file, *sel.recording, sel.index, IndexUse::OnlyExisting), sel.file);
+  if (!out.points) return out;
+  auto names = sel.recording->read_names(sel.index);
+  if (!names) fail_on(sel.file, names.error());
+  out.heap->names = std::move(names).value();
+  return out;
+}
+
 const DominatorTree& LoadedHeap::dominators(bool include_weak) {
   return *value_or_fail(find_dominators(include_weak), sel.file);
 }

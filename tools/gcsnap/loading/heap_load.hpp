@@ -13,6 +13,7 @@
 #include "gcsnap/dominators.hpp"
 #include "gcsnap/edge_names.hpp"
 #include "gcsnap/heap_graph.hpp"
+#include "gcsnap/heap_points.hpp"
 #include "gcsnap/reader.hpp"
 #include "gcsnap/retention.hpp"
 #include "gcsnap/type_histogram.hpp"
@@ -64,6 +65,17 @@ struct LoadedHeap : GcHeap {
 /// directory that cannot be written to only means it is not saved).
 std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uint64_t> gc, HeapNeeds needs,
                                       const IndexChoice& index = {});
+
+/// The GC of SPEC (as load_heap) for a few objects' answers from its valid analysis index.
+struct IndexedPoints {
+  std::unique_ptr<LoadedHeap> heap;     ///< the GC selected, with its names only
+  std::unique_ptr<HeapPoints> points;   ///< null when the GC has no valid index
+};
+
+/// Open SPEC's GC (FILE or FILE:N, or --gc) for point queries from its valid analysis index
+/// (HeapPoints with IndexUse::OnlyExisting: never built, never the recording) and read its
+/// names when it has one. Throws CliError naming the file.
+IndexedPoints open_indexed_points(const std::string& spec, std::optional<uint64_t> gc);
 
 /// Return the node of the object at address; throws CliError(kExitUsage) naming the file
 /// and GC, and the containing object when the address points inside one.
