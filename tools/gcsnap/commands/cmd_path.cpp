@@ -305,20 +305,22 @@ void report_type(const LoadedHeap& heap, const std::vector<FoundPath>& found, si
                                heap.sel.number()), kExitProblems);
 }
 
-void run_type(const LoadedHeap& heap, const PathOptions& opt) {
+// The shortest-path tree over strong roots (the heap's: the index's, or computed once), or over
+// every root with --include-weak (computed into COMPUTED).
+const ShortestPathTree& path_tree(LoadedHeap& heap, const PathOptions& opt, std::optional<ShortestPathTree>& computed) {
+  if (!opt.include_weak) return *value_or_fail(heap.find_path_tree(), heap.sel.file);
+  computed = value_or_fail(ShortestPathTree::compute(heap.graph, RetentionOptions{true, 1}), heap.sel.file);
+  return *computed;
+}
+
+void run_type(LoadedHeap& heap, const PathOptions& opt) {
   const std::vector<NodeIndex> instances = objects_of_type(
       heap.graph, heap.names, opt.type,
       fmt::format("{}: no object in GC {} has a type named or containing", heap.sel.file, heap.sel.number()));
+  std::optional<ShortestPathTree> computed;
+  const ShortestPathTree& tree = path_tree(heap, opt, computed);
   if (group_paths(opt)) {
-    std::optional<ShortestPathTree> computed;
-    const ShortestPathTree* tree = !opt.include_weak && heap.indexed_paths ? &*heap.indexed_paths : nullptr;
-    if (!tree) {
-      auto t = ShortestPathTree::compute(heap.graph, RetentionOptions{opt.include_weak, 1});
-      if (!t) fail_on(heap.sel.file, t.error());
-      computed = std::move(t).value();
-      tree = &*computed;
-    }
-    if (auto report = group_report(heap, *tree, instances, opt, opt.group)) {
+    if (auto report = group_report(heap, tree, instances, opt, opt.group)) {
       print_report(*report, opt.format);
       if (report->tables.front().row_count() == 0)
         throw CliError(fmt::format("{}: none of the {} objects matching '{}' is reachable from a {}root in GC {}",
@@ -327,30 +329,16 @@ void run_type(const LoadedHeap& heap, const PathOptions& opt) {
       return;
     }
   }
-  const size_t limit = max_paths(opt);
+  // Rank the reachable instances by their hops (instance order among equals) and build only
+  // the paths shown.
+  std::vector<std::pair<size_t, NodeIndex>> ranked;
+  for (NodeIndex v : instances)
+    if (const size_t hops = tree.hops_to(v); hops != SIZE_MAX) ranked.emplace_back(hops, v);
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  const size_t reachable = ranked.size();
+  if (max_paths(opt) != 0 && ranked.size() > max_paths(opt)) ranked.resize(max_paths(opt));
   std::vector<FoundPath> found;
-  size_t reachable = 0;
-  if (!opt.include_weak && heap.indexed_paths) {
-    // The index's tree is the BFS below, done once: rank the reachable instances by their hops
-    // (instance order among equals, as the stable sort below) and build only the paths shown.
-    const ShortestPathTree& tree = *heap.indexed_paths;
-    std::vector<std::pair<size_t, NodeIndex>> ranked;
-    for (NodeIndex v : instances)
-      if (const size_t hops = tree.hops_to(v); hops != SIZE_MAX) ranked.emplace_back(hops, v);
-    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    reachable = ranked.size();
-    if (limit != 0 && ranked.size() > limit) ranked.resize(limit);
-    for (const auto& [hops, v] : ranked) found.push_back({tree.path_to(v), Reachability::Strong});
-  } else {
-    auto tree = ShortestPathTree::compute(heap.graph, RetentionOptions{opt.include_weak, 1});
-    if (!tree) fail_on(heap.sel.file, tree.error());
-    for (NodeIndex v : instances)
-      if (tree->is_reached(v)) found.push_back({tree->path_to(v), Reachability::Strong});
-    std::stable_sort(found.begin(), found.end(),
-                     [](const FoundPath& a, const FoundPath& b) { return a.path.hops() < b.path.hops(); });
-    reachable = found.size();
-  }
-  if (max_paths(opt) != 0 && found.size() > max_paths(opt)) found.resize(max_paths(opt));
+  for (const auto& [hops, v] : ranked) found.push_back({tree.path_to(v), Reachability::Strong});
   report_type(heap, found, instances.size(), reachable, opt);
 }
 
