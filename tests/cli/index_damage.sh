@@ -61,7 +61,7 @@ if "$g" index "$snap" --check >/dev/null 2>&1; then fail "--check missed a damag
 # path --type --limit N reads pieces (format-spec.md §12.4 item 7): the type ids, the shortest-path
 # tree, the node columns and forward graph of the paths' objects, never the reverse graph. A bit
 # flipped in the reverse sources (array 8) leaves its answer the same and the damage in place
-# (nothing read it); dominators --include-weak, which decodes every array, then rebuilds the index.
+# (nothing read it); dominators --include-weak, which decodes the graph both ways, then rebuilds the index.
 flip $(($(array_at 7) + 8))
 [ "$("$g" path "$snap" --type ListNode --limit 2 --format csv)" = "$path_type" ] ||
   fail "path --type differs with damage in an array it does not read"
