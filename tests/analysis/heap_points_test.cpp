@@ -3,6 +3,9 @@
 #include "gcsnap/heap_points.hpp"
 
 #include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -110,4 +113,41 @@ TEST_CASE("only an index answers the queries a piece at a time; OnlyExisting giv
   CHECK(HeapPoints::open(f.snap.path(), *f.rec, f.gc, IndexUse::Build).error().code == ErrorCode::InvalidArgument);
   CHECK(HeapPoints::open(f.snap.path(), *f.rec, f.rec->gcs().size(), IndexUse::Ignore).error().code ==
         ErrorCode::NotFound);
+}
+
+TEST_CASE("a damaged piece turns the points to the recording, or is an error with OnlyExisting") {
+  PointsFixture f;
+  REQUIRE(save_heap_index(f.snap.path(), *f.rec, f.gc).is_ok());
+  auto objects = f.rec->read_objects(f.gc);
+  REQUIRE(objects);
+  REQUIRE(objects->size() > 1);
+  const uint64_t address = objects->addresses[1];
+  // A bit flipped in the middle of the addresses (the first array, after the 384-byte header
+  // and the 17 coded lengths: format-spec.md §12.3), which every lookup reads.
+  std::vector<char> bytes;
+  {
+    std::ifstream in(f.index_path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  REQUIRE(bytes.size() > 520);
+  uint64_t length = 0;
+  std::memcpy(&length, bytes.data() + 384, sizeof(length));
+  REQUIRE(length > 2);
+  bytes[520 + length / 2] ^= 0x40;
+  {
+    std::ofstream out(f.index_path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  auto only = f.open(IndexUse::OnlyExisting);
+  REQUIRE(only != nullptr);  // the header and directory are whole
+  CHECK(!only->find_object(address));
+  auto existing = f.open(IndexUse::Existing);
+  REQUIRE(existing->has_index());
+  auto found = existing->find_object(address);
+  REQUIRE(found);
+  REQUIRE(*found);
+  CHECK((*found)->address == address);
+  CHECK((*found)->node == 1);
+  CHECK(!existing->has_index());  // the recording answers from here on
+  CHECK(!existing->type_ids());
 }
