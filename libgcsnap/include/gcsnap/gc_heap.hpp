@@ -133,6 +133,11 @@ class GcHeap {
   /// the index's when it has one). Errors: those of find_dominators and build_type_histogram.
   [[nodiscard]] Result<std::vector<TypeStats>> find_type_histogram(bool include_weak,
                                                                    const TypeHistogramOptions& options);
+  /// Return the objects, bytes and generation bytes per type, sorted as OPTIONS say (whose order
+  /// must not be by retained bytes), without a dominator tree: the index's histogram when it has
+  /// one (its retained sizes are then the index's), else counted from the graph (retained sizes
+  /// 0). Errors: those of build_type_histogram.
+  [[nodiscard]] Result<std::vector<TypeStats>> find_type_counts(const TypeHistogramOptions& options) const;
   /// Return the shortest-path tree over strong roots (ShortestPathTree::compute with
   /// RetentionOptions{}): the index's when there is one, else computed once and kept.
   [[nodiscard]] Result<const ShortestPathTree*> find_path_tree();

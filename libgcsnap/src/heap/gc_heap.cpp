@@ -199,6 +199,15 @@ Result<std::vector<TypeStats>> GcHeap::find_type_histogram(bool include_weak, co
   return build_type_histogram(graph, *dom, options, generations);
 }
 
+Result<std::vector<TypeStats>> GcHeap::find_type_counts(const TypeHistogramOptions& options) const {
+  if (indexed_types) {
+    std::vector<TypeStats> stats = *indexed_types;
+    sort_type_stats(stats, options);
+    return stats;
+  }
+  return build_type_histogram(graph, nullptr, options, generations);
+}
+
 Result<const ShortestPathTree*> GcHeap::find_path_tree() {
   if (indexed_paths) return &*indexed_paths;
   if (!computed_paths_) {

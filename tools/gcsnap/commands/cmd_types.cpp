@@ -67,27 +67,22 @@ void run_types(const TypesOptions& opt) {
   const auto heap = load_heap(opt.file, opt.gc, kNeedHistogram | (opt.include_weak ? HeapNeeds{kNeedWeakRoots} : HeapNeeds{0}),
                               IndexChoice{true, opt.no_cache});
   const bool dom = !opt.no_retained;
-  std::optional<std::vector<TypeStats>> hist;
-  // Counts and bytes do not depend on the dominator tree: --no-retained reuses the index's.
-  if (dom || heap->indexed_types) {
-    hist = heap->type_histogram(opt.include_weak, TypeHistogramOptions{order, 0});
-  } else {
-    auto built = build_type_histogram(heap->graph, nullptr, TypeHistogramOptions{order, 0}, heap->generations);
-    if (!built) fail_on(heap->sel.file, built.error());
-    hist = std::move(built).value();
-  }
+  // Counts and bytes do not depend on the dominator tree: --no-retained asks for them alone.
+  const std::vector<TypeStats> hist =
+      dom ? heap->type_histogram(opt.include_weak, TypeHistogramOptions{order, 0})
+          : value_or_fail(heap->find_type_counts(TypeHistogramOptions{order, 0}), heap->sel.file);
   std::vector<uint32_t> selected;
   if (!opt.filter.empty())
     selected = filter_type_ids(heap->names, heap->type_ids(), opt.filter,
                                fmt::format("{}: no type in GC {} contains", heap->sel.file, heap->sel.number()));
 
   uint64_t objects = 0, bytes = 0;
-  for (const TypeStats& t : *hist) {
+  for (const TypeStats& t : hist) {
     objects += t.count;
     bytes += t.shallow_bytes;
   }
   Table table("types", fmt::format("Types in GC {} ({} objects, {} in {} types)", heap->sel.number(), objects,
-                                   format_bytes(bytes), hist->size()));
+                                   format_bytes(bytes), hist.size()));
   table.add_column("type", "TYPE", ColumnKind::TypeName).add_column("count", "COUNT", ColumnKind::Count);
   table.add_column("bytes", "BYTES", ColumnKind::Bytes).add_column("retained_bytes", "RETAINED", ColumnKind::Bytes);
   table.add_column("unreachable", "UNREACHABLE", ColumnKind::Count).drop_when_narrow(1);
@@ -100,7 +95,7 @@ void run_types(const TypesOptions& opt) {
   table.add_column("where", "WHERE (share of BYTES)", ColumnKind::Text, Shown::TableOnly);
   size_t matched = 0;
   uint64_t unknown_generation = 0;
-  for (const TypeStats& t : *hist) {
+  for (const TypeStats& t : hist) {
     if (!selected.empty() && !std::binary_search(selected.begin(), selected.end(), t.type_id)) continue;
     unknown_generation += t.generation_bytes[kGenerationSlots - 1];
     if (++matched > opt.top && opt.top != 0) continue;
