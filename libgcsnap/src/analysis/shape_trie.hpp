@@ -30,6 +30,7 @@ class ShapeTrie {
   /// Start loading what extend(SHAPE, TYPE) will probe first (a hint; nothing changes).
   void prefetch(uint32_t shape, uint32_t type) const noexcept {
     steps_.prefetch(static_cast<uint64_t>(shape) << 32 | type);
+    __builtin_prefetch(&nodes_[shape]);  // a new step's collapse test reads it
   }
 
   uint32_t parent(uint32_t shape) const noexcept { return nodes_[shape].parent; }
