@@ -132,7 +132,8 @@ CandidateMembers candidate_members(const Analysis& a, std::span<const uint32_t> 
   out.nodes.resize(out.start.back());
   std::vector<size_t> next(out.start.begin(), out.start.end() - 1);
   for (NodeIndex v = 0; v < shape.size(); ++v)
-    if (shape[v] != ShapeTrie::kNone && position[shape[v]] != ShapeTrie::kNone) out.nodes[next[position[shape[v]]]++] = v;
+    if (shape[v] != ShapeTrie::kNone && position[shape[v]] != ShapeTrie::kNone)
+      out.nodes[next[position[shape[v]]]++] = v;
   return out;
 }
 
@@ -163,8 +164,8 @@ void find_candidate_holders(Analysis& a, std::span<const uint32_t> shape_of_node
       (s.birth[v] > a.segment_start ? counted : others).push_back(v);
     }
     marks.mark(counted, others, s.dom(), s.type, a.trie.label(g));
-    auto found = find_group_holder(s.graph(), s.dom(), marks.marks(), counted, a.preorder_position, a.array_types,
-                                   false);
+    auto found =
+        find_group_holder(s.graph(), s.dom(), marks.marks(), counted, a.preorder_position, a.array_types, false);
     marks.clear();
     if (!found) throw std::bad_alloc();  // its only other error is a marks size mismatch
     const GroupHolder& holder = *found;

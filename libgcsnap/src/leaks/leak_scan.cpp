@@ -232,7 +232,8 @@ GcHeapOptions full_options(const std::string& path, bool include_weak) {
   // An index's dominator tree is over strong roots only: with weak roots it is computed. The
   // predecessors serve that and the holder searches' owner search, which without them reads
   // every edge of the walk once per suspect (13 % of `leaks` from the indexes at 10 x 2 M).
-  options.parts = kIndexObjects | kIndexForward | kIndexReverse | (include_weak ? IndexParts{0} : IndexParts{kIndexDominators});
+  options.parts =
+      kIndexObjects | kIndexForward | kIndexReverse | (include_weak ? IndexParts{0} : IndexParts{kIndexDominators});
   options.reverse = true;
   return options;
 }

@@ -2,8 +2,8 @@
 
 namespace gcsnap::leaks {
 
-void MemberMarks::mark(std::span<const NodeIndex> counted, std::span<const NodeIndex> others,
-                       const DominatorTree& dom, std::span<const uint32_t> types, uint32_t excluded_type) {
+void MemberMarks::mark(std::span<const NodeIndex> counted, std::span<const NodeIndex> others, const DominatorTree& dom,
+                       std::span<const uint32_t> types, uint32_t excluded_type) {
   for (const NodeIndex v : counted) {
     marks_[v] = HolderMark::Counted;
     touched_.push_back(v);

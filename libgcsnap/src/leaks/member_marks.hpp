@@ -34,8 +34,8 @@ class MemberMarks {
 
  private:
   std::vector<HolderMark> marks_;
-  std::vector<uint8_t> seen_;      // ancestors walked for the current group
-  std::vector<NodeIndex> touched_; // nodes whose mark or seen_ was written
+  std::vector<uint8_t> seen_;       // ancestors walked for the current group
+  std::vector<NodeIndex> touched_;  // nodes whose mark or seen_ was written
 };
 
 }  // namespace gcsnap::leaks
