@@ -149,6 +149,40 @@ TEST_CASE("find_group_holder: the deepest majority dominator, by brute force", "
   }
 }
 
+// The owner search finds the entries from the members' predecessors when the graph has them,
+// else from every node's successors: the same owner and the same count of entries (edges in
+// repeated, self references, members of the excluded type).
+TEST_CASE("find_group_holder: the owner from predecessors is the one from successors", "[holder]") {
+  std::mt19937 rng(41);
+  size_t owners = 0;
+  for (int round = 0; round < 300; ++round) {
+    const RandomShape shape = random_shape(rng, 6, 4);
+    const size_t n = shape.types.size();
+    const Built b = make_heap(shape.types, shape.refs, {0, static_cast<size_t>(rng() % n)});
+    auto both = HeapGraph::build(b.objects, b.roots);
+    auto forward = HeapGraph::build(b.objects, b.roots);
+    REQUIRE(both.is_ok());
+    REQUIRE(forward.is_ok());
+    REQUIRE(both->build_reverse().is_ok());
+    auto dom = DominatorTree::compute(*both);
+    REQUIRE(dom.is_ok());
+    std::vector<HolderMark> marks(n, HolderMark::Outside);
+    for (NodeIndex v = 0; v < n; ++v)
+      if (shape.types[v] == 2) marks[v] = static_cast<HolderMark>(1 + rng() % 3);
+    auto want = find_group_holder(*forward, *dom, marks, {});
+    auto got = find_group_holder(*both, *dom, marks, {});
+    REQUIRE(want.is_ok());
+    REQUIRE(got.is_ok());
+    INFO("round " << round);
+    CHECK(got->found == want->found);
+    CHECK(got->is_owner == want->is_owner);
+    CHECK(got->node == want->node);
+    CHECK(got->entries == want->entries);
+    owners += want->is_owner;
+  }
+  CHECK(owners > 30);  // the owner search ran, not only the dominating holder
+}
+
 // find_type_holders answers as find_group_holder with one type's objects Counted, for every
 // type at once (a type listed twice, one with no objects, an array type named via its owner).
 TEST_CASE("find_type_holders: find_group_holder's answer for each type", "[holder]") {

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include <tsl/robin_map.h>
+#include "analysis/step_table.hpp"
 
 namespace gcsnap::leaks {
 
@@ -27,6 +27,11 @@ class ShapeTrie {
   /// Return SHAPE extended by one hop to an object of TYPE (< kRootLabel), collapsed: when
   /// the last p types (p <= max_period) repeat the p before them, the repeat is dropped.
   uint32_t extend(uint32_t shape, uint32_t type);
+  /// Start loading what extend(SHAPE, TYPE) will probe first (a hint; nothing changes).
+  void prefetch(uint32_t shape, uint32_t type) const noexcept {
+    steps_.prefetch(static_cast<uint64_t>(shape) << 32 | type);
+    __builtin_prefetch(&nodes_[shape]);  // a new step's collapse test reads it
+  }
 
   uint32_t parent(uint32_t shape) const noexcept { return nodes_[shape].parent; }
   uint32_t label(uint32_t shape) const noexcept { return nodes_[shape].label; }
@@ -37,7 +42,7 @@ class ShapeTrie {
   std::vector<uint32_t> labels(uint32_t shape) const;
   /// Free the lookup map: parent(), label(), depth() and labels() still work; root() and
   /// extend() must not be called any more.
-  void forget_children() { decltype(steps_)().swap(steps_); }
+  void forget_children() { steps_.release(); }
 
  private:
   // One record per shape: a walk up the parents (the collapse test) touches one cache line
@@ -51,20 +56,11 @@ class ShapeTrie {
 
   size_t max_period_;
   std::vector<Node> nodes_;
-  // The map keeps the low bits of the hash (power-of-two buckets) and std::hash of an integer
-  // is the integer, whose low bits are only the label: mix them all in first.
-  struct KeyHash {
-    size_t operator()(uint64_t key) const noexcept {
-      key ^= key >> 33;
-      key *= 0xff51afd7ed558ccdull;
-      return key ^ key >> 33;
-    }
-  };
   // parent << 32 | label -> the shape it leads to: the child, or for an extension that
   // collapsed the shorter shape it collapsed to (that child is never made: no object has it).
   // One open-addressing map and one probe per step: node-based maps spent a quarter of
   // `gcsnap leaks` in rehashing, allocating and freeing nodes.
-  tsl::robin_map<uint64_t, uint32_t, KeyHash> steps_;
+  StepTable steps_;
 };
 
 }  // namespace gcsnap::leaks
