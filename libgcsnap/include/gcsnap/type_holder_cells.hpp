@@ -48,7 +48,8 @@ struct HolderPathSources {
 };
 
 /// What the holder search reads. The path sources are asked for only when a type's instances
-/// are tried against the holder patterns (none may be), after the dominating holders are found.
+/// are tried against the holder patterns (none may be), after the dominating holders are found:
+/// the dominator tree is not read after that (a caller short of memory may free it then).
 struct TypeHolderInput {
   const HeapGraph& graph;           ///< with its forward edges
   const DominatorTree& dominators;  ///< over strong roots

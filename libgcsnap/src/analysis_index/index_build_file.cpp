@@ -193,9 +193,16 @@ class FileBuild {
   // and the command computes it as it would without an index.
   void write_holders(const std::vector<TypeStats>& hist) {
     if (progress_) progress_("finding the holders of types");
-    std::vector<Generation>().swap(gc_.objects->generations);  // the histogram was their last reader
+    // The histogram was the generations' and sizes' last reader; the tree's is the holders'
+    // first step, after which only its byte totals (for the header) are kept.
+    std::vector<Generation>().swap(gc_.objects->generations);
+    std::vector<uint64_t>().swap(gc_.objects->sizes);
+    const uint64_t reachable = (*dom_)->reachable_bytes(), unreachable = (*dom_)->unreachable_bytes();
+    auto release_tree = [&] {
+      *dom_ = AnalysisIndexAccess::make_dominators({}, {}, {}, reachable, unreachable, nullptr);
+    };
     auto rows = detail::build_type_holders(
-        detail::HolderBuildInput{rec_, gc_pos_, gc_.graph, **dom_, hist, file_, *place_, parents_});
+        detail::HolderBuildInput{rec_, gc_pos_, gc_.graph, **dom_, hist, file_, *place_, parents_, release_tree});
     parents_ = detail::IndexFile::CodedArray();
     if (!rows) return;
     const auto bytes = detail::encode_type_holders(*rows);

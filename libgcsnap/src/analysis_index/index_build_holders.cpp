@@ -12,6 +12,7 @@
 
 #include "analysis_index/index_access.hpp"
 #include "analysis_index/index_type_holders.hpp"
+#include "huge_pages.hpp"
 
 namespace gcsnap::detail {
 
@@ -21,8 +22,11 @@ namespace L = index_layout;
 
 Error unreadable() { return make_error(ErrorCode::InvalidState, "an analysis index array did not read back"); }
 
+// Each array read back is a fresh allocation written once: in 2 MiB pages, as the build's
+// own arrays, first touch being most of the cost of reading back (docs/performance.md).
 template <typename T>
 bool read_into(const HolderBuildInput& in, size_t which, std::vector<T>& out) {
+  reserve_huge(out, static_cast<size_t>(in.place.bytes[which] / sizeof(T)));
   out.resize(static_cast<size_t>(in.place.bytes[which] / sizeof(T)));
   return in.file.read_back(which, in.place, {reinterpret_cast<unsigned char*>(out.data()), out.size() * sizeof(T)});
 }
@@ -44,7 +48,7 @@ Result<HeapGraph> forward_graph(const HolderBuildInput& in) {
   parts.nodes = in.graph.node_count();
   parts.edges = in.graph.edge_count();
   parts.addresses = a->addresses.data();
-  parts.sizes = in.graph.sizes().data();
+  parts.sizes = nullptr;  // the holder search reads no size: the build gave them back
   parts.type_ids = in.graph.type_ids().data();
   parts.forward = {a->narrow_offsets, a->wide_offsets, a->targets};
   parts.roots.assign(in.graph.roots().begin(), in.graph.roots().end());
@@ -69,6 +73,11 @@ struct PathSources {
 
 Result<HolderPathSources> read_path_sources(const HolderBuildInput& in, const HeapGraph& graph, const NameTable& names,
                                             PathSources& out) {
+  // The dominator tree has had its last reader (describe_type_holders' contract): its room
+  // goes to the slots and the parents.
+  const size_t reached = in.tree.preorder().size();
+  if (in.release_tree) in.release_tree();
+  reserve_huge(out.parents, static_cast<size_t>(in.place.bytes[L::kPathParents] / sizeof(NodeIndex)));
   out.parents.resize(static_cast<size_t>(in.place.bytes[L::kPathParents] / sizeof(NodeIndex)));
   if (!IndexFile::decode_coded(L::kPathParents, in.place, in.parents,
                                {reinterpret_cast<unsigned char*>(out.parents.data()), out.parents.size() * 4}))
@@ -80,7 +89,7 @@ Result<HolderPathSources> read_path_sources(const HolderBuildInput& in, const He
   auto statics = in.rec.read_static_slots(in.gc_pos, out.static_names);
   if (!statics) return statics.error();
   out.statics = std::move(statics).value();
-  auto tree = ShortestPathTree::from_parents(graph, out.parents, in.tree.preorder().size(), nullptr);
+  auto tree = ShortestPathTree::from_parents(graph, out.parents, reached, nullptr);
   if (!tree) return tree.error();
   out.tree.emplace(std::move(tree).value());
   out.namer.emplace(graph, names, out.edge_slots, out.statics);

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -45,6 +46,9 @@ struct HolderBuildInput {
   IndexFile& file;
   const index_layout::Placement& place;
   const IndexFile::CodedArray& parents;
+  /// Called once the tree has had its last reader (before the slots and parents are read), so
+  /// that the build may free it; may be empty.
+  std::function<void()> release_tree;
 };
 
 /// Compute array 18's rows (describe_type_holders over the graph read back). Errors: those of
