@@ -114,7 +114,7 @@ void spit(const std::string& path, const std::vector<char>& bytes) {
 }
 
 // Where array WHICH's coded bytes start in index file BYTES (format-spec.md §12.3: the arrays
-// follow the directory one after another).
+// follow the directory one after another; the holder table, not in the directory, last).
 size_t array_at(const std::vector<char>& bytes, size_t which) {
   namespace L = index_layout;
   uint64_t at = L::kFirstArray;
@@ -498,7 +498,7 @@ struct IndexBytes {
     std::memcpy(&nodes, bytes.data() + L::kOffNodes, 8);
     tree.resize(static_cast<size_t>(nodes));
     const auto* at = reinterpret_cast<const unsigned char*>(bytes.data()) + array_at(bytes, L::kPathParents);
-    const std::span<const unsigned char> coded(at, bytes.size() - array_at(bytes, L::kPathParents));
+    const std::span<const unsigned char> coded(at, array_at(bytes, L::kHolders) - array_at(bytes, L::kPathParents));
     auto frames = detail::split_frames(coded, 4 * nodes);
     REQUIRE(frames);
     auto* out = reinterpret_cast<unsigned char*>(tree.data());
@@ -514,8 +514,10 @@ struct IndexBytes {
     const std::span<const unsigned char> raw(reinterpret_cast<const unsigned char*>(tree.data()), 4 * tree.size());
     std::vector<unsigned char> coded;
     REQUIRE(detail::encode_array(raw, L::coding(L::kPathParents, false), coded));
+    const std::vector<char> holders(bytes.begin() + static_cast<std::ptrdiff_t>(array_at(bytes, L::kHolders)), bytes.end());
     bytes.resize(array_at(bytes, L::kPathParents));
     bytes.insert(bytes.end(), coded.begin(), coded.end());
+    bytes.insert(bytes.end(), holders.begin(), holders.end());  // array 18 follows (§12.3)
     const uint64_t len = coded.size();
     std::memcpy(bytes.data() + L::kDirectoryOffset + 8 * L::kPathParents, &len, 8);
     const uint64_t dir = XXH3_64bits(bytes.data() + L::kDirectoryOffset, L::kDirectorySize);
@@ -588,7 +590,7 @@ TEST_CASE("a forged shortest-path tree is refused, or at worst gives no path, ne
   CHECK(tree->path_to(inner[1]).nodes.empty());
   // Damage (not resealed) in the tree stops the reads that use it, and only those.
   std::vector<char> flipped = good;
-  flipped[good.size() - 2] ^= 0x01;
+  flipped[array_at(good, index_layout::kHolders) - 2] ^= 0x01;  // the tree's last byte (array 18 follows)
   IndexBytes damaged(flipped, false);
   auto refused = analysis_index_from_bytes(damaged.view(), nullptr, kIndexPathTree);
   REQUIRE_FALSE(refused);

@@ -67,10 +67,10 @@ struct Case {
 // 1 MiB pieces, the last one shorter).
 const std::vector<Case>& cases() {
   static const std::vector<Case> all = {
-      {4, ModelOptions{400, 30}, {0x0150aaa6c62f0545, 0x3670e77e97cf614b, 0x95a0b2959f622cd7}},
-      {5, ModelOptions{400, 30}, {0x11f77a83248689d7}},
-      {7, ModelOptions{400, 30}, {0x7846a398893f9d05, 0x740462e994f52fa0}},
-      {11, ModelOptions{300000, 200}, {0x57dc7bf19e6139a8, 0xe6248404d37c97f7}},
+      {4, ModelOptions{400, 30}, {0x19ca982889dea9df, 0x7571f5a922ef0358, 0x3f4f5d64de4a999b}},
+      {5, ModelOptions{400, 30}, {0xa344e6da4aea4d16}},
+      {7, ModelOptions{400, 30}, {0x710baca593b1911b, 0x39b71707b6c6fa6c}},
+      {11, ModelOptions{300000, 200}, {0xabfaf62d2e82413e, 0x9e73766076fdaeab}},
   };
   return all;
 }

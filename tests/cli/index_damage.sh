@@ -15,7 +15,8 @@ flip() {  # flip bit 2 of the byte at offset $1 of the index
   printf "$(printf '\\%03o' $((byte ^ 4)))" | dd of="$ix" bs=1 seek="$1" conv=notrunc 2>/dev/null
 }
 # array_at K: where array K's coded bytes start (format-spec.md §12.3: after the 384-byte
-# header and the directory of 17 coded lengths, one after another)
+# header and the directory of 17 coded lengths, one after another; array_at 17 is where the
+# holder table, array 18, starts: the end of the shortest-path tree)
 array_at() {
   at=520 k=0
   while [ "$k" -lt "$1" ]; do
@@ -41,10 +42,19 @@ if "$g" index "$snap" --check >/dev/null 2>&1; then fail "--check missed damaged
 [ "$("$g" dominators "$snap")" = "$dominators" ] || fail "dominators differs after the rebuild"
 "$g" index "$snap" --check >/dev/null || fail "dominators did not rebuild the damaged index"
 
-# The last byte (the shortest-path tree, which only diff and path --type decode): types answers, --check sees it,
+# The holder table (array 18, the file's end), which only dominators --by type reads: types
+# answers, --check sees it, and dominators --by type answers the same (computed), rebuilding it.
+by_type=$("$g" dominators "$snap" --by type --no-cache)
+flip $(($(wc -c <"$ix") - 1))
+[ "$("$g" types "$snap")" = "$types" ] || fail "types differs with damage in the holder table"
+if "$g" index "$snap" --check >/dev/null 2>&1; then fail "--check missed a damaged holder table"; fi
+[ "$("$g" dominators "$snap" --by type)" = "$by_type" ] || fail "dominators --by type differs with a damaged holder table"
+"$g" index "$snap" --check >/dev/null || fail "dominators --by type did not rebuild a damaged holder table"
+[ "$("$g" dominators "$snap" --by type)" = "$by_type" ] || fail "dominators --by type differs from the holder table"
+
+# The tree's last byte (the shortest-path tree, which only diff and path --type decode): types answers, --check sees it,
 # `gcsnap index` decodes no array to say the index is up to date, and path --type rebuilds it.
-size=$(wc -c <"$ix")
-flip $((size - 1))
+flip $(($(array_at 17) - 1))
 [ "$("$g" types "$snap")" = "$types" ] || fail "types differs with damage in the shortest-path tree"
 if "$g" index "$snap" --check >/dev/null 2>&1; then fail "--check missed a damaged shortest-path tree"; fi
 "$g" index "$snap" | grep -q "up to date" || fail "gcsnap index decoded an array to tell the index's status"
@@ -69,7 +79,7 @@ if "$g" index "$snap" --check >/dev/null 2>&1; then fail "path --type read the r
 "$g" dominators "$snap" --include-weak >/dev/null
 "$g" index "$snap" --check >/dev/null || fail "dominators --include-weak did not rebuild damaged reverse sources"
 # Damage in the tree it reads: the answer is the same, from the index rebuilt.
-flip $(($(wc -c <"$ix") - 1))
+flip $(($(array_at 17) - 1))
 [ "$("$g" path "$snap" --type ListNode --limit 2 --format csv)" = "$path_type" ] ||
   fail "path --type differs with damage in the shortest-path tree"
 "$g" index "$snap" --check >/dev/null || fail "path --type did not rebuild a damaged shortest-path tree"

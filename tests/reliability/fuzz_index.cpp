@@ -81,7 +81,18 @@ void use_partial(const AnalysisIndex& ix) {
 // What path ADDR and dominators --top use: the backward search and the top retainers read a
 // piece at a time. Hostile pieces give an error or an answer, never a crash or a hang; from an
 // index the whole read (every part) accepted, the answers of the graph read whole.
+// What dominators --by type reads: the histogram and the holder table (array 18), which the
+// point reader must give as the whole read does.
+void use_holders(PointIndex& index, const AnalysisIndex* whole) {
+  auto stats = index.type_stats();
+  if (whole && !stats) __builtin_trap();
+  if (!stats) return;
+  auto rows = index.type_holders(*stats);
+  if (whole && (!rows || *rows != whole->type_holders)) __builtin_trap();
+}
+
 void use_point_queries(PointIndex& index, const AnalysisIndex* whole) {
+  use_holders(index, whole);
   const uint64_t n = index.node_count();
   // top_retainers passes over every node: a small file may claim millions of nodes in pieces of a few bytes.
   if (!whole && n > 4096) return;
@@ -185,6 +196,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto index = PointIndex::from_bytes(view, nullptr, nullptr)) use_point_queries(*index, whole ? &*whole : nullptr);
   // Partial reads (what types, dominators and where ask for) check only their arrays.
   if (auto ix = analysis_index_from_bytes(view, nullptr, kIndexTypes)) (void)ix->type_stats.size();
+  if (auto ix = analysis_index_from_bytes(view, nullptr, kIndexHolders); ix && ix->type_holders)
+    for (const IndexedTypeHolder& h : *ix->type_holders) (void)h.cell.text.size();
   if (auto ix = analysis_index_from_bytes(view, nullptr, kIndexObjects | kIndexDominators)) {
     use_partial(*ix);
     use_lookup(view, &*ix);
@@ -200,6 +213,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                     L::kOffDependent, L::kOffPreorder, L::kOffTypes};
     uint64_t* counts[] = {&c.nodes, &c.edges, &c.roots, &c.unresolved, &c.dependent, &c.preorder, &c.types};
     for (size_t i = 0; i < 7; ++i) std::memcpy(counts[i], bytes + count_offsets[i], 8);
+    uint32_t holder_counts[2];
+    std::memcpy(holder_counts, bytes + L::kOffHolderRows, 8);
+    c.holder_rows = holder_counts[0];
+    c.holder_text = holder_counts[1];
     if (const auto place = L::place(c)) {
       for (size_t a = 0; a < L::kArrayCount; ++a) {
         if (place->offset[a] > size || place->bytes[a] > size - place->offset[a]) continue;

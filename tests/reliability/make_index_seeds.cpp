@@ -1,11 +1,54 @@
 // Writes seed inputs for fuzz_index: the analysis index of every GC with a heap walk of the
-// given recordings (the golden files and the test fixtures). Usage:
+// given recordings (the golden files and the test fixtures), and two of each with a damaged
+// holder table (format-spec.md §12.3 array 18): a flipped byte in it, and a header (resealed)
+// whose text count does not match it. Usage:
 //   make_index_seeds OUT_DIR FILE.snap...
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "analysis_index/index_layout.hpp"
 #include "gcsnap/analysis_index.hpp"
+
+namespace {
+
+void write_bytes(const std::filesystem::path& path, const std::vector<char>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// The damaged variants of the index at PATH, beside it; how many were written.
+int write_damaged_holders(const std::filesystem::path& path) {
+  namespace L = gcsnap::index_layout;
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<char> good{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  uint64_t coded = 0;
+  if (good.size() < L::kFirstArray) return 0;
+  std::memcpy(&coded, good.data() + L::kOffHolderCoded, 8);
+  if (coded == 0) return 0;
+  std::vector<char> flipped = good;
+  flipped.back() ^= 0x20;
+  write_bytes(path.string() + "-holders-flipped", flipped);
+  std::vector<char> count = good;
+  uint32_t text = 0;
+  std::memcpy(&text, count.data() + L::kOffHolderText, 4);
+  ++text;
+  std::memcpy(count.data() + L::kOffHolderText, &text, 4);
+  const uint64_t hash = XXH3_64bits(count.data(), L::kOffHeaderHash);
+  std::memcpy(count.data() + L::kOffHeaderHash, &hash, 8);
+  write_bytes(path.string() + "-holders-count", count);
+  return 2;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace gcsnap;
@@ -24,7 +67,8 @@ int main(int argc, char** argv) {
       auto ix = compute_analysis_index(**rec, i);
       if (!ix) continue;
       const std::string name = std::filesystem::path(argv[a]).stem().string() + "-gc" + std::to_string(i) + ".gcidx";
-      if (write_analysis_index(*ix, IndexIdentity{}, (dir / name).string())) ++written;
+      if (!write_analysis_index(*ix, IndexIdentity{}, (dir / name).string())) continue;
+      written += 1 + write_damaged_holders(dir / name);
     }
   }
   std::printf("make_index_seeds: %d seeds in %s\n", written, dir.c_str());

@@ -25,6 +25,7 @@
 #include "gcsnap/retention.hpp"
 #include "gcsnap/status.hpp"
 #include "gcsnap/type_histogram.hpp"
+#include "gcsnap/type_holder_cells.hpp"
 
 namespace gcsnap {
 
@@ -54,7 +55,10 @@ enum IndexPart : uint32_t {
   /// The shortest-path tree from strong roots (AnalysisIndex::path_parents); brings kIndexForward
   /// (a path's hops are told from the forward graph).
   kIndexPathTree = 128,
-  kIndexAll = 255,
+  /// The holder table (minor 1: AnalysisIndex::type_holders); brings kIndexTypes, which it is
+  /// checked against.
+  kIndexHolders = 256,
+  kIndexAll = 511,
 };
 using IndexParts = uint32_t;
 
@@ -73,6 +77,9 @@ struct AnalysisIndex {
   /// it back), kRootMark for a root's object, kNoNode when no strong root reaches it.
   std::span<const NodeIndex> path_parents;
   std::vector<TypeStats> type_stats;        ///< per type, sorted by type id, with retained sizes
+  /// With kIndexHolders: the HELD BY cells of the histogram's first types by retained bytes
+  /// (format-spec.md §12.3 array 18); nullopt when the index has none (minor 0).
+  std::optional<std::vector<IndexedTypeHolder>> type_holders;
   bool has_dependent_handles = false;       ///< the GC's block has a dependent-handle section
   IndexParts parts = kIndexAll;             ///< what this AnalysisIndex holds
   uint64_t root_entries = 0;                ///< resolved + unresolved roots (the GC's root table size)
@@ -186,6 +193,8 @@ class PointIndex {
   uint64_t node_count() const noexcept;
   uint64_t root_entries() const noexcept;  ///< resolved + unresolved roots (the GC's root table size)
   bool has_dependent_handles() const noexcept;
+  /// The index's minor version (format-spec.md §12.2): 0 has no holder table.
+  uint16_t minor_version() const noexcept;
 
   /// Return the object containing ADDRESS (ObjectTable::find_containing's meaning): O(log n)
   /// pieces of the addresses, one each of the sizes, type ids, generations and dominators.
@@ -231,6 +240,13 @@ class PointIndex {
   /// Return the ids of the heap's types, sorted (the type histogram's, decoded whole and
   /// checked). Errors: find_object's.
   [[nodiscard]] Result<std::vector<uint32_t>> type_ids();
+  /// Return the type histogram (array 16), decoded whole and checked, sorted by type id.
+  /// Errors: find_object's.
+  [[nodiscard]] Result<std::vector<TypeStats>> type_stats();
+  /// Return the holder table (array 18: the HELD BY cells of the first types of HISTOGRAM, this
+  /// index's type_stats(), by retained bytes), decoded whole and checked against HISTOGRAM;
+  /// nullopt when the index has none (minor 0). Errors: find_object's.
+  [[nodiscard]] Result<std::optional<std::vector<IndexedTypeHolder>>> type_holders(std::span<const TypeStats> histogram);
   /// Objects reachable from strong roots (the header's p) and their bytes; the bytes not reachable.
   uint64_t reachable_count() const noexcept;
   uint64_t reachable_bytes() const noexcept;

@@ -55,9 +55,12 @@ enum HeapNeed : uint32_t {
   kNeedPathTree = 256,     ///< find_path_tree() without computing it
   /// The analyses over every root (include_weak): computed from the graph both ways.
   kNeedWeakRoots = 512,
+  /// The index's table of the largest types' holders (HeapPoints::type_holders reads it) is
+  /// checked with the rest, so that an open that builds (IndexUse::Build) rebuilds a damaged one.
+  kNeedTypeHolders = 1024,
   kNeedGraph = kNeedObjects | kNeedSuccessors,      ///< the graph one way
   kNeedFieldNames = kNeedEdgeSlots | kNeedStatics,  ///< everything edge_namer() names with
-  kNeedAll = 1023,
+  kNeedAll = 2047,
 };
 using HeapNeeds = uint32_t;
 

@@ -23,6 +23,7 @@
 #include "gcsnap/heap_points.hpp"
 #include "gcsnap/group_holder.hpp"
 #include "gcsnap/holder_patterns.hpp"
+#include "gcsnap/type_holder_cells.hpp"
 #include "gcsnap/group_paths.hpp"
 #include "gcsnap/heap_graph.hpp"
 #include "gcsnap/inspect.hpp"

@@ -75,6 +75,11 @@ class HeapPoints {
   std::optional<IndexedTreePaths> nearest_tree_paths(std::span<const NodeIndex> targets, size_t n);
   std::optional<PathSubgraph> path_subgraph(const std::vector<RetentionPath>& paths);
   std::optional<std::vector<IndexedRetainer>> top_retainers(size_t n, std::span<const uint32_t> types, bool fold);
+  /// The index's type histogram (sorted by type id), decoded whole.
+  std::optional<std::vector<TypeStats>> type_stats();
+  /// The index's HELD BY cells of the largest types (format-spec.md §12.3 array 18), checked
+  /// against HISTOGRAM (type_stats()); nullopt also when the index keeps none (minor 0).
+  std::optional<std::vector<IndexedTypeHolder>> type_holders(std::span<const TypeStats> histogram);
   /// What strong roots reach, from the index's header.
   std::optional<ReachableCounts> reachable_counts() const;
 

@@ -14,6 +14,7 @@
 #include "analysis_index/index_access.hpp"
 #include "analysis_index/index_build_steps.hpp"
 #include "analysis_index/index_layout.hpp"
+#include "analysis_index/index_type_holders.hpp"
 #include "analysis_index/index_write.hpp"
 #include "huge_pages.hpp"
 #include "gcsnap/analysis_index.hpp"
@@ -39,7 +40,9 @@ Status too_large() { return make_error(ErrorCode::LimitExceeded, "the analysis i
 //      arrays 7-12 || semi-NCA and retained sizes; then free the reverse CSR and the slots.
 //      Built beside the BFS, the reverse CSR was whole beside the forward one and the DFS's
 //      arrays: the build's peak (docs/performance.md, "The build's peak, phase by phase").
-//   4. write arrays 13-15 || type histogram; then arrays 16-17 and the header.
+//   4. write arrays 13-15 || type histogram; then arrays 16-17.
+//   5. the holder table (array 18, index_build_holders.cpp) from the forward graph read back
+//      beside the type ids and the dominator tree; then the header.
 class FileBuild {
  public:
   FileBuild(const Recording& rec, size_t gc_pos, const IndexProgress& progress, const IndexIdentity& id,
@@ -172,16 +175,45 @@ class FileBuild {
     return hist;
   }
 
-  // The histogram, the path parents and the header, which reads the graph's stats, the tree's
-  // byte totals and the block hash.
+  // The histogram, the path parents, the holder table and the header, which reads the graph's
+  // stats, the tree's byte totals and the block hash.
   Status write_last(const std::vector<TypeStats>& hist) {
     file_.write_array(L::kTypes, *place_, detail::encode_type_stats(hist));
     file_.write_coded(L::kPathParents, *place_, parents_);
+    write_holders(hist);
     AnalysisIndex ix;
     ix.graph = std::move(gc_.graph);
     ix.dominators = std::move(*dom_).value();
     ix.block_hash = *block_;
     return file_.finish(detail::index_header(ix, id_, counts_));
+  }
+
+  // 5. The holder table. It is a cache of what `dominators --by type` computes: when it cannot
+  // be made (out of memory), the index goes without it (flag bit 3 clear, format-spec.md §12.2)
+  // and the command computes it as it would without an index.
+  void write_holders(const std::vector<TypeStats>& hist) {
+    if (progress_) progress_("finding the holders of types");
+    // The histogram was the generations' and sizes' last reader; the tree's is the holders'
+    // first step, after which only its byte totals (for the header) are kept.
+    std::vector<Generation>().swap(gc_.objects->generations);
+    std::vector<uint64_t>().swap(gc_.objects->sizes);
+    const uint64_t reachable = (*dom_)->reachable_bytes(), unreachable = (*dom_)->unreachable_bytes();
+    auto release_tree = [&] {
+      *dom_ = AnalysisIndexAccess::make_dominators({}, {}, {}, reachable, unreachable, nullptr);
+    };
+    auto rows = detail::build_type_holders(
+        detail::HolderBuildInput{rec_, gc_pos_, gc_.graph, **dom_, hist, file_, *place_, parents_, release_tree});
+    parents_ = detail::IndexFile::CodedArray();
+    if (!rows) return;
+    const auto bytes = detail::encode_type_holders(*rows);
+    L::Counts with = counts_;
+    with.holder_rows = rows->size();
+    with.holder_text = bytes.size() - rows->size() * L::kHolderRecord;
+    with.flags |= L::kFlagHolders;
+    const auto place = L::place(with);
+    if (!place) return;
+    counts_ = with;
+    file_.write_array(L::kHolders, *place, bytes);
   }
 
   const Recording& rec_;
@@ -222,12 +254,15 @@ Result<EnsuredAnalysisIndex> ensure_analysis_index(const std::string& recording_
     // The header and the directory only (format-spec.md §12.4 items 1-3): an up-to-date index
     // is told without decoding an array (~900 MB at 10 M objects). Damage inside an array is
     // found by check_analysis_index, or by the first command that decodes it, which rebuilds.
+    // An index of an older minor version is valid, but lacks what this build adds (minor 1: the
+    // holder table): `gcsnap index` brings it up to date; other commands use it as it is.
     auto valid = PointIndex::open(path, *id);
-    if (valid) {
+    if (valid && valid->minor_version() >= L::kMinor) {
       out.objects = valid->node_count();
       return out;
     }
-    if (valid.error().code != ErrorCode::NotFound) out.rejected = valid.error();
+    if (valid) out.rejected = make_error(ErrorCode::UnsupportedVersion, "analysis index of an older minor version");
+    else if (valid.error().code != ErrorCode::NotFound) out.rejected = valid.error();
   }
   out.source = IndexSource::BuiltKept;
   // Built all the same when the file cannot be created: a bad recording is the error to report.

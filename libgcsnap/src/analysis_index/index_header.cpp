@@ -45,11 +45,16 @@ Result<IndexHead> check_index_head(std::span<const std::byte> head, uint64_t fil
     return damaged(ErrorCode::UnsupportedVersion, "analysis index of another major version");
   // (Major 2 kept its arrays uncoded: rebuilt once, like a stale one.)
   IndexHead out;
+  out.minor = L::load<uint16_t>(h + L::kOffMinor);
+  if (out.minor > L::kMinor) return damaged(ErrorCode::UnsupportedVersion, "analysis index of a newer minor version");
   L::Counts& c = out.counts;
   c.flags = L::load<uint32_t>(h + L::kOffFlags);
-  for (size_t i = L::kOffReserved; i < L::kOffArrayHashes; ++i)
+  if (c.flags & ~(out.minor == 0 ? L::kKnownFlags & ~L::kFlagHolders : L::kKnownFlags))
+    return damaged(ErrorCode::CorruptSection, "analysis index unknown flags");
+  // Without the holder table its header fields are reserved too (all of them at minor 0).
+  const bool holders = (c.flags & L::kFlagHolders) != 0;
+  for (size_t i = holders ? L::kOffReserved : L::kOffHolderHash; i < L::kOffArrayHashes; ++i)
     if (h[i] != std::byte{0}) return damaged(ErrorCode::CorruptSection, "analysis index reserved bytes not zero");
-  if (c.flags & ~L::kKnownFlags) return damaged(ErrorCode::CorruptSection, "analysis index unknown flags");
   if (expected && !(identity_in_header(h) == *expected))
     return damaged(ErrorCode::InconsistentData, "stale analysis index (the recording changed)");
   c.nodes = L::load<uint64_t>(h + L::kOffNodes);
@@ -59,9 +64,11 @@ Result<IndexHead> check_index_head(std::span<const std::byte> head, uint64_t fil
   c.dependent = L::load<uint64_t>(h + L::kOffDependent);
   c.preorder = L::load<uint64_t>(h + L::kOffPreorder);
   c.types = L::load<uint64_t>(h + L::kOffTypes);
+  c.holder_rows = L::load<uint32_t>(h + L::kOffHolderRows);
+  c.holder_text = L::load<uint32_t>(h + L::kOffHolderText);
   out.wide_offsets = (c.flags & L::kFlagWideOffsets) != 0;
   if (c.nodes > kMaxNodes || c.preorder > c.nodes || c.roots + c.unresolved > 0xFFFFFFFFu ||
-      (!out.wide_offsets && c.edges > UINT32_MAX))
+      (!out.wide_offsets && c.edges > UINT32_MAX) || c.holder_rows > c.types)
     return damaged(ErrorCode::CorruptSection, "analysis index counts out of range");
   const auto place = L::place(c);
   if (!place) return damaged(ErrorCode::CorruptSection, "analysis index counts out of range");
@@ -74,7 +81,7 @@ Result<IndexHead> check_index_head(std::span<const std::byte> head, uint64_t fil
     return damaged(ErrorCode::ChecksumMismatch, "analysis index directory checksum");
   uint64_t at = L::kFirstArray;
   for (size_t a = 0; a < L::kArrayCount; ++a) {
-    const uint64_t len = L::load<uint64_t>(dir + 8 * a);
+    const uint64_t len = L::load<uint64_t>(a < L::kDirectoryEntries ? dir + 8 * a : h + L::kOffHolderCoded);
     if (len > file_size - at) return damaged(ErrorCode::Truncated, "analysis index size does not match its directory");
     out.begin[a] = at;
     out.length[a] = len;

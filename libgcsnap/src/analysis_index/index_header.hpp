@@ -23,6 +23,9 @@ struct IndexHead {
   std::array<uint64_t, index_layout::kArrayCount> length{};   ///< ... and length in the file
   std::array<uint64_t, index_layout::kArrayCount> hashes{};   ///< each array's XXH3-64 (§12.2)
   bool wide_offsets = false;
+  uint16_t minor = 0;
+  /// The holder table (array 18) is present (minor 1, flag bit 3).
+  bool has_holders() const noexcept { return (counts.flags & index_layout::kFlagHolders) != 0; }
 };
 
 /// The identity of the recording an index was built from, as its header (HEAD, at least

@@ -24,13 +24,14 @@ T load(const void* p) noexcept {
 
 inline constexpr char kMagic[8] = {'G', 'C', 'S', 'N', 'A', 'P', 'I', 'X'};
 inline constexpr uint16_t kMajor = 3;  // 3: arrays coded (zstd frames); 2: in place, one checksum per array
-inline constexpr uint16_t kMinor = 0;
+inline constexpr uint16_t kMinor = 1;  // 1: the holder table (array 18)
 inline constexpr size_t kHeaderSize = 384;
 inline constexpr size_t kAlign = 64;
 inline constexpr uint32_t kFlagWideOffsets = 0x1;
 inline constexpr uint32_t kFlagDependent = 0x2;
 inline constexpr uint32_t kFlagSlots = 0x4;
-inline constexpr uint32_t kKnownFlags = 0x7;
+inline constexpr uint32_t kFlagHolders = 0x8;  // minor 1: array 18 present
+inline constexpr uint32_t kKnownFlags = 0xF;
 // The records of the arrays that are not plain integers (§12.3), field offsets within one.
 // Root: node u32, root index u32, root id u64, kind u8, flags u8, zeros to the end.
 inline constexpr size_t kRootRecord = 24;
@@ -44,6 +45,12 @@ inline constexpr size_t kDependentPrimary = 0, kDependentSecondary = 4;
 inline constexpr size_t kTypeRecord = 96;
 inline constexpr size_t kTypeId = 0, kTypeZero = 4, kTypeCount = 8, kTypeShallow = 16, kTypeRetained = 24,
                         kTypeUnreachable = 32, kTypeGenerationBytes = 40;
+// Type holder (array 18): type id u32, text length u32, holder address u64, flags u8, zeros
+// to the end; the texts follow the records.
+inline constexpr size_t kHolderRecord = 24;
+inline constexpr size_t kHolderType = 0, kHolderTextLength = 4, kHolderAddress = 8, kHolderFlags = 16,
+                        kHolderZeroFrom = 17;
+inline constexpr uint8_t kHolderHasAddress = 0x1;
 // Unresolved root: its position in the GC's root table, u32.
 inline constexpr size_t kUnresolvedRecord = 4;
 inline constexpr size_t kSampleBytes = 64 * 1024;
@@ -53,19 +60,24 @@ inline constexpr size_t kOffMajor = 8, kOffMinor = 10, kOffFlags = 12, kOffFileS
                         kOffGcNumber = 32, kOffBlockOffset = 40, kOffBlockSize = 48, kOffSampleHash = 56,
                         kOffNodes = 64, kOffEdges = 72, kOffRoots = 80, kOffUnresolved = 88, kOffDependent = 96,
                         kOffPreorder = 104, kOffTypes = 112, kOffReachableBytes = 120,
-                        kOffUnreachableBytes = 128, kOffStats = 136, kOffBlockHash = 192, kOffArray17Hash = 200, kOffDirectoryHash = 208, kOffReserved = 216, kOffArrayHashes = 248,
+                        kOffUnreachableBytes = 128, kOffStats = 136, kOffBlockHash = 192, kOffArray17Hash = 200, kOffDirectoryHash = 208, kOffHolderHash = 216,
+                        kOffHolderCoded = 224, kOffHolderRows = 232, kOffHolderText = 236, kOffReserved = 240,
+                        kOffArrayHashes = 248,
                         kOffHeaderHash = 376;
 
 enum Array : size_t {
   kAddresses, kSizes, kTypeIds, kGenerations, kForwardOffsets, kForwardTargets, kReverseOffsets,
   kReverseSources, kSlots, kRoots, kUnresolved, kDependentEdges, kPreorder, kIdom, kRetained, kTypes,
-  kPathParents, kArrayCount
+  kPathParents, kHolders, kArrayCount
 };
 
 /// The directory after the header (format-spec.md §12.3): array k's coded length, u64, for
-/// each array in order; the coded arrays follow it, one after another, to the end of the file.
+/// each array in order but the holder table, whose length is in the header (minor 1 added it
+/// to a directory of fixed size); the coded arrays follow it, one after another, to the end of
+/// the file.
 inline constexpr size_t kDirectoryOffset = kHeaderSize;
-inline constexpr size_t kDirectorySize = 8 * kArrayCount;
+inline constexpr size_t kDirectoryEntries = 17;
+inline constexpr size_t kDirectorySize = 8 * kDirectoryEntries;
 inline constexpr size_t kFirstArray = kDirectoryOffset + kDirectorySize;
 
 /// Each array's element width for its coding (records are coded as bytes) and its transform
@@ -84,11 +96,14 @@ inline detail::ArrayCoding coding(size_t which, bool wide) {
 }
 
 /// Where array WHICH's checksum is in the header: the first 16 in the table at 248, the 17th
-/// (added by minor 2) in what was reserved.
-inline constexpr size_t hash_offset(size_t which) { return which < 16 ? kOffArrayHashes + 8 * which : kOffArray17Hash; }
+/// (added by major 2's minor 2) and the 18th (minor 1) in what was reserved.
+inline constexpr size_t hash_offset(size_t which) {
+  return which < 16 ? kOffArrayHashes + 8 * which : which == kPathParents ? kOffArray17Hash : kOffHolderHash;
+}
 
 struct Counts {
   uint64_t nodes = 0, edges = 0, roots = 0, unresolved = 0, dependent = 0, preorder = 0, types = 0;
+  uint64_t holder_rows = 0, holder_text = 0;  // array 18 (u32 in the header)
   uint32_t flags = 0;
 };
 
@@ -103,7 +118,7 @@ struct Placement {
 inline std::optional<Placement> place(const Counts& c) {
   constexpr uint64_t kCap = uint64_t{1} << 56;  // far above any real heap; keeps products in range
   if (c.nodes >= kCap || c.edges >= kCap || c.roots >= kCap || c.unresolved >= kCap || c.dependent >= kCap ||
-      c.preorder >= kCap || c.types >= kCap)
+      c.preorder >= kCap || c.types >= kCap || c.holder_rows > UINT32_MAX || c.holder_text > UINT32_MAX)
     return std::nullopt;
   const uint64_t off = (c.flags & kFlagWideOffsets) ? 8 : 4;
   const std::array<uint64_t, kArrayCount> bytes = {
@@ -112,7 +127,7 @@ inline std::optional<Placement> place(const Counts& c) {
       (c.flags & kFlagSlots) ? 4 * c.edges : 0, kRootRecord * c.roots, kUnresolvedRecord * c.unresolved,
       kDependentRecord * c.dependent,
       4 * c.preorder,   4 * c.nodes,     8 * c.nodes,        kTypeRecord * c.types,
-      4 * c.nodes};
+      4 * c.nodes,      kHolderRecord * c.holder_rows + c.holder_text};
   Placement p;
   p.wide = (c.flags & kFlagWideOffsets) != 0;
   uint64_t at = kHeaderSize;

@@ -102,6 +102,9 @@ class IndexParse {
   // Dependent edges are the last successors of their primary (edge_kind relies on it).
   std::optional<Error> check_dependent_edges() const;
 
+  // 18: the holder table, checked against the histogram (index_type_holders.hpp).
+  std::optional<Error> check_holders();
+
   // The AnalysisIndex over the checked arrays, in place.
   AnalysisIndex assemble();
 
@@ -115,8 +118,10 @@ class IndexParse {
   uint64_t m_ = 0;
   bool wide_ = false;
   uint64_t root_total_ = 0;
+  uint16_t minor_ = 0;
   AnalysisIndexAccess::GraphParts parts_;  // the roots and dependent edges the jobs copy out
   std::vector<TypeStats> types_;           // the histogram the job copies out
+  std::optional<std::vector<IndexedTypeHolder>> holders_;  // the holder table (kIndexHolders)
   std::vector<NodeIndex> root_marks_;      // the tree's root marks, matched with the roots after
   std::array<std::span<const unsigned char>, L::kArrayCount> coded_{};  // each array's frames in the file
   std::atomic<bool> out_of_memory_{false};

@@ -343,6 +343,7 @@ Result<PointIndex> PointIndex::open(const std::string& path, const IndexIdentity
 uint64_t PointIndex::node_count() const noexcept { return pieces_->nodes(); }
 uint64_t PointIndex::root_entries() const noexcept { return pieces_->facts().root_entries; }
 bool PointIndex::has_dependent_handles() const noexcept { return pieces_->facts().has_dependent_handles; }
+uint16_t PointIndex::minor_version() const noexcept { return pieces_->facts().minor; }
 size_t PointIndex::pieces_decoded() const noexcept { return pieces_->pieces_decoded(); }
 
 Result<std::optional<IndexedObject>> PointIndex::find_object(uint64_t address) {

@@ -28,6 +28,7 @@ struct IndexHeaderFacts {
   std::array<std::span<const unsigned char>, index_layout::kArrayCount> coded{};  ///< in the file
   std::array<uint64_t, index_layout::kArrayCount> hashes{};  ///< each array's XXH3-64 (§12.2)
   uint64_t root_entries = 0;
+  uint16_t minor = 0;             ///< the index's minor version (§12.2)
   bool has_dependent_handles = false;
   GraphBuildStats stats;          ///< the graph build's (§12.2 offset 136)
   uint64_t reachable_bytes = 0;   ///< from strong roots (§12.2 offset 120)

@@ -56,6 +56,7 @@ Result<detail::IndexHeaderFacts> IndexParse::header_facts(const IndexIdentity* e
   f.place = place_;
   f.coded = coded_;
   f.root_entries = root_total_;
+  f.minor = minor_;
   f.has_dependent_handles = (c_.flags & L::kFlagDependent) != 0;
   for (size_t a = 0; a < L::kArrayCount; ++a) f.hashes[a] = L::load<uint64_t>(h_ + L::hash_offset(a));
   uint64_t stats[7];
@@ -83,6 +84,7 @@ Result<AnalysisIndex> IndexParse::run(const IndexIdentity* expected, IndexParts 
     if (auto failure = jobs.run(bytes_, place_.file_size)) return *failure;
     if (auto failure = check_root_marks()) return *failure;
     if (auto failure = check_dependent_edges()) return *failure;
+    if (auto failure = check_holders()) return *failure;
     return assemble();
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::OutOfMemory, "out of memory reading the analysis index");
@@ -95,6 +97,7 @@ std::optional<Error> IndexParse::read_header(const IndexIdentity* expected) {
   c_ = head->counts;
   place_ = head->place;
   wide_ = head->wide_offsets;
+  minor_ = head->minor;
   for (size_t a = 0; a < L::kArrayCount; ++a)
     coded_[a] = {reinterpret_cast<const unsigned char*>(bytes_.data() + head->begin[a]),
                  static_cast<size_t>(head->length[a])};
@@ -107,6 +110,7 @@ std::optional<Error> IndexParse::read_header(const IndexIdentity* expected) {
 IndexParts IndexParse::widen(IndexParts want) {
   want &= kIndexAll;
   if (want & (kIndexSlots | kIndexPathTree)) want |= kIndexForward;
+  if (want & kIndexHolders) want |= kIndexTypes;
   if (want & (kIndexForward | kIndexReverse | kIndexDominators)) want |= kIndexObjects;
   if (want & kIndexObjects) want |= kIndexTypeIds;
   return want;
@@ -123,6 +127,7 @@ std::array<bool, L::kArrayCount> IndexParse::arrays_needed() const {
   if (wanted(kIndexDominators)) need[L::kPreorder] = need[L::kIdom] = need[L::kRetained] = true;
   if (wanted(kIndexTypes)) need[L::kTypes] = true;
   if (wanted(kIndexPathTree)) need[L::kPathParents] = true;
+  if (wanted(kIndexHolders) && (c_.flags & L::kFlagHolders)) need[L::kHolders] = true;
   return need;
 }
 
@@ -209,6 +214,7 @@ AnalysisIndex IndexParse::assemble() {
   if (wanted(kIndexSlots) && (c_.flags & L::kFlagSlots)) out.edge_slots = AnalysisIndexAccess::make_slots(u32s(L::kSlots), keep_);
   if (wanted(kIndexPathTree)) out.path_parents = u32s(L::kPathParents);
   out.type_stats = std::move(types_);
+  out.type_holders = std::move(holders_);
   out.has_dependent_handles = (c_.flags & L::kFlagDependent) != 0;
   out.storage = std::move(keep_);
   return out;

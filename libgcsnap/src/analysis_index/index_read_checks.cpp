@@ -8,6 +8,10 @@
 
 #include "analysis_index/index_array_rules.hpp"
 #include "analysis_index/index_parse.hpp"
+#include "analysis_index/index_type_holders.hpp"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 namespace gcsnap::detail {
 
@@ -208,6 +212,18 @@ std::optional<Error> IndexParse::check_dependent_edges() const {
         return damaged(ErrorCode::CorruptSection, "analysis index dependent edges do not match the graph");
     k = j;
   }
+  return std::nullopt;
+}
+
+std::optional<Error> IndexParse::check_holders() {
+  if (!wanted(kIndexHolders) || (c_.flags & L::kFlagHolders) == 0) return std::nullopt;
+  const auto bytes = std::span(reinterpret_cast<const unsigned char*>(at(L::kHolders)),
+                               static_cast<size_t>(place_.bytes[L::kHolders]));
+  if (XXH3_64bits(bytes.data(), bytes.size()) != L::load<uint64_t>(h_ + L::hash_offset(L::kHolders)))
+    return damaged(ErrorCode::ChecksumMismatch, "analysis index array checksum");
+  auto rows = decode_type_holders(bytes, c_.holder_rows, c_.holder_text, types_);
+  if (!rows) return rows.error();
+  holders_ = std::move(rows).value();
   return std::nullopt;
 }
 

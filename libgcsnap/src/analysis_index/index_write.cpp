@@ -13,6 +13,7 @@
 
 #include "analysis_index/index_access.hpp"
 #include "analysis_index/index_codec.hpp"
+#include "analysis_index/index_type_holders.hpp"
 #include "platform/file_io.hpp"
 #include "platform/thread_cache.hpp"
 
@@ -115,6 +116,8 @@ std::array<unsigned char, L::kHeaderSize> index_header(const AnalysisIndex& ix, 
   put(h + L::kOffDependent, c.dependent);
   put(h + L::kOffPreorder, c.preorder);
   put(h + L::kOffTypes, c.types);
+  put(h + L::kOffHolderRows, static_cast<uint32_t>(c.holder_rows));
+  put(h + L::kOffHolderText, static_cast<uint32_t>(c.holder_text));
   put(h + L::kOffReachableBytes, ix.dominators.reachable_bytes());
   put(h + L::kOffUnreachableBytes, ix.dominators.unreachable_bytes());
   const GraphBuildStats& s = ix.graph.stats();
@@ -206,6 +209,47 @@ bool IndexFile::put_bytes(const unsigned char* p, size_t n, uint64_t at) {
   }
   std::memcpy(memory_.data() + at, p, n);
   return true;
+}
+
+bool IndexFile::get_bytes(platform::FileHandle reader, unsigned char* p, size_t n, uint64_t at) const {
+  if (in_memory_mode()) {
+    if (at > memory_.size() || n > memory_.size() - at) return false;
+    std::memcpy(p, memory_.data() + at, n);
+    return true;
+  }
+  while (n > 0) {
+    const int64_t got = platform::read_at(reader, p, n, at);
+    if (got <= 0) return false;
+    p += got;
+    n -= static_cast<size_t>(got);
+    at += static_cast<uint64_t>(got);
+  }
+  return true;
+}
+
+bool IndexFile::read_back(size_t which, const L::Placement& place, std::span<unsigned char> out) const {
+  if (error_ != 0 || which >= next_ || out.size() != place.bytes[which]) return false;
+  uint64_t at = L::kFirstArray;
+  for (size_t a = 0; a < which; ++a) at += coded_[a];
+  const uint64_t end = at + coded_[which];
+  // The temporary file was opened to write only: a handle of its own to read it.
+  const platform::FileHandle reader = in_memory_mode() ? platform::kNoFile : platform::open_file(tmp_, platform::OpenMode::Read);
+  if (!in_memory_mode() && reader == platform::kNoFile) return false;
+  const ArrayCoding coding = L::coding(which, place.wide);
+  std::vector<unsigned char> frame;
+  bool ok = true;
+  for (size_t f = 0; ok && f * kFrameBytes < out.size(); ++f) {
+    uint32_t length = 0;
+    ok = end - at >= 4 && get_bytes(reader, reinterpret_cast<unsigned char*>(&length), 4, at) && length <= end - at - 4;
+    if (!ok) break;
+    frame.resize(length);
+    const size_t from = f * kFrameBytes;
+    ok = get_bytes(reader, frame.data(), length, at + 4) &&
+         decode_frame(frame, f, coding, out.subspan(from, std::min(kFrameBytes, out.size() - from)));
+    at += 4 + uint64_t{length};
+  }
+  if (reader != platform::kNoFile) platform::close_file(reader);
+  return ok && at == end && XXH3_64bits(out.data(), out.size()) == hashes_[which];
 }
 
 IndexFile::~IndexFile() {
@@ -310,12 +354,15 @@ Status IndexFile::fail_and_remove(const char* detail, int error) {
 }
 
 Status IndexFile::finish(std::array<unsigned char, L::kHeaderSize> header) {
-  if (error_ == 0 && next_ != L::kArrayCount) error_ = EINVAL;
+  // Every array, but the holder table only with its flag (format-spec.md §12.2).
+  const bool holders = (L::load<uint32_t>(header.data() + L::kOffFlags) & L::kFlagHolders) != 0;
+  if (error_ == 0 && next_ != (holders ? L::kArrayCount : L::kHolders)) error_ = EINVAL;
   if (error_ != 0) return fail_and_remove("cannot write the analysis index", error_);
   std::array<unsigned char, L::kDirectorySize> directory{};
-  for (size_t a = 0; a < L::kArrayCount; ++a) {
+  for (size_t a = 0; a < next_; ++a) {
     put(header.data() + L::hash_offset(a), hashes_[a]);
-    put(directory.data() + 8 * a, coded_[a]);
+    if (a < L::kDirectoryEntries) put(directory.data() + 8 * a, coded_[a]);
+    else put(header.data() + L::kOffHolderCoded, coded_[a]);
   }
   put(header.data() + L::kOffDirectoryHash, static_cast<uint64_t>(XXH3_64bits(directory.data(), directory.size())));
   put(header.data() + L::kOffHeaderHash, static_cast<uint64_t>(XXH3_64bits(header.data(), L::kOffHeaderHash)));
@@ -356,6 +403,13 @@ Status write_analysis_index(const AnalysisIndex& ix, const IndexIdentity& id, co
     L::Counts c = detail::graph_counts(g, ix.has_dependent_handles, !ix.edge_slots.empty());
     c.preorder = ix.dominators.preorder().size();
     c.types = ix.type_stats.size();
+    std::vector<unsigned char> holders;
+    if (ix.type_holders) {
+      holders = detail::encode_type_holders(*ix.type_holders);
+      c.holder_rows = ix.type_holders->size();
+      c.holder_text = holders.size() - c.holder_rows * L::kHolderRecord;
+      c.flags |= L::kFlagHolders;
+    }
     const auto place = L::place(c);
     if (!place) return make_error(ErrorCode::LimitExceeded, "the analysis index would be too large");
     auto file = detail::IndexFile::create(path);
@@ -367,6 +421,7 @@ Status write_analysis_index(const AnalysisIndex& ix, const IndexIdentity& id, co
     detail::write_tree_arrays(*file, *place, ix.dominators);
     file->write_array(L::kTypes, *place, detail::encode_type_stats(ix.type_stats));
     file->write_array(L::kPathParents, *place, detail::index_bytes(ix.path_parents));
+    if (ix.type_holders) file->write_array(L::kHolders, *place, holders);
     return file->finish(detail::index_header(ix, id, c));
   } catch (const std::bad_alloc&) {
     return Error{ErrorCode::IoError, 0, "cannot write the analysis index", ENOMEM};

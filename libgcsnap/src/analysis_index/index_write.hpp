@@ -81,6 +81,11 @@ class IndexFile {
                            std::span<unsigned char> out);
   /// Append ARRAY, coded by code_array for WHICH, as write_array would have appended it.
   void write_coded(size_t which, const index_layout::Placement& place, const CodedArray& array);
+  /// Decode array WHICH, written before, back into OUT (its decoded bytes, as long as PLACE
+  /// says), a frame at a time from the file (or memory): for a build that gave an array's
+  /// memory back and needs it once more. False when it does not read back to exactly the
+  /// bytes written (their XXH3 checked), or the file failed. Throws std::bad_alloc.
+  bool read_back(size_t which, const index_layout::Placement& place, std::span<unsigned char> out) const;
   /// Mark the file failed with ERROR (an errno value): finish() reports it.
   void fail(int error) noexcept {
     if (error_ == 0) error_ = error;
@@ -96,6 +101,9 @@ class IndexFile {
   bool in_memory_mode() const noexcept { return path_.empty(); }
   // Put N bytes at AT of the file (or of memory_). False with errno set when that fails.
   bool put_bytes(const unsigned char* p, size_t n, uint64_t at);
+  // Read N bytes at AT of what was written, through READER (a read handle on the temporary
+  // file; unused in memory). False when they cannot be read.
+  bool get_bytes(platform::FileHandle reader, unsigned char* p, size_t n, uint64_t at) const;
 
   std::string path_;
   std::string tmp_;

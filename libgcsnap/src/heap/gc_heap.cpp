@@ -18,6 +18,7 @@ IndexParts index_parts_for(HeapNeeds needs) {
   if (needs & kNeedDominators) parts |= kIndexDominators;
   if (needs & kNeedHistogram) parts |= kIndexTypes;
   if (needs & kNeedPathTree) parts |= kIndexPathTree;
+  if (needs & kNeedTypeHolders) parts |= kIndexHolders;
   // The index's trees are over strong roots: over every root they are computed from the graph.
   if (needs & kNeedWeakRoots) parts |= kIndexObjects | kIndexForward | kIndexReverse;
   return parts;

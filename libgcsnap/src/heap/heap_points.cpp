@@ -232,6 +232,18 @@ std::optional<std::vector<IndexedRetainer>> HeapPoints::top_retainers(size_t n, 
   return from_index(state_->index, state_->index->top_retainers(n, types, fold));
 }
 
+std::optional<std::vector<TypeStats>> HeapPoints::type_stats() {
+  if (!state_->index) return std::nullopt;
+  return from_index(state_->index, state_->index->type_stats());
+}
+
+std::optional<std::vector<IndexedTypeHolder>> HeapPoints::type_holders(std::span<const TypeStats> histogram) {
+  if (!state_->index) return std::nullopt;
+  auto held = from_index(state_->index, state_->index->type_holders(histogram));
+  if (!held || !*held) return std::nullopt;
+  return std::move(**held);
+}
+
 std::optional<ReachableCounts> HeapPoints::reachable_counts() const {
   if (!state_->index) return std::nullopt;
   const PointIndex& ix = *state_->index;
