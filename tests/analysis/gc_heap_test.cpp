@@ -145,6 +145,30 @@ TEST_CASE("a heap of fewer index parts refuses what it cannot answer, with an er
   CHECK(types_only->find_path_tree().error().code == ErrorCode::InvalidState);
 }
 
+TEST_CASE("a heap decoded for its objects alone has the same nodes and roots and no edges") {
+  HeapFixture f(13);
+  auto whole = f.open(IndexUse::Ignore);
+  auto objects = f.open(IndexUse::Ignore, kNeedObjects);
+  REQUIRE(!objects->is_from_index());
+  REQUIRE(whole->graph.edge_count() > 0);  // else the edges' absence below shows nothing
+  CHECK(objects->graph.edge_count() == 0);
+  REQUIRE(objects->graph.node_count() == whole->graph.node_count());
+  for (NodeIndex v = 0; v < whole->graph.node_count(); ++v) {
+    REQUIRE(objects->graph.address(v) == whole->graph.address(v));
+    REQUIRE(objects->graph.object_size(v) == whole->graph.object_size(v));
+    REQUIRE(objects->type_name(v) == whole->type_name(v));
+    REQUIRE(objects->generation(v) == whole->generation(v));
+    REQUIRE(objects->graph.successors(v).empty());
+  }
+  REQUIRE(objects->graph.roots().size() == whole->graph.roots().size());
+  for (size_t r = 0; r < whole->graph.roots().size(); ++r)
+    CHECK(objects->graph.roots()[r].node == whole->graph.roots()[r].node);
+  // No tree of an edgeless graph: an error, not a wrong answer.
+  CHECK(objects->find_dominators(false).error().code == ErrorCode::InvalidState);
+  CHECK(objects->find_dominators(true).error().code == ErrorCode::InvalidState);
+  CHECK(objects->find_path_tree().error().code == ErrorCode::InvalidState);
+}
+
 TEST_CASE("a GC without a heap walk is refused") {
   HeapFixture f(19);
   for (size_t i = 0; i < f.rec->gcs().size(); ++i) {

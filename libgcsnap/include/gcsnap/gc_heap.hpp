@@ -68,7 +68,9 @@ using HeapNeeds = uint32_t;
 struct GcHeapOptions {
   IndexUse index = IndexUse::Ignore;
   /// What the caller uses: from an index only those parts are checked and mapped; a decoded
-  /// heap always has its graph, and the reverse CSR and field names only when asked for.
+  /// heap has its graph's edges unless only kNeedObjects and kNeedTypeIds are asked for (its
+  /// successors are then empty and its trees InvalidState), and the reverse CSR and field
+  /// names only when asked for.
   HeapNeeds needs = kNeedGraph | kNeedDominators | kNeedHistogram | kNeedPathTree;
   /// Stages reported while an index is built (IndexUse::Build).
   IndexProgress progress;

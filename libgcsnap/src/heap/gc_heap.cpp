@@ -159,7 +159,15 @@ Status GcHeap::decode(const Recording& rec, size_t gc_pos, const GcHeapOptions& 
   auto read_dependent = rec.read_dependent_handles(gc_pos);
   if (!read_dependent) return read_dependent.error();
   dependent = std::move(read_dependent).value();
-  auto built = HeapGraph::build(objects, roots, has_dependent ? &dependent : nullptr);
+  // A caller of the objects alone (the first pass of `leaks`) gets a graph without edges: the
+  // references are neither resolved nor kept, and the trees say they cannot be had (parts_).
+  const bool objects_only = (options.needs & ~HeapNeeds{kNeedObjects | kNeedTypeIds}) == 0;
+  if (objects_only) {
+    objects.release_references();
+    objects.reference_offsets.assign(objects.size() + 1, 0);
+    parts_ = kIndexObjects | kIndexTypeIds;
+  }
+  auto built = HeapGraph::build(objects, roots, has_dependent && !objects_only ? &dependent : nullptr);
   if (!built) return built.error();
   graph = std::move(built).value();
   if (fields) {
@@ -177,9 +185,9 @@ Status GcHeap::decode(const Recording& rec, size_t gc_pos, const GcHeapOptions& 
 Result<const DominatorTree*> GcHeap::find_dominators(bool include_weak) {
   if (!include_weak && indexed_dominators) return &*indexed_dominators;
   if (computed_dominators_ && computed_include_weak_ == include_weak) return &*computed_dominators_;
-  // A graph mapped without its edges cannot give a tree: the caller asked for too few parts.
+  // A graph mapped or decoded without its edges cannot give a tree: the caller asked too little.
   if ((parts_ & (kIndexObjects | kIndexForward)) != (kIndexObjects | kIndexForward))
-    return make_error(ErrorCode::InvalidState, "dominators asked of an analysis index read without its graph");
+    return make_error(ErrorCode::InvalidState, "dominators asked of a heap read without its edges");
   computed_dominators_.reset();
   GCSNAP_RETURN_IF_ERROR(graph.build_reverse());
   auto computed = DominatorTree::compute(graph, DominatorOptions{include_weak});
@@ -213,7 +221,7 @@ Result<const ShortestPathTree*> GcHeap::find_path_tree() {
   if (indexed_paths) return &*indexed_paths;
   if (!computed_paths_) {
     if ((parts_ & (kIndexObjects | kIndexForward)) != (kIndexObjects | kIndexForward))
-      return make_error(ErrorCode::InvalidState, "paths asked of an analysis index read without its graph");
+      return make_error(ErrorCode::InvalidState, "paths asked of a heap read without its edges");
     auto computed = ShortestPathTree::compute(graph, RetentionOptions{});
     if (!computed) return computed.error();
     computed_paths_ = std::move(computed).value();

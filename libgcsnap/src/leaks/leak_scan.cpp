@@ -213,10 +213,19 @@ bool assign_shapes_from_tree(ScannedWalk& s, ShapeTrie& trie) {
 
 void ScannedWalk::slim() {
   if (!heap) return;
-  const auto a = heap->graph.addresses(), z = heap->graph.sizes();
-  kept_addresses.assign(a.begin(), a.end());
-  kept_sizes.assign(z.begin(), z.end());
-  kept_generations.assign(heap->generations.begin(), heap->generations.end());
+  ObjectTable& objects = heap->objects;
+  if (!heap->is_from_index() && objects.size() == heap->graph.node_count()) {
+    // A decoded heap's columns are the graph's: taken, not copied into fresh pages (17 B per
+    // object and walk).
+    kept_addresses = std::move(objects.addresses);
+    kept_sizes = std::move(objects.sizes);
+    kept_generations = std::move(objects.generations);
+  } else {
+    const auto a = heap->graph.addresses(), z = heap->graph.sizes();
+    kept_addresses.assign(a.begin(), a.end());
+    kept_sizes.assign(z.begin(), z.end());
+    kept_generations.assign(heap->generations.begin(), heap->generations.end());
+  }
   dominators = nullptr;
   heap.reset();
   shape = {};
