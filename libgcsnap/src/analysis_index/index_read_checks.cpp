@@ -162,20 +162,7 @@ void IndexParse::add_type_checks(CheckJobs& jobs) {
   jobs.add("analysis index type histogram not sorted or its generation bytes do not add up", [this](Source& src) {
     return each<uint32_t>(src, place_, L::kTypes, L::kTypeRecord, [&](uint32_t type, const std::byte* at, uint64_t i) {
       TypeStats t;
-      t.type_id = type;
-      t.count = L::load<uint64_t>(at + L::kTypeCount);
-      t.shallow_bytes = L::load<uint64_t>(at + L::kTypeShallow);
-      t.retained_bytes = L::load<uint64_t>(at + L::kTypeRetained);
-      t.unreachable_count = L::load<uint64_t>(at + L::kTypeUnreachable);
-      uint64_t by_generation = 0;
-      bool sums = true;
-      for (size_t g = 0; g < kGenerationSlots; ++g) {
-        t.generation_bytes[g] = L::load<uint64_t>(at + L::kTypeGenerationBytes + 8 * g);
-        sums = sums && by_generation + t.generation_bytes[g] >= by_generation;  // no wrap
-        by_generation += t.generation_bytes[g];
-      }
-      const bool ok = L::load<uint32_t>(at + L::kTypeZero) == 0 && (i == 0 || types_.back().type_id < type) && sums &&
-                      by_generation == t.shallow_bytes;
+      const bool ok = load_type_record(at, t) && (i == 0 || types_.back().type_id < type);
       types_.push_back(t);
       return ok;
     });

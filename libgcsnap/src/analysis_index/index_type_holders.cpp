@@ -80,26 +80,28 @@ Result<std::vector<IndexedTypeHolder>> decode_type_holders(std::span<const unsig
   return out;
 }
 
+bool load_type_record(const void* at_void, TypeStats& t) noexcept {
+  const auto* at = static_cast<const unsigned char*>(at_void);
+  t.type_id = L::load<uint32_t>(at + L::kTypeId);
+  t.count = L::load<uint64_t>(at + L::kTypeCount);
+  t.shallow_bytes = L::load<uint64_t>(at + L::kTypeShallow);
+  t.retained_bytes = L::load<uint64_t>(at + L::kTypeRetained);
+  t.unreachable_count = L::load<uint64_t>(at + L::kTypeUnreachable);
+  uint64_t sum = 0;
+  bool sums = true;
+  for (size_t g = 0; g < kGenerationSlots; ++g) {
+    t.generation_bytes[g] = L::load<uint64_t>(at + L::kTypeGenerationBytes + 8 * g);
+    sums = sums && sum + t.generation_bytes[g] >= sum;  // no wrap
+    sum += t.generation_bytes[g];
+  }
+  return L::load<uint32_t>(at + L::kTypeZero) == 0 && sums && sum == t.shallow_bytes;
+}
+
 Result<std::vector<TypeStats>> decode_type_stats(std::span<const unsigned char> bytes) {
   if (bytes.size() % L::kTypeRecord != 0) return corrupt("analysis index type histogram out of range");
   std::vector<TypeStats> out(bytes.size() / L::kTypeRecord);
   for (size_t i = 0; i < out.size(); ++i) {
-    const unsigned char* at = bytes.data() + i * L::kTypeRecord;
-    TypeStats& t = out[i];
-    t.type_id = L::load<uint32_t>(at + L::kTypeId);
-    t.count = L::load<uint64_t>(at + L::kTypeCount);
-    t.shallow_bytes = L::load<uint64_t>(at + L::kTypeShallow);
-    t.retained_bytes = L::load<uint64_t>(at + L::kTypeRetained);
-    t.unreachable_count = L::load<uint64_t>(at + L::kTypeUnreachable);
-    uint64_t sum = 0;
-    bool sums = true;
-    for (size_t g = 0; g < kGenerationSlots; ++g) {
-      t.generation_bytes[g] = L::load<uint64_t>(at + L::kTypeGenerationBytes + 8 * g);
-      sums = sums && sum + t.generation_bytes[g] >= sum;  // no wrap
-      sum += t.generation_bytes[g];
-    }
-    if (L::load<uint32_t>(at + L::kTypeZero) != 0 || (i > 0 && out[i - 1].type_id >= t.type_id) || !sums ||
-        sum != t.shallow_bytes)
+    if (!load_type_record(bytes.data() + i * L::kTypeRecord, out[i]) || (i > 0 && out[i - 1].type_id >= out[i].type_id))
       return corrupt("analysis index type histogram not sorted or its generation bytes do not add up");
   }
   return out;

@@ -29,6 +29,11 @@ std::vector<uint32_t> holder_table_types(std::span<const TypeStats> histogram);
                                                                          uint64_t rows, uint64_t text,
                                                                          std::span<const TypeStats> histogram);
 
+/// Load one type histogram record (array 16) at AT into T; false when its zero field is not
+/// zero or its bytes by generation do not add up to its shallow bytes (§12.4 item 4). The
+/// whole check (index_read_checks.cpp) and decode_type_stats both read records with it.
+bool load_type_record(const void* at, TypeStats& t) noexcept;
+
 /// Decode and check the type histogram's records (array 16, checksum already checked),
 /// sorted by type id as the index keeps them. Errors: CorruptSection.
 [[nodiscard]] Result<std::vector<TypeStats>> decode_type_stats(std::span<const unsigned char> bytes);
