@@ -221,18 +221,20 @@ TEST_CASE("an index of minor 0 has no holder table, still reads, and `index` reb
   REQUIRE(id);
   const std::vector<char> current = slurp(o.index);
   spit(o.index, as_minor_zero(current));
-  auto whole = read_analysis_index(o.index, *id, kIndexAll);
-  REQUIRE(whole);
-  CHECK_FALSE(whole->type_holders);
-  CHECK(!whole->type_stats.empty());
-  auto point = PointIndex::open(o.index, *id);
-  REQUIRE(point);
-  CHECK(point->minor_version() == 0);
-  auto stats = point->type_stats();
-  REQUIRE(stats);
-  auto rows = point->type_holders(*stats);
-  REQUIRE(rows);
-  CHECK_FALSE(*rows);
+  {  // closed before the rebuild: Windows does not replace a file that is still mapped
+    auto whole = read_analysis_index(o.index, *id, kIndexAll);
+    REQUIRE(whole);
+    CHECK_FALSE(whole->type_holders);
+    CHECK(!whole->type_stats.empty());
+    auto point = PointIndex::open(o.index, *id);
+    REQUIRE(point);
+    CHECK(point->minor_version() == 0);
+    auto stats = point->type_stats();
+    REQUIRE(stats);
+    auto rows = point->type_holders(*stats);
+    REQUIRE(rows);
+    CHECK_FALSE(*rows);
+  }
   // `gcsnap index` brings it to minor 1; the commands meanwhile use it as it is.
   auto ensured = ensure_analysis_index(snap.path(), *o.rec, o.gc);
   REQUIRE(ensured);
