@@ -37,18 +37,6 @@ Status io_error(const char* detail) {
   return Status(e);
 }
 
-bool pread_all(platform::FileHandle fd, void* out, size_t n, uint64_t at) {
-  auto* p = static_cast<char*>(out);
-  while (n > 0) {
-    const int64_t got = platform::read_at(fd, p, n, at);
-    if (got <= 0) return false;
-    p += got;
-    n -= static_cast<size_t>(got);
-    at += static_cast<uint64_t>(got);
-  }
-  return true;
-}
-
 }  // namespace
 
 Result<IndexIdentity> identify_gc(const std::string& recording_path, const Recording& rec, size_t gc_pos) {
@@ -67,8 +55,8 @@ Result<IndexIdentity> identify_gc(const std::string& recording_path, const Recor
     id.block_size = entry.block_size;
     const uint64_t sample = std::min<uint64_t>(L::kSampleBytes, entry.block_size);
     std::vector<char> bytes(static_cast<size_t>(2 * sample));
-    ok = pread_all(fd, bytes.data(), static_cast<size_t>(sample), entry.block_offset) &&
-         pread_all(fd, bytes.data() + sample, static_cast<size_t>(sample), entry.block_offset + entry.block_size - sample);
+    ok = platform::read_all_at(fd, bytes.data(), static_cast<size_t>(sample), entry.block_offset) &&
+         platform::read_all_at(fd, bytes.data() + sample, static_cast<size_t>(sample), entry.block_offset + entry.block_size - sample);
     if (ok) id.block_sample_hash = XXH3_64bits(bytes.data(), bytes.size());
   }
   const int saved = errno;

@@ -217,14 +217,7 @@ bool IndexFile::get_bytes(platform::FileHandle reader, unsigned char* p, size_t 
     std::memcpy(p, memory_.data() + at, n);
     return true;
   }
-  while (n > 0) {
-    const int64_t got = platform::read_at(reader, p, n, at);
-    if (got <= 0) return false;
-    p += got;
-    n -= static_cast<size_t>(got);
-    at += static_cast<uint64_t>(got);
-  }
-  return true;
+  return platform::read_all_at(reader, p, n, at);
 }
 
 bool IndexFile::read_back(size_t which, const L::Placement& place, std::span<unsigned char> out) const {

@@ -37,6 +37,18 @@ struct FileInfo {
 /// Read up to N bytes at offset AT; the count read (0 at the end), or -1. Neither this nor
 /// write_at moves the file position (pread/pwrite; Windows puts its file pointer back).
 [[nodiscard]] int64_t read_at(FileHandle f, void* out, size_t n, uint64_t at) noexcept;
+/// Read exactly N bytes at offset AT, looping over short reads; false on an error or at the end.
+[[nodiscard]] inline bool read_all_at(FileHandle f, void* out, size_t n, uint64_t at) noexcept {
+  auto* p = static_cast<char*>(out);
+  while (n > 0) {
+    const int64_t got = read_at(f, p, n, at);
+    if (got <= 0) return false;
+    p += got;
+    n -= static_cast<size_t>(got);
+    at += static_cast<uint64_t>(got);
+  }
+  return true;
+}
 /// Write up to N bytes at offset AT; the count written, or -1.
 [[nodiscard]] int64_t write_at(FileHandle f, const void* p, size_t n, uint64_t at) noexcept;
 /// Write up to N bytes at the file position and advance it; the count written, or -1.

@@ -209,6 +209,17 @@ void add_notes(Report& report, const DominatorsOptions& opt, uint64_t reachable,
 // the rows' objects by point reads; the same rows as by_object over the index read whole.
 // False when there is no valid index or a piece is damaged: the caller loads the heap (and
 // rebuilds the index) as before.
+// What strong roots reach, from POINTS' index, and HEAP given a graph of no objects with the
+// index's build statistics, for the heap's notes; nullopt when a piece is damaged.
+std::optional<ReachableCounts> take_index_notes(LoadedHeap& heap, HeapPoints& points) {
+  auto empty = points.path_subgraph({});
+  auto counts = points.reachable_counts();
+  if (!empty || !counts) return std::nullopt;
+  heap.graph = std::move(empty->graph);
+  heap.has_dependent = value_or_fail(points.has_dependent_handles(), heap.sel.file);
+  return counts;
+}
+
 bool run_objects_from_pieces(const DominatorsOptions& opt) {
   auto [heap, points] = open_indexed_points(opt.file, opt.gc);
   if (!points) return false;
@@ -222,12 +233,8 @@ bool run_objects_from_pieces(const DominatorsOptions& opt) {
   }
   auto rows = points->top_retainers(opt.top, types, !opt.no_fold);
   if (!rows) return false;
-  // A graph of no objects with the index's build statistics, for the heap's notes.
-  auto empty = points->path_subgraph({});
-  const auto counts = points->reachable_counts();
-  if (!empty || !counts) return false;
-  heap->graph = std::move(empty->graph);
-  heap->has_dependent = value_or_fail(points->has_dependent_handles(), sel.file);
+  const auto counts = take_index_notes(*heap, *points);
+  if (!counts) return false;
   Table table = object_table(sel.number());
   bool chained = false;
   for (size_t i = 0; i < rows->size(); ++i) {
@@ -280,12 +287,8 @@ bool run_types_from_index(const DominatorsOptions& opt) {
       held_by.emplace_back(h.text.empty() ? Cell() : Cell(h.text), h.has_address ? Cell(h.address) : Cell());
     }
   }
-  // A graph of no objects with the index's build statistics, for the heap's notes.
-  auto empty = points->path_subgraph({});
-  const auto counts = points->reachable_counts();
-  if (!empty || !counts) return false;
-  heap->graph = std::move(empty->graph);
-  heap->has_dependent = value_or_fail(points->has_dependent_handles(), sel.file);
+  const auto counts = take_index_notes(*heap, *points);
+  if (!counts) return false;
   Report report;
   report.tables.push_back(types_table(sel.number(), rows, heap->names, counts->bytes, opt, std::move(held_by)));
   add_notes(report, opt, counts->objects, counts->bytes, counts->unreachable_objects, counts->unreachable_bytes, {},
