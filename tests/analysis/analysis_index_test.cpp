@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -435,6 +436,39 @@ TEST_CASE("an index records the hash of the block it was built from, and verify 
   CHECK(*f.rec->block_hash(gc) == *now);
 }
 
+TEST_CASE("verify can lean on an index's block hash and type counts") {
+  // verify_gc_counted: the block hashed in the pass over its object sections must equal the
+  // index's hash, the counts add up to the GC's objects and every counted type be declared.
+  Fixture f(13);
+  const size_t gc = *f.rec->last_snapshot();
+  REQUIRE(open_analysis_index(f.snap.path(), *f.rec, gc, true));  // builds it
+  auto id = identify_gc(f.snap.path(), *f.rec, gc);
+  REQUIRE(id);
+  auto read = read_analysis_index(analysis_index_path(f.snap.path(), f.rec->gcs()[gc].info.gc_number), *id, kIndexTypes);
+  REQUIRE(read);
+  REQUIRE(read->type_stats.size() > 1);
+  std::vector<Recording::AttestedTypeCount> counts;
+  for (const TypeStats& t : read->type_stats) counts.push_back({t.type_id, t.count});
+  CHECK(f.rec->verify_gc_counted(gc, read->block_hash, counts).is_ok());
+  CHECK(*f.rec->block_hash(gc) == read->block_hash);
+  // Another block's hash: not the bytes the counts were taken from.
+  CHECK(f.rec->verify_gc_counted(gc, read->block_hash ^ 1, counts).error().code == ErrorCode::InvalidArgument);
+  auto fewer = counts;
+  fewer.back().count -= 1;
+  CHECK(f.rec->verify_gc_counted(gc, read->block_hash, fewer).error().code == ErrorCode::InvalidArgument);
+  auto more = counts;
+  more.front().count += 1;
+  CHECK(f.rec->verify_gc_counted(gc, read->block_hash, more).error().code == ErrorCode::InvalidArgument);
+  auto undeclared = counts;
+  undeclared.push_back({0x7FFFFFF0u, 1});  // no such type
+  undeclared.front().count -= 1;
+  CHECK(f.rec->verify_gc_counted(gc, read->block_hash, undeclared).error().code == ErrorCode::InconsistentData);
+  // A type counted with no objects is not checked; it adds nothing.
+  auto empty_type = counts;
+  empty_type.push_back({0x7FFFFFF0u, 0});
+  CHECK(f.rec->verify_gc_counted(gc, read->block_hash, empty_type).is_ok());
+}
+
 TEST_CASE("a mapped block is hashed a slice at a time to the same hash as its bytes") {
   // Blocks over the 8 MiB slice are hashed through XXH3's streaming state with each slice's
   // pages given back; the hash must be the one-shot hash of the same bytes (from_bytes).
@@ -455,6 +489,16 @@ TEST_CASE("a mapped block is hashed a slice at a time to the same hash as its by
   CHECK(*sliced == *whole);
   CHECK(*(*mapped)->block_hash(0) == *whole);  // its pages given back, read again from the file
   CHECK((*mapped)->verify_gc(0).is_ok());
+  // The pass that hashes the block and checks its object sections, slices given back as it goes.
+  auto objects = (*mapped)->read_objects(0, ObjectReadOptions{true});
+  REQUIRE(objects);
+  std::map<uint32_t, uint64_t> by_type;
+  for (uint32_t t : objects->type_ids) ++by_type[t];
+  std::vector<Recording::AttestedTypeCount> counts;
+  for (const auto& [type, count] : by_type) counts.push_back({type, count});
+  CHECK((*mapped)->verify_gc_counted(0, *whole, counts).is_ok());
+  CHECK((*in_memory)->verify_gc_counted(0, *whole, counts).is_ok());
+  CHECK((*mapped)->verify_gc_counted(0, *whole + 1, counts).error().code == ErrorCode::InvalidArgument);
 }
 
 TEST_CASE("the type ids can be read alone, with the roots") {

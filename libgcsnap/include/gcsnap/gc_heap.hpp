@@ -215,10 +215,10 @@ uint64_t heap_index_bytes(const std::string& recording_path, const Recording& re
 
 /// Verify GC GC_POS of REC, opened from RECORDING_PATH, as Recording::verify_gc does. With USE
 /// other than IndexUse::Ignore, a valid analysis index of the GC that vouches for its block
-/// (index_vouches_for_block) spares the decode of its objects: the index's type ids are checked
-/// instead, one piece at a time (Recording::verify_gc_attested), so that the check holds no
-/// array as long as the heap. An index that fails on the way is not trusted: the GC is then
-/// decoded. Never builds an index. Errors: those of Recording::verify_gc.
+/// spares the decode of its objects: the index's type histogram is checked instead
+/// (Recording::verify_gc_counted, the block hashed in the pass over its object sections), so
+/// that the check decodes no array as long as the heap. An index that fails on the way is not
+/// trusted: the GC is then decoded. Never builds an index. Errors: those of Recording::verify_gc.
 [[nodiscard]] Status verify_heap_gc(const std::string& recording_path, const Recording& rec, size_t gc_pos,
                                     IndexUse use);
 

@@ -279,6 +279,18 @@ class Recording {
   /// the objects decoded). Errors: as verify_gc, InvalidArgument when the pieces hold another
   /// count than the GC's objects, and NEXT_PIECE's.
   Status verify_gc_attested(size_t gc_pos, const TypeIdPieces& next_piece) const;
+  /// An attested type's count of objects (an analysis index's type histogram, format-spec.md §12.3).
+  struct AttestedTypeCount {
+    uint32_t type_id = 0;
+    uint64_t count = 0;
+  };
+  /// Same as verify_gc, the GC's objects attested by an analysis index built from a block that
+  /// hashed to BLOCK_HASH, by their counts per type (TYPES): the block is hashed in the pass that
+  /// checks its object sections' checksums and frames (its bytes read once, not twice), the
+  /// objects are not decoded, and each type with objects must be declared. Errors: as
+  /// verify_gc; InvalidArgument when the block hashes otherwise or the counts add up to another
+  /// count than the GC's objects.
+  Status verify_gc_counted(size_t gc_pos, uint64_t block_hash, std::span<const AttestedTypeCount> types) const;
   /// Give back the memory of GC_POS's block in the mapped file (a hint: the pages are read
   /// from the file again if used), so that a pass over every GC does not hold the whole file.
   /// Does nothing for a recording opened from bytes.
@@ -291,6 +303,8 @@ class Recording {
  private:
   explicit Recording(std::unique_ptr<Impl> impl);
   Result<NameTable> read_names_range(size_t first, size_t last) const;
+  struct Attestation;
+  Status verify_gc_with(size_t gc_pos, const Attestation* attested) const;
   std::unique_ptr<Impl> impl_;
 };
 

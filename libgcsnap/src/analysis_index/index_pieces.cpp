@@ -256,6 +256,15 @@ Status IndexPieces::decode_pieces(size_t which, size_t first, size_t last, std::
   return Status();
 }
 
+Status IndexPieces::decode_checked_pieces(size_t which, size_t first, size_t last, std::span<unsigned char> out) {
+  for (size_t f = first; f < last; ++f) {
+    if (Status s = decode_pieces(which, f, f + 1, out); !s.is_ok()) return s;
+    const size_t from = f * kFrameBytes;
+    if (Status s = check_piece(which, f, out.subspan(from, std::min(kFrameBytes, out.size() - from))); !s.is_ok()) return s;
+  }
+  return Status();
+}
+
 Status IndexPieces::check_whole(size_t which, std::span<const unsigned char> out) const {
   if (which >= L::kArrayCount || out.size() != facts_.place.bytes[which])
     return damaged(ErrorCode::InvalidArgument, "analysis index array out of range");

@@ -88,6 +88,10 @@ class IndexPieces {
   /// Check OUT, array WHICH decoded whole: its checksum (§12.2) and the rules its pieces are
   /// checked by. Errors: ChecksumMismatch, CorruptSection, InvalidArgument.
   [[nodiscard]] Status check_whole(size_t which, std::span<const unsigned char> out) const;
+  /// decode_pieces with each piece checked as it is decoded, by its frame (content size and
+  /// checksum) and the rules of its array that hold within a piece: a point lookup's checks
+  /// (format-spec.md §12.4 item 7), with no second pass over the array. Errors: decode_pieces'.
+  [[nodiscard]] Status decode_checked_pieces(size_t which, size_t first, size_t last, std::span<unsigned char> out);
   /// How many pieces array WHICH has.
   size_t piece_count(size_t which) const noexcept;
 

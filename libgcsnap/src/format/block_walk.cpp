@@ -1,6 +1,11 @@
 #include "format/block_walk.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "format/format_constants.hpp"
 #include "format/section_table.hpp"
@@ -100,6 +105,67 @@ Result<std::vector<SectionRef>> walk_block(std::span<const uint8_t> file, const 
   if (!ended || pos != end || count != summary.section_count)
     return make_error(ErrorCode::CorruptSection, "block does not end where its summary says", pos);
   return out;
+}
+
+namespace {
+
+using HashState = std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)>;
+
+HashState new_hash_state() {
+  HashState state(XXH3_createState(), &XXH3_freeState);
+  if (state && XXH3_64bits_reset(state.get()) != XXH_OK) state.reset();
+  return state;
+}
+
+// The whole pages of FILE's bytes [FROM, TO) given back.
+void release_range(std::span<const uint8_t> file, uint64_t from, uint64_t to) noexcept {
+  const uintptr_t page = platform::page_size();
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(file.data() + from) + page - 1) & ~(page - 1);
+  const uintptr_t end = reinterpret_cast<uintptr_t>(file.data() + to) & ~(page - 1);
+  if (begin < end) platform::release_file_pages(reinterpret_cast<void*>(begin), end - begin);
+}
+
+// FILE's bytes [FROM, TO) into BLOCK and, given, SECTION: a stretch at a time, hashed into both
+// while it is in cache; with RELEASE, what lies between sections given back a slice at a time.
+void hash_range(std::span<const uint8_t> file, uint64_t from, uint64_t to, XXH3_state_t* block, XXH3_state_t* section,
+                bool release) noexcept {
+  constexpr uint64_t kStretch = uint64_t{256} << 10, kSlice = uint64_t{8} << 20;
+  for (uint64_t slice = from; slice < to; slice += kSlice) {
+    const uint64_t slice_end = std::min(to, slice + kSlice);
+    for (uint64_t at = slice; at < slice_end; at += kStretch) {
+      const size_t n = static_cast<size_t>(std::min(slice_end, at + kStretch) - at);
+      (void)XXH3_64bits_update(block, file.data() + at, n);
+      if (section) (void)XXH3_64bits_update(section, file.data() + at, n);
+    }
+    if (release && !section) release_range(file, slice, slice_end);
+  }
+}
+
+}  // namespace
+
+Status hash_block_checking(std::span<const uint8_t> file, const GcEntry& e, std::span<const SectionRef> walked,
+                           uint16_t type, const ReaderLimits& limits, bool release, uint64_t& block_hash) {
+  if (e.block_offset > file.size() || e.block_size > file.size() - e.block_offset)
+    return make_error(ErrorCode::Truncated, "block extends past the end of the file", e.block_offset);
+  HashState block = new_hash_state(), section = new_hash_state();
+  if (!block || !section) return make_error(ErrorCode::OutOfMemory, "hashing a GC's block", e.block_offset);
+  uint64_t pos = e.block_offset;
+  for (const SectionRef& ref : walked) {
+    if (ref.header.type != type) continue;
+    // walk_block found each section within the block, in order.
+    const uint64_t payload = ref.offset + kSectionHeaderSize, end = payload + ref.header.stored_size;
+    hash_range(file, pos, payload, block.get(), nullptr, release);
+    (void)XXH3_64bits_reset(section.get());
+    hash_range(file, payload, end, block.get(), section.get(), release);
+    GCSNAP_RETURN_IF_ERROR(check_section_header(ref, limits));
+    GCSNAP_RETURN_IF_ERROR(check_hashed_payload_frame(ref.header, stored_payload(file, ref), ref.offset,
+                                                      XXH3_64bits_digest(section.get())));
+    if (release) release_range(file, ref.offset, end);
+    pos = end;
+  }
+  hash_range(file, pos, e.block_offset + e.block_size, block.get(), nullptr, release);
+  block_hash = XXH3_64bits_digest(block.get());
+  return {};
 }
 
 void release_section_pages(std::span<const uint8_t> file, const SectionRef& ref) noexcept {

@@ -153,7 +153,13 @@ void build_section(uint16_t type, uint64_t item_count, std::span<const uint8_t> 
 
 Status check_payload_frame(const SectionHeader& h, std::span<const uint8_t> stored, uint64_t file_offset) noexcept {
   if (stored.size() != h.stored_size) return make_error(ErrorCode::Truncated, "section payload cut short", file_offset);
-  if (checksum64(stored) != h.payload_checksum)
+  return check_hashed_payload_frame(h, stored, file_offset, checksum64(stored));
+}
+
+Status check_hashed_payload_frame(const SectionHeader& h, std::span<const uint8_t> stored, uint64_t file_offset,
+                                  uint64_t checksum) noexcept {
+  if (stored.size() != h.stored_size) return make_error(ErrorCode::Truncated, "section payload cut short", file_offset);
+  if (checksum != h.payload_checksum)
     return make_error(ErrorCode::ChecksumMismatch, "section payload checksum", file_offset);
   if (h.codec == Codec::Zstd) {
     // §4.3: the frame must declare its content size, equal to the header's, and fill the

@@ -48,5 +48,9 @@ Status decode_payload(const SectionHeader& header, std::span<const uint8_t> stor
 /// that one frame fills the payload and declares decoded_size. Nothing is allocated.
 /// Errors: Truncated, ChecksumMismatch, DecompressionFailed.
 Status check_payload_frame(const SectionHeader& header, std::span<const uint8_t> stored, uint64_t file_offset) noexcept;
+/// The same with the stored payload's XXH3-64 (CHECKSUM) computed by the caller, in a pass that
+/// hashed those bytes for another purpose too (Recording::verify_gc_counted).
+Status check_hashed_payload_frame(const SectionHeader& header, std::span<const uint8_t> stored, uint64_t file_offset,
+                                  uint64_t checksum) noexcept;
 
 }  // namespace gcsnap::format

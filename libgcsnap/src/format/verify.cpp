@@ -12,6 +12,7 @@
 #include <xxhash.h>
 
 #include "format/alloc_sections.hpp"
+#include "format/block_walk.hpp"
 #include "format/chunk_decoder.hpp"
 #include "format/reader_impl.hpp"
 #include "format/section_table.hpp"
@@ -58,7 +59,29 @@ Status check_attested(const Recording::TypeIdPieces& next_piece, TypeCheck& type
   return {};
 }
 
+// Check every attested type with objects against TYPES, and their count against COUNT.
+Status check_counted(std::span<const Recording::AttestedTypeCount> counted, TypeCheck& types, uint64_t count) {
+  uint64_t seen = 0;
+  for (const Recording::AttestedTypeCount& t : counted) {
+    if (t.count == 0) continue;
+    if (t.count > count - seen) return make_error(ErrorCode::InvalidArgument, "attested objects do not match the GC's object count");
+    seen += t.count;
+    const uint32_t id = t.type_id;
+    GCSNAP_RETURN_IF_ERROR(types.check(std::span<const uint32_t>(&id, 1)));
+  }
+  if (seen != count) return make_error(ErrorCode::InvalidArgument, "attested objects do not match the GC's object count");
+  return {};
+}
+
 }  // namespace
+
+// What vouches for a GC's objects in place of their decode: their type ids a piece at a time,
+// or their counts per type with the hash of the block they were decoded from.
+struct Recording::Attestation {
+  const TypeIdPieces* pieces = nullptr;
+  std::span<const AttestedTypeCount> counted;
+  std::optional<uint64_t> block_hash;
+};
 
 Result<uint64_t> Recording::block_hash(size_t gc_pos) const {
   GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
@@ -111,13 +134,34 @@ Status Recording::verify_gc(size_t gc_pos, const std::span<const uint32_t>* atte
 }
 
 Status Recording::verify_gc_attested(size_t gc_pos, const TypeIdPieces& next_piece) const {
-  const bool attested = static_cast<bool>(next_piece);
+  if (!next_piece) return verify_gc_with(gc_pos, nullptr);
+  const Attestation a{&next_piece, {}, std::nullopt};
+  return verify_gc_with(gc_pos, &a);
+}
+
+Status Recording::verify_gc_counted(size_t gc_pos, uint64_t block_hash, std::span<const AttestedTypeCount> types) const {
+  const Attestation a{nullptr, types, block_hash};
+  return verify_gc_with(gc_pos, &a);
+}
+
+Status Recording::verify_gc_with(size_t gc_pos, const Attestation* a) const {
+  const bool attested = a != nullptr;
+  const bool hashed = attested && a->block_hash.has_value();
+  const auto objects_type = static_cast<uint16_t>(format::SectionType::Objects);
   try {
     GCSNAP_RETURN_IF_ERROR(impl_->check_index(gc_pos));
     const GcEntry& e = impl_->gcs[gc_pos];
     // Every section of the block, including ones this reader skips, must pass its checksum.
     auto walked = format::walk_block(impl_->data, impl_->summaries[gc_pos], impl_->limits);
     if (!walked) return walked.error();
+    if (hashed) {
+      // The object sections (the block's bulk) are checked in the pass that hashes the block.
+      uint64_t hash = 0;
+      GCSNAP_RETURN_IF_ERROR(format::hash_block_checking(impl_->data, e, *walked, objects_type, impl_->limits,
+                                                         impl_->map_address != nullptr, hash));
+      if (hash != *a->block_hash)
+        return make_error(ErrorCode::InvalidArgument, "the block is not the one its objects were attested from", e.block_offset);
+    }
     // §6.17: a dropped section's payload is not checked (its bytes were given back); it may
     // only stand where a walked GC kept a walk's section.
     std::vector<uint8_t> payload;
@@ -133,7 +177,8 @@ Status Recording::verify_gc_attested(size_t gc_pos, const TypeIdPieces& next_pie
       // An attested objects section was decompressed whole when the index was built from these
       // very bytes: its checksum and frame are checked, its payload (the block's largest, ~20 B
       // an object) is not decompressed again, so verify's memory does not grow with the heap.
-      if (attested && ref.header.type == static_cast<uint16_t>(format::SectionType::Objects))
+      if (hashed && ref.header.type == objects_type) continue;  // checked with the block's hash
+      if (attested && ref.header.type == objects_type)
         GCSNAP_RETURN_IF_ERROR(format::check_section(impl_->data, ref, impl_->limits));
       else
         GCSNAP_RETURN_IF_ERROR(format::load_section(impl_->data, ref, impl_->limits, payload));
@@ -166,7 +211,8 @@ Status Recording::verify_gc_attested(size_t gc_pos, const TypeIdPieces& next_pie
       if (!names) return names.error();
       TypeCheck types(*names, e.block_offset);
       if (objects) GCSNAP_RETURN_IF_ERROR(types.check(objects->type_ids));
-      else GCSNAP_RETURN_IF_ERROR(check_attested(next_piece, types, e.object_count));
+      else if (a->pieces) GCSNAP_RETURN_IF_ERROR(check_attested(*a->pieces, types, e.object_count));
+      else GCSNAP_RETURN_IF_ERROR(check_counted(a->counted, types, e.object_count));
     } else {
       // The block's own types and methods must still decode.
       auto names = read_block_names(gc_pos);
