@@ -1,6 +1,7 @@
 // MemberMarks (leaks/member_marks.hpp): the holder search without the owner, given the marks
-// of a group's members and their dominators only, answers as with every node marked; and
-// clear() leaves no mark behind for the next group.
+// of a group's members and their dominators only, answers as with every node marked, and so
+// does the owner search with the members' predecessors marked too; and clear() leaves no mark
+// behind for the next group.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -45,7 +46,7 @@ RandomHeap random_heap(std::mt19937& rng, size_t n) {
 TEST_CASE("MemberMarks: the holder search answers as with every node marked", "[leaks]") {
   std::mt19937 rng(45);
   const std::vector<uint8_t> array_types = {0, 0, 0, 1, 0};
-  size_t dominated = 0;
+  size_t dominated = 0, owners = 0;
   for (int round = 0; round < 100; ++round) {
     const size_t n = 20 + rng() % 60;
     const RandomHeap h = random_heap(rng, n);
@@ -83,9 +84,25 @@ TEST_CASE("MemberMarks: the holder search answers as with every node marked", "[
       dominated += want->found;
       CHECK(std::all_of(sparse.marks().begin(), sparse.marks().end(),
                         [](HolderMark m) { return m == HolderMark::Outside; }));
+      // With the members' predecessors marked too, the owner search answers as well.
+      const auto owner_want = find_group_holder(*graph, *dom, full, counted, position, array_types, true);
+      sparse.mark(counted, others, *dom, h.types, type);
+      sparse.mark_entries(counted, others, *graph, h.types, type);
+      const auto owner_got = find_group_holder(*graph, *dom, sparse.marks(), counted, position, array_types, true);
+      sparse.clear();
+      REQUIRE(owner_want.is_ok());
+      REQUIRE(owner_got.is_ok());
+      CHECK(owner_got->found == owner_want->found);
+      CHECK(owner_got->is_owner == owner_want->is_owner);
+      CHECK(owner_got->node == owner_want->node);
+      CHECK(owner_got->entries == owner_want->entries);
+      owners += owner_want->is_owner;
+      CHECK(std::all_of(sparse.marks().begin(), sparse.marks().end(),
+                        [](HolderMark m) { return m == HolderMark::Outside; }));
     }
   }
   CHECK(dominated > 50);  // the comparison saw holders, not only empty answers
+  CHECK(owners > 20);     // and owners found by the owner search
 }
 
 }  // namespace gcsnap

@@ -11,6 +11,58 @@ constexpr uint64_t key_of(uint64_t parent, uint32_t label) { return parent << 33
 
 using Keys = std::vector<std::pair<uint64_t, uint32_t>>;
 
+// A level's keys, in order, as varints: (parent - previous parent) << 1 | has_members, then the
+// label, or its rise over the previous label when the parent is the same (labels of one
+// parent are distinct and sorted). Mostly 3 bytes a key: parents rise by 0 or 1, labels are
+// type ids.
+class LevelWriter {
+ public:
+  explicit LevelWriter(std::vector<uint8_t>& out) : out_(out) {}
+  void put(uint64_t key) {
+    const uint64_t parent = key >> 33;
+    const auto label = static_cast<uint32_t>(key >> 1);
+    put_varint((parent - parent_) << 1 | (key & 1));
+    put_varint(parent == parent_ ? label - label_ : label);
+    parent_ = parent;
+    label_ = label;
+  }
+
+ private:
+  void put_varint(uint64_t v) {
+    for (; v >= 0x80; v >>= 7) out_.push_back(static_cast<uint8_t>(v | 0x80));
+    out_.push_back(static_cast<uint8_t>(v));
+  }
+  std::vector<uint8_t>& out_;
+  uint64_t parent_ = 0;
+  uint32_t label_ = 0;
+};
+
+class LevelReader {
+ public:
+  explicit LevelReader(const std::vector<uint8_t>& in) : p_(in.data()) {}
+  uint64_t next() {
+    const uint64_t head = get_varint();
+    const uint64_t rise = head >> 1;
+    const auto label = static_cast<uint32_t>(get_varint());
+    label_ = rise == 0 ? label_ + label : label;
+    parent_ += rise;
+    return parent_ << 33 | static_cast<uint64_t>(label_) << 1 | (head & 1);
+  }
+
+ private:
+  uint64_t get_varint() {
+    uint64_t v = 0;
+    for (int shift = 0;; shift += 7) {
+      const uint8_t b = *p_++;
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (b < 0x80) return v;
+    }
+  }
+  const uint8_t* p_;
+  uint64_t parent_ = 0;
+  uint32_t label_ = 0;
+};
+
 // Sort KEYS (parent position < PARENTS, then label): bucketed by parent in one pass, then each
 // parent's few children by label, instead of a comparison sort of the whole level.
 void sort_keys(Keys& keys, size_t parents, Keys& scratch, std::vector<uint32_t>& start) {
@@ -58,7 +110,7 @@ void ShapeUnion::add(const ShapeTrie& trie, std::span<const uint8_t> has_members
   Keys keys, scratch;
   std::vector<uint32_t> start;
   for (size_t d = 0; d < levels_.size(); ++d) {
-    std::vector<uint64_t>& old = levels_[d];
+    Level& old = levels_[d];
     keys.clear();
     if (d < by_depth.size())
       for (const uint32_t s : by_depth[d]) {
@@ -66,34 +118,44 @@ void ShapeUnion::add(const ShapeTrie& trie, std::span<const uint8_t> has_members
         keys.emplace_back(key_of(parent, trie.label(s)) | (s < has_members.size() && has_members[s] ? 1 : 0), s);
       }
     if (keys.empty() && !moved) break;
-    if (moved && d > 0)
-      for (uint64_t& e : old) e = key_of(remap[e >> 33], static_cast<uint32_t>(e >> 1)) | (e & 1);
-    sort_keys(keys, d == 0 ? 1 : levels_[d - 1].size(), scratch, start);
-    std::vector<uint64_t> merged;
-    merged.reserve(old.size() + keys.size());
-    next_remap.assign(old.size(), 0);
+    const bool remapped = moved && d > 0;
+    sort_keys(keys, d == 0 ? 1 : levels_[d - 1].size, scratch, start);
+    std::vector<uint8_t> merged;
+    merged.reserve(old.bytes.size() + 3 * keys.size() + keys.size() / 2 + 16);
+    LevelWriter writer(merged);
+    LevelReader reader(old.bytes);
+    next_remap.assign(old.size, 0);
     bool inserted = false;
-    size_t i = 0, j = 0;
-    while (i < old.size() || j < keys.size()) {
-      const uint64_t a = i < old.size() ? old[i] >> 1 : UINT64_MAX;
+    auto read_old = [&] {
+      const uint64_t e = reader.next();
+      return remapped ? key_of(remap[e >> 33], static_cast<uint32_t>(e >> 1)) | (e & 1) : e;
+    };
+    uint64_t old_key = old.size > 0 ? read_old() : 0;
+    size_t i = 0, j = 0, at = 0;
+    while (i < old.size || j < keys.size()) {
+      const uint64_t a = i < old.size ? old_key >> 1 : UINT64_MAX;
       const uint64_t b = j < keys.size() ? keys[j].first >> 1 : UINT64_MAX;
-      const auto at = static_cast<uint32_t>(merged.size());
       if (a < b) {
-        next_remap[i] = at;
-        merged.push_back(old[i++]);
+        next_remap[i] = static_cast<uint32_t>(at);
+        writer.put(old_key);
+        if (++i < old.size) old_key = read_old();
       } else if (b < a) {
-        position[keys[j].second] = at;
+        position[keys[j].second] = static_cast<uint32_t>(at);
         members_ += keys[j].first & 1;
-        merged.push_back(keys[j++].first);
+        writer.put(keys[j++].first);
         inserted = true;
       } else {
-        members_ += (keys[j].first & 1) & ~old[i] & 1;
-        next_remap[i] = at;
-        position[keys[j].second] = at;
-        merged.push_back(old[i++] | (keys[j++].first & 1));
+        members_ += (keys[j].first & 1) & ~old_key & 1;
+        next_remap[i] = static_cast<uint32_t>(at);
+        position[keys[j].second] = static_cast<uint32_t>(at);
+        writer.put(old_key | (keys[j++].first & 1));
+        if (++i < old.size) old_key = read_old();
       }
+      ++at;
     }
-    old = std::move(merged);
+    if (merged.capacity() > merged.size() + merged.size() / 4) merged.shrink_to_fit();
+    old.bytes = std::move(merged);
+    old.size = at;
     std::swap(remap, next_remap);
     moved = inserted;
   }

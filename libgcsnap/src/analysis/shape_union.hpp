@@ -1,7 +1,9 @@
 #pragma once
 // The distinct path shapes with members over every heap walk of a leak series, counted without
-// one trie of them all: per depth a sorted array of (parent, label) with a member bit, 8 B per
-// shape, into which each walk's own trie is merged and then dropped.
+// one trie of them all: per depth the sorted (parent, label) pairs with a member bit, into which
+// each walk's own trie is merged and then dropped. The synthetic series makes about one shape
+// per object and walk, so the union grows by the walk's object count each walk: kept as 8-byte
+// keys it was 0.9 GB of the 3 GB peak at 10 x 10 M objects; delta-coded it is ~3 B a shape.
 
 #include <cstddef>
 #include <cstdint>
@@ -21,9 +23,14 @@ class ShapeUnion {
   uint64_t members() const noexcept { return members_; }
 
  private:
-  // levels_[d]: the shapes of depth d, sorted; parent << 33 | label << 1 | has_members, the
-  // parent being the position of the parent shape in levels_[d - 1] (0 for roots).
-  std::vector<std::vector<uint64_t>> levels_;
+  // levels_[d]: the shapes of depth d, sorted by (parent, label), each parent << 33 | label << 1
+  // | has_members, the parent being the position of the parent shape in levels_[d - 1] (0 for
+  // roots), delta-coded (shape_union.cpp).
+  struct Level {
+    std::vector<uint8_t> bytes;
+    size_t size = 0;
+  };
+  std::vector<Level> levels_;
   uint64_t members_ = 0;
 };
 

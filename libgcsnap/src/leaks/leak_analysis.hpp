@@ -15,12 +15,20 @@
 #include <vector>
 
 #include "leaks/leak_scan.hpp"
+#include "leaks/member_marks.hpp"
 #include "analysis/shape_trie.hpp"
 #include "analysis/shape_union.hpp"
 #include "gcsnap/group_holder.hpp"
 #include "gcsnap/leak_suspects.hpp"
 
 namespace gcsnap::leaks {
+
+// The last walk's nodes of each of a list of candidates (shape ids) in node order, as offsets
+// into one array: candidate i's are nodes[start[i] .. start[i + 1]).
+struct CandidateMembers {
+  std::vector<size_t> start;
+  std::vector<NodeIndex> nodes;
+};
 
 // What the last walk says about one group's members.
 struct LastWalkFacts {
@@ -61,6 +69,12 @@ struct Analysis {
     std::vector<uint32_t> labels;
   };
   std::vector<FollowedHolder> holders;
+  // Once the last walk is open again (index_suspect_members): per shape, its position among the
+  // candidates or ShapeTrie::kNone; their members; and the marks of the holder searches, so that
+  // a suspect's search costs its members and not a pass over every node (find_accumulation_point).
+  std::vector<uint32_t> member_position;
+  CandidateMembers members;
+  std::unique_ptr<MemberMarks> suspect_marks;
 };
 
 // A suspect, the groups (shape ids) it is made of and their holder at the last walk.
@@ -103,6 +117,7 @@ void count_members_alive(Analysis& a);
 
 // leak_judge.cpp
 void prepare_holder_search(Analysis& a);
+void index_suspect_members(Analysis& a);
 void find_candidate_holders(Analysis& a, std::span<const uint32_t> shape_of_node);
 AccumulationPoint find_accumulation_point(const Analysis& a, std::span<const uint32_t> groups, uint32_t type,
                                           GroupHolder* holder = nullptr);

@@ -131,7 +131,7 @@ Result<LeakReport> find_leak_suspects(std::span<const Recording* const> recordin
   list_walks(recordings, report);
   if (report.walks.empty()) return make_error(ErrorCode::NotFound, "no heap walk in the recordings");
 
-  Analysis a{options, leaks::ShapeTrie{}, {}, {}, nullptr, 0, false, {}, {}, {}, {}, {}, {}, {}};
+  Analysis a{options, leaks::ShapeTrie{}, {}, {}, nullptr, 0, false, {}, {}, {}, {}, {}, {}, {}, {}, {}, nullptr};
   a.series.walks = report.walks.size();
   const WalkSource source{recordings, paths, report};
   if (Status st = scan_walks(a, report, source); !st) return st.error();

@@ -25,6 +25,17 @@ void MemberMarks::mark(std::span<const NodeIndex> counted, std::span<const NodeI
   }
 }
 
+void MemberMarks::mark_entries(std::span<const NodeIndex> counted, std::span<const NodeIndex> others,
+                               const HeapGraph& graph, std::span<const uint32_t> types, uint32_t excluded_type) {
+  for (const auto members : {counted, others})
+    for (const NodeIndex w : members)
+      for (const NodeIndex u : graph.predecessors(w))
+        if (marks_[u] == HolderMark::Outside && types[u] == excluded_type) {
+          marks_[u] = HolderMark::Excluded;
+          touched_.push_back(u);
+        }
+}
+
 void MemberMarks::clear() {
   for (const NodeIndex v : touched_) {
     marks_[v] = HolderMark::Outside;

@@ -12,6 +12,7 @@
 
 #include "gcsnap/dominators.hpp"
 #include "gcsnap/group_holder.hpp"
+#include "gcsnap/heap_graph.hpp"
 
 namespace gcsnap::leaks {
 
@@ -27,6 +28,12 @@ class MemberMarks {
   /// Throws std::bad_alloc.
   void mark(std::span<const NodeIndex> counted, std::span<const NodeIndex> others, const DominatorTree& dom,
             std::span<const uint32_t> types, uint32_t excluded_type);
+  /// For the owner search too (search_owner true, over GRAPH with its reverse edges), after
+  /// mark(): every predecessor of the members (COUNTED and OTHERS) that is no member and whose
+  /// entry in TYPES is EXCLUDED_TYPE Excluded, as a full pass marks it; the search reads the
+  /// marks of the members and of their predecessors only. Throws std::bad_alloc.
+  void mark_entries(std::span<const NodeIndex> counted, std::span<const NodeIndex> others, const HeapGraph& graph,
+                    std::span<const uint32_t> types, uint32_t excluded_type);
   /// Back to all Outside, in time near the number of marks written.
   void clear();
 
