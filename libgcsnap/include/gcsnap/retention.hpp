@@ -84,8 +84,8 @@ class ShortestPathTree {
   };
   /// compute(GRAPH, OPTIONS), keeping the search's order in ORDER (its queue: 4 bytes per node
   /// reached, which compute frees). Errors: OutOfMemory.
-  [[nodiscard]] static Result<ShortestPathTree> compute_in_order(const HeapGraph& graph, const RetentionOptions& options,
-                                                                 SearchOrder& order);
+  [[nodiscard]] static Result<ShortestPathTree> compute_in_order(const HeapGraph& graph,
+                                                                 const RetentionOptions& options, SearchOrder& order);
 
   /// Run the BFS only as far as the COUNT nearest of TARGETS (node indices) need: it
   /// stops at the end of the first level after which at least COUNT targets are reached (or

@@ -101,8 +101,8 @@ class FileBuild {
   // The nearest instances are a cache of what `path --type` ranks: when they cannot be found
   // (out of memory, a type id too large), the index goes without them (flag bit 4 clear).
   void find_nearest(ShortestPathTree::SearchOrder& order) {
-    auto found = detail::find_nearest_instances(gc_.graph.type_ids(), order.order, order.level_ends,
-                                                detail::kNearestPerType);
+    auto found =
+        detail::find_nearest_instances(gc_.graph.type_ids(), order.order, order.level_ends, detail::kNearestPerType);
     std::vector<NodeIndex>().swap(order.order);  // 4 bytes per object, given back now
     if (found) nearest_ = std::move(found).value();
   }

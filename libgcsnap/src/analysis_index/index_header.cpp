@@ -54,7 +54,9 @@ Result<IndexHead> check_index_head(std::span<const std::byte> head, uint64_t fil
     return damaged(ErrorCode::CorruptSection, "analysis index unknown flags");
   // Without the holder table its header fields are reserved too (all of them at minor 0), and
   // without the nearest instances theirs.
-  for (size_t i = nearest ? L::kOffArrayHashes : holders ? L::kOffNearestRows : L::kOffHolderHash;
+  for (size_t i = nearest   ? L::kOffArrayHashes
+                  : holders ? L::kOffNearestRows
+                            : L::kOffHolderHash;
        i < L::kOffArrayHashes; ++i)
     if (h[i] != std::byte{0}) return damaged(ErrorCode::CorruptSection, "analysis index reserved bytes not zero");
   if (expected && !(identity_in_header(h) == *expected))
@@ -72,8 +74,8 @@ Result<IndexHead> check_index_head(std::span<const std::byte> head, uint64_t fil
   c.nearest_per_type = L::load<uint32_t>(h + L::kOffNearestPerType);
   out.wide_offsets = (c.flags & L::kFlagWideOffsets) != 0;
   if (c.nodes > kMaxNodes || c.preorder > c.nodes || c.roots + c.unresolved > 0xFFFFFFFFu ||
-      (!out.wide_offsets && c.edges > UINT32_MAX) || c.holder_rows > c.types ||
-      c.nearest_rows > c.preorder || (nearest && c.nearest_per_type == 0))
+      (!out.wide_offsets && c.edges > UINT32_MAX) || c.holder_rows > c.types || c.nearest_rows > c.preorder ||
+      (nearest && c.nearest_per_type == 0))
     return damaged(ErrorCode::CorruptSection, "analysis index counts out of range");
   const auto place = L::place(c);
   if (!place) return damaged(ErrorCode::CorruptSection, "analysis index counts out of range");

@@ -36,7 +36,9 @@ inline constexpr uint32_t kKnownFlags = 0x1F;
 /// The flags a minor version knows (an index of minor 0 has no holder table, of minor 1 no
 /// nearest instances).
 inline constexpr uint32_t known_flags(uint16_t minor) {
-  return minor == 0 ? kKnownFlags & ~(kFlagHolders | kFlagNearest) : minor == 1 ? kKnownFlags & ~kFlagNearest : kKnownFlags;
+  return minor == 0   ? kKnownFlags & ~(kFlagHolders | kFlagNearest)
+         : minor == 1 ? kKnownFlags & ~kFlagNearest
+                      : kKnownFlags;
 }
 // The records of the arrays that are not plain integers (§12.3), field offsets within one.
 // Root: node u32, root index u32, root id u64, kind u8, flags u8, zeros to the end.
@@ -68,12 +70,10 @@ inline constexpr size_t kSampleBytes = 64 * 1024;
 inline constexpr size_t kOffMajor = 8, kOffMinor = 10, kOffFlags = 12, kOffFileSize = 16, kOffMtime = 24,
                         kOffGcNumber = 32, kOffBlockOffset = 40, kOffBlockSize = 48, kOffSampleHash = 56,
                         kOffNodes = 64, kOffEdges = 72, kOffRoots = 80, kOffUnresolved = 88, kOffDependent = 96,
-                        kOffPreorder = 104, kOffTypes = 112, kOffReachableBytes = 120,
-                        kOffUnreachableBytes = 128, kOffStats = 136, kOffBlockHash = 192, kOffArray17Hash = 200, kOffDirectoryHash = 208, kOffHolderHash = 216,
-                        kOffHolderCoded = 224, kOffHolderRows = 232, kOffHolderText = 236, kOffNearestRows = 240,
-                        kOffNearestPerType = 244,
-                        kOffArrayHashes = 248,
-                        kOffHeaderHash = 376;
+                        kOffPreorder = 104, kOffTypes = 112, kOffReachableBytes = 120, kOffUnreachableBytes = 128,
+                        kOffStats = 136, kOffBlockHash = 192, kOffArray17Hash = 200, kOffDirectoryHash = 208,
+                        kOffHolderHash = 216, kOffHolderCoded = 224, kOffHolderRows = 232, kOffHolderText = 236,
+                        kOffNearestRows = 240, kOffNearestPerType = 244, kOffArrayHashes = 248, kOffHeaderHash = 376;
 
 enum Array : size_t {
   kAddresses, kSizes, kTypeIds, kGenerations, kForwardOffsets, kForwardTargets, kReverseOffsets,

@@ -355,9 +355,9 @@ std::optional<bool> type_from_nearest(LoadedHeap& heap, HeapPoints& points, cons
   if (!nearest || nearest->per_type < max_paths(opt)) return std::nullopt;
   std::vector<uint32_t> present;
   for (const TypeStats& t : *histogram) present.push_back(t.type_id);
-  const std::vector<uint32_t> types = type_ids_of_type(
-      heap.names, present, opt.type,
-      fmt::format("{}: no object in GC {} has a type named or containing", sel.file, sel.number()));
+  const std::vector<uint32_t> types =
+      type_ids_of_type(heap.names, present, opt.type,
+                       fmt::format("{}: no object in GC {} has a type named or containing", sel.file, sel.number()));
   auto wanted = [&](uint32_t id) { return std::binary_search(types.begin(), types.end(), id); };
   uint64_t instances = 0, reachable = 0;
   for (const TypeStats& t : *histogram)
@@ -368,8 +368,9 @@ std::optional<bool> type_from_nearest(LoadedHeap& heap, HeapPoints& points, cons
   std::vector<NearestInstance> chosen;
   for (const NearestInstance& r : nearest->rows)
     if (wanted(r.type_id)) chosen.push_back(r);
-  std::sort(chosen.begin(), chosen.end(),
-            [](const auto& a, const auto& b) { return std::pair{a.hops, a.node} < std::pair{b.hops, b.node}; });
+  std::sort(chosen.begin(), chosen.end(), [](const auto& a, const auto& b) {
+    return std::pair{a.hops, a.node} < std::pair{b.hops, b.node};
+  });
   if (chosen.size() > max_paths(opt)) chosen.resize(max_paths(opt));
   auto paths = points.tree_paths_of(chosen);
   if (!paths) return false;
