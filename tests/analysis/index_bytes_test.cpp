@@ -39,11 +39,17 @@ uint64_t payload_hash(const std::string& path) {
 }
 
 // The payload hashes of every snapshot GC of a recording of the model of SEED, built by
-// BUILD(recording path, recording, gc position).
+// BUILD(recording path, recording, gc position). ROOTED: each root holds an object of its GC
+// (random roots mostly hold none), so that the index keeps nearest instances (minor 2).
 template <typename Build>
-std::vector<uint64_t> payload_hashes(uint64_t seed, const ModelOptions& options, Build build) {
+std::vector<uint64_t> payload_hashes(uint64_t seed, const ModelOptions& options, bool rooted, Build build) {
   TempFile snap{"index-bytes"};
-  REQUIRE(write_model(snap.path(), make_random_gcs(seed, 3, options), WriterOptions{}).is_ok());
+  auto model = make_random_gcs(seed, 3, options);
+  if (rooted)
+    for (ModelGc& gc : model)
+      for (size_t k = 0; k < gc.roots.object_ids.size() && gc.objects.size() != 0; ++k)
+        gc.roots.object_ids[k] = gc.objects.addresses[(k * 7919) % gc.objects.size()];
+  REQUIRE(write_model(snap.path(), model, WriterOptions{}).is_ok());
   auto rec = Recording::open(snap.path());
   REQUIRE(rec);
   std::vector<uint64_t> hashes;
@@ -61,16 +67,18 @@ struct Case {
   uint64_t seed;
   ModelOptions options;
   std::vector<uint64_t> expected;
+  bool rooted = false;
 };
 
 // Small heaps (one piece per array) and one of 300,000 objects at most (arrays of several
-// 1 MiB pieces, the last one shorter).
+// 1 MiB pieces, the last one shorter); one rooted, whose index keeps nearest instances.
 const std::vector<Case>& cases() {
   static const std::vector<Case> all = {
       {4, ModelOptions{400, 30}, {0x19ca982889dea9df, 0x7571f5a922ef0358, 0x3f4f5d64de4a999b}},
       {5, ModelOptions{400, 30}, {0xa344e6da4aea4d16}},
       {7, ModelOptions{400, 30}, {0x710baca593b1911b, 0x39b71707b6c6fa6c}},
       {11, ModelOptions{300000, 200}, {0xabfaf62d2e82413e, 0x9e73766076fdaeab}},
+      {13, ModelOptions{3000, 30}, {0x76036e6f171413e0, 0x10a0898c3d14e5f2}, true},
   };
   return all;
 }
@@ -78,7 +86,7 @@ const std::vector<Case>& cases() {
 template <typename Build>
 void check_cases(Build build) {
   for (const Case& c : cases()) {
-    const std::vector<uint64_t> got = payload_hashes(c.seed, c.options, build);
+    const std::vector<uint64_t> got = payload_hashes(c.seed, c.options, c.rooted, build);
     std::string text;
     for (uint64_t h : got) {
       char hex[24];

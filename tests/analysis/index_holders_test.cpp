@@ -81,7 +81,7 @@ std::vector<IndexedTypeHolder> stored_holders(const std::string& path, const Ope
   REQUIRE(ix->type_holders);
   auto point = PointIndex::open(o.index, *id);
   REQUIRE(point);
-  CHECK(point->minor_version() == 1);
+  CHECK(point->minor_version() == L::kMinor);
   auto stats = point->type_stats();
   REQUIRE(stats);
   auto rows = point->type_holders(*stats);
@@ -124,7 +124,7 @@ std::vector<char> as_minor_zero(std::vector<char> b) {
   b.resize(b.size() - static_cast<size_t>(coded));
   std::fill(b.begin() + L::kOffHolderHash, b.begin() + L::kOffArrayHashes, 0);
   store_at<uint16_t>(b, L::kOffMinor, 0);
-  store_at<uint32_t>(b, L::kOffFlags, load_at<uint32_t>(b, L::kOffFlags) & ~L::kFlagHolders);
+  store_at<uint32_t>(b, L::kOffFlags, load_at<uint32_t>(b, L::kOffFlags) & ~(L::kFlagHolders | L::kFlagNearest));
   rehash_header(b);
   return b;
 }
@@ -205,7 +205,7 @@ TEST_CASE("a damaged holder table is refused; the other arrays still read", "[in
   spit(o.index, bad);
   CHECK(read_analysis_index(o.index, *id, kIndexTypes).error().code == ErrorCode::CorruptSection);
   bad = good;
-  store_at<uint16_t>(bad, L::kOffMinor, 2);
+  store_at<uint16_t>(bad, L::kOffMinor, L::kMinor + 1);
   rehash_header(bad);
   spit(o.index, bad);
   CHECK(read_analysis_index(o.index, *id, kIndexTypes).error().code == ErrorCode::UnsupportedVersion);

@@ -51,6 +51,14 @@ if "$g" index "$snap" --check >/dev/null 2>&1; then fail "--check missed a damag
 [ "$("$g" dominators "$snap" --by type)" = "$by_type" ] || fail "dominators --by type differs with a damaged holder table"
 "$g" index "$snap" --check >/dev/null || fail "dominators --by type did not rebuild a damaged holder table"
 [ "$("$g" dominators "$snap" --by type)" = "$by_type" ] || fail "dominators --by type differs from the holder table"
+# path --type --limit N reads the nearest instances at array 18's end (minor 2): damaged, it
+# answers the same from the type ids and leaves the damage to the commands that decode the table.
+flip $(($(wc -c <"$ix") - 1))
+[ "$("$g" path "$snap" --type ListNode --limit 2 --format csv)" = "$path_type" ] ||
+  fail "path --type differs with damaged nearest instances"
+if "$g" index "$snap" --check >/dev/null 2>&1; then fail "--check missed damaged nearest instances"; fi
+"$g" dominators "$snap" --by type >/dev/null
+"$g" index "$snap" --check >/dev/null || fail "dominators --by type did not rebuild damaged nearest instances"
 
 # The tree's last byte (the shortest-path tree, which only diff and path --type decode): types answers, --check sees it,
 # `gcsnap index` decodes no array to say the index is up to date, and path --type rebuilds it.

@@ -5,6 +5,7 @@
 // histogram over the dominator tree, edge kinds, one retention path, and the paths of the kept
 // shortest-path tree. None of it may crash,
 // hang or read outside the input.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -81,14 +82,20 @@ void use_partial(const AnalysisIndex& ix) {
 // What path ADDR and dominators --top use: the backward search and the top retainers read a
 // piece at a time. Hostile pieces give an error or an answer, never a crash or a hang; from an
 // index the whole read (every part) accepted, the answers of the graph read whole.
-// What dominators --by type reads: the histogram and the holder table (array 18), which the
-// point reader must give as the whole read does.
+// What dominators --by type and path --type read: the histogram and the holder table and
+// nearest instances (array 18), which the point reader must give as the whole read does; the
+// paths of the nearest instances a piece at a time.
 void use_holders(PointIndex& index, const AnalysisIndex* whole) {
   auto stats = index.type_stats();
   if (whole && !stats) __builtin_trap();
   if (!stats) return;
   auto rows = index.type_holders(*stats);
   if (whole && (!rows || *rows != whole->type_holders)) __builtin_trap();
+  auto nearest = index.nearest_instances(*stats);
+  if (whole && (!nearest || *nearest != whole->nearest_instances)) __builtin_trap();
+  if (!nearest || !*nearest) return;
+  const auto& kept = (*nearest)->rows;
+  (void)index.tree_paths_of(std::span(kept).first(std::min<size_t>(kept.size(), 8)));
 }
 
 void use_point_queries(PointIndex& index, const AnalysisIndex* whole) {
@@ -213,10 +220,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                     L::kOffDependent, L::kOffPreorder, L::kOffTypes};
     uint64_t* counts[] = {&c.nodes, &c.edges, &c.roots, &c.unresolved, &c.dependent, &c.preorder, &c.types};
     for (size_t i = 0; i < 7; ++i) std::memcpy(counts[i], bytes + count_offsets[i], 8);
-    uint32_t holder_counts[2];
-    std::memcpy(holder_counts, bytes + L::kOffHolderRows, 8);
+    uint32_t holder_counts[4];
+    std::memcpy(holder_counts, bytes + L::kOffHolderRows, 16);
     c.holder_rows = holder_counts[0];
     c.holder_text = holder_counts[1];
+    c.nearest_rows = holder_counts[2];
+    c.nearest_per_type = holder_counts[3];
     if (const auto place = L::place(c)) {
       for (size_t a = 0; a < L::kArrayCount; ++a) {
         if (place->offset[a] > size || place->bytes[a] > size - place->offset[a]) continue;

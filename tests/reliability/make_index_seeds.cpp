@@ -1,7 +1,7 @@
 // Writes seed inputs for fuzz_index: the analysis index of every GC with a heap walk of the
-// given recordings (the golden files and the test fixtures), and two of each with a damaged
+// given recordings (the golden files and the test fixtures), and three of each with a damaged
 // holder table (format-spec.md §12.3 array 18): a flipped byte in it, and a header (resealed)
-// whose text count does not match it. Usage:
+// whose text count, or count of nearest instances (minor 2), does not match it. Usage:
 //   make_index_seeds OUT_DIR FILE.snap...
 #include <cstdint>
 #include <cstdio>
@@ -45,7 +45,16 @@ int write_damaged_holders(const std::filesystem::path& path) {
   const uint64_t hash = XXH3_64bits(count.data(), L::kOffHeaderHash);
   std::memcpy(count.data() + L::kOffHeaderHash, &hash, 8);
   write_bytes(path.string() + "-holders-count", count);
-  return 2;
+  std::vector<char> nearest = good;
+  uint32_t rows = 0;
+  std::memcpy(&rows, nearest.data() + L::kOffNearestRows, 4);
+  if (rows == 0) return 2;
+  --rows;
+  std::memcpy(nearest.data() + L::kOffNearestRows, &rows, 4);
+  const uint64_t resealed = XXH3_64bits(nearest.data(), L::kOffHeaderHash);
+  std::memcpy(nearest.data() + L::kOffHeaderHash, &resealed, 8);
+  write_bytes(path.string() + "-nearest-count", nearest);
+  return 3;
 }
 
 }  // namespace

@@ -55,12 +55,30 @@ enum IndexPart : uint32_t {
   /// The shortest-path tree from strong roots (AnalysisIndex::path_parents); brings kIndexForward
   /// (a path's hops are told from the forward graph).
   kIndexPathTree = 128,
-  /// The holder table (minor 1: AnalysisIndex::type_holders); brings kIndexTypes, which it is
-  /// checked against.
+  /// The holder table and nearest instances (array 18, minor 1 and 2: AnalysisIndex::type_holders,
+  /// nearest_instances); brings kIndexTypes, which they are checked against.
   kIndexHolders = 256,
   kIndexAll = 511,
 };
 using IndexParts = uint32_t;
+
+/// One of a type's instances nearest to a strong root: its node and its hops in the
+/// shortest-path tree over strong roots (ShortestPathTree::hops_to).
+struct NearestInstance {
+  uint32_t type_id = 0;
+  NodeIndex node = 0;
+  uint32_t hops = 0;
+  bool operator==(const NearestInstance&) const = default;
+};
+
+/// Every type's min(reached, PER_TYPE) instances with the fewest hops, ordered by type id, hops,
+/// node (format-spec.md §12.3 array 18, minor 2): the N <= PER_TYPE nearest instances of any
+/// set of types are the first N of their rows merged by (hops, node).
+struct NearestInstances {
+  uint32_t per_type = 0;
+  std::vector<NearestInstance> rows;
+  bool operator==(const NearestInstances&) const = default;
+};
 
 /// The heavy analyses of one snapshot GC. Movable; the spans and the graph stay valid while
 /// any part of it lives (they share one storage: owned arrays, or the arrays decoded from the index file).
@@ -80,6 +98,9 @@ struct AnalysisIndex {
   /// With kIndexHolders: the HELD BY cells of the histogram's first types by retained bytes
   /// (format-spec.md §12.3 array 18); nullopt when the index has none (minor 0).
   std::optional<std::vector<IndexedTypeHolder>> type_holders;
+  /// With kIndexHolders: each type's instances nearest to a strong root (minor 2); nullopt when
+  /// the index has none (minor 0 or 1).
+  std::optional<NearestInstances> nearest_instances;
   bool has_dependent_handles = false;       ///< the GC's block has a dependent-handle section
   IndexParts parts = kIndexAll;             ///< what this AnalysisIndex holds
   uint64_t root_entries = 0;                ///< resolved + unresolved roots (the GC's root table size)
@@ -237,6 +258,11 @@ class PointIndex {
   /// among the N. Errors: find_object's, InvalidArgument (a target out of range).
   [[nodiscard]] Result<IndexedTreePaths> nearest_tree_paths(std::span<const NodeIndex> targets, size_t n);
   static constexpr size_t kChaseThroughPieces = 256;
+  /// Return the tree's paths to CHOSEN (nearest_instances() rows), as nearest_tree_paths gives
+  /// them, reading the parents a piece at a time; reached is left 0. Errors: find_object's,
+  /// InvalidArgument (a node out of range), CorruptSection (a path that is not its row's hops
+  /// long).
+  [[nodiscard]] Result<IndexedTreePaths> tree_paths_of(std::span<const NearestInstance> chosen);
   /// Return the ids of the heap's types, sorted (the type histogram's, decoded whole and
   /// checked). Errors: find_object's.
   [[nodiscard]] Result<std::vector<uint32_t>> type_ids();
@@ -247,6 +273,10 @@ class PointIndex {
   /// index's type_stats(), by retained bytes), decoded whole and checked against HISTOGRAM;
   /// nullopt when the index has none (minor 0). Errors: find_object's.
   [[nodiscard]] Result<std::optional<std::vector<IndexedTypeHolder>>> type_holders(std::span<const TypeStats> histogram);
+  /// Return each type's nearest instances (array 18 after the holder table, minor 2), decoded
+  /// whole and checked against HISTOGRAM (type_stats()); nullopt when the index has none.
+  /// Errors: find_object's.
+  [[nodiscard]] Result<std::optional<NearestInstances>> nearest_instances(std::span<const TypeStats> histogram);
   /// Objects reachable from strong roots (the header's p) and their bytes; the bytes not reachable.
   uint64_t reachable_count() const noexcept;
   uint64_t reachable_bytes() const noexcept;

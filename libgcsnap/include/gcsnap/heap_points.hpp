@@ -73,6 +73,7 @@ class HeapPoints {
   std::optional<RetentionResult> find_retention_path(NodeIndex target, bool include_weak);
   std::optional<std::vector<NodeIndex>> nodes_of_types(std::span<const uint32_t> types);
   std::optional<IndexedTreePaths> nearest_tree_paths(std::span<const NodeIndex> targets, size_t n);
+  std::optional<IndexedTreePaths> tree_paths_of(std::span<const NearestInstance> chosen);
   std::optional<PathSubgraph> path_subgraph(const std::vector<RetentionPath>& paths);
   std::optional<std::vector<IndexedRetainer>> top_retainers(size_t n, std::span<const uint32_t> types, bool fold);
   /// The index's type histogram (sorted by type id), decoded whole.
@@ -80,6 +81,9 @@ class HeapPoints {
   /// The index's HELD BY cells of the largest types (format-spec.md §12.3 array 18), checked
   /// against HISTOGRAM (type_stats()); nullopt also when the index keeps none (minor 0).
   std::optional<std::vector<IndexedTypeHolder>> type_holders(std::span<const TypeStats> histogram);
+  /// The index's nearest instances of every type (format-spec.md §12.3 array 18, minor 2),
+  /// checked against HISTOGRAM (type_stats()); nullopt also when the index keeps none.
+  std::optional<NearestInstances> nearest_instances(std::span<const TypeStats> histogram);
   /// What strong roots reach, from the index's header.
   std::optional<ReachableCounts> reachable_counts() const;
 

@@ -76,6 +76,17 @@ class ShortestPathTree {
   [[nodiscard]] static Result<ShortestPathTree> compute(const HeapGraph& graph, const RetentionOptions& options,
                                                         NodeIndex blocked = kNoNode, NodeIndex stop_at = kNoNode);
 
+  /// The order a full BFS reached the nodes in: ORDER[i] is the i-th node reached, and level L
+  /// (the nodes L hops from a root's object) ends before LEVEL_ENDS[L].
+  struct SearchOrder {
+    std::vector<NodeIndex> order;
+    std::vector<size_t> level_ends;
+  };
+  /// compute(GRAPH, OPTIONS), keeping the search's order in ORDER (its queue: 4 bytes per node
+  /// reached, which compute frees). Errors: OutOfMemory.
+  [[nodiscard]] static Result<ShortestPathTree> compute_in_order(const HeapGraph& graph,
+                                                                 const RetentionOptions& options, SearchOrder& order);
+
   /// Run the BFS only as far as the COUNT nearest of TARGETS (node indices) need: it
   /// stops at the end of the first level after which at least COUNT targets are reached (or
   /// when everything is). Every node up to that level is reached, with the same parent as in
@@ -110,7 +121,8 @@ class ShortestPathTree {
   // The BFS of both: IS_TARGET / COUNT as compute_nearest (COUNT 0: no level stop).
   template <typename IsTarget>
   static Result<ShortestPathTree> search(const HeapGraph& graph, const RetentionOptions& options, NodeIndex blocked,
-                                         NodeIndex stop_at, IsTarget&& is_target, size_t count);
+                                         NodeIndex stop_at, IsTarget&& is_target, size_t count,
+                                         SearchOrder* keep = nullptr);
   uint32_t root_of(NodeIndex node) const noexcept;
   const HeapGraph* graph_ = nullptr;
   std::span<const NodeIndex> parent_;  // kNoNode: not reached; kRootMark: a root's object

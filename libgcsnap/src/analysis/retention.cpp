@@ -37,7 +37,7 @@ std::vector<uint32_t> roots_by_priority(std::span<const GraphRoot> roots, bool i
 template <typename IsTarget>
 Result<ShortestPathTree> ShortestPathTree::search(const HeapGraph& graph, const RetentionOptions& options,
                                                   NodeIndex blocked, NodeIndex stop_at, IsTarget&& is_target,
-                                                  size_t count) {
+                                                  size_t count, SearchOrder* keep) {
   try {
     ShortestPathTree tree;
     tree.graph_ = &graph;
@@ -66,10 +66,12 @@ Result<ShortestPathTree> ShortestPathTree::search(const HeapGraph& graph, const 
     // Expanding level L discovers all of level L+1; at the end of a level (LEVEL_END) the
     // levels found so far are complete, so the COUNT nearest targets are known once reached.
     size_t level_end = queue.size();
+    if (keep) keep->level_ends.assign(1, level_end);
     for (size_t head = 0; head < queue.size() && !done; ++head) {
       if (head == level_end) {
         if (count != 0 && targets_reached >= count) break;
         level_end = queue.size();
+        if (keep) keep->level_ends.push_back(level_end);
       }
       const NodeIndex v = queue[head];
       if (v == blocked) continue;
@@ -86,6 +88,7 @@ Result<ShortestPathTree> ShortestPathTree::search(const HeapGraph& graph, const 
     }
     tree.reached_ = queue.size();
     std::sort(tree.root_nodes_.begin(), tree.root_nodes_.end());
+    if (keep) keep->order = std::move(queue);
     return tree;
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::OutOfMemory, "out of memory computing retention paths");
@@ -95,6 +98,11 @@ Result<ShortestPathTree> ShortestPathTree::search(const HeapGraph& graph, const 
 Result<ShortestPathTree> ShortestPathTree::compute(const HeapGraph& graph, const RetentionOptions& options,
                                                    NodeIndex blocked, NodeIndex stop_at) {
   return search(graph, options, blocked, stop_at, [](NodeIndex) { return false; }, 0);
+}
+
+Result<ShortestPathTree> ShortestPathTree::compute_in_order(const HeapGraph& graph, const RetentionOptions& options,
+                                                            SearchOrder& order) {
+  return search(graph, options, kNoNode, kNoNode, [](NodeIndex) { return false; }, 0, &order);
 }
 
 Result<ShortestPathTree> ShortestPathTree::compute_nearest(const HeapGraph& graph, const RetentionOptions& options,

@@ -14,6 +14,7 @@
 #include "analysis_index/index_access.hpp"
 #include "analysis_index/index_build_steps.hpp"
 #include "analysis_index/index_layout.hpp"
+#include "analysis_index/index_nearest_instances.hpp"
 #include "analysis_index/index_type_holders.hpp"
 #include "analysis_index/index_write.hpp"
 #include "huge_pages.hpp"
@@ -32,8 +33,9 @@ Status too_large() { return make_error(ErrorCode::LimitExceeded, "the analysis i
 // One build written as it goes, in phases; each array is written by the phase after the one
 // that completes it, on a second thread while the main one computes (SideJob):
 //   1. decode + forward graph (decode_gc): node columns, forward CSR, slots.
-//   2. write arrays 1-6 || shortest-path tree (BFS); then free the addresses and give back
-//      the recording's pages (nothing reads the block again).
+//   2. write arrays 1-6 || shortest-path tree (BFS) and each type's nearest instances from its
+//      order; then free the addresses and give back the recording's pages (nothing reads the
+//      block again).
 //   3. the dominators' DFS, the forward CSR's last reader, || coding the path parents (the last
 //      array) in memory, the tree then freed; then the reverse CSR, built from
 //      the forward one while its pages are given back, and the forward CSR freed; then write
@@ -42,7 +44,8 @@ Status too_large() { return make_error(ErrorCode::LimitExceeded, "the analysis i
 //      arrays: the build's peak (docs/performance.md, "The build's peak, phase by phase").
 //   4. write arrays 13-15 || type histogram; then arrays 16-17.
 //   5. the holder table (array 18, index_build_holders.cpp) from the forward graph read back
-//      beside the type ids and the dominator tree; then the header.
+//      beside the type ids and the dominator tree, and the nearest instances after it; then
+//      the header.
 class FileBuild {
  public:
   FileBuild(const Recording& rec, size_t gc_pos, const IndexProgress& progress, const IndexIdentity& id,
@@ -83,7 +86,9 @@ class FileBuild {
     {
       SideJob side;
       side.start(forward_job);
-      path_tree_ = ShortestPathTree::compute(gc_.graph, RetentionOptions{});
+      ShortestPathTree::SearchOrder order;
+      path_tree_ = ShortestPathTree::compute_in_order(gc_.graph, RetentionOptions{}, order);
+      if (path_tree_) find_nearest(order);
       side.wait();
     }
     if (!path_tree_) return path_tree_.error();
@@ -91,6 +96,15 @@ class FileBuild {
     std::vector<uint64_t>().swap(gc_.objects->addresses);  // nothing after the graph looks objects up
     rec_.release_block_pages(gc_pos_);
     return Status::ok();
+  }
+
+  // The nearest instances are a cache of what `path --type` ranks: when they cannot be found
+  // (out of memory, a type id too large), the index goes without them (flag bit 4 clear).
+  void find_nearest(ShortestPathTree::SearchOrder& order) {
+    auto found =
+        detail::find_nearest_instances(gc_.graph.type_ids(), order.order, order.level_ends, detail::kNearestPerType);
+    std::vector<NodeIndex>().swap(order.order);  // 4 bytes per object, given back now
+    if (found) nearest_ = std::move(found).value();
   }
 
   // 3. The dominators: the DFS is the forward graph's last reader, the reverse graph's first
@@ -204,12 +218,19 @@ class FileBuild {
     auto rows = detail::build_type_holders(
         detail::HolderBuildInput{rec_, gc_pos_, gc_.graph, **dom_, hist, file_, *place_, parents_, release_tree});
     parents_ = detail::IndexFile::CodedArray();
-    if (!rows) return;
-    const auto bytes = detail::encode_type_holders(*rows);
+    if (!rows && !nearest_) return;
+    // Without holders (h = 0) the table still carries the nearest instances.
+    auto bytes = rows ? detail::encode_type_holders(*rows) : std::vector<unsigned char>();
     L::Counts with = counts_;
-    with.holder_rows = rows->size();
-    with.holder_text = bytes.size() - rows->size() * L::kHolderRecord;
+    with.holder_rows = rows ? rows->size() : 0;
+    with.holder_text = bytes.size() - with.holder_rows * L::kHolderRecord;
     with.flags |= L::kFlagHolders;
+    if (nearest_) {
+      detail::encode_nearest_instances(*nearest_, bytes);
+      with.nearest_rows = nearest_->rows.size();
+      with.nearest_per_type = nearest_->per_type;
+      with.flags |= L::kFlagNearest;
+    }
     const auto place = L::place(with);
     if (!place) return;
     counts_ = with;
@@ -227,6 +248,7 @@ class FileBuild {
   Result<uint64_t> block_ = make_error(ErrorCode::InvalidState, "the block was not hashed");
   Result<ShortestPathTree> path_tree_ = make_error(ErrorCode::InvalidState, "no shortest-path tree");
   std::optional<Result<DominatorTree>> dom_;
+  std::optional<NearestInstances> nearest_;
   detail::IndexFile::CodedArray parents_, type_ids_, generations_;
 };
 

@@ -49,11 +49,15 @@ Result<IndexHead> check_index_head(std::span<const std::byte> head, uint64_t fil
   if (out.minor > L::kMinor) return damaged(ErrorCode::UnsupportedVersion, "analysis index of a newer minor version");
   L::Counts& c = out.counts;
   c.flags = L::load<uint32_t>(h + L::kOffFlags);
-  if (c.flags & ~(out.minor == 0 ? L::kKnownFlags & ~L::kFlagHolders : L::kKnownFlags))
+  const bool holders = (c.flags & L::kFlagHolders) != 0, nearest = (c.flags & L::kFlagNearest) != 0;
+  if ((c.flags & ~L::known_flags(out.minor)) || (nearest && !holders))
     return damaged(ErrorCode::CorruptSection, "analysis index unknown flags");
-  // Without the holder table its header fields are reserved too (all of them at minor 0).
-  const bool holders = (c.flags & L::kFlagHolders) != 0;
-  for (size_t i = holders ? L::kOffReserved : L::kOffHolderHash; i < L::kOffArrayHashes; ++i)
+  // Without the holder table its header fields are reserved too (all of them at minor 0), and
+  // without the nearest instances theirs.
+  for (size_t i = nearest   ? L::kOffArrayHashes
+                  : holders ? L::kOffNearestRows
+                            : L::kOffHolderHash;
+       i < L::kOffArrayHashes; ++i)
     if (h[i] != std::byte{0}) return damaged(ErrorCode::CorruptSection, "analysis index reserved bytes not zero");
   if (expected && !(identity_in_header(h) == *expected))
     return damaged(ErrorCode::InconsistentData, "stale analysis index (the recording changed)");
@@ -66,9 +70,12 @@ Result<IndexHead> check_index_head(std::span<const std::byte> head, uint64_t fil
   c.types = L::load<uint64_t>(h + L::kOffTypes);
   c.holder_rows = L::load<uint32_t>(h + L::kOffHolderRows);
   c.holder_text = L::load<uint32_t>(h + L::kOffHolderText);
+  c.nearest_rows = L::load<uint32_t>(h + L::kOffNearestRows);
+  c.nearest_per_type = L::load<uint32_t>(h + L::kOffNearestPerType);
   out.wide_offsets = (c.flags & L::kFlagWideOffsets) != 0;
   if (c.nodes > kMaxNodes || c.preorder > c.nodes || c.roots + c.unresolved > 0xFFFFFFFFu ||
-      (!out.wide_offsets && c.edges > UINT32_MAX) || c.holder_rows > c.types)
+      (!out.wide_offsets && c.edges > UINT32_MAX) || c.holder_rows > c.types || c.nearest_rows > c.preorder ||
+      (nearest && c.nearest_per_type == 0))
     return damaged(ErrorCode::CorruptSection, "analysis index counts out of range");
   const auto place = L::place(c);
   if (!place) return damaged(ErrorCode::CorruptSection, "analysis index counts out of range");

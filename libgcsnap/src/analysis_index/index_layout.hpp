@@ -24,14 +24,22 @@ T load(const void* p) noexcept {
 
 inline constexpr char kMagic[8] = {'G', 'C', 'S', 'N', 'A', 'P', 'I', 'X'};
 inline constexpr uint16_t kMajor = 3;  // 3: arrays coded (zstd frames); 2: in place, one checksum per array
-inline constexpr uint16_t kMinor = 1;  // 1: the holder table (array 18)
+inline constexpr uint16_t kMinor = 2;  // 1: the holder table (array 18); 2: nearest instances in it
 inline constexpr size_t kHeaderSize = 384;
 inline constexpr size_t kAlign = 64;
 inline constexpr uint32_t kFlagWideOffsets = 0x1;
 inline constexpr uint32_t kFlagDependent = 0x2;
 inline constexpr uint32_t kFlagSlots = 0x4;
 inline constexpr uint32_t kFlagHolders = 0x8;  // minor 1: array 18 present
-inline constexpr uint32_t kKnownFlags = 0xF;
+inline constexpr uint32_t kFlagNearest = 0x10;  // minor 2: nearest instances in array 18
+inline constexpr uint32_t kKnownFlags = 0x1F;
+/// The flags a minor version knows (an index of minor 0 has no holder table, of minor 1 no
+/// nearest instances).
+inline constexpr uint32_t known_flags(uint16_t minor) {
+  return minor == 0   ? kKnownFlags & ~(kFlagHolders | kFlagNearest)
+         : minor == 1 ? kKnownFlags & ~kFlagNearest
+                      : kKnownFlags;
+}
 // The records of the arrays that are not plain integers (§12.3), field offsets within one.
 // Root: node u32, root index u32, root id u64, kind u8, flags u8, zeros to the end.
 inline constexpr size_t kRootRecord = 24;
@@ -51,6 +59,9 @@ inline constexpr size_t kHolderRecord = 24;
 inline constexpr size_t kHolderType = 0, kHolderTextLength = 4, kHolderAddress = 8, kHolderFlags = 16,
                         kHolderZeroFrom = 17;
 inline constexpr uint8_t kHolderHasAddress = 0x1;
+// Nearest instance (array 18 after the texts, minor 2): type id u32, node u32, hops u32.
+inline constexpr size_t kNearestRecord = 12;
+inline constexpr size_t kNearestType = 0, kNearestNode = 4, kNearestHops = 8;
 // Unresolved root: its position in the GC's root table, u32.
 inline constexpr size_t kUnresolvedRecord = 4;
 inline constexpr size_t kSampleBytes = 64 * 1024;
@@ -59,11 +70,10 @@ inline constexpr size_t kSampleBytes = 64 * 1024;
 inline constexpr size_t kOffMajor = 8, kOffMinor = 10, kOffFlags = 12, kOffFileSize = 16, kOffMtime = 24,
                         kOffGcNumber = 32, kOffBlockOffset = 40, kOffBlockSize = 48, kOffSampleHash = 56,
                         kOffNodes = 64, kOffEdges = 72, kOffRoots = 80, kOffUnresolved = 88, kOffDependent = 96,
-                        kOffPreorder = 104, kOffTypes = 112, kOffReachableBytes = 120,
-                        kOffUnreachableBytes = 128, kOffStats = 136, kOffBlockHash = 192, kOffArray17Hash = 200, kOffDirectoryHash = 208, kOffHolderHash = 216,
-                        kOffHolderCoded = 224, kOffHolderRows = 232, kOffHolderText = 236, kOffReserved = 240,
-                        kOffArrayHashes = 248,
-                        kOffHeaderHash = 376;
+                        kOffPreorder = 104, kOffTypes = 112, kOffReachableBytes = 120, kOffUnreachableBytes = 128,
+                        kOffStats = 136, kOffBlockHash = 192, kOffArray17Hash = 200, kOffDirectoryHash = 208,
+                        kOffHolderHash = 216, kOffHolderCoded = 224, kOffHolderRows = 232, kOffHolderText = 236,
+                        kOffNearestRows = 240, kOffNearestPerType = 244, kOffArrayHashes = 248, kOffHeaderHash = 376;
 
 enum Array : size_t {
   kAddresses, kSizes, kTypeIds, kGenerations, kForwardOffsets, kForwardTargets, kReverseOffsets,
@@ -104,6 +114,7 @@ inline constexpr size_t hash_offset(size_t which) {
 struct Counts {
   uint64_t nodes = 0, edges = 0, roots = 0, unresolved = 0, dependent = 0, preorder = 0, types = 0;
   uint64_t holder_rows = 0, holder_text = 0;  // array 18 (u32 in the header)
+  uint64_t nearest_rows = 0, nearest_per_type = 0;  // array 18's nearest instances (u32, minor 2)
   uint32_t flags = 0;
 };
 
@@ -118,7 +129,8 @@ struct Placement {
 inline std::optional<Placement> place(const Counts& c) {
   constexpr uint64_t kCap = uint64_t{1} << 56;  // far above any real heap; keeps products in range
   if (c.nodes >= kCap || c.edges >= kCap || c.roots >= kCap || c.unresolved >= kCap || c.dependent >= kCap ||
-      c.preorder >= kCap || c.types >= kCap || c.holder_rows > UINT32_MAX || c.holder_text > UINT32_MAX)
+      c.preorder >= kCap || c.types >= kCap || c.holder_rows > UINT32_MAX || c.holder_text > UINT32_MAX ||
+      c.nearest_rows > UINT32_MAX || c.nearest_per_type > UINT32_MAX)
     return std::nullopt;
   const uint64_t off = (c.flags & kFlagWideOffsets) ? 8 : 4;
   const std::array<uint64_t, kArrayCount> bytes = {
@@ -127,7 +139,7 @@ inline std::optional<Placement> place(const Counts& c) {
       (c.flags & kFlagSlots) ? 4 * c.edges : 0, kRootRecord * c.roots, kUnresolvedRecord * c.unresolved,
       kDependentRecord * c.dependent,
       4 * c.preorder,   4 * c.nodes,     8 * c.nodes,        kTypeRecord * c.types,
-      4 * c.nodes,      kHolderRecord * c.holder_rows + c.holder_text};
+      4 * c.nodes,      kHolderRecord * c.holder_rows + c.holder_text + kNearestRecord * c.nearest_rows};
   Placement p;
   p.wide = (c.flags & kFlagWideOffsets) != 0;
   uint64_t at = kHeaderSize;

@@ -102,7 +102,8 @@ class IndexParse {
   // Dependent edges are the last successors of their primary (edge_kind relies on it).
   std::optional<Error> check_dependent_edges() const;
 
-  // 18: the holder table, checked against the histogram (index_type_holders.hpp).
+  // 18: the holder table and the nearest instances, checked against the histogram
+  // (index_type_holders.hpp, index_nearest_instances.hpp).
   std::optional<Error> check_holders();
 
   // The AnalysisIndex over the checked arrays, in place.
@@ -122,6 +123,7 @@ class IndexParse {
   AnalysisIndexAccess::GraphParts parts_;  // the roots and dependent edges the jobs copy out
   std::vector<TypeStats> types_;           // the histogram the job copies out
   std::optional<std::vector<IndexedTypeHolder>> holders_;  // the holder table (kIndexHolders)
+  std::optional<NearestInstances> nearest_;                // the nearest instances (kIndexHolders)
   std::vector<NodeIndex> root_marks_;      // the tree's root marks, matched with the roots after
   std::array<std::span<const unsigned char>, L::kArrayCount> coded_{};  // each array's frames in the file
   std::atomic<bool> out_of_memory_{false};

@@ -254,9 +254,14 @@ Result<RetentionPath> tree_path(detail::IndexPieces& ix, TreeParents& parents, c
     path.nodes[i] = v;
     auto p = parents.of(v);
     if (!p) return p.error();
+    if (*p >= parents.nodes()) return make_error(ErrorCode::CorruptSection, index_rules::kPathParentRule);
     v = *p;
   }
   path.nodes[0] = v;
+  // HOPS long: its first node is a root's object (a stored hop count is checked here).
+  auto top = parents.of(v);
+  if (!top) return top.error();
+  if (*top != ShortestPathTree::kRootMark) return make_error(ErrorCode::CorruptSection, index_rules::kPathParentRule);
   uint32_t root = 0;
   bool have = false;
   for (uint32_t r = 0; r < roots.size(); ++r) {
@@ -287,6 +292,24 @@ Result<IndexedTreePaths> PointIndex::nearest_tree_paths(std::span<const NodeInde
   if (!all_roots) return all_roots.error();
   for (const auto& [hops, t] : *best) {
     auto path = tree_path(ix, parents, all_roots->first, hops, t);
+    if (!path) return path.error();
+    out.paths.push_back(std::move(path).value());
+  }
+  return out;
+} catch (const std::bad_alloc&) {
+  return out_of_memory();
+}
+
+Result<IndexedTreePaths> PointIndex::tree_paths_of(std::span<const NearestInstance> chosen) try {
+  detail::IndexPieces& ix = *pieces_;
+  TreeParents parents(ix);
+  auto all_roots = ix.roots();
+  if (!all_roots) return all_roots.error();
+  IndexedTreePaths out;
+  for (const NearestInstance& c : chosen) {
+    if (c.node >= ix.nodes() || c.hops >= ix.nodes())
+      return make_error(ErrorCode::InvalidArgument, "node index out of range");
+    auto path = tree_path(ix, parents, all_roots->first, c.hops, c.node);
     if (!path) return path.error();
     out.paths.push_back(std::move(path).value());
   }

@@ -215,6 +215,7 @@ AnalysisIndex IndexParse::assemble() {
   if (wanted(kIndexPathTree)) out.path_parents = u32s(L::kPathParents);
   out.type_stats = std::move(types_);
   out.type_holders = std::move(holders_);
+  out.nearest_instances = std::move(nearest_);
   out.has_dependent_handles = (c_.flags & L::kFlagDependent) != 0;
   out.storage = std::move(keep_);
   return out;

@@ -8,6 +8,7 @@
 
 #include "analysis_index/index_array_rules.hpp"
 #include "analysis_index/index_parse.hpp"
+#include "analysis_index/index_nearest_instances.hpp"
 #include "analysis_index/index_type_holders.hpp"
 
 #define XXH_INLINE_ALL
@@ -208,9 +209,14 @@ std::optional<Error> IndexParse::check_holders() {
                                static_cast<size_t>(place_.bytes[L::kHolders]));
   if (XXH3_64bits(bytes.data(), bytes.size()) != L::load<uint64_t>(h_ + L::hash_offset(L::kHolders)))
     return damaged(ErrorCode::ChecksumMismatch, "analysis index array checksum");
-  auto rows = decode_type_holders(bytes, c_.holder_rows, c_.holder_text, types_);
+  const auto [table, nearest] = split_type_tables(bytes, c_);
+  auto rows = decode_type_holders(table, c_.holder_rows, c_.holder_text, types_);
   if (!rows) return rows.error();
   holders_ = std::move(rows).value();
+  if ((c_.flags & L::kFlagNearest) == 0) return std::nullopt;
+  auto instances = decode_nearest_instances(nearest, c_.nearest_rows, c_.nearest_per_type, types_, c_.nodes);
+  if (!instances) return instances.error();
+  nearest_ = std::move(instances).value();
   return std::nullopt;
 }
 

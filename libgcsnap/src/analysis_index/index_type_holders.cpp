@@ -6,6 +6,7 @@
 #include <cstring>
 #include <new>
 
+#include "analysis_index/index_nearest_instances.hpp"
 #include "analysis_index/index_pieces.hpp"
 
 namespace gcsnap::detail {
@@ -127,7 +128,8 @@ Result<std::optional<std::vector<IndexedTypeHolder>>> PointIndex::type_holders(
   if ((c.flags & L::kFlagHolders) == 0) return std::optional<std::vector<IndexedTypeHolder>>();
   auto bytes = pieces_->whole_array(L::kHolders);
   if (!bytes) return bytes.error();
-  auto rows = detail::decode_type_holders(*bytes, c.holder_rows, c.holder_text, histogram);
+  auto rows =
+      detail::decode_type_holders(detail::split_type_tables(*bytes, c).first, c.holder_rows, c.holder_text, histogram);
   if (!rows) return rows.error();
   return std::optional<std::vector<IndexedTypeHolder>>(std::move(rows).value());
 } catch (const std::bad_alloc&) {

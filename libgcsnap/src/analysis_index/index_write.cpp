@@ -13,6 +13,7 @@
 
 #include "analysis_index/index_access.hpp"
 #include "analysis_index/index_codec.hpp"
+#include "analysis_index/index_nearest_instances.hpp"
 #include "analysis_index/index_type_holders.hpp"
 #include "platform/file_io.hpp"
 #include "platform/thread_cache.hpp"
@@ -118,6 +119,8 @@ std::array<unsigned char, L::kHeaderSize> index_header(const AnalysisIndex& ix, 
   put(h + L::kOffTypes, c.types);
   put(h + L::kOffHolderRows, static_cast<uint32_t>(c.holder_rows));
   put(h + L::kOffHolderText, static_cast<uint32_t>(c.holder_text));
+  put(h + L::kOffNearestRows, static_cast<uint32_t>(c.nearest_rows));
+  put(h + L::kOffNearestPerType, static_cast<uint32_t>(c.nearest_per_type));
   put(h + L::kOffReachableBytes, ix.dominators.reachable_bytes());
   put(h + L::kOffUnreachableBytes, ix.dominators.unreachable_bytes());
   const GraphBuildStats& s = ix.graph.stats();
@@ -397,11 +400,17 @@ Status write_analysis_index(const AnalysisIndex& ix, const IndexIdentity& id, co
     c.preorder = ix.dominators.preorder().size();
     c.types = ix.type_stats.size();
     std::vector<unsigned char> holders;
-    if (ix.type_holders) {
-      holders = detail::encode_type_holders(*ix.type_holders);
-      c.holder_rows = ix.type_holders->size();
+    if (ix.type_holders || ix.nearest_instances) {
+      if (ix.type_holders) holders = detail::encode_type_holders(*ix.type_holders);
+      c.holder_rows = ix.type_holders ? ix.type_holders->size() : 0;
       c.holder_text = holders.size() - c.holder_rows * L::kHolderRecord;
       c.flags |= L::kFlagHolders;
+    }
+    if (ix.nearest_instances) {
+      detail::encode_nearest_instances(*ix.nearest_instances, holders);
+      c.nearest_rows = ix.nearest_instances->rows.size();
+      c.nearest_per_type = ix.nearest_instances->per_type;
+      c.flags |= L::kFlagNearest;
     }
     const auto place = L::place(c);
     if (!place) return make_error(ErrorCode::LimitExceeded, "the analysis index would be too large");
@@ -414,7 +423,7 @@ Status write_analysis_index(const AnalysisIndex& ix, const IndexIdentity& id, co
     detail::write_tree_arrays(*file, *place, ix.dominators);
     file->write_array(L::kTypes, *place, detail::encode_type_stats(ix.type_stats));
     file->write_array(L::kPathParents, *place, detail::index_bytes(ix.path_parents));
-    if (ix.type_holders) file->write_array(L::kHolders, *place, holders);
+    if (c.flags & L::kFlagHolders) file->write_array(L::kHolders, *place, holders);
     return file->finish(detail::index_header(ix, id, c));
   } catch (const std::bad_alloc&) {
     return Error{ErrorCode::IoError, 0, "cannot write the analysis index", ENOMEM};

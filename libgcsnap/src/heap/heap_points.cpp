@@ -221,6 +221,18 @@ std::optional<IndexedTreePaths> HeapPoints::nearest_tree_paths(std::span<const N
   return from_index(state_->index, state_->index->nearest_tree_paths(targets, n));
 }
 
+std::optional<IndexedTreePaths> HeapPoints::tree_paths_of(std::span<const NearestInstance> chosen) {
+  if (!state_->index) return std::nullopt;
+  return from_index(state_->index, state_->index->tree_paths_of(chosen));
+}
+
+std::optional<NearestInstances> HeapPoints::nearest_instances(std::span<const TypeStats> histogram) {
+  if (!state_->index) return std::nullopt;
+  auto nearest = from_index(state_->index, state_->index->nearest_instances(histogram));
+  if (!nearest || !*nearest) return std::nullopt;
+  return std::move(**nearest);
+}
+
 std::optional<PathSubgraph> HeapPoints::path_subgraph(const std::vector<RetentionPath>& paths) {
   if (!state_->index) return std::nullopt;
   return from_index(state_->index, state_->index->path_subgraph(paths));

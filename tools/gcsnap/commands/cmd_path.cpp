@@ -342,11 +342,55 @@ void run_type(LoadedHeap& heap, const PathOptions& opt) {
   report_type(heap, found, instances.size(), reachable, opt);
 }
 
+// --type without groups from the index's nearest instances of each type (format-spec.md §12.3
+// array 18, minor 2) and the histogram's counts: the N nearest of the matching types' kept
+// rows merged by (hops, node), as run_type ranks them, without reading the type ids or the
+// whole tree. nullopt when the index keeps fewer than N per type, or none (an older minor): the
+// caller scans the type ids; false when a piece is damaged or a row is not of its type.
+std::optional<bool> type_from_nearest(LoadedHeap& heap, HeapPoints& points, const PathOptions& opt) {
+  const SelectedGc& sel = heap.sel;
+  auto histogram = points.type_stats();
+  if (!histogram) return false;
+  auto nearest = points.nearest_instances(*histogram);
+  if (!nearest || nearest->per_type < max_paths(opt)) return std::nullopt;
+  std::vector<uint32_t> present;
+  for (const TypeStats& t : *histogram) present.push_back(t.type_id);
+  const std::vector<uint32_t> types =
+      type_ids_of_type(heap.names, present, opt.type,
+                       fmt::format("{}: no object in GC {} has a type named or containing", sel.file, sel.number()));
+  auto wanted = [&](uint32_t id) { return std::binary_search(types.begin(), types.end(), id); };
+  uint64_t instances = 0, reachable = 0;
+  for (const TypeStats& t : *histogram)
+    if (wanted(t.type_id)) {
+      instances += t.count;
+      reachable += t.count - t.unreachable_count;
+    }
+  std::vector<NearestInstance> chosen;
+  for (const NearestInstance& r : nearest->rows)
+    if (wanted(r.type_id)) chosen.push_back(r);
+  std::sort(chosen.begin(), chosen.end(), [](const auto& a, const auto& b) {
+    return std::pair{a.hops, a.node} < std::pair{b.hops, b.node};
+  });
+  if (chosen.size() > max_paths(opt)) chosen.resize(max_paths(opt));
+  auto paths = points.tree_paths_of(chosen);
+  if (!paths) return false;
+  auto sub = points.path_subgraph(paths->paths);
+  if (!sub) return false;
+  for (const RetentionPath& p : sub->paths)  // a row's node of another type: damaged
+    if (p.nodes.empty() || !wanted(sub->graph.type_id(p.nodes.back()))) return false;
+  adopt_subgraph(heap, *sub, points);
+  std::vector<FoundPath> found;
+  for (RetentionPath& p : sub->paths) found.push_back({std::move(p), Reachability::Strong});
+  report_type(heap, found, static_cast<size_t>(instances), static_cast<size_t>(reachable), opt);
+  return true;
+}
+
 // --type without groups: the instances from one pass over the type ids, the nearest ones'
 // paths from the shortest-path tree's parents, their objects as a graph of their own: the same
 // answer as run_type on the index read whole. False when a piece is damaged, or the histogram
 // names types the type ids do not have.
 bool type_from_pieces(LoadedHeap& heap, HeapPoints& points, const PathOptions& opt) {
+  if (auto answered = type_from_nearest(heap, points, opt)) return *answered;
   const SelectedGc& sel = heap.sel;
   auto present = points.type_ids();
   if (!present) return false;
