@@ -83,9 +83,10 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, HeapNe
     options.needs = field_names ? needs : needs & ~HeapNeeds{kNeedFieldNames};
     heap = value_or_fail(GcHeap::open(file, rec, gc, options), file);
   }
-  // The tree is checked now and read again when the diff needs it (after matching the
-  // objects): a failure then means the index changed in between, an error.
-  if (heap && load == DiffLoad::PathTree && !read_path_tree(file, *heap)) heap.reset();
+  // The tree is read and checked now, once, and kept for the diff's paths: a tree that fails
+  // its checks makes the side decoded, as with no index.
+  std::unique_ptr<IndexedPathTree> tree;
+  if (heap && load == DiffLoad::PathTree && !(tree = read_path_tree(file, *heap))) heap.reset();
   if (heap && load == DiffLoad::Movable && !read_columns(side, *heap)) heap.reset();
   if (!heap) {
     side.walk = value_or_fail(read_heap_walk(rec, gc, ObjectReadOptions{field_names}), file);
@@ -121,13 +122,9 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, HeapNe
   if (index->indexed_paths) v.paths = std::shared_ptr<const ShortestPathTree>(index, &*index->indexed_paths);
   if (load == DiffLoad::PathTree) {
     DiffSide* s = &side;
+    side.path_tree = std::move(tree);
     v.graph = std::shared_ptr<const HeapGraph>(index, &graph);
-    v.read_paths = [s]() -> Result<std::shared_ptr<const ShortestPathTree>> {
-      s->path_tree = read_path_tree(s->selected.file, *s->index);
-      if (!s->path_tree)
-        return make_error(ErrorCode::CorruptSection, "the analysis index changed while diff read it");
-      return std::shared_ptr<const ShortestPathTree>(s->index, &s->path_tree->tree());
-    };
+    v.paths = std::shared_ptr<const ShortestPathTree>(index, &side.path_tree->tree());
     v.hop_kind = [s](NodeIndex from, NodeIndex to) { return s->path_tree->hop_kind(from, to); };
   }
   side.index = std::move(index);

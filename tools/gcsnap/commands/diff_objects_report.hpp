@@ -28,8 +28,8 @@ struct DiffSide {
   /// Set when the side answers from its analysis index (the graph, generations, histogram and
   /// shortest-path tree; its roots and names are moved into `walk`).
   std::shared_ptr<GcHeap> index;
-  /// With an index read without its forward graph: its shortest-path tree, read when the diff
-  /// asks for it (view.read_paths) and telling the paths' hops (view.hop_kind).
+  /// With an index read without its forward graph: its shortest-path tree, read with the side
+  /// (view.paths) and telling the paths' hops (view.hop_kind).
   std::unique_ptr<IndexedPathTree> path_tree;
   /// The earlier GC of a diff from its index: its columns in vectors the diff takes for its
   /// object mapper (view.movable_*); an address is read back after from the index (`index`).
