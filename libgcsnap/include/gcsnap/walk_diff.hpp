@@ -59,9 +59,6 @@ struct WalkView {
   /// Optional, with `paths` over a graph read without its forward CSR (IndexedPathTree): tells
   /// how each hop FROM -> TO of the new objects' paths holds its object, in place of the graph.
   std::function<Result<EdgeKind>(NodeIndex from, NodeIndex to)> hop_kind;
-  /// Optional, with `graph` and no `paths`: reads the tree when the diff first needs it, after
-  /// it has matched the objects and freed its object mapper (so the two are not held together).
-  std::function<Result<std::shared_ptr<const ShortestPathTree>>()> read_paths;
   /// Optional, on the earlier GC of a diff: the vectors `addresses` and `generations` view. The
   /// diff moves them into its object mapper instead of copying them (9 B per object) and frees
   /// them with it: after the diff the view's addresses and generations must not be read.

@@ -225,12 +225,7 @@ Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const
     auto graph = graph_of(b);
     if (!graph) return graph.error();
     out.graph_b = std::move(graph).value();
-    std::shared_ptr<const ShortestPathTree> tree = b.graph ? b.paths : nullptr;
-    if (b.graph && !tree && b.read_paths) {
-      auto read = b.read_paths();
-      if (!read) return read.error();
-      tree = std::move(read).value();
-    }
+    const std::shared_ptr<const ShortestPathTree> tree = b.graph ? b.paths : nullptr;
     auto paths = find_group_paths(*out.graph_b, out.new_groups, 4096, std::max<size_t>(1, options.max_shapes),
                                   tree.get());
     if (!paths) return paths.error();
