@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <span>
 #include <string>
@@ -23,6 +22,7 @@
 #include "analysis_index/index_codec.hpp"
 #include "analysis_index/index_layout.hpp"
 #include "platform/file_io.hpp"
+#include "file_bytes.hpp"
 #include "random_recording.hpp"
 #include "temp_path.hpp"
 
@@ -98,20 +98,6 @@ void check_equal(const AnalysisIndex& a, const AnalysisIndex& b) {
   }
   CHECK(a.has_dependent_handles == b.has_dependent_handles);
   CHECK(same(a.path_parents, b.path_parents));
-}
-
-std::vector<char> slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// Same-size contents are written in place: Windows cannot truncate a file mapped in memory,
-// and a test may still hold an index read from PATH.
-void spit(const std::string& path, const std::vector<char>& bytes) {
-  std::error_code ec;
-  const bool same_size = std::filesystem::file_size(path, ec) == bytes.size() && !ec;
-  std::fstream out(path, std::ios::binary | std::ios::out | (same_size ? std::ios::in : std::ios::trunc));
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 // Where array WHICH's coded bytes start in index file BYTES (format-spec.md §12.3: the arrays

@@ -7,7 +7,6 @@
 // messages, after the other tests have shown that the index reads back right.
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +17,7 @@
 
 #include "analysis_index/index_layout.hpp"
 #include "gcsnap/analysis_index.hpp"
+#include "file_bytes.hpp"
 #include "random_recording.hpp"
 #include "temp_path.hpp"
 
@@ -25,11 +25,6 @@ using namespace gcsnap;
 using namespace gcsnap::test;
 
 namespace {
-
-std::vector<char> slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // XXH3-64 of the index file's bytes after its header.
 uint64_t payload_hash(const std::string& path) {

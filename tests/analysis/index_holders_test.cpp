@@ -4,19 +4,16 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include "analysis_index/index_layout.hpp"
 #include "gcsnap/analysis_index.hpp"
 #include "gcsnap/gc_heap.hpp"
 #include "gcsnap/type_holder_cells.hpp"
+#include "file_bytes.hpp"
 #include "handlers_sample.hpp"
 #include "random_recording.hpp"
 #include "temp_path.hpp"
@@ -91,32 +88,6 @@ std::vector<IndexedTypeHolder> stored_holders(const std::string& path, const Ope
   return *ix->type_holders;
 }
 
-std::vector<char> slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void spit(const std::string& path, const std::vector<char>& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-template <typename T>
-T load_at(const std::vector<char>& b, size_t at) {
-  T v;
-  std::memcpy(&v, b.data() + at, sizeof v);
-  return v;
-}
-
-template <typename T>
-void store_at(std::vector<char>& b, size_t at, T v) {
-  std::memcpy(b.data() + at, &v, sizeof v);
-}
-
-void rehash_header(std::vector<char>& b) {
-  store_at<uint64_t>(b, L::kOffHeaderHash, XXH3_64bits(b.data(), L::kOffHeaderHash));
-}
-
 // INDEX (a minor 1 file) as a minor 0 writer would have written it: no array 18, its header
 // fields zero.
 std::vector<char> as_minor_zero(std::vector<char> b) {
@@ -125,7 +96,7 @@ std::vector<char> as_minor_zero(std::vector<char> b) {
   std::fill(b.begin() + L::kOffHolderHash, b.begin() + L::kOffArrayHashes, 0);
   store_at<uint16_t>(b, L::kOffMinor, 0);
   store_at<uint32_t>(b, L::kOffFlags, load_at<uint32_t>(b, L::kOffFlags) & ~(L::kFlagHolders | L::kFlagNearest));
-  rehash_header(b);
+  rehash_index_header(b);
   return b;
 }
 
@@ -189,24 +160,24 @@ TEST_CASE("a damaged holder table is refused; the other arrays still read", "[in
   for (int32_t delta : {-1, 1}) {
     std::vector<char> bad = good;
     store_at<uint32_t>(bad, L::kOffHolderText, load_at<uint32_t>(bad, L::kOffHolderText) + delta);
-    rehash_header(bad);
+    rehash_index_header(bad);
     spit(o.index, bad);
     CHECK_FALSE(read_analysis_index(o.index, *id, kIndexHolders));
   }
   // More rows than types, and the flag on a minor 0 index.
   std::vector<char> bad = good;
   store_at<uint32_t>(bad, L::kOffHolderRows, static_cast<uint32_t>(load_at<uint64_t>(bad, L::kOffTypes) + 1));
-  rehash_header(bad);
+  rehash_index_header(bad);
   spit(o.index, bad);
   CHECK(read_analysis_index(o.index, *id, kIndexTypes).error().code == ErrorCode::CorruptSection);
   bad = good;
   store_at<uint16_t>(bad, L::kOffMinor, 0);
-  rehash_header(bad);
+  rehash_index_header(bad);
   spit(o.index, bad);
   CHECK(read_analysis_index(o.index, *id, kIndexTypes).error().code == ErrorCode::CorruptSection);
   bad = good;
   store_at<uint16_t>(bad, L::kOffMinor, L::kMinor + 1);
-  rehash_header(bad);
+  rehash_index_header(bad);
   spit(o.index, bad);
   CHECK(read_analysis_index(o.index, *id, kIndexTypes).error().code == ErrorCode::UnsupportedVersion);
   std::remove(o.index.c_str());

@@ -5,19 +5,16 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include "analysis_index/index_layout.hpp"
 #include "gcsnap/analysis_index.hpp"
 #include "gcsnap/gc_heap.hpp"
+#include "file_bytes.hpp"
 #include "handlers_sample.hpp"
 #include "random_recording.hpp"
 #include "temp_path.hpp"
@@ -97,32 +94,6 @@ NearestInstances stored_nearest(const std::string& path, const Opened& o) {
     CHECK(paths->paths[i].nodes.back() == ix->nearest_instances->rows[i].node);
   }
   return *ix->nearest_instances;
-}
-
-std::vector<char> slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void spit(const std::string& path, const std::vector<char>& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-template <typename T>
-T load_at(const std::vector<char>& b, size_t at) {
-  T v;
-  std::memcpy(&v, b.data() + at, sizeof v);
-  return v;
-}
-
-template <typename T>
-void store_at(std::vector<char>& b, size_t at, T v) {
-  std::memcpy(b.data() + at, &v, sizeof v);
-}
-
-void rehash_header(std::vector<char>& b) {
-  store_at<uint64_t>(b, L::kOffHeaderHash, XXH3_64bits(b.data(), L::kOffHeaderHash));
 }
 
 // A random recording whose last GC has a heap walk, each root holding one of its GC's objects
@@ -224,7 +195,7 @@ TEST_CASE("a damaged or forged nearest table is refused; the other arrays still 
   auto refused = [&](auto&& forge) {
     std::vector<char> bad = good;
     forge(bad);
-    rehash_header(bad);
+    rehash_index_header(bad);
     spit(o.index, bad);
     return !read_analysis_index(o.index, o.id, kIndexHolders);
   };
@@ -273,7 +244,7 @@ TEST_CASE("an index of minor 1 has no nearest instances, still reads, and `index
     std::vector<char> b = slurp(o.index);
     CHECK(load_at<uint64_t>(b, L::kOffNearestRows) == 0);
     store_at<uint16_t>(b, L::kOffMinor, 1);
-    rehash_header(b);
+    rehash_index_header(b);
     spit(o.index, b);
   }
   {  // closed before the rebuild: Windows does not replace a file that is still mapped
