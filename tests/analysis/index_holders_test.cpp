@@ -95,7 +95,7 @@ std::vector<char> as_minor_zero(std::vector<char> b) {
   b.resize(b.size() - static_cast<size_t>(coded));
   std::fill(b.begin() + L::kOffHolderHash, b.begin() + L::kOffArrayHashes, 0);
   store_at<uint16_t>(b, L::kOffMinor, 0);
-  store_at<uint32_t>(b, L::kOffFlags, load_at<uint32_t>(b, L::kOffFlags) & ~(L::kFlagHolders | L::kFlagNearest));
+  store_at<uint32_t>(b, L::kOffFlags, load_at<uint32_t>(b, L::kOffFlags) & ~(L::kFlagHolders | L::kFlagNearest | L::kFlagHeads));
   rehash_index_header(b);
   return b;
 }

@@ -239,7 +239,10 @@ TEST_CASE("an index of minor 1 has no nearest instances, still reads, and `index
   const auto stored = stored_nearest(snap.path(), o);
   const std::vector<char> current = slurp(o.index);
   // As a minor 1 writer wrote it: array 18 without the rows, flag bit 4 and its counts clear.
-  rewrite_index(o, [](AnalysisIndex& ix) { ix.nearest_instances.reset(); });
+  rewrite_index(o, [](AnalysisIndex& ix) {
+    ix.nearest_instances.reset();
+    ix.largest_heads.reset();
+  });
   {
     std::vector<char> b = slurp(o.index);
     CHECK(load_at<uint64_t>(b, L::kOffNearestRows) == 0);

@@ -32,6 +32,7 @@ rm -f "$snap".*.gcidx
 types=$("$g" types "$snap" --no-cache)
 dominators=$("$g" dominators "$snap" --no-cache)
 path_type=$("$g" path "$snap" --type ListNode --limit 2 --format csv --no-cache)
+top=$("$g" dominators "$snap" --top 5 --format csv --no-cache)
 
 # The first array (addresses, after its first frame's length): types does not decode it.
 flip $(($(array_at 0) + 6))
@@ -59,6 +60,14 @@ flip $(($(wc -c <"$ix") - 1))
 if "$g" index "$snap" --check >/dev/null 2>&1; then fail "--check missed damaged nearest instances"; fi
 "$g" dominators "$snap" --by type >/dev/null
 "$g" index "$snap" --check >/dev/null || fail "dominators --by type did not rebuild damaged nearest instances"
+# dominators --top ranks from the largest heads at array 18's end (minor 3): damaged, it answers
+# the same from the dominator tree, and dominators --by type rebuilds the table.
+[ "$("$g" dominators "$snap" --top 5 --format csv)" = "$top" ] || fail "dominators --top differs from the largest heads"
+flip $(($(wc -c <"$ix") - 1))
+[ "$("$g" dominators "$snap" --top 5 --format csv)" = "$top" ] || fail "dominators --top differs with damaged largest heads"
+if "$g" index "$snap" --check >/dev/null 2>&1; then fail "--check missed damaged largest heads"; fi
+"$g" dominators "$snap" --by type >/dev/null
+"$g" index "$snap" --check >/dev/null || fail "dominators --by type did not rebuild damaged largest heads"
 
 # The tree's last byte (the shortest-path tree, which only diff and path --type decode): types answers, --check sees it,
 # `gcsnap index` decodes no array to say the index is up to date, and path --type rebuilds it.

@@ -82,8 +82,8 @@ void use_partial(const AnalysisIndex& ix) {
 // What path ADDR and dominators --top use: the backward search and the top retainers read a
 // piece at a time. Hostile pieces give an error or an answer, never a crash or a hang; from an
 // index the whole read (every part) accepted, the answers of the graph read whole.
-// What dominators --by type and path --type read: the histogram and the holder table and
-// nearest instances (array 18), which the point reader must give as the whole read does; the
+// What dominators --by type, --top and path --type read: the histogram and the holder table,
+// largest heads and nearest instances (array 18), which the point reader must give as the whole read does; the
 // paths of the nearest instances a piece at a time.
 void use_holders(PointIndex& index, const AnalysisIndex* whole) {
   auto stats = index.type_stats();
@@ -91,6 +91,8 @@ void use_holders(PointIndex& index, const AnalysisIndex* whole) {
   if (!stats) return;
   auto rows = index.type_holders(*stats);
   if (whole && (!rows || *rows != whole->type_holders)) __builtin_trap();
+  auto heads = index.largest_heads();
+  if (whole && (!heads || *heads != whole->largest_heads)) __builtin_trap();
   auto nearest = index.nearest_instances(*stats);
   if (whole && (!nearest || *nearest != whole->nearest_instances)) __builtin_trap();
   if (!nearest || !*nearest) return;

@@ -1,7 +1,8 @@
 // Writes seed inputs for fuzz_index: the analysis index of every GC with a heap walk of the
-// given recordings (the golden files and the test fixtures), and three of each with a damaged
+// given recordings (the golden files and the test fixtures), and four of each with a damaged
 // holder table (format-spec.md §12.3 array 18): a flipped byte in it, and a header (resealed)
-// whose text count, or count of nearest instances (minor 2), does not match it. Usage:
+// whose text count, or count of nearest instances (minor 2), does not match it, or that says minor
+// 2 with the largest heads (minor 3). Usage:
 //   make_index_seeds OUT_DIR FILE.snap...
 #include <cstdint>
 #include <cstdio>
@@ -54,7 +55,14 @@ int write_damaged_holders(const std::filesystem::path& path) {
   const uint64_t resealed = XXH3_64bits(nearest.data(), L::kOffHeaderHash);
   std::memcpy(nearest.data() + L::kOffHeaderHash, &resealed, 8);
   write_bytes(path.string() + "-nearest-count", nearest);
-  return 3;
+  // The largest heads' flag (minor 3) on a minor 2 header.
+  std::vector<char> heads = good;
+  const uint16_t minor = 2;
+  std::memcpy(heads.data() + L::kOffMinor, &minor, 2);
+  const uint64_t sealed = XXH3_64bits(heads.data(), L::kOffHeaderHash);
+  std::memcpy(heads.data() + L::kOffHeaderHash, &sealed, 8);
+  write_bytes(path.string() + "-heads-minor", heads);
+  return 4;
 }
 
 }  // namespace

@@ -80,6 +80,19 @@ struct NearestInstances {
   bool operator==(const NearestInstances&) const = default;
 };
 
+/// One of the dominator tree's largest heads (format-spec.md §12.3 array 18, minor 3): a
+/// reachable node that does not fold into its immediate dominator (top_retainer_chains), with
+/// what `dominators --top` shows of it.
+struct LargestHead {
+  NodeIndex node = 0;
+  uint32_t type_id = 0;
+  uint64_t retained = 0;    ///< DominatorTree::retained_size
+  uint64_t chain = 1;       ///< RetainerChain::length
+  NodeIndex dominator = 0;  ///< DominatorTree::immediate_dominator (kVirtualRoot under the roots)
+  uint32_t depth = 0;       ///< DominatorTree::depth
+  bool operator==(const LargestHead&) const = default;
+};
+
 /// The heavy analyses of one snapshot GC. Movable; the spans and the graph stay valid while
 /// any part of it lives (they share one storage: owned arrays, or the arrays decoded from the index file).
 /// A AnalysisIndex read with fewer parts than kIndexAll has only those: without kIndexObjects the
@@ -101,6 +114,9 @@ struct AnalysisIndex {
   /// With kIndexHolders: each type's instances nearest to a strong root (minor 2); nullopt when
   /// the index has none (minor 0 or 1).
   std::optional<NearestInstances> nearest_instances;
+  /// With kIndexHolders: the min(1024, heads) largest heads, largest first (minor 3); nullopt
+  /// when the index has none (minor 0-2).
+  std::optional<std::vector<LargestHead>> largest_heads;
   bool has_dependent_handles = false;       ///< the GC's block has a dependent-handle section
   IndexParts parts = kIndexAll;             ///< what this AnalysisIndex holds
   uint64_t root_entries = 0;                ///< resolved + unresolved roots (the GC's root table size)
@@ -277,6 +293,9 @@ class PointIndex {
   /// whole and checked against HISTOGRAM (type_stats()); nullopt when the index has none.
   /// Errors: find_object's.
   [[nodiscard]] Result<std::optional<NearestInstances>> nearest_instances(std::span<const TypeStats> histogram);
+  /// Return the largest heads (array 18 after the nearest instances, minor 3), decoded whole and
+  /// checked; nullopt when the index has none. Errors: find_object's.
+  [[nodiscard]] Result<std::optional<std::vector<LargestHead>>> largest_heads();
   /// Objects reachable from strong roots (the header's p) and their bytes; the bytes not reachable.
   uint64_t reachable_count() const noexcept;
   uint64_t reachable_bytes() const noexcept;

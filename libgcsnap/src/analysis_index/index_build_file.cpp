@@ -14,6 +14,7 @@
 #include "analysis_index/index_access.hpp"
 #include "analysis_index/index_build_steps.hpp"
 #include "analysis_index/index_layout.hpp"
+#include "analysis_index/index_largest_heads.hpp"
 #include "analysis_index/index_nearest_instances.hpp"
 #include "analysis_index/index_type_holders.hpp"
 #include "analysis_index/index_write.hpp"
@@ -215,10 +216,13 @@ class FileBuild {
     auto release_tree = [&] {
       *dom_ = AnalysisIndexAccess::make_dominators({}, {}, {}, reachable, unreachable, nullptr);
     };
+    // The heads need the tree, which the holders' search gives back; a cache of what
+    // `dominators --top` ranks: without them (out of memory) flag bit 5 stays clear.
+    auto heads = detail::find_largest_heads(gc_.graph, **dom_);
     auto rows = detail::build_type_holders(
         detail::HolderBuildInput{rec_, gc_pos_, gc_.graph, **dom_, hist, file_, *place_, parents_, release_tree});
     parents_ = detail::IndexFile::CodedArray();
-    if (!rows && !nearest_) return;
+    if (!rows && !nearest_ && !heads) return;
     // Without holders (h = 0) the table still carries the nearest instances.
     auto bytes = rows ? detail::encode_type_holders(*rows) : std::vector<unsigned char>();
     L::Counts with = counts_;
@@ -230,6 +234,10 @@ class FileBuild {
       with.nearest_rows = nearest_->rows.size();
       with.nearest_per_type = nearest_->per_type;
       with.flags |= L::kFlagNearest;
+    }
+    if (heads) {
+      detail::encode_largest_heads(*heads, bytes);
+      with.flags |= L::kFlagHeads;
     }
     const auto place = L::place(with);
     if (!place) return;

@@ -50,7 +50,8 @@ Result<IndexHead> check_index_head(std::span<const std::byte> head, uint64_t fil
   L::Counts& c = out.counts;
   c.flags = L::load<uint32_t>(h + L::kOffFlags);
   const bool holders = (c.flags & L::kFlagHolders) != 0, nearest = (c.flags & L::kFlagNearest) != 0;
-  if ((c.flags & ~L::known_flags(out.minor)) || (nearest && !holders))
+  const bool heads = (c.flags & L::kFlagHeads) != 0;
+  if ((c.flags & ~L::known_flags(out.minor)) || ((nearest || heads) && !holders))
     return damaged(ErrorCode::CorruptSection, "analysis index unknown flags");
   // Without the holder table its header fields are reserved too (all of them at minor 0), and
   // without the nearest instances theirs.

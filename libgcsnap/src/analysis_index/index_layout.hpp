@@ -24,7 +24,7 @@ T load(const void* p) noexcept {
 
 inline constexpr char kMagic[8] = {'G', 'C', 'S', 'N', 'A', 'P', 'I', 'X'};
 inline constexpr uint16_t kMajor = 3;  // 3: arrays coded (zstd frames); 2: in place, one checksum per array
-inline constexpr uint16_t kMinor = 2;  // 1: the holder table (array 18); 2: nearest instances in it
+inline constexpr uint16_t kMinor = 3;  // 1: holder table (array 18); 2: nearest instances; 3: largest heads
 inline constexpr size_t kHeaderSize = 384;
 inline constexpr size_t kAlign = 64;
 inline constexpr uint32_t kFlagWideOffsets = 0x1;
@@ -32,12 +32,14 @@ inline constexpr uint32_t kFlagDependent = 0x2;
 inline constexpr uint32_t kFlagSlots = 0x4;
 inline constexpr uint32_t kFlagHolders = 0x8;  // minor 1: array 18 present
 inline constexpr uint32_t kFlagNearest = 0x10;  // minor 2: nearest instances in array 18
-inline constexpr uint32_t kKnownFlags = 0x1F;
+inline constexpr uint32_t kFlagHeads = 0x20;  // minor 3: largest heads in array 18
+inline constexpr uint32_t kKnownFlags = 0x3F;
 /// The flags a minor version knows (an index of minor 0 has no holder table, of minor 1 no
-/// nearest instances).
+/// nearest instances, of minor 2 no largest heads).
 inline constexpr uint32_t known_flags(uint16_t minor) {
-  return minor == 0   ? kKnownFlags & ~(kFlagHolders | kFlagNearest)
-         : minor == 1 ? kKnownFlags & ~kFlagNearest
+  return minor == 0   ? kKnownFlags & ~(kFlagHolders | kFlagNearest | kFlagHeads)
+         : minor == 1 ? kKnownFlags & ~(kFlagNearest | kFlagHeads)
+         : minor == 2 ? kKnownFlags & ~kFlagHeads
                       : kKnownFlags;
 }
 // The records of the arrays that are not plain integers (§12.3), field offsets within one.
@@ -62,6 +64,12 @@ inline constexpr uint8_t kHolderHasAddress = 0x1;
 // Nearest instance (array 18 after the texts, minor 2): type id u32, node u32, hops u32.
 inline constexpr size_t kNearestRecord = 12;
 inline constexpr size_t kNearestType = 0, kNearestNode = 4, kNearestHops = 8;
+// Largest head (array 18 after the nearest instances, minor 3), kHeadsKept of them: node u32,
+// type id u32, retained u64, chain u64, immediate dominator u32, depth u32.
+inline constexpr size_t kHeadRecord = 32;
+inline constexpr size_t kHeadNode = 0, kHeadType = 4, kHeadRetained = 8, kHeadChain = 16, kHeadIdom = 24,
+                        kHeadDepth = 28;
+inline constexpr uint64_t kHeadsKept = 1024;
 // Unresolved root: its position in the GC's root table, u32.
 inline constexpr size_t kUnresolvedRecord = 4;
 inline constexpr size_t kSampleBytes = 64 * 1024;
@@ -139,7 +147,8 @@ inline std::optional<Placement> place(const Counts& c) {
       (c.flags & kFlagSlots) ? 4 * c.edges : 0, kRootRecord * c.roots, kUnresolvedRecord * c.unresolved,
       kDependentRecord * c.dependent,
       4 * c.preorder,   4 * c.nodes,     8 * c.nodes,        kTypeRecord * c.types,
-      4 * c.nodes,      kHolderRecord * c.holder_rows + c.holder_text + kNearestRecord * c.nearest_rows};
+      4 * c.nodes,      kHolderRecord * c.holder_rows + c.holder_text + kNearestRecord * c.nearest_rows +
+                            ((c.flags & kFlagHeads) ? kHeadRecord * kHeadsKept : 0)};
   Placement p;
   p.wide = (c.flags & kFlagWideOffsets) != 0;
   uint64_t at = kHeaderSize;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <new>
 
+#include "analysis_index/index_largest_heads.hpp"
 #include "analysis_index/index_pieces.hpp"
 
 namespace gcsnap::detail {
@@ -139,7 +140,8 @@ Result<std::optional<NearestInstances>> PointIndex::nearest_instances(std::span<
   if ((c.flags & L::kFlagNearest) == 0) return std::optional<NearestInstances>();
   auto bytes = pieces_->whole_array(L::kHolders);
   if (!bytes) return bytes.error();
-  auto nearest = detail::decode_nearest_instances(detail::split_type_tables(*bytes, c).second, c.nearest_rows,
+  auto nearest = detail::decode_nearest_instances(
+      detail::split_after_holders(detail::split_type_tables(*bytes, c).second, c).first, c.nearest_rows,
                                                   c.nearest_per_type, histogram, c.nodes);
   if (!nearest) return nearest.error();
   return std::optional<NearestInstances>(std::move(nearest).value());

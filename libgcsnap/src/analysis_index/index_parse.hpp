@@ -124,6 +124,7 @@ class IndexParse {
   std::vector<TypeStats> types_;           // the histogram the job copies out
   std::optional<std::vector<IndexedTypeHolder>> holders_;  // the holder table (kIndexHolders)
   std::optional<NearestInstances> nearest_;                // the nearest instances (kIndexHolders)
+  std::optional<std::vector<LargestHead>> heads_;          // the largest heads (kIndexHolders)
   std::vector<NodeIndex> root_marks_;      // the tree's root marks, matched with the roots after
   std::array<std::span<const unsigned char>, L::kArrayCount> coded_{};  // each array's frames in the file
   std::atomic<bool> out_of_memory_{false};

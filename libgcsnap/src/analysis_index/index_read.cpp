@@ -216,6 +216,7 @@ AnalysisIndex IndexParse::assemble() {
   out.type_stats = std::move(types_);
   out.type_holders = std::move(holders_);
   out.nearest_instances = std::move(nearest_);
+  out.largest_heads = std::move(heads_);
   out.has_dependent_handles = (c_.flags & L::kFlagDependent) != 0;
   out.storage = std::move(keep_);
   return out;

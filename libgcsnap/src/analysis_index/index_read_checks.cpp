@@ -8,6 +8,7 @@
 
 #include "analysis_index/index_array_rules.hpp"
 #include "analysis_index/index_parse.hpp"
+#include "analysis_index/index_largest_heads.hpp"
 #include "analysis_index/index_nearest_instances.hpp"
 #include "analysis_index/index_type_holders.hpp"
 
@@ -213,10 +214,16 @@ std::optional<Error> IndexParse::check_holders() {
   auto rows = decode_type_holders(table, c_.holder_rows, c_.holder_text, types_);
   if (!rows) return rows.error();
   holders_ = std::move(rows).value();
-  if ((c_.flags & L::kFlagNearest) == 0) return std::nullopt;
-  auto instances = decode_nearest_instances(nearest, c_.nearest_rows, c_.nearest_per_type, types_, c_.nodes);
-  if (!instances) return instances.error();
-  nearest_ = std::move(instances).value();
+  const auto [instances_bytes, heads_bytes] = split_after_holders(nearest, c_);
+  if (c_.flags & L::kFlagNearest) {
+    auto instances = decode_nearest_instances(instances_bytes, c_.nearest_rows, c_.nearest_per_type, types_, c_.nodes);
+    if (!instances) return instances.error();
+    nearest_ = std::move(instances).value();
+  }
+  if ((c_.flags & L::kFlagHeads) == 0) return std::nullopt;
+  auto heads = decode_largest_heads(heads_bytes, c_.nodes);
+  if (!heads) return heads.error();
+  heads_ = std::move(heads).value();
   return std::nullopt;
 }
 

@@ -13,6 +13,7 @@
 
 #include "analysis_index/index_access.hpp"
 #include "analysis_index/index_codec.hpp"
+#include "analysis_index/index_largest_heads.hpp"
 #include "analysis_index/index_nearest_instances.hpp"
 #include "analysis_index/index_type_holders.hpp"
 #include "platform/file_io.hpp"
@@ -400,7 +401,7 @@ Status write_analysis_index(const AnalysisIndex& ix, const IndexIdentity& id, co
     c.preorder = ix.dominators.preorder().size();
     c.types = ix.type_stats.size();
     std::vector<unsigned char> holders;
-    if (ix.type_holders || ix.nearest_instances) {
+    if (ix.type_holders || ix.nearest_instances || ix.largest_heads) {
       if (ix.type_holders) holders = detail::encode_type_holders(*ix.type_holders);
       c.holder_rows = ix.type_holders ? ix.type_holders->size() : 0;
       c.holder_text = holders.size() - c.holder_rows * L::kHolderRecord;
@@ -411,6 +412,10 @@ Status write_analysis_index(const AnalysisIndex& ix, const IndexIdentity& id, co
       c.nearest_rows = ix.nearest_instances->rows.size();
       c.nearest_per_type = ix.nearest_instances->per_type;
       c.flags |= L::kFlagNearest;
+    }
+    if (ix.largest_heads) {
+      detail::encode_largest_heads(*ix.largest_heads, holders);
+      c.flags |= L::kFlagHeads;
     }
     const auto place = L::place(c);
     if (!place) return make_error(ErrorCode::LimitExceeded, "the analysis index would be too large");
