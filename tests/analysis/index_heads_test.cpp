@@ -158,7 +158,7 @@ void rewrite_index(const Opened& o, Edit&& edit) {
     edit(*ix);
     REQUIRE(write_analysis_index(*ix, o.id, written));
   }
-  REQUIRE(std::rename(written.c_str(), o.index.c_str()) == 0);
+  REQUIRE(replace_file(written, o.index));
 }
 
 }  // namespace

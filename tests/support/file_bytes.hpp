@@ -3,6 +3,7 @@
 // value at an offset, write it back, and re-seal an index header after a forged field.
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -33,6 +34,13 @@ inline void spit(const std::string& path, const std::vector<char>& bytes) {
   const bool same_size = std::filesystem::file_size(path, ec) == bytes.size() && !ec;
   std::fstream out(path, std::ios::binary | std::ios::out | (same_size ? std::ios::in : std::ios::trunc));
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// FROM moved onto TO, replacing it: Windows' rename refuses an existing target, so TO goes
+// first (nothing may still hold it open or mapped).
+inline bool replace_file(const std::string& from, const std::string& to) {
+  std::remove(to.c_str());
+  return std::rename(from.c_str(), to.c_str()) == 0;
 }
 
 template <typename T>
