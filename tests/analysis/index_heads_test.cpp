@@ -14,6 +14,7 @@
 #include "gcsnap/gc_heap.hpp"
 #include "gcsnap/retainer_chains.hpp"
 #include "file_bytes.hpp"
+#include "index_test_walk.hpp"
 #include "handlers_sample.hpp"
 #include "random_recording.hpp"
 #include "temp_path.hpp"
@@ -24,42 +25,8 @@ namespace L = gcsnap::index_layout;
 
 namespace {
 
-struct Opened {
-  std::unique_ptr<Recording> rec;
-  size_t gc = 0;
-  std::string index;
-  IndexIdentity id;
-};
-
-Opened open_last_walk(const std::string& path) {
-  auto rec = Recording::open(path);
-  REQUIRE(rec);
-  Opened out;
-  out.rec = std::move(rec).value();
-  REQUIRE(out.rec->last_snapshot());
-  out.gc = *out.rec->last_snapshot();
-  out.index = analysis_index_path(path, out.rec->gcs()[out.gc].info.gc_number);
-  std::remove(out.index.c_str());
-  auto id = identify_gc(path, *out.rec, out.gc);
-  REQUIRE(id);
-  out.id = *id;
-  return out;
-}
-
-// A random recording whose last GC has a heap walk, each root holding one of its GC's objects.
-void write_random(const std::string& path, uint64_t seed, size_t objects, size_t roots) {
-  for (uint64_t s = seed;; s += 1000) {
-    auto model = make_random_gcs(s, 3, ModelOptions{objects, roots});
-    for (ModelGc& gc : model)
-      for (size_t k = 0; k < gc.roots.object_ids.size() && gc.objects.size() != 0; ++k)
-        gc.roots.object_ids[k] = gc.objects.addresses[(k * 7919) % gc.objects.size()];
-    REQUIRE(write_model(path, model, WriterOptions{}).is_ok());
-    if ((*Recording::open(path))->last_snapshot()) break;
-  }
-}
-
 // The heap decoded from the recording, both ways, for its dominator tree (computed, no index).
-std::unique_ptr<GcHeap> computed_heap(const std::string& path, const Opened& o) {
+std::unique_ptr<GcHeap> computed_heap(const std::string& path, const OpenedWalk& o) {
   GcHeapOptions options;
   options.needs = kNeedGraph | kNeedPredecessors;
   auto heap = GcHeap::open(path, *o.rec, o.gc, options);
@@ -103,7 +70,7 @@ bool same_rows(const std::vector<IndexedRetainer>& a, const std::vector<IndexedR
 // Stored = computed: the records are the 1024 largest heads with their columns, and the point
 // reader's top_retainers equals the rows computed, for some N and type filters. Returns how
 // many heads are kept.
-size_t check_stored(const std::string& path, const Opened& o) {
+size_t check_stored(const std::string& path, const OpenedWalk& o) {
   REQUIRE(ensure_analysis_index(path, *o.rec, o.gc));
   const auto heap = computed_heap(path, o);
   const HeapGraph& g = heap->graph;
@@ -148,26 +115,13 @@ size_t check_stored(const std::string& path, const Opened& o) {
   return expected.size();
 }
 
-// The index at O.index rewritten by write_analysis_index after EDIT changed what it holds.
-template <typename Edit>
-void rewrite_index(const Opened& o, Edit&& edit) {
-  std::string written = o.index + ".new";
-  {
-    auto ix = read_analysis_index(o.index, o.id, kIndexAll);
-    REQUIRE(ix);
-    edit(*ix);
-    REQUIRE(write_analysis_index(*ix, o.id, written));
-  }
-  REQUIRE(replace_file(written, o.index));
-}
-
 }  // namespace
 
 TEST_CASE("the largest heads equal the chains computed from the recording", "[index][heads]") {
   SECTION("a heap with event and timer holder patterns") {
     TempFile snap{"heads"};
     REQUIRE(write_handlers_sample(snap.path()));
-    const Opened o = open_last_walk(snap.path());
+    const OpenedWalk o = open_last_walk(snap.path());
     CHECK(check_stored(snap.path(), o) > 0);
     std::remove(o.index.c_str());
   }
@@ -175,8 +129,8 @@ TEST_CASE("the largest heads equal the chains computed from the recording", "[in
     bool full = false;
     for (uint64_t seed : {21u, 22u, 23u, 24u}) {
       TempFile snap{"heads"};
-      write_random(snap.path(), seed, seed % 2 ? 400 : 6000, 30);
-      const Opened o = open_last_walk(snap.path());
+      write_random_rooted(snap.path(), seed, seed % 2 ? 400 : 6000, 30);
+      const OpenedWalk o = open_last_walk(snap.path());
       full = full || check_stored(snap.path(), o) == L::kHeadsKept;
       std::remove(o.index.c_str());
     }
@@ -186,8 +140,8 @@ TEST_CASE("the largest heads equal the chains computed from the recording", "[in
 
 TEST_CASE("a damaged or forged heads table is refused; the other arrays still read", "[index][heads]") {
   TempFile snap{"heads"};
-  write_random(snap.path(), 41, 3000, 30);
-  const Opened o = open_last_walk(snap.path());
+  write_random_rooted(snap.path(), 41, 3000, 30);
+  const OpenedWalk o = open_last_walk(snap.path());
   check_stored(snap.path(), o);
   const std::vector<char> good = slurp(o.index);
   {  // array 18 is the file's last: flip a byte of its last frame
@@ -231,8 +185,8 @@ TEST_CASE("a damaged or forged heads table is refused; the other arrays still re
 
 TEST_CASE("an index of minor 2 has no largest heads, still ranks, and `index` rebuilds it", "[index][heads]") {
   TempFile snap{"heads"};
-  write_random(snap.path(), 51, 1500, 30);
-  const Opened o = open_last_walk(snap.path());
+  write_random_rooted(snap.path(), 51, 1500, 30);
+  const OpenedWalk o = open_last_walk(snap.path());
   check_stored(snap.path(), o);
   const std::vector<char> current = slurp(o.index);
   std::vector<IndexedRetainer> ranked;

@@ -14,6 +14,7 @@
 #include "gcsnap/gc_heap.hpp"
 #include "gcsnap/type_holder_cells.hpp"
 #include "file_bytes.hpp"
+#include "index_test_walk.hpp"
 #include "handlers_sample.hpp"
 #include "random_recording.hpp"
 #include "temp_path.hpp"
@@ -24,27 +25,9 @@ namespace L = gcsnap::index_layout;
 
 namespace {
 
-struct Opened {
-  std::unique_ptr<Recording> rec;
-  size_t gc = 0;
-  std::string index;
-};
-
-Opened open_last_walk(const std::string& path) {
-  auto rec = Recording::open(path);
-  REQUIRE(rec);
-  Opened out;
-  out.rec = std::move(rec).value();
-  REQUIRE(out.rec->last_snapshot());
-  out.gc = *out.rec->last_snapshot();
-  out.index = analysis_index_path(path, out.rec->gcs()[out.gc].info.gc_number);
-  std::remove(out.index.c_str());
-  return out;
-}
-
 // The HELD BY cells `dominators --by type` computes without an index, for the types the
 // table keeps: the first kHeldByRows by retained bytes.
-std::vector<IndexedTypeHolder> computed_holders(const std::string& path, const Opened& o) {
+std::vector<IndexedTypeHolder> computed_holders(const std::string& path, const OpenedWalk& o) {
   GcHeapOptions options;
   options.needs |= kNeedFieldNames;
   auto heap = GcHeap::open(path, *o.rec, o.gc, options);
@@ -69,7 +52,7 @@ std::vector<IndexedTypeHolder> computed_holders(const std::string& path, const O
   return out;
 }
 
-std::vector<IndexedTypeHolder> stored_holders(const std::string& path, const Opened& o) {
+std::vector<IndexedTypeHolder> stored_holders(const std::string& path, const OpenedWalk& o) {
   REQUIRE(ensure_analysis_index(path, *o.rec, o.gc));
   auto id = identify_gc(path, *o.rec, o.gc);
   REQUIRE(id);
@@ -106,7 +89,7 @@ TEST_CASE("the holder table equals the holders computed from the recording", "[i
   SECTION("a heap with event and timer holder patterns") {
     TempFile snap{"holders"};
     REQUIRE(write_handlers_sample(snap.path()));
-    const Opened o = open_last_walk(snap.path());
+    const OpenedWalk o = open_last_walk(snap.path());
     const auto expected = computed_holders(snap.path(), o);
     const auto stored = stored_holders(snap.path(), o);
     CHECK(stored == expected);
@@ -123,7 +106,7 @@ TEST_CASE("the holder table equals the holders computed from the recording", "[i
         REQUIRE(write_model(snap.path(), make_random_gcs(s, 3, ModelOptions{400, 30}), WriterOptions{}).is_ok());
         if ((*Recording::open(snap.path()))->last_snapshot()) break;
       }
-      const Opened o = open_last_walk(snap.path());
+      const OpenedWalk o = open_last_walk(snap.path());
       const auto expected = computed_holders(snap.path(), o);
       CHECK(!expected.empty());
       CHECK(stored_holders(snap.path(), o) == expected);
@@ -135,7 +118,7 @@ TEST_CASE("the holder table equals the holders computed from the recording", "[i
 TEST_CASE("a damaged holder table is refused; the other arrays still read", "[index][holder]") {
   TempFile snap{"holders"};
   REQUIRE(write_handlers_sample(snap.path()));
-  const Opened o = open_last_walk(snap.path());
+  const OpenedWalk o = open_last_walk(snap.path());
   (void)stored_holders(snap.path(), o);
   auto id = identify_gc(snap.path(), *o.rec, o.gc);
   REQUIRE(id);
@@ -186,7 +169,7 @@ TEST_CASE("a damaged holder table is refused; the other arrays still read", "[in
 TEST_CASE("an index of minor 0 has no holder table, still reads, and `index` rebuilds it", "[index][holder]") {
   TempFile snap{"holders"};
   REQUIRE(write_handlers_sample(snap.path()));
-  const Opened o = open_last_walk(snap.path());
+  const OpenedWalk o = open_last_walk(snap.path());
   const auto stored = stored_holders(snap.path(), o);
   auto id = identify_gc(snap.path(), *o.rec, o.gc);
   REQUIRE(id);

@@ -15,6 +15,7 @@
 #include "gcsnap/analysis_index.hpp"
 #include "gcsnap/gc_heap.hpp"
 #include "file_bytes.hpp"
+#include "index_test_walk.hpp"
 #include "handlers_sample.hpp"
 #include "random_recording.hpp"
 #include "temp_path.hpp"
@@ -27,31 +28,9 @@ namespace {
 
 constexpr uint32_t kPerType = 64;  // what the build keeps (index_nearest_instances.hpp)
 
-struct Opened {
-  std::unique_ptr<Recording> rec;
-  size_t gc = 0;
-  std::string index;
-  IndexIdentity id;
-};
-
-Opened open_last_walk(const std::string& path) {
-  auto rec = Recording::open(path);
-  REQUIRE(rec);
-  Opened out;
-  out.rec = std::move(rec).value();
-  REQUIRE(out.rec->last_snapshot());
-  out.gc = *out.rec->last_snapshot();
-  out.index = analysis_index_path(path, out.rec->gcs()[out.gc].info.gc_number);
-  std::remove(out.index.c_str());
-  auto id = identify_gc(path, *out.rec, out.gc);
-  REQUIRE(id);
-  out.id = *id;
-  return out;
-}
-
 // Each type's PER_TYPE instances with the fewest hops (node order among equals), ranked as
 // `path --type` ranks them over the tree computed from the decoded recording.
-NearestInstances computed_nearest(const std::string& path, const Opened& o, uint32_t per_type) {
+NearestInstances computed_nearest(const std::string& path, const OpenedWalk& o, uint32_t per_type) {
   GcHeapOptions options;
   options.needs = kNeedGraph;
   auto heap = GcHeap::open(path, *o.rec, o.gc, options);
@@ -72,7 +51,7 @@ NearestInstances computed_nearest(const std::string& path, const Opened& o, uint
   return out;
 }
 
-NearestInstances stored_nearest(const std::string& path, const Opened& o) {
+NearestInstances stored_nearest(const std::string& path, const OpenedWalk& o) {
   REQUIRE(ensure_analysis_index(path, *o.rec, o.gc));
   auto ix = read_analysis_index(o.index, o.id, kIndexHolders);
   REQUIRE(ix);
@@ -96,39 +75,13 @@ NearestInstances stored_nearest(const std::string& path, const Opened& o) {
   return *ix->nearest_instances;
 }
 
-// A random recording whose last GC has a heap walk, each root holding one of its GC's objects
-// (random roots mostly hold none).
-void write_random(const std::string& path, uint64_t seed, size_t objects, size_t roots) {
-  for (uint64_t s = seed;; s += 1000) {
-    auto model = make_random_gcs(s, 3, ModelOptions{objects, roots});
-    for (ModelGc& gc : model)
-      for (size_t k = 0; k < gc.roots.object_ids.size() && gc.objects.size() != 0; ++k)
-        gc.roots.object_ids[k] = gc.objects.addresses[(k * 7919) % gc.objects.size()];
-    REQUIRE(write_model(path, model, WriterOptions{}).is_ok());
-    if ((*Recording::open(path))->last_snapshot()) break;
-  }
-}
-
-// The index at O.index rewritten by write_analysis_index after EDIT changed what it holds.
-template <typename Edit>
-void rewrite_index(const Opened& o, Edit&& edit) {
-  std::string written = o.index + ".new";
-  {
-    auto ix = read_analysis_index(o.index, o.id, kIndexAll);
-    REQUIRE(ix);
-    edit(*ix);
-    REQUIRE(write_analysis_index(*ix, o.id, written));
-  }
-  REQUIRE(replace_file(written, o.index));
-}
-
 }  // namespace
 
 TEST_CASE("the nearest instances equal the ranking computed from the recording", "[index][nearest]") {
   SECTION("a heap with event and timer holder patterns") {
     TempFile snap{"nearest"};
     REQUIRE(write_handlers_sample(snap.path()));
-    const Opened o = open_last_walk(snap.path());
+    const OpenedWalk o = open_last_walk(snap.path());
     const auto expected = computed_nearest(snap.path(), o, kPerType);
     CHECK(!expected.rows.empty());
     CHECK(stored_nearest(snap.path(), o) == expected);
@@ -138,8 +91,8 @@ TEST_CASE("the nearest instances equal the ranking computed from the recording",
     bool truncated = false;
     for (uint64_t seed : {21u, 22u, 23u, 24u}) {
       TempFile snap{"nearest"};
-      write_random(snap.path(), seed, seed % 2 ? 400 : 3000, 30);
-      const Opened o = open_last_walk(snap.path());
+      write_random_rooted(snap.path(), seed, seed % 2 ? 400 : 3000, 30);
+      const OpenedWalk o = open_last_walk(snap.path());
       const auto expected = computed_nearest(snap.path(), o, kPerType);
       CHECK(!expected.rows.empty());
       CHECK(stored_nearest(snap.path(), o) == expected);
@@ -152,8 +105,8 @@ TEST_CASE("the nearest instances equal the ranking computed from the recording",
 
 TEST_CASE("the search order gives the tree's hops level by level", "[index][nearest]") {
   TempFile snap{"nearest"};
-  write_random(snap.path(), 31, 2000, 25);
-  const Opened o = open_last_walk(snap.path());
+  write_random_rooted(snap.path(), 31, 2000, 25);
+  const OpenedWalk o = open_last_walk(snap.path());
   GcHeapOptions options;
   options.needs = kNeedGraph;
   auto heap = GcHeap::open(snap.path(), *o.rec, o.gc, options);
@@ -173,8 +126,8 @@ TEST_CASE("the search order gives the tree's hops level by level", "[index][near
 
 TEST_CASE("a damaged or forged nearest table is refused; the other arrays still read", "[index][nearest]") {
   TempFile snap{"nearest"};
-  write_random(snap.path(), 41, 3000, 30);
-  const Opened o = open_last_walk(snap.path());
+  write_random_rooted(snap.path(), 41, 3000, 30);
+  const OpenedWalk o = open_last_walk(snap.path());
   const auto stored = stored_nearest(snap.path(), o);
   REQUIRE(stored.rows.size() > 2);
   const std::vector<char> good = slurp(o.index);
@@ -234,8 +187,8 @@ TEST_CASE("a damaged or forged nearest table is refused; the other arrays still 
 
 TEST_CASE("an index of minor 1 has no nearest instances, still reads, and `index` rebuilds it", "[index][nearest]") {
   TempFile snap{"nearest"};
-  write_random(snap.path(), 51, 1500, 30);
-  const Opened o = open_last_walk(snap.path());
+  write_random_rooted(snap.path(), 51, 1500, 30);
+  const OpenedWalk o = open_last_walk(snap.path());
   const auto stored = stored_nearest(snap.path(), o);
   const std::vector<char> current = slurp(o.index);
   // As a minor 1 writer wrote it: array 18 without the rows, flag bit 4 and its counts clear.
