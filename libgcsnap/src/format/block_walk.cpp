@@ -160,7 +160,7 @@ Status hash_block_checking(std::span<const uint8_t> file, const GcEntry& e, std:
     GCSNAP_RETURN_IF_ERROR(check_section_header(ref, limits));
     GCSNAP_RETURN_IF_ERROR(check_hashed_payload_frame(ref.header, stored_payload(file, ref), ref.offset,
                                                       XXH3_64bits_digest(section.get())));
-    if (release) release_range(file, ref.offset, end);
+    if (release) release_section_pages(file, ref);
     pos = end;
   }
   hash_range(file, pos, e.block_offset + e.block_size, block.get(), nullptr, release);
@@ -169,11 +169,7 @@ Status hash_block_checking(std::span<const uint8_t> file, const GcEntry& e, std:
 }
 
 void release_section_pages(std::span<const uint8_t> file, const SectionRef& ref) noexcept {
-  const uintptr_t page = platform::page_size();
-  const auto start = reinterpret_cast<uintptr_t>(file.data() + ref.offset);
-  const uintptr_t begin = (start + page - 1) & ~(page - 1);
-  const uintptr_t end = (start + kSectionHeaderSize + ref.header.stored_size) & ~(page - 1);
-  if (begin < end) platform::release_file_pages(reinterpret_cast<void*>(begin), end - begin);
+  release_range(file, ref.offset, ref.offset + kSectionHeaderSize + ref.header.stored_size);
 }
 
 }  // namespace gcsnap::format
