@@ -45,7 +45,7 @@ class TypeInterner {
 struct ScannedWalk {
   size_t gc_pos = 0;
   std::unique_ptr<GcHeap> heap;             ///< null once slim()
-  const DominatorTree* dominators = nullptr;  ///< the heap's (index's or computed)
+  const DominatorTree* dominators = nullptr;  ///< the heap's (index's or computed; see open_walk_graph)
   std::vector<uint32_t> shape;  ///< per node; ShapeTrie::kNone when not reachable
   std::vector<uint32_t> hops;   ///< uncollapsed path length per reachable node
   std::vector<uint32_t> birth;  ///< walk index at which each object was first seen
@@ -89,8 +89,9 @@ Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, const
                                                TypeInterner& types, SeriesTable& series, bool full,
                                                bool include_weak, std::vector<uint32_t>* next_of_previous = nullptr);
 
-/// Read walk GC_POS of RECORDING again for the second pass: its graph (successors), dominator
-/// tree and global types, no births. Errors: as scan_walk.
+/// Read walk GC_POS of RECORDING again for the second pass: its graph (successors), global
+/// types and, from its index only, its dominator tree (else `dominators` stays null); no
+/// births. Errors: as scan_walk.
 Result<std::unique_ptr<ScannedWalk>> open_walk_graph(const Recording& recording, const std::string& path, size_t gc_pos,
                                                      TypeInterner& types, bool include_weak);
 
