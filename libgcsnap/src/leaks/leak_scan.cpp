@@ -227,6 +227,7 @@ void ScannedWalk::slim() {
     kept_generations.assign(heap->generations.begin(), heap->generations.end());
   }
   dominators = nullptr;
+  kept_dominators.reset();
   heap.reset();
   shape = {};
   hops = {};
@@ -253,6 +254,10 @@ Status reopen_walk(ScannedWalk& s, const Recording& recording, const std::string
   if (heap.value()->graph.node_count() != s.shape.size())
     return make_error(ErrorCode::InconsistentData, "a heap walk changed while it was read");
   s.heap = std::move(heap).value();
+  if (s.kept_dominators) {
+    s.dominators = &*s.kept_dominators;
+    return {};
+  }
   auto dom = s.heap->find_dominators(include_weak);
   if (!dom) return dom.error();
   s.dominators = *dom;

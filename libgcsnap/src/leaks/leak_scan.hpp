@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -63,8 +64,15 @@ struct ScannedWalk {
   /// Keep only what the next walk's identity needs (addresses, sizes, generations, births):
   /// about 21 B per object instead of the whole heap. Errors: OutOfMemory (std::bad_alloc).
   void slim();
-  /// Free the heap (reopen_walk opens it again) and the hops; keep shapes, births and types.
+  /// A computed dominator tree kept through release_heap (reopen_walk does not compute it again).
+  std::optional<DominatorTree> kept_dominators;
+
+  /// Free the heap (reopen_walk opens it again) and the hops; keep shapes, births and types,
+  /// and a dominator tree that was computed, not the index's: at 10 M objects it is 16 B an
+  /// object, where finding it again cost 3 % of `leaks --no-cache`.
   void release_heap() {
+    if (heap && dominators && (!heap->indexed_dominators || dominators != &*heap->indexed_dominators))
+      kept_dominators = *dominators;
     dominators = nullptr;
     heap.reset();
     hops = {};
