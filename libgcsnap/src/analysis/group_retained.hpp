@@ -19,4 +19,11 @@ inline constexpr uint32_t kNoGroup = 0xFFFFFFFFu;
 std::vector<uint64_t> group_retained_bytes(const DominatorTree& dom, std::span<const uint32_t> group_of_node,
                                            size_t group_count);
 
+/// The same sums over the dominator tree of GRAPH (strong roots; every root with INCLUDE_WEAK)
+/// without computing that tree: only the part of the graph that the members hold alone gets
+/// one (group_retained_held.cpp), which costs a pass over the graph and that part's size
+/// instead of the whole graph's reverse CSR and tree. Throws std::bad_alloc.
+std::vector<uint64_t> group_retained_bytes(const HeapGraph& graph, bool include_weak,
+                                           std::span<const uint32_t> group_of_node, size_t group_count);
+
 }  // namespace gcsnap::detail

@@ -11,8 +11,8 @@ std::vector<LastWalkFacts> collect_last_walk(Analysis& a) {
     const uint32_t g = s.shape[v];
     if (g == ShapeTrie::kNone) continue;
     LastWalkFacts& f = facts[g];
-    f.min_hops = std::min<uint64_t>(f.min_hops, s.hops[v]);
-    f.max_hops = std::max<uint64_t>(f.max_hops, s.hops[v]);
+    f.min_hops = std::min(f.min_hops, s.hops[v]);
+    f.max_hops = std::max(f.max_hops, s.hops[v]);
     const uint32_t birth = s.birth[v];
     if (!a.by_identity || birth <= a.segment_start) continue;
     ++f.accumulated_count;
@@ -32,7 +32,7 @@ PathShape make_shape(const Analysis& a, uint32_t g, const LastWalkFacts& f) {
   shape.root_flags = static_cast<uint8_t>(labels.front() & 0xFF);
   for (size_t i = 1; i < labels.size(); ++i) shape.types.push_back(a.types.name(labels[i]));
   shape.count = a.last_count[g];
-  shape.min_hops = f.min_hops == UINT64_MAX ? 0 : f.min_hops;
+  shape.min_hops = f.min_hops == UINT32_MAX ? 0 : f.min_hops;
   shape.max_hops = f.max_hops;
   return shape;
 }
@@ -138,12 +138,11 @@ void choose_candidates(Analysis& a, const std::vector<LastWalkFacts>& facts, con
   const ScannedWalk& s = *a.last;
   const size_t walks = a.series.walks, k = walks - 1, ks = k - a.segment_start;
   const size_t n = a.trie.size();
-  std::vector<uint64_t> count(n, 0), bytes(n, 0);
-  for (NodeIndex v = 0; v < s.graph().node_count(); ++v) {
-    if (s.shape[v] == ShapeTrie::kNone) continue;
-    ++count[s.shape[v]];  // by root: join_linked_groups renamed the members
-    bytes[s.shape[v]] += s.graph().object_size(v);
-  }
+  // Members by group (by root: join_linked_groups renamed them) from the shapes' counts, and
+  // bytes below for the candidates only: a walk of the synthetic series has about one shape
+  // per object, so each array by shape here is 4-8 B an object of the peak.
+  std::vector<uint32_t> count(n, 0);
+  for (uint32_t g = 0; g < n; ++g) count[root_of[g]] += a.last_count[g];
   std::vector<uint8_t> passed(n, 0);
   for (uint32_t r = 0; r < n; ++r) {
     if (root_of[r] != r || count[r] == 0) continue;
@@ -169,7 +168,10 @@ void choose_candidates(Analysis& a, const std::vector<LastWalkFacts>& facts, con
     }
     series.resize(walks);
     series[k].count = count[r];
-    series[k].bytes = bytes[r];
+  }
+  for (NodeIndex v = 0; v < s.graph().node_count(); ++v) {
+    const uint32_t r = s.shape[v];
+    if (r != ShapeTrie::kNone && passed[r]) a.groups[r][k].bytes += s.graph().object_size(v);
   }
 }
 

@@ -150,7 +150,9 @@ void add_points(Analysis& a, size_t w, const ScannedWalk& s, std::span<const uin
     ++points[i].count;
     points[i].bytes += s.graph().object_size(v);
   }
-  const auto retained = detail::group_retained_bytes(s.dom(), slot_of_node, root_of_slot.size());
+  const auto retained = s.dominators ? detail::group_retained_bytes(s.dom(), slot_of_node, root_of_slot.size())
+                                     : detail::group_retained_bytes(s.graph(), a.options.include_weak, slot_of_node,
+                                                                    root_of_slot.size());
   for (size_t i = 0; i < root_of_slot.size(); ++i) {
     LeakPoint& p = a.groups[root_of_slot[i]][w];
     p.count += points[i].count;
