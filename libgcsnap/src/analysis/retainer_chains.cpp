@@ -3,7 +3,37 @@
 #include <algorithm>
 #include <new>
 
+#include "huge_pages.hpp"
+
 namespace gcsnap {
+
+namespace {
+
+// The type ids of some heads, asked about once per node: a flag per id up to the largest
+// (type ids are dense in a sound recording), a sorted list when that would be large.
+class KeptTypes {
+ public:
+  KeptTypes(const HeapGraph& graph, std::span<const NodeIndex> heads) {
+    for (NodeIndex h : heads) ids_.push_back(graph.type_id(h));
+    std::sort(ids_.begin(), ids_.end());
+    ids_.erase(std::unique(ids_.begin(), ids_.end()), ids_.end());
+    if (!ids_.empty() && ids_.back() < kMaxDense) {
+      flags_.assign(size_t{ids_.back()} + 1, 0);
+      for (uint32_t t : ids_) flags_[t] = 1;
+    }
+  }
+  bool contains(uint32_t type) const noexcept {
+    if (ids_.empty() || type > ids_.back()) return false;
+    return flags_.empty() ? std::binary_search(ids_.begin(), ids_.end(), type) : flags_[type] != 0;
+  }
+
+ private:
+  static constexpr uint32_t kMaxDense = uint32_t{1} << 24;
+  std::vector<uint32_t> ids_;
+  std::vector<uint8_t> flags_;
+};
+
+}  // namespace
 
 Result<std::vector<RetainerChain>> top_retainer_chains(const HeapGraph& graph, const DominatorTree& dom, size_t n,
                                                        std::span<const uint32_t> types) {
@@ -44,29 +74,40 @@ Result<std::vector<RetainerChain>> top_retainer_chains(const HeapGraph& graph, c
     }
     std::sort(heads.begin(), heads.end(), larger);
     // Chain lengths: each node of a kept head's type finds its head by walking up the tree;
-    // the heads found are remembered (4 B per node), so every node is walked over once.
-    std::vector<uint32_t> kept_types;
-    for (NodeIndex h : heads) kept_types.push_back(graph.type_id(h));
-    std::sort(kept_types.begin(), kept_types.end());
-    kept_types.erase(std::unique(kept_types.begin(), kept_types.end()), kept_types.end());
+    // what each node's head is (its place among the kept heads, or none) is remembered (4 B per
+    // node, written at random: 2 MiB pages), so every node is walked over once and each head
+    // looked up among the kept ones once, not once per node. Whether a node's type is kept is
+    // a lookup by type id, not a binary search per node.
+    const KeptTypes kept(graph, heads);
     std::vector<NodeIndex> by_node(heads);
     std::sort(by_node.begin(), by_node.end());
     std::vector<uint64_t> count(by_node.size(), 0);
-    std::vector<NodeIndex> head(nodes, kNoNode), path;
+    constexpr uint32_t kUnknown = 0xFFFFFFFFu, kNotKept = 0xFFFFFFFEu;
+    auto place_of = [&](NodeIndex h) {
+      const auto it = std::lower_bound(by_node.begin(), by_node.end(), h);
+      return it != by_node.end() && *it == h ? static_cast<uint32_t>(it - by_node.begin()) : kNotKept;
+    };
+    std::vector<uint32_t> place;
+    std::vector<NodeIndex> path;
+    detail::assign_huge(place, nodes, kUnknown);
+    constexpr NodeIndex kAhead = 16;  // nodes between a prefetch and its use
     for (NodeIndex v = 0; v < nodes; ++v) {
-      if (!dom.is_reachable(v) || !std::binary_search(kept_types.begin(), kept_types.end(), graph.type_id(v)))
-        continue;
+      // The dominator's type and place are read at random: asked for ahead (a hint only).
+      if (v + kAhead < nodes) {
+        const NodeIndex d = dom.immediate_dominator(v + kAhead);
+        if (d < nodes) __builtin_prefetch(&graph.type_ids()[d]), __builtin_prefetch(&place[d]);
+      }
+      if (!dom.is_reachable(v) || !kept.contains(graph.type_id(v))) continue;
       NodeIndex u = v;
       path.clear();
-      while (head[u] == kNoNode && folded(u)) {
+      while (place[u] == kUnknown && folded(u)) {
         path.push_back(u);
         u = dom.immediate_dominator(u);
       }
-      const NodeIndex h = head[u] != kNoNode ? head[u] : u;
-      head[u] = h;
-      for (NodeIndex w : path) head[w] = h;
-      const auto it = std::lower_bound(by_node.begin(), by_node.end(), h);
-      if (it != by_node.end() && *it == h) ++count[static_cast<size_t>(it - by_node.begin())];
+      if (place[u] == kUnknown) place[u] = place_of(u);  // U is its own head
+      const uint32_t p = place[u];
+      for (NodeIndex w : path) place[w] = p;
+      if (p != kNotKept) ++count[p];
     }
     std::vector<RetainerChain> out;
     out.reserve(heads.size());

@@ -126,11 +126,7 @@ class FileBuild {
       dom_.emplace(AnalysisIndexAccess::compute_dominators(gc_.graph, [&]() -> Status {
         coding.wait();
         path_tree_ = make_error(ErrorCode::InvalidState, "the shortest-path tree was written");
-        if (type_ids_.error == 0 && generations_.error == 0) {
-          detail::discard_whole_pages(gc_.objects->type_ids.data(), gc_.objects->type_ids.size() * sizeof(uint32_t));
-          detail::discard_whole_pages(gc_.objects->generations.data(),
-                                      gc_.objects->generations.size() * sizeof(Generation));
-        }
+        give_back_columns();
         if (progress_) progress_("building the reverse graph");
         auto reverse = detail::make_reverse_csr(gc_.graph, true);
         AnalysisIndexAccess::release_forward(gc_.graph);
@@ -147,29 +143,33 @@ class FileBuild {
     return Status::ok();
   }
 
-  // During the DFS the path parents (the last array written) are coded for writing, and the
-  // type ids and generations (read again only by the histogram) for decoding back; all three
-  // give their memory back after it, over the reverse CSR's build and the semidominators.
+  // During the DFS the path parents (the last array written) are coded for writing; they give
+  // their memory back after it, over the reverse CSR's build and the semidominators.
   void code_during_dfs() noexcept {
     parents_ = detail::IndexFile::code_array(L::kPathParents, *place_, detail::index_bytes(path_tree_->parents()));
-    type_ids_ = detail::IndexFile::code_array(L::kTypeIds, *place_, detail::index_bytes(gc_.graph.type_ids()));
-    generations_ = detail::IndexFile::code_array(
-        L::kGenerations, *place_, detail::index_bytes(std::span<const Generation>(gc_.objects->generations)));
   }
 
-  // The type ids and generations, given back during the DFS, decoded back for the histogram.
+  // The type ids and generations (read again only by the histogram) give their memory back
+  // over the reverse CSR's build and the semidominators, and are read back from the file for
+  // the histogram: they were written whole in phase 2 (no second coding of 5 B per object in
+  // memory). Kept when they were not written (a failed write).
+  void give_back_columns() noexcept {
+    columns_given_back_ = file_.written(L::kTypeIds) && file_.written(L::kGenerations);
+    if (!columns_given_back_) return;
+    detail::discard_whole_pages(gc_.objects->type_ids.data(), gc_.objects->type_ids.size() * sizeof(uint32_t));
+    detail::discard_whole_pages(gc_.objects->generations.data(), gc_.objects->generations.size() * sizeof(Generation));
+  }
+
+  // The type ids and generations, given back during the DFS, read back for the histogram.
   Status restore_columns() {
-    if (type_ids_.error == 0 && generations_.error == 0) {
-      auto bytes = [](auto& v) { return std::as_writable_bytes(std::span(v)); };
-      auto restore = [&](size_t which, const detail::IndexFile::CodedArray& coded, std::span<std::byte> out) {
-        return detail::IndexFile::decode_coded(which, *place_, coded,
-                                               {reinterpret_cast<unsigned char*>(out.data()), out.size()});
-      };
-      if (!restore(L::kTypeIds, type_ids_, bytes(gc_.objects->type_ids)) ||
-          !restore(L::kGenerations, generations_, bytes(gc_.objects->generations)))
-        return make_error(ErrorCode::InvalidState, "the type ids or generations did not decode back");
-    }
-    type_ids_ = generations_ = detail::IndexFile::CodedArray();
+    if (!columns_given_back_) return Status::ok();
+    auto bytes = [](auto& v) {
+      const auto b = std::as_writable_bytes(std::span(v));
+      return std::span<unsigned char>(reinterpret_cast<unsigned char*>(b.data()), b.size());
+    };
+    if (!file_.read_back(L::kTypeIds, *place_, bytes(gc_.objects->type_ids)) ||
+        !file_.read_back(L::kGenerations, *place_, bytes(gc_.objects->generations)))
+      return make_error(ErrorCode::InvalidState, "the type ids or generations did not read back");
     return Status::ok();
   }
 
@@ -257,7 +257,8 @@ class FileBuild {
   Result<ShortestPathTree> path_tree_ = make_error(ErrorCode::InvalidState, "no shortest-path tree");
   std::optional<Result<DominatorTree>> dom_;
   std::optional<NearestInstances> nearest_;
-  detail::IndexFile::CodedArray parents_, type_ids_, generations_;
+  detail::IndexFile::CodedArray parents_;
+  bool columns_given_back_ = false;
 };
 
 }  // namespace

@@ -225,7 +225,7 @@ bool IndexFile::get_bytes(platform::FileHandle reader, unsigned char* p, size_t 
 }
 
 bool IndexFile::read_back(size_t which, const L::Placement& place, std::span<unsigned char> out) const {
-  if (error_ != 0 || which >= next_ || out.size() != place.bytes[which]) return false;
+  if (which >= next_ || out.size() != place.bytes[which]) return false;
   uint64_t at = L::kFirstArray;
   for (size_t a = 0; a < which; ++a) at += coded_[a];
   const uint64_t end = at + coded_[which];

@@ -81,11 +81,15 @@ class IndexFile {
                            std::span<unsigned char> out);
   /// Append ARRAY, coded by code_array for WHICH, as write_array would have appended it.
   void write_coded(size_t which, const index_layout::Placement& place, const CodedArray& array);
-  /// Decode array WHICH, written before, back into OUT (its decoded bytes, as long as PLACE
-  /// says), a frame at a time from the file (or memory): for a build that gave an array's
-  /// memory back and needs it once more. False when it does not read back to exactly the
-  /// bytes written (their XXH3 checked), or the file failed. Throws std::bad_alloc.
+  /// Decode array WHICH, written before (whole: a later write that failed leaves it so), back
+  /// into OUT (its decoded bytes, as long as PLACE says), a frame at a time from the file (or
+  /// memory): for a build that gave an array's memory back and needs it once more. False when
+  /// it does not read back to exactly the bytes written (their XXH3 checked) or cannot be
+  /// read. Throws std::bad_alloc.
   bool read_back(size_t which, const index_layout::Placement& place, std::span<unsigned char> out) const;
+  /// Whether array WHICH was written whole, so that read_back can give it back. Not while
+  /// another thread writes.
+  bool written(size_t which) const noexcept { return which < next_; }
   /// Mark the file failed with ERROR (an errno value): finish() reports it.
   void fail(int error) noexcept {
     if (error_ == 0) error_ = error;
