@@ -165,3 +165,99 @@ TEST_CASE("the object columns read into vectors equal the index read whole") {
     REQUIRE(columns->generations[v] == whole->generations[v]);
   }
 }
+
+TEST_CASE("the object columns read as blocks equal the index read whole, and damage is told by the last") {
+  Indexed f;
+  auto whole = read_analysis_index(f.path, f.id, kIndexObjects);
+  REQUIRE(whole);
+  const HeapGraph& g = whole->graph;
+  // Reads every block; returns the first error, checking the blocks against G up to it.
+  auto read_blocks = [&](ColumnBlocks& blocks) -> Status {
+    size_t done = 0, count = 0;
+    for (;;) {
+      std::span<const uint64_t> addresses, sizes;
+      if (Status s = blocks.next(addresses, sizes); !s) return s;
+      REQUIRE(addresses.size() == sizes.size());
+      if (addresses.empty()) break;
+      ++count;
+      for (size_t k = 0; k < addresses.size(); ++k) {
+        REQUIRE(addresses[k] == g.address(static_cast<NodeIndex>(done + k)));
+        REQUIRE(sizes[k] == g.sizes()[done + k]);
+      }
+      done += addresses.size();
+    }
+    CHECK(count > 1);  // the blocks' buffers are reused over more than one piece
+    CHECK(done == g.node_count());
+    return Status::ok();
+  };
+  {
+    auto s = IndexStream::open(f.path, f.id);
+    REQUIRE(s);
+    auto blocks = stream_index_columns(std::move(s).value());
+    REQUIRE(blocks);
+    CHECK((*blocks)->size() == g.node_count());
+    REQUIRE(read_blocks(**blocks).is_ok());
+  }
+  // A byte of the sizes' last coded piece changed (the 2nd array, after the header, the
+  // directory and the addresses): a block or the end says so.
+  std::vector<char> bytes;
+  {
+    std::ifstream in(f.path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  uint64_t addresses_len, sizes_len;
+  std::memcpy(&addresses_len, bytes.data() + 384, 8);
+  std::memcpy(&sizes_len, bytes.data() + 384 + 8, 8);
+  const uint64_t at = 520 + addresses_len + sizes_len - 8;
+  bytes[at] = static_cast<char>(bytes[at] ^ 0x5A);
+  {
+    std::ofstream out(f.path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  f.id = std::move(identify_gc(f.snap.path(), *f.rec, f.gc)).value();
+  auto s = IndexStream::open(f.path, f.id);
+  REQUIRE(s);
+  auto blocks = stream_index_columns(std::move(s).value());
+  REQUIRE(blocks);
+  size_t good = 0;
+  Status failed;
+  for (;;) {
+    std::span<const uint64_t> addresses, sizes;
+    failed = (*blocks)->next(addresses, sizes);
+    if (!failed || addresses.empty()) break;
+    ++good;
+  }
+  REQUIRE(!failed.is_ok());
+  CHECK(good > 0);  // the pieces before the damaged one were handed out
+  CHECK((failed.code() == ErrorCode::CorruptSection || failed.code() == ErrorCode::ChecksumMismatch));
+}
+
+TEST_CASE("the sizes and type ids looked up equal the index read whole") {
+  Indexed f;
+  auto whole = read_analysis_index(f.path, f.id, kIndexObjects);
+  REQUIRE(whole);
+  const HeapGraph& g = whole->graph;
+  const size_t n = g.node_count();
+  // Rows across several pieces of both arrays, a row asked twice, the first and the last.
+  std::vector<size_t> rows;
+  for (size_t r = 0; r < n; r += 1 + r % 977) rows.push_back(r);
+  rows.push_back(n - 1);
+  rows.push_back(n - 1);
+  auto s = IndexStream::open(f.path, f.id);
+  REQUIRE(s);
+  auto lookup = look_up_index_columns(std::move(s).value());
+  REQUIRE(lookup);
+  std::vector<uint64_t> sizes(rows.size(), 0);
+  REQUIRE((*lookup)->find_sizes(rows, sizes).is_ok());
+  for (size_t k = 0; k < rows.size(); ++k) REQUIRE(sizes[k] == g.sizes()[rows[k]]);
+  std::vector<uint64_t> gathered(rows.size(), 0);
+  std::vector<uint32_t> types(rows.size(), 0);
+  REQUIRE((*lookup)->gather(rows, gathered, types).is_ok());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    REQUIRE(gathered[k] == g.sizes()[rows[k]]);
+    REQUIRE(types[k] == g.type_id(static_cast<NodeIndex>(rows[k])));
+  }
+  const std::vector<size_t> beyond = {n};
+  std::vector<uint64_t> one(1);
+  CHECK((*lookup)->find_sizes(beyond, one).code() == ErrorCode::CorruptSection);
+}

@@ -1,7 +1,8 @@
 #!/bin/sh
-# diff reads B's shortest-path tree and A's columns from the analysis indexes apart from the
-# rest (format-spec.md §12.4): a bit flipped in either makes it answer from the recording, with
-# the same bytes as --no-cache, and never from the damaged array.
+# diff reads B's shortest-path tree, A's columns and B's addresses and sizes (in blocks, as it
+# matches) from the analysis indexes apart from the rest (format-spec.md §12.4): a bit flipped
+# in any makes it answer from the recording, with the same bytes as --no-cache, and never from
+# the damaged array.
 # Usage: diff_index_damage.sh GCSNAP RECORDING WORK_DIR (RECORDING: two walks, GC 1 and GC 2)
 set -eu
 g=$1
@@ -27,4 +28,12 @@ if "$g" index "$snap:2" --check >/dev/null 2>&1; then fail "--check missed the d
 flip "$snap.1.gcidx" 530
 if "$g" index "$snap:1" --check >/dev/null 2>&1; then fail "--check missed the damaged addresses"; fi
 [ "$("$g" diff "$snap" --format csv)" = "$plain" ] || fail "diff differs with damaged addresses in A's index"
+# The first array of B's index: its addresses, which the diff reads in blocks as it matches
+# (told damaged only then: it answers again from the recording).
+"$g" index "$snap" --all >/dev/null
+flip "$snap.2.gcidx" 530
+if "$g" index "$snap:2" --check >/dev/null 2>&1; then fail "--check missed the damaged addresses of B"; fi
+[ "$("$g" diff "$snap" --format csv)" = "$plain" ] || fail "diff differs with damaged addresses in B's index"
+[ "$("$g" diff "$snap" --format json)" = "$("$g" diff "$snap" --format json --no-cache)" ] ||
+  fail "diff --format json differs with damaged addresses in B's index"
 echo "diff_index_damage: ok"

@@ -155,10 +155,18 @@ class GcHeap {
   /// so that they need not know where the index lives. Errors: InvalidState (the heap was
   /// decoded), those of identify_gc and IndexStream::open.
   [[nodiscard]] Result<std::unique_ptr<IndexStream>> open_index_stream() const;
-  /// Read the addresses, sizes and generations of the index this heap came from into vectors
-  /// the caller owns and may hand on (read_index_columns), and keep the index open for
-  /// read_address. Errors: those of open_index_stream and read_index_columns.
-  [[nodiscard]] Result<IndexColumns> read_object_columns();
+  /// Read the addresses, sizes (unless not WITH_SIZES) and generations of the index this heap
+  /// came from into vectors the caller owns and may hand on (read_index_columns), and keep the
+  /// index open for read_address. Errors: those of open_index_stream and read_index_columns.
+  [[nodiscard]] Result<IndexColumns> read_object_columns(bool with_sizes = true);
+  /// Open the sizes and type ids of the index this heap came from as a ColumnLookup
+  /// (look_up_index_columns), for the earlier GC of a diff. Errors: those of open_index_stream
+  /// and look_up_index_columns.
+  [[nodiscard]] Result<std::unique_ptr<ColumnLookup>> look_up_object_columns() const;
+  /// Open the addresses and sizes of the index this heap came from as blocks read once in order
+  /// (stream_index_columns), for a diff that streams them. Errors: those of open_index_stream
+  /// and stream_index_columns.
+  [[nodiscard]] Result<std::unique_ptr<ColumnBlocks>> stream_object_columns() const;
   /// Return object NODE's address from the index's pieces (read_index_address), for a caller
   /// that handed on the columns of read_object_columns. Errors: InvalidState (no
   /// read_object_columns before), those of read_index_address.

@@ -5,10 +5,12 @@
 /// through the index's pieces.
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "gcsnap/index_stream.hpp"
 #include "gcsnap/model.hpp"
+#include "gcsnap/object_diff.hpp"
 #include "gcsnap/status.hpp"
 
 namespace gcsnap {
@@ -20,10 +22,23 @@ struct IndexColumns {
   std::vector<Generation> generations;
 };
 
-/// Read the addresses, sizes and generations through STREAM, checked as format-spec.md §12.4
-/// item 4 says (each array's checksum, addresses strictly increasing, generations in range).
+/// Read the addresses, sizes (unless not WITH_SIZES: left empty) and generations through
+/// STREAM, checked as format-spec.md §12.4 item 4 says (each array's checksum, addresses
+/// strictly increasing, generations in range).
 /// Errors: those of IndexStream::next_piece, CorruptSection (a rule broken), OutOfMemory.
-[[nodiscard]] Result<IndexColumns> read_index_columns(IndexStream& stream);
+[[nodiscard]] Result<IndexColumns> read_index_columns(IndexStream& stream, bool with_sizes = true);
+
+/// Return the sizes and type ids STREAM reads as a ColumnLookup (a diff's earlier GC): single
+/// sizes from their pieces (IndexStream::read_piece), and one pass over both whole arrays that
+/// checks their checksums as read_index_columns does. Errors: OutOfMemory.
+[[nodiscard]] Result<std::unique_ptr<ColumnLookup>> look_up_index_columns(std::unique_ptr<IndexStream> stream);
+
+/// Return the addresses and sizes STREAM reads as blocks (one piece each), for a diff that
+/// reads them once in order (diff_objects' ColumnBlocks form), checked as read_index_columns
+/// checks them as they come: each array's checksum with its last piece (so a block may be
+/// handed out before a damaged array is told), the addresses strictly increasing, each array as
+/// long as the node count (CorruptSection). Errors: OutOfMemory.
+[[nodiscard]] Result<std::unique_ptr<ColumnBlocks>> stream_index_columns(std::unique_ptr<IndexStream> stream);
 
 /// Return the address of object NODE (< the index's node count) from its piece of the
 /// addresses. Errors: those of IndexStream::read_piece, CorruptSection (NODE out of range).

@@ -64,13 +64,23 @@ struct WalkView {
   /// them with it: after the diff the view's addresses and generations must not be read.
   std::vector<uint64_t>* movable_addresses = nullptr;
   std::vector<Generation>* movable_generations = nullptr;
+  /// Optional, on B when it is the later GC, with `addresses` and `sizes` empty (`type_ids`
+  /// whole): its addresses and sizes, which the diff reads once, a block at a time (an
+  /// analysis index's pieces), instead of holding them (16 B per object).
+  ColumnBlocks* blocks = nullptr;
+  /// Optional, on A when it is the earlier GC, with `sizes` and `type_ids` empty: where the
+  /// diff reads them at the few rows it needs (12 B per object not held).
+  ColumnLookup* lookup = nullptr;
+
+  /// Return the number of objects (of the columns or of `blocks`).
+  size_t object_count() const noexcept { return blocks ? blocks->size() : addresses.size(); }
 };
 
 /// Return WALK's view (no graph: the diff builds one from WALK if it needs it).
 WalkView view_of(const HeapWalk& walk) noexcept;
 
 /// diff_roots_by_content of two views (decoded or indexed). Errors: InvalidArgument (a view
-/// without roots or names), OutOfMemory.
+/// without roots or names, or with `blocks` or `lookup`), OutOfMemory.
 Result<RootDiff> diff_roots_by_content(const WalkView& a, const WalkView& b);
 
 /// Read GC gc_pos's objects, roots, names and dependent handles.
@@ -130,7 +140,8 @@ Result<WalkDiff> diff_walks(const Recording& recording, const HeapWalk& a, const
 
 /// diff_walks of two views (decoded or indexed, in any mix); the same answer either way.
 /// Errors: as above, and InvalidArgument (a view without roots or names, columns of different
-/// lengths, no graph and no walk for B when its new objects need paths).
+/// lengths, `blocks` on A or on an earlier B, `lookup` on B or on a later A, no graph and no
+/// walk for B when its new objects need paths), those of B's blocks and A's lookup.
 Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const WalkView& b,
                             const WalkDiffOptions& options);
 

@@ -17,12 +17,72 @@ Result<ObjectDiff> diff_objects(const ObjectTable& a, const ObjectTable& b, std:
   return diff_objects(a.sizes, b.addresses, b.sizes, a_at_b, a_died_at);
 }
 
-Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, std::span<const uint64_t> b_addresses,
-                                std::span<const uint64_t> b_sizes, std::span<const uint64_t> a_at_b,
-                                std::span<const uint64_t> a_died_at, bool match_index) try {
-  const size_t na = a_sizes.size(), nb = b_addresses.size();
-  if (a_at_b.size() != na || a_died_at.size() != na || b_sizes.size() != nb)
-    return make_error(ErrorCode::InvalidArgument, "object diff columns have different lengths");
+namespace {
+
+// B's columns held whole.
+class WholeColumns {
+ public:
+  WholeColumns(std::span<const uint64_t> addresses, std::span<const uint64_t> sizes) noexcept
+      : addresses_(addresses), sizes_(sizes) {}
+  size_t size() const noexcept { return addresses_.size(); }
+  bool reach(size_t) noexcept { return true; }
+  uint64_t address(size_t j) const noexcept { return addresses_[j]; }
+  uint64_t size_at(size_t j) const noexcept { return sizes_[j]; }
+  Status finish() noexcept { return Status::ok(); }
+
+ private:
+  std::span<const uint64_t> addresses_, sizes_;
+};
+
+// B's columns a block at a time: the merge asks for objects in rising order only, so the block
+// holding object J is the current one or a later one.
+class StreamedColumns {
+ public:
+  explicit StreamedColumns(ColumnBlocks& blocks) noexcept : blocks_(blocks), n_(blocks.size()) {}
+  size_t size() const noexcept { return n_; }
+  // Make object J (J < size(), not below the last one asked) readable; false once the source
+  // failed or ran short (finish() then says why).
+  bool reach(size_t j) {
+    while (j - base_ >= addresses_.size()) {
+      if (!failed_.is_ok()) return false;
+      base_ += addresses_.size();
+      failed_ = blocks_.next(addresses_, sizes_);
+      if (failed_.is_ok() && (addresses_.empty() || addresses_.size() != sizes_.size()))
+        failed_ = make_error(ErrorCode::CorruptSection, "object columns of another length");
+      if (!failed_.is_ok()) {
+        addresses_ = {};
+        return false;
+      }
+    }
+    return true;
+  }
+  uint64_t address(size_t j) const noexcept { return addresses_[j - base_]; }
+  uint64_t size_at(size_t j) const noexcept { return sizes_[j - base_]; }
+  // After the last object: the source must be at its end (where it checks its columns whole).
+  Status finish() {
+    if (!failed_.is_ok()) return failed_;
+    std::span<const uint64_t> addresses, sizes;
+    GCSNAP_RETURN_IF_ERROR(blocks_.next(addresses, sizes));
+    if (base_ + addresses_.size() != n_ || !addresses.empty() || !sizes.empty())
+      return make_error(ErrorCode::CorruptSection, "object columns of another length");
+    return Status::ok();
+  }
+
+ private:
+  ColumnBlocks& blocks_;
+  size_t n_;
+  size_t base_ = 0;  // the index of the block's first object
+  std::span<const uint64_t> addresses_, sizes_;
+  Status failed_;
+};
+
+// The one merge of both forms of diff_objects over B's columns B (WholeColumns or
+// StreamedColumns).
+template <typename Columns>
+Result<ObjectDiff> merge_objects(std::span<const uint64_t> a_sizes, Columns& b, std::span<const uint64_t> a_at_b,
+                                 std::span<const uint64_t> a_died_at, bool match_index, bool keep_new_sizes) {
+  const size_t na = a_at_b.size(), nb = b.size();
+  const bool sized = !a_sizes.empty();  // else A's bytes are summed by the caller
   ObjectDiff diff;
   if (match_index) diff.b_index_of_a.assign(na, kNoObject);
   // Survivors are merged with B's (sorted) address column in the order of their address at B.
@@ -34,7 +94,7 @@ Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, std::span<con
   for (size_t i = 0; i < na; ++i) {
     if (a_died_at[i] != 0) {
       diff.dead_objects.push_back(i);
-      diff.dead_bytes += a_sizes[i];
+      if (sized) diff.dead_bytes += a_sizes[i];
       continue;
     }
     if (alive_count++ != 0 && a_at_b[i] < previous) sorted = false;
@@ -46,18 +106,19 @@ Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, std::span<con
   size_t j = 0, last_matched = SIZE_MAX;
   auto add_new = [&](size_t k) {
     diff.new_objects.push_back(k);
-    diff.new_bytes += b_sizes[k];
+    diff.new_bytes += b.size_at(k);
+    if (keep_new_sizes) diff.new_sizes.push_back(b.size_at(k));
   };
   auto match = [&](size_t i) {
     const uint64_t x = a_at_b[i];
-    for (; j < nb && b_addresses[j] < x; ++j)
+    for (; j < nb && b.reach(j) && b.address(j) < x; ++j)
       if (j != last_matched) add_new(j);
-    if (j < nb && b_addresses[j] == x && j != last_matched) {
+    if (j < nb && b.reach(j) && b.address(j) == x && j != last_matched) {
       last_matched = j;
       if (match_index) diff.b_index_of_a[i] = j;
       ++diff.surviving_count;
-      diff.surviving_bytes_a += a_sizes[i];
-      diff.surviving_bytes_b += b_sizes[j];
+      if (sized) diff.surviving_bytes_a += a_sizes[i];
+      diff.surviving_bytes_b += b.size_at(j);
     } else {
       diff.missing_in_b.push_back(i);
     }
@@ -74,9 +135,33 @@ Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, std::span<con
     for (size_t i : alive) match(i);
   }
   std::sort(diff.missing_in_b.begin(), diff.missing_in_b.end());
-  for (; j < nb; ++j)
+  for (; j < nb && b.reach(j); ++j)
     if (j != last_matched) add_new(j);
+  GCSNAP_RETURN_IF_ERROR(b.finish());
   return diff;
+}
+
+}  // namespace
+
+Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, std::span<const uint64_t> b_addresses,
+                                std::span<const uint64_t> b_sizes, std::span<const uint64_t> a_at_b,
+                                std::span<const uint64_t> a_died_at, bool match_index) try {
+  const size_t na = a_at_b.size(), nb = b_addresses.size();
+  if ((!a_sizes.empty() && a_sizes.size() != na) || a_died_at.size() != na || b_sizes.size() != nb)
+    return make_error(ErrorCode::InvalidArgument, "object diff columns have different lengths");
+  WholeColumns b(b_addresses, b_sizes);
+  return merge_objects(a_sizes, b, a_at_b, a_died_at, match_index, false);
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "diffing objects");
+}
+
+Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, ColumnBlocks& b_blocks,
+                                std::span<const uint64_t> a_at_b, std::span<const uint64_t> a_died_at) try {
+  const size_t na = a_at_b.size();
+  if ((!a_sizes.empty() && a_sizes.size() != na) || a_died_at.size() != na)
+    return make_error(ErrorCode::InvalidArgument, "object diff columns have different lengths");
+  StreamedColumns b(b_blocks);
+  return merge_objects(a_sizes, b, a_at_b, a_died_at, false, true);
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "diffing objects");
 }
@@ -121,26 +206,21 @@ class TypeSlots {
   std::vector<uint32_t> ids_;
 };
 
-}  // namespace
-
-Result<std::vector<TypeGroup>> group_by_type(const ObjectTable& objects, const NameTable& names,
-                                             std::span<const size_t> indices) {
-  return group_by_type(objects.type_ids, objects.sizes, names, indices);
-}
-
-Result<std::vector<TypeGroup>> group_by_type(std::span<const uint32_t> type_ids, std::span<const uint64_t> sizes,
-                                             const NameTable& names, std::span<const size_t> indices,
-                                             const GroupSelection& selection) try {
+// The one grouping of group_by_type and group_listed_by_type: TYPE_OF(k) and SIZE_OF(k) are
+// member K's (the K-th of INDICES).
+template <typename TypeOf, typename SizeOf>
+std::vector<TypeGroup> group_members(TypeOf&& type_of, SizeOf&& size_of, const NameTable& names,
+                                     std::span<const size_t> indices, const GroupSelection& selection) {
   uint32_t max_id = 0;
-  for (size_t i : indices) max_id = std::max(max_id, type_ids[i]);
+  for (size_t k = 0; k < indices.size(); ++k) max_id = std::max(max_id, type_of(k));
   // Count per type id first, so names are looked up once per type and not once per object.
   TypeSlots slots(max_id);
   std::vector<std::pair<uint64_t, uint64_t>> totals;  // per slot: count, bytes
-  for (size_t i : indices) {
-    const uint32_t s = slots.slot(type_ids[i]);
+  for (size_t k = 0; k < indices.size(); ++k) {
+    const uint32_t s = slots.slot(type_of(k));
     if (s == totals.size()) totals.emplace_back(0, 0);
     ++totals[s].first;
-    totals[s].second += sizes[i];
+    totals[s].second += size_of(k);
   }
   // Two ids can share a name (the same type loaded twice): one group per name.
   std::unordered_map<std::string_view, size_t> group_of_name;
@@ -176,13 +256,38 @@ Result<std::vector<TypeGroup>> group_by_type(std::span<const uint32_t> type_ids,
     out.push_back(std::move(groups[g]));
     out.back().members.reserve(out.back().count);
   }
-  for (size_t i : indices) {
-    const size_t k = kept_position[group_of_slot[slots.find(type_ids[i])]];
-    if (k != SIZE_MAX) out[k].members.push_back(i);
+  for (size_t k = 0; k < indices.size(); ++k) {
+    const size_t position = kept_position[group_of_slot[slots.find(type_of(k))]];
+    if (position != SIZE_MAX) out[position].members.push_back(indices[k]);
   }
   for (auto& g : out)
     if (!std::is_sorted(g.members.begin(), g.members.end())) std::sort(g.members.begin(), g.members.end());
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<TypeGroup>> group_by_type(std::span<const uint32_t> type_ids, std::span<const uint64_t> sizes,
+                                             const NameTable& names, std::span<const size_t> indices,
+                                             const GroupSelection& selection) try {
+  return group_members([&](size_t k) { return type_ids[indices[k]]; }, [&](size_t k) { return sizes[indices[k]]; },
+                       names, indices, selection);
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "grouping objects by type");
+}
+
+Result<std::vector<TypeGroup>> group_by_type(const ObjectTable& objects, const NameTable& names,
+                                             std::span<const size_t> indices) {
+  return group_by_type(objects.type_ids, objects.sizes, names, indices);
+}
+
+Result<std::vector<TypeGroup>> group_listed_by_type(std::span<const uint32_t> type_ids, std::span<const uint64_t> sizes,
+                                                    const NameTable& names, std::span<const size_t> indices,
+                                                    const GroupSelection& selection) try {
+  if (type_ids.size() != indices.size() || sizes.size() != indices.size())
+    return make_error(ErrorCode::InvalidArgument, "grouped columns have different lengths");
+  return group_members([&](size_t k) { return type_ids[k]; }, [&](size_t k) { return sizes[k]; }, names, indices,
+                       selection);
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "grouping objects by type");
 }

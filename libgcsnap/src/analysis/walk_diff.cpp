@@ -4,6 +4,7 @@
 #include <map>
 #include <new>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -75,9 +76,34 @@ class RootRelabeler {
   std::map<std::string, uint64_t, std::less<>> ids_;
 };
 
+// find_containing_each over a view whose sizes are looked up (WalkView::lookup): only a query
+// inside an object, not at its start, needs that object's size.
+Result<std::vector<std::optional<size_t>>> find_containing_looked_up(const WalkView& walk,
+                                                                     std::span<const uint64_t> queries) {
+  std::vector<std::optional<size_t>> out(queries.size());
+  std::vector<size_t> inside, rows;  // the queries inside an object, and those objects' rows
+  for (size_t k = 0; k < queries.size(); ++k) {
+    const auto it = std::upper_bound(walk.addresses.begin(), walk.addresses.end(), queries[k]);
+    if (it == walk.addresses.begin()) continue;
+    const size_t row = static_cast<size_t>(it - walk.addresses.begin()) - 1;
+    if (walk.addresses[row] == queries[k]) {
+      out[k] = row;
+    } else {
+      inside.push_back(k);
+      rows.push_back(row);
+    }
+  }
+  std::vector<uint64_t> sizes(rows.size());
+  GCSNAP_RETURN_IF_ERROR(walk.lookup->find_sizes(rows, sizes));
+  // As covering(): a zero-size object holds its own start, which was matched above.
+  for (size_t m = 0; m < inside.size(); ++m)
+    if (queries[inside[m]] - walk.addresses[rows[m]] < std::max<uint64_t>(sizes[m], 1)) out[inside[m]] = rows[m];
+  return out;
+}
+
 // Generation of each address per the walk (containing object), as hints for the mapper. The
 // addresses are looked up in ascending order: one pass over the walk, not a search each.
-std::vector<Generation> generation_hints(const WalkView& walk, std::span<const uint64_t> addresses) {
+Result<std::vector<Generation>> generation_hints(const WalkView& walk, std::span<const uint64_t> addresses) {
   std::vector<Generation> out(addresses.size(), Generation::Unknown);
   if (walk.generations.empty()) return out;
   std::vector<uint32_t> order(addresses.size());
@@ -85,9 +111,48 @@ std::vector<Generation> generation_hints(const WalkView& walk, std::span<const u
   std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return addresses[x] < addresses[y]; });
   std::vector<uint64_t> sorted(addresses.size());
   for (size_t k = 0; k < order.size(); ++k) sorted[k] = addresses[order[k]];
-  const auto rows = find_containing_each(walk.addresses, walk.sizes, sorted);
+  std::vector<std::optional<size_t>> rows;
+  if (walk.lookup) {
+    auto found = find_containing_looked_up(walk, sorted);
+    if (!found) return found.error();
+    rows = std::move(found).value();
+  } else {
+    rows = find_containing_each(walk.addresses, walk.sizes, sorted);
+  }
   for (size_t k = 0; k < order.size(); ++k)
     if (rows[k]) out[order[k]] = walk.generations[*rows[k]];
+  return out;
+}
+
+// A's sizes and type ids at its dead and missing objects (WalkView::lookup), in one pass.
+struct LookedUp {
+  std::vector<uint64_t> dead_sizes;
+  std::vector<uint32_t> dead_types;
+  uint64_t dead_bytes = 0, missing_bytes = 0;
+};
+
+Result<LookedUp> look_up_dead(const WalkView& a, const ObjectDiff& diff) {
+  const auto& dead = diff.dead_objects;
+  const auto& missing = diff.missing_in_b;
+  // Both sorted and apart (dead objects are not followed to B): merged into one pass.
+  std::vector<size_t> rows(dead.size() + missing.size());
+  std::merge(dead.begin(), dead.end(), missing.begin(), missing.end(), rows.begin());
+  std::vector<uint64_t> sizes(rows.size());
+  std::vector<uint32_t> types(rows.size());
+  GCSNAP_RETURN_IF_ERROR(a.lookup->gather(rows, sizes, types));
+  LookedUp out;
+  out.dead_sizes.reserve(dead.size());
+  out.dead_types.reserve(dead.size());
+  for (size_t k = 0, d = 0; k < rows.size(); ++k) {
+    if (d < dead.size() && rows[k] == dead[d]) {
+      ++d;
+      out.dead_sizes.push_back(sizes[k]);
+      out.dead_types.push_back(types[k]);
+      out.dead_bytes += sizes[k];
+    } else {
+      out.missing_bytes += sizes[k];
+    }
+  }
   return out;
 }
 
@@ -98,8 +163,8 @@ Result<RootDiff> diff_roots_by_content(const HeapWalk& a, const HeapWalk& b) {
 }
 
 Result<RootDiff> diff_roots_by_content(const WalkView& a, const WalkView& b) try {
-  if (!a.roots || !a.names || !b.roots || !b.names)
-    return make_error(ErrorCode::InvalidArgument, "a diff view lacks roots or names");
+  if (!a.roots || !a.names || !b.roots || !b.names || a.blocks || b.blocks || a.lookup || b.lookup)
+    return make_error(ErrorCode::InvalidArgument, "a diff view lacks roots, names or its columns");
   RootRelabeler labels;
   const RootTable la = labels.relabel(a);
   const RootTable lb = labels.relabel(b);
@@ -134,9 +199,20 @@ Result<WalkDiff> diff_walks(const Recording& recording, const HeapWalk& a, const
 namespace {
 
 bool well_formed(const WalkView& v) noexcept {
-  const size_t n = v.addresses.size();
-  return v.roots && v.names && v.sizes.size() == n && v.type_ids.size() == n &&
-         (v.generations.size() == n || v.generations.empty());
+  const size_t n = v.object_count();
+  // Not held: the addresses and sizes with blocks, the sizes and type ids with a lookup.
+  const size_t addresses = v.blocks ? 0 : n, sizes = v.blocks || v.lookup ? 0 : n, types = v.lookup ? 0 : n;
+  return v.roots && v.names && !(v.blocks && v.lookup) && v.addresses.size() == addresses && v.sizes.size() == sizes &&
+         v.type_ids.size() == types && (v.generations.size() == n || v.generations.empty());
+}
+
+// The new objects grouped by type: from B's sizes, or (B's columns read in blocks) from the
+// sizes the diff kept beside them.
+Result<std::vector<TypeGroup>> group_new(const WalkView& b, const ObjectDiff& diff, const GroupSelection& selection) {
+  if (!b.blocks) return group_by_type(b.type_ids, b.sizes, *b.names, diff.new_objects, selection);
+  std::vector<uint32_t> types(diff.new_objects.size());
+  for (size_t k = 0; k < types.size(); ++k) types[k] = b.type_ids[diff.new_objects[k]];
+  return group_listed_by_type(types, diff.new_sizes, *b.names, diff.new_objects, selection);
 }
 
 // B's graph for the paths: the view's own, or one built from its walk.
@@ -171,6 +247,10 @@ Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const
                             const WalkDiffOptions& options) try {
   if (!well_formed(a) || !well_formed(b))
     return make_error(ErrorCode::InvalidArgument, "a diff view lacks roots or names, or its columns differ in length");
+  if (a.blocks || (b.blocks && a.gc_pos > b.gc_pos))
+    return make_error(ErrorCode::InvalidArgument, "a diff reads columns in blocks only of B, the later GC");
+  if (b.lookup || (a.lookup && a.gc_pos > b.gc_pos))
+    return make_error(ErrorCode::InvalidArgument, "a diff looks columns up only of A, the earlier GC");
   const GroupSelection selection{options.top, options.keep_type};
   WalkDiff out;
   // Identity only runs forward in time: follow the earlier side's objects to the later one.
@@ -182,7 +262,9 @@ Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const
   const RootTable& early_roots = *early.roots;
   if (early_roots.size() >= UINT32_MAX) return make_error(ErrorCode::LimitExceeded, "too many roots to follow");
   // The roots' hints read the early columns: before the objects' mapper may take them.
-  auto root_objects = BulkMapper::create(early_roots.object_ids, generation_hints(early, early_roots.object_ids));
+  auto hints = generation_hints(early, early_roots.object_ids);
+  if (!hints) return hints.error();
+  auto root_objects = BulkMapper::create(early_roots.object_ids, *hints);
   if (!root_objects) return root_objects.error();
   const bool movable = early.movable_addresses && early.movable_generations &&
                        early.movable_addresses->data() == early.addresses.data() &&
@@ -202,10 +284,18 @@ Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const
   out.roots = std::move(roots).value();
   if (out.reversed) std::swap(out.roots.added, out.roots.removed);
 
-  auto diff = diff_objects(early.sizes, late.addresses, late.sizes, objects->addresses(), objects->died_at(),
-                           false);
+  auto diff = late.blocks ? diff_objects(early.sizes, *late.blocks, objects->addresses(), objects->died_at())
+                          : diff_objects(early.sizes, late.addresses, late.sizes, objects->addresses(),
+                                         objects->died_at(), false);
   if (!diff) return diff.error();
   { const BulkMapper done = std::move(*objects); }  // 17 B per object of the earlier GC, not needed from here
+  LookedUp looked;
+  if (early.lookup) {
+    auto read = look_up_dead(early, *diff);
+    if (!read) return read.error();
+    looked = std::move(read).value();
+    diff->dead_bytes = looked.dead_bytes;
+  }
   // In A-to-B terms: "new" are in B and not in A, "dead" in A and not in B.
   const auto& new_in_b = out.reversed ? diff->dead_objects : diff->new_objects;
   const auto& dead_in_a = out.reversed ? diff->new_objects : diff->dead_objects;
@@ -216,9 +306,12 @@ Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const
   out.surviving_count = diff->surviving_count;
   out.surviving_bytes = out.reversed ? diff->surviving_bytes_a : diff->surviving_bytes_b;
   out.missing_count = diff->missing_in_b.size();
-  for (size_t i : diff->missing_in_b) out.missing_bytes += early.sizes[i];
+  if (early.lookup) out.missing_bytes = looked.missing_bytes;
+  else
+    for (size_t i : diff->missing_in_b) out.missing_bytes += early.sizes[i];
 
-  auto groups = group_by_type(b.type_ids, b.sizes, *b.names, new_in_b, selection);
+  auto groups = out.reversed ? group_by_type(b.type_ids, b.sizes, *b.names, new_in_b, selection)
+                             : group_new(b, *diff, selection);
   if (!groups) return groups.error();
   out.new_groups = std::move(groups).value();
   if (!out.new_groups.empty()) {
@@ -232,7 +325,8 @@ Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const
     out.new_paths = std::move(paths).value();
     if (tree && b.hop_kind) GCSNAP_RETURN_IF_ERROR(tell_hops(b, out.new_paths));
   }
-  auto dead = group_by_type(a.type_ids, a.sizes, *a.names, dead_in_a, selection);
+  auto dead = a.lookup ? group_listed_by_type(looked.dead_types, looked.dead_sizes, *a.names, dead_in_a, selection)
+                       : group_by_type(a.type_ids, a.sizes, *a.names, dead_in_a, selection);
   if (!dead) return dead.error();
   out.dead_groups = std::move(dead).value();
   return out;

@@ -36,20 +36,21 @@ Status read_array(IndexStream& stream, IndexArray which, std::vector<T>& out, Ch
 
 }  // namespace
 
-Result<IndexColumns> read_index_columns(IndexStream& stream) try {
+Result<IndexColumns> read_index_columns(IndexStream& stream, bool with_sizes) try {
   const size_t n = static_cast<size_t>(stream.counts().nodes);
   IndexColumns out;
   // Reserved to the node count, which no column may pass (then the read fails, not a regrowth).
   out.addresses.reserve(n);
-  out.sizes.reserve(n);
+  if (with_sizes) out.sizes.reserve(n);
   out.generations.reserve(n);
   // The rules are branch-free reductions over a piece, which the compiler can vectorize.
   GCSNAP_RETURN_IF_ERROR(read_array(stream, IndexArray::Addresses, out.addresses,
                                     [](const uint64_t* a, size_t count, uint64_t previous, size_t first) {
                                       return index_rules::addresses_rise(a, count, previous, first);
                                     }));
-  GCSNAP_RETURN_IF_ERROR(read_array(stream, IndexArray::Sizes, out.sizes,
-                                    [](const uint64_t*, size_t, uint64_t, size_t) { return true; }));
+  if (with_sizes)
+    GCSNAP_RETURN_IF_ERROR(read_array(stream, IndexArray::Sizes, out.sizes,
+                                      [](const uint64_t*, size_t, uint64_t, size_t) { return true; }));
   GCSNAP_RETURN_IF_ERROR(read_array(stream, IndexArray::Generations, out.generations,
                                     [](const Generation* g, size_t count, uint8_t, size_t) {
                                       bool bad = false;
@@ -57,11 +58,126 @@ Result<IndexColumns> read_index_columns(IndexStream& stream) try {
                                         bad |= !index_rules::is_generation(static_cast<uint8_t>(g[k]));
                                       return !bad;
                                     }));
-  if (out.addresses.size() != n || out.sizes.size() != n || out.generations.size() != n)
+  if (out.addresses.size() != n || out.sizes.size() != (with_sizes ? n : 0) || out.generations.size() != n)
     return make_error(ErrorCode::CorruptSection, "analysis index column of another length");
   return out;
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "reading the object columns of the analysis index");
+}
+
+namespace {
+
+// The addresses and sizes of an index a piece of each at a time (pieces of one width cover the
+// same objects), widened into two buffers that every block reuses.
+class IndexColumnBlocks final : public ColumnBlocks {
+ public:
+  explicit IndexColumnBlocks(std::unique_ptr<IndexStream> stream)
+      : stream_(std::move(stream)), n_(static_cast<size_t>(stream_->counts().nodes)) {}
+  size_t size() const noexcept override { return n_; }
+
+  Status next(std::span<const uint64_t>& addresses, std::span<const uint64_t>& sizes) override try {
+    addresses = {};
+    sizes = {};
+    auto a = stream_->next_piece(IndexArray::Addresses);
+    if (!a) return a.error();
+    auto s = stream_->next_piece(IndexArray::Sizes);
+    if (!s) return s.error();
+    const size_t count = a->size() / sizeof(uint64_t);
+    if (a->size() != s->size() || count > n_ - done_ || (count == 0 && done_ != n_))
+      return make_error(ErrorCode::CorruptSection, "analysis index column of another length");
+    addresses_.resize(count);
+    sizes_.resize(count);
+    for (size_t k = 0; k < count; ++k) addresses_[k] = L::load<uint64_t>(a->data() + k * sizeof(uint64_t));
+    for (size_t k = 0; k < count; ++k) sizes_[k] = L::load<uint64_t>(s->data() + k * sizeof(uint64_t));
+    if (count != 0 && !index_rules::addresses_rise(addresses_.data(), count, previous_, done_))
+      return make_error(ErrorCode::CorruptSection, index_rules::kAddressRule);
+    if (count != 0) previous_ = addresses_.back();
+    done_ += count;
+    addresses = addresses_;
+    sizes = sizes_;
+    return Status::ok();
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::OutOfMemory, "reading the analysis index");
+  }
+
+ private:
+  std::unique_ptr<IndexStream> stream_;
+  size_t n_;
+  size_t done_ = 0;  // objects handed out
+  uint64_t previous_ = 0;
+  std::vector<uint64_t> addresses_, sizes_;
+};
+
+// The sizes and type ids of an index: single sizes from the pieces that hold them, and one pass
+// over both whole arrays (their checksums checked) for the rows a diff needs.
+class IndexColumnLookup final : public ColumnLookup {
+ public:
+  explicit IndexColumnLookup(std::unique_ptr<IndexStream> stream)
+      : stream_(std::move(stream)), n_(static_cast<size_t>(stream_->counts().nodes)) {}
+
+  Status find_sizes(std::span<const size_t> rows, std::span<uint64_t> sizes) override try {
+    constexpr size_t kPerPiece = kIndexPieceBytes / sizeof(uint64_t);
+    for (size_t k = 0; k < rows.size(); ++k) {
+      if (rows[k] >= n_) return make_error(ErrorCode::CorruptSection, "analysis index node out of range");
+      const size_t p = rows[k] / kPerPiece;
+      if (p != loaded_) {
+        loaded_ = SIZE_MAX;
+        auto read = stream_->read_piece(IndexArray::Sizes, p, buffer_);
+        if (!read) return read.error();
+        loaded_ = p;
+      }
+      const size_t at = (rows[k] % kPerPiece) * sizeof(uint64_t);
+      if (at + sizeof(uint64_t) > buffer_.size()) return make_error(ErrorCode::CorruptSection, "analysis index node out of range");
+      sizes[k] = L::load<uint64_t>(buffer_.data() + at);
+    }
+    return Status::ok();
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::OutOfMemory, "reading the analysis index");
+  }
+
+  Status gather(std::span<const size_t> rows, std::span<uint64_t> sizes, std::span<uint32_t> type_ids) override {
+    GCSNAP_RETURN_IF_ERROR(gather_array(IndexArray::Sizes, rows, sizes));
+    return gather_array(IndexArray::TypeIds, rows, type_ids);
+  }
+
+ private:
+  // OUT[k] = ARRAY's element ROWS[k], reading every piece of ARRAY in order to its end.
+  template <typename T>
+  Status gather_array(IndexArray array, std::span<const size_t> rows, std::span<T> out) {
+    size_t base = 0, k = 0;
+    for (;;) {
+      auto piece = stream_->next_piece(array);
+      if (!piece) return piece.error();
+      if (piece->empty()) break;
+      const size_t count = piece->size() / sizeof(T);
+      if (count > n_ - base) return make_error(ErrorCode::CorruptSection, "analysis index column of another length");
+      for (; k < rows.size() && rows[k] < base + count; ++k)
+        out[k] = L::load<T>(piece->data() + (rows[k] - base) * sizeof(T));
+      base += count;
+    }
+    if (base != n_ || k != rows.size())
+      return make_error(ErrorCode::CorruptSection, "analysis index column of another length");
+    return Status::ok();
+  }
+
+  std::unique_ptr<IndexStream> stream_;
+  size_t n_;
+  size_t loaded_ = SIZE_MAX;  // the piece of the sizes in buffer_
+  std::vector<std::byte> buffer_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ColumnLookup>> look_up_index_columns(std::unique_ptr<IndexStream> stream) try {
+  return std::unique_ptr<ColumnLookup>(new IndexColumnLookup(std::move(stream)));
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "reading the analysis index");
+}
+
+Result<std::unique_ptr<ColumnBlocks>> stream_index_columns(std::unique_ptr<IndexStream> stream) try {
+  return std::unique_ptr<ColumnBlocks>(new IndexColumnBlocks(std::move(stream)));
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "reading the analysis index");
 }
 
 Result<uint64_t> read_index_address(IndexStream& stream, uint64_t node) try {

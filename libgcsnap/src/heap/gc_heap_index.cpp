@@ -7,13 +7,25 @@
 
 namespace gcsnap {
 
-Result<IndexColumns> GcHeap::read_object_columns() {
+Result<IndexColumns> GcHeap::read_object_columns(bool with_sizes) {
   auto stream = open_index_stream();
   if (!stream) return stream.error();
-  auto columns = read_index_columns(**stream);
+  auto columns = read_index_columns(**stream, with_sizes);
   if (!columns) return columns.error();
   column_stream_ = std::move(stream).value();
   return columns;
+}
+
+Result<std::unique_ptr<ColumnLookup>> GcHeap::look_up_object_columns() const {
+  auto stream = open_index_stream();
+  if (!stream) return stream.error();
+  return look_up_index_columns(std::move(stream).value());
+}
+
+Result<std::unique_ptr<ColumnBlocks>> GcHeap::stream_object_columns() const {
+  auto stream = open_index_stream();
+  if (!stream) return stream.error();
+  return stream_index_columns(std::move(stream).value());
 }
 
 Result<uint64_t> GcHeap::read_address(uint64_t node) {

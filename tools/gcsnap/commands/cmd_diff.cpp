@@ -201,23 +201,28 @@ void run_diff(const DiffOptions& opt) {
   // Two recordings: A's shortest-path tree too (its objects' shapes are compared with B's).
   const HeapNeeds a_paths = same_recording ? HeapNeeds{0} : HeapNeeds{kNeedPathTree};
   // One recording, A the earlier GC: its addresses and generations go to the diff's object
-  // mapper rather than being copied there (A's type ids from the index, the rest read apart).
+  // mapper rather than being copied there; its sizes and type ids are read at the dead and
+  // missing objects alone (ColumnLookup).
   const bool a_movable = same_recording && a.selected.index < b.selected.index;
   // One recording: B's tree without its forward graph (the paths of a few new objects read
   // the successors of the hops that hold dependent handles, not 14 B per object).
   // Two recordings: B's forward graph with its slots, for the paths' field names (one recording
   // reads a hop's slot from the index's pieces, IndexedPathTree::hop_slot).
   const HeapNeeds b_paths = same_recording ? HeapNeeds{0} : HeapNeeds{kNeedPathTree | kNeedFieldNames};
+  // One recording, B not the earlier GC: the diff reads B's addresses and sizes once, in blocks
+  // of the index's pieces, rather than holding them (16 B per object).
+  const DiffLoad b_load = !same_recording                              ? DiffLoad::Parts
+                          : a.selected.index <= b.selected.index ? DiffLoad::PathTreeBlocks
+                                                                 : DiffLoad::PathTree;
   // The two sides load at once (each reads only its own GC and the recording); A's failure is
   // reported first, as if they had loaded one after the other.
   load_both_sides(
       [&] {
-        if (a_movable) load_diff_side(a, rec_a, use_index, kNeedTypeIds | kNeedHistogram, DiffLoad::Movable);
+        if (a_movable) load_diff_side(a, rec_a, use_index, kNeedHistogram, DiffLoad::Movable);
         else load_diff_side(a, rec_a, use_index, kNeedObjects | kNeedHistogram | a_paths);
       },
       [&] {
-        load_diff_side(b, rec_b, use_index, kNeedObjects | kNeedHistogram | b_paths,
-                       same_recording ? DiffLoad::PathTree : DiffLoad::Parts, /*field_names=*/true);
+        load_diff_side(b, rec_b, use_index, kNeedObjects | kNeedHistogram | b_paths, b_load, /*field_names=*/true);
       });
 
   Report report;
@@ -239,7 +244,18 @@ void run_diff(const DiffOptions& opt) {
     WalkDiffOptions options{opt.top, std::max<size_t>(1, opt.shapes), {}};
     if (!opt.filter.empty())
       options.keep_type = [&opt](std::string_view name) { return contains_ignore_case(name, opt.filter); };
-    objects = diff_object_level(rec_a, a, b, options, !opt.no_fold, report.notes);
+    auto level = diff_object_level(rec_a, a, b, options, !opt.no_fold, report.notes);
+    if (!level) {
+      // B's index failed its checks as the diff read it: both sides from the recording, as
+      // with no index (the tables so far, from the indexes' checked parts, stand).
+      a.unload();
+      b.unload();
+      load_both_sides([&] { load_diff_side(a, rec_a, false, kNeedObjects | kNeedHistogram); },
+                      [&] { load_diff_side(b, rec_b, false, kNeedObjects | kNeedHistogram, DiffLoad::Parts, true); });
+      level = diff_object_level(rec_a, a, b, options, !opt.no_fold, report.notes);
+      if (!level) throw CliError(fmt::format("{}: the object-level diff failed", a.selected.file), kExitBadInput);
+    }
+    objects = std::move(*level);
   }
   RootDiff roots;
   if (objects.roots) {

@@ -161,7 +161,8 @@ void diff_growth_paths(const DiffSide& a, const DiffSide& b, size_t top, size_t 
         out.more_paths.add_row({grown[g].name, k + 1, graph.address(shape.farthest), static_cast<uint64_t>(path.hops()),
                                 share, shape.count, total_at_b[g], diff_path_text(graph, names, path, fold, &namer)});
       }
-      add_path_hops(out, graph, names, grown[g].name, k + 1, path);
+      add_path_hops(out, graph, names, grown[g].name, k + 1, path,
+                    [&graph](NodeIndex n) { return graph.address(n); });
     }
   }
 }

@@ -42,14 +42,28 @@ std::unique_ptr<IndexedPathTree> read_path_tree(const std::string& file, const G
   return std::make_unique<IndexedPathTree>(std::move(tree).value());
 }
 
-// The columns of HEAP's index into SIDE.columns; false when they cannot be used (the side is
-// then decoded, as with no index).
+// The addresses and generations of HEAP's index into SIDE.columns, its sizes and type ids as a
+// lookup; false when they cannot be used (the side is then decoded, as with no index).
 bool read_columns(DiffSide& side, GcHeap& heap) {
-  auto columns = heap.read_object_columns();
+  auto columns = heap.read_object_columns(/*with_sizes=*/false);
   if (!columns && columns.error().code == ErrorCode::OutOfMemory) fail_on(side.selected.file, columns.error());
   if (!columns) return false;
+  auto lookup = heap.look_up_object_columns();
+  if (!lookup && lookup.error().code == ErrorCode::OutOfMemory) fail_on(side.selected.file, lookup.error());
+  if (!lookup) return false;
   side.columns = std::move(columns).value();
+  side.lookup = std::move(lookup).value();
   side.has_columns = true;
+  return true;
+}
+
+// The addresses and sizes of HEAP's index as blocks into SIDE.blocks; false when they cannot
+// be opened (the side is then decoded, as with no index).
+bool open_blocks(DiffSide& side, const GcHeap& heap) {
+  auto blocks = heap.stream_object_columns();
+  if (!blocks && blocks.error().code == ErrorCode::OutOfMemory) fail_on(side.selected.file, blocks.error());
+  if (!blocks) return false;
+  side.blocks = std::move(blocks).value();
   return true;
 }
 
@@ -67,8 +81,19 @@ void note_sampled_shares(const WalkDiff& diff, std::vector<std::string>& notes) 
 
 }  // namespace
 
+void DiffSide::unload() {
+  view = WalkView{};
+  blocks.reset();
+  lookup.reset();
+  columns = IndexColumns{};
+  has_columns = false;
+  path_tree.reset();
+  index.reset();
+  walk = HeapWalk{};
+}
+
 uint64_t DiffSide::address_of(size_t i) const {
-  if (!has_columns || !columns.addresses.empty()) return view.addresses[i];
+  if (!view.blocks && (!has_columns || !columns.addresses.empty())) return view.addresses[i];
   return value_or_fail(index->read_address(i), selected.file);
 }
 
@@ -76,17 +101,22 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, HeapNe
                     bool field_names) {
   const std::string& file = side.selected.file;
   const size_t gc = side.selected.index;
+  const bool blocks = load == DiffLoad::PathTreeBlocks;
+  const bool with_tree = load == DiffLoad::PathTree || blocks;
   std::unique_ptr<GcHeap> heap;
   if (use_index) {
     GcHeapOptions options;
     options.index = IndexUse::OnlyExisting;
     options.needs = field_names ? needs : needs & ~HeapNeeds{kNeedFieldNames};
+    // The diff reads the addresses and sizes once in blocks: of the parts, the type ids alone.
+    if (blocks) options.needs = (options.needs & ~HeapNeeds{kNeedObjects}) | kNeedTypeIds;
     heap = value_or_fail(GcHeap::open(file, rec, gc, options), file);
   }
   // The tree is read and checked now, once, and kept for the diff's paths: a tree that fails
   // its checks makes the side decoded, as with no index.
   std::unique_ptr<IndexedPathTree> tree;
-  if (heap && load == DiffLoad::PathTree && !(tree = read_path_tree(file, *heap))) heap.reset();
+  if (heap && with_tree && !(tree = read_path_tree(file, *heap))) heap.reset();
+  if (heap && blocks && !open_blocks(side, *heap)) heap.reset();
   if (heap && load == DiffLoad::Movable && !read_columns(side, *heap)) heap.reset();
   if (!heap) {
     side.walk = value_or_fail(read_heap_walk(rec, gc, ObjectReadOptions{field_names}), file);
@@ -108,10 +138,14 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, HeapNe
   v.sizes = graph.sizes();
   v.type_ids = graph.type_ids();
   v.generations = index->generations;
+  v.blocks = side.blocks.get();
+  if (v.blocks) v.addresses = v.sizes = {};  // a graph of type ids alone: its other columns are not there
   if (side.has_columns) {
     v.addresses = side.columns.addresses;
-    v.sizes = side.columns.sizes;
+    v.sizes = {};  // looked up, as the type ids
+    v.type_ids = {};
     v.generations = side.columns.generations;
+    v.lookup = side.lookup.get();
     v.movable_addresses = &side.columns.addresses;
     v.movable_generations = &side.columns.generations;
   }
@@ -120,7 +154,7 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, HeapNe
   // The graph and the tree live as long as the heap they point into.
   if (needs & (kNeedSuccessors | kNeedPathTree)) v.graph = std::shared_ptr<const HeapGraph>(index, &graph);
   if (index->indexed_paths) v.paths = std::shared_ptr<const ShortestPathTree>(index, &*index->indexed_paths);
-  if (load == DiffLoad::PathTree) {
+  if (with_tree) {
     DiffSide* s = &side;
     side.path_tree = std::move(tree);
     v.graph = std::shared_ptr<const HeapGraph>(index, &graph);
@@ -220,10 +254,10 @@ Table ObjectLevel::empty_path_hops() {
 }
 
 void add_path_hops(ObjectLevel& out, const HeapGraph& graph, const NameTable& names, const std::string& type,
-                   size_t shape, const RetentionPath& path) {
+                   size_t shape, const RetentionPath& path, const std::function<uint64_t(NodeIndex)>& address) {
   for (size_t h = 0; h < path.nodes.size(); ++h) {
     const bool dependent = h > 0 && h - 1 < path.edges.size() && path.edges[h - 1].kind == EdgeKind::DependentHandle;
-    out.path_hops.add_row({type, shape, h, graph.address(path.nodes[h]),
+    out.path_hops.add_row({type, shape, h, address(path.nodes[h]),
                            std::string(names.type_name(graph.type_id(path.nodes[h]))),
                            h == 0 ? "root" : dependent ? "dependent handle" : "reference"});
   }
@@ -231,7 +265,8 @@ void add_path_hops(ObjectLevel& out, const HeapGraph& graph, const NameTable& na
 
 namespace {
 
-void add_group_rows(ObjectLevel& out, const WalkView& b, const WalkDiff& diff, bool fold, const DiffHopNamer& namer) {
+void add_group_rows(ObjectLevel& out, const WalkView& b, const WalkDiff& diff, bool fold, const DiffHopNamer& namer,
+                    const AddressOf& address) {
   Table& table = out.groups;
   Table& more = out.more_paths;
   for (size_t g = 0; g < diff.new_groups.size(); ++g) {
@@ -240,27 +275,32 @@ void add_group_rows(ObjectLevel& out, const WalkView& b, const WalkDiff& diff, b
     const bool found = p.member != kNoObject;
     const size_t example = found ? p.member : group.members.front();
     // Share: members whose shortest path has this shape, of the members examined.
-    table.add_row({group.name, group.count, group.bytes, b.addresses[example],
+    table.add_row({group.name, group.count, group.bytes, address(static_cast<NodeIndex>(example)),
                    found ? Cell(static_cast<uint64_t>(p.path.hops())) : Cell(),
                    fmt::format("{}/{}", p.same_shape, p.examined), p.same_shape, p.examined,
                    diff_path_text(*diff.graph_b, *b.names, p.path, fold, &namer)});
-    add_path_hops(out, *diff.graph_b, *b.names, group.name, 1, p.path);
+    add_path_hops(out, *diff.graph_b, *b.names, group.name, 1, p.path, address);
     for (size_t k = 0; k < p.more_shapes.size(); ++k) {
       const GroupShape& shape = p.more_shapes[k];
-      more.add_row({group.name, k + 2, b.addresses[shape.member], static_cast<uint64_t>(shape.path.hops()),
+      more.add_row({group.name, k + 2, address(static_cast<NodeIndex>(shape.member)), static_cast<uint64_t>(shape.path.hops()),
                     fmt::format("{}/{}", shape.same_shape, p.examined), shape.same_shape, p.examined,
                     diff_path_text(*diff.graph_b, *b.names, shape.path, fold, &namer)});
-      add_path_hops(out, *diff.graph_b, *b.names, group.name, k + 2, shape.path);
+      add_path_hops(out, *diff.graph_b, *b.names, group.name, k + 2, shape.path, address);
     }
   }
 }
 
 }  // namespace
 
-ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, const DiffSide& b,
-                              const WalkDiffOptions& options, bool fold, std::vector<std::string>& notes) {
+std::optional<ObjectLevel> diff_object_level(const Recording& recording, const DiffSide& a, const DiffSide& b,
+                                             const WalkDiffOptions& options, bool fold,
+                                             std::vector<std::string>& notes) {
   ObjectLevel out;
   auto diff = diff_walks(recording, a.view, b.view, options);
+  // A damaged index is never answered from (its checksums are told with the blocks' last).
+  const ErrorCode code = diff ? ErrorCode::Ok : diff.error().code;
+  if (b.view.blocks && code != ErrorCode::Ok && code != ErrorCode::InconsistentData && code != ErrorCode::OutOfMemory)
+    return std::nullopt;
   if (!diff && diff.error().code == ErrorCode::InconsistentData) {
     const bool reversed = a.walk.gc_pos > b.walk.gc_pos;
     notes.push_back(fmt::format("no object-level diff: {} between GC {} and GC {}", diff.error().detail,
@@ -283,8 +323,9 @@ ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, con
     notes.push_back(fmt::format("{} objects of GC {} survived by the ranges but are not in GC {}'s heap walk",
                                 diff->missing_count, early, late));
   if (!diff->new_groups.empty()) {
-    const DiffHopNamer namer(b, recording, *diff->graph_b);
-    add_group_rows(out, b.view, *diff, fold, namer);
+    const AddressOf address = diff_row_addresses(b, *diff->graph_b, *diff);
+    const DiffHopNamer namer(b, recording, *diff->graph_b, address);
+    add_group_rows(out, b.view, *diff, fold, namer, address);
     note_sampled_shares(*diff, notes);
     if (diff->graph_b->stats().unresolved_roots)
       notes.push_back(fmt::format("{} roots of GC {} point at no walked object", diff->graph_b->stats().unresolved_roots,

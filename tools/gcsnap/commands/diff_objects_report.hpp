@@ -4,6 +4,7 @@
 // diff itself is the library's (gcsnap/walk_diff.hpp); this file only makes rows.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,19 +32,29 @@ struct DiffSide {
   /// With an index read without its forward graph: its shortest-path tree, read with the side
   /// (view.paths) and telling the paths' hops (view.hop_kind).
   std::unique_ptr<IndexedPathTree> path_tree;
-  /// The earlier GC of a diff from its index: its columns in vectors the diff takes for its
-  /// object mapper (view.movable_*); an address is read back after from the index (`index`).
+  /// The earlier GC of a diff from its index: its addresses and generations in vectors the diff
+  /// takes for its object mapper (view.movable_*); an address is read back after from the
+  /// index (`index`).
   IndexColumns columns;
   bool has_columns = false;
+  /// The earlier GC's sizes and type ids, which the diff reads at the rows it needs (with
+  /// `columns`: view.lookup).
+  std::unique_ptr<ColumnLookup> lookup;
+  /// The later GC of a same-recording diff from its index: its addresses and sizes, which the
+  /// diff reads once in blocks (view.blocks) instead of holding them; an address is read back
+  /// after from the index.
+  std::unique_ptr<ColumnBlocks> blocks;
   WalkView view;
 
   DiffSide() = default;
   DiffSide(const DiffSide&) = delete;
   DiffSide& operator=(const DiffSide&) = delete;
 
-  size_t object_count() const noexcept { return view.addresses.size(); }
-  /// Return object I's address at this GC (after a diff that took the columns, from the index's
-  /// pieces); throws CliError naming the file.
+  size_t object_count() const noexcept { return view.object_count(); }
+  /// Drop what load_diff_side loaded (the selection stays), to load the side again.
+  void unload();
+  /// Return object I's address at this GC (after a diff that took the columns, or with blocks,
+  /// from the index's pieces); throws CliError naming the file.
   uint64_t address_of(size_t i) const;
   uint64_t total_bytes() const noexcept;
   /// Objects and bytes per type name, sorted by name (count_by_type); throws CliError.
@@ -54,7 +65,12 @@ struct DiffSide {
 enum class DiffLoad : uint8_t {
   Parts = 0,    ///< the parts alone
   PathTree,     ///< and the shortest-path tree, without the forward graph (IndexedPathTree)
-  Movable,      ///< the columns into vectors a diff may take (the earlier GC): PARTS' node columns aside
+  /// the shortest-path tree, and of the parts the type ids alone, with the addresses and sizes
+  /// as blocks (DiffSide::blocks): B of a diff from an earlier A
+  PathTreeBlocks,
+  /// the addresses and generations into vectors a diff may take, the sizes and type ids as a
+  /// lookup (the earlier GC): PARTS' node columns aside
+  Movable,
 };
 
 /// Load SIDE's GC (REC): from its analysis index when USE_INDEX and a valid one with what NEEDS
@@ -92,14 +108,17 @@ class DiffHopNamer;
 std::string diff_path_text(const HeapGraph& graph, const NameTable& names, const RetentionPath& path, bool fold = true,
                            const DiffHopNamer* namer = nullptr);
 
-/// Add one row per hop of PATH (shape SHAPE of group TYPE) to OUT.path_hops.
+/// Add one row per hop of PATH (shape SHAPE of group TYPE) to OUT.path_hops; ADDRESS tells a
+/// hop's address (a DiffHopNamer's AddressOf).
 void add_path_hops(ObjectLevel& out, const HeapGraph& graph, const NameTable& names, const std::string& type,
-                   size_t shape, const RetentionPath& path);
+                   size_t shape, const RetentionPath& path, const std::function<uint64_t(NodeIndex)>& address);
 
 /// The object-level tables of a and b (same recording, either order) from the library's
 /// diff_walks (options: top groups, path shapes, type filter). Problems that only limit the
-/// answer (a gap in the ranges) become notes; read errors throw.
-ObjectLevel diff_object_level(const Recording& recording, const DiffSide& a, const DiffSide& b,
+/// answer (a gap in the ranges) become notes; read errors throw. Nullopt when B's columns,
+/// read in blocks (DiffLoad::PathTreeBlocks), failed their checks: the caller loads both sides
+/// again from the recording (A's columns went to the diff) and asks again.
+std::optional<ObjectLevel> diff_object_level(const Recording& recording, const DiffSide& a, const DiffSide& b,
                               const WalkDiffOptions& options, bool fold, std::vector<std::string>& notes);
 
 }  // namespace gcsnap::cli
