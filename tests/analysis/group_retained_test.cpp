@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "analysis/group_retained.hpp"
+#include "graph_fixture.hpp"
 
 namespace gcsnap {
 namespace {
 
-// N objects of random sizes, each with up to 3 references to random objects; roots: object 0,
-// a random object, and a random object held by a weak root.
+// A random heap of N objects as the reader's tables (graph_fixture.hpp): mean out-degree 1.5,
+// mostly to near objects, three roots of which about a third are weak.
 struct RandomHeap {
   ObjectTable objects;
   RootTable roots;
@@ -21,22 +22,8 @@ struct RandomHeap {
 
 RandomHeap random_heap(std::mt19937& rng, size_t n) {
   RandomHeap h;
-  h.objects.reference_offsets.push_back(0);
-  for (size_t i = 0; i < n; ++i) {
-    h.objects.addresses.push_back(0x1000 + 0x40 * i);
-    h.objects.type_ids.push_back(1);
-    h.objects.sizes.push_back(8 + 8 * (rng() % 8));
-    h.objects.generations.push_back(Generation::Gen0);
-    for (size_t j = rng() % 4; j > 0; --j) h.objects.reference_targets.push_back(0x1000 + 0x40 * (rng() % n));
-    h.objects.reference_offsets.push_back(h.objects.reference_targets.size());
-  }
-  const std::vector<size_t> rooted = {0, static_cast<size_t>(rng() % n), static_cast<size_t>(rng() % n)};
-  for (size_t k = 0; k < rooted.size(); ++k) {
-    h.roots.object_ids.push_back(0x1000 + 0x40 * rooted[k]);
-    h.roots.kinds.push_back(RootKind::Handle);
-    h.roots.flags.push_back(k == 2 ? root_flags::kWeakRef : 0);
-    h.roots.root_ids.push_back(k + 1);
-  }
+  test::to_tables(test::random_fixture(static_cast<uint32_t>(rng()), static_cast<uint32_t>(n), 1.5, 3, 0.34),
+                  h.objects, h.roots);
   return h;
 }
 
