@@ -136,8 +136,11 @@ TEST_CASE("object diff from blocks tells a source that fails, runs short or runs
 }
 
 TEST_CASE("groups of listed members equal the groups of whole columns", "[diff][objects]") {
+  // TypeRecord names are views: the strings they view outlive the records.
+  std::vector<std::string> type_names;
+  for (uint32_t id = 1; id <= 6; ++id) type_names.push_back(id == 6 ? "T1" : "T" + std::to_string(id));
   std::vector<TypeRecord> records;
-  for (uint32_t id = 1; id <= 6; ++id) records.push_back(TypeRecord{id, 0, id == 6 ? "T1" : "T" + std::to_string(id), ""});
+  for (uint32_t id = 1; id <= 6; ++id) records.push_back(TypeRecord{id, 0, type_names[id - 1], ""});
   auto names = NameTable::from_records(std::move(records));
   REQUIRE(names);
   std::mt19937_64 rng(11);
