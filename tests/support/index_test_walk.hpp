@@ -1,12 +1,14 @@
 #pragma once
 // The last heap walk of a test recording with its analysis index's path and identity, a random
-// recording whose roots hold objects, and an index rewritten after an edit: the setup the index
-// table tests (holders, nearest instances, largest heads) share.
+// recording whose roots hold objects, an index rewritten after an edit or marked as an older
+// minor, and the check that `index` rebuilds it: the setup the index table tests (holders,
+// nearest instances, largest heads) share.
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -63,6 +65,24 @@ void rewrite_index(const OpenedWalk& o, Edit&& edit) {
     REQUIRE(write_analysis_index(*ix, o.id, written));
   }
   REQUIRE(replace_file(written, o.index));
+}
+
+// The index at O.index marked as of minor MINOR (its header rehashed), as an older writer left it.
+inline void mark_minor(const OpenedWalk& o, uint16_t minor) {
+  std::vector<char> b = slurp(o.index);
+  store_at<uint16_t>(b, index_layout::kOffMinor, minor);
+  rehash_index_header(b);
+  spit(o.index, b);
+}
+
+// `gcsnap index` on the older index at O.index: refused for its version, rebuilt and saved, to
+// the bytes of CURRENT (what this build writes).
+inline void check_rebuilt(const std::string& path, const OpenedWalk& o, const std::vector<char>& current) {
+  auto ensured = ensure_analysis_index(path, *o.rec, o.gc);
+  REQUIRE(ensured);
+  CHECK(ensured->source == IndexSource::BuiltSaved);
+  CHECK(ensured->rejected.code == ErrorCode::UnsupportedVersion);
+  CHECK(slurp(o.index) == current);
 }
 
 }  // namespace gcsnap::test
