@@ -111,12 +111,8 @@ std::vector<SuspectPath> suspect_paths(const LoadedLeaks& l, bool fold, bool use
   std::vector<SuspectPath> paths(r.suspects.size());
   if (r.suspects.empty()) return paths;
   const LeakWalk& last = r.walks.back();
-  auto heap = std::make_unique<LoadedHeap>();
-  heap->sel = open_selected_gc(l.file_of(last), last.gc_number, GcNeed::HeapWalk);
-  GcHeapOptions options;
-  options.index = use_index ? IndexUse::Existing : IndexUse::Ignore;
-  options.needs = kNeedGraph | kNeedFieldNames | kNeedPathTree;
-  heap->load_or_fail(options);
+  const auto heap = load_heap(l.file_of(last), last.gc_number, kNeedGraph | kNeedFieldNames | kNeedPathTree,
+                              IndexChoice{use_index, false, true});
   const ShortestPathTree* tree = value_or_fail(heap->find_path_tree(), heap->sel.file);
   for (size_t i = 0; i < r.suspects.size(); ++i) {
     const LeakSuspect& s = r.suspects[i];

@@ -32,7 +32,9 @@ std::unique_ptr<LoadedHeap> load_heap(const std::string& spec, std::optional<uin
   auto heap = std::make_unique<LoadedHeap>();
   heap->sel = open_selected_gc(spec, gc, GcNeed::HeapWalk);
   GcHeapOptions options;
-  options.index = index.supported && !index.no_cache ? IndexUse::Build : IndexUse::Ignore;
+  options.index = !index.supported || index.no_cache ? IndexUse::Ignore
+                  : index.never_build                 ? IndexUse::Existing
+                                                      : IndexUse::Build;
   options.needs = needs;
   if (options.index == IndexUse::Build) options.progress = terminal_progress(heap->sel.file);
   heap->load_or_fail(options);

@@ -27,8 +27,9 @@ namespace gcsnap::cli {
 /// Whether a command answers from the analysis index (format-spec.md §12): the commands that
 /// support it take `--no-cache` (answer from the recording alone, read and write no index).
 struct IndexChoice {
-  bool supported = false;  ///< the command can answer from the index
-  bool no_cache = false;   ///< --no-cache
+  bool supported = false;    ///< the command can answer from the index
+  bool no_cache = false;     ///< --no-cache
+  bool never_build = false;  ///< use a valid index when there is one, else decode: build none
 };
 
 /// Add `--no-cache` to a subcommand.
