@@ -14,8 +14,7 @@
 #include <thread>
 #include <vector>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "format/xxh3_wide.hpp"
 
 #include "analysis_index/index_layout.hpp"
 #include "gcsnap/status.hpp"
@@ -77,7 +76,7 @@ ArrayCheck chunks(Source& src, const L::Placement& place, size_t which, size_t r
     const std::byte* data = src.read(at, len);
     if (!data) return ArrayCheck::Unreadable;
     if (!visit(data, len, (at - begin) / record)) return ArrayCheck::BadElement;
-    XXH3_64bits_update(&hash, data, len);
+    format::xxh3_update(&hash, data, len);
     at += len;
   }
   const uint64_t expected = L::load<uint64_t>(src.bytes().data() + L::hash_offset(which));

@@ -10,8 +10,7 @@
 #include <utility>
 #include <vector>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "format/xxh3_wide.hpp"
 
 #include "analysis/heap_graph_storage.hpp"
 #include "gcsnap/analysis_index.hpp"
@@ -57,7 +56,7 @@ Result<IndexIdentity> identify_gc(const std::string& recording_path, const Recor
     std::vector<char> bytes(static_cast<size_t>(2 * sample));
     ok = platform::read_all_at(fd, bytes.data(), static_cast<size_t>(sample), entry.block_offset) &&
          platform::read_all_at(fd, bytes.data() + sample, static_cast<size_t>(sample), entry.block_offset + entry.block_size - sample);
-    if (ok) id.block_sample_hash = XXH3_64bits(bytes.data(), bytes.size());
+    if (ok) id.block_sample_hash = format::xxh3_64(bytes.data(), bytes.size());
   }
   const int saved = errno;
   platform::close_file(fd);

@@ -5,8 +5,7 @@
 #include <cstring>
 #include <new>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "format/xxh3_wide.hpp"
 
 #include "analysis_index/index_array_rules.hpp"
 #include "analysis_index/index_codec.hpp"
@@ -268,7 +267,7 @@ Status IndexPieces::decode_checked_pieces(size_t which, size_t first, size_t las
 Status IndexPieces::check_whole(size_t which, std::span<const unsigned char> out) const {
   if (which >= L::kArrayCount || out.size() != facts_.place.bytes[which])
     return damaged(ErrorCode::InvalidArgument, "analysis index array out of range");
-  if (XXH3_64bits(out.data(), out.size()) != facts_.hashes[which])
+  if (format::xxh3_64(out.data(), out.size()) != facts_.hashes[which])
     return damaged(ErrorCode::ChecksumMismatch, "analysis index array checksum");
   return check_piece(which, 0, out);
 }
@@ -283,7 +282,7 @@ Result<std::vector<unsigned char>> IndexPieces::whole_array(size_t which) {
   if (Status s = locate(which); !s.is_ok()) return s.error();
   std::vector<unsigned char> out(static_cast<size_t>(facts_.place.bytes[which]));
   if (Status s = decode_pieces(which, 0, piece_count(which), out); !s.is_ok()) return s.error();
-  if (XXH3_64bits(out.data(), out.size()) != facts_.hashes[which])
+  if (format::xxh3_64(out.data(), out.size()) != facts_.hashes[which])
     return damaged(ErrorCode::ChecksumMismatch, "analysis index array checksum");
   return out;
 }

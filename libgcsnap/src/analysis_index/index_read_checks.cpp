@@ -12,8 +12,7 @@
 #include "analysis_index/index_nearest_instances.hpp"
 #include "analysis_index/index_type_holders.hpp"
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "format/xxh3_wide.hpp"
 
 namespace gcsnap::detail {
 
@@ -208,7 +207,7 @@ std::optional<Error> IndexParse::check_holders() {
   if (!wanted(kIndexHolders) || (c_.flags & L::kFlagHolders) == 0) return std::nullopt;
   const auto bytes = std::span(reinterpret_cast<const unsigned char*>(at(L::kHolders)),
                                static_cast<size_t>(place_.bytes[L::kHolders]));
-  if (XXH3_64bits(bytes.data(), bytes.size()) != L::load<uint64_t>(h_ + L::hash_offset(L::kHolders)))
+  if (format::xxh3_64(bytes.data(), bytes.size()) != L::load<uint64_t>(h_ + L::hash_offset(L::kHolders)))
     return damaged(ErrorCode::ChecksumMismatch, "analysis index array checksum");
   const auto [table, nearest] = split_type_tables(bytes, c_);
   auto rows = decode_type_holders(table, c_.holder_rows, c_.holder_text, types_);

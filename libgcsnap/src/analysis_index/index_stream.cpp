@@ -10,8 +10,7 @@
 #include <cstring>
 #include <new>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "format/xxh3_wide.hpp"
 
 #include "analysis_index/index_codec.hpp"
 #include "analysis_index/index_header.hpp"
@@ -87,7 +86,7 @@ Result<std::span<const std::byte>> IndexStream::next_piece(IndexArray array) try
   auto piece = read_piece(array, k.next, k.piece);
   if (!piece) return piece.error();
   ++k.next;
-  XXH3_64bits_update(&k.hash, piece->data(), piece->size());
+  format::xxh3_update(&k.hash, piece->data(), piece->size());
   if (done + piece->size() == k.decoded && XXH3_64bits_digest(&k.hash) != k.checksum)
     return damaged(ErrorCode::ChecksumMismatch, "analysis index array checksum");
   return piece;

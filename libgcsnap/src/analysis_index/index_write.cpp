@@ -8,8 +8,7 @@
 #include <cstring>
 #include <new>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "format/xxh3_wide.hpp"
 
 #include "analysis_index/index_access.hpp"
 #include "analysis_index/index_codec.hpp"
@@ -246,7 +245,7 @@ bool IndexFile::read_back(size_t which, const L::Placement& place, std::span<uns
     at += 4 + uint64_t{length};
   }
   if (reader != platform::kNoFile) platform::close_file(reader);
-  return ok && at == end && XXH3_64bits(out.data(), out.size()) == hashes_[which];
+  return ok && at == end && format::xxh3_64(out.data(), out.size()) == hashes_[which];
 }
 
 IndexFile::~IndexFile() {
@@ -281,7 +280,7 @@ void IndexFile::write_array(size_t which, const L::Placement& place, IndexBytes 
       }
       at += coded.size();
     }
-    hashes_[which] = XXH3_64bits(bytes.data(), bytes.size());
+    hashes_[which] = format::xxh3_64(bytes.data(), bytes.size());
     coded_[which] = at - end_;
     end_ = at;
     ++next_;
@@ -299,7 +298,7 @@ IndexFile::CodedArray IndexFile::code_array(size_t which, const L::Placement& pl
   }
   try {
     if (!encode_array(bytes, L::coding(which, place.wide), out.coded)) out.error = EIO;
-    out.hash = XXH3_64bits(bytes.data(), bytes.size());
+    out.hash = format::xxh3_64(bytes.data(), bytes.size());
   } catch (const std::bad_alloc&) {
     out.error = ENOMEM;
   }
@@ -316,7 +315,7 @@ bool IndexFile::decode_coded(size_t which, const L::Placement& place, const Code
     const size_t at = f * kFrameBytes;
     if (!decode_frame((*frames)[f], f, coding, out.subspan(at, std::min(kFrameBytes, out.size() - at)))) return false;
   }
-  return XXH3_64bits(out.data(), out.size()) == array.hash;
+  return format::xxh3_64(out.data(), out.size()) == array.hash;
 }
 
 void IndexFile::write_coded(size_t which, const L::Placement& place, const CodedArray& array) {

@@ -4,8 +4,7 @@
 #include <cstring>
 #include <memory>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "format/xxh3_wide.hpp"
 
 #include "format/format_constants.hpp"
 #include "format/section_table.hpp"
@@ -134,8 +133,8 @@ void hash_range(std::span<const uint8_t> file, uint64_t from, uint64_t to, XXH3_
     const uint64_t slice_end = std::min(to, slice + kSlice);
     for (uint64_t at = slice; at < slice_end; at += kStretch) {
       const size_t n = static_cast<size_t>(std::min(slice_end, at + kStretch) - at);
-      (void)XXH3_64bits_update(block, file.data() + at, n);
-      if (section) (void)XXH3_64bits_update(section, file.data() + at, n);
+      xxh3_update(block, file.data() + at, n);
+      if (section) xxh3_update(section, file.data() + at, n);
     }
     if (release && !section) release_range(file, slice, slice_end);
   }

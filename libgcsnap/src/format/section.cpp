@@ -4,8 +4,7 @@
 #include <new>
 
 #include <zstd.h>
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "format/xxh3_wide.hpp"
 
 #include "format/byte_io.hpp"
 #include "platform/thread_cache.hpp"
@@ -77,7 +76,7 @@ ZSTD_CCtx* thread_cctx(int level) {
 
 }  // namespace
 
-uint64_t checksum64(std::span<const uint8_t> bytes) noexcept { return XXH3_64bits(bytes.data(), bytes.size()); }
+uint64_t checksum64(std::span<const uint8_t> bytes) noexcept { return xxh3_64(bytes.data(), bytes.size()); }
 
 void encode_section_header(const SectionHeader& h, uint8_t* out) noexcept {
   store_le16(out, h.type);

@@ -8,8 +8,7 @@
 #include <span>
 #include <vector>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "format/xxh3_wide.hpp"
 
 #include "format/alloc_sections.hpp"
 #include "format/block_walk.hpp"
@@ -90,7 +89,7 @@ Result<uint64_t> Recording::block_hash(size_t gc_pos) const {
     return make_error(ErrorCode::Truncated, "block extends past the end of the file", e.block_offset);
   const uint8_t* block = impl_->data.data() + e.block_offset;
   const auto size = static_cast<size_t>(e.block_size);
-  if (!impl_->map_address) return static_cast<uint64_t>(XXH3_64bits(block, size));
+  if (!impl_->map_address) return format::xxh3_64(block, size);
   // Mapped: hashed a slice at a time, each slice's whole pages given back once hashed, so that
   // checking a block against its index does not leave the block resident (hundreds of MB at
   // 50 M objects).
@@ -101,7 +100,7 @@ Result<uint64_t> Recording::block_hash(size_t gc_pos) const {
   const uintptr_t page = platform::page_size();
   for (size_t at = 0; at < size; at += kSlice) {
     const size_t n = std::min(kSlice, size - at);
-    (void)XXH3_64bits_update(state.get(), block + at, n);
+    format::xxh3_update(state.get(), block + at, n);
     const uintptr_t begin = (reinterpret_cast<uintptr_t>(block + at) + page - 1) & ~(page - 1);
     const uintptr_t end = reinterpret_cast<uintptr_t>(block + at + n) & ~(page - 1);
     if (begin < end) platform::release_file_pages(reinterpret_cast<void*>(begin), end - begin);
