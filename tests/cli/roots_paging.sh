@@ -1,7 +1,7 @@
 #!/bin/sh
 # roots on a terminal lists the first 50 matches and summarizes them by type (the first 10
 # types); --top N, --all, and JSON/CSV list more, every one for the last two; the summary by
-# type counts every match whatever is listed.
+# type counts every match whatever is listed, and agrees with the list type by type.
 # Usage: roots_paging.sh GCSNAP BENCH_SMOKE WORK_DIR
 set -eu
 g=$1
@@ -32,6 +32,17 @@ csv_rows=$("$g" roots "$snap" --kind handle --format csv | tr -d '\r' | awk '/^$
 json_sum=$("$g" roots "$snap" --kind handle --format json |
   awk '/"types": \[/ { t = 1; next } t && /^ *\]/ { exit } t { sub(/.*"count": /, ""); sub(/,.*/, ""); n += $0 } END { print n + 0 }')
 [ "$json_sum" -eq "$matched" ] || fail "the JSON summary by type counts $json_sum roots, not $matched"
+# The summary by type against the list: per type name, the roots listed and their distinct
+# objects (the summary counts type ids and joins ids that share a name).
+"$g" roots "$snap" --format csv | tr -d '\r' | awk -F, '
+  /^$/ { t++; next }
+  t == 1 && $1 != "type" { summary[$1] = $2 "," $3 }
+  t == 2 && $1 != "address" { roots[$2]++; if (!seen[$2 SUBSEP $1]++) objects[$2]++ }
+  END {
+    for (k in roots) { if (summary[k] != roots[k] "," objects[k]) { print "type " k ": summary " summary[k] ", list " roots[k] "," objects[k]; bad = 1 } n++ }
+    for (k in summary) if (!(k in roots)) { print "type " k " summarized, never listed"; bad = 1 }
+    if (n < 10) { print "only " n " types listed"; bad = 1 }
+    exit bad }' >"$dir/types" || fail "the summary by type disagrees with the list: $(head -3 "$dir/types")"
 if "$g" roots "$snap" --all --top 3 >/dev/null 2>"$dir/err"; then fail "--all --top 3 was accepted"; fi
 grep -q "excludes" "$dir/err" || fail "--all --top 3: $(cat "$dir/err")"
 echo "roots_paging: $matched handles: 50 listed in a table, all with --all and in CSV"

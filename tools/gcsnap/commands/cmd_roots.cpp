@@ -74,14 +74,15 @@ struct RootsInput {
   std::unique_ptr<HeapPoints> walk;
 
   bool has_walk() const { return sel.entry().has_heap_walk(); }
-  /// The type of each listed root's object (nullopt: no walk, or no object there).
-  std::vector<std::optional<std::string_view>> types_of(std::span<const size_t> rows) const {
-    std::vector<std::optional<std::string_view>> out(rows.size());
-    if (!has_walk()) return out;
-    const auto types = value_or_fail(walk->root_object_types(roots, rows), sel.file);
-    for (size_t k = 0; k < rows.size(); ++k)
-      if (types[k]) out[k] = names.type_name(*types[k]);
-    return out;
+  /// The type id of each listed root's object (nullopt: no walk, or no object there). Ids, not
+  /// names: a heap of 100 M objects has a million roots, and names are compared once per type.
+  std::vector<std::optional<uint32_t>> type_ids_of(std::span<const size_t> rows) const {
+    if (!has_walk()) return std::vector<std::optional<uint32_t>>(rows.size());
+    return value_or_fail(walk->root_object_types(roots, rows), sel.file);
+  }
+  std::optional<std::string_view> name_of(std::optional<uint32_t> type) const {
+    if (!type) return std::nullopt;
+    return names.type_name(*type);
   }
 };
 
@@ -103,23 +104,45 @@ RootsInput load_roots(const RootsOptions& opt) {
   return in;
 }
 
+// Keep the rows whose object's type name contains PATTERN: each type's name is matched once.
+void keep_type_matches(const RootsInput& in, std::string_view pattern, std::vector<size_t>& rows) {
+  const auto types = in.type_ids_of(rows);
+  std::vector<std::pair<uint32_t, bool>> matched;  // (type id, name matches), sorted by id
+  for (const auto& t : types)
+    if (t) matched.emplace_back(*t, false);
+  std::sort(matched.begin(), matched.end());
+  matched.erase(std::unique(matched.begin(), matched.end()), matched.end());
+  for (auto& [id, match] : matched) match = contains_ignore_case(in.names.type_name(id), pattern);
+  auto matches = [&](uint32_t id) {
+    return std::lower_bound(matched.begin(), matched.end(), std::make_pair(id, false))->second;
+  };
+  size_t kept = 0;
+  for (size_t k = 0; k < rows.size(); ++k)
+    if (types[k] && matches(*types[k])) rows[kept++] = rows[k];
+  rows.resize(kept);
+}
+
 std::vector<size_t> select_roots(const RootsInput& in, const RootsOptions& opt) {
   std::vector<size_t> rows =
       value_or_fail(filter_roots(in.roots, parse_kinds(opt.kinds), parse_flags(opt.flags)), in.sel.file);
-  if (!opt.type.empty()) {
-    const auto types = in.types_of(rows);
-    size_t kept = 0;
-    for (size_t k = 0; k < rows.size(); ++k)
-      if (types[k] && contains_ignore_case(*types[k], opt.type)) rows[kept++] = rows[k];
-    rows.resize(kept);
-  }
+  if (!opt.type.empty()) keep_type_matches(in, opt.type, rows);
   // Listed like the summary: stack, finalizer, handle, other; then by object address, with
-  // null slots (object 0, which the runtime reports for empty stack slots) last.
-  auto key = [&](size_t i) {
-    const int rank = in.roots.kinds[i] == RootKind::Other ? 4 : static_cast<int>(in.roots.kinds[i]);
-    return std::make_tuple(rank, in.roots.object_ids[i] == 0, in.roots.object_ids[i]);
+  // null slots (object 0, which the runtime reports for empty stack slots) last; the table's
+  // order among equals. Sorted as keys beside the rows, not through the table at each compare.
+  struct Keyed {
+    uint8_t rank;  // kind, Other last, then null after non-null
+    uint64_t object;
+    size_t row;
+    bool operator<(const Keyed& o) const { return std::tie(rank, object, row) < std::tie(o.rank, o.object, o.row); }
   };
-  std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) { return key(x) < key(y); });
+  std::vector<Keyed> keyed(rows.size());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const size_t i = rows[k];
+    const int kind = in.roots.kinds[i] == RootKind::Other ? 4 : static_cast<int>(in.roots.kinds[i]);
+    keyed[k] = {static_cast<uint8_t>(kind * 2 + (in.roots.object_ids[i] == 0)), in.roots.object_ids[i], i};
+  }
+  std::sort(keyed.begin(), keyed.end());
+  for (size_t k = 0; k < rows.size(); ++k) rows[k] = keyed[k].row;
   return rows;
 }
 
@@ -166,25 +189,38 @@ constexpr size_t kTerminalRows = 50;
 constexpr size_t kTerminalTypes = 10;
 
 // The summary by the type of the roots' objects (ROWS' TYPES, parallel; nullopt: no object
-// there or a null root): roots and distinct objects per type, most roots first. A table
+// there or a null root): roots and distinct objects per type name, most roots first. A table
 // shows the first kTerminalTypes and says how many more there are.
-Table type_summary(const RootsInput& in, std::span<const size_t> rows,
-                   const std::vector<std::optional<std::string_view>>& types, Format format,
-                   std::vector<std::string>& notes) {
+Table type_summary(const RootsInput& in, std::span<const size_t> rows, std::span<const std::optional<uint32_t>> types,
+                   Format format, std::vector<std::string>& notes) {
   struct Count {
     std::optional<std::string_view> type;
     uint64_t roots = 0, objects = 0;
   };
-  std::vector<std::pair<std::optional<std::string_view>, uint64_t>> keyed;  // (type, object)
-  for (size_t k = 0; k < rows.size(); ++k) keyed.emplace_back(types[k], in.roots.object_ids[rows[k]]);
+  // Counted by type id (0: no type, else id + 1) and object; an object has one type, so the
+  // counts of ids that share a name add up.
+  std::vector<std::pair<uint64_t, uint64_t>> keyed(rows.size());
+  for (size_t k = 0; k < rows.size(); ++k)
+    keyed[k] = {types[k] ? uint64_t{*types[k]} + 1 : 0, in.roots.object_ids[rows[k]]};
   std::sort(keyed.begin(), keyed.end());
   std::vector<Count> counts;
   for (size_t k = 0; k < keyed.size(); ++k) {
     const bool new_type = k == 0 || keyed[k].first != keyed[k - 1].first;
-    if (new_type) counts.push_back(Count{keyed[k].first, 0, 0});
+    if (new_type) counts.push_back(Count{keyed[k].first ? in.name_of(static_cast<uint32_t>(keyed[k].first - 1)) : std::nullopt});
     ++counts.back().roots;
     counts.back().objects += new_type || keyed[k].second != keyed[k - 1].second;
   }
+  std::sort(counts.begin(), counts.end(), [](const Count& x, const Count& y) { return x.type < y.type; });
+  size_t merged = 0;
+  for (size_t k = 0; k < counts.size(); ++k) {
+    if (merged && counts[merged - 1].type == counts[k].type) {
+      counts[merged - 1].roots += counts[k].roots;
+      counts[merged - 1].objects += counts[k].objects;
+    } else {
+      counts[merged++] = counts[k];
+    }
+  }
+  counts.resize(merged);
   std::stable_sort(counts.begin(), counts.end(), [](const Count& x, const Count& y) { return x.roots > y.roots; });
   Table table("types", fmt::format("Roots of GC {} by their object's type", in.sel.number()));
   table.add_column("type", "TYPE", ColumnKind::TypeName).add_column("count", "ROOTS", ColumnKind::Count);
@@ -199,7 +235,7 @@ Table type_summary(const RootsInput& in, std::span<const size_t> rows,
 }
 
 Table list_table(const RootsInput& in, std::span<const size_t> rows, size_t matched,
-                 std::span<const std::optional<std::string_view>> types) {
+                 std::span<const std::optional<uint32_t>> types) {
   Table list("roots", rows.size() == matched
                           ? fmt::format("Roots ({} of {})", matched, in.roots.size())
                           : fmt::format("Roots (first {} of {} that match, {} in all)", rows.size(), matched,
@@ -208,7 +244,7 @@ Table list_table(const RootsInput& in, std::span<const size_t> rows, size_t matc
   list.add_column("flags", "FLAGS").add_column("root_id", "ROOT ID", ColumnKind::Address).add_column("method", "METHOD");
   for (size_t k = 0; k < rows.size(); ++k) {
     const size_t i = rows[k];
-    const auto& t = types[k];
+    const auto t = in.name_of(types[k]);
     Cell method;
     if (in.roots.kinds[i] == RootKind::Stack)
       if (const MethodRecord* m = in.names.find_method(in.roots.root_ids[i])) method = Cell(m->name);
@@ -236,7 +272,7 @@ void run_roots(const RootsOptions& opt) {
   report.tables.push_back(summary_table(in, rows, filter_text(opt)));  // counts every match, before --top
   // The types of every match when the summary by type needs them, else of the listed rows.
   const size_t shown = listed_rows(opt, rows.size(), list_note);
-  const auto types = in.types_of(in.has_walk() ? std::span<const size_t>(rows) : std::span(rows).first(shown));
+  const auto types = in.type_ids_of(in.has_walk() ? std::span<const size_t>(rows) : std::span(rows).first(shown));
   if (in.has_walk()) report.tables.push_back(type_summary(in, rows, types, opt.format, report.notes));
   report.tables.push_back(list_table(in, std::span<const size_t>(rows).first(shown), rows.size(),
                                      std::span(types).first(shown)));
