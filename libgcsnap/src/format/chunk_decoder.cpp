@@ -11,9 +11,25 @@
 namespace gcsnap::format {
 namespace {
 
+// Grow to n elements, at least doubling the capacity, so many chunks do not reallocate often.
 template <typename T>
-void append_all(std::vector<T>& to, const std::vector<T>& from) {
-  to.insert(to.end(), from.begin(), from.end());
+T* grow_by(std::vector<T>& v, uint64_t n) {
+  const size_t old = v.size();
+  if (old + n > v.capacity()) v.reserve(std::max<size_t>(static_cast<size_t>(old + n), 2 * v.capacity()));
+  v.resize(old + static_cast<size_t>(n));
+  return v.data() + old;
+}
+
+struct SmallIntsTag;
+struct CountsTag;
+std::vector<uint64_t>& t_small_ints() { return platform::thread_cached<std::vector<uint64_t>, SmallIntsTag>(); }
+std::vector<uint64_t>& t_counts() { return platform::thread_cached<std::vector<uint64_t>, CountsTag>(); }
+std::vector<uint8_t>& t_bytes() { return platform::thread_cached<std::vector<uint8_t>>(); }
+
+// The COUNT rows of a section: each of its columns takes at least a byte a row, so a count its
+// payload cannot hold is damage, not an allocation.
+Status check_count(const DecodeContext& ctx, const char* what) {
+  return ctx.items > ctx.payload.size() ? Status(corrupt(ctx, what)) : Status();
 }
 
 }  // namespace
@@ -34,71 +50,55 @@ Status decode_generation_bounds(const DecodeContext& ctx, std::vector<Generation
   return {};
 }
 
+// The tables grow in place (a recording of 100 M objects has a million roots in many sections):
+// integer columns decode straight into them, byte columns through one per-thread buffer.
 Status decode_roots(const DecodeContext& ctx, RootTable& out) {
+  GCSNAP_RETURN_IF_ERROR(check_count(ctx, "root count larger than its data"));
+  const uint64_t n = ctx.items;
   ColumnCursor c(ctx.payload, ctx.offset);
-  std::vector<uint64_t> ids, root_ids;
-  std::vector<uint8_t> kinds, flags;
-  GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, ids));
-  GCSNAP_RETURN_IF_ERROR(c.read_bytes(ctx.items, kinds));
-  GCSNAP_RETURN_IF_ERROR(c.read_bytes(ctx.items, flags));
-  GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, root_ids));
-  GCSNAP_RETURN_IF_ERROR(c.finish());
-  for (uint8_t k : kinds)
+  GCSNAP_RETURN_IF_ERROR(c.read_u64_into(n, grow_by(out.object_ids, n)));
+  std::vector<uint8_t>& bytes = t_bytes();
+  GCSNAP_RETURN_IF_ERROR(c.read_bytes(n, bytes));
+  for (uint8_t k : bytes)
     if (k > kMaxRootKind) return corrupt(ctx, "root kind out of range");
-  append_all(out.object_ids, ids);
-  for (uint8_t k : kinds) out.kinds.push_back(static_cast<RootKind>(k));
-  append_all(out.flags, flags);
-  append_all(out.root_ids, root_ids);
-  return {};
+  RootKind* kinds = grow_by(out.kinds, n);
+  for (size_t i = 0; i < bytes.size(); ++i) kinds[i] = static_cast<RootKind>(bytes[i]);
+  GCSNAP_RETURN_IF_ERROR(c.read_bytes(n, bytes));
+  std::memcpy(grow_by(out.flags, n), bytes.data(), bytes.size());
+  GCSNAP_RETURN_IF_ERROR(c.read_u64_into(n, grow_by(out.root_ids, n)));
+  return c.finish();
 }
 
 Status decode_surviving(const DecodeContext& ctx, RangeTable& out) {
+  GCSNAP_RETURN_IF_ERROR(check_count(ctx, "range count larger than its data"));
+  const uint64_t n = ctx.items;
   ColumnCursor c(ctx.payload, ctx.offset);
-  std::vector<uint64_t> starts, lengths;
-  GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, starts));
-  GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, lengths));
+  uint64_t* starts = grow_by(out.surviving_starts, n);
+  uint64_t* lengths = grow_by(out.surviving_lengths, n);
+  GCSNAP_RETURN_IF_ERROR(c.read_u64_into(n, starts));
+  GCSNAP_RETURN_IF_ERROR(c.read_u64_into(n, lengths));
   GCSNAP_RETURN_IF_ERROR(c.finish());
-  for (size_t i = 0; i < starts.size(); ++i)
+  for (uint64_t i = 0; i < n; ++i)
     if (lengths[i] > UINT64_MAX - starts[i]) return corrupt(ctx, "range end overflows");
-  append_all(out.surviving_starts, starts);
-  append_all(out.surviving_lengths, lengths);
   return {};
 }
 
 Status decode_moved(const DecodeContext& ctx, RangeTable& out) {
+  GCSNAP_RETURN_IF_ERROR(check_count(ctx, "range count larger than its data"));
+  const uint64_t n = ctx.items;
   ColumnCursor c(ctx.payload, ctx.offset);
-  std::vector<uint64_t> old_starts, new_starts, lengths;
-  GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, old_starts));
-  GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, new_starts));
-  GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, lengths));
+  uint64_t* old_starts = grow_by(out.moved_old_starts, n);
+  uint64_t* new_starts = grow_by(out.moved_new_starts, n);
+  uint64_t* lengths = grow_by(out.moved_lengths, n);
+  GCSNAP_RETURN_IF_ERROR(c.read_u64_into(n, old_starts));
+  GCSNAP_RETURN_IF_ERROR(c.read_u64_into(n, new_starts));
+  GCSNAP_RETURN_IF_ERROR(c.read_u64_into(n, lengths));
   GCSNAP_RETURN_IF_ERROR(c.finish());
-  for (size_t i = 0; i < old_starts.size(); ++i)
+  for (uint64_t i = 0; i < n; ++i)
     if (lengths[i] > UINT64_MAX - old_starts[i] || lengths[i] > UINT64_MAX - new_starts[i])
       return corrupt(ctx, "range end overflows");
-  append_all(out.moved_old_starts, old_starts);
-  append_all(out.moved_new_starts, new_starts);
-  append_all(out.moved_lengths, lengths);
   return {};
 }
-
-namespace {
-
-// Grow to n elements, at least doubling the capacity, so many chunks do not reallocate often.
-template <typename T>
-T* grow_by(std::vector<T>& v, uint64_t n) {
-  const size_t old = v.size();
-  if (old + n > v.capacity()) v.reserve(std::max<size_t>(static_cast<size_t>(old + n), 2 * v.capacity()));
-  v.resize(old + static_cast<size_t>(n));
-  return v.data() + old;
-}
-
-struct SmallIntsTag;
-struct CountsTag;
-std::vector<uint64_t>& t_small_ints() { return platform::thread_cached<std::vector<uint64_t>, SmallIntsTag>(); }
-std::vector<uint64_t>& t_counts() { return platform::thread_cached<std::vector<uint64_t>, CountsTag>(); }
-std::vector<uint8_t>& t_bytes() { return platform::thread_cached<std::vector<uint8_t>>(); }
-
-}  // namespace
 
 Result<uint64_t> reference_total(const DecodeContext& ctx) {
   ColumnCursor c(ctx.payload, ctx.offset);
@@ -154,14 +154,11 @@ Status decode_objects(const DecodeContext& ctx, ObjectTable& out) {
 }
 
 Status decode_dependent_handles(const DecodeContext& ctx, DependentHandleTable& out) {
+  GCSNAP_RETURN_IF_ERROR(check_count(ctx, "dependent handle count larger than its data"));
   ColumnCursor c(ctx.payload, ctx.offset);
-  std::vector<uint64_t> primaries, secondaries;
-  GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, primaries));
-  GCSNAP_RETURN_IF_ERROR(c.read_u64(ctx.items, secondaries));
-  GCSNAP_RETURN_IF_ERROR(c.finish());
-  append_all(out.primaries, primaries);
-  append_all(out.secondaries, secondaries);
-  return {};
+  GCSNAP_RETURN_IF_ERROR(c.read_u64_into(ctx.items, grow_by(out.primaries, ctx.items)));
+  GCSNAP_RETURN_IF_ERROR(c.read_u64_into(ctx.items, grow_by(out.secondaries, ctx.items)));
+  return c.finish();
 }
 
 Status decode_delegate_targets(const DecodeContext& ctx, std::vector<DelegateTarget>& out) {
