@@ -27,6 +27,9 @@ same() {  # same ARGS...: the output with the index equals the output from the r
 same types "$snap" --top 10
 same dominators "$snap" --top 10
 same dominators "$snap" --top 10 --no-fold
+# Unfolded from pieces: the nodes in two halves on two threads (split at 131,072), with a filter.
+same dominators "$snap" --top 300 --no-fold --format csv
+same dominators "$snap" --top 20 --no-fold --filter Item
 # Folded from pieces (the type ids and dominators decoded whole, the retained sizes in pieces).
 same dominators "$snap" --top 50 --format json
 same dominators "$snap" --top 3 --format csv --filter Item

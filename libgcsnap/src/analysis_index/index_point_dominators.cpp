@@ -79,25 +79,6 @@ void offer(std::vector<Ranked>& heads, size_t n, const Ranked& x) {
   }
 }
 
-// The N largest objects of TYPES, largest first (--no-fold: every object is a row).
-Result<std::vector<Ranked>> largest_objects(detail::IndexPieces& ix, size_t n, std::span<const uint32_t> types) {
-  InOrder retained(ix, L::kRetained), idom(ix, L::kIdom), type(ix, L::kTypeIds);
-  std::vector<Ranked> heads;
-  for (uint64_t v = 0; v < ix.nodes(); ++v) {
-    uint64_t d = 0, r = 0, t = 0;
-    if (!idom.get(v, d)) return idom.error();
-    if (d == kNoNode) continue;
-    if (!retained.get(v, r)) return retained.error();
-    const Ranked x{r, static_cast<NodeIndex>(v)};
-    if (heads.size() == n && !larger(x, heads.front())) continue;
-    if (!type.get(v, t)) return type.error();
-    if (!types.empty() && !std::binary_search(types.begin(), types.end(), static_cast<uint32_t>(t))) continue;
-    offer(heads, n, x);
-  }
-  std::sort(heads.begin(), heads.end(), larger);
-  return heads;
-}
-
 // The type ids and immediate dominators held whole (4 B per object each): whether an object
 // folds into its dominator (both of one type), and where a chain's head is, are then read from
 // memory, never from a piece anywhere in an array.
@@ -158,6 +139,52 @@ Result<std::vector<Ranked>> largest_heads(detail::IndexPieces& ix, const ChainCo
   Status low_status, high_status;
   auto first = [&] { high_status = rank_heads(ix, c, mid, nodes, n, types, high); };
   auto second = [&] { low_status = rank_heads(ix, c, 0, mid, n, types, low); };
+  run_both(first, second);
+  if (!low_status.is_ok()) return low_status.error();
+  if (!high_status.is_ok()) return high_status.error();
+  low.insert(low.end(), high.begin(), high.end());
+  std::sort(low.begin(), low.end(), larger);
+  if (low.size() > n) low.resize(n);
+  return low;
+} catch (const std::bad_alloc&) {
+  return out_of_memory();
+}
+
+// Nodes [FROM, TO): the N largest objects of TYPES into HEADS (--no-fold: every object is a
+// row). The retained sizes pass a piece at a time; an object too small to be kept is never
+// looked at further, so the dominators' and types' pieces are read only around candidates
+// (unreachable objects retain 0 and are told apart by their dominator).
+Status rank_objects(detail::IndexPieces& ix, uint64_t from, uint64_t to, size_t n, std::span<const uint32_t> types,
+                    std::vector<Ranked>& heads) try {
+  InOrder retained(ix, L::kRetained), idom(ix, L::kIdom), type(ix, L::kTypeIds);
+  for (uint64_t v = from; v < to; ++v) {
+    uint64_t d = 0, r = 0, t = 0;
+    if (!retained.get(v, r)) return retained.error();
+    const Ranked x{r, static_cast<NodeIndex>(v)};
+    if (heads.size() == n && !larger(x, heads.front())) continue;
+    if (!idom.get(v, d)) return idom.error();
+    if (d == kNoNode) continue;
+    if (!type.get(v, t)) return type.error();
+    if (!types.empty() && !std::binary_search(types.begin(), types.end(), static_cast<uint32_t>(t))) continue;
+    offer(heads, n, x);
+  }
+  return Status();
+} catch (const std::bad_alloc&) {
+  return out_of_memory();
+}
+
+// The N largest objects of TYPES, largest first: the nodes in two halves on two threads.
+Result<std::vector<Ranked>> largest_objects(detail::IndexPieces& ix, size_t n, std::span<const uint32_t> types) try {
+  for (size_t which : {L::kRetained, L::kIdom, L::kTypeIds})
+    if (Status s = ix.locate(which); !s.is_ok()) return s.error();
+  // Split at a piece of the retained sizes, so that no piece of them is decoded twice.
+  const uint64_t nodes = ix.nodes();
+  constexpr uint64_t kPerPiece = detail::kFrameBytes / 8;
+  const uint64_t mid = std::min(nodes, (nodes / 2 + kPerPiece / 2) / kPerPiece * kPerPiece);
+  std::vector<Ranked> low, high;
+  Status low_status, high_status;
+  auto first = [&] { high_status = rank_objects(ix, mid, nodes, n, types, high); };
+  auto second = [&] { low_status = rank_objects(ix, 0, mid, n, types, low); };
   run_both(first, second);
   if (!low_status.is_ok()) return low_status.error();
   if (!high_status.is_ok()) return high_status.error();
