@@ -2,6 +2,7 @@
 #include "analysis_index/index_codec.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <vector>
@@ -28,13 +29,31 @@ void store(unsigned char* p, T v) noexcept {
   std::memcpy(p, &v, sizeof v);
 }
 
+// The bytes of COUNT elements of VALUES into planes at PLANES, one loop per plane. The restrict
+// pointers are what lets the compiler vectorize: a byte store may alias anything, so through the
+// thread-cached vector it reloaded the vector's data pointer and stored a byte per iteration
+// (the transform was ~20 % of the index build's coding).
+template <typename T>
+void split_planes(const T* __restrict values, size_t count, unsigned char* __restrict planes) noexcept {
+  for (size_t b = 0; b < sizeof(T); ++b) {
+    unsigned char* __restrict plane = planes + b * count;
+    const unsigned shift = static_cast<unsigned>(8 * b);
+    for (size_t k = 0; k < count; ++k) plane[k] = static_cast<unsigned char>(values[k] >> shift);
+  }
+}
+
 // COUNT elements from IN, the first at array index FIRST, transformed into byte planes: the
 // transform into VALUES first, then one loop per plane (no dependence between elements there).
 template <typename T>
 void forward_transform(const unsigned char* in, size_t count, uint64_t first, Transform t, unsigned char* planes) {
-  auto& values = platform::thread_cached<std::vector<T>, struct ForwardValues>();
-  values.resize(count);
-  std::memcpy(values.data(), in, count * sizeof(T));
+  if (t == Transform::None && reinterpret_cast<uintptr_t>(in) % alignof(T) == 0) {
+    split_planes<T>(reinterpret_cast<const T*>(in), count, planes);  // an array's own elements: no copy
+    return;
+  }
+  auto& cached = platform::thread_cached<std::vector<T>, struct ForwardValues>();
+  cached.resize(count);
+  T* __restrict values = cached.data();
+  std::memcpy(values, in, count * sizeof(T));
   if (t == Transform::Delta) {
     T prev = 0;
     for (size_t k = 0; k < count; ++k) {
@@ -45,10 +64,7 @@ void forward_transform(const unsigned char* in, size_t count, uint64_t first, Tr
   } else if (t == Transform::Self) {
     for (size_t k = 0; k < count; ++k) values[k] = static_cast<T>(values[k] - static_cast<T>(first + k));
   }
-  for (size_t b = 0; b < sizeof(T); ++b) {
-    unsigned char* plane = planes + b * count;
-    for (size_t k = 0; k < count; ++k) plane[k] = static_cast<unsigned char>(values[k] >> (8 * b));
-  }
+  split_planes<T>(values, count, planes);
 }
 
 // Gather the planes into elements, then undo the transform in place: two loops, so that the
