@@ -179,7 +179,7 @@ Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& slot_of, co
     ShapeTrie trie;
     if (a.options.include_weak || !assign_shapes_from_tree(s, trie)) {
       trie = ShapeTrie{};
-      assign_shapes(s, trie, a.options.include_weak);
+      assign_shapes(s, trie, a.options.include_weak, false);
     }
     if (a.by_identity && w >= a.segment_start && a.last_node[w].size() != s.graph().node_count())
       return make_error(ErrorCode::InconsistentData, "a heap walk changed while it was read");
