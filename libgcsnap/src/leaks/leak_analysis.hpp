@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "leaks/identity_steps.hpp"
 #include "leaks/leak_scan.hpp"
 #include "leaks/member_marks.hpp"
 #include "analysis/shape_trie.hpp"
@@ -60,9 +61,11 @@ struct Analysis {
   // is an array, and each node's position in the dominator tree's preorder.
   std::vector<uint8_t> array_types;
   std::vector<uint32_t> preorder_position;
-  // With identity, per walk of the segment but the last: each object's node at the last walk,
-  // or kNoBirth where it died before (compose_identity); empty for the other walks.
-  std::vector<std::vector<uint32_t>> last_node;
+  // With identity, each walk's objects' nodes at the next walk (scan_walks), composed back from
+  // the last walk as the second pass reads the walks: LAST_NODE, for the walk it reads, each
+  // object's node at the last walk or kNoBirth where it died before (empty outside the segment).
+  IdentitySteps steps;
+  std::vector<uint32_t> last_node;
   // With identity, the candidates whose holder dominates their members at the last walk
   // (find_candidate_holders): followed back by identity, the objects at an earlier walk with
   // the holder's shape then extended by LABELS (the candidate's shape from the holder on) are
