@@ -32,16 +32,15 @@ struct CandidateMembers {
 };
 
 // What the last walk says about one group's members: one per shape of the last walk (about
-// one per object in the synthetic series), so 32 B, not 40 (counts and hops fit 32 bits as
-// node numbers do).
+// one per object in the synthetic series), so 24 B, not 40 (counts and hops fit 32 bits as
+// node numbers do; the newest member's birth is the last walk's birth of it).
 struct LastWalkFacts {
   uint64_t accumulated_bytes = 0;
   uint32_t accumulated_count = 0;
   NodeIndex newest = kNoNode;
-  uint32_t newest_birth = 0;
   uint32_t min_hops = UINT32_MAX, max_hops = 0;
 };
-static_assert(sizeof(LastWalkFacts) == 32);
+static_assert(sizeof(LastWalkFacts) == 24);
 
 struct Analysis {
   const LeakOptions& options;

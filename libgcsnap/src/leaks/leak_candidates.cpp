@@ -17,10 +17,7 @@ std::vector<LastWalkFacts> collect_last_walk(Analysis& a) {
     if (!a.by_identity || birth <= a.segment_start) continue;
     ++f.accumulated_count;
     f.accumulated_bytes += s.graph().object_size(v);
-    if (f.newest == kNoNode || birth > f.newest_birth) {
-      f.newest = v;
-      f.newest_birth = birth;
-    }
+    if (f.newest == kNoNode || birth > s.birth[f.newest]) f.newest = v;
   }
   return facts;
 }
@@ -76,10 +73,7 @@ std::map<uint32_t, std::vector<PathShape>> join_linked_groups(Analysis& a, std::
     f.accumulated_bytes += o.accumulated_bytes;
     f.min_hops = std::min(f.min_hops, o.min_hops);
     f.max_hops = std::max(f.max_hops, o.max_hops);
-    if (o.newest != kNoNode && (f.newest == kNoNode || o.newest_birth > f.newest_birth)) {
-      f.newest = o.newest;
-      f.newest_birth = o.newest_birth;
-    }
+    if (o.newest != kNoNode && (f.newest == kNoNode || s.birth[o.newest] > s.birth[f.newest])) f.newest = o.newest;
   }
   if (!shapes.empty())
     for (NodeIndex v = 0; v < s.graph().node_count(); ++v)
