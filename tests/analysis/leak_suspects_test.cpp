@@ -357,7 +357,17 @@ TEST_CASE("leak suspects: a list held at both ends is one suspect held by its ow
   CHECK(s.type == "App.Node");
   CHECK(s.holds.empty());
   CHECK(report->groups == 4);  // Keep, Owner, Waiter, and the two shapes of Node judged as one
-  CHECK(s.shapes.size() == 2);
+  REQUIRE(s.shapes.size() == 2);
+  // The list's 21 nodes split where the breadth-first search from the two roots meets: the
+  // waiter reaches the oldest 11 at hops 1-11, the owner (hop 1) the newest 10 at hops 2-11.
+  // Each shape's own hops, though the first is the joined group's root (its facts are the group's).
+  CHECK(s.shapes[0].count == 11);
+  CHECK(s.shapes[0].types == std::vector<std::string>{"App.Waiter", "App.Node"});
+  CHECK(s.shapes[0].min_hops == 1);
+  CHECK(s.shapes[0].max_hops == 11);
+  CHECK(s.shapes[1].count == 10);
+  CHECK(s.shapes[1].min_hops == 2);
+  CHECK(s.shapes[1].max_hops == 11);
   // Counted whole, as the type's own series counts it.
   const auto node_series = std::find_if(report->types.begin(), report->types.end(),
                                         [](const TypeSeries& t) { return t.type == "App.Node"; });

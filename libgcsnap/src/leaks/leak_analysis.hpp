@@ -106,8 +106,11 @@ inline uint32_t find_set(std::vector<uint32_t>& parent, uint32_t x) {
 // leak_candidates.cpp
 std::vector<LastWalkFacts> collect_last_walk(Analysis& a);
 PathShape make_shape(const Analysis& a, uint32_t g, const LastWalkFacts& f);
-std::map<uint32_t, std::vector<PathShape>> join_linked_groups(Analysis& a, std::vector<LastWalkFacts>& facts,
-                                                              std::vector<uint32_t>& root_of);
+void join_linked_groups(Analysis& a, std::vector<LastWalkFacts>& facts, std::vector<uint32_t>& root_of);
+std::map<uint32_t, std::vector<PathShape>> joined_candidate_shapes(const Analysis& a,
+                                                                   const std::vector<LastWalkFacts>& facts,
+                                                                   const std::vector<uint32_t>& root_of,
+                                                                   std::span<const uint32_t> shape_of_node);
 void choose_candidates(Analysis& a, const std::vector<LastWalkFacts>& facts, const std::vector<uint32_t>& root_of,
                        uint64_t& judged_groups);
 
