@@ -6,12 +6,14 @@ namespace gcsnap::leaks {
 
 void ShapeTrie::reserve(size_t shapes) {
   nodes_.reserve(shapes);
+  tails_.reserve(shapes);
   steps_.reserve(shapes);
 }
 
 uint32_t ShapeTrie::add_node(uint32_t parent, uint32_t label) {
   const auto id = static_cast<uint32_t>(nodes_.size());
   nodes_.push_back(Node{parent, label, parent == kNone ? 0 : nodes_[parent].depth + 1});
+  tails_.push_back((parent == kNone ? 0 : tails_[parent] << 8) | label_hash(label));
   return id;
 }
 
@@ -30,8 +32,13 @@ uint32_t ShapeTrie::collapsed(uint32_t shape, uint32_t type) const noexcept {
   constexpr size_t kMaxPeriod = 4;
   const size_t periods = std::min(max_period_, kMaxPeriod);
   const uint32_t types = nodes_[shape].depth + 1;  // in SHAPE + TYPE
-  uint32_t tail[2 * kMaxPeriod];                   // tail[i]: the label i hops from the end
-  uint32_t at[2 * kMaxPeriod];                     // at[i]: the shape whose label tail[i] is
+  // A period p repeats only if TYPE equals the label p - 1 hops above SHAPE: their hashes first.
+  const uint32_t hash = label_hash(type), tails = tails_[shape];
+  bool may_repeat = false;
+  for (size_t p = 1; p <= periods && 2 * p <= types; ++p) may_repeat |= ((tails >> (8 * (p - 1))) & 0xFF) == hash;
+  if (!may_repeat) return kNone;
+  uint32_t tail[2 * kMaxPeriod];  // tail[i]: the label i hops from the end
+  uint32_t at[2 * kMaxPeriod];    // at[i]: the shape whose label tail[i] is
   tail[0] = type;
   at[0] = kNone;
   size_t known = 1;

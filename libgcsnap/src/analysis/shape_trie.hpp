@@ -30,7 +30,8 @@ class ShapeTrie {
   /// Start loading what extend(SHAPE, TYPE) will probe first (a hint; nothing changes).
   void prefetch(uint32_t shape, uint32_t type) const noexcept {
     steps_.prefetch(static_cast<uint64_t>(shape) << 32 | type);
-    __builtin_prefetch(&nodes_[shape]);  // a new step's collapse test reads it
+    __builtin_prefetch(&nodes_[shape]);  // a new step's collapse test reads both
+    __builtin_prefetch(&tails_[shape]);
   }
 
   uint32_t parent(uint32_t shape) const noexcept { return nodes_[shape].parent; }
@@ -42,7 +43,10 @@ class ShapeTrie {
   std::vector<uint32_t> labels(uint32_t shape) const;
   /// Free the lookup map: parent(), label(), depth() and labels() still work; root() and
   /// extend() must not be called any more.
-  void forget_children() { steps_.release(); }
+  void forget_children() {
+    steps_.release();
+    std::vector<uint32_t>().swap(tails_);
+  }
 
  private:
   // One record per shape: a walk up the parents (the collapse test) touches one cache line
@@ -53,6 +57,7 @@ class ShapeTrie {
   uint32_t add_node(uint32_t parent, uint32_t label);
   // The shape that SHAPE extended by TYPE collapses to, or kNone when it does not collapse.
   uint32_t collapsed(uint32_t shape, uint32_t type) const noexcept;
+  static uint32_t label_hash(uint32_t label) noexcept { return (label * 0x9E3779B1u) >> 24; }
 
   size_t max_period_;
   std::vector<Node> nodes_;
@@ -61,6 +66,10 @@ class ShapeTrie {
   // One open-addressing map and one probe per step: node-based maps spent a quarter of
   // `gcsnap leaks` in rehashing, allocating and freeing nodes.
   StepTable steps_;
+  // Per shape, until forget_children: label_hash of its last four labels, its own in the low
+  // byte. The collapse test climbs the parents (a cache miss a level) only when one of them is
+  // the new type's hash: in the synthetic series most new steps collapse nowhere.
+  std::vector<uint32_t> tails_;
 };
 
 }  // namespace gcsnap::leaks

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "leaks/identity_steps.hpp"
 #include "leaks/leak_scan.hpp"
 #include "leaks/member_marks.hpp"
 #include "analysis/shape_trie.hpp"
@@ -31,16 +32,15 @@ struct CandidateMembers {
 };
 
 // What the last walk says about one group's members: one per shape of the last walk (about
-// one per object in the synthetic series), so 32 B, not 40 (counts and hops fit 32 bits as
-// node numbers do).
+// one per object in the synthetic series), so 24 B, not 40 (counts and hops fit 32 bits as
+// node numbers do; the newest member's birth is the last walk's birth of it).
 struct LastWalkFacts {
   uint64_t accumulated_bytes = 0;
   uint32_t accumulated_count = 0;
   NodeIndex newest = kNoNode;
-  uint32_t newest_birth = 0;
   uint32_t min_hops = UINT32_MAX, max_hops = 0;
 };
-static_assert(sizeof(LastWalkFacts) == 32);
+static_assert(sizeof(LastWalkFacts) == 24);
 
 struct Analysis {
   const LeakOptions& options;
@@ -60,9 +60,11 @@ struct Analysis {
   // is an array, and each node's position in the dominator tree's preorder.
   std::vector<uint8_t> array_types;
   std::vector<uint32_t> preorder_position;
-  // With identity, per walk of the segment but the last: each object's node at the last walk,
-  // or kNoBirth where it died before (compose_identity); empty for the other walks.
-  std::vector<std::vector<uint32_t>> last_node;
+  // With identity, each walk's objects' nodes at the next walk (scan_walks), composed back from
+  // the last walk as the second pass reads the walks: LAST_NODE, for the walk it reads, each
+  // object's node at the last walk or kNoBirth where it died before (empty outside the segment).
+  IdentitySteps steps;
+  std::vector<uint32_t> last_node;
   // With identity, the candidates whose holder dominates their members at the last walk
   // (find_candidate_holders): followed back by identity, the objects at an earlier walk with
   // the holder's shape then extended by LABELS (the candidate's shape from the holder on) are
@@ -104,8 +106,11 @@ inline uint32_t find_set(std::vector<uint32_t>& parent, uint32_t x) {
 // leak_candidates.cpp
 std::vector<LastWalkFacts> collect_last_walk(Analysis& a);
 PathShape make_shape(const Analysis& a, uint32_t g, const LastWalkFacts& f);
-std::map<uint32_t, std::vector<PathShape>> join_linked_groups(Analysis& a, std::vector<LastWalkFacts>& facts,
-                                                              std::vector<uint32_t>& root_of);
+void join_linked_groups(Analysis& a, std::vector<LastWalkFacts>& facts, std::vector<uint32_t>& root_of);
+std::map<uint32_t, std::vector<PathShape>> joined_candidate_shapes(const Analysis& a,
+                                                                   const std::vector<LastWalkFacts>& facts,
+                                                                   const std::vector<uint32_t>& root_of,
+                                                                   std::span<const uint32_t> shape_of_node);
 void choose_candidates(Analysis& a, const std::vector<LastWalkFacts>& facts, const std::vector<uint32_t>& root_of,
                        uint64_t& judged_groups);
 

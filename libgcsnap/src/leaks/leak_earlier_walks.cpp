@@ -52,17 +52,12 @@ std::vector<uint32_t> candidate_slots(const ShapeTrie& trie, const std::vector<u
 
 }  // namespace
 
-// Each walk's map to the next (scan_walks) composed, from the last walk backwards, into the
-// objects' nodes at the last walk; the walks before the identity segment know none.
+// The walks before the identity segment know no object at the last walk: their maps to the
+// next walk go (count_earlier_walks composes the others as it reads the walks).
 void compose_identity(Analysis& a) {
   const size_t k = a.series.walks - 1;
-  for (size_t w = 0; w < a.segment_start && w < a.last_node.size(); ++w) a.last_node[w] = {};
-  if (!a.by_identity) return;
-  for (size_t w = k - 1; w-- > a.segment_start;) {
-    const std::vector<uint32_t>& next = a.last_node[w + 1];
-    for (uint32_t& x : a.last_node[w])
-      if (x != kNoBirth) x = next[x];
-  }
+  for (size_t w = 0; w < k; ++w)
+    if (!a.by_identity || w < a.segment_start) a.steps.clear(w);
 }
 
 namespace {
@@ -83,7 +78,7 @@ std::vector<uint32_t> members_at(const Analysis& a, size_t w, const ScannedWalk&
   const size_t n = s.graph().node_count();
   std::vector<uint32_t> member_slot(n, ShapeTrie::kNone);
   if (!a.by_identity || w < a.segment_start) return member_slot;
-  const std::vector<uint32_t>& last_node = a.last_node[w];
+  const std::vector<uint32_t>& last_node = a.last_node;
   const std::vector<uint32_t>& last_shape = a.last->shape;
   for (NodeIndex v = 0; v < n; ++v) {
     const uint32_t u = last_node[v];
@@ -106,7 +101,7 @@ std::vector<uint32_t> holder_shapes(const Analysis& a, size_t w, const ScannedWa
   if (a.holders.empty() || !a.by_identity || w < a.segment_start) return out;
   std::vector<uint32_t> holder_of(a.last->shape.size(), ShapeTrie::kNone);  // by last-walk node
   for (uint32_t i = 0; i < a.holders.size(); ++i) holder_of[a.holders[i].node] = i;
-  const std::vector<uint32_t>& last_node = a.last_node[w];
+  const std::vector<uint32_t>& last_node = a.last_node;
   for (NodeIndex v = 0; v < last_node.size(); ++v) {
     if (last_node[v] == kNoBirth || s.shape[v] == ShapeTrie::kNone) continue;
     const uint32_t i = holder_of[last_node[v]];
@@ -172,16 +167,22 @@ Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& slot_of, co
                            const PrefixMap& prefixes, const OpenWalk& open_walk, ShapeUnion& shapes) {
   const size_t k = a.series.walks - 1;
   const std::vector<uint32_t> first_slot = first_slots(a, root_of_slot);
-  for (size_t w = 0; w < k; ++w) {
+  // From the last walk backwards: each walk's nodes at the last walk follow from the next
+  // walk's (IdentitySteps). Nothing here depends on the order of the walks.
+  for (size_t w = k; w-- > 0;) {
+    if (a.by_identity && w >= a.segment_start) {
+      a.last_node = a.steps.compose(w, w + 1 == k ? std::span<const uint32_t>() : a.last_node);
+      a.steps.clear(w);
+    }
     auto opened = open_walk(w);
     if (!opened) return opened.error();
     ScannedWalk& s = **opened;
     ShapeTrie trie;
     if (a.options.include_weak || !assign_shapes_from_tree(s, trie)) {
       trie = ShapeTrie{};
-      assign_shapes(s, trie, a.options.include_weak);
+      assign_shapes(s, trie, a.options.include_weak, false);
     }
-    if (a.by_identity && w >= a.segment_start && a.last_node[w].size() != s.graph().node_count())
+    if (a.by_identity && w >= a.segment_start && a.last_node.size() != s.graph().node_count())
       return make_error(ErrorCode::InconsistentData, "a heap walk changed while it was read");
     const std::vector<uint32_t> held_shapes = holder_shapes(a, w, s, trie);
     trie.forget_children();  // only named from here on: its map is most of its memory
@@ -197,8 +198,8 @@ Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& slot_of, co
       const std::vector<uint32_t> member_slot = members_at(a, w, s, slot, first_slot);
       add_points(a, w, s, slot, member_slot, root_of_slot);
     }
-    a.last_node[w] = {};  // read once
   }
+  a.last_node = {};
   return {};
 }
 

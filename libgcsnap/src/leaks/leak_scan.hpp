@@ -108,8 +108,9 @@ Result<std::unique_ptr<ScannedWalk>> open_walk_graph(const Recording& recording,
 Status reopen_walk(ScannedWalk& s, const Recording& recording, const std::string& path, bool include_weak);
 
 /// Give every reachable object of S its collapsed path shape in TRIE (S.shape, S.hops):
-/// breadth-first from the roots in root_priority order, as retention paths are found.
-void assign_shapes(ScannedWalk& s, ShapeTrie& trie, bool include_weak);
+/// breadth-first from the roots in root_priority order, as retention paths are found. WITH_HOPS
+/// false leaves S.hops empty (only the last walk's facts read them).
+void assign_shapes(ScannedWalk& s, ShapeTrie& trie, bool include_weak, bool with_hops = true);
 
 /// Give every reachable object of S its shape as assign_shapes with strong roots does, from
 /// the shortest-path tree of S's analysis index (S.hops left empty). False, with S.shape to be

@@ -83,7 +83,8 @@ struct WalkSource {
 // First pass: the objects of every walk, their births and the types' series; the last walk
 // whole (graph, dominators), as the suspects are judged there.
 Status scan_walks(Analysis& a, LeakReport& report, const WalkSource& source) {
-  a.last_node.assign(report.walks.size(), {});
+  a.steps.reset(report.walks.size());
+  std::vector<uint32_t> next;  // the walk before's objects' nodes here
   for (uint32_t w = 0; w < report.walks.size(); ++w) {
     LeakWalk& walk = report.walks[w];
     const bool same_recording = w > 0 && report.walks[w - 1].recording == walk.recording;
@@ -92,11 +93,12 @@ Status scan_walks(Analysis& a, LeakReport& report, const WalkSource& source) {
     // The walk before is needed only for its objects' identity: free the rest first.
     if (a.last) a.last->slim();
     const bool is_last = w + 1 == report.walks.size();
-    std::vector<uint32_t>* next = w > 0 ? &a.last_node[w - 1] : nullptr;
+    next.clear();
     auto scanned = leaks::scan_walk(source.recording(walk), source.path(walk), walk.gc_pos, w,
                                     same_recording ? a.last.get() : nullptr, &identity, a.types, a.series, is_last,
-                                    a.options.include_weak, next);
+                                    a.options.include_weak, w > 0 ? &next : nullptr);
     if (!scanned) return scanned.error();
+    if (w > 0) a.steps.set(w - 1, next);
     a.last = std::move(scanned).value();
     walk.identity_from_previous = identity;
     walk.objects = a.last->graph().node_count();
@@ -131,7 +133,7 @@ Result<LeakReport> find_leak_suspects(std::span<const Recording* const> recordin
   list_walks(recordings, report);
   if (report.walks.empty()) return make_error(ErrorCode::NotFound, "no heap walk in the recordings");
 
-  Analysis a{options, leaks::ShapeTrie{}, {}, {}, nullptr, 0, false, {}, {}, {}, {}, {}, {}, {}, {}, {}, nullptr};
+  Analysis a{options, leaks::ShapeTrie{}, {}, {}, nullptr, 0, false, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, nullptr};
   a.series.walks = report.walks.size();
   const WalkSource source{recordings, paths, report};
   if (Status st = scan_walks(a, report, source); !st) return st.error();
