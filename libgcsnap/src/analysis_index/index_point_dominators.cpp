@@ -127,18 +127,16 @@ Status rank_heads(detail::IndexPieces& ix, const ChainColumns& c, uint64_t from,
   return out_of_memory();
 }
 
-// The N largest heads of TYPES, largest first: the nodes in two halves on two threads (split at
-// a piece of the retained sizes, so that no piece is decoded twice).
-Result<std::vector<Ranked>> largest_heads(detail::IndexPieces& ix, const ChainColumns& c, size_t n,
-                                          std::span<const uint32_t> types) try {
-  const uint64_t nodes = c.idom.size();
-  if (Status s = ix.locate(L::kRetained); !s.is_ok()) return s.error();
+// The N largest of NODES by RANK(from, to, kept) over two halves on two threads, largest first.
+// Split at a piece of the retained sizes, so that no piece of them is decoded twice.
+template <typename Rank>
+Result<std::vector<Ranked>> rank_in_halves(uint64_t nodes, size_t n, Rank rank) try {
   constexpr uint64_t kPerPiece = detail::kFrameBytes / 8;
   const uint64_t mid = std::min(nodes, (nodes / 2 + kPerPiece / 2) / kPerPiece * kPerPiece);
   std::vector<Ranked> low, high;
   Status low_status, high_status;
-  auto first = [&] { high_status = rank_heads(ix, c, mid, nodes, n, types, high); };
-  auto second = [&] { low_status = rank_heads(ix, c, 0, mid, n, types, low); };
+  auto first = [&] { high_status = rank(mid, nodes, high); };
+  auto second = [&] { low_status = rank(0, mid, low); };
   run_both(first, second);
   if (!low_status.is_ok()) return low_status.error();
   if (!high_status.is_ok()) return high_status.error();
@@ -148,6 +146,15 @@ Result<std::vector<Ranked>> largest_heads(detail::IndexPieces& ix, const ChainCo
   return low;
 } catch (const std::bad_alloc&) {
   return out_of_memory();
+}
+
+// The N largest heads of TYPES, largest first.
+Result<std::vector<Ranked>> largest_heads(detail::IndexPieces& ix, const ChainColumns& c, size_t n,
+                                          std::span<const uint32_t> types) {
+  if (Status s = ix.locate(L::kRetained); !s.is_ok()) return s.error();
+  return rank_in_halves(c.idom.size(), n, [&](uint64_t from, uint64_t to, std::vector<Ranked>& heads) {
+    return rank_heads(ix, c, from, to, n, types, heads);
+  });
 }
 
 // Nodes [FROM, TO): the N largest objects of TYPES into HEADS (--no-fold: every object is a
@@ -173,27 +180,13 @@ Status rank_objects(detail::IndexPieces& ix, uint64_t from, uint64_t to, size_t 
   return out_of_memory();
 }
 
-// The N largest objects of TYPES, largest first: the nodes in two halves on two threads.
-Result<std::vector<Ranked>> largest_objects(detail::IndexPieces& ix, size_t n, std::span<const uint32_t> types) try {
+// The N largest objects of TYPES, largest first.
+Result<std::vector<Ranked>> largest_objects(detail::IndexPieces& ix, size_t n, std::span<const uint32_t> types) {
   for (size_t which : {L::kRetained, L::kIdom, L::kTypeIds})
     if (Status s = ix.locate(which); !s.is_ok()) return s.error();
-  // Split at a piece of the retained sizes, so that no piece of them is decoded twice.
-  const uint64_t nodes = ix.nodes();
-  constexpr uint64_t kPerPiece = detail::kFrameBytes / 8;
-  const uint64_t mid = std::min(nodes, (nodes / 2 + kPerPiece / 2) / kPerPiece * kPerPiece);
-  std::vector<Ranked> low, high;
-  Status low_status, high_status;
-  auto first = [&] { high_status = rank_objects(ix, mid, nodes, n, types, high); };
-  auto second = [&] { low_status = rank_objects(ix, 0, mid, n, types, low); };
-  run_both(first, second);
-  if (!low_status.is_ok()) return low_status.error();
-  if (!high_status.is_ok()) return high_status.error();
-  low.insert(low.end(), high.begin(), high.end());
-  std::sort(low.begin(), low.end(), larger);
-  if (low.size() > n) low.resize(n);
-  return low;
-} catch (const std::bad_alloc&) {
-  return out_of_memory();
+  return rank_in_halves(ix.nodes(), n, [&](uint64_t from, uint64_t to, std::vector<Ranked>& heads) {
+    return rank_objects(ix, from, to, n, types, heads);
+  });
 }
 
 // Which type ids are kept, by their low 16 bits: the one kept type with those bits, or a search
