@@ -74,7 +74,7 @@ std::string ShimSession::take_growth_snapshot() {
   // try_lock: detach holds request_mutex_ while it stops this thread.
   std::unique_lock<std::mutex> busy(request_mutex_, std::defer_lock);
   while (!busy.try_lock()) {
-    if (detaching_.load() || shut_down_.load()) return std::string(kReplyError) + " recording is ending";
+    if (detaching_.load() || shut_down_.load()) return std::string(kReplyError).append(" recording is ending");
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return take_snapshot();

@@ -18,8 +18,10 @@ std::string folded_hops_text(const FoldedHops& f, const std::function<std::strin
       if (f.counts[k] > 1) s += fmt::format(" ×{}", f.counts[k]);
     } else {
       s += fmt::format(" {} (", arrow(f.first[k]));
-      for (size_t i = k; i < end; ++i)
-        s += (i == k ? "" : " " + arrow(f.first[i]) + " ") + hop(f.first[i]);
+      for (size_t i = k; i < end; ++i) {
+        if (i != k) s += fmt::format(" {} ", arrow(f.first[i]));
+        s += hop(f.first[i]);
+      }
       s += fmt::format(") ×{}", f.counts[k]);
     }
     k = end;
