@@ -64,7 +64,7 @@ Status decode_roots(const DecodeContext& ctx, RootTable& out) {
   RootKind* kinds = grow_by(out.kinds, n);
   for (size_t i = 0; i < bytes.size(); ++i) kinds[i] = static_cast<RootKind>(bytes[i]);
   GCSNAP_RETURN_IF_ERROR(c.read_bytes(n, bytes));
-  std::memcpy(grow_by(out.flags, n), bytes.data(), bytes.size());
+  std::copy(bytes.begin(), bytes.end(), grow_by(out.flags, n));  // not memcpy: an empty section has no data()
   GCSNAP_RETURN_IF_ERROR(c.read_u64_into(n, grow_by(out.root_ids, n)));
   return c.finish();
 }
