@@ -6,8 +6,7 @@
 #include <bit>
 #include <cstring>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "format/xxh3_wide.hpp"
 
 #include "gcsnap/heap_graph.hpp"
 
@@ -39,7 +38,7 @@ Result<IndexHead> check_index_head(std::span<const std::byte> head, uint64_t fil
   if (file_size < L::kHeaderSize || head.size() < L::kHeaderSize)
     return damaged(ErrorCode::Truncated, "analysis index shorter than its header");
   if (std::memcmp(h, L::kMagic, sizeof L::kMagic) != 0) return damaged(ErrorCode::NotAGcsnapFile, "not an analysis index (magic)");
-  if (L::load<uint64_t>(h + L::kOffHeaderHash) != XXH3_64bits(h, L::kOffHeaderHash))
+  if (L::load<uint64_t>(h + L::kOffHeaderHash) != format::xxh3_64(h, L::kOffHeaderHash))
     return damaged(ErrorCode::ChecksumMismatch, "analysis index header checksum");
   if (L::load<uint16_t>(h + L::kOffMajor) != L::kMajor)
     return damaged(ErrorCode::UnsupportedVersion, "analysis index of another major version");
@@ -85,7 +84,7 @@ Result<IndexHead> check_index_head(std::span<const std::byte> head, uint64_t fil
   if (file_size < L::kFirstArray || head.size() < L::kFirstArray)
     return damaged(ErrorCode::Truncated, "analysis index shorter than its directory");
   const std::byte* dir = h + L::kDirectoryOffset;
-  if (L::load<uint64_t>(h + L::kOffDirectoryHash) != XXH3_64bits(dir, L::kDirectorySize))
+  if (L::load<uint64_t>(h + L::kOffDirectoryHash) != format::xxh3_64(dir, L::kDirectorySize))
     return damaged(ErrorCode::ChecksumMismatch, "analysis index directory checksum");
   uint64_t at = L::kFirstArray;
   for (size_t a = 0; a < L::kArrayCount; ++a) {

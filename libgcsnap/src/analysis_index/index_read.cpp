@@ -17,6 +17,7 @@
 #include "analysis_index/index_header.hpp"
 #include "analysis_index/index_parse.hpp"
 #include "analysis_index/index_pieces.hpp"
+#include "format/xxh3_wide.hpp"
 #include "platform/file_io.hpp"
 #include "platform/memory_map.hpp"
 
@@ -273,7 +274,7 @@ Result<MappedIndex> map_index_file(const std::string& path, const IndexIdentity&
     return damaged(ErrorCode::Truncated, "analysis index shorter than its header");
   }
   if (std::memcmp(header, L::kMagic, sizeof L::kMagic) == 0 &&
-      L::load<uint64_t>(header + L::kOffHeaderHash) == XXH3_64bits(header, L::kOffHeaderHash)) {
+      L::load<uint64_t>(header + L::kOffHeaderHash) == format::xxh3_64(header, L::kOffHeaderHash)) {
     const IndexIdentity id = detail::identity_in_header(header);
     if (!(id == expected)) {
       platform::close_file(fd);

@@ -360,8 +360,8 @@ Status IndexFile::finish(std::array<unsigned char, L::kHeaderSize> header) {
     if (a < L::kDirectoryEntries) put(directory.data() + 8 * a, coded_[a]);
     else put(header.data() + L::kOffHolderCoded, coded_[a]);
   }
-  put(header.data() + L::kOffDirectoryHash, static_cast<uint64_t>(XXH3_64bits(directory.data(), directory.size())));
-  put(header.data() + L::kOffHeaderHash, static_cast<uint64_t>(XXH3_64bits(header.data(), L::kOffHeaderHash)));
+  put(header.data() + L::kOffDirectoryHash, format::xxh3_64(directory.data(), directory.size()));
+  put(header.data() + L::kOffHeaderHash, format::xxh3_64(header.data(), L::kOffHeaderHash));
   if (in_memory_mode()) {
     if (!put_bytes(header.data(), header.size(), 0) ||
         !put_bytes(directory.data(), directory.size(), L::kDirectoryOffset))

@@ -16,7 +16,7 @@ uint32_t header_checksum(const uint8_t* h) noexcept {
   uint8_t copy[kSectionHeaderSize];
   std::memcpy(copy, h, kSectionHeaderSize);
   std::memset(copy + 4, 0, 4);
-  return static_cast<uint32_t>(XXH3_64bits(copy, kSectionHeaderSize));
+  return static_cast<uint32_t>(xxh3_64(copy, kSectionHeaderSize));
 }
 
 // One compression/decompression context per thread: creating them costs more than a
