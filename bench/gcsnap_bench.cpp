@@ -260,7 +260,7 @@ int cmd_diff(const std::string& path) {
   auto mapper = map_objects(*rec, 0, 1, a->addresses, a->generations);
   if (!mapper) die("map_objects", mapper.error());
   const double map_cpu = t.cpu();
-  auto diff = diff_objects(*a, *b, mapper->addresses(), mapper->died_at());
+  auto diff = diff_objects(*a, *b, mapper->addresses(), AliveBits{mapper->alive_bits()});
   if (!diff) die("diff_objects", diff.error());
   kv("diff_wall_s", t.wall());
   kv("diff_cpu_s", t.cpu());
@@ -330,7 +330,7 @@ int cmd_smoke(const std::string& dir) {
     if (!a || !b) die("read_objects", (a ? b.error() : a.error()));
     auto mapper = map_objects(*rec, 0, 1, a->addresses, a->generations);
     if (!mapper) die("map_objects", mapper.error());
-    auto diff = diff_objects(*a, *b, mapper->addresses(), mapper->died_at());
+    auto diff = diff_objects(*a, *b, mapper->addresses(), AliveBits{mapper->alive_bits()});
     if (!diff) die("diff_objects", diff.error());
     // Survivors are exactly B's objects below the first new (gen0) one.
     size_t survivors = 0;

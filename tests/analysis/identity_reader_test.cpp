@@ -39,14 +39,14 @@ TEST_CASE("map_objects over a written recording matches the simulation", "[ident
     for (size_t k = 0; k < first.present.size(); ++k) {
       const size_t id = first.present[k];
       const uint64_t died = sim.objects()[id].died_at;
-      REQUIRE(mapper->died_at()[k] == died);
+      REQUIRE(mapper->died_at(k) == died);
       if (!died) REQUIRE(mapper->addresses()[k] == last.address[id]);
     }
     // follow_address agrees with the bulk answer for a few objects.
     for (size_t k = 0; k < first.present.size(); k += 17) {
       auto h = follow_address(**rec, a, objects->addresses[k], objects->generations[k]);
       REQUIRE(h.is_ok());
-      CHECK(h->died_at == mapper->died_at()[k]);
+      CHECK(h->died_at == mapper->died_at(k));
       CHECK(h->gap_at == 0);
       if (!h->died_at) CHECK(h->steps.back().to == mapper->addresses()[k]);
     }

@@ -75,13 +75,13 @@ TEST_CASE("object diff from blocks equals the diff of whole columns", "[diff][ob
     auto mapper = BulkMapper::create(a.addresses, a.generations);
     REQUIRE(mapper);
     for (uint64_t n = a_gc + 1; n <= b_gc; ++n) REQUIRE(mapper->apply(transition(sim, n)).is_ok());
-    auto whole = diff_objects(a.sizes, b.addresses, b.sizes, mapper->addresses(), mapper->died_at(), false);
+    auto whole = diff_objects(a.sizes, b.addresses, b.sizes, mapper->addresses(), AliveBits{mapper->alive_bits()}, false);
     REQUIRE(whole);
     for (const std::vector<size_t>& lengths : {std::vector<size_t>{1}, std::vector<size_t>{3, 1, 7},
                                                std::vector<size_t>{b.size() + 1}}) {
       INFO("seed " << seed << ", first block " << lengths[0]);
       VectorBlocks blocks(b.addresses, b.sizes, lengths);
-      auto streamed = diff_objects(a.sizes, blocks, mapper->addresses(), mapper->died_at());
+      auto streamed = diff_objects(a.sizes, blocks, mapper->addresses(), AliveBits{mapper->alive_bits()});
       REQUIRE(streamed);
       CHECK(streamed->new_objects == whole->new_objects);
       CHECK(streamed->dead_objects == whole->dead_objects);
@@ -99,6 +99,60 @@ TEST_CASE("object diff from blocks equals the diff of whole columns", "[diff][ob
     }
   }
   CHECK(compared > 20);  // most pairs had both survivors and new objects to compare
+}
+
+TEST_CASE("object diff from alive bits equals the diff from died-at GC numbers", "[diff][objects][sim]") {
+  size_t compared = 0;
+  for (uint64_t seed = 3100; seed < 3130; ++seed) {
+    HeapSim sim(seed);
+    for (int i = 0; i < 8; ++i) {
+      sim.mutate();
+      sim.collect();
+    }
+    std::mt19937_64 rng(seed);
+    const uint64_t gcs = sim.gcs().size();
+    const uint64_t a_gc = std::uniform_int_distribution<uint64_t>(1, gcs)(rng);
+    const uint64_t b_gc = std::uniform_int_distribution<uint64_t>(a_gc, gcs)(rng);
+    const ObjectTable a = sim.walk(a_gc), b = sim.walk(b_gc);
+    // Half the seeds give the objects out of address order (the mapper's permutation).
+    std::vector<size_t> order(a.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = seed % 2 ? order.size() - 1 - k : k;
+    std::vector<uint64_t> addresses, sizes;
+    std::vector<Generation> generations;
+    for (size_t k : order) {
+      addresses.push_back(a.addresses[k]);
+      sizes.push_back(a.sizes[k]);
+      generations.push_back(a.generations[k]);
+    }
+    auto mapper = BulkMapper::create(addresses, generations);
+    REQUIRE(mapper);
+    for (uint64_t n = a_gc + 1; n <= b_gc; ++n) REQUIRE(mapper->apply(transition(sim, n)).is_ok());
+    std::vector<uint64_t> died(a.size());
+    for (size_t k = 0; k < died.size(); ++k) {
+      died[k] = mapper->died_at(k);
+      REQUIRE((died[k] == 0) == mapper->is_alive(k));
+      REQUIRE((died[k] == 0 || (died[k] > a_gc && died[k] <= b_gc)));
+    }
+    INFO("seed " << seed);
+    auto from_numbers = diff_objects(sizes, b.addresses, b.sizes, mapper->addresses(), died);
+    auto from_bits = diff_objects(sizes, b.addresses, b.sizes, mapper->addresses(), AliveBits{mapper->alive_bits()});
+    REQUIRE(from_numbers);
+    REQUIRE(from_bits);
+    CHECK(from_bits->new_objects == from_numbers->new_objects);
+    CHECK(from_bits->dead_objects == from_numbers->dead_objects);
+    CHECK(from_bits->b_index_of_a == from_numbers->b_index_of_a);
+    CHECK(from_bits->missing_in_b == from_numbers->missing_in_b);
+    CHECK(from_bits->surviving_count == from_numbers->surviving_count);
+    CHECK(from_bits->surviving_bytes_a == from_numbers->surviving_bytes_a);
+    CHECK(from_bits->new_bytes == from_numbers->new_bytes);
+    CHECK(from_bits->dead_bytes == from_numbers->dead_bytes);
+    compared += !from_bits->dead_objects.empty() && from_bits->surviving_count > 0;
+  }
+  CHECK(compared > 10);
+  // Too few words for A's objects.
+  const std::vector<uint64_t> words(1, ~uint64_t{0}), none;
+  const std::vector<uint64_t> at_b(65, 0x1000);
+  CHECK(diff_objects({}, none, none, at_b, AliveBits{words}).error().code == ErrorCode::InvalidArgument);
 }
 
 TEST_CASE("object diff from blocks tells a source that fails, runs short or runs long", "[diff][objects]") {

@@ -64,6 +64,13 @@ class ColumnLookup {
                                       std::span<uint32_t> type_ids) = 0;
 };
 
+/// Which of A's objects are alive at B, a bit each: bit i % 64 of word i / 64 for object i, as
+/// BulkMapper::alive_bits() gives them after applying every GC in (A, B] (at least as many
+/// words as A has objects need; bits past the last object are not read).
+struct AliveBits {
+  std::span<const uint64_t> words;
+};
+
 /// Match A's objects to B's. `a_at_b` and `a_died_at` are parallel to A's table: each
 /// object's address at B's GC and the GC number it died at (0 = alive), as BulkMapper
 /// returns them after applying every GC in (A, B]. B's addresses must be sorted.
@@ -85,6 +92,16 @@ Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, std::span<con
 /// two lengths, more or fewer objects than B_BLOCKS.size()).
 Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, ColumnBlocks& b_blocks,
                                 std::span<const uint64_t> a_at_b, std::span<const uint64_t> a_died_at);
+
+/// The three forms above with A's alive objects as bits (BulkMapper's) rather than a GC number
+/// each. Errors: as above, InvalidArgument also for fewer words than A's objects need.
+Result<ObjectDiff> diff_objects(const ObjectTable& a, const ObjectTable& b, std::span<const uint64_t> a_at_b,
+                                AliveBits a_alive);
+Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, std::span<const uint64_t> b_addresses,
+                                std::span<const uint64_t> b_sizes, std::span<const uint64_t> a_at_b,
+                                AliveBits a_alive, bool match_index = true);
+Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, ColumnBlocks& b_blocks,
+                                std::span<const uint64_t> a_at_b, AliveBits a_alive);
 
 /// Objects of one type within a set (new objects, dead objects, ...).
 struct TypeGroup {

@@ -1,9 +1,12 @@
 #include "gcsnap/object_diff.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <new>
 #include <numeric>
 #include <unordered_map>
+
+#include "huge_pages.hpp"
 
 namespace gcsnap {
 
@@ -76,15 +79,49 @@ class StreamedColumns {
   Status failed_;
 };
 
-// The one merge of both forms of diff_objects over B's columns B (WholeColumns or
-// StreamedColumns).
-template <typename Columns>
+// A's alive objects told by the GC number each died at (0 while alive).
+class DiedAt {
+ public:
+  explicit DiedAt(std::span<const uint64_t> died_at) noexcept : died_at_(died_at) {}
+  bool fits(size_t na) const noexcept { return died_at_.size() == na; }
+  bool alive(size_t i) const noexcept { return died_at_[i] == 0; }
+  size_t dead_count(size_t) const noexcept { return 0; }  // not counted: a pass of its own
+
+ private:
+  std::span<const uint64_t> died_at_;
+};
+
+// A's alive objects as bits (AliveBits).
+class AliveWords {
+ public:
+  explicit AliveWords(AliveBits bits) noexcept : words_(bits.words) {}
+  bool fits(size_t na) const noexcept { return words_.size() >= (na + 63) / 64; }
+  bool alive(size_t i) const noexcept { return (words_[i / 64] >> (i % 64)) & 1; }
+  size_t dead_count(size_t na) const noexcept {
+    size_t alive = 0;
+    for (size_t w = 0; w < na / 64; ++w) alive += static_cast<size_t>(std::popcount(words_[w]));
+    if (na % 64) alive += static_cast<size_t>(std::popcount(words_[na / 64] & ((uint64_t{1} << (na % 64)) - 1)));
+    return na - alive;
+  }
+
+ private:
+  std::span<const uint64_t> words_;
+};
+
+// The one merge of every form of diff_objects over B's columns B (WholeColumns or
+// StreamedColumns) and A's alive objects ALIVE (DiedAt or AliveWords).
+template <typename Columns, typename Alive>
 Result<ObjectDiff> merge_objects(std::span<const uint64_t> a_sizes, Columns& b, std::span<const uint64_t> a_at_b,
-                                 std::span<const uint64_t> a_died_at, bool match_index, bool keep_new_sizes) {
+                                 const Alive& a_alive, bool match_index, bool keep_new_sizes) {
   const size_t na = a_at_b.size(), nb = b.size();
   const bool sized = !a_sizes.empty();  // else A's bytes are summed by the caller
   ObjectDiff diff;
   if (match_index) diff.b_index_of_a.assign(na, kNoObject);
+  diff.dead_objects.reserve(a_alive.dead_count(na));
+  // Room for every B object to be new: address space only (the pages come as they fill), so
+  // that the lists never regrow (a copy, and twice their memory fresh).
+  detail::reserve_huge(diff.new_objects, nb);
+  if (keep_new_sizes) detail::reserve_huge(diff.new_sizes, nb);
   // Survivors are merged with B's (sorted) address column in the order of their address at B.
   // Most GCs keep the order of what they compact: then that is A's own order, and no list of
   // survivors is sorted.
@@ -92,7 +129,7 @@ Result<ObjectDiff> merge_objects(std::span<const uint64_t> a_sizes, Columns& b, 
   uint64_t previous = 0;
   size_t alive_count = 0;
   for (size_t i = 0; i < na; ++i) {
-    if (a_died_at[i] != 0) {
+    if (!a_alive.alive(i)) {
       diff.dead_objects.push_back(i);
       if (sized) diff.dead_bytes += a_sizes[i];
       continue;
@@ -125,12 +162,12 @@ Result<ObjectDiff> merge_objects(std::span<const uint64_t> a_sizes, Columns& b, 
   };
   if (sorted) {
     for (size_t i = 0; i < na; ++i)
-      if (a_died_at[i] == 0) match(i);
+      if (a_alive.alive(i)) match(i);
   } else {
     std::vector<size_t> alive;
     alive.reserve(alive_count);
     for (size_t i = 0; i < na; ++i)
-      if (a_died_at[i] == 0) alive.push_back(i);
+      if (a_alive.alive(i)) alive.push_back(i);
     std::sort(alive.begin(), alive.end(), [&](size_t x, size_t y) { return a_at_b[x] < a_at_b[y]; });
     for (size_t i : alive) match(i);
   }
@@ -143,27 +180,62 @@ Result<ObjectDiff> merge_objects(std::span<const uint64_t> a_sizes, Columns& b, 
 
 }  // namespace
 
-Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, std::span<const uint64_t> b_addresses,
-                                std::span<const uint64_t> b_sizes, std::span<const uint64_t> a_at_b,
-                                std::span<const uint64_t> a_died_at, bool match_index) try {
+namespace {
+
+template <typename Alive>
+Result<ObjectDiff> diff_whole(std::span<const uint64_t> a_sizes, std::span<const uint64_t> b_addresses,
+                              std::span<const uint64_t> b_sizes, std::span<const uint64_t> a_at_b,
+                              const Alive& a_alive, bool match_index) try {
   const size_t na = a_at_b.size(), nb = b_addresses.size();
-  if ((!a_sizes.empty() && a_sizes.size() != na) || a_died_at.size() != na || b_sizes.size() != nb)
+  if ((!a_sizes.empty() && a_sizes.size() != na) || !a_alive.fits(na) || b_sizes.size() != nb)
     return make_error(ErrorCode::InvalidArgument, "object diff columns have different lengths");
   WholeColumns b(b_addresses, b_sizes);
-  return merge_objects(a_sizes, b, a_at_b, a_died_at, match_index, false);
+  return merge_objects(a_sizes, b, a_at_b, a_alive, match_index, false);
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "diffing objects");
 }
 
-Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, ColumnBlocks& b_blocks,
-                                std::span<const uint64_t> a_at_b, std::span<const uint64_t> a_died_at) try {
+template <typename Alive>
+Result<ObjectDiff> diff_streamed(std::span<const uint64_t> a_sizes, ColumnBlocks& b_blocks,
+                                 std::span<const uint64_t> a_at_b, const Alive& a_alive) try {
   const size_t na = a_at_b.size();
-  if ((!a_sizes.empty() && a_sizes.size() != na) || a_died_at.size() != na)
+  if ((!a_sizes.empty() && a_sizes.size() != na) || !a_alive.fits(na))
     return make_error(ErrorCode::InvalidArgument, "object diff columns have different lengths");
   StreamedColumns b(b_blocks);
-  return merge_objects(a_sizes, b, a_at_b, a_died_at, false, true);
+  return merge_objects(a_sizes, b, a_at_b, a_alive, false, true);
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "diffing objects");
+}
+
+}  // namespace
+
+Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, std::span<const uint64_t> b_addresses,
+                                std::span<const uint64_t> b_sizes, std::span<const uint64_t> a_at_b,
+                                std::span<const uint64_t> a_died_at, bool match_index) {
+  return diff_whole(a_sizes, b_addresses, b_sizes, a_at_b, DiedAt(a_died_at), match_index);
+}
+
+Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, ColumnBlocks& b_blocks,
+                                std::span<const uint64_t> a_at_b, std::span<const uint64_t> a_died_at) {
+  return diff_streamed(a_sizes, b_blocks, a_at_b, DiedAt(a_died_at));
+}
+
+Result<ObjectDiff> diff_objects(const ObjectTable& a, const ObjectTable& b, std::span<const uint64_t> a_at_b,
+                                AliveBits a_alive) {
+  if (b.sizes.size() != b.size() || a.sizes.size() != a.size())
+    return make_error(ErrorCode::InvalidArgument, "object diff columns have different lengths");
+  return diff_objects(a.sizes, b.addresses, b.sizes, a_at_b, a_alive);
+}
+
+Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, std::span<const uint64_t> b_addresses,
+                                std::span<const uint64_t> b_sizes, std::span<const uint64_t> a_at_b,
+                                AliveBits a_alive, bool match_index) {
+  return diff_whole(a_sizes, b_addresses, b_sizes, a_at_b, AliveWords(a_alive), match_index);
+}
+
+Result<ObjectDiff> diff_objects(std::span<const uint64_t> a_sizes, ColumnBlocks& b_blocks,
+                                std::span<const uint64_t> a_at_b, AliveBits a_alive) {
+  return diff_streamed(a_sizes, b_blocks, a_at_b, AliveWords(a_alive));
 }
 
 namespace {

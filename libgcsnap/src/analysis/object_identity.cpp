@@ -1,6 +1,7 @@
 #include "gcsnap/object_identity.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <new>
 #include <numeric>
 
@@ -92,25 +93,43 @@ Result<GcTransition> GcTransition::build(const GcInfo& info, const RangeTable& r
   GcTransition t;
   t.info_ = info;
   std::vector<uint64_t> old_starts, new_starts, lengths;
+  old_starts.reserve(ranges.moved_old_starts.size());
+  new_starts.reserve(ranges.moved_old_starts.size());
+  lengths.reserve(ranges.moved_old_starts.size());
   for (size_t i = 0; i < ranges.moved_old_starts.size(); ++i) {
     if (ranges.moved_lengths[i] == 0) continue;
     old_starts.push_back(ranges.moved_old_starts[i]);
     new_starts.push_back(ranges.moved_new_starts[i]);
     lengths.push_back(ranges.moved_lengths[i]);
   }
-  auto order = order_by(old_starts);
-  t.moved_old_ = format::gather_rows(old_starts, order);
-  t.moved_new_ = format::gather_rows(new_starts, order);
-  t.moved_len_ = format::gather_rows(lengths, order);
+  // Ranges reported in address order (the usual case) are taken as they are: sorting a
+  // permutation of millions of ranges costs more than the rest of the build.
+  if (std::is_sorted(old_starts.begin(), old_starts.end())) {
+    t.moved_old_ = std::move(old_starts);
+    t.moved_new_ = std::move(new_starts);
+    t.moved_len_ = std::move(lengths);
+  } else {
+    const auto order = order_by(old_starts);
+    t.moved_old_ = format::gather_rows(old_starts, order);
+    t.moved_new_ = format::gather_rows(new_starts, order);
+    t.moved_len_ = format::gather_rows(lengths, order);
+  }
   std::vector<uint64_t> starts, slens;
+  starts.reserve(ranges.surviving_starts.size());
+  slens.reserve(ranges.surviving_starts.size());
   for (size_t i = 0; i < ranges.surviving_starts.size(); ++i) {
     if (ranges.surviving_lengths[i] == 0) continue;
     starts.push_back(ranges.surviving_starts[i]);
     slens.push_back(ranges.surviving_lengths[i]);
   }
-  order = order_by(starts);
-  t.surv_start_ = format::gather_rows(starts, order);
-  t.surv_len_ = format::gather_rows(slens, order);
+  if (std::is_sorted(starts.begin(), starts.end())) {
+    t.surv_start_ = std::move(starts);
+    t.surv_len_ = std::move(slens);
+  } else {
+    const auto order = order_by(starts);
+    t.surv_start_ = format::gather_rows(starts, order);
+    t.surv_len_ = format::gather_rows(slens, order);
+  }
   if (overlaps_or_wraps(t.moved_old_, t.moved_len_))
     return make_error(ErrorCode::InconsistentData, "moved ranges of one GC overlap");
   if (overlaps_or_wraps(t.surv_start_, t.surv_len_))
@@ -196,8 +215,9 @@ Result<BulkMapper> BulkMapper::create(std::vector<uint64_t>&& addresses, std::ve
     return make_error(ErrorCode::LimitExceeded, "too many objects to follow (2^32)");
   BulkMapper m;
   m.addresses_ = std::move(addresses);
-  // 8 B per object of fresh memory: in 2 MiB pages, a fault per 2 MiB rather than per 4 KiB.
-  detail::assign_huge(m.died_at_, m.addresses_.size(), uint64_t{0});
+  const size_t n = m.addresses_.size();
+  m.alive_bits_.assign((n + 63) / 64, ~uint64_t{0});
+  if (n % 64) m.alive_bits_.back() = (uint64_t{1} << (n % 64)) - 1;
   if (generations.size() == m.addresses_.size()) m.generations_ = std::move(generations);
   else m.generations_.assign(m.addresses_.size(), Generation::Unknown);
   m.alive_ = m.addresses_.size();
@@ -220,16 +240,38 @@ Result<BulkMapper> BulkMapper::create(std::vector<uint64_t>&& addresses, std::ve
   return make_error(ErrorCode::OutOfMemory, "following objects in bulk");
 }
 
+uint64_t BulkMapper::died_at(size_t i) const noexcept {
+  if (is_alive(i)) return 0;
+  size_t begin = 0;
+  for (const auto& [end, gc_number] : deaths_) {
+    if (std::binary_search(dead_.begin() + static_cast<std::ptrdiff_t>(begin),
+                           dead_.begin() + static_cast<std::ptrdiff_t>(end), static_cast<uint32_t>(i)))
+      return gc_number;
+    begin = end;
+  }
+  return 0;
+}
+
 template <typename Visit>
 void BulkMapper::for_each_alive(Visit&& visit) {
   if (in_own_order_) {
-    for (size_t i = 0; i < died_at_.size(); ++i)
-      if (died_at_[i] == 0) visit(i);
+    for (size_t w = 0; w < alive_bits_.size(); ++w) {
+      uint64_t bits = alive_bits_[w], kept = bits;
+      while (bits != 0) {
+        const size_t bit = static_cast<size_t>(std::countr_zero(bits));
+        bits &= bits - 1;
+        if (!visit(w * 64 + bit)) kept &= ~(uint64_t{1} << bit);
+      }
+      alive_bits_[w] = kept;
+    }
     return;
   }
   size_t kept = 0;
-  for (size_t k = 0; k < order_.size(); ++k)
-    if (visit(order_[k])) order_[kept++] = order_[k];
+  for (size_t k = 0; k < order_.size(); ++k) {
+    const uint32_t i = order_[k];
+    if (visit(i)) order_[kept++] = i;
+    else alive_bits_[i / 64] &= ~(uint64_t{1} << (i % 64));
+  }
   order_.resize(kept);
 }
 
@@ -239,10 +281,13 @@ Status BulkMapper::apply(const GcTransition& gc) try {
   GcTransition::Cursor cursor(gc);
   bool still_sorted = true, any_alive = false;
   uint64_t previous = 0;
+  // Room for every alive object to die: address space only, the pages come as deaths fill them.
+  const size_t first_dead = dead_.size();
+  detail::reserve_huge(dead_, first_dead + alive_);
   for_each_alive([&](size_t i) {
     const auto step = cursor.next(addresses_[i], generations_[i]);
     if (step.fate == Fate::Died) {
-      died_at_[i] = gc.info().gc_number;
+      dead_.push_back(static_cast<uint32_t>(i));
       --alive_;
       return false;
     }
@@ -254,11 +299,15 @@ Status BulkMapper::apply(const GcTransition& gc) try {
     generations_[i] = in_place ? step.generation_before : promoted_generation(gc.info(), step.generation_before);
     return true;
   });
+  // Objects in their own order die in it; those of the permutation in address order.
+  const auto run = dead_.begin() + static_cast<std::ptrdiff_t>(first_dead);
+  if (!in_own_order_) std::sort(run, dead_.end());
+  if (dead_.size() != first_dead) deaths_.emplace_back(dead_.size(), gc.info().gc_number);
   if (still_sorted) return Status::ok();
   if (in_own_order_) {
     order_.reserve(alive_);
-    for (size_t i = 0; i < died_at_.size(); ++i)
-      if (died_at_[i] == 0) order_.push_back(static_cast<uint32_t>(i));
+    for (size_t i = 0; i < addresses_.size(); ++i)
+      if (is_alive(i)) order_.push_back(static_cast<uint32_t>(i));
     in_own_order_ = false;
   }
   std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) { return addresses_[a] < addresses_[b]; });

@@ -134,13 +134,20 @@ struct LookedUp {
 Result<LookedUp> look_up_dead(const WalkView& a, const ObjectDiff& diff) {
   const auto& dead = diff.dead_objects;
   const auto& missing = diff.missing_in_b;
+  LookedUp out;
+  if (missing.empty()) {  // the usual case: the dead objects' columns are the answer, not copied
+    out.dead_sizes.resize(dead.size());
+    out.dead_types.resize(dead.size());
+    GCSNAP_RETURN_IF_ERROR(a.lookup->gather(dead, out.dead_sizes, out.dead_types));
+    for (uint64_t size : out.dead_sizes) out.dead_bytes += size;
+    return out;
+  }
   // Both sorted and apart (dead objects are not followed to B): merged into one pass.
   std::vector<size_t> rows(dead.size() + missing.size());
   std::merge(dead.begin(), dead.end(), missing.begin(), missing.end(), rows.begin());
   std::vector<uint64_t> sizes(rows.size());
   std::vector<uint32_t> types(rows.size());
   GCSNAP_RETURN_IF_ERROR(a.lookup->gather(rows, sizes, types));
-  LookedUp out;
   out.dead_sizes.reserve(dead.size());
   out.dead_types.reserve(dead.size());
   for (size_t k = 0, d = 0; k < rows.size(); ++k) {
@@ -284,11 +291,11 @@ Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const
   out.roots = std::move(roots).value();
   if (out.reversed) std::swap(out.roots.added, out.roots.removed);
 
-  auto diff = late.blocks ? diff_objects(early.sizes, *late.blocks, objects->addresses(), objects->died_at())
-                          : diff_objects(early.sizes, late.addresses, late.sizes, objects->addresses(),
-                                         objects->died_at(), false);
+  const AliveBits alive{objects->alive_bits()};
+  auto diff = late.blocks ? diff_objects(early.sizes, *late.blocks, objects->addresses(), alive)
+                          : diff_objects(early.sizes, late.addresses, late.sizes, objects->addresses(), alive, false);
   if (!diff) return diff.error();
-  { const BulkMapper done = std::move(*objects); }  // 17 B per object of the earlier GC, not needed from here
+  { const BulkMapper done = std::move(*objects); }  // 9 B per object of the earlier GC, not needed from here
   LookedUp looked;
   if (early.lookup) {
     auto read = look_up_dead(early, *diff);

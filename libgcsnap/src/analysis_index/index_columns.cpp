@@ -6,6 +6,7 @@
 
 #include "analysis_index/index_array_rules.hpp"
 #include "analysis_index/index_layout.hpp"
+#include "huge_pages.hpp"
 
 namespace gcsnap {
 
@@ -39,10 +40,11 @@ Status read_array(IndexStream& stream, IndexArray which, std::vector<T>& out, Ch
 Result<IndexColumns> read_index_columns(IndexStream& stream, bool with_sizes) try {
   const size_t n = static_cast<size_t>(stream.counts().nodes);
   IndexColumns out;
-  // Reserved to the node count, which no column may pass (then the read fails, not a regrowth).
-  out.addresses.reserve(n);
-  if (with_sizes) out.sizes.reserve(n);
-  out.generations.reserve(n);
+  // Reserved to the node count, which no column may pass (then the read fails, not a regrowth);
+  // in 2 MiB pages (fresh memory written once in order: a fault per 2 MiB, not per 4 KiB).
+  detail::reserve_huge(out.addresses, n);
+  if (with_sizes) detail::reserve_huge(out.sizes, n);
+  detail::reserve_huge(out.generations, n);
   // The rules are branch-free reductions over a piece, which the compiler can vectorize.
   GCSNAP_RETURN_IF_ERROR(read_array(stream, IndexArray::Addresses, out.addresses,
                                     [](const uint64_t* a, size_t count, uint64_t previous, size_t first) {

@@ -10,6 +10,7 @@
 #include <new>
 
 #include "analysis_index/index_layout.hpp"
+#include "huge_pages.hpp"
 
 namespace gcsnap {
 
@@ -31,19 +32,28 @@ Result<IndexedPathTree> IndexedPathTree::read(std::unique_ptr<IndexStream> strea
   out.nodes_ = n;
   out.parents_ = std::make_shared<std::vector<NodeIndex>>();
   std::vector<NodeIndex>& parents = *out.parents_;
-  parents.reserve(static_cast<size_t>(n));
+  detail::reserve_huge(parents, static_cast<size_t>(n));  // 4 B per object, written once in order
   uint64_t marks = 0, seen = 0;
   for (;;) {
     auto piece = stream->next_piece(IndexArray::PathParents);
     if (!piece) return piece.error();
     if (piece->empty()) break;
-    for (size_t at = 0; at + 4 <= piece->size(); at += 4) {
-      const uint32_t p = L::load<uint32_t>(piece->data() + at);
-      if (p >= n && p != ShortestPathTree::kRootMark && p != kNoNode) return broken(kTreeRule);
+    const size_t count = piece->size() / 4, at = parents.size();
+    if (count > n - at) return broken(kTreeRule);
+    parents.resize(at + count);
+    NodeIndex* out_parents = parents.data() + at;
+    // Branch-free (the compiler vectorizes it): a parent is a node, a mark or none (the two
+    // largest values).
+    static_assert(kNoNode == ShortestPathTree::kRootMark + 1);
+    bool bad = false;
+    for (size_t k = 0; k < count; ++k) {
+      const uint32_t p = L::load<uint32_t>(piece->data() + k * 4);
+      bad |= (p >= n) & (p < ShortestPathTree::kRootMark);
       marks += p == ShortestPathTree::kRootMark;
       seen += p != kNoNode;
-      parents.push_back(p);
+      out_parents[k] = p;
     }
+    if (bad) return broken(kTreeRule);
   }
   if (parents.size() != n || seen != reached) return broken(kTreeRule);
   // from_parents checks that every strong root's object is a mark; as many marks as such

@@ -40,7 +40,7 @@ Result<bool> inherit_births(const Recording& recording, const ScannedWalk& previ
   auto mapper = map_objects(recording, previous.gc_pos, current.gc_pos, previous.addresses(), previous.generations());
   if (!mapper) return mapper.error();
   auto diff = diff_objects(previous.sizes(), current.graph().addresses(), current.graph().sizes(), mapper->addresses(),
-                           mapper->died_at());
+                           AliveBits{mapper->alive_bits()});
   if (!diff) return diff.error();
   if (next) next->assign(diff->b_index_of_a.size(), kNoBirth);
   for (size_t i = 0; i < diff->b_index_of_a.size(); ++i) {
