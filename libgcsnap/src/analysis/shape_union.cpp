@@ -99,7 +99,7 @@ void ShapeUnion::add(const ShapeTrie& trie, std::span<const uint8_t> has_members
   std::vector<std::vector<uint32_t>> by_depth(max_depth + 1);
   for (uint32_t s = 0; s < n; ++s)
     if (needed[s]) by_depth[trie.depth(s)].push_back(s);
-  needed = {};
+  std::vector<uint8_t>().swap(needed);
   if (levels_.size() < by_depth.size()) levels_.resize(by_depth.size());
 
   // Level by level: the trie's shapes are keyed by their parent's new position, the level's

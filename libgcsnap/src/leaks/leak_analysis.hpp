@@ -57,7 +57,8 @@ struct Analysis {
   // its series' born_here counts them), from which its members alive at each walk follow.
   std::unordered_map<uint32_t, std::vector<uint64_t>> born_bytes;
   // The last walk's, for the holder searches (prepare_holder_search): by type id whether it
-  // is an array, and each node's position in the dominator tree's preorder.
+  // is an array, and each node's position in the dominator tree's preorder (found again after
+  // reopen_walk rather than held through the earlier walks).
   std::vector<uint8_t> array_types;
   std::vector<uint32_t> preorder_position;
   // With identity, each walk's objects' nodes at the next walk (scan_walks), composed back from
@@ -104,20 +105,26 @@ inline uint32_t find_set(std::vector<uint32_t>& parent, uint32_t x) {
 }
 
 // leak_candidates.cpp
-std::vector<LastWalkFacts> collect_last_walk(Analysis& a);
+std::vector<uint32_t> count_accumulated(const Analysis& a);
 PathShape make_shape(const Analysis& a, uint32_t g, const LastWalkFacts& f);
-void join_linked_groups(Analysis& a, std::vector<LastWalkFacts>& facts, std::vector<uint32_t>& root_of);
-std::map<uint32_t, std::vector<PathShape>> joined_candidate_shapes(const Analysis& a,
-                                                                   const std::vector<LastWalkFacts>& facts,
-                                                                   const std::vector<uint32_t>& root_of,
-                                                                   std::span<const uint32_t> shape_of_node);
-void choose_candidates(Analysis& a, const std::vector<LastWalkFacts>& facts, const std::vector<uint32_t>& root_of,
+void join_linked_groups(Analysis& a, std::vector<uint32_t>& accumulated, std::vector<uint32_t>& root_of);
+void choose_candidates(Analysis& a, const std::vector<uint32_t>& accumulated, const std::vector<uint32_t>& root_of,
                        uint64_t& judged_groups);
+// The facts of the candidates' shapes (after choose_candidates; ROOT_OF, SHAPE_OF_NODE: before
+// joining): each shape's own, and each candidate's (its joined shapes' together).
+struct CandidateFacts {
+  std::unordered_map<uint32_t, LastWalkFacts> own, joined;
+};
+CandidateFacts candidate_facts(const Analysis& a, const std::vector<uint32_t>& root_of,
+                               std::span<const uint32_t> shape_of_node);
+std::map<uint32_t, std::vector<PathShape>> joined_candidate_shapes(const Analysis& a, const CandidateFacts& facts,
+                                                                   const std::vector<uint32_t>& root_of);
 
 // leak_earlier_walks.cpp
 void compose_identity(Analysis& a);
+// SHAPE_OF_NODE (the last walk's shapes before joining) is turned into each node's slot.
 void add_last_retained(Analysis& a, std::span<const uint32_t> slot_of, std::span<const uint32_t> root_of_slot,
-                       std::span<const uint32_t> shape_of_node);
+                       std::vector<uint32_t>& shape_of_node);
 void index_candidate_shapes(const Analysis& a, const std::vector<uint32_t>& root_of, std::vector<uint32_t>& slot_of,
                             std::vector<uint32_t>& root_of_slot, PrefixMap& prefixes);
 Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& slot_of, const std::vector<uint32_t>& root_of_slot,

@@ -4,13 +4,46 @@
 
 namespace gcsnap::leaks {
 
-std::vector<LastWalkFacts> collect_last_walk(Analysis& a) {
+// Per shape, its last-walk members born after the segment's first walk (with identity): all the
+// facts of choose_candidates' test. The other facts are for the candidates only (candidate_facts):
+// a walk of the synthetic series has about one shape per object, so 24 B of facts per shape were
+// 0.24 GB of the peak at 10 x 10 M objects.
+std::vector<uint32_t> count_accumulated(const Analysis& a) {
   const ScannedWalk& s = *a.last;
-  std::vector<LastWalkFacts> facts(a.trie.size());
-  for (NodeIndex v = 0; v < s.graph().node_count(); ++v) {
-    const uint32_t g = s.shape[v];
-    if (g == ShapeTrie::kNone) continue;
-    LastWalkFacts& f = facts[g];
+  std::vector<uint32_t> accumulated(a.trie.size(), 0);
+  if (!a.by_identity) return accumulated;
+  for (NodeIndex v = 0; v < s.shape.size(); ++v)
+    if (s.shape[v] != ShapeTrie::kNone && s.birth[v] > a.segment_start) ++accumulated[s.shape[v]];
+  return accumulated;
+}
+
+namespace {
+
+void add_facts(LastWalkFacts& f, const LastWalkFacts& o, const ScannedWalk& s) {
+  f.accumulated_count += o.accumulated_count;
+  f.accumulated_bytes += o.accumulated_bytes;
+  f.min_hops = std::min(f.min_hops, o.min_hops);
+  f.max_hops = std::max(f.max_hops, o.max_hops);
+  if (o.newest != kNoNode && (f.newest == kNoNode || s.birth[o.newest] > s.birth[f.newest])) f.newest = o.newest;
+}
+
+}  // namespace
+
+CandidateFacts candidate_facts(const Analysis& a, const std::vector<uint32_t>& root_of,
+                               std::span<const uint32_t> shape_of_node) {
+  const ScannedWalk& s = *a.last;
+  const uint32_t n = static_cast<uint32_t>(a.trie.size());
+  std::vector<uint8_t> in_candidate(n, 0);
+  CandidateFacts out;
+  for (uint32_t g = 0; g < n; ++g)
+    if (a.groups.count(root_of[g])) {
+      in_candidate[g] = 1;
+      out.own.try_emplace(g);
+    }
+  for (NodeIndex v = 0; v < shape_of_node.size(); ++v) {
+    const uint32_t g = shape_of_node[v];
+    if (g == ShapeTrie::kNone || !in_candidate[g]) continue;
+    LastWalkFacts& f = out.own[g];
     f.min_hops = std::min(f.min_hops, s.hops[v]);
     f.max_hops = std::max(f.max_hops, s.hops[v]);
     const uint32_t birth = s.birth[v];
@@ -19,7 +52,10 @@ std::vector<LastWalkFacts> collect_last_walk(Analysis& a) {
     f.accumulated_bytes += s.graph().object_size(v);
     if (f.newest == kNoNode || birth > s.birth[f.newest]) f.newest = v;
   }
-  return facts;
+  // A joined group's facts are its shapes' in shape order, its root (the lowest) first.
+  for (uint32_t g = 0; g < n; ++g)
+    if (in_candidate[g]) add_facts(out.joined[root_of[g]], out.own.at(g), s);
+  return out;
 }
 
 PathShape make_shape(const Analysis& a, uint32_t g, const LastWalkFacts& f) {
@@ -38,8 +74,9 @@ PathShape make_shape(const Analysis& a, uint32_t g, const LastWalkFacts& f) {
 // reached by several shapes (a doubly linked list entered from its head and from its tail):
 // each half alone has half the count and, with identity, only the old or only the new
 // members, so they are judged as one group. The group of the lowest id takes the others'
-// facts and members (ROOT_OF: each shape's group); joined_candidate_shapes names their shapes.
-void join_linked_groups(Analysis& a, std::vector<LastWalkFacts>& facts, std::vector<uint32_t>& root_of) {
+// members and their ACCUMULATED counts (ROOT_OF: each shape's group); joined_candidate_shapes
+// names their shapes.
+void join_linked_groups(Analysis& a, std::vector<uint32_t>& accumulated, std::vector<uint32_t>& root_of) {
   ScannedWalk& s = *a.last;
   const uint32_t n = static_cast<uint32_t>(a.trie.size());
   std::vector<uint32_t>& parent = root_of;
@@ -60,14 +97,8 @@ void join_linked_groups(Analysis& a, std::vector<LastWalkFacts>& facts, std::vec
   for (uint32_t g = 0; g < n; ++g) {
     const uint32_t r = parent[g];
     if (r == g) continue;
-    LastWalkFacts& f = facts[r];
-    const LastWalkFacts& o = facts[g];
     joined = true;
-    f.accumulated_count += o.accumulated_count;
-    f.accumulated_bytes += o.accumulated_bytes;
-    f.min_hops = std::min(f.min_hops, o.min_hops);
-    f.max_hops = std::max(f.max_hops, o.max_hops);
-    if (o.newest != kNoNode && (f.newest == kNoNode || s.birth[o.newest] > s.birth[f.newest])) f.newest = o.newest;
+    accumulated[r] += accumulated[g];
   }
   if (joined)
     for (NodeIndex v = 0; v < s.graph().node_count(); ++v)
@@ -75,35 +106,17 @@ void join_linked_groups(Analysis& a, std::vector<LastWalkFacts>& facts, std::vec
 }
 
 // The shapes of each joined candidate (ROOT_OF, after choose_candidates), its root's first, as
-// the last walk had them (SHAPE_OF_NODE: before joining; FACTS: the root's are the group's, so
-// its own hops are read again). Named for the candidates only: for every joined group they
-// were 0.2 GB of small allocations at the peak at 10 x 10 M objects.
-std::map<uint32_t, std::vector<PathShape>> joined_candidate_shapes(const Analysis& a,
-                                                                   const std::vector<LastWalkFacts>& facts,
-                                                                   const std::vector<uint32_t>& root_of,
-                                                                   std::span<const uint32_t> shape_of_node) {
+// the last walk had them (FACTS: each shape's own). Named for the candidates only: for every
+// joined group they were 0.2 GB of small allocations at the peak at 10 x 10 M objects.
+std::map<uint32_t, std::vector<PathShape>> joined_candidate_shapes(const Analysis& a, const CandidateFacts& facts,
+                                                                   const std::vector<uint32_t>& root_of) {
   std::map<uint32_t, std::vector<PathShape>> shapes;
   const uint32_t n = static_cast<uint32_t>(a.trie.size());
-  std::vector<uint8_t> is_root(n, 0);  // a joined candidate's root shape
-  std::unordered_map<uint32_t, LastWalkFacts> own;
-  for (uint32_t g = 0; g < n; ++g)
-    if (root_of[g] != g && a.groups.count(root_of[g])) is_root[root_of[g]] = 1;
-  for (uint32_t g = 0; g < n; ++g)
-    if (is_root[g]) own.try_emplace(g);
-  if (own.empty()) return shapes;
-  const ScannedWalk& s = *a.last;
-  for (NodeIndex v = 0; v < shape_of_node.size(); ++v) {
-    const uint32_t g = shape_of_node[v];
-    if (g == ShapeTrie::kNone || !is_root[g]) continue;
-    LastWalkFacts& f = own[g];
-    f.min_hops = std::min(f.min_hops, s.hops[v]);
-    f.max_hops = std::max(f.max_hops, s.hops[v]);
-  }
   for (uint32_t g = 0; g < n; ++g) {
     const uint32_t r = root_of[g];
-    if (r == g || !is_root[r]) continue;
-    if (shapes.find(r) == shapes.end()) shapes[r].push_back(make_shape(a, r, own.at(r)));
-    shapes[r].push_back(make_shape(a, g, facts[g]));
+    if (r == g || !a.groups.count(r)) continue;
+    if (shapes.find(r) == shapes.end()) shapes[r].push_back(make_shape(a, r, facts.own.at(r)));
+    shapes[r].push_back(make_shape(a, g, facts.own.at(g)));
   }
   return shapes;
 }
@@ -154,7 +167,7 @@ std::unordered_map<uint32_t, Births> judge_births(const Analysis& a, std::vector
 // identity enough new members born over enough intervals and still in the last ones, without
 // it a last count that can have grown by one per interval (both necessary for is_suspect).
 // Each gets its full series, the last walk's point and births filled in.
-void choose_candidates(Analysis& a, const std::vector<LastWalkFacts>& facts, const std::vector<uint32_t>& root_of,
+void choose_candidates(Analysis& a, const std::vector<uint32_t>& accumulated, const std::vector<uint32_t>& root_of,
                        uint64_t& judged_groups) {
   const ScannedWalk& s = *a.last;
   const size_t walks = a.series.walks, k = walks - 1, ks = k - a.segment_start;
@@ -168,7 +181,7 @@ void choose_candidates(Analysis& a, const std::vector<LastWalkFacts>& facts, con
   for (uint32_t r = 0; r < n; ++r) {
     if (root_of[r] != r || count[r] == 0) continue;
     ++judged_groups;
-    passed[r] = a.by_identity ? facts[r].accumulated_count >= std::max<uint64_t>(a.options.min_accumulated, ks)
+    passed[r] = a.by_identity ? accumulated[r] >= std::max<uint64_t>(a.options.min_accumulated, ks)
                               : count[r] >= std::max<uint64_t>(a.options.min_accumulated, k);
   }
   std::unordered_map<uint32_t, Births> born;

@@ -7,10 +7,10 @@ namespace gcsnap::leaks {
 // The candidates' retained bytes at the last walk: the sum over their shapes' (as the joined
 // groups' series are sums of their shapes' series). SLOT_OF: a candidate's shape's slot.
 void add_last_retained(Analysis& a, std::span<const uint32_t> slot_of, std::span<const uint32_t> root_of_slot,
-                       std::span<const uint32_t> shape_of_node) {
-  std::vector<uint32_t> slot_of_node(shape_of_node.size(), ShapeTrie::kNone);
-  for (size_t v = 0; v < shape_of_node.size(); ++v)
-    if (shape_of_node[v] != ShapeTrie::kNone) slot_of_node[v] = slot_of[shape_of_node[v]];
+                       std::vector<uint32_t>& shape_of_node) {
+  std::vector<uint32_t>& slot_of_node = shape_of_node;  // in place: 40 MB less at the peak (10 M objects)
+  for (uint32_t& t : slot_of_node)
+    if (t != ShapeTrie::kNone) t = slot_of[t];
   const auto retained = detail::group_retained_bytes(a.last->dom(), slot_of_node, root_of_slot.size());
   const size_t k = a.series.walks - 1;
   for (size_t i = 0; i < root_of_slot.size(); ++i) a.groups.at(root_of_slot[i])[k].retained_bytes += retained[i];
@@ -132,10 +132,11 @@ namespace {
 // The candidates' points at walk W (S, its shapes' slots SLOT): each object of a candidate's
 // shapes counts, but a member of that candidate (MEMBER_SLOT), which count_members_alive
 // counts; the members retain as part of their candidate's group whatever their shape.
+// MEMBER_SLOT becomes each node's slot for the retained bytes (in place: 40 MB at 10 M objects).
 void add_points(Analysis& a, size_t w, const ScannedWalk& s, std::span<const uint32_t> slot,
-                std::span<const uint32_t> member_slot, std::span<const uint32_t> root_of_slot) {
+                std::vector<uint32_t>& member_slot, std::span<const uint32_t> root_of_slot) {
   const size_t n = s.graph().node_count();
-  std::vector<uint32_t> slot_of_node(n, ShapeTrie::kNone);
+  std::vector<uint32_t>& slot_of_node = member_slot;
   std::vector<LeakPoint> points(root_of_slot.size());
   for (NodeIndex v = 0; v < n; ++v) {
     const uint32_t m = member_slot[v];
@@ -184,6 +185,7 @@ Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& slot_of, co
     }
     if (a.by_identity && w >= a.segment_start && a.last_node.size() != s.graph().node_count())
       return make_error(ErrorCode::InconsistentData, "a heap walk changed while it was read");
+    std::vector<uint32_t>().swap(s.type);  // the shapes' labels: read no more
     const std::vector<uint32_t> held_shapes = holder_shapes(a, w, s, trie);
     trie.forget_children();  // only named from here on: its map is most of its memory
     const size_t n = s.graph().node_count();
@@ -191,15 +193,16 @@ Status count_earlier_walks(Analysis& a, const std::vector<uint32_t>& slot_of, co
     for (NodeIndex v = 0; v < n; ++v)
       if (s.shape[v] != ShapeTrie::kNone) has_members[s.shape[v]] = 1;
     shapes.add(trie, has_members);
-    has_members = {};
+    std::vector<uint8_t>().swap(has_members);
     if (!root_of_slot.empty()) {
       std::vector<uint32_t> slot = candidate_slots(trie, slot_of, prefixes);
+      trie = ShapeTrie{};  // its shapes are slots now: 12 B a shape less for the retained bytes
       add_holder_shapes(a, held_shapes, slot, first_slot);
-      const std::vector<uint32_t> member_slot = members_at(a, w, s, slot, first_slot);
+      std::vector<uint32_t> member_slot = members_at(a, w, s, slot, first_slot);
       add_points(a, w, s, slot, member_slot, root_of_slot);
     }
   }
-  a.last_node = {};
+  std::vector<uint32_t>().swap(a.last_node);
   return {};
 }
 

@@ -258,16 +258,23 @@ LastWalkPlan plan_last_walk(Analysis& a) {
     if (g != ShapeTrie::kNone) ++a.last_count[g];
   std::vector<uint32_t> shape_of_node = last.shape;  // before joining renames them
   LastWalkPlan plan;
-  auto all_facts = collect_last_walk(a);
+  std::vector<uint32_t> accumulated = count_accumulated(a);
   std::vector<uint32_t> root_of;
-  join_linked_groups(a, all_facts, root_of);
-  choose_candidates(a, all_facts, root_of, plan.judged_groups);
-  plan.joined_shapes = joined_candidate_shapes(a, all_facts, root_of, shape_of_node);
+  join_linked_groups(a, accumulated, root_of);
+  choose_candidates(a, accumulated, root_of, plan.judged_groups);
+  std::vector<uint32_t>().swap(accumulated);  // not `= {}`, which keeps the capacity
+  CandidateFacts facts = candidate_facts(a, root_of, shape_of_node);
+  plan.joined_shapes = joined_candidate_shapes(a, facts, root_of);
+  plan.facts = std::move(facts.joined);
+  facts = {};
+  // Each array by node or by shape is 40 MB at 10 M objects: what is read no more goes before
+  // the retained bytes' search, the peak of `leaks` (the positions come back after reopen_walk).
+  std::vector<uint32_t>().swap(last.hops);
   prepare_holder_search(a);
   find_candidate_holders(a, shape_of_node);
-  for (const auto& [g, series] : a.groups) plan.facts[g] = all_facts[g];
-  all_facts = {};
+  std::vector<uint32_t>().swap(a.preorder_position);
   index_candidate_shapes(a, root_of, plan.slot_of, plan.root_of_slot, plan.prefixes);
+  std::vector<uint32_t>().swap(root_of);
   add_last_retained(a, plan.slot_of, plan.root_of_slot, shape_of_node);
   return plan;
 }
@@ -283,7 +290,7 @@ Status count_all_walks(Analysis& a, const LastWalkPlan& plan, const OpenWalk& op
     last_shapes += has_members[g];
   }
   shapes.add(a.trie, has_members);
-  has_members = {};
+  std::vector<uint8_t>().swap(has_members);
   // The last walk's heap is opened again after the earlier ones, decoded too: held through
   // them it was the largest part of the peak beside the walk being read (10 x 2 M objects:
   // 862 -> 742 MB peak RSS, for 3 % more CPU to decode it and find its dominators twice).
@@ -328,8 +335,10 @@ Judged make_suspect(const Analysis& a, uint32_t g, const LastWalkFacts& f, LastW
 
 Result<JudgedGroups> judge_groups(Analysis& a, uint64_t& judged_groups, const OpenWalk& open_walk,
                                   const std::function<Status()>& reopen_last) {
+  if (Status st = find_walk_dominators(*a.last, a.options.include_weak); !st) return st.error();
   LastWalkPlan plan = plan_last_walk(a);
   if (Status st = count_all_walks(a, plan, open_walk, reopen_last, judged_groups); !st) return st.error();
+  prepare_holder_search(a);
   index_suspect_members(a);
   std::vector<Judged> suspects;
   std::vector<uint32_t> candidates, others;

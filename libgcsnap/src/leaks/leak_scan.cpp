@@ -240,9 +240,10 @@ void ScannedWalk::slim() {
   dominators = nullptr;
   kept_dominators.reset();
   heap.reset();
-  shape = {};
-  hops = {};
-  type = {};
+  // Not `= {}`, which keeps the capacity: the next walk is read beside this one.
+  std::vector<uint32_t>().swap(shape);
+  std::vector<uint32_t>().swap(hops);
+  std::vector<uint32_t>().swap(type);
 }
 
 namespace {
@@ -284,17 +285,12 @@ Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, const
   auto s = std::make_unique<ScannedWalk>();
   s->gc_pos = gc_pos;
   GcHeapOptions options = full_options(path, include_weak);
-  if (!full) {
-    options.needs = kNeedObjects;
-  }
+  // The reverse edges serve the holder searches once the last walk is opened again
+  // (reopen_walk), and a computed dominator tree, which find_walk_dominators builds them for.
+  options.needs = full ? options.needs & ~HeapNeeds{kNeedPredecessors} : HeapNeeds{kNeedObjects};
   auto heap = GcHeap::open(path, recording, gc_pos, options);
   if (!heap) return heap.error();
   s->heap = std::move(heap).value();
-  if (full) {
-    auto dom = s->heap->find_dominators(include_weak);
-    if (!dom) return dom.error();
-    s->dominators = *dom;
-  }
   const size_t n = s->graph().node_count();
   intern_types(*s, types);
   detail::assign_huge(s->birth, n, walk_index);
@@ -306,6 +302,15 @@ Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, const
   }
   add_type_points(*s, series, walk_index, types.size());
   return s;
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "scanning a heap walk for leak suspects");
+}
+
+Status find_walk_dominators(ScannedWalk& s, bool include_weak) try {
+  auto dom = s.heap->find_dominators(include_weak);
+  if (!dom) return dom.error();
+  s.dominators = *dom;
+  return {};
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "scanning a heap walk for leak suspects");
 }

@@ -75,7 +75,7 @@ struct ScannedWalk {
       kept_dominators = *dominators;
     dominators = nullptr;
     heap.reset();
-    hops = {};
+    std::vector<uint32_t>().swap(hops);  // not `= {}`, which keeps the capacity
   }
 };
 
@@ -88,14 +88,20 @@ struct SeriesTable {
 /// Read walk WALK_INDEX (GC gc_pos of RECORDING, opened from PATH; an empty PATH: decode,
 /// read no index) for the first pass of the series: its objects, their births (PREVIOUS: the
 /// walk before in the same recording, to match objects through the ranges, or null) and the
-/// types' points in SERIES. FULL: also the graph's edges both ways and the dominator tree (the
-/// last walk, where the suspects are judged); else only the objects are read where an index
-/// gives them. Sets *identity when PREVIOUS was matched, and then NEXT_OF_PREVIOUS (if not
+/// types' points in SERIES. FULL: also the graph's edges (the last walk, where the suspects are
+/// judged; find_walk_dominators gives it its tree); else only the objects are read where an
+/// index gives them. Sets *identity when PREVIOUS was matched, and then NEXT_OF_PREVIOUS (if not
 /// null) to each of PREVIOUS' objects' index in this walk (kNoBirth: it died).
 Result<std::unique_ptr<ScannedWalk>> scan_walk(const Recording& recording, const std::string& path, size_t gc_pos,
                                                uint32_t walk_index, const ScannedWalk* previous, bool* identity,
                                                TypeInterner& types, SeriesTable& series, bool full,
                                                bool include_weak, std::vector<uint32_t>* next_of_previous = nullptr);
+
+/// Give S, scanned with FULL, its dominator tree (the index's, else computed with the reverse
+/// edges it needs). Called once the walk before is freed: computed while that walk's objects
+/// and the maps between them were held, the tree's arrays raised the peak of `leaks`.
+/// Errors: those of GcHeap::find_dominators, OutOfMemory.
+Status find_walk_dominators(ScannedWalk& s, bool include_weak);
 
 /// Read walk GC_POS of RECORDING again for the second pass: its graph (successors), global
 /// types and, from its index only, its dominator tree (else `dominators` stays null); no

@@ -104,6 +104,7 @@ Status scan_walks(Analysis& a, LeakReport& report, const WalkSource& source) {
     walk.objects = a.last->graph().node_count();
     for (const uint64_t size : a.last->graph().sizes()) walk.bytes += size;
   }
+  std::vector<uint32_t>().swap(next);
   a.segment_start = report.walks.size() - 1;
   while (a.segment_start > 0 && report.walks[a.segment_start].identity_from_previous) --a.segment_start;
   a.by_identity = a.segment_start + 1 < report.walks.size();
