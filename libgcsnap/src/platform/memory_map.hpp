@@ -35,6 +35,9 @@ void discard_pages(void* address, size_t length) noexcept;
 /// Give back the resident pages of the page-aligned range of a map_file map (a hint: they are
 /// read from the file again if touched; POSIX MADV_DONTNEED, Windows VirtualUnlock).
 void release_file_pages(void* address, size_t length) noexcept;
+/// Give the pages of the C heap's freed memory back to the system (a hint: glibc's malloc_trim;
+/// elsewhere nothing). Freed pages that are used again are faulted in afresh.
+void release_free_heap() noexcept;
 /// Fault the page-aligned range in for writing now (a hint).
 void prefault_for_write(void* address, size_t length) noexcept;
 

@@ -1,5 +1,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "platform/memory_map.hpp"
 
@@ -40,6 +43,12 @@ void discard_pages(void* address, size_t length) noexcept { (void)::madvise(addr
 
 // On a read-only file map MADV_DONTNEED drops the pages from the process; the page cache keeps them.
 void release_file_pages(void* address, size_t length) noexcept { (void)::madvise(address, length, MADV_DONTNEED); }
+
+void release_free_heap() noexcept {
+#if defined(__GLIBC__)
+  (void)::malloc_trim(0);
+#endif
+}
 
 // MADV_POPULATE_WRITE (Linux 5.14): older kernels refuse it and the pages fault in on first use.
 void prefault_for_write(void* address, size_t length) noexcept {
