@@ -69,10 +69,11 @@ void discard_pages(void* address, size_t length) noexcept {
   (void)length;
 }
 
-// VirtualUnlock on pages that are not locked takes them out of the working set (it then
-// reports ERROR_NOT_LOCKED, which is expected).
+// The CRT's heap gives free pages back on its own terms: nothing to ask it.
 void release_free_heap() noexcept {}
 
+// VirtualUnlock on pages that are not locked takes them out of the working set (it then
+// reports ERROR_NOT_LOCKED, which is expected).
 void release_file_pages(void* address, size_t length) noexcept { (void)VirtualUnlock(address, length); }
 
 // Windows commits on first touch; faulting ahead is left to that.
