@@ -270,10 +270,7 @@ Status reopen_walk(ScannedWalk& s, const Recording& recording, const std::string
     s.dominators = &*s.kept_dominators;
     return {};
   }
-  auto dom = s.heap->find_dominators(include_weak);
-  if (!dom) return dom.error();
-  s.dominators = *dom;
-  return {};
+  return find_walk_dominators(s, include_weak);
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "scanning a heap walk for leak suspects");
 }
