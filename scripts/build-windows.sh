@@ -49,13 +49,23 @@ toolchain=$root/cmake/toolchains/mingw-w64-x86_64.cmake
 export GCSNAP_WINDOWS_DEPS=$deps
 
 # unpack_source PACKAGE: Debian's source of PACKAGE unpacked under $deps/src; prints its folder.
+# Each version apt knows is tried, newest first: a mirror may list a security update's source
+# before it serves the files (seen: libzstd 1.5.4+dfsg2-5+deb12u1 answered 404), and any of
+# the versions builds what gcsnap needs.
 unpack_source() {
-  local pkg=$1 dir=$deps/src/$1
+  local pkg=$1 dir=$deps/src/$1 version err=""
   if [ ! -d "$dir/unpacked" ]; then
-    rm -rf "$dir" && mkdir -p "$dir"
-    (cd "$dir" && apt-get source --download-only "$pkg" >/dev/null 2>&1 &&
-       dpkg-source --no-check -x ./*.dsc unpacked >/dev/null) ||
-      { echo "build-windows: error: cannot fetch the Debian source of $pkg" >&2; exit 1; }
+    for version in $(apt-cache showsrc "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | sort -u -r -V); do
+      rm -rf "$dir" && mkdir -p "$dir"
+      if err=$(cd "$dir" && apt-get source --download-only "$pkg=$version" 2>&1 >/dev/null) &&
+         (cd "$dir" && dpkg-source --no-check -x ./*.dsc unpacked >/dev/null 2>&1); then
+        break
+      fi
+      err="$pkg=$version: $(printf '%s\n' "$err" | grep -m1 '^E:' || echo 'dpkg-source failed')"
+      rm -rf "$dir/unpacked"
+    done
+    [ -d "$dir/unpacked" ] ||
+      { echo "build-windows: error: cannot fetch the Debian source of $pkg (${err:-apt knows no source version})" >&2; exit 1; }
   fi
   echo "$dir/unpacked"
 }
