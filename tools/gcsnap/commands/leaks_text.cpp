@@ -179,6 +179,50 @@ void write_note(std::string& out, const std::string& text, size_t width) {
   out += line + '\n';
 }
 
+// The suspects shown in one line each: beside the largest suspect's, few new members and little
+// retained growth (both under LeakOptions::small_growth_share of the largest). They met every
+// rule, yet a block each would push the leaks that matter off the screen (a service's pool that
+// gains one block a walk beside a leak of thousands).
+std::vector<bool> brief_suspects(const LeakReport& r) {
+  uint64_t most_members = 0;
+  int64_t most_retained = 0;
+  for (const LeakSuspect& s : r.suspects) {
+    most_members = std::max(most_members, s.accumulated_count);
+    most_retained = std::max(most_retained, s.retained_growth);
+  }
+  const double share = LeakOptions{}.small_growth_share;
+  std::vector<bool> brief(r.suspects.size(), false);
+  for (size_t i = 0; i < r.suspects.size(); ++i) {
+    const LeakSuspect& s = r.suspects[i];
+    brief[i] = i > 0 && static_cast<double>(s.accumulated_count) < share * static_cast<double>(most_members) &&
+               static_cast<double>(s.retained_growth) < share * static_cast<double>(most_retained);
+  }
+  return brief;
+}
+
+// "Small, steady growths" and one line per brief suspect, with its rank: "#3 TYPE  +2 objects
+// (2 3 4), retains 16.2 KiB". At most kMaxBrief lines; the rest are counted.
+std::string render_brief_suspects(const LeakReport& r, const std::vector<bool>& brief, size_t width) {
+  constexpr size_t kMaxBrief = 5;
+  const size_t n = static_cast<size_t>(std::count(brief.begin(), brief.end(), true));
+  if (n == 0) return {};
+  std::string out = fmt::format("\nSmall, steady growths: {} suspect(s) with under {:.0f} % of #1's new objects\n", n,
+                                LeakOptions{}.small_growth_share * 100);
+  size_t shown = 0;
+  for (size_t i = 0; i < r.suspects.size() && shown < kMaxBrief; ++i) {
+    if (!brief[i]) continue;
+    const LeakSuspect& s = r.suspects[i];
+    const std::string head = fmt::format("  #{} ", i + 1);
+    const std::string tail = fmt::format("  {:+} objects ({}), retains {}", s.count_growth, describe_counts(s, 4),
+                                         format_bytes(s.series.back().retained_bytes));
+    const size_t room = fits(width, display_width(head) + display_width(tail));
+    out += head + (width ? shorten_type_name(s.type, room) : s.type) + tail + '\n';
+    ++shown;
+  }
+  if (n > shown) out += fmt::format("  ... and {} more (--format csv lists every suspect)\n", n - shown);
+  return out;
+}
+
 }  // namespace
 
 std::string accumulation_text(const AccumulationPoint& p, int level) {
@@ -198,10 +242,13 @@ std::string render_leaks_text(const LoadedLeaks& l, const std::vector<SuspectPat
   }
   out = fmt::format("Leak suspects: {} of {} groups (type + path shape) accumulate over {} heap walks\n",
                                 r.suspects.size(), r.groups, r.walks.size());
+  const std::vector<bool> brief = brief_suspects(r);
   for (size_t i = 0; i < r.suspects.size(); ++i) {
+    if (brief[i]) continue;
     out += '\n';
     write_suspect(out, l, i, i < paths.size() ? &paths[i] : nullptr, width);
   }
+  out += render_brief_suspects(r, brief, width);
   out += render_bounded_text(l, width);
   if (!notes.empty()) out += '\n';
   for (const std::string& note : notes) write_note(out, note, width);
