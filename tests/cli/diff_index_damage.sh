@@ -1,5 +1,5 @@
 #!/bin/sh
-# diff reads B's shortest-path tree, A's columns and B's addresses and sizes (in blocks, as it
+# diff reads B's shortest-path tree, A's columns (in blocks: B is the GC after A) and B's addresses and sizes (in blocks, as it
 # matches) from the analysis indexes apart from the rest (format-spec.md §12.4): a bit flipped
 # in any makes it answer from the recording, with the same bytes as --no-cache, and never from
 # the damaged array.
@@ -37,6 +37,14 @@ fresh_indexes
 flip "$snap.1.gcidx" 530
 if "$g" index "$snap:1" --check >/dev/null 2>&1; then fail "--check missed the damaged addresses"; fi
 [ "$("$g" diff "$snap" --format csv)" = "$plain" ] || fail "diff differs with damaged addresses in A's index"
+# The last byte of A's type ids (its third array; the directory's lengths from offset 384), which
+# the diff reads in blocks with A's other columns as it follows them to B, the GC after A (told
+# damaged only at the end: it answers again from the recording).
+fresh_indexes
+set -- $(od -An -tu8 -j384 -N24 "$snap.1.gcidx")
+flip "$snap.1.gcidx" $((520 + $1 + $2 + $3 - 1))
+if "$g" index "$snap:1" --check >/dev/null 2>&1; then fail "--check missed the damaged type ids of A"; fi
+[ "$("$g" diff "$snap" --format csv)" = "$plain" ] || fail "diff differs with damaged type ids in A's index"
 # The first array of B's index: its addresses, which the diff reads in blocks as it matches
 # (told damaged only then: it answers again from the recording).
 fresh_indexes

@@ -167,9 +167,14 @@ class GcHeap {
   /// (stream_index_columns), for a diff that streams them. Errors: those of open_index_stream
   /// and stream_index_columns.
   [[nodiscard]] Result<std::unique_ptr<ColumnBlocks>> stream_object_columns() const;
+  /// Open the addresses, sizes, type ids and generations of the index this heap came from as
+  /// blocks read once in order (stream_index_objects), for the earlier GC of a diff that
+  /// follows its objects as they come. Errors: those of open_index_stream and
+  /// stream_index_objects.
+  [[nodiscard]] Result<std::unique_ptr<ObjectBlocks>> stream_object_blocks() const;
   /// Return object NODE's address from the index's pieces (read_index_address), for a caller
-  /// that handed on the columns of read_object_columns. Errors: InvalidState (no
-  /// read_object_columns before), those of read_index_address.
+  /// that handed on or streamed the columns (the index is opened on first use when
+  /// read_object_columns did not). Errors: those of open_index_stream and read_index_address.
   [[nodiscard]] Result<uint64_t> read_address(uint64_t node);
   /// Read the shortest-path tree of the index this heap came from without its forward graph
   /// (IndexedPathTree::read over this heap's graph, which must outlive the tree). Errors: those

@@ -40,6 +40,14 @@ struct IndexColumns {
 /// long as the node count (CorruptSection). Errors: OutOfMemory.
 [[nodiscard]] Result<std::unique_ptr<ColumnBlocks>> stream_index_columns(std::unique_ptr<IndexStream> stream);
 
+/// Return the addresses, sizes, type ids and generations STREAM reads as blocks (one piece of
+/// the addresses each), for a diff that follows the earlier GC's objects as they come
+/// (diff_walks with WalkView::objects), checked as read_index_columns checks them as they come:
+/// each array's checksum with its last piece, the addresses strictly increasing, the
+/// generations in range, each array as long as the node count (CorruptSection). Errors:
+/// OutOfMemory.
+[[nodiscard]] Result<std::unique_ptr<ObjectBlocks>> stream_index_objects(std::unique_ptr<IndexStream> stream);
+
 /// Return the address of object NODE (< the index's node count) from its piece of the
 /// addresses. Errors: those of IndexStream::read_piece, CorruptSection (NODE out of range).
 [[nodiscard]] Result<uint64_t> read_index_address(IndexStream& stream, uint64_t node);

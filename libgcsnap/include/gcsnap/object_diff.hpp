@@ -64,6 +64,26 @@ class ColumnLookup {
                                       std::span<uint32_t> type_ids) = 0;
 };
 
+/// The earlier GC's four columns read a block at a time in address order (an analysis index's
+/// pieces), for a diff that follows each object through the one GC to the later walk as it
+/// comes, instead of holding the columns whole (21 B per object).
+class ObjectBlocks {
+ public:
+  /// One block's columns, all of one length.
+  struct Block {
+    std::span<const uint64_t> addresses, sizes;
+    std::span<const uint32_t> type_ids;
+    std::span<const Generation> generations;
+  };
+  virtual ~ObjectBlocks() = default;
+  /// Return the number of objects.
+  virtual size_t size() const noexcept = 0;
+  /// Set BLOCK to the next objects' columns, all empty after the last object; they stay valid
+  /// until the next call. The addresses rise over all blocks.
+  /// Errors: the source's (a damaged index: ChecksumMismatch, CorruptSection, ...).
+  [[nodiscard]] virtual Status next(Block& block) = 0;
+};
+
 /// Which of A's objects are alive at B, a bit each: bit i % 64 of word i / 64 for object i, as
 /// BulkMapper::alive_bits() gives them after applying every GC in (A, B] (at least as many
 /// words as A has objects need; bits past the last object are not read).

@@ -71,9 +71,15 @@ struct WalkView {
   /// Optional, on A when it is the earlier GC, with `sizes` and `type_ids` empty: where the
   /// diff reads them at the few rows it needs (12 B per object not held).
   ColumnLookup* lookup = nullptr;
+  /// Optional, on A when B is the GC right after it, with `addresses`, `sizes`, `type_ids` and
+  /// `generations` empty: all four, which the diff reads once, a block at a time, following
+  /// each object through that GC as it comes (21 B per object not held).
+  ObjectBlocks* objects = nullptr;
 
-  /// Return the number of objects (of the columns or of `blocks`).
-  size_t object_count() const noexcept { return blocks ? blocks->size() : addresses.size(); }
+  /// Return the number of objects (of the columns, of `blocks` or of `objects`).
+  size_t object_count() const noexcept {
+    return blocks ? blocks->size() : objects ? objects->size() : addresses.size();
+  }
 };
 
 /// Return WALK's view (no graph: the diff builds one from WALK if it needs it).
@@ -141,7 +147,8 @@ Result<WalkDiff> diff_walks(const Recording& recording, const HeapWalk& a, const
 /// diff_walks of two views (decoded or indexed, in any mix); the same answer either way.
 /// Errors: as above, and InvalidArgument (a view without roots or names, columns of different
 /// lengths, `blocks` on A or on an earlier B, `lookup` on B or on a later A, no graph and no
-/// walk for B when its new objects need paths), those of B's blocks and A's lookup.
+/// walk for B when its new objects need paths, `objects` on A but for the GC right before B,
+/// or with `blocks` or `lookup`), those of B's blocks, A's lookup and A's objects.
 Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const WalkView& b,
                             const WalkDiffOptions& options);
 

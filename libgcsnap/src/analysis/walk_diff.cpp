@@ -9,6 +9,7 @@
 #include <string_view>
 #include <utility>
 
+#include "analysis/follow_match.hpp"
 #include "gcsnap/object_identity.hpp"
 
 namespace gcsnap {
@@ -207,10 +208,98 @@ namespace {
 
 bool well_formed(const WalkView& v) noexcept {
   const size_t n = v.object_count();
-  // Not held: the addresses and sizes with blocks, the sizes and type ids with a lookup.
-  const size_t addresses = v.blocks ? 0 : n, sizes = v.blocks || v.lookup ? 0 : n, types = v.lookup ? 0 : n;
-  return v.roots && v.names && !(v.blocks && v.lookup) && v.addresses.size() == addresses && v.sizes.size() == sizes &&
-         v.type_ids.size() == types && (v.generations.size() == n || v.generations.empty());
+  // Not held: the addresses and sizes with blocks, the sizes and type ids with a lookup, all
+  // four with objects.
+  const size_t held = v.objects ? 0 : n;
+  const size_t addresses = v.blocks ? 0 : held, sizes = v.blocks || v.lookup ? 0 : held, types = v.lookup ? 0 : held;
+  const int sources = (v.blocks != nullptr) + (v.lookup != nullptr) + (v.objects != nullptr);
+  return v.roots && v.names && sources <= 1 && v.addresses.size() == addresses && v.sizes.size() == sizes &&
+         v.type_ids.size() == types && (v.generations.size() == held || v.generations.empty());
+}
+
+// The earlier GC's objects and roots' objects followed to the later GC and matched there.
+struct Matched {
+  RootDiff roots;  // from the earlier GC to the later
+  ObjectDiff diff;
+  LookedUp looked;
+  bool listed = false;  // the dead objects' sizes and type ids are in `looked` (not held by the view)
+};
+
+Result<RootDiff> diff_followed_roots(const RootTable& early_roots, const BulkMapper& followed, const RootTable& late) {
+  std::vector<uint64_t> mapped_roots(early_roots.size());
+  for (size_t i = 0; i < early_roots.size(); ++i) mapped_roots[i] = followed.is_alive(i) ? followed.addresses()[i] : 0;
+  return diff_roots(early_roots, mapped_roots, late);
+}
+
+// Follow the earlier GC's objects in bulk, GC by GC (BulkMapper), then match them with the later.
+Result<Matched> match_in_bulk(const Recording& recording, const WalkView& early, const WalkView& late) {
+  // One pass over the GCs in between follows the objects and the roots' objects together (two
+  // mappers: the objects are in address order, which spares their mapper a permutation).
+  const RootTable& early_roots = *early.roots;
+  // The roots' hints read the early columns: before the objects' mapper may take them.
+  auto hints = generation_hints(early, early_roots.object_ids);
+  if (!hints) return hints.error();
+  auto root_objects = BulkMapper::create(early_roots.object_ids, *hints);
+  if (!root_objects) return root_objects.error();
+  const bool movable = early.movable_addresses && early.movable_generations &&
+                       early.movable_addresses->data() == early.addresses.data() &&
+                       early.movable_addresses->size() == early.addresses.size() &&
+                       early.movable_generations->size() == early.generations.size();
+  auto objects = movable
+                     ? BulkMapper::create(std::move(*early.movable_addresses), std::move(*early.movable_generations))
+                     : BulkMapper::create(early.addresses, early.generations);
+  if (!objects) return objects.error();
+  BulkMapper* mappers[] = {&*objects, &*root_objects};
+  GCSNAP_RETURN_IF_ERROR(map_objects(recording, early.gc_pos, late.gc_pos, mappers));
+
+  Matched out;
+  auto roots = diff_followed_roots(early_roots, *root_objects, *late.roots);
+  if (!roots) return roots.error();
+  out.roots = std::move(roots).value();
+  const AliveBits alive{objects->alive_bits()};
+  auto diff = late.blocks ? diff_objects(early.sizes, *late.blocks, objects->addresses(), alive)
+                          : diff_objects(early.sizes, late.addresses, late.sizes, objects->addresses(), alive, false);
+  if (!diff) return diff.error();
+  out.diff = std::move(diff).value();
+  { const BulkMapper done = std::move(*objects); }  // 9 B per object of the earlier GC, not needed from here
+  if (early.lookup) {
+    auto read = look_up_dead(early, out.diff);
+    if (!read) return read.error();
+    out.looked = std::move(read).value();
+    out.diff.dead_bytes = out.looked.dead_bytes;
+    out.listed = true;
+  }
+  return out;
+}
+
+// Follow the earlier GC's objects, block by block, through the one GC to the later and match
+// them as they come (detail::follow_and_match): EARLY.objects.
+Result<Matched> match_streamed(const Recording& recording, const WalkView& early, const WalkView& late) {
+  if (late.gc_pos != early.gc_pos + 1)
+    return make_error(ErrorCode::InvalidArgument, "a diff reads A's objects in blocks only with B the GC after A");
+  if (!has_complete_transition(recording, late.gc_pos))
+    return make_error(ErrorCode::InconsistentData, "ranges of a GC in between are missing");
+  auto gc = read_transition(recording, late.gc_pos);
+  if (!gc) return gc.error();
+  const RootTable& early_roots = *early.roots;
+  auto followed =
+      late.blocks ? detail::follow_and_match(*gc, *early.objects, *late.blocks, early_roots.object_ids)
+                  : detail::follow_and_match(*gc, *early.objects, late.addresses, late.sizes, early_roots.object_ids);
+  if (!followed) return followed.error();
+  auto root_objects = BulkMapper::create(early_roots.object_ids, followed->root_hints);
+  if (!root_objects) return root_objects.error();
+  GCSNAP_RETURN_IF_ERROR(root_objects->apply(*gc));
+  Matched out;
+  auto roots = diff_followed_roots(early_roots, *root_objects, *late.roots);
+  if (!roots) return roots.error();
+  out.roots = std::move(roots).value();
+  out.diff = std::move(followed->diff);
+  out.looked.dead_sizes = std::move(followed->dead_sizes);
+  out.looked.dead_types = std::move(followed->dead_types);
+  out.looked.dead_bytes = out.diff.dead_bytes;
+  out.looked.missing_bytes = followed->missing_bytes;
+  out.listed = true;
+  return out;
 }
 
 // The new objects grouped by type: from B's sizes, or (B's columns read in blocks) from the
@@ -258,51 +347,22 @@ Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const
     return make_error(ErrorCode::InvalidArgument, "a diff reads columns in blocks only of B, the later GC");
   if (b.lookup || (a.lookup && a.gc_pos > b.gc_pos))
     return make_error(ErrorCode::InvalidArgument, "a diff looks columns up only of A, the earlier GC");
+  if (b.objects || (a.objects && a.gc_pos > b.gc_pos))
+    return make_error(ErrorCode::InvalidArgument, "a diff reads objects in blocks only of A, the earlier GC");
   const GroupSelection selection{options.top, options.keep_type};
   WalkDiff out;
   // Identity only runs forward in time: follow the earlier side's objects to the later one.
   out.reversed = a.gc_pos > b.gc_pos;
   const WalkView& early = out.reversed ? b : a;
   const WalkView& late = out.reversed ? a : b;
-  // One pass over the GCs in between follows the objects and the roots' objects together (two
-  // mappers: the objects are in address order, which spares their mapper a permutation).
-  const RootTable& early_roots = *early.roots;
-  if (early_roots.size() >= UINT32_MAX) return make_error(ErrorCode::LimitExceeded, "too many roots to follow");
-  // The roots' hints read the early columns: before the objects' mapper may take them.
-  auto hints = generation_hints(early, early_roots.object_ids);
-  if (!hints) return hints.error();
-  auto root_objects = BulkMapper::create(early_roots.object_ids, *hints);
-  if (!root_objects) return root_objects.error();
-  const bool movable = early.movable_addresses && early.movable_generations &&
-                       early.movable_addresses->data() == early.addresses.data() &&
-                       early.movable_addresses->size() == early.addresses.size() &&
-                       early.movable_generations->size() == early.generations.size();
-  auto objects = movable ? BulkMapper::create(std::move(*early.movable_addresses), std::move(*early.movable_generations))
-                         : BulkMapper::create(early.addresses, early.generations);
-  if (!objects) return objects.error();
-  BulkMapper* mappers[] = {&*objects, &*root_objects};
-  GCSNAP_RETURN_IF_ERROR(map_objects(recording, early.gc_pos, late.gc_pos, mappers));
-
-  std::vector<uint64_t> mapped_roots(early_roots.size());
-  for (size_t i = 0; i < early_roots.size(); ++i)
-    mapped_roots[i] = root_objects->is_alive(i) ? root_objects->addresses()[i] : 0;
-  auto roots = diff_roots(early_roots, mapped_roots, *late.roots);
-  if (!roots) return roots.error();
-  out.roots = std::move(roots).value();
+  if (early.roots->size() >= UINT32_MAX) return make_error(ErrorCode::LimitExceeded, "too many roots to follow");
+  auto matched = early.objects ? match_streamed(recording, early, late) : match_in_bulk(recording, early, late);
+  if (!matched) return matched.error();
+  const ObjectDiff* diff = &matched->diff;
+  const LookedUp& looked = matched->looked;
+  out.roots = std::move(matched->roots);
   if (out.reversed) std::swap(out.roots.added, out.roots.removed);
 
-  const AliveBits alive{objects->alive_bits()};
-  auto diff = late.blocks ? diff_objects(early.sizes, *late.blocks, objects->addresses(), alive)
-                          : diff_objects(early.sizes, late.addresses, late.sizes, objects->addresses(), alive, false);
-  if (!diff) return diff.error();
-  { const BulkMapper done = std::move(*objects); }  // 9 B per object of the earlier GC, not needed from here
-  LookedUp looked;
-  if (early.lookup) {
-    auto read = look_up_dead(early, *diff);
-    if (!read) return read.error();
-    looked = std::move(read).value();
-    diff->dead_bytes = looked.dead_bytes;
-  }
   // In A-to-B terms: "new" are in B and not in A, "dead" in A and not in B.
   const auto& new_in_b = out.reversed ? diff->dead_objects : diff->new_objects;
   const auto& dead_in_a = out.reversed ? diff->new_objects : diff->dead_objects;
@@ -313,7 +373,7 @@ Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const
   out.surviving_count = diff->surviving_count;
   out.surviving_bytes = out.reversed ? diff->surviving_bytes_a : diff->surviving_bytes_b;
   out.missing_count = diff->missing_in_b.size();
-  if (early.lookup) out.missing_bytes = looked.missing_bytes;
+  if (matched->listed) out.missing_bytes = looked.missing_bytes;
   else
     for (size_t i : diff->missing_in_b) out.missing_bytes += early.sizes[i];
 
@@ -332,8 +392,9 @@ Result<WalkDiff> diff_walks(const Recording& recording, const WalkView& a, const
     out.new_paths = std::move(paths).value();
     if (tree && b.hop_kind) GCSNAP_RETURN_IF_ERROR(tell_hops(b, out.new_paths));
   }
-  auto dead = a.lookup ? group_listed_by_type(looked.dead_types, looked.dead_sizes, *a.names, dead_in_a, selection)
-                       : group_by_type(a.type_ids, a.sizes, *a.names, dead_in_a, selection);
+  auto dead = matched->listed
+                  ? group_listed_by_type(looked.dead_types, looked.dead_sizes, *a.names, dead_in_a, selection)
+                  : group_by_type(a.type_ids, a.sizes, *a.names, dead_in_a, selection);
   if (!dead) return dead.error();
   out.dead_groups = std::move(dead).value();
   return out;

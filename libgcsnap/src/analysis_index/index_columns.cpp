@@ -2,7 +2,9 @@
 
 #include "gcsnap/index_columns.hpp"
 
+#include <algorithm>
 #include <new>
+#include <type_traits>
 
 #include "analysis_index/index_array_rules.hpp"
 #include "analysis_index/index_layout.hpp"
@@ -110,6 +112,100 @@ class IndexColumnBlocks final : public ColumnBlocks {
   std::vector<uint64_t> addresses_, sizes_;
 };
 
+// The elements of one array handed out in runs of any length, across its pieces.
+template <typename T>
+class ArrayRun {
+ public:
+  explicit ArrayRun(IndexArray array) noexcept : array_(array) {}
+  // Widen the next COUNT elements into OUT; false when the array ends first (CorruptSection).
+  Status take(IndexStream& stream, T* out, size_t count) {
+    while (count > 0) {
+      if (at_ == piece_.size()) {
+        auto piece = stream.next_piece(array_);
+        if (!piece) return piece.error();
+        if (piece->empty()) return make_error(ErrorCode::CorruptSection, "analysis index column of another length");
+        piece_ = *piece;
+        at_ = 0;
+      }
+      const size_t n = std::min(count, (piece_.size() - at_) / sizeof(T));
+      if (n == 0) return make_error(ErrorCode::CorruptSection, "analysis index column of another length");
+      for (size_t k = 0; k < n; ++k) out[k] = static_cast<T>(L::load<Raw>(piece_.data() + at_ + k * sizeof(T)));
+      at_ += n * sizeof(T);
+      out += n;
+      count -= n;
+    }
+    return Status::ok();
+  }
+  // After the last object: the array must end there too (its checksum was told with its last piece).
+  Status finish(IndexStream& stream) {
+    if (at_ != piece_.size()) return make_error(ErrorCode::CorruptSection, "analysis index column of another length");
+    auto piece = stream.next_piece(array_);
+    if (!piece) return piece.error();
+    if (!piece->empty()) return make_error(ErrorCode::CorruptSection, "analysis index column of another length");
+    return Status::ok();
+  }
+
+ private:
+  using Raw = std::conditional_t<sizeof(T) == 1, uint8_t, std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>>;
+  IndexArray array_;
+  std::span<const std::byte> piece_;  // the current piece (valid until the array's next piece)
+  size_t at_ = 0;                     // bytes of it handed out
+};
+
+// The four node columns of an index, a piece of the addresses at a time: the other arrays'
+// pieces (of other widths) are taken in runs of the same objects.
+class IndexObjectBlocks final : public ObjectBlocks {
+ public:
+  explicit IndexObjectBlocks(std::unique_ptr<IndexStream> stream)
+      : stream_(std::move(stream)), n_(static_cast<size_t>(stream_->counts().nodes)) {}
+  size_t size() const noexcept override { return n_; }
+
+  Status next(Block& block) override try {
+    block = Block{};
+    auto a = stream_->next_piece(IndexArray::Addresses);
+    if (!a) return a.error();
+    const size_t count = a->size() / sizeof(uint64_t);
+    if (count > n_ - done_ || (count == 0 && done_ != n_))
+      return make_error(ErrorCode::CorruptSection, "analysis index column of another length");
+    if (count == 0) {
+      GCSNAP_RETURN_IF_ERROR(sizes_.finish(*stream_));
+      GCSNAP_RETURN_IF_ERROR(type_ids_.finish(*stream_));
+      return generations_.finish(*stream_);
+    }
+    addresses_.resize(count);
+    for (size_t k = 0; k < count; ++k) addresses_[k] = L::load<uint64_t>(a->data() + k * sizeof(uint64_t));
+    if (!index_rules::addresses_rise(addresses_.data(), count, previous_, done_))
+      return make_error(ErrorCode::CorruptSection, index_rules::kAddressRule);
+    sizes_out_.resize(count);
+    type_ids_out_.resize(count);
+    generations_out_.resize(count);
+    GCSNAP_RETURN_IF_ERROR(sizes_.take(*stream_, sizes_out_.data(), count));
+    GCSNAP_RETURN_IF_ERROR(type_ids_.take(*stream_, type_ids_out_.data(), count));
+    GCSNAP_RETURN_IF_ERROR(generations_.take(*stream_, generations_out_.data(), count));
+    bool bad = false;
+    for (Generation g : generations_out_) bad |= !index_rules::is_generation(static_cast<uint8_t>(g));
+    if (bad) return make_error(ErrorCode::CorruptSection, index_rules::kGenerationRule);
+    previous_ = addresses_.back();
+    done_ += count;
+    block = Block{addresses_, sizes_out_, type_ids_out_, generations_out_};
+    return Status::ok();
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::OutOfMemory, "reading the analysis index");
+  }
+
+ private:
+  std::unique_ptr<IndexStream> stream_;
+  size_t n_;
+  size_t done_ = 0;  // objects handed out
+  uint64_t previous_ = 0;
+  ArrayRun<uint64_t> sizes_{IndexArray::Sizes};
+  ArrayRun<uint32_t> type_ids_{IndexArray::TypeIds};
+  ArrayRun<Generation> generations_{IndexArray::Generations};
+  std::vector<uint64_t> addresses_, sizes_out_;
+  std::vector<uint32_t> type_ids_out_;
+  std::vector<Generation> generations_out_;
+};
+
 // The sizes and type ids of an index: single sizes from the pieces that hold them, and one pass
 // over both whole arrays (their checksums checked) for the rows a diff needs.
 class IndexColumnLookup final : public ColumnLookup {
@@ -178,6 +274,12 @@ Result<std::unique_ptr<ColumnLookup>> look_up_index_columns(std::unique_ptr<Inde
 
 Result<std::unique_ptr<ColumnBlocks>> stream_index_columns(std::unique_ptr<IndexStream> stream) try {
   return std::unique_ptr<ColumnBlocks>(new IndexColumnBlocks(std::move(stream)));
+} catch (const std::bad_alloc&) {
+  return make_error(ErrorCode::OutOfMemory, "reading the analysis index");
+}
+
+Result<std::unique_ptr<ObjectBlocks>> stream_index_objects(std::unique_ptr<IndexStream> stream) try {
+  return std::unique_ptr<ObjectBlocks>(new IndexObjectBlocks(std::move(stream)));
 } catch (const std::bad_alloc&) {
   return make_error(ErrorCode::OutOfMemory, "reading the analysis index");
 }

@@ -28,8 +28,18 @@ Result<std::unique_ptr<ColumnBlocks>> GcHeap::stream_object_columns() const {
   return stream_index_columns(std::move(stream).value());
 }
 
+Result<std::unique_ptr<ObjectBlocks>> GcHeap::stream_object_blocks() const {
+  auto stream = open_index_stream();
+  if (!stream) return stream.error();
+  return stream_index_objects(std::move(stream).value());
+}
+
 Result<uint64_t> GcHeap::read_address(uint64_t node) {
-  if (!column_stream_) return make_error(ErrorCode::InvalidState, "the heap's columns were not read");
+  if (!column_stream_) {
+    auto stream = open_index_stream();
+    if (!stream) return stream.error();
+    column_stream_ = std::move(stream).value();
+  }
   return read_index_address(*column_stream_, node);
 }
 

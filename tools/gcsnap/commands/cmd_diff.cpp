@@ -204,6 +204,10 @@ void run_diff(const DiffOptions& opt) {
   // mapper rather than being copied there; its sizes and type ids are read at the dead and
   // missing objects alone (ColumnLookup).
   const bool a_movable = same_recording && a.selected.index < b.selected.index;
+  // B the GC right after A: A's four columns are read once in blocks, each object followed
+  // through that GC and matched with B as it comes, none held whole.
+  const DiffLoad a_load =
+      a_movable && b.selected.index == a.selected.index + 1 ? DiffLoad::Streamed : DiffLoad::Movable;
   // One recording: B's tree without its forward graph (the paths of a few new objects read
   // the successors of the hops that hold dependent handles, not 14 B per object).
   // Two recordings: B's forward graph with its slots, for the paths' field names (one recording
@@ -218,7 +222,7 @@ void run_diff(const DiffOptions& opt) {
   // reported first, as if they had loaded one after the other.
   load_both_sides(
       [&] {
-        if (a_movable) load_diff_side(a, rec_a, use_index, kNeedHistogram, DiffLoad::Movable);
+        if (a_movable) load_diff_side(a, rec_a, use_index, kNeedHistogram, a_load);
         else load_diff_side(a, rec_a, use_index, kNeedObjects | kNeedHistogram | a_paths);
       },
       [&] {

@@ -67,6 +67,16 @@ bool open_blocks(DiffSide& side, const GcHeap& heap) {
   return true;
 }
 
+// The four node columns of HEAP's index as blocks into SIDE.objects; false when they cannot be
+// opened (the side is then decoded, as with no index).
+bool open_objects(DiffSide& side, const GcHeap& heap) {
+  auto objects = heap.stream_object_blocks();
+  if (!objects && objects.error().code == ErrorCode::OutOfMemory) fail_on(side.selected.file, objects.error());
+  if (!objects) return false;
+  side.objects = std::move(objects).value();
+  return true;
+}
+
 // SHARE reads "same shape / examined": say so when a group had more members than were
 // examined (a share of 4096 for a group of 5232 is otherwise unexplained).
 void note_sampled_shares(const WalkDiff& diff, std::vector<std::string>& notes) {
@@ -84,6 +94,7 @@ void note_sampled_shares(const WalkDiff& diff, std::vector<std::string>& notes) 
 void DiffSide::unload() {
   view = WalkView{};
   blocks.reset();
+  objects.reset();
   lookup.reset();
   columns = IndexColumns{};
   has_columns = false;
@@ -93,7 +104,7 @@ void DiffSide::unload() {
 }
 
 uint64_t DiffSide::address_of(size_t i) const {
-  if (!view.blocks && (!has_columns || !columns.addresses.empty())) return view.addresses[i];
+  if (!view.blocks && !view.objects && (!has_columns || !columns.addresses.empty())) return view.addresses[i];
   return value_or_fail(index->read_address(i), selected.file);
 }
 
@@ -118,6 +129,7 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, HeapNe
   if (heap && with_tree && !(tree = read_path_tree(file, *heap))) heap.reset();
   if (heap && blocks && !open_blocks(side, *heap)) heap.reset();
   if (heap && load == DiffLoad::Movable && !read_columns(side, *heap)) heap.reset();
+  if (heap && load == DiffLoad::Streamed && !open_objects(side, *heap)) heap.reset();
   if (!heap) {
     side.walk = value_or_fail(read_heap_walk(rec, gc, ObjectReadOptions{field_names}), file);
     side.view = view_of(side.walk);
@@ -148,6 +160,12 @@ void load_diff_side(DiffSide& side, const Recording& rec, bool use_index, HeapNe
     v.lookup = side.lookup.get();
     v.movable_addresses = &side.columns.addresses;
     v.movable_generations = &side.columns.generations;
+  }
+  if (side.objects) {
+    v.addresses = v.sizes = {};  // all four read in blocks
+    v.type_ids = {};
+    v.generations = {};
+    v.objects = side.objects.get();
   }
   v.roots = &walk.roots;
   v.names = &walk.names;
@@ -299,7 +317,8 @@ std::optional<ObjectLevel> diff_object_level(const Recording& recording, const D
   auto diff = diff_walks(recording, a.view, b.view, options);
   // A damaged index is never answered from (its checksums are told with the blocks' last).
   const ErrorCode code = diff ? ErrorCode::Ok : diff.error().code;
-  if (b.view.blocks && code != ErrorCode::Ok && code != ErrorCode::InconsistentData && code != ErrorCode::OutOfMemory)
+  if ((b.view.blocks || a.view.objects) && code != ErrorCode::Ok && code != ErrorCode::InconsistentData &&
+      code != ErrorCode::OutOfMemory)
     return std::nullopt;
   if (!diff && diff.error().code == ErrorCode::InconsistentData) {
     const bool reversed = a.walk.gc_pos > b.walk.gc_pos;

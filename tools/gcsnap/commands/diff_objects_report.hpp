@@ -44,6 +44,10 @@ struct DiffSide {
   /// diff reads once in blocks (view.blocks) instead of holding them; an address is read back
   /// after from the index.
   std::unique_ptr<ColumnBlocks> blocks;
+  /// The earlier GC of a diff from its index, the later GC right after it: its four node
+  /// columns, which the diff reads once in blocks as it follows them (view.objects); an address
+  /// is read back after from the index.
+  std::unique_ptr<ObjectBlocks> objects;
   WalkView view;
 
   DiffSide() = default;
@@ -63,14 +67,17 @@ struct DiffSide {
 
 /// What load_diff_side reads of an index beyond PARTS.
 enum class DiffLoad : uint8_t {
-  Parts = 0,    ///< the parts alone
-  PathTree,     ///< and the shortest-path tree, without the forward graph (IndexedPathTree)
+  Parts = 0,  ///< the parts alone
+  PathTree,   ///< and the shortest-path tree, without the forward graph (IndexedPathTree)
   /// the shortest-path tree, and of the parts the type ids alone, with the addresses and sizes
   /// as blocks (DiffSide::blocks): B of a diff from an earlier A
   PathTreeBlocks,
   /// the addresses and generations into vectors a diff may take, the sizes and type ids as a
   /// lookup (the earlier GC): PARTS' node columns aside
   Movable,
+  /// the four node columns as blocks (DiffSide::objects): the earlier GC, with the later GC
+  /// right after it
+  Streamed,
 };
 
 /// Load SIDE's GC (REC): from its analysis index when USE_INDEX and a valid one with what NEEDS
@@ -116,8 +123,8 @@ void add_path_hops(ObjectLevel& out, const HeapGraph& graph, const NameTable& na
 /// The object-level tables of a and b (same recording, either order) from the library's
 /// diff_walks (options: top groups, path shapes, type filter). Problems that only limit the
 /// answer (a gap in the ranges) become notes; read errors throw. Nullopt when B's columns,
-/// read in blocks (DiffLoad::PathTreeBlocks), failed their checks: the caller loads both sides
-/// again from the recording (A's columns went to the diff) and asks again.
+/// or A's objects, read in blocks (DiffLoad::PathTreeBlocks, DiffLoad::Streamed), failed their checks: the caller loads
+/// both sides again from the recording (A's columns went to the diff) and asks again.
 std::optional<ObjectLevel> diff_object_level(const Recording& recording, const DiffSide& a, const DiffSide& b,
                               const WalkDiffOptions& options, bool fold, std::vector<std::string>& notes);
 
