@@ -63,7 +63,7 @@ std::optional<uint64_t> parse_number(std::string_view text) {
 }
 
 // "123", "10KB" (1000), "10KiB"/"10K" (1024), MB/MiB/M, GB/GiB/G; case-insensitive units.
-std::optional<uint64_t> parse_size(std::string_view text) {
+std::optional<uint64_t> parse_limit_size(std::string_view text) {
   size_t digits = 0;
   while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
   const auto number = parse_number(text.substr(0, digits));
@@ -90,7 +90,7 @@ Limit parse_limit(const std::string& option, const std::string& text, bool size)
   if (eq == std::string::npos || eq == 0)
     throw CliError(fmt::format("{} '{}': expected {} (e.g. {})", option, text, what, example), kExitUsage);
   Limit limit{option, text.substr(0, eq), text.substr(eq + 1), 0};
-  const auto value = size ? parse_size(limit.text) : parse_number(limit.text);
+  const auto value = size ? parse_limit_size(limit.text) : parse_number(limit.text);
   if (!value)
     throw CliError(fmt::format("{} '{}': '{}' is not a {} (e.g. {})", option, text, limit.text,
                                size ? "size (123, 64KiB, 10MB, 1GiB)" : "count", example),
@@ -137,14 +137,14 @@ void run_check(const CheckOptions& opt) {
   }
   table.add_column("passed", "RESULT");
   std::vector<std::string> failures;  // one per FAIL row: the count the last line gives
-  struct Outcome {
+  struct CheckOutcome {
     std::string check, subject, limit_text, value_text, unit;
     std::optional<uint64_t> limit;
     int64_t value = 0;
     bool passed = false;
   };
   // Each suspect is a row of its own under the no-suspects check, and counts as a failure.
-  auto add = [&](const Outcome& o) {
+  auto add = [&](const CheckOutcome& o) {
     std::vector<Cell> row = {o.check, o.subject};
     if (text) {
       row.emplace_back(o.limit_text);
