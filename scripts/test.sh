@@ -10,18 +10,25 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${GCSNAP_BUILD_DIR:-$root/build}
+# timing: "stage seconds" per stage, printed together at the end (CI shows the log's tail).
+timing=()
+stage_start=$SECONDS
+stage_done() { timing+=("$1 $((SECONDS - stage_start)) s"); stage_start=$SECONDS; }
 "$root/scripts/build.sh"
+stage_done "main build"
 status=0
 # A test that fails is run once more and fails if it fails twice: the events source's e2e
 # cases still flake now and then (a background GC's ranges outside its recorded bounds; stack
 # roots that moved between the walk and the oracle's core dump; issue 48's note).
 (cd "$build" && ctest --output-on-failure -j2 --timeout 900 --repeat until-pass:2) || status=$?
+stage_done "main tests"
 
 if [ "${GCSNAP_SKIP_PACKAGE:-0}" != 1 ]; then
   pkg=${GCSNAP_PACKAGE_BUILD_DIR:-$root/build-package}
   echo "test.sh: release packages (scripts/package.sh) and their tests (ctest -L package) in $pkg"
   { GCSNAP_PACKAGE_BUILD_DIR=$pkg "$root/scripts/package.sh" &&
     (cd "$pkg" && ctest -L package --output-on-failure -j2 --timeout 900); } || status=$?
+  stage_done "packages"
 fi
 
 if [ "${GCSNAP_SKIP_SANITIZE:-0}" != 1 ]; then
@@ -30,16 +37,20 @@ if [ "${GCSNAP_SKIP_SANITIZE:-0}" != 1 ]; then
   GCSNAP_BUILD_DIR=$asan "$root/scripts/build.sh" -DGCSNAP_SANITIZE=ON -DGCSNAP_BUILD_SHIM=OFF -DGCSNAP_BUILD_BENCH=OFF
   (cd "$asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
      ctest --output-on-failure -j2 --timeout 900) || status=$?
+  stage_done "sanitizers"
 fi
 
 if [ "${GCSNAP_SKIP_FUZZ:-0}" != 1 ]; then
   echo "test.sh: fuzz smoke run (clang, 10 s per target) in ${GCSNAP_FUZZ_BUILD_DIR:-$root/build-fuzz}"
   "$root/scripts/fuzz.sh" --build-dir "${GCSNAP_FUZZ_BUILD_DIR:-$root/build-fuzz}" 10 || status=$?
+  stage_done "fuzz"
 fi
 if [ "${GCSNAP_SKIP_WINDOWS:-0}" != 1 ]; then
   win=${GCSNAP_WINDOWS_BUILD_DIR:-$root/build-windows}
   echo "test.sh: Windows build (mingw-w64) in $win, its tests under wine64"
-  if GCSNAP_WINDOWS_BUILD_DIR=$win "$root/scripts/build-windows.sh"; then
+  # Release: no debug info, which mingw-w64's assembler and linker spend much of the build on
+  # (the zip strips it anyway); the test files still get -O1 (tests/CMakeLists.txt).
+  if GCSNAP_WINDOWS_BUILD_DIR=$win GCSNAP_BUILD_TYPE=${GCSNAP_BUILD_TYPE:-Release} "$root/scripts/build-windows.sh"; then
     # One wineserver and Wine's services for the whole stage, started in a session of their
     # own with no pipe of ours open: when each test's wine started and stopped the server,
     # clients now and then lost it ("recvmsg: Connection reset by peer", exit 1, no output)
@@ -55,5 +66,7 @@ if [ "${GCSNAP_SKIP_WINDOWS:-0}" != 1 ]; then
   else
     status=1
   fi
+  stage_done "windows"
 fi
+echo "test.sh: $(IFS=,; echo "${timing[*]}" | sed 's/,/, /g'); exit $status"
 exit $status

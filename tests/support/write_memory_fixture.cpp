@@ -78,7 +78,7 @@ bool write_gc(Writer& w, const Shape& s, int k) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Shape shape;
+  Shape shape{};
   if (argc != 3 || !shape_of(argv[2], shape)) {
     std::fprintf(stderr, "usage: write_memory_fixture FILE flat|growth|large|managed|single\n");
     return 2;
