@@ -70,5 +70,6 @@ if [ "${GCSNAP_SKIP_WINDOWS:-0}" != 1 ]; then
   fi
   stage_done "windows"
 fi
-echo "test.sh: $(IFS=,; echo "${timing[*]}" | sed 's/,/, /g'); exit $status"
+joined=$(printf '%s, ' "${timing[@]}")
+echo "test.sh: ${joined%, }; exit $status"
 exit $status

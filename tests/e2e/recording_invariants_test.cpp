@@ -82,8 +82,10 @@ GcView heap_span(const Recording& rec) {
     }
   }
   GcView span;
-  if (low < high) high += kRegionsAbove << 22;
-  if (low < high) span.bounds.push_back(GenerationRange{Generation::Gen2, low, high - low, high - low});
+  if (low < high) {
+    high += kRegionsAbove << 22;
+    span.bounds.push_back(GenerationRange{Generation::Gen2, low, high - low, high - low});
+  }
   return span;
 }
 

@@ -62,9 +62,9 @@ expect_recorded() {
   local gen0 gcs
   gen0=$(tr -d '\r' <"$3" | sed -n 's/^gcsnap-sample: mode=.* gen0_count=\([0-9]*\) .*/\1/p')
   [ -n "$gen0" ] || { show "$3"; fail "no gen0_count in the app's facts"; }
-  gcs=$(tr -d '\r' <"$1" | sed -nE "s/^gcsnap: recorded ([0-9]+) GCs, 4 snapshots, .* of process [0-9]+ \(Gcsnap\.Sample\) in .*$2; nothing dropped$/\1/p")
-  [ -n "$gcs" ] || { show "$1"; fail "no summary line with 4 snapshots for ${2//\\/}"; }
-  [ "$gcs" -ge "$gen0" ] || { show "$1"; fail "recorded $gcs GCs of ${2//\\/}; the app's runtime counted $gen0"; }
+  gcs=$(tr -d '\r' <"$1" | sed -nE "s/^gcsnap: recorded ([0-9]+) GCs, 4 snapshots, .* of process [0-9]+ \(Gcsnap\.Sample\) in .*${2//./\\.}; nothing dropped$/\1/p")
+  [ -n "$gcs" ] || { show "$1"; fail "no summary line with 4 snapshots for $2"; }
+  [ "$gcs" -ge "$gen0" ] || { show "$1"; fail "recorded $gcs GCs of $2; the app's runtime counted $gen0"; }
 }
 # linux_tools: the Linux gcsnap and e2e_recording_test that check a Windows recording.
 linux_tools() {
@@ -184,7 +184,7 @@ case $case in
     [ "$rc" -eq 0 ] || { show rec.out; show rec.err; fail "record exited $rc"; }
     tr -d '\r' <rec.out >run.out
     grep -q '^gcsnap-sample: done finalized=' run.out || { show run.out; fail "the app did not finish"; }
-    expect_recorded rec.err 'run\.snap' run.out
+    expect_recorded rec.err run.snap run.out
     linux_verify run.snap
     GCSNAP_E2E_RECORDING=$work/run.snap GCSNAP_E2E_FACTS=$work/run.out "$recording_test" "[sample],[invariants]" ||
       fail "the Linux e2e assertions fail on the recording of gcsnap.exe record"
@@ -249,7 +249,7 @@ case $case in
     show rec.err
     tr -d '\r' <rec.out >cmd.out
     grep -Eq "^gcsnap: recording process [0-9]+ \(Gcsnap\.Sample\) into .*cmd\.snap" rec.err || fail "no 'recording process' line"
-    expect_recorded rec.err 'cmd\.snap' cmd.out
+    expect_recorded rec.err cmd.snap cmd.out
     linux_verify cmd.snap
     GCSNAP_E2E_RECORDING=$work/cmd.snap GCSNAP_E2E_FACTS=$work/cmd.out "$recording_test" "[sample],[invariants]" ||
       fail "the Linux e2e assertions fail on the recording of the app cmd.exe ran"
